@@ -1,0 +1,621 @@
+/* Idealized left-ventricle meshes (structured or gmsh), uniform refinement, RCM renumbering, and P1 FE
+   matrices assembled directly in CSR (O(nnz), no MatSetValues per element). */
+#include "lvmesh.h"
+#include <petscsys.h>
+#include <stdio.h>
+#include <string.h>
+#include <math.h>
+
+#define LV_ENDO_SHORT 7.0
+#define LV_ENDO_LONG  17.0
+#define LV_WALL       3.0
+#define LV_BASE_Z     5.0
+
+PetscErrorCode LVMeshDestroy(LVMesh *mesh)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(mesh->xyz));
+  PetscCall(PetscFree(mesh->tet));
+  mesh->nv = mesh->nt = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Structured mesh                                                                                              */
+
+static inline PetscInt LVNode(PetscInt nt, PetscInt nc, PetscInt i, PetscInt j, PetscInt k)
+{
+  if (k == 0) return i; /* apex pole: one node per transmural layer */
+  return nt + ((k - 1) * nc + (j % nc)) * nt + i;
+}
+
+PetscErrorCode LVMeshCreateStructured(PetscInt nt, PetscInt nc, PetscInt nl, LVMesh *mesh)
+{
+  static const int perms[6][3] = {
+    {0, 1, 2},
+    {0, 2, 1},
+    {1, 0, 2},
+    {1, 2, 0},
+    {2, 0, 1},
+    {2, 1, 0}
+  };
+  PetscInt nv, ntet = 0, maxtet;
+
+  PetscFunctionBegin;
+  PetscCheck(nt >= 2 && nc >= 3 && nl >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Need nt >= 2, nc >= 3, nl >= 2");
+  nv       = nt * (1 + (nl - 1) * nc);
+  maxtet   = 6 * (nt - 1) * nc * (nl - 1);
+  mesh->nv = nv;
+  PetscCall(PetscMalloc1(3 * (size_t)nv, &mesh->xyz));
+  PetscCall(PetscMalloc1(4 * (size_t)maxtet, &mesh->tet));
+  for (PetscInt k = 0; k < nl; k++) {
+    for (PetscInt j = 0; j < (k ? nc : 1); j++) {
+      for (PetscInt i = 0; i < nt; i++) {
+        PetscReal t = (PetscReal)i / (nt - 1), rs = LV_ENDO_SHORT + LV_WALL * t, rl = LV_ENDO_LONG + LV_WALL * t;
+        PetscReal ub = acos(LV_BASE_Z / rl), s = (PetscReal)k / (nl - 1), u = PETSC_PI - s * (PETSC_PI - ub), v = 2 * PETSC_PI * j / nc;
+        PetscInt  n = LVNode(nt, nc, i, j, k);
+
+        mesh->xyz[3 * n + 0] = k ? rs * sin(u) * cos(v) : 0.0;
+        mesh->xyz[3 * n + 1] = k ? rs * sin(u) * sin(v) : 0.0;
+        mesh->xyz[3 * n + 2] = k == nl - 1 ? LV_BASE_Z : rl * cos(u);
+      }
+    }
+  }
+  for (PetscInt k = 0; k < nl - 1; k++) {
+    for (PetscInt j = 0; j < nc; j++) {
+      for (PetscInt i = 0; i < nt - 1; i++) {
+        for (int p = 0; p < 6; p++) {
+          int      c[3] = {0, 0, 0};
+          PetscInt v[4];
+
+          v[0] = LVNode(nt, nc, i, j, k);
+          for (int q = 0; q < 3; q++) {
+            c[perms[p][q]] = 1;
+            v[q + 1]       = LVNode(nt, nc, i + c[0], j + c[1], k + c[2]);
+          }
+          if (v[0] == v[1] || v[0] == v[2] || v[0] == v[3] || v[1] == v[2] || v[1] == v[3] || v[2] == v[3]) continue; /* degenerate at the pole */
+          for (int q = 0; q < 4; q++) mesh->tet[4 * ntet + q] = v[q];
+          ntet++;
+        }
+      }
+    }
+  }
+  mesh->nt = ntet;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode LVMeshCreateStructuredByNodes(PetscCount nodes, LVMesh *mesh)
+{
+  /* mid-wall lengths (mm): wall 3, circumference at the equator 2 pi 8.5, apex-to-base meridian about 30 */
+  const PetscReal Lt = LV_WALL, Lc = 2 * PETSC_PI * 8.5, Ll = 30.0;
+  PetscReal       h  = PetscCbrtReal(Lt * Lc * Ll / (PetscReal)PetscMax(nodes, 8));
+  PetscInt        nt = PetscMax(2, (PetscInt)round(Lt / h) + 1), nc = PetscMax(8, (PetscInt)round(Lc / h)), nl = PetscMax(3, (PetscInt)round(Ll / h) + 1);
+
+  PetscFunctionBegin;
+  PetscCall(LVMeshCreateStructured(nt, nc, nl, mesh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* gmsh reader                                                                                                  */
+
+static PetscErrorCode SkipSection(FILE *fp, const char *end)
+{
+  char line[4096];
+
+  PetscFunctionBegin;
+  while (fgets(line, sizeof(line), fp)) {
+    if (!strncmp(line, end, strlen(end))) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: missing %s", end);
+}
+
+PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh)
+{
+  FILE      *fp;
+  PetscBool  piped = PETSC_FALSE;
+  char       line[4096];
+  double     version = 0;
+  long       maxtag = -1, nnodes = 0, ntets = 0, captets = 0;
+  long      *tags = NULL; /* node tag of stored node k */
+  double    *coords = NULL;
+  PetscInt  *tets   = NULL; /* node tags first, then local numbers */
+  size_t     len    = strlen(filename);
+  PetscInt  *tag2loc, *used, nused = 0;
+  PetscReal *xyz;
+
+  PetscFunctionBegin;
+  if (len > 3 && (!strcmp(filename + len - 3, ".xz") || !strcmp(filename + len - 3, ".gz"))) {
+    char cmd[3 * PETSC_MAX_PATH_LEN + 200];
+
+    /* fall back to Python's lzma/gzip modules where the xz/gzip tools are missing */
+    PetscCall(PetscSNPrintf(cmd, sizeof(cmd), "%s -dc '%s' 2>/dev/null || python3 -c 'import %s,sys,shutil; shutil.copyfileobj(%s.open(sys.argv[1]), sys.stdout.buffer)' '%s'", !strcmp(filename + len - 3, ".xz") ? "xz" : "gzip", filename,
+                            !strcmp(filename + len - 3, ".xz") ? "lzma" : "gzip", !strcmp(filename + len - 3, ".xz") ? "lzma" : "gzip", filename));
+    fp    = popen(cmd, "r");
+    piped = PETSC_TRUE;
+  } else fp = fopen(filename, "r");
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open gmsh file %s", filename);
+  while (fgets(line, sizeof(line), fp)) {
+    if (!strncmp(line, "$MeshFormat", 11)) {
+      int ftype = -1;
+
+      PetscCheck(fscanf(fp, "%lf %d %*d", &version, &ftype) == 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad $MeshFormat");
+      PetscCheck(ftype == 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "gmsh: only ASCII files are supported");
+      PetscCheck((version >= 2.2 && version < 3.0) || (version >= 4.1 && version < 5.0), PETSC_COMM_SELF, PETSC_ERR_SUP, "gmsh: format %g not supported (2.2 or 4.1)", version);
+      PetscCall(SkipSection(fp, "$EndMeshFormat"));
+    } else if (!strncmp(line, "$Nodes", 6)) {
+      if (version < 3.0) {
+        PetscCheck(fscanf(fp, "%ld", &nnodes) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad $Nodes");
+        PetscCall(PetscMalloc2(nnodes, &tags, 3 * nnodes, &coords));
+        for (long k = 0; k < nnodes; k++) {
+          PetscCheck(fscanf(fp, "%ld %lf %lf %lf", &tags[k], &coords[3 * k], &coords[3 * k + 1], &coords[3 * k + 2]) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad node");
+          maxtag = PetscMax(maxtag, tags[k]);
+        }
+      } else {
+        long nblocks, mintag, mxtag, k = 0;
+
+        PetscCheck(fscanf(fp, "%ld %ld %ld %ld", &nblocks, &nnodes, &mintag, &mxtag) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad $Nodes");
+        PetscCall(PetscMalloc2(nnodes, &tags, 3 * nnodes, &coords));
+        for (long b = 0; b < nblocks; b++) {
+          int  edim, etag, param;
+          long nb;
+
+          PetscCheck(fscanf(fp, "%d %d %d %ld", &edim, &etag, &param, &nb) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad node block");
+          for (long q = 0; q < nb; q++) {
+            PetscCheck(fscanf(fp, "%ld", &tags[k + q]) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad node tag");
+            maxtag = PetscMax(maxtag, tags[k + q]);
+          }
+          for (long q = 0; q < nb; q++) {
+            PetscCheck(fscanf(fp, "%lf %lf %lf", &coords[3 * (k + q)], &coords[3 * (k + q) + 1], &coords[3 * (k + q) + 2]) == 3, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad node coordinates");
+            if (param) { /* skip parametric coordinates (edim of them) */
+              double dummy;
+              for (int d = 0; d < edim; d++) PetscCheck(fscanf(fp, "%lf", &dummy) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad parametric coordinates");
+            }
+          }
+          k += nb;
+        }
+        PetscCheck(k == nnodes, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: node count mismatch");
+      }
+      PetscCall(SkipSection(fp, "$EndNodes"));
+    } else if (!strncmp(line, "$Elements", 9)) {
+      long nelem;
+
+      if (version < 3.0) {
+        PetscCheck(fscanf(fp, "%ld", &nelem) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad $Elements");
+        captets = nelem;
+        PetscCall(PetscMalloc1(4 * captets, &tets));
+        for (long e = 0; e < nelem; e++) {
+          long id;
+          int  type, ntags;
+
+          PetscCheck(fscanf(fp, "%ld %d %d", &id, &type, &ntags) == 3, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad element");
+          for (int q = 0; q < ntags; q++) PetscCheck(fscanf(fp, "%*d") == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad element tag");
+          if (type == 4) {
+            long v[4];
+            PetscCheck(fscanf(fp, "%ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3]) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad tetrahedron");
+            for (int q = 0; q < 4; q++) tets[4 * ntets + q] = (PetscInt)v[q];
+            ntets++;
+          } else PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: truncated element"); /* rest of line */
+        }
+      } else {
+        long nblocks, mintag, mxtag;
+
+        PetscCheck(fscanf(fp, "%ld %ld %ld %ld", &nblocks, &nelem, &mintag, &mxtag) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad $Elements");
+        captets = nelem;
+        PetscCall(PetscMalloc1(4 * captets, &tets));
+        for (long b = 0; b < nblocks; b++) {
+          int  edim, etag, type;
+          long nb;
+
+          PetscCheck(fscanf(fp, "%d %d %d %ld", &edim, &etag, &type, &nb) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad element block");
+          PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: truncated element block");
+          for (long q = 0; q < nb; q++) {
+            PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: truncated element block");
+            if (type == 4) {
+              long id, v[4];
+              PetscCheck(sscanf(line, "%ld %ld %ld %ld %ld", &id, &v[0], &v[1], &v[2], &v[3]) == 5, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad tetrahedron");
+              for (int r = 0; r < 4; r++) tets[4 * ntets + r] = (PetscInt)v[r];
+              ntets++;
+            }
+          }
+        }
+      }
+      PetscCall(SkipSection(fp, "$EndElements"));
+    } else if (line[0] == '$' && strncmp(line, "$End", 4)) {
+      char end[256];
+      PetscCall(PetscSNPrintf(end, sizeof(end), "$End%s", line + 1));
+      end[strcspn(end, "\r\n")] = 0;
+      PetscCall(SkipSection(fp, end));
+    }
+  }
+  if (piped) PetscCheck(pclose(fp) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Decompressing %s failed", filename);
+  else fclose(fp);
+  PetscCheck(nnodes > 0 && ntets > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: %s has no nodes or no tetrahedra", filename);
+
+  /* tag -> stored index, then keep only nodes used by tets, in file order */
+  PetscCall(PetscMalloc2(maxtag + 1, &tag2loc, nnodes, &used));
+  for (long t = 0; t <= maxtag; t++) tag2loc[t] = -1;
+  for (long k = 0; k < nnodes; k++) tag2loc[tags[k]] = (PetscInt)k;
+  for (long k = 0; k < nnodes; k++) used[k] = -1;
+  for (long q = 0; q < 4 * ntets; q++) {
+    PetscInt k;
+    PetscCheck(tets[q] >= 0 && tets[q] <= maxtag && tag2loc[tets[q]] >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: tetrahedron refers to unknown node %" PetscInt_FMT, tets[q]);
+    k = tag2loc[tets[q]];
+    if (used[k] < 0) used[k] = 0;
+  }
+  for (long k = 0; k < nnodes; k++)
+    if (used[k] == 0) used[k] = nused++;
+  PetscCall(PetscMalloc1(3 * (size_t)nused, &xyz));
+  for (long k = 0; k < nnodes; k++)
+    if (used[k] >= 0)
+      for (int d = 0; d < 3; d++) xyz[3 * used[k] + d] = coords[3 * k + d];
+  for (long q = 0; q < 4 * ntets; q++) tets[q] = used[tag2loc[tets[q]]];
+  PetscCall(PetscFree2(tag2loc, used));
+  PetscCall(PetscFree2(tags, coords));
+  mesh->nv  = nused;
+  mesh->nt  = (PetscInt)ntets;
+  mesh->xyz = xyz;
+  mesh->tet = tets;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Node graph (vertex adjacency including the vertex itself), sorted rows                                        */
+
+static PetscErrorCode LVMeshNodeGraph(const LVMesh *mesh, PetscInt **ia_out, PetscInt **ja_out)
+{
+  PetscInt  nv = mesh->nv, nt = mesh->nt, *n2e_i, *n2e, *mark, *ia, *ja;
+  PetscInt *fill;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nv + 1, &n2e_i));
+  for (PetscInt q = 0; q < 4 * nt; q++) n2e_i[mesh->tet[q] + 1]++;
+  for (PetscInt v = 0; v < nv; v++) n2e_i[v + 1] += n2e_i[v];
+  PetscCall(PetscMalloc1(n2e_i[nv], &n2e));
+  PetscCall(PetscMalloc1(nv, &fill));
+  for (PetscInt v = 0; v < nv; v++) fill[v] = n2e_i[v];
+  for (PetscInt e = 0; e < nt; e++)
+    for (int q = 0; q < 4; q++) n2e[fill[mesh->tet[4 * e + q]]++] = e;
+  PetscCall(PetscMalloc1(nv, &mark));
+  for (PetscInt v = 0; v < nv; v++) mark[v] = -1;
+  PetscCall(PetscMalloc1(nv + 1, &ia));
+  ia[0] = 0;
+  for (PetscInt v = 0; v < nv; v++) { /* count */
+    PetscInt c = 0;
+    for (PetscInt p = n2e_i[v]; p < n2e_i[v + 1]; p++)
+      for (int q = 0; q < 4; q++) {
+        PetscInt w = mesh->tet[4 * n2e[p] + q];
+        if (mark[w] != v) {
+          mark[w] = v;
+          c++;
+        }
+      }
+    if (n2e_i[v] == n2e_i[v + 1]) c = 1; /* isolated vertex: keep the diagonal */
+    ia[v + 1] = ia[v] + c;
+  }
+  PetscCall(PetscMalloc1(ia[nv], &ja));
+  for (PetscInt v = 0; v < nv; v++) mark[v] = -1;
+  for (PetscInt v = 0; v < nv; v++) {
+    PetscInt c = ia[v];
+    for (PetscInt p = n2e_i[v]; p < n2e_i[v + 1]; p++)
+      for (int q = 0; q < 4; q++) {
+        PetscInt w = mesh->tet[4 * n2e[p] + q];
+        if (mark[w] != v) {
+          mark[w]  = v;
+          ja[c++] = w;
+        }
+      }
+    if (n2e_i[v] == n2e_i[v + 1]) ja[c++] = v;
+    PetscCall(PetscSortInt(ia[v + 1] - ia[v], ja + ia[v]));
+  }
+  PetscCall(PetscFree(mark));
+  PetscCall(PetscFree(fill));
+  PetscCall(PetscFree(n2e));
+  PetscCall(PetscFree(n2e_i));
+  *ia_out = ia;
+  *ja_out = ja;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscInt FindCol(const PetscInt *ia, const PetscInt *ja, PetscInt row, PetscInt col)
+{
+  PetscInt lo = ia[row], hi = ia[row + 1] - 1;
+  while (lo <= hi) {
+    PetscInt mid = (lo + hi) / 2;
+    if (ja[mid] == col) return mid;
+    if (ja[mid] < col) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Uniform refinement                                                                                          */
+
+PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine)
+{
+  PetscInt *ia, *ja, *eoff, nv = coarse->nv, ne = 0;
+  /* edge (a,b), a<b: id = eoff[p] where p is the position of b in row a */
+
+  PetscFunctionBegin;
+  PetscCall(LVMeshNodeGraph(coarse, &ia, &ja));
+  PetscCall(PetscMalloc1(ia[nv], &eoff));
+  for (PetscInt a = 0; a < nv; a++)
+    for (PetscInt p = ia[a]; p < ia[a + 1]; p++) eoff[p] = ja[p] > a ? nv + ne++ : -1;
+  fine->nv = nv + ne;
+  fine->nt = 8 * coarse->nt;
+  PetscCall(PetscMalloc1(3 * (size_t)fine->nv, &fine->xyz));
+  PetscCall(PetscMalloc1(4 * (size_t)fine->nt, &fine->tet));
+  PetscCall(PetscArraycpy(fine->xyz, coarse->xyz, 3 * nv));
+  for (PetscInt a = 0; a < nv; a++)
+    for (PetscInt p = ia[a]; p < ia[a + 1]; p++)
+      if (eoff[p] >= 0)
+        for (int d = 0; d < 3; d++) fine->xyz[3 * eoff[p] + d] = 0.5 * (coarse->xyz[3 * a + d] + coarse->xyz[3 * ja[p] + d]);
+  for (PetscInt e = 0; e < coarse->nt; e++) {
+    const PetscInt *x = coarse->tet + 4 * e;
+    PetscInt        m[4][4], *t = fine->tet + 32 * e;
+    PetscInt        diag[3][2][2] = {
+      {{0, 1}, {2, 3}},
+      {{0, 2}, {1, 3}},
+      {{0, 3}, {1, 2}}
+    };
+    PetscReal best = PETSC_MAX_REAL;
+    int       bd   = 0;
+
+    for (int i = 0; i < 4; i++)
+      for (int j = i + 1; j < 4; j++) {
+        PetscInt a = PetscMin(x[i], x[j]), b = PetscMax(x[i], x[j]), p = FindCol(ia, ja, a, b);
+        m[i][j] = m[j][i] = eoff[p];
+      }
+    /* corner tets */
+    {
+      PetscInt c[4][4] = {
+        {x[0],    m[0][1], m[0][2], m[0][3]},
+        {m[0][1], x[1],    m[1][2], m[1][3]},
+        {m[0][2], m[1][2], x[2],    m[2][3]},
+        {m[0][3], m[1][3], m[2][3], x[3]   }
+      };
+      for (int i = 0; i < 4; i++)
+        for (int q = 0; q < 4; q++) t[4 * i + q] = c[i][q];
+    }
+    /* octahedron: split along its shortest diagonal m_ab - m_cd (pairs of opposite midpoints) */
+    for (int d = 0; d < 3; d++) {
+      PetscInt  p = m[diag[d][0][0]][diag[d][0][1]], q = m[diag[d][1][0]][diag[d][1][1]];
+      PetscReal l = 0;
+      for (int k = 0; k < 3; k++) l += PetscSqr(fine->xyz[3 * p + k] - fine->xyz[3 * q + k]);
+      if (l < best) {
+        best = l;
+        bd   = d;
+      }
+    }
+    {
+      int      a = diag[bd][0][0], b = diag[bd][0][1], c = diag[bd][1][0], d = diag[bd][1][1];
+      PetscInt p = m[a][b], q = m[c][d], cyc[4] = {m[a][c], m[a][d], m[b][d], m[b][c]};
+      for (int k = 0; k < 4; k++) {
+        t[16 + 4 * k + 0] = p;
+        t[16 + 4 * k + 1] = q;
+        t[16 + 4 * k + 2] = cyc[k];
+        t[16 + 4 * k + 3] = cyc[(k + 1) % 4];
+      }
+    }
+  }
+  PetscCall(PetscFree(eoff));
+  PetscCall(PetscFree(ia));
+  PetscCall(PetscFree(ja));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* RCM renumbering                                                                                              */
+
+PetscErrorCode LVMeshRenumberRCM(LVMesh *mesh)
+{
+  PetscInt       *ia, *ja, *newnum, nv = mesh->nv;
+  PetscScalar    *vals;
+  Mat             G;
+  IS              rperm, cperm;
+  const PetscInt *p;
+  PetscReal      *xyz;
+
+  PetscFunctionBegin;
+  PetscCall(LVMeshNodeGraph(mesh, &ia, &ja));
+  PetscCall(PetscMalloc1(ia[nv], &vals));
+  for (PetscInt q = 0; q < ia[nv]; q++) vals[q] = 1.0;
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, nv, nv, ia, ja, vals, &G));
+  PetscCall(MatGetOrdering(G, MATORDERINGRCM, &rperm, &cperm));
+  PetscCall(ISGetIndices(rperm, &p));
+  PetscCall(PetscMalloc1(nv, &newnum));
+  PetscCall(PetscMalloc1(3 * (size_t)nv, &xyz));
+  for (PetscInt k = 0; k < nv; k++) {
+    newnum[p[k]] = k;
+    for (int d = 0; d < 3; d++) xyz[3 * k + d] = mesh->xyz[3 * p[k] + d];
+  }
+  PetscCall(ISRestoreIndices(rperm, &p));
+  for (PetscInt q = 0; q < 4 * mesh->nt; q++) mesh->tet[q] = newnum[mesh->tet[q]];
+  PetscCall(PetscFree(mesh->xyz));
+  mesh->xyz = xyz;
+  PetscCall(PetscFree(newnum));
+  PetscCall(ISDestroy(&rperm));
+  PetscCall(ISDestroy(&cperm));
+  PetscCall(MatDestroy(&G));
+  PetscCall(PetscFree(vals));
+  PetscCall(PetscFree(ia));
+  PetscCall(PetscFree(ja));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Element geometry and FE matrices                                                                             */
+
+/* gradients of the 4 barycentric functions; returns the signed 6*volume */
+static inline PetscReal TetGradients(const PetscReal *xyz, const PetscInt *v, PetscReal g[4][3], PetscReal c[3])
+{
+  PetscReal e1[3], e2[3], e3[3], det;
+
+  for (int d = 0; d < 3; d++) {
+    e1[d] = xyz[3 * v[1] + d] - xyz[3 * v[0] + d];
+    e2[d] = xyz[3 * v[2] + d] - xyz[3 * v[0] + d];
+    e3[d] = xyz[3 * v[3] + d] - xyz[3 * v[0] + d];
+    if (c) c[d] = 0.25 * (xyz[3 * v[0] + d] + xyz[3 * v[1] + d] + xyz[3 * v[2] + d] + xyz[3 * v[3] + d]);
+  }
+  g[1][0] = e2[1] * e3[2] - e2[2] * e3[1];
+  g[1][1] = e2[2] * e3[0] - e2[0] * e3[2];
+  g[1][2] = e2[0] * e3[1] - e2[1] * e3[0];
+  g[2][0] = e3[1] * e1[2] - e3[2] * e1[1];
+  g[2][1] = e3[2] * e1[0] - e3[0] * e1[2];
+  g[2][2] = e3[0] * e1[1] - e3[1] * e1[0];
+  g[3][0] = e1[1] * e2[2] - e1[2] * e2[1];
+  g[3][1] = e1[2] * e2[0] - e1[0] * e2[2];
+  g[3][2] = e1[0] * e2[1] - e1[1] * e2[0];
+  det     = e1[0] * g[1][0] + e1[1] * g[1][1] + e1[2] * g[1][2];
+  if (det == 0) return 0;
+  for (int a = 1; a < 4; a++)
+    for (int d = 0; d < 3; d++) g[a][d] /= det;
+  for (int d = 0; d < 3; d++) g[0][d] = -(g[1][d] + g[2][d] + g[3][d]);
+  return det;
+}
+
+PetscErrorCode LVMeshGetVolume(const LVMesh *mesh, PetscReal *volume, PetscInt *ndegenerate)
+{
+  PetscReal vol = 0;
+  PetscInt  nd  = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt e = 0; e < mesh->nt; e++) {
+    PetscReal g[4][3], det = TetGradients(mesh->xyz, mesh->tet + 4 * e, g, NULL);
+    if (PetscAbsReal(det) < 1e-14) nd++;
+    vol += PetscAbsReal(det) / 6;
+  }
+  *volume      = vol;
+  *ndegenerate = nd;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fibre direction at a point: transmural coordinate from the confocal-free family of ellipsoids
+   (x^2+y^2)/rs(t)^2 + z^2/rl(t)^2 = 1, helix angle 60 deg (endo) -> -60 deg (epi) */
+static void FibreAt(const PetscReal p[3], PetscReal f[3])
+{
+  PetscReal lo = -0.5, hi = 1.5, t, rs, rl, n[3], el[3], ec[3], nn, dot, alpha, r2 = p[0] * p[0] + p[1] * p[1];
+
+  for (int it = 0; it < 30; it++) {
+    PetscReal mid = 0.5 * (lo + hi), s = LV_ENDO_SHORT + LV_WALL * mid, l = LV_ENDO_LONG + LV_WALL * mid;
+    if (r2 / (s * s) + p[2] * p[2] / (l * l) > 1) lo = mid;
+    else hi = mid;
+  }
+  t     = PetscMin(1.0, PetscMax(0.0, 0.5 * (lo + hi)));
+  rs    = LV_ENDO_SHORT + LV_WALL * t;
+  rl    = LV_ENDO_LONG + LV_WALL * t;
+  n[0]  = p[0] / (rs * rs);
+  n[1]  = p[1] / (rs * rs);
+  n[2]  = p[2] / (rl * rl);
+  nn    = PetscSqrtReal(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  for (int d = 0; d < 3; d++) n[d] /= nn;
+  dot   = n[2];
+  el[0] = -dot * n[0];
+  el[1] = -dot * n[1];
+  el[2] = 1 - dot * n[2];
+  nn    = PetscSqrtReal(el[0] * el[0] + el[1] * el[1] + el[2] * el[2]);
+  if (nn < 1e-8) { /* apex: any tangent */
+    el[0] = 1;
+    el[1] = el[2] = 0;
+    nn            = 1;
+  }
+  for (int d = 0; d < 3; d++) el[d] /= nn;
+  ec[0] = n[1] * el[2] - n[2] * el[1];
+  ec[1] = n[2] * el[0] - n[0] * el[2];
+  ec[2] = n[0] * el[1] - n[1] * el[0];
+  alpha = (PETSC_PI / 3) * (1 - 2 * t);
+  for (int d = 0; d < 3; d++) f[d] = cos(alpha) * ec[d] + sin(alpha) * el[d];
+}
+
+static PetscErrorCode MatCreateFromCSR(PetscInt n, PetscInt bs, PetscInt *ia, PetscInt *ja, PetscScalar *va, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, n, n, n, n));
+  PetscCall(MatSetType(*A, MATSEQAIJ));
+  PetscCall(MatSetBlockSize(*A, bs));
+  PetscCall(MatSeqAIJSetPreallocationCSR(*A, ia, ja, va));
+  PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode LVMeshAssembleDiffusion(const LVMesh *mesh, Mat *A)
+{
+  PetscInt    *ia, *ja, nv = mesh->nv;
+  PetscScalar *va;
+  const PetscReal cmass = 1.0;
+
+  PetscFunctionBegin;
+  PetscCall(LVMeshNodeGraph(mesh, &ia, &ja));
+  PetscCall(PetscCalloc1(ia[nv], &va));
+  for (PetscInt e = 0; e < mesh->nt; e++) {
+    const PetscInt *v = mesh->tet + 4 * e;
+    PetscReal       g[4][3], c[3], f[3], D[3][3], det = TetGradients(mesh->xyz, v, g, c), vol = PetscAbsReal(det) / 6;
+
+    if (det == 0) continue;
+    FibreAt(c, f);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) D[i][j] = (i == j ? 1.0 : 0.0) + 3.0 * f[i] * f[j];
+    for (int a = 0; a < 4; a++) {
+      PetscReal Dg[3];
+      for (int i = 0; i < 3; i++) Dg[i] = D[i][0] * g[a][0] + D[i][1] * g[a][1] + D[i][2] * g[a][2];
+      for (int b = 0; b < 4; b++) {
+        PetscInt p = FindCol(ia, ja, v[a], v[b]);
+        va[p] += vol * (Dg[0] * g[b][0] + Dg[1] * g[b][1] + Dg[2] * g[b][2]) + cmass * vol / 20.0 * (a == b ? 2.0 : 1.0);
+      }
+    }
+  }
+  PetscCall(MatCreateFromCSR(nv, 1, ia, ja, va, A));
+  PetscCall(PetscFree(ia));
+  PetscCall(PetscFree(ja));
+  PetscCall(PetscFree(va));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode LVMeshAssembleElasticity(const LVMesh *mesh, Mat *A)
+{
+  PetscInt       *ia, *ja, *ib, *jb, nv = mesh->nv;
+  PetscScalar    *vb;
+  const PetscReal E = 1.0, nu = 0.3, lambda = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 * (1 + nu)), cmass = 1e-2;
+
+  PetscFunctionBegin;
+  PetscCall(LVMeshNodeGraph(mesh, &ia, &ja));
+  PetscCheck(9 * (PetscCount)ia[nv] < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "Elasticity matrix too large for PetscInt");
+  PetscCall(PetscMalloc1(3 * nv + 1, &ib));
+  PetscCall(PetscMalloc1(9 * (size_t)ia[nv], &jb));
+  PetscCall(PetscCalloc1(9 * (size_t)ia[nv], &vb));
+  ib[0] = 0;
+  for (PetscInt v = 0; v < nv; v++) {
+    PetscInt deg = ia[v + 1] - ia[v];
+    for (int i = 0; i < 3; i++) {
+      PetscInt r = 3 * v + i, q = ib[r];
+      ib[r + 1] = q + 3 * deg;
+      for (PetscInt p = ia[v]; p < ia[v + 1]; p++)
+        for (int j = 0; j < 3; j++) jb[q++] = 3 * ja[p] + j;
+    }
+  }
+  for (PetscInt e = 0; e < mesh->nt; e++) {
+    const PetscInt *v = mesh->tet + 4 * e;
+    PetscReal       g[4][3], det = TetGradients(mesh->xyz, v, g, NULL), vol = PetscAbsReal(det) / 6;
+
+    if (det == 0) continue;
+    for (int a = 0; a < 4; a++)
+      for (int b = 0; b < 4; b++) {
+        PetscInt  p   = FindCol(ia, ja, v[a], v[b]) - ia[v[a]];
+        PetscReal gab = g[a][0] * g[b][0] + g[a][1] * g[b][1] + g[a][2] * g[b][2], m = cmass * vol / 20.0 * (a == b ? 2.0 : 1.0);
+        for (int i = 0; i < 3; i++) {
+          PetscScalar *row = vb + ib[3 * v[a] + i] + 3 * p;
+          for (int j = 0; j < 3; j++) row[j] += vol * (lambda * g[a][i] * g[b][j] + mu * g[a][j] * g[b][i] + (i == j ? mu * gab : 0.0)) + (i == j ? m : 0.0);
+        }
+      }
+  }
+  PetscCall(MatCreateFromCSR(3 * nv, 3, ib, jb, vb, A));
+  PetscCall(PetscFree(ia));
+  PetscCall(PetscFree(ja));
+  PetscCall(PetscFree(ib));
+  PetscCall(PetscFree(jb));
+  PetscCall(PetscFree(vb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

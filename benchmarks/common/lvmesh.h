@@ -1,0 +1,37 @@
+/* Idealized left-ventricle tetrahedral meshes and P1 finite-element matrices for the benchmarks.
+   Geometry: Land et al. 2015 (cardiac mechanics benchmark, problem 2): truncated ellipsoids of revolution,
+   endocardium semi-axes 7 mm / 17 mm, epicardium 10 mm / 20 mm, cut by the base plane z = 5 mm. */
+#pragma once
+
+#include <petscmat.h>
+
+typedef struct {
+  PetscInt   nv;  /* vertices */
+  PetscInt   nt;  /* tetrahedra */
+  PetscReal *xyz; /* 3*nv coordinates (mm) */
+  PetscInt  *tet; /* 4*nt vertex numbers (0-based) */
+} LVMesh;
+
+/* Structured mesh: nt transmural node layers, nc circumferential nodes (periodic), nl longitudinal node rings
+   (ring 0 is the apex pole, one node per transmural layer). Hexahedra are split into 6 tets (Kuhn); the cells
+   touching the pole are degenerate hexahedra, their 3 non-degenerate Kuhn tets are kept (conforming).
+   Numbering: longitudinal outer, circumferential, transmural inner. */
+PetscErrorCode LVMeshCreateStructured(PetscInt nt, PetscInt nc, PetscInt nl, LVMesh *mesh);
+/* Same, with the three counts chosen for roughly isotropic cells and about `nodes` vertices. */
+PetscErrorCode LVMeshCreateStructuredByNodes(PetscCount nodes, LVMesh *mesh);
+/* gmsh .msh, ASCII format 2.2 or 4.1; only tetrahedra (element type 4) are kept, unused nodes dropped.
+   Names ending in .xz or .gz are read through `xz -dc` / `gzip -dc`. */
+PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh);
+/* Uniform refinement, 1 tet -> 8 (Bey 1995; the inner octahedron is cut along its shortest diagonal). */
+PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine);
+/* Renumber the vertices with PETSc's reverse Cuthill-McKee ordering (MATORDERINGRCM) of the node graph. */
+PetscErrorCode LVMeshRenumberRCM(LVMesh *mesh);
+PetscErrorCode LVMeshDestroy(LVMesh *mesh);
+/* Signed volume sum check etc.: total volume (mm^3) and number of inverted/degenerate tets */
+PetscErrorCode LVMeshGetVolume(const LVMesh *mesh, PetscReal *volume, PetscInt *ndegenerate);
+
+/* P1 scalar diffusion: K = int grad(u) . D grad(v) + c_mass int u v, D = I + 3 f f^T with a fibre direction f
+   rotating transmurally (helix angle +60 deg endo -> -60 deg epi). SPD. Assembled directly in CSR. */
+PetscErrorCode LVMeshAssembleDiffusion(const LVMesh *mesh, Mat *A);
+/* P1 linear elasticity, 3 interleaved dofs per node, E = 1, nu = 0.3, plus a small mass term (SPD). */
+PetscErrorCode LVMeshAssembleElasticity(const LVMesh *mesh, Mat *A);

@@ -1,0 +1,64 @@
+/* Private data of MATSEQELLWARP.  The host side is a complete MATSEQAIJ (preallocation, MatSetValues,
+   factorizations, DM preallocation all work unchanged); the ELL-WARP layout is derived from it at
+   assembly and kept in one of two stores: device arrays (CUDA backend) or host arrays (reference backend).
+   A->offloadmask says which copy of the values is current: PETSC_OFFLOAD_CPU = the CSR values,
+   PETSC_OFFLOAD_GPU = the layout values (for either backend), PETSC_OFFLOAD_BOTH = both. */
+#pragma once
+
+#include <petsc/private/matimpl.h>
+#include <../src/mat/impls/aij/seq/aij.h>
+#include <petsc/private/ellwarplayout.h>
+
+typedef struct _EllwarpStore EllwarpStore;
+
+/* Kernels over one layout, implemented twice: plain C (ellwarphost.c) and CUDA (ellwarpcuda.cu).  Value
+   and vector pointers are in the backend's memory space. */
+typedef struct {
+  PetscErrorCode (*create)(const EllwarpLayout *, EllwarpStore **);
+  PetscErrorCode (*destroy)(EllwarpStore **);
+  PetscErrorCode (*gather)(EllwarpStore *, const PetscScalar *);                                            /* val <- csr */
+  PetscErrorCode (*scatter)(const EllwarpStore *, PetscScalar *);                                           /* csr <- val */
+  PetscErrorCode (*mult)(const EllwarpStore *, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *); /* y = A x (+ z) */
+  PetscErrorCode (*scale)(EllwarpStore *, PetscScalar);
+  PetscErrorCode (*shift)(EllwarpStore *, PetscScalar);
+  PetscErrorCode (*getdiag)(const EllwarpStore *, PetscScalar *);
+  PetscErrorCode (*diagscale)(EllwarpStore *, const PetscScalar *, const PetscScalar *);
+  PetscErrorCode (*zeromasked)(EllwarpStore *, const char *, const char *, PetscScalar); /* host masks */
+  PetscErrorCode (*axpy)(EllwarpStore *, PetscScalar, const EllwarpStore *);
+  PetscErrorCode (*copy)(EllwarpStore *, const EllwarpStore *);
+  PetscErrorCode (*norm)(const EllwarpStore *, NormType, PetscReal *); /* FROBENIUS and INFINITY */
+  PetscErrorCode (*setrows)(PetscInt, const PetscInt *, PetscScalar, const PetscScalar *, PetscScalar *); /* y[rows] = a x[rows], host rows */
+  PetscErrorCode (*csralloc)(PetscCount, PetscScalar **);
+  PetscErrorCode (*csrfree)(PetscScalar **);
+  PetscErrorCode (*csrupload)(PetscCount, const PetscScalar *, PetscScalar *); /* host csr -> staging */
+  PetscErrorCode (*csrdownload)(PetscCount, const PetscScalar *, PetscScalar *); /* staging -> host csr */
+} EllwarpKernelOps;
+
+PETSC_INTERN const EllwarpKernelOps EllwarpHostKernels;
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN const EllwarpKernelOps EllwarpCUDAKernels;
+PETSC_INTERN PetscErrorCode         EllwarpCUDADeviceAvailable(PetscBool *);
+#endif
+
+typedef struct {
+  MatEllwarpBackend       backend;
+  const EllwarpKernelOps *k;
+  EllwarpParams           par;
+  PetscInt                blocksize;
+  EllwarpLayout          *L, *Lt;       /* the matrix and (built at the first MatMultTranspose) its transpose */
+  EllwarpStore           *S, *St;
+  PetscScalar            *csr;          /* staging copy of the CSR values in the backend's memory (CUDA only) */
+  PetscObjectState        nzstate;      /* nonzero state L was analysed for; -1: none yet */
+  PetscBool               ltcurrent;    /* St's values agree with S's */
+  PetscBool               backendset;   /* chosen by the user rather than by device detection */
+  PetscBool               analysed_once;
+  PetscInt                nanalyses, nrefreshes;
+  struct _MatOps          aijops;       /* MATSEQAIJ's operations, for what we inherit */
+} Mat_SeqELLWARP;
+
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayout(Mat);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncHost(Mat);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPRegisterFactors(void);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPSetLayoutOps(Mat);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPSetHostOps(Mat);

@@ -1,0 +1,69 @@
+/* Package registration: types, log events, citation.  Runs once, whether the library is loaded with
+   -dll_append (PETSc calls PetscDLLibraryRegister_petscellwarp) or linked and initialised by the
+   application. */
+#include <petsc/private/matellwarpimpl.h>
+
+PETSC_EXTERN PetscErrorCode MatCreate_SeqELLWARP(Mat);
+
+PetscLogEvent MAT_ELLWARP_Analysis, MAT_ELLWARP_Upload, MAT_ELLWARP_Refresh, MAT_ELLWARP_Download, MAT_ELLWARP_Mult, MAT_ELLWARP_MultT;
+
+static PetscBool   initialized = PETSC_FALSE;
+static const char  citation[]  = "@article{WongKuhlDarve2015,\n"
+                                 "  author  = {Jonathan Wong and Ellen Kuhl and Eric Darve},\n"
+                                 "  title   = {A new sparse matrix vector multiplication graphics processing unit algorithm designed for finite element problems},\n"
+                                 "  journal = {International Journal for Numerical Methods in Engineering},\n"
+                                 "  volume  = {102},\n"
+                                 "  pages   = {1784--1814},\n"
+                                 "  year    = {2015}\n}\n";
+static PetscBool   cited = PETSC_FALSE;
+
+PetscErrorCode PetscEllwarpFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  initialized = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscEllwarpInitializePackage - Registers `MATELLWARP`, its factorizations and log events.  Called by
+  `PetscDLLibraryRegister_petscellwarp()` when the library is loaded with `-dll_append`; an application that
+  links the library calls it after `PetscInitialize()`.
+
+  Level: beginner
+@*/
+PetscErrorCode PetscEllwarpInitializePackage(void)
+{
+  PetscClassId classid = MAT_CLASSID;
+
+  PetscFunctionBegin;
+  if (initialized) PetscFunctionReturn(PETSC_SUCCESS);
+  initialized = PETSC_TRUE;
+  PetscCall(MatInitializePackage());
+  PetscCall(MatRegister(MATSEQELLWARP, MatCreate_SeqELLWARP));
+  PetscCall(MatRegisterRootName(MATELLWARP, MATSEQELLWARP, "mpiellwarp"));
+  PetscCall(MatSeqELLWARPRegisterFactors());
+  PetscCall(PetscLogEventRegister("EllwarpAnalysis", classid, &MAT_ELLWARP_Analysis));
+  PetscCall(PetscLogEventRegister("EllwarpUpload", classid, &MAT_ELLWARP_Upload));
+  PetscCall(PetscLogEventRegister("EllwarpRefresh", classid, &MAT_ELLWARP_Refresh));
+  PetscCall(PetscLogEventRegister("EllwarpDownload", classid, &MAT_ELLWARP_Download));
+  PetscCall(PetscLogEventRegister("EllwarpMult", classid, &MAT_ELLWARP_Mult));
+  PetscCall(PetscLogEventRegister("EllwarpMultT", classid, &MAT_ELLWARP_MultT));
+  PetscCall(PetscCitationsRegister(citation, &cited));
+  PetscCall(PetscRegisterFinalize(PetscEllwarpFinalizePackage));
+  PetscCall(PetscInfo(NULL, "petsc-ellwarp registered: MATELLWARP (%s)\n",
+#if defined(ELLWARP_HAVE_CUDA)
+                      "with CUDA"
+#else
+                      "host reference backend only"
+#endif
+                      ));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The entry point PETSc's dynamic loader calls for -dll_append <path>/libpetscellwarp.so. */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscellwarp(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

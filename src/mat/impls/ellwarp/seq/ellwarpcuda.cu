@@ -1,0 +1,467 @@
+/* The CUDA backend: the layout in device memory and the K1/K2 kernels.  One warp per slice; a row owns
+   1 << log2tpr consecutive lanes (K1: one lane) and their partial sums meet through __shfl_down_sync, in
+   the same order the host reference (layout.c) adds them. */
+#include <petsc/private/matellwarpimpl.h>
+#include <petscdevice_cuda.h>
+
+struct _EllwarpStore {
+  const EllwarpLayout *L;
+  PetscCount          *sliceptr;
+  PetscInt            *slicerow, *rowperm, *slot2csr;
+  PetscCount          *diagslot;
+  unsigned char       *log2tpr;
+  int                 *col;
+  PetscScalar         *val;
+  PetscReal           *work; /* reduction partials */
+};
+
+#define ELLWARP_RED_BLOCKS 512
+
+static PetscErrorCode DevMalloc(void **p, size_t bytes, const char *what)
+{
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  *p = NULL;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  err = cudaMalloc(p, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    size_t freeb = 0, totalb = 0;
+    (void)cudaGetLastError();
+    (void)cudaMemGetInfo(&freeb, &totalb);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "MATSEQELLWARP: device out of memory allocating %.4g MB for %s (%.4g MB free of %.4g MB)", bytes / 1e6, what, freeb / 1e6, totalb / 1e6);
+  }
+  PetscCallCUDA(err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename T>
+static PetscErrorCode Upload(T **d, const T *h, size_t n, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCall(DevMalloc((void **)d, n * sizeof(T), what));
+  if (n) PetscCallCUDA(cudaMemcpy(*d, h, n * sizeof(T), cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu(n * sizeof(T)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline cudaStream_t Stream(void)
+{
+  cudaStream_t s = NULL;
+  (void)PetscGetCurrentCUDAStream(&s);
+  return s;
+}
+
+static inline unsigned Blocks(PetscCount n, int threads)
+{
+  PetscCount b = (n + threads - 1) / threads;
+  return (unsigned)PetscMin(b, (PetscCount)2147483647);
+}
+
+PetscErrorCode EllwarpCUDADeviceAvailable(PetscBool *avail)
+{
+  int         n   = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+
+  PetscFunctionBegin;
+  if (err != cudaSuccess) (void)cudaGetLastError();
+  *avail = (PetscBool)(err == cudaSuccess && n > 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
+{
+  EllwarpStore *S;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MAT_ELLWARP_Upload, 0, 0, 0, 0));
+  PetscCall(PetscNew(&S));
+  S->L = L;
+  PetscCall(Upload(&S->sliceptr, L->sliceptr, L->nslices + 1, "slice offsets"));
+  PetscCall(Upload(&S->slicerow, L->slicerow, L->nslices + 1, "slice rows"));
+  PetscCall(Upload(&S->log2tpr, L->log2tpr, L->nslices, "lanes per row"));
+  PetscCall(Upload(&S->rowperm, L->rowperm, L->nrows, "row permutation"));
+  PetscCall(Upload(&S->col, L->col, L->nslots, "column indices"));
+  PetscCall(Upload(&S->slot2csr, L->slot2csr, L->nslots, "value map"));
+  PetscCall(Upload(&S->diagslot, L->diagslot, L->nrows, "diagonal slots"));
+  PetscCall(DevMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
+  PetscCall(DevMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
+  *out = S;
+  PetscCall(PetscLogEventEnd(MAT_ELLWARP_Upload, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDADestroy(EllwarpStore **S)
+{
+  PetscFunctionBegin;
+  if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaFree((*S)->sliceptr));
+  PetscCallCUDA(cudaFree((*S)->slicerow));
+  PetscCallCUDA(cudaFree((*S)->log2tpr));
+  PetscCallCUDA(cudaFree((*S)->rowperm));
+  PetscCallCUDA(cudaFree((*S)->col));
+  PetscCallCUDA(cudaFree((*S)->slot2csr));
+  PetscCallCUDA(cudaFree((*S)->diagslot));
+  PetscCallCUDA(cudaFree((*S)->val));
+  PetscCallCUDA(cudaFree((*S)->work));
+  PetscCall(PetscFree(*S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- kernels ------------------------------------------------------------------------------------- */
+__global__ static void GatherKernel(PetscCount n, const PetscInt *__restrict__ map, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
+{
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) {
+    PetscInt m = map[k];
+    val[k]     = m >= 0 ? csr[m] : 0.0;
+  }
+}
+
+__global__ static void ScatterKernel(PetscCount n, const PetscInt *__restrict__ map, const PetscScalar *__restrict__ val, PetscScalar *__restrict__ csr)
+{
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) {
+    PetscInt m = map[k];
+    if (m >= 0) csr[m] = val[k];
+  }
+}
+
+/* y[rowperm[r]] = sum_k val*x[col] (+ z).  Column indices and values are streamed once (__ldcs: keep
+   them out of L2 so x stays cached); x is gathered through the read-only path. */
+template <bool ADD>
+__global__ static void __launch_bounds__(1024) MultKernel(PetscInt nslices, const PetscCount *__restrict__ sliceptr, const PetscInt *__restrict__ slicerow, const unsigned char *__restrict__ log2tpr, const PetscInt *__restrict__ rowperm, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+{
+  const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
+  const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
+  if (s >= nslices) return;
+  const PetscCount   base = sliceptr[s];
+  const int          w    = (int)((sliceptr[s + 1] - base) / ELLWARP_LANES);
+  const int          l2   = log2tpr[s];
+  const int         *c    = col + base + lane;
+  const PetscScalar *v    = val + base + lane;
+  PetscScalar        sum  = 0.0;
+
+#pragma unroll 4
+  for (int k = 0; k < w; k++) {
+    const int cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+    const PetscScalar vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
+    if (cc >= 0) sum += vv * __ldg(x + cc);
+  }
+  for (int off = (1 << l2) >> 1; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
+  const PetscInt r = slicerow[s] + (lane >> l2);
+  if ((lane & ((1 << l2) - 1)) == 0 && r < slicerow[s + 1]) {
+    const PetscInt row = rowperm[r];
+    y[row]             = ADD ? z[row] + sum : sum;
+  }
+}
+
+/* per-lane walk over a slice's slots, for the value updates that need each slot's row */
+#define SLICE_LANE_PROLOGUE \
+  const int      lane = threadIdx.x & (ELLWARP_LANES - 1); \
+  const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES; \
+  if (s >= nslices) return; \
+  const PetscCount base = sliceptr[s]; \
+  const int        w    = (int)((sliceptr[s + 1] - base) / ELLWARP_LANES); \
+  const PetscInt   r    = slicerow[s] + (lane >> log2tpr[s]); \
+  if (r >= slicerow[s + 1]) return; \
+  const PetscInt row = rowperm[r];
+
+__global__ static void DiagScaleKernel(PetscInt nslices, const PetscCount *sliceptr, const PetscInt *slicerow, const unsigned char *log2tpr, const PetscInt *rowperm, const int *col, PetscScalar *val, const PetscScalar *l, const PetscScalar *rr)
+{
+  SLICE_LANE_PROLOGUE
+  const PetscScalar lr = l ? l[row] : 1.0;
+  for (int k = 0; k < w; k++) {
+    const PetscCount slot = base + (PetscCount)k * ELLWARP_LANES + lane;
+    const int        cc   = col[slot];
+    if (cc >= 0) val[slot] *= rr ? lr * rr[cc] : lr;
+  }
+}
+
+__global__ static void ZeroMaskedKernel(PetscInt nslices, const PetscCount *sliceptr, const PetscInt *slicerow, const unsigned char *log2tpr, const PetscInt *rowperm, const int *col, PetscScalar *val, const char *rmask, const char *cmask, PetscScalar diag)
+{
+  SLICE_LANE_PROLOGUE
+  const bool zr = rmask && rmask[row];
+  for (int k = 0; k < w; k++) {
+    const PetscCount slot = base + (PetscCount)k * ELLWARP_LANES + lane;
+    const int        cc   = col[slot];
+    if (cc >= 0 && (zr || (cmask && cmask[cc]))) val[slot] = (cc == row) ? diag : 0.0;
+  }
+}
+
+__global__ static void ScaleKernel(PetscCount n, PetscScalar a, PetscScalar *val)
+{
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) val[k] *= a;
+}
+
+__global__ static void AXPYKernel(PetscCount n, PetscScalar a, const PetscScalar *x, PetscScalar *y)
+{
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) y[k] += a * x[k];
+}
+
+__global__ static void ShiftKernel(PetscInt n, const PetscCount *diagslot, PetscScalar a, PetscScalar *val)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    if (diagslot[i] >= 0) val[diagslot[i]] += a;
+}
+
+__global__ static void GetDiagKernel(PetscInt m, PetscInt n, const PetscCount *diagslot, const PetscScalar *val, PetscScalar *d)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) d[i] = (i < n && diagslot[i] >= 0) ? val[diagslot[i]] : 0.0;
+}
+
+__global__ static void SetRowsKernel(PetscInt n, const PetscInt *rows, PetscScalar a, const PetscScalar *x, PetscScalar *y)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[rows[i]] = a * x[rows[i]];
+}
+
+/* block partials of sum |v|^2 (sq) or max |v|; the host combines them in a fixed order */
+template <bool SQ>
+__global__ static void ReduceKernel(PetscCount n, const PetscScalar *v, PetscReal *part)
+{
+  __shared__ PetscReal sh[256];
+  PetscReal            acc = 0;
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) {
+    PetscReal a = PetscAbsScalar(v[k]);
+    acc         = SQ ? acc + a * a : (a > acc ? a : acc);
+  }
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (int off = blockDim.x / 2; off > 0; off >>= 1) {
+    if (threadIdx.x < off) sh[threadIdx.x] = SQ ? sh[threadIdx.x] + sh[threadIdx.x + off] : (sh[threadIdx.x + off] > sh[threadIdx.x] ? sh[threadIdx.x + off] : sh[threadIdx.x]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
+}
+
+__global__ static void AbsKernel(PetscCount n, const PetscScalar *v, PetscScalar *a)
+{
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) a[k] = PetscAbsScalar(v[k]);
+}
+
+__global__ static void FillKernel(PetscCount n, PetscScalar a, PetscScalar *v)
+{
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) v[k] = a;
+}
+
+/* ---- operations ---------------------------------------------------------------------------------- */
+#define GRID(n) PetscMin(Blocks((n), 256), 65535u), 256, 0, Stream()
+
+static PetscErrorCode CUDAGather(EllwarpStore *S, const PetscScalar *csr)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (S->L->nslots) GatherKernel<<<GRID(S->L->nslots)>>>(S->L->nslots, S->slot2csr, csr, S->val);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAScatter(const EllwarpStore *S, PetscScalar *csr)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (S->L->nslots) ScatterKernel<<<GRID(S->L->nslots)>>>(S->L->nslots, S->slot2csr, S->val, csr);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+{
+  const EllwarpLayout *L   = S->L;
+  const int            wpb = (int)(bs / ELLWARP_LANES);
+
+  PetscFunctionBegin;
+  if (L->nslices) {
+    unsigned nb = (unsigned)((L->nslices + wpb - 1) / wpb);
+    if (z) MultKernel<true><<<nb, (unsigned)bs, 0, Stream()>>>(L->nslices, S->sliceptr, S->slicerow, S->log2tpr, S->rowperm, S->col, vals, x, z, y);
+    else MultKernel<false><<<nb, (unsigned)bs, 0, Stream()>>>(L->nslices, S->sliceptr, S->slicerow, S->log2tpr, S->rowperm, S->col, vals, x, z, y);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAMult(const EllwarpStore *S, PetscInt bs, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(LaunchMult(S, bs, x, S->val, z, y));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(2.0 * S->L->nnz - (z ? 0 : S->L->nrows)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAScale(EllwarpStore *S, PetscScalar a)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (S->L->nslots) ScaleKernel<<<GRID(S->L->nslots)>>>(S->L->nslots, a, S->val);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(S->L->nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAShift(EllwarpStore *S, PetscScalar a)
+{
+  PetscInt n = PetscMin(S->L->nrows, S->L->ncols);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (n) ShiftKernel<<<GRID(n)>>>(n, S->diagslot, a, S->val);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAGetDiag(const EllwarpStore *S, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (S->L->nrows) GetDiagKernel<<<GRID(S->L->nrows)>>>(S->L->nrows, S->L->ncols, S->diagslot, S->val, d);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static unsigned SliceBlocks(const EllwarpLayout *L)
+{
+  return (unsigned)((L->nslices + 7) / 8);
+}
+
+static PetscErrorCode CUDADiagScale(EllwarpStore *S, const PetscScalar *l, const PetscScalar *r)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (S->L->nslices) DiagScaleKernel<<<SliceBlocks(S->L), 256, 0, Stream()>>>(S->L->nslices, S->sliceptr, S->slicerow, S->log2tpr, S->rowperm, S->col, S->val, l, r);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAZeroMasked(EllwarpStore *S, const char *rmask, const char *cmask, PetscScalar diag)
+{
+  const EllwarpLayout *L  = S->L;
+  char                *dr = NULL, *dc = NULL;
+
+  PetscFunctionBegin;
+  if (rmask) PetscCall(Upload(&dr, rmask, (size_t)L->nrows, "row mask"));
+  if (cmask) PetscCall(Upload(&dc, cmask, (size_t)L->ncols, "column mask"));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (L->nslices) ZeroMaskedKernel<<<SliceBlocks(L), 256, 0, Stream()>>>(L->nslices, S->sliceptr, S->slicerow, S->log2tpr, S->rowperm, S->col, S->val, dr, dc, diag);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCallCUDA(cudaFree(dr));
+  PetscCallCUDA(cudaFree(dc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAAXPY(EllwarpStore *Y, PetscScalar a, const EllwarpStore *X)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (Y->L->nslots) AXPYKernel<<<GRID(Y->L->nslots)>>>(Y->L->nslots, a, X->val, Y->val);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(2.0 * Y->L->nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDACopy(EllwarpStore *Y, const EllwarpStore *X)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMemcpyAsync(Y->val, X->val, Y->L->nslots * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, Stream()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ReduceArray(const EllwarpStore *S, PetscCount n, const PetscScalar *v, PetscBool sq, PetscReal *res)
+{
+  PetscReal part[ELLWARP_RED_BLOCKS];
+  unsigned  nb = (unsigned)PetscMin((PetscCount)ELLWARP_RED_BLOCKS, PetscMax((PetscCount)1, (n + 255) / 256));
+
+  PetscFunctionBegin;
+  if (sq) ReduceKernel<true><<<nb, 256, 0, Stream()>>>(n, v, S->work);
+  else ReduceKernel<false><<<nb, 256, 0, Stream()>>>(n, v, S->work);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaMemcpyAsync(part, S->work, nb * sizeof(PetscReal), cudaMemcpyDeviceToHost, Stream()));
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  *res = 0;
+  for (unsigned b = 0; b < nb; b++) *res = sq ? *res + part[b] : PetscMax(*res, part[b]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDANorm(const EllwarpStore *S, NormType type, PetscReal *nrm)
+{
+  const EllwarpLayout *L = S->L;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (type == NORM_FROBENIUS) {
+    PetscCall(ReduceArray(S, L->nslots, S->val, PETSC_TRUE, nrm));
+    *nrm = PetscSqrtReal(*nrm);
+  } else { /* max row sum of |a_ij|: a product of |A| with ones */
+    PetscScalar *absval, *ones, *rs;
+    PetscCheck(type == NORM_INFINITY, PETSC_COMM_SELF, PETSC_ERR_SUP, "Norm type %s is computed through the transpose", NormTypes[type]);
+    PetscCall(DevMalloc((void **)&absval, L->nslots * sizeof(PetscScalar), "norm work"));
+    PetscCall(DevMalloc((void **)&ones, L->ncols * sizeof(PetscScalar), "norm work"));
+    PetscCall(DevMalloc((void **)&rs, L->nrows * sizeof(PetscScalar), "norm work"));
+    if (L->nslots) AbsKernel<<<GRID(L->nslots)>>>(L->nslots, S->val, absval);
+    if (L->ncols) FillKernel<<<GRID(L->ncols)>>>(L->ncols, 1.0, ones);
+    if (L->nrows) FillKernel<<<GRID(L->nrows)>>>(L->nrows, 0.0, rs);
+    PetscCall(LaunchMult(S, 256, ones, absval, NULL, rs));
+    PetscCall(ReduceArray(S, L->nrows, rs, PETSC_FALSE, nrm));
+    PetscCallCUDA(cudaFree(absval));
+    PetscCallCUDA(cudaFree(ones));
+    PetscCallCUDA(cudaFree(rs));
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDASetRows(PetscInt n, const PetscInt *rows, PetscScalar a, const PetscScalar *x, PetscScalar *y)
+{
+  PetscInt *d;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(Upload(&d, rows, (size_t)n, "row list"));
+  SetRowsKernel<<<GRID(n)>>>(n, d, a, x, y);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCallCUDA(cudaFree(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDACSRAlloc(PetscCount n, PetscScalar **p)
+{
+  PetscFunctionBegin;
+  PetscCall(DevMalloc((void **)p, n * sizeof(PetscScalar), "CSR values"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDACSRFree(PetscScalar **p)
+{
+  PetscFunctionBegin;
+  if (*p) PetscCallCUDA(cudaFree(*p));
+  *p = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDACSRUpload(PetscCount n, const PetscScalar *h, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  if (n) PetscCallCUDA(cudaMemcpyAsync(d, h, n * sizeof(PetscScalar), cudaMemcpyHostToDevice, Stream()));
+  PetscCall(PetscLogCpuToGpu(n * sizeof(PetscScalar)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDACSRDownload(PetscCount n, const PetscScalar *d, PetscScalar *h)
+{
+  PetscFunctionBegin;
+  if (n) PetscCallCUDA(cudaMemcpyAsync(h, d, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, Stream()));
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCall(PetscLogGpuToCpu(n * sizeof(PetscScalar)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const EllwarpKernelOps EllwarpCUDAKernels = {CUDACreate, CUDADestroy, CUDAGather, CUDAScatter, CUDAMult, CUDAScale, CUDAShift, CUDAGetDiag, CUDADiagScale, CUDAZeroMasked, CUDAAXPY, CUDACopy, CUDANorm, CUDASetRows, CUDACSRAlloc, CUDACSRFree, CUDACSRUpload, CUDACSRDownload};

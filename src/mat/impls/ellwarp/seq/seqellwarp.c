@@ -1,0 +1,469 @@
+/* MATSEQELLWARP life cycle: creation from (or conversion of) a SeqAIJ, options, assembly, view,
+   duplication, conversion back, destruction. */
+#include <petsc/private/matellwarpimpl.h>
+
+const char *const MatEllwarpKernels[]  = {"auto", "k1", "k2", "MatEllwarpKernel", "MAT_ELLWARP_KERNEL_", NULL};
+const char *const MatEllwarpBackends[] = {"cuda", "host", "MatEllwarpBackend", "MAT_ELLWARP_BACKEND_", NULL};
+
+/* default backend: the device when one is usable, else the reference backend, said in -info */
+static PetscErrorCode DefaultBackend(Mat A, MatEllwarpBackend *b)
+{
+  PetscBool avail = PETSC_FALSE;
+
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(EllwarpCUDADeviceAvailable(&avail));
+#endif
+  *b = avail ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
+  if (!avail) PetscCall(PetscInfo(A, "No usable CUDA device: MATSEQELLWARP uses the host reference backend\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetBackend(Mat A, MatEllwarpBackend b)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  if (e->k && e->backend != b) { /* moving: keep the values on the host, rebuild in the new backend */
+    PetscCall(MatSeqELLWARPSyncHost(A));
+    if (e->St) PetscCall(e->k->destroy(&e->St));
+    if (e->S) PetscCall(e->k->destroy(&e->S));
+    PetscCall(e->k->csrfree(&e->csr));
+    PetscCall(EllwarpLayoutDestroy(&e->Lt));
+    PetscCall(EllwarpLayoutDestroy(&e->L));
+    e->k = NULL;
+    if (A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) A->offloadmask = PETSC_OFFLOAD_CPU;
+  }
+  e->backend = b;
+  PetscCall(PetscFree(A->defaultvectype));
+  PetscCall(PetscStrallocpy(b == MAT_ELLWARP_BACKEND_CUDA ? VECCUDA : VECSTANDARD, &A->defaultvectype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
+{
+  Mat_SeqELLWARP   *e = (Mat_SeqELLWARP *)A->spptr;
+  MatEllwarpBackend b = e->backend;
+  EllwarpParams     p = e->par;
+  PetscBool         set;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "MATSEQELLWARP options");
+  PetscCall(PetscOptionsEnum("-mat_ellwarp_backend", "Where the layout lives and the kernels run", "MatEllwarpSetBackend", MatEllwarpBackends, (PetscEnum)b, (PetscEnum *)&b, &set));
+  PetscCall(PetscOptionsEnum("-mat_ellwarp_kernel", "Kernel family (auto: chosen from row-length statistics)", "MatEllwarpSetKernel", MatEllwarpKernels, (PetscEnum)p.kernel, (PetscEnum *)&p.kernel, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_threshold", "K2: most entries per lane before a row is split (0: automatic)", "MatEllwarpSetKernel", p.threshold, &p.threshold, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_sort_window", "Sort rows by length within windows of this many rows (0: whole matrix)", "", p.sortwindow, &p.sortwindow, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_block_size", "Threads per CUDA block (multiple of 32, at most 1024)", "", e->blocksize, &e->blocksize, NULL));
+  PetscOptionsHeadEnd();
+  PetscCheck(p.threshold >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_threshold %" PetscInt_FMT " must be >= 0", p.threshold);
+  PetscCheck(p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be 0 or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
+  PetscCheck(e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_block_size %" PetscInt_FMT " must be a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
+  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow) {
+    e->par = p;
+    if (e->L) { /* new parameters: the next use re-analyses */
+      PetscCall(MatSeqELLWARPSyncHost(A));
+      e->nzstate = -1;
+      A->offloadmask = PETSC_OFFLOAD_CPU;
+    }
+  }
+  if (set) {
+    e->backendset = PETSC_TRUE;
+    PetscCall(SetBackend(A, b));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_SeqELLWARP(Mat A, PetscOptionItems PetscOptionsObject)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  if (e->aijops.setfromoptions) PetscCall(e->aijops.setfromoptions(A, PetscOptionsObject));
+  PetscCall(ReadOptions(A, PetscOptionsObject));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyEnd_SeqELLWARP(Mat A, MatAssemblyType mode)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(e->aijops.assemblyend(A, mode));
+  if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
+  A->offloadmask = PETSC_OFFLOAD_CPU;
+  /* build (or refresh) the layout now, so the first product pays no hidden set-up cost */
+  if (!A->boundtocpu) PetscCall(MatSeqELLWARPSyncLayout(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FreeLayouts(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  if (e->k) {
+    if (e->St) PetscCall(e->k->destroy(&e->St));
+    if (e->S) PetscCall(e->k->destroy(&e->S));
+    PetscCall(e->k->csrfree(&e->csr));
+  }
+  PetscCall(EllwarpLayoutDestroy(&e->Lt));
+  PetscCall(EllwarpLayoutDestroy(&e->L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const char *const ConvertNames[] = {"MatConvert_seqellwarp_seqaij_C", "MatConvert_seqellwarp_seqaijcusparse_C", "MatConvert_seqaij_seqellwarp_C", "MatConvert_seqaijcusparse_seqellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetInfo_C", "MatEllwarpSetKernel_C", "MatEllwarpGetBackend_C"};
+
+/* turn B back into a plain MATSEQAIJ in place, values on the host */
+static PetscErrorCode StripToSeqAIJ(Mat B)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)B->spptr;
+  Mat_SeqAIJ     *a = (Mat_SeqAIJ *)B->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncHost(B));
+  PetscCall(FreeLayouts(B));
+  *B->ops = e->aijops;
+  PetscCall(PetscMemzero(a->ops, sizeof(Mat_SeqAIJOps)));
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ConvertNames); i++) PetscCall(PetscObjectComposeFunction((PetscObject)B, ConvertNames[i], NULL));
+  PetscCall(PetscFree(B->spptr));
+  B->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscCall(PetscFree(B->defaultvectype));
+  PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_SeqELLWARP_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatSeqELLWARPSyncHost(A));
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
+  else *newmat = A;
+  PetscCall(StripToSeqAIJ(*newmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_SeqELLWARP_SeqAIJCUSPARSE(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatSeqELLWARPSyncHost(A));
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatConvert_SeqELLWARP_SeqAIJ(A, MATSEQAIJ, reuse, newmat));
+  PetscCall(MatConvert(*newmat, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, newmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqELLWARP(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatConvert_SeqAIJ_SeqELLWARP(B, MATSEQELLWARP, MAT_INPLACE_MATRIX, &B));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
+  else *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_SeqELLWARP(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  PetscErrorCode (*aijdestroy)(Mat);
+
+  PetscFunctionBegin;
+  if (!e) PetscFunctionReturn(PETSC_SUCCESS); /* spptr moved away by MatHeaderMerge() */
+  aijdestroy = e->aijops.destroy;
+  PetscCall(FreeLayouts(A));
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ConvertNames); i++) PetscCall(PetscObjectComposeFunction((PetscObject)A, ConvertNames[i], NULL));
+  PetscCall(PetscFree(A->spptr));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQAIJ));
+  PetscCall((*aijdestroy)(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDuplicate_SeqELLWARP(Mat A, MatDuplicateOption op, Mat *M)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr, *em;
+
+  PetscFunctionBegin;
+  if (op != MAT_DO_NOT_COPY_VALUES) PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall(e->aijops.duplicate(A, op, M)); /* creates a MATSEQELLWARP through MatSetType() */
+  em             = (Mat_SeqELLWARP *)(*M)->spptr;
+  em->par        = e->par;
+  em->blocksize  = e->blocksize;
+  em->backendset = e->backendset;
+  PetscCall(SetBackend(*M, e->backend));
+  if ((*M)->assembled) {
+    (*M)->offloadmask = PETSC_OFFLOAD_CPU;
+    if (!(*M)->boundtocpu) PetscCall(MatSeqELLWARPSyncLayout(*M));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatBindToCPU_SeqELLWARP(Mat A, PetscBool flg)
+{
+  PetscFunctionBegin;
+  if (flg) PetscCall(MatSeqELLWARPSyncHost(A));
+  A->boundtocpu = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetInfo(Mat A, MatEllwarpInfo *info)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  EllwarpLayout  *L;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncLayout(A));
+  L = e->L;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  info->nrows      = L->nrows;
+  info->ncols      = L->ncols;
+  info->nnz        = L->nnz;
+  info->nslots     = L->nslots;
+  info->nslices    = L->nslices;
+  info->nsplit     = L->nsplit;
+  info->maxrowlen  = L->maxrowlen;
+  info->minrowlen  = L->minrowlen;
+  info->meanrowlen = L->meanrowlen;
+  info->stdrowlen  = L->stdrowlen;
+  info->kernel     = L->kernel;
+  info->threshold  = L->threshold;
+  info->blocksize  = e->blocksize;
+  info->sortwindow = L->sortwindow;
+  info->bytes_mult = EllwarpLayoutBytesMult(L);
+  info->nanalyses  = e->nanalyses;
+  info->nrefreshes = e->nrefreshes;
+  info->backend    = e->backend;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
+{
+  Mat_SeqELLWARP   *e = (Mat_SeqELLWARP *)A->spptr;
+  PetscBool         ascii;
+  PetscViewerFormat format;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (ascii) PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
+    MatEllwarpInfo info;
+
+    if (!A->assembled) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "ELLWARP: not assembled yet\n"));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(GetInfo(A, &info));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "ELLWARP layout: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscCount_FMT " nonzeros in %" PetscInt_FMT " slices of %d lanes\n", info.nrows, info.ncols, info.nnz, info.nslices, ELLWARP_LANES));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  row length: min %" PetscInt_FMT " mean %.2f std %.2f max %" PetscInt_FMT "\n", info.minrowlen, (double)info.meanrowlen, (double)info.stdrowlen, info.maxrowlen));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  padded slots %" PetscCount_FMT " (padding ratio %.4f), %" PetscInt_FMT " slices split over several lanes\n", info.nslots, info.nnz ? (double)info.nslots / (double)info.nnz : 1.0, info.nsplit));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel %s (requested %s), threshold %" PetscInt_FMT ", block size %" PetscInt_FMT ", sort window %" PetscInt_FMT "%s\n", MatEllwarpKernels[info.kernel], MatEllwarpKernels[e->par.kernel], info.threshold, info.blocksize, info.sortwindow, info.sortwindow ? "" : " (global)"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult,
+                                     info.nnz ? info.bytes_mult / (double)info.nnz : 0.0, info.nnz ? (12.0 * (double)info.nnz + 8.0 * (info.nrows + info.ncols) + 4.0 * (info.nrows + 1)) / (double)info.nnz : 0.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  analyses %" PetscInt_FMT ", value refreshes %" PetscInt_FMT "\n", e->nanalyses, e->nrefreshes));
+    if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(e->aijops.view(A, viewer));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall(e->aijops.view(A, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatEllwarpGetInfo_SeqELLWARP(Mat A, MatEllwarpInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(GetInfo(A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatEllwarpSetBackend_SeqELLWARP(Mat A, MatEllwarpBackend b)
+{
+  PetscFunctionBegin;
+  ((Mat_SeqELLWARP *)A->spptr)->backendset = PETSC_TRUE;
+  PetscCall(SetBackend(A, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatEllwarpGetBackend_SeqELLWARP(Mat A, MatEllwarpBackend *b)
+{
+  PetscFunctionBegin;
+  *b = ((Mat_SeqELLWARP *)A->spptr)->backend;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatEllwarpSetKernel_SeqELLWARP(Mat A, MatEllwarpKernel k, PetscInt threshold)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(threshold >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "threshold %" PetscInt_FMT " must be >= 0", threshold);
+  if (e->L) PetscCall(MatSeqELLWARPSyncHost(A));
+  e->par.kernel    = k;
+  e->par.threshold = threshold;
+  e->nzstate       = -1;
+  if (A->assembled) {
+    A->offloadmask = PETSC_OFFLOAD_CPU;
+    PetscCall(MatSeqELLWARPSyncLayout(A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat             B;
+  Mat_SeqELLWARP *e;
+  PetscBool       same;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
+  B = *newmat;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQELLWARP, &same));
+  if (same) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpInitializePackage());
+
+  PetscCall(PetscNew(&e));
+  B->spptr       = e;
+  e->aijops      = *B->ops;
+  e->nzstate     = -1;
+  e->blocksize   = 256;
+  e->par.kernel  = MAT_ELLWARP_KERNEL_AUTO;
+  B->offloadmask = B->assembled ? PETSC_OFFLOAD_CPU : PETSC_OFFLOAD_UNALLOCATED;
+
+  B->ops->assemblyend    = MatAssemblyEnd_SeqELLWARP;
+  B->ops->destroy        = MatDestroy_SeqELLWARP;
+  B->ops->duplicate      = MatDuplicate_SeqELLWARP;
+  B->ops->setfromoptions = MatSetFromOptions_SeqELLWARP;
+  B->ops->view           = MatView_SeqELLWARP;
+  B->ops->bindtocpu      = MatBindToCPU_SeqELLWARP;
+  PetscCall(MatSeqELLWARPSetHostOps(B));
+  PetscCall(MatSeqELLWARPSetLayoutOps(B));
+
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqellwarp_seqaij_C", MatConvert_SeqELLWARP_SeqAIJ));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqellwarp_seqaijcusparse_C", MatConvert_SeqELLWARP_SeqAIJCUSPARSE));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqellwarp_C", MatConvert_SeqAIJ_SeqELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijcusparse_seqellwarp_C", MatConvert_SeqAIJCUSPARSE_SeqELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpSetBackend_C", MatEllwarpSetBackend_SeqELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpGetBackend_C", MatEllwarpGetBackend_SeqELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpSetKernel_C", MatEllwarpSetKernel_SeqELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpGetInfo_C", MatEllwarpGetInfo_SeqELLWARP));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQELLWARP));
+
+  /* backend and parameters from the options now: vectors made before MatSetFromOptions() must already
+     have the right type */
+  {
+    MatEllwarpBackend b = MAT_ELLWARP_BACKEND_HOST;
+    PetscCall(DefaultBackend(B, &b));
+    PetscCall(SetBackend(B, b));
+    PetscObjectOptionsBegin((PetscObject)B);
+    PetscCall(ReadOptions(B, PetscOptionsObject));
+    PetscOptionsEnd();
+  }
+  if (B->assembled && !B->boundtocpu) PetscCall(MatSeqELLWARPSyncLayout(B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_EXTERN PetscErrorCode MatCreate_SeqELLWARP(Mat B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetType(B, MATSEQAIJ));
+  PetscCall(MatConvert_SeqAIJ_SeqELLWARP(B, MATSEQELLWARP, MAT_INPLACE_MATRIX, &B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCreateSeqELLWARP - Creates a sequential `MATSEQELLWARP` matrix (preallocated like `MATSEQAIJ`).
+
+  Collective
+
+  Input Parameters:
++ comm - `PETSC_COMM_SELF`
+. m    - rows
+. n    - columns
+. nz   - nonzeros per row (ignored if `nnz` is given)
+- nnz  - nonzeros in each row, or `NULL`
+
+  Output Parameter:
+. A - the matrix
+
+  Level: beginner
+
+.seealso: `MATELLWARP`, `MatCreateSeqAIJ()`
+@*/
+PetscErrorCode MatCreateSeqELLWARP(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, MATSEQELLWARP));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatEllwarpSetBackend - Chooses where the layout lives: `MAT_ELLWARP_BACKEND_CUDA` or the host reference.
+
+  Logically Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode MatEllwarpSetBackend(Mat A, MatEllwarpBackend b)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatEllwarpSetBackend_C", (Mat, MatEllwarpBackend), (A, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatEllwarpGetBackend(Mat A, MatEllwarpBackend *b)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatEllwarpGetBackend_C", (Mat, MatEllwarpBackend *), (A, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatEllwarpSetKernel - Forces the kernel family and, for K2, the threshold (0: automatic).
+
+  Logically Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode MatEllwarpSetKernel(Mat A, MatEllwarpKernel k, PetscInt threshold)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatEllwarpSetKernel_C", (Mat, MatEllwarpKernel, PetscInt), (A, k, threshold));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatEllwarpGetInfo - Layout statistics of an assembled `MATELLWARP` matrix.
+
+  Not Collective
+
+  Level: intermediate
+@*/
+PetscErrorCode MatEllwarpGetInfo(Mat A, MatEllwarpInfo *info)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatEllwarpGetInfo_C", (Mat, MatEllwarpInfo *), (A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

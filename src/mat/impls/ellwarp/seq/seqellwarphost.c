@@ -1,0 +1,238 @@
+/* MATSEQELLWARP operations inherited from SeqAIJ that read or write the host CSR values.  The layout may
+   hold newer values (after a device-side MatScale, MatZeroRows, ...): these wrappers bring the host copy
+   up to date first (logged as MAT_ELLWARP_Download) and mark the host newer after a write. */
+#include <petsc/private/matellwarpimpl.h>
+
+#define ELLWARP_AIJ(A) (((Mat_SeqELLWARP *)(A)->spptr)->aijops)
+
+/* read-only host operations: sync, then SeqAIJ's own */
+#define ELLWARP_READER(op, params, args) \
+  static PetscErrorCode Host_##op params \
+  { \
+    PetscFunctionBegin; \
+    PetscCall(MatSeqELLWARPSyncHost(A)); \
+    PetscCall(ELLWARP_AIJ(A).op args); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+/* host writes: sync (unchanged entries must survive), write, host is newer */
+#define ELLWARP_WRITER(op, params, args) \
+  static PetscErrorCode Host_##op params \
+  { \
+    PetscFunctionBegin; \
+    PetscCall(MatSeqELLWARPSyncHost(A)); \
+    PetscCall(ELLWARP_AIJ(A).op args); \
+    A->offloadmask = PETSC_OFFLOAD_CPU; \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+
+ELLWARP_READER(getrow, (Mat A, PetscInt r, PetscInt *n, PetscInt **c, PetscScalar **v), (A, r, n, c, v))
+ELLWARP_READER(getvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], PetscScalar v[]), (A, m, im, n, in, v))
+ELLWARP_READER(sor, (Mat A, Vec b, PetscReal w, MatSORType f, PetscReal s, PetscInt its, PetscInt lits, Vec x), (A, b, w, f, s, its, lits, x))
+ELLWARP_READER(invertblockdiagonal, (Mat A, const PetscScalar **v), (A, v))
+ELLWARP_READER(createsubmatrix, (Mat A, IS r, IS c, MatReuse re, Mat *B), (A, r, c, re, B))
+ELLWARP_READER(createsubmatrices, (Mat A, PetscInt n, const IS r[], const IS c[], MatReuse re, Mat *B[]), (A, n, r, c, re, B))
+ELLWARP_READER(transpose, (Mat A, MatReuse re, Mat *B), (A, re, B))
+ELLWARP_READER(getrowmaxabs, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
+ELLWARP_READER(getrowmax, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
+ELLWARP_READER(getrowmin, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
+ELLWARP_READER(getrowsumabs, (Mat A, Vec v), (A, v))
+ELLWARP_READER(getcolumnreductions, (Mat A, PetscInt type, PetscReal *r), (A, type, r))
+ELLWARP_WRITER(setvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
+ELLWARP_WRITER(setvaluesblocked, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
+
+static PetscErrorCode Host_equal(Mat A, Mat B, PetscBool *flg)
+{
+  PetscBool isb;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQELLWARP, &isb));
+  if (isb) PetscCall(MatSeqELLWARPSyncHost(B));
+  PetscCall(ELLWARP_AIJ(A).equal(A, B, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatSeqAIJGetArray() and friends: SeqAIJ kernels (products, submatrices) go through these */
+static PetscErrorCode GetArray(Mat A, PetscScalar **a)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  A->offloadmask = PETSC_OFFLOAD_CPU;
+  *a             = ((Mat_SeqAIJ *)A->data)->a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetArrayRead(Mat A, const PetscScalar **a)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  *a = ((Mat_SeqAIJ *)A->data)->a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetArrayWrite(Mat A, PetscScalar **a)
+{
+  PetscFunctionBegin;
+  A->offloadmask = PETSC_OFFLOAD_CPU;
+  *a             = ((Mat_SeqAIJ *)A->data)->a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RestoreArray(Mat A, PetscScalar **a)
+{
+  PetscFunctionBegin;
+  A->offloadmask = PETSC_OFFLOAD_CPU;
+  *a             = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RestoreArrayRead(Mat A, const PetscScalar **a)
+{
+  PetscFunctionBegin;
+  (void)A;
+  *a = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetCSRAndMemType(Mat A, const PetscInt **i, const PetscInt **j, PetscScalar **a, PetscMemType *mtype)
+{
+  Mat_SeqAIJ *aij = (Mat_SeqAIJ *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  if (i) *i = aij->i;
+  if (j) *j = aij->j;
+  if (a) {
+    *a             = aij->a;
+    A->offloadmask = PETSC_OFFLOAD_CPU;
+  }
+  if (mtype) *mtype = PETSC_MEMTYPE_HOST;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqELLWARPSetHostOps(Mat B)
+{
+  Mat_SeqAIJ *a = (Mat_SeqAIJ *)B->data;
+
+  PetscFunctionBegin;
+#define SET(op) \
+  if (B->ops->op) B->ops->op = Host_##op
+  SET(getrow);
+  SET(getvalues);
+  SET(sor);
+  SET(invertblockdiagonal);
+  SET(createsubmatrix);
+  SET(createsubmatrices);
+  SET(transpose);
+  SET(getrowmaxabs);
+  SET(getrowmax);
+  SET(getrowmin);
+  SET(getrowsumabs);
+  SET(getcolumnreductions);
+  SET(setvalues);
+  SET(setvaluesblocked);
+  SET(equal);
+#undef SET
+  a->ops->getarray          = GetArray;
+  a->ops->restorearray      = RestoreArray;
+  a->ops->getarrayread      = GetArrayRead;
+  a->ops->restorearrayread  = RestoreArrayRead;
+  a->ops->getarraywrite     = GetArrayWrite;
+  a->ops->restorearraywrite = RestoreArray;
+  a->ops->getcsrandmemtype  = GetCSRAndMemType;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- host factorizations (PCILU, PCICC, PCLU, PCBJACOBI) ------------------------------------------ */
+/* SeqAIJ's numeric factorizations read A's host values directly, so each is wrapped to sync A first.
+   The SeqAIJ routine that a symbolic phase installs is kept on the factor as a composed function. */
+static PetscErrorCode NumericLU(Mat F, Mat A, const MatFactorInfo *info)
+{
+  PetscErrorCode (*orig)(Mat, Mat, const MatFactorInfo *);
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)F, "EllwarpNumeric_C", &orig));
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall((*orig)(F, A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode WrapNumeric(Mat F, PetscBool chol)
+{
+  PetscFunctionBegin;
+  if (chol) {
+    PetscCall(PetscObjectComposeFunction((PetscObject)F, "EllwarpNumeric_C", F->ops->choleskyfactornumeric));
+    F->ops->choleskyfactornumeric = NumericLU;
+  } else {
+    PetscCall(PetscObjectComposeFunction((PetscObject)F, "EllwarpNumeric_C", F->ops->lufactornumeric));
+    F->ops->lufactornumeric = NumericLU;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SymbolicLU(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
+{
+  PetscErrorCode (*orig)(Mat, Mat, IS, IS, const MatFactorInfo *);
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)F, "EllwarpSymbolic_C", &orig));
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall((*orig)(F, A, r, c, info));
+  PetscCall(WrapNumeric(F, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SymbolicChol(Mat F, Mat A, IS p, const MatFactorInfo *info)
+{
+  PetscErrorCode (*orig)(Mat, Mat, IS, const MatFactorInfo *);
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)F, "EllwarpSymbolic_C", &orig));
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall((*orig)(F, A, p, info));
+  PetscCall(WrapNumeric(F, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetFactor_SeqELLWARP_PETSc(Mat A, MatFactorType ftype, Mat *F)
+{
+  MatSolverFn *aijfactor;
+  PetscBool    foundtype, foundsolver;
+
+  PetscFunctionBegin;
+  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundsolver, &aijfactor));
+  PetscCheck(aijfactor, PETSC_COMM_SELF, PETSC_ERR_SUP, "No PETSc factorization of type %s for MATSEQAIJ", MatFactorTypes[ftype]);
+  PetscCall((*aijfactor)(A, ftype, F));
+  if (!*F) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (ftype) {
+  case MAT_FACTOR_LU:
+    PetscCall(PetscObjectComposeFunction((PetscObject)*F, "EllwarpSymbolic_C", (*F)->ops->lufactorsymbolic));
+    (*F)->ops->lufactorsymbolic = SymbolicLU;
+    break;
+  case MAT_FACTOR_ILU:
+    PetscCall(PetscObjectComposeFunction((PetscObject)*F, "EllwarpSymbolic_C", (*F)->ops->ilufactorsymbolic));
+    (*F)->ops->ilufactorsymbolic = SymbolicLU;
+    break;
+  case MAT_FACTOR_CHOLESKY:
+    PetscCall(PetscObjectComposeFunction((PetscObject)*F, "EllwarpSymbolic_C", (*F)->ops->choleskyfactorsymbolic));
+    (*F)->ops->choleskyfactorsymbolic = SymbolicChol;
+    break;
+  case MAT_FACTOR_ICC:
+    PetscCall(PetscObjectComposeFunction((PetscObject)*F, "EllwarpSymbolic_C", (*F)->ops->iccfactorsymbolic));
+    (*F)->ops->iccfactorsymbolic = SymbolicChol;
+    break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Factor type %s is not supported for MATSEQELLWARP", MatFactorTypes[ftype]);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqELLWARPRegisterFactors(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_LU, MatGetFactor_SeqELLWARP_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_ILU, MatGetFactor_SeqELLWARP_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqELLWARP_PETSc));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_ICC, MatGetFactor_SeqELLWARP_PETSc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,544 @@
+/* MATSEQELLWARP operations that run on the layout: products, value updates, norms.  Each either runs
+   in the backend (device or reference) or, where it would change the nonzero pattern, says so in -info
+   and runs on the host SeqAIJ, whose pattern change then triggers a new analysis. */
+#include <petsc/private/matellwarpimpl.h>
+
+static PetscErrorCode MatSeqELLWARPAnalyse(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  Mat_SeqAIJ     *a = (Mat_SeqAIJ *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
+  if (e->St) PetscCall(e->k->destroy(&e->St));
+  if (e->S) PetscCall(e->k->destroy(&e->S));
+  PetscCall(EllwarpLayoutDestroy(&e->Lt));
+  PetscCall(EllwarpLayoutDestroy(&e->L));
+  PetscCall(e->k->csrfree(&e->csr));
+  PetscCall(EllwarpLayoutCreate(A->rmap->n, A->cmap->n, a->i, a->j, NULL, &e->par, &e->L));
+  PetscCall(e->k->create(e->L, &e->S));
+  PetscCall(e->k->csralloc(e->L->nnz, &e->csr));
+  e->nzstate = A->nonzerostate;
+  e->nanalyses++;
+  PetscCall(PetscInfo(A, "Analysed pattern (nonzero state %" PetscInt64_FMT ", analysis %" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " slices, padding %.3f, kernel %s threshold %" PetscInt_FMT ", backend %s\n", (PetscInt64)A->nonzerostate, e->nanalyses,
+                      e->L->nrows, e->L->nnz, e->L->nslices, e->L->nnz ? (double)e->L->nslots / (double)e->L->nnz : 1.0, MatEllwarpKernels[e->L->kernel], e->L->threshold, MatEllwarpBackends[e->backend]));
+  PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the backend's copy of the CSR values: the SeqAIJ array itself for the host backend */
+static inline PetscScalar *StagingCSR(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  return e->backend == MAT_ELLWARP_BACKEND_HOST ? ((Mat_SeqAIJ *)A->data)->a : e->csr;
+}
+
+static PetscErrorCode CheckBackend(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  if (e->k) PetscFunctionReturn(PETSC_SUCCESS);
+  if (e->backend == MAT_ELLWARP_BACKEND_HOST) e->k = &EllwarpHostKernels;
+  else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscBool avail;
+    PetscCall(EllwarpCUDADeviceAvailable(&avail));
+    PetscCheck(avail, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "MATSEQELLWARP: the cuda backend was requested but no CUDA device is usable here; use -mat_ellwarp_backend host");
+    e->k = &EllwarpCUDAKernels;
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "MATSEQELLWARP: the cuda backend was requested but petsc-ellwarp was built without CUDA; use -mat_ellwarp_backend host");
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Make the layout values current: analysis when the pattern changed, else a value refresh when the host
+   values are newer. */
+PetscErrorCode MatSeqELLWARPSyncLayout(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  Mat_SeqAIJ     *a = (Mat_SeqAIJ *)A->data;
+  PetscBool       fresh = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MATSEQELLWARP: the matrix must be assembled (MatAssemblyBegin/End) before this operation");
+  PetscCall(CheckBackend(A));
+  if (!e->L || e->nzstate != A->nonzerostate) {
+    if (e->L) PetscCall(PetscInfo(A, "Nonzero pattern changed (state %" PetscInt64_FMT " -> %" PetscInt64_FMT "): new analysis\n", (PetscInt64)e->nzstate, (PetscInt64)A->nonzerostate));
+    PetscCheck(A->offloadmask != PETSC_OFFLOAD_GPU, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Pattern changed while the layout held the only current values");
+    PetscCall(MatSeqELLWARPAnalyse(A));
+    fresh = PETSC_TRUE;
+  }
+  if (fresh || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
+    PetscCall(PetscLogEventBegin(MAT_ELLWARP_Refresh, A, 0, 0, 0));
+    PetscCall(e->k->csrupload(e->L->nnz, a->a, StagingCSR(A)));
+    PetscCall(e->k->gather(e->S, StagingCSR(A)));
+    PetscCall(PetscLogEventEnd(MAT_ELLWARP_Refresh, A, 0, 0, 0));
+    e->nrefreshes++;
+    e->ltcurrent   = PETSC_FALSE;
+    A->offloadmask = PETSC_OFFLOAD_BOTH;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* after an operation changed the layout values only */
+static inline void LayoutChanged(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  e->ltcurrent      = PETSC_FALSE;
+  A->offloadmask    = PETSC_OFFLOAD_GPU;
+}
+
+/* bring the staging CSR in line with the layout (a no-op unless the layout is newer) */
+static PetscErrorCode SyncStaging(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  if (A->offloadmask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(e->k->scatter(e->S, StagingCSR(A)));
+  if (e->backend == MAT_ELLWARP_BACKEND_HOST) A->offloadmask = PETSC_OFFLOAD_BOTH;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqELLWARPSyncHost(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  Mat_SeqAIJ     *a = (Mat_SeqAIJ *)A->data;
+
+  PetscFunctionBegin;
+  if (A->offloadmask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(MAT_ELLWARP_Download, A, 0, 0, 0));
+  PetscCall(e->k->scatter(e->S, StagingCSR(A)));
+  PetscCall(e->k->csrdownload(e->L->nnz, StagingCSR(A), a->a));
+  PetscCall(PetscLogEventEnd(MAT_ELLWARP_Download, A, 0, 0, 0));
+  A->offloadmask = PETSC_OFFLOAD_BOTH;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SyncTranspose(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  Mat_SeqAIJ     *a = (Mat_SeqAIJ *)A->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncLayout(A));
+  if (!e->Lt) {
+    PetscInt *bi, *bj, *map;
+
+    PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
+    PetscCall(EllwarpLayoutTranspose(A->rmap->n, A->cmap->n, a->i, a->j, &bi, &bj, &map));
+    PetscCall(EllwarpLayoutCreate(A->cmap->n, A->rmap->n, bi, bj, map, &e->par, &e->Lt));
+    PetscCall(PetscFree(bi));
+    PetscCall(PetscFree2(bj, map));
+    PetscCall(e->k->create(e->Lt, &e->St));
+    PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
+    PetscCall(PetscInfo(A, "Built the transpose layout for MatMultTranspose (%" PetscInt_FMT " slices)\n", e->Lt->nslices));
+    e->ltcurrent = PETSC_FALSE;
+  }
+  if (!e->ltcurrent) {
+    PetscCall(SyncStaging(A));
+    PetscCall(e->k->gather(e->St, StagingCSR(A)));
+    e->ltcurrent = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- vectors in the backend's memory ----------------------------------------------------------- */
+static PetscErrorCode CheckVec(Mat A, Vec v)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  PetscBool       dev;
+
+  PetscFunctionBegin;
+  if (e->backend == MAT_ELLWARP_BACKEND_HOST) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &dev, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
+  PetscCheck(dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MATSEQELLWARP with the cuda backend needs device vectors (VECCUDA), got %s: create them with MatCreateVecs() or use -vec_type cuda / -dm_vec_type cuda", ((PetscObject)v)->type_name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetArrayRead(Mat A, Vec v, const PetscScalar **p)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckVec(A, v));
+#if defined(ELLWARP_HAVE_CUDA)
+  if (((Mat_SeqELLWARP *)A->spptr)->backend == MAT_ELLWARP_BACKEND_CUDA) {
+    PetscCall(VecCUDAGetArrayRead(v, p));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(VecGetArrayRead(v, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RestoreArrayRead(Mat A, Vec v, const PetscScalar **p)
+{
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (((Mat_SeqELLWARP *)A->spptr)->backend == MAT_ELLWARP_BACKEND_CUDA) {
+    PetscCall(VecCUDARestoreArrayRead(v, p));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(VecRestoreArrayRead(v, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* write: contents discarded; rw: read-write */
+static PetscErrorCode GetArray(Mat A, Vec v, PetscBool rw, PetscScalar **p)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckVec(A, v));
+#if defined(ELLWARP_HAVE_CUDA)
+  if (((Mat_SeqELLWARP *)A->spptr)->backend == MAT_ELLWARP_BACKEND_CUDA) {
+    if (rw) PetscCall(VecCUDAGetArray(v, p));
+    else PetscCall(VecCUDAGetArrayWrite(v, p));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  if (rw) PetscCall(VecGetArray(v, p));
+  else PetscCall(VecGetArrayWrite(v, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RestoreArray(Mat A, Vec v, PetscBool rw, PetscScalar **p)
+{
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (((Mat_SeqELLWARP *)A->spptr)->backend == MAT_ELLWARP_BACKEND_CUDA) {
+    if (rw) PetscCall(VecCUDARestoreArray(v, p));
+    else PetscCall(VecCUDARestoreArrayWrite(v, p));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  if (rw) PetscCall(VecRestoreArray(v, p));
+  else PetscCall(VecRestoreArrayWrite(v, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- products ------------------------------------------------------------------------------------ */
+static PetscErrorCode MultGeneric(Mat A, Vec xx, Vec zz, Vec yy, PetscBool trans)
+{
+  Mat_SeqELLWARP    *e = (Mat_SeqELLWARP *)A->spptr;
+  const PetscScalar *x, *z = NULL;
+  PetscScalar       *y;
+  PetscLogEvent      ev = trans ? MAT_ELLWARP_MultT : MAT_ELLWARP_Mult;
+
+  PetscFunctionBegin;
+  if (trans) PetscCall(SyncTranspose(A));
+  else PetscCall(MatSeqELLWARPSyncLayout(A));
+  PetscCall(PetscLogEventBegin(ev, A, xx, yy, 0));
+  PetscCall(GetArrayRead(A, xx, &x));
+  if (zz && zz != yy) PetscCall(GetArrayRead(A, zz, &z));
+  PetscCall(GetArray(A, yy, (PetscBool)(zz == yy), &y));
+  if (zz == yy) z = y;
+  PetscCall(e->k->mult(trans ? e->St : e->S, e->blocksize, x, z, y));
+  PetscCall(RestoreArray(A, yy, (PetscBool)(zz == yy), &y));
+  if (zz && zz != yy) PetscCall(RestoreArrayRead(A, zz, &z));
+  PetscCall(RestoreArrayRead(A, xx, &x));
+  PetscCall(PetscLogEventEnd(ev, A, xx, yy, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define ELLWARP_IF_BOUND(A, call) \
+  do { \
+    if ((A)->boundtocpu) { \
+      PetscCall(MatSeqELLWARPSyncHost(A)); \
+      PetscCall(call); \
+      PetscFunctionReturn(PETSC_SUCCESS); \
+    } \
+  } while (0)
+
+static PetscErrorCode MatMult_SeqELLWARP(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  ELLWARP_IF_BOUND(A, ((Mat_SeqELLWARP *)A->spptr)->aijops.mult(A, x, y));
+  PetscCall(MultGeneric(A, x, NULL, y, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_SeqELLWARP(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  ELLWARP_IF_BOUND(A, ((Mat_SeqELLWARP *)A->spptr)->aijops.multadd(A, x, z, y));
+  PetscCall(MultGeneric(A, x, z, y, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_SeqELLWARP(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  ELLWARP_IF_BOUND(A, ((Mat_SeqELLWARP *)A->spptr)->aijops.multtranspose(A, x, y));
+  PetscCall(MultGeneric(A, x, NULL, y, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_SeqELLWARP(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  ELLWARP_IF_BOUND(A, ((Mat_SeqELLWARP *)A->spptr)->aijops.multtransposeadd(A, x, z, y));
+  PetscCall(MultGeneric(A, x, z, y, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- value operations on the layout -------------------------------------------------------------- */
+static PetscErrorCode MatGetDiagonal_SeqELLWARP(Mat A, Vec v)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  PetscScalar    *d;
+
+  PetscFunctionBegin;
+  ELLWARP_IF_BOUND(A, e->aijops.getdiagonal(A, v));
+  PetscCall(MatSeqELLWARPSyncLayout(A));
+  PetscCall(GetArray(A, v, PETSC_FALSE, &d));
+  PetscCall(e->k->getdiag(e->S, d));
+  PetscCall(RestoreArray(A, v, PETSC_FALSE, &d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatScale_SeqELLWARP(Mat A, PetscScalar s)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  ELLWARP_IF_BOUND(A, e->aijops.scale(A, s));
+  PetscCall(MatSeqELLWARPSyncLayout(A));
+  PetscCall(e->k->scale(e->S, s));
+  LayoutChanged(A);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HostFallback(Mat A, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscInfo(A, "%s: done on the host SeqAIJ (it may change the nonzero pattern, which triggers a new analysis)\n", what));
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  A->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatShift_SeqELLWARP(Mat A, PetscScalar s)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  ELLWARP_IF_BOUND(A, e->aijops.shift(A, s));
+  PetscCall(MatSeqELLWARPSyncLayout(A));
+  if (e->L->ndiagmissing) {
+    PetscCall(HostFallback(A, "MatShift with missing diagonal entries"));
+    PetscCall(e->aijops.shift(A, s));
+    A->offloadmask = PETSC_OFFLOAD_CPU;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(e->k->shift(e->S, s));
+  LayoutChanged(A);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagonalScale_SeqELLWARP(Mat A, Vec l, Vec r)
+{
+  Mat_SeqELLWARP    *e  = (Mat_SeqELLWARP *)A->spptr;
+  const PetscScalar *la = NULL, *ra = NULL;
+
+  PetscFunctionBegin;
+  ELLWARP_IF_BOUND(A, e->aijops.diagonalscale(A, l, r));
+  PetscCall(MatSeqELLWARPSyncLayout(A));
+  if (l) PetscCall(GetArrayRead(A, l, &la));
+  if (r) PetscCall(GetArrayRead(A, r, &ra));
+  PetscCall(e->k->diagscale(e->S, la, ra));
+  if (l) PetscCall(RestoreArrayRead(A, l, &la));
+  if (r) PetscCall(RestoreArrayRead(A, r, &ra));
+  LayoutChanged(A);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatZeroEntries_SeqELLWARP(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  /* assembly loops follow with host MatSetValues, so zero the host values and refresh at assembly */
+  PetscCall(e->aijops.zeroentries(A));
+  A->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ZeroRowsAndColumns(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b, PetscBool cols)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  char           *rmask;
+  PetscBool       missing = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncLayout(A));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCheck(rows[i] >= 0 && rows[i] < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "row %" PetscInt_FMT " out of range [0,%" PetscInt_FMT ")", rows[i], A->rmap->n);
+    if (diag != 0.0 && (rows[i] >= A->cmap->n || e->L->diagslot[rows[i]] < 0)) missing = PETSC_TRUE;
+  }
+  if (missing) {
+    PetscCall(HostFallback(A, cols ? "MatZeroRowsColumns with missing diagonal entries" : "MatZeroRows with missing diagonal entries"));
+    if (cols) PetscCall(e->aijops.zerorowscolumns(A, n, rows, diag, x, b));
+    else PetscCall(e->aijops.zerorows(A, n, rows, diag, x, b));
+    A->offloadmask = PETSC_OFFLOAD_CPU;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (x && b) {
+    const PetscScalar *xa;
+    PetscScalar       *ba;
+
+    if (cols) { /* b -= A(:,rows) x(rows) before the columns are zeroed */
+      Vec          xm, t;
+      PetscScalar *xma;
+
+      PetscCall(MatCreateVecs(A, &xm, &t));
+      PetscCall(VecZeroEntries(xm));
+      PetscCall(GetArrayRead(A, x, &xa));
+      PetscCall(GetArray(A, xm, PETSC_TRUE, &xma));
+      PetscCall(e->k->setrows(n, rows, 1.0, xa, xma));
+      PetscCall(RestoreArray(A, xm, PETSC_TRUE, &xma));
+      PetscCall(RestoreArrayRead(A, x, &xa));
+      PetscCall(MultGeneric(A, xm, NULL, t, PETSC_FALSE));
+      PetscCall(VecAXPY(b, -1.0, t));
+      PetscCall(VecDestroy(&xm));
+      PetscCall(VecDestroy(&t));
+    }
+    PetscCall(GetArrayRead(A, x, &xa));
+    PetscCall(GetArray(A, b, PETSC_TRUE, &ba));
+    PetscCall(e->k->setrows(n, rows, diag, xa, ba));
+    PetscCall(RestoreArray(A, b, PETSC_TRUE, &ba));
+    PetscCall(RestoreArrayRead(A, x, &xa));
+  }
+  PetscCall(PetscCalloc1(PetscMax(A->rmap->n, A->cmap->n), &rmask));
+  for (PetscInt i = 0; i < n; i++) rmask[rows[i]] = 1;
+  PetscCall(e->k->zeromasked(e->S, rmask, cols ? rmask : NULL, diag));
+  PetscCall(PetscFree(rmask));
+  LayoutChanged(A);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatZeroRows_SeqELLWARP(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  PetscFunctionBegin;
+  ELLWARP_IF_BOUND(A, ((Mat_SeqELLWARP *)A->spptr)->aijops.zerorows(A, n, rows, diag, x, b));
+  PetscCall(ZeroRowsAndColumns(A, n, rows, diag, x, b, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatZeroRowsColumns_SeqELLWARP(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  PetscFunctionBegin;
+  PetscCheck(A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatZeroRowsColumns needs a square matrix");
+  ELLWARP_IF_BOUND(A, ((Mat_SeqELLWARP *)A->spptr)->aijops.zerorowscolumns(A, n, rows, diag, x, b));
+  PetscCall(ZeroRowsAndColumns(A, n, rows, diag, x, b, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Two ELLWARP matrices whose layouts are slot-for-slot the same (same pattern, same parameters). */
+static PetscErrorCode SameLayout(Mat X, Mat Y, PetscBool *same)
+{
+  PetscBool isx, isy;
+
+  PetscFunctionBegin;
+  *same = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQELLWARP, &isx));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Y, MATSEQELLWARP, &isy));
+  if (!isx || !isy || X->boundtocpu || Y->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    Mat_SeqELLWARP *ex = (Mat_SeqELLWARP *)X->spptr, *ey = (Mat_SeqELLWARP *)Y->spptr;
+    Mat_SeqAIJ     *ax = (Mat_SeqAIJ *)X->data, *ay = (Mat_SeqAIJ *)Y->data;
+    PetscBool       eq = PETSC_FALSE;
+
+    if (ex->backend != ey->backend || X->rmap->n != Y->rmap->n || X->cmap->n != Y->cmap->n || ax->nz != ay->nz) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PetscArraycmp(ax->i, ay->i, X->rmap->n + 1, &eq));
+    if (eq) PetscCall(PetscArraycmp(ax->j, ay->j, ax->nz, &eq));
+    if (!eq) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatSeqELLWARPSyncLayout(X));
+    PetscCall(MatSeqELLWARPSyncLayout(Y));
+    *same = (PetscBool)(ex->L->nslots == ey->L->nslots && ex->L->threshold == ey->L->threshold && ex->L->sortwindow == ey->L->sortwindow && ex->L->nslices == ey->L->nslices);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAXPY_SeqELLWARP(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  Mat_SeqELLWARP *ey = (Mat_SeqELLWARP *)Y->spptr;
+  PetscBool       same;
+
+  PetscFunctionBegin;
+  PetscCall(SameLayout(X, Y, &same));
+  if (same) {
+    PetscCall(ey->k->axpy(ey->S, a, ((Mat_SeqELLWARP *)X->spptr)->S));
+    LayoutChanged(Y);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscInfo(Y, "MatAXPY with different patterns: done on the host\n"));
+  PetscCall(MatSeqELLWARPSyncHost(Y));
+  {
+    PetscBool isx;
+    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQELLWARP, &isx));
+    if (isx) PetscCall(MatSeqELLWARPSyncHost(X));
+  }
+  PetscCall(ey->aijops.axpy(Y, a, X, str));
+  Y->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCopy_SeqELLWARP(Mat A, Mat B, MatStructure str)
+{
+  Mat_SeqELLWARP *ea = (Mat_SeqELLWARP *)A->spptr;
+  PetscBool       same, isb;
+
+  PetscFunctionBegin;
+  PetscCall(SameLayout(A, B, &same));
+  if (same) {
+    PetscCall(ea->k->copy(((Mat_SeqELLWARP *)B->spptr)->S, ea->S));
+    LayoutChanged(B);
+    PetscCall(PetscObjectStateIncrease((PetscObject)B));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQELLWARP, &isb));
+  if (isb) PetscCall(MatSeqELLWARPSyncHost(B));
+  PetscCall(ea->aijops.copy(A, B, str));
+  if (isb) B->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatNorm_SeqELLWARP(Mat A, NormType type, PetscReal *nrm)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  ELLWARP_IF_BOUND(A, e->aijops.norm(A, type, nrm));
+  PetscCheck(type == NORM_1 || type == NORM_FROBENIUS || type == NORM_INFINITY, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP does not support norm %s", NormTypes[type]);
+  if (type == NORM_1) { /* column sums are the row sums of the transpose */
+    PetscCall(SyncTranspose(A));
+    PetscCall(e->k->norm(e->St, NORM_INFINITY, nrm));
+  } else {
+    PetscCall(MatSeqELLWARPSyncLayout(A));
+    PetscCall(e->k->norm(e->S, type, nrm));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Install the layout operations on a matrix whose aijops already hold SeqAIJ's. */
+PetscErrorCode MatSeqELLWARPSetLayoutOps(Mat B)
+{
+  PetscFunctionBegin;
+  B->ops->mult             = MatMult_SeqELLWARP;
+  B->ops->multadd          = MatMultAdd_SeqELLWARP;
+  B->ops->multtranspose    = MatMultTranspose_SeqELLWARP;
+  B->ops->multtransposeadd = MatMultTransposeAdd_SeqELLWARP;
+  B->ops->getdiagonal      = MatGetDiagonal_SeqELLWARP;
+  B->ops->scale            = MatScale_SeqELLWARP;
+  B->ops->shift            = MatShift_SeqELLWARP;
+  B->ops->diagonalscale    = MatDiagonalScale_SeqELLWARP;
+  B->ops->zeroentries      = MatZeroEntries_SeqELLWARP;
+  B->ops->zerorows         = MatZeroRows_SeqELLWARP;
+  B->ops->zerorowscolumns  = MatZeroRowsColumns_SeqELLWARP;
+  B->ops->axpy             = MatAXPY_SeqELLWARP;
+  B->ops->copy             = MatCopy_SeqELLWARP;
+  B->ops->norm             = MatNorm_SeqELLWARP;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

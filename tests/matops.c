@@ -1,0 +1,599 @@
+/* Randomized property tests of MATSEQELLWARP against MATSEQAIJ: every operation, every kernel choice,
+   on random, degenerate and finite-element matrices.  With -backend host it checks the reference
+   kernels (and so the layout logic) on any machine; with -backend cuda the device kernels.
+
+   ellwarp_add_test(matops.host_auto -backend host -kernel auto)
+   ellwarp_add_test(matops.host_k1 -backend host -kernel k1)
+   ellwarp_add_test(matops.host_k2 -backend host -kernel k2 -threshold 4)
+   ellwarp_add_test(matops.host_window -backend host -kernel k2 -threshold 8 -sort_window 64)
+   ellwarp_add_test(matops.cuda_auto -backend cuda -kernel auto GPU)
+   ellwarp_add_test(matops.cuda_k1 -backend cuda -kernel k1 GPU)
+   ellwarp_add_test(matops.cuda_k2 -backend cuda -kernel k2 -threshold 4 GPU)
+   ellwarp_add_test(matops.cuda_window -backend cuda -kernel k2 -threshold 8 -sort_window 64 -block_size 64 GPU)
+*/
+#include <petscellwarp.h>
+#include "testutil.h"
+
+static PetscReal         tol = 1e-13;
+static MatEllwarpBackend backend;
+static MatEllwarpKernel  kernel;
+static PetscInt          threshold, sortwindow, blocksize;
+static PetscInt          nchecks;
+
+/* ---- comparisons ---------------------------------------------------------------------------------- */
+static PetscErrorCode CompareVecs(Vec ref, Vec v, const char *what, const char *mat)
+{
+  const PetscScalar *a, *b;
+  PetscInt           n;
+  PetscReal          err = 0, scale = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(ref, &n));
+  PetscCall(VecGetArrayRead(ref, &a));
+  PetscCall(VecGetArrayRead(v, &b));
+  for (PetscInt i = 0; i < n; i++) {
+    err   = PetscMax(err, PetscAbsScalar(a[i] - b[i]));
+    scale = PetscMax(scale, PetscAbsScalar(a[i]));
+    /* Inf/NaN must match exactly where they appear */
+    PetscCheck(!(PetscIsInfOrNanScalar(a[i]) ^ PetscIsInfOrNanScalar(b[i])), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s on %s: entry %" PetscInt_FMT " is %g vs %g", what, mat, i, (double)PetscRealPart(a[i]), (double)PetscRealPart(b[i]));
+  }
+  PetscCall(VecRestoreArrayRead(ref, &a));
+  PetscCall(VecRestoreArrayRead(v, &b));
+  PetscCheck(err <= tol * PetscMax(scale, 1e-300) || err == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s on %s: relative error %g > %g", what, mat, (double)(err / PetscMax(scale, 1e-300)), (double)tol);
+  nchecks++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CompareReals(PetscReal ref, PetscReal v, const char *what, const char *mat)
+{
+  PetscFunctionBegin;
+  PetscCheck(PetscAbsReal(ref - v) <= tol * PetscMax(PetscAbsReal(ref), 1e-300) || ref == v, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s on %s: %.17g vs %.17g", what, mat, (double)ref, (double)v);
+  nchecks++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the same product through both matrices, with fresh random inputs */
+static PetscErrorCode CompareMult(Mat A, Mat B, PetscRandom r, const char *what, const char *mat)
+{
+  Vec xa, ya, xb, yb, za, zb, ta, tb;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &xa, &ya));
+  PetscCall(MatCreateVecs(B, &xb, &yb));
+  PetscCall(VecDuplicate(ya, &za));
+  PetscCall(VecDuplicate(yb, &zb));
+  PetscCall(VecSetRandom(xa, r));
+  PetscCall(VecCopy(xa, xb));
+  PetscCall(VecSetRandom(za, r));
+  PetscCall(VecCopy(za, zb));
+  PetscCall(MatMult(A, xa, ya));
+  PetscCall(MatMult(B, xb, yb));
+  PetscCall(CompareVecs(ya, yb, what, mat));
+  PetscCall(MatMultAdd(A, xa, za, ya));
+  PetscCall(MatMultAdd(B, xb, zb, yb));
+  PetscCall(CompareVecs(ya, yb, "MatMultAdd", mat));
+  PetscCall(MatMultAdd(A, xa, ya, ya)); /* in place: z == y */
+  PetscCall(MatMultAdd(B, xb, yb, yb));
+  PetscCall(CompareVecs(ya, yb, "MatMultAdd(y=y+Ax)", mat));
+  /* transposes */
+  PetscCall(VecDuplicate(xa, &ta));
+  PetscCall(VecDuplicate(xb, &tb));
+  PetscCall(VecSetRandom(ya, r));
+  PetscCall(VecCopy(ya, yb));
+  PetscCall(MatMultTranspose(A, ya, ta));
+  PetscCall(MatMultTranspose(B, yb, tb));
+  PetscCall(CompareVecs(ta, tb, "MatMultTranspose", mat));
+  PetscCall(MatMultTransposeAdd(A, ya, xa, ta));
+  PetscCall(MatMultTransposeAdd(B, yb, xb, tb));
+  PetscCall(CompareVecs(ta, tb, "MatMultTransposeAdd", mat));
+  PetscCall(VecDestroy(&ta));
+  PetscCall(VecDestroy(&tb));
+  PetscCall(VecDestroy(&xa));
+  PetscCall(VecDestroy(&ya));
+  PetscCall(VecDestroy(&za));
+  PetscCall(VecDestroy(&xb));
+  PetscCall(VecDestroy(&yb));
+  PetscCall(VecDestroy(&zb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CompareNorms(Mat A, Mat B, const char *mat)
+{
+  NormType types[] = {NORM_1, NORM_FROBENIUS, NORM_INFINITY};
+
+  PetscFunctionBegin;
+  for (int t = 0; t < 3; t++) {
+    PetscReal na, nb;
+    PetscCall(MatNorm(A, types[t], &na));
+    PetscCall(MatNorm(B, types[t], &nb));
+    PetscCall(CompareReals(na, nb, NormTypes[types[t]], mat));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* host values after device-side updates: MatGetRow must see them */
+static PetscErrorCode CompareRows(Mat A, Mat B, const char *mat)
+{
+  PetscInt m;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, NULL));
+  for (PetscInt i = 0; i < m; i += PetscMax(1, m / 17)) {
+    PetscInt           na, nb;
+    const PetscInt    *ca, *cb;
+    const PetscScalar *va, *vb;
+    PetscCall(MatGetRow(A, i, &na, &ca, &va));
+    PetscCall(MatGetRow(B, i, &nb, &cb, &vb));
+    /* merge walk; a column stored on one side only must hold an explicit zero (patterns may differ by
+       explicit zeros, e.g. MatZeroRows with and without MAT_KEEP_NONZERO_PATTERN) */
+    for (PetscInt ka = 0, kb = 0; ka < na || kb < nb;) {
+      PetscInt    c;
+      PetscScalar x = 0, y = 0;
+      if (kb >= nb || (ka < na && ca[ka] < cb[kb])) {
+        c = ca[ka];
+        x = va[ka++];
+      } else if (ka >= na || cb[kb] < ca[ka]) {
+        c = cb[kb];
+        y = vb[kb++];
+      } else {
+        c = ca[ka];
+        x = va[ka++];
+        y = vb[kb++];
+      }
+      PetscCheck(PetscAbsScalar(x - y) <= tol * PetscMax(1.0, PetscAbsScalar(x)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRow on %s: entry (%" PetscInt_FMT ",%" PetscInt_FMT ") %g vs %g", mat, i, c, (double)PetscRealPart(x), (double)PetscRealPart(y));
+    }
+    PetscCall(MatRestoreRow(A, i, &na, &ca, &va));
+    PetscCall(MatRestoreRow(B, i, &nb, &cb, &vb));
+  }
+  nchecks++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ToEllwarp(Mat A, Mat *B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, MATSEQELLWARP, MAT_INITIAL_MATRIX, B));
+  PetscCall(MatEllwarpSetBackend(*B, backend));
+  PetscCall(MatEllwarpSetKernel(*B, kernel, threshold));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the operations ------------------------------------------------------------------------------- */
+static PetscErrorCode CheckAll(Mat A0, PetscRandom r, const char *mat)
+{
+  Mat            A, B, B2, A2;
+  PetscInt       m, n;
+  MatEllwarpInfo info;
+  PetscReal      nrm;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A0, &m, &n));
+  PetscCall(MatDuplicate(A0, MAT_COPY_VALUES, &A));
+  PetscCall(ToEllwarp(A, &B));
+  PetscCall(MatEllwarpGetInfo(B, &info));
+  PetscCheck(info.backend == backend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "backend not applied");
+  PetscCheck(kernel == MAT_ELLWARP_KERNEL_AUTO || info.kernel == kernel, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kernel not applied");
+  PetscCheck(info.nslots >= info.nnz && info.nslots % 32 == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bad layout size");
+
+  PetscCall(CompareRows(A, B, mat));
+  PetscCall(CompareMult(A, B, r, "MatMult", mat));
+  PetscCall(CompareRows(A, B, mat));
+  PetscCall(CompareNorms(A, B, mat));
+  {
+    Vec da, db;
+    PetscCall(MatCreateVecs(A, NULL, &da));
+    PetscCall(MatCreateVecs(B, NULL, &db));
+    PetscCall(MatGetDiagonal(A, da));
+    PetscCall(MatGetDiagonal(B, db));
+    PetscCall(CompareVecs(da, db, "MatGetDiagonal", mat));
+    PetscCall(VecDestroy(&da));
+    PetscCall(VecDestroy(&db));
+  }
+  /* MatScale, MatShift, MatDiagonalScale on the layout; then the host must see them */
+  PetscCall(MatScale(A, -2.5));
+  PetscCall(MatScale(B, -2.5));
+  PetscCall(CompareMult(A, B, r, "MatScale+MatMult", mat));
+  if (m == n) {
+    PetscCall(MatShift(A, 1.5));
+    PetscCall(MatShift(B, 1.5));
+    PetscCall(CompareRows(A, B, mat));
+    PetscCall(CompareMult(A, B, r, "MatShift+MatMult", mat));
+    PetscCall(CompareRows(A, B, mat));
+  }
+  {
+    Vec la, ra, lb, rb;
+    PetscCall(MatCreateVecs(A, &ra, &la));
+    PetscCall(MatCreateVecs(B, &rb, &lb));
+    PetscCall(VecSetRandom(la, r));
+    PetscCall(VecSetRandom(ra, r));
+    PetscCall(VecCopy(la, lb));
+    PetscCall(VecCopy(ra, rb));
+    PetscCall(MatDiagonalScale(A, la, ra));
+    PetscCall(MatDiagonalScale(B, lb, rb));
+    PetscCall(CompareMult(A, B, r, "MatDiagonalScale+MatMult", mat));
+    PetscCall(MatDiagonalScale(A, NULL, ra));
+    PetscCall(MatDiagonalScale(B, NULL, rb));
+    PetscCall(CompareMult(A, B, r, "MatDiagonalScale(right)+MatMult", mat));
+    PetscCall(VecDestroy(&la));
+    PetscCall(VecDestroy(&ra));
+    PetscCall(VecDestroy(&lb));
+    PetscCall(VecDestroy(&rb));
+  }
+  PetscCall(CompareRows(A, B, mat));
+  PetscCall(CompareNorms(A, B, mat));
+
+  /* duplicate, copy, AXPY with the same pattern stay in the layout */
+  PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &B2));
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &A2));
+  PetscCall(CompareMult(A2, B2, r, "MatDuplicate+MatMult", mat));
+  PetscCall(MatAXPY(A2, 0.75, A, SAME_NONZERO_PATTERN));
+  PetscCall(MatAXPY(B2, 0.75, B, SAME_NONZERO_PATTERN));
+  PetscCall(CompareMult(A2, B2, r, "MatAXPY(same)+MatMult", mat));
+  PetscCall(MatCopy(A, A2, SAME_NONZERO_PATTERN));
+  PetscCall(MatCopy(B, B2, SAME_NONZERO_PATTERN));
+  PetscCall(CompareMult(A2, B2, r, "MatCopy+MatMult", mat));
+  PetscCall(MatDestroy(&A2));
+  PetscCall(MatDestroy(&B2));
+
+  /* value refresh: same pattern, new host values, no new analysis */
+  {
+    MatEllwarpInfo before, after;
+    PetscInt       row = m / 2, cols[2];
+    PetscScalar    v[2];
+    PetscInt       ncols_row;
+    const PetscInt *c;
+
+    PetscCall(MatEllwarpGetInfo(B, &before));
+    if (m) {
+      PetscCall(MatGetRow(A, row, &ncols_row, &c, NULL));
+      PetscInt nc = PetscMin(ncols_row, 2);
+      for (PetscInt k = 0; k < nc; k++) cols[k] = c[k];
+      PetscCall(MatRestoreRow(A, row, &ncols_row, &c, NULL));
+      v[0] = 3.25;
+      v[1] = -1.0;
+      PetscCall(MatSetValues(A, 1, &row, nc, cols, v, ADD_VALUES));
+      PetscCall(MatSetValues(B, 1, &row, nc, cols, v, ADD_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(CompareMult(A, B, r, "value refresh+MatMult", mat));
+    PetscCall(MatEllwarpGetInfo(B, &after));
+    PetscCheck(after.nanalyses == before.nanalyses, PETSC_COMM_SELF, PETSC_ERR_PLIB, "value-only update re-analysed the pattern on %s", mat);
+    PetscCheck(after.nrefreshes > before.nrefreshes, PETSC_COMM_SELF, PETSC_ERR_PLIB, "value-only update did not refresh on %s", mat);
+  }
+
+  /* MatZeroRows / MatZeroRowsColumns with x/b fix-up */
+  if (m == n && m > 0) {
+    PetscInt  nz = PetscMax(1, m / 7), *rows;
+    Vec       xa, ba, xb, bb;
+    PetscReal diag = 2.0;
+
+    PetscCall(PetscMalloc1(nz, &rows));
+    for (PetscInt i = 0; i < nz; i++) rows[i] = (i * 7 + 3) % m;
+    PetscCall(PetscSortRemoveDupsInt(&nz, rows));
+    for (int cols = 0; cols < 2; cols++) {
+      Mat Ac, Bc;
+      PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &Ac));
+      PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &Bc));
+      PetscCall(MatSetOption(Ac, MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
+      PetscCall(MatCreateVecs(Ac, &xa, &ba));
+      PetscCall(MatCreateVecs(Bc, &xb, &bb));
+      PetscCall(VecSetRandom(xa, r));
+      PetscCall(VecSetRandom(ba, r));
+      PetscCall(VecCopy(xa, xb));
+      PetscCall(VecCopy(ba, bb));
+      if (cols) {
+        PetscCall(MatZeroRowsColumns(Ac, nz, rows, diag, xa, ba));
+        PetscCall(MatZeroRowsColumns(Bc, nz, rows, diag, xb, bb));
+      } else {
+        PetscCall(MatZeroRows(Ac, nz, rows, diag, xa, ba));
+        PetscCall(MatZeroRows(Bc, nz, rows, diag, xb, bb));
+      }
+      PetscCall(CompareVecs(ba, bb, cols ? "MatZeroRowsColumns b" : "MatZeroRows b", mat));
+      PetscCall(CompareMult(Ac, Bc, r, cols ? "MatZeroRowsColumns+MatMult" : "MatZeroRows+MatMult", mat));
+      PetscCall(CompareRows(Ac, Bc, mat));
+      PetscCall(VecDestroy(&xa));
+      PetscCall(VecDestroy(&ba));
+      PetscCall(VecDestroy(&xb));
+      PetscCall(VecDestroy(&bb));
+      PetscCall(MatDestroy(&Ac));
+      PetscCall(MatDestroy(&Bc));
+    }
+    PetscCall(PetscFree(rows));
+  }
+
+  /* conversion back to AIJ (and AIJCUSPARSE on a device) gives the same matrix */
+  {
+    Mat C;
+    PetscCall(MatConvert(B, MATSEQAIJ, MAT_INITIAL_MATRIX, &C));
+    PetscCall(MatAXPY(C, -1.0, A, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatNorm(C, NORM_FROBENIUS, &nrm));
+    PetscCall(MatNorm(A, NORM_FROBENIUS, &info.meanrowlen));
+    PetscCheck(nrm <= tol * PetscMax(info.meanrowlen, 1e-300) || nrm == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatConvert to SeqAIJ differs on %s", mat);
+    PetscCall(MatDestroy(&C));
+    if (backend == MAT_ELLWARP_BACKEND_CUDA) {
+      PetscCall(MatConvert(B, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &C));
+      PetscCall(CompareMult(A, C, r, "MatConvert(aijcusparse)+MatMult", mat));
+      PetscCall(MatDestroy(&C));
+    }
+  }
+
+  /* pattern change: a new nonzero triggers a new analysis, never a wrong result */
+  if (m > 1 && n > 1) {
+    MatEllwarpInfo before, after;
+    PetscInt       i = m - 1, j = 0;
+    PetscScalar    v = 0.5;
+
+    PetscCall(MatEllwarpGetInfo(B, &before));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    j = 0;
+    PetscCall(MatSetValues(A, 1, &i, 1, &j, &v, ADD_VALUES));
+    PetscCall(MatSetValues(B, 1, &i, 1, &j, &v, ADD_VALUES));
+    i = 0;
+    j = n - 1;
+    PetscCall(MatSetValues(A, 1, &i, 1, &j, &v, ADD_VALUES));
+    PetscCall(MatSetValues(B, 1, &i, 1, &j, &v, ADD_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(CompareMult(A, B, r, "pattern change+MatMult", mat));
+    PetscCall(MatEllwarpGetInfo(B, &after));
+    PetscCheck(after.nanalyses >= before.nanalyses, PETSC_COMM_SELF, PETSC_ERR_PLIB, "analysis count went backwards");
+  }
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- matrices --------------------------------------------------------------------------------------- */
+/* random m x n with row lengths from 0 to maxlen (some rows empty) */
+static PetscErrorCode RandomMatrix(PetscInt m, PetscInt n, PetscInt maxlen, PetscRandom r, Mat *A)
+{
+  PetscInt *nnz;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(m, &nnz));
+  for (PetscInt i = 0; i < m; i++) {
+    PetscReal u;
+    PetscCall(PetscRandomGetValueReal(r, &u));
+    nnz[i] = (i % 11 == 5) ? 0 : (PetscInt)(u * u * PetscMin(maxlen, n));
+  }
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, 0, nnz, A));
+  for (PetscInt i = 0; i < m; i++) {
+    for (PetscInt k = 0; k < nnz[i]; k++) {
+      PetscReal   u;
+      PetscScalar v;
+      PetscInt    j;
+      PetscCall(PetscRandomGetValueReal(r, &u));
+      j = (PetscInt)(u * n) % n;
+      PetscCall(PetscRandomGetValue(r, &v));
+      PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, ADD_VALUES));
+    }
+    if (i < n && nnz[i] && i % 3) { /* most rows have a diagonal */
+      PetscScalar v = 4.0;
+      PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      PetscCall(MatSetValues(*A, 1, &i, 1, &i, &v, ADD_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree(nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* P1 tetrahedra on a cube split into 6 tets per cell (Kuhn): the pattern of a scalar FE matrix,
+   with random element contributions (dof per node: bs) */
+static PetscErrorCode TetMatrix(PetscInt N, PetscInt bs, PetscRandom r, Mat *A)
+{
+  PetscInt       nv = (N + 1) * (N + 1) * (N + 1), n = nv * bs;
+  const PetscInt kuhn[6][4] = {
+    {0, 1, 3, 7},
+    {0, 1, 5, 7},
+    {0, 2, 3, 7},
+    {0, 2, 6, 7},
+    {0, 4, 5, 7},
+    {0, 4, 6, 7}
+  };
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 27 * bs, NULL, A));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  for (PetscInt k = 0; k < N; k++)
+    for (PetscInt j = 0; j < N; j++)
+      for (PetscInt i = 0; i < N; i++) {
+        PetscInt corner[8];
+        for (int c = 0; c < 8; c++) corner[c] = (i + (c & 1)) + (N + 1) * ((j + ((c >> 1) & 1)) + (N + 1) * (k + ((c >> 2) & 1)));
+        for (int t = 0; t < 6; t++) {
+          PetscInt    idx[12];
+          PetscScalar ke[144];
+          for (int a = 0; a < 4; a++)
+            for (PetscInt d = 0; d < bs; d++) idx[a * bs + d] = corner[kuhn[t][a]] * bs + d;
+          for (PetscInt q = 0; q < 16 * bs * bs; q++) PetscCall(PetscRandomGetValue(r, &ke[q]));
+          PetscCall(MatSetValues(*A, 4 * bs, idx, 4 * bs, idx, ke, ADD_VALUES));
+        }
+      }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LongRowMatrix(PetscInt n, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 3, NULL, A));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar v = 2.0 + i % 5;
+    PetscCall(MatSetValue(*A, i, i, v, INSERT_VALUES));
+    if (i > 0) PetscCall(MatSetValue(*A, i, i - 1, -1.0, INSERT_VALUES));
+  }
+  for (PetscInt j = 0; j < n; j++) PetscCall(MatSetValue(*A, n / 3, j, 0.001 * (j + 1), INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EmptyMatrix(PetscInt m, PetscInt n, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, 0, NULL, A));
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Inf in x must not leak into rows that do not reference it (padding is never multiplied) */
+static PetscErrorCode CheckPaddingIsInert(PetscRandom r)
+{
+  Mat          A, B;
+  Vec          xa, ya, xb, yb;
+  PetscScalar *x;
+
+  PetscFunctionBegin;
+  PetscCall(RandomMatrix(200, 200, 40, r, &A));
+  PetscCall(ToEllwarp(A, &B));
+  PetscCall(MatCreateVecs(A, &xa, &ya));
+  PetscCall(MatCreateVecs(B, &xb, &yb));
+  PetscCall(VecSet(xa, 1.0));
+  PetscCall(VecGetArray(xa, &x));
+  x[0] = PETSC_INFINITY;
+  PetscCall(VecRestoreArray(xa, &x));
+  PetscCall(VecCopy(xa, xb));
+  PetscCall(MatMult(A, xa, ya));
+  PetscCall(MatMult(B, xb, yb));
+  PetscCall(CompareVecs(ya, yb, "MatMult with Inf in x", "random-200"));
+  PetscCall(VecDestroy(&xa));
+  PetscCall(VecDestroy(&ya));
+  PetscCall(VecDestroy(&xb));
+  PetscCall(VecDestroy(&yb));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* bad input: clear errors, not crashes */
+static PetscErrorCode CheckErrors(void)
+{
+  Mat            A;
+  Vec            x, y;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+  PetscCall(MatSetSizes(A, 5, 5, 5, 5));
+  PetscCall(MatSetType(A, MATSEQELLWARP));
+  PetscCall(MatEllwarpSetBackend(A, backend));
+  PetscCall(MatSeqAIJSetPreallocation(A, 1, NULL));
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatMult(A, x, y); /* not assembled */
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr != PETSC_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatMult on an unassembled matrix did not fail");
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscOptionsSetValue(NULL, "-bad_mat_ellwarp_block_size", "48"));
+  PetscCall(MatSetOptionsPrefix(A, "bad_"));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatSetFromOptions(A);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr != PETSC_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_block_size 48 was accepted");
+  PetscCall(PetscOptionsClearValue(NULL, "-bad_mat_ellwarp_block_size"));
+  PetscCall(PetscOptionsSetValue(NULL, "-bad_mat_ellwarp_sort_window", "100"));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatSetFromOptions(A);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr != PETSC_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_sort_window 100 was accepted");
+  PetscCall(PetscOptionsClearValue(NULL, "-bad_mat_ellwarp_sort_window"));
+  {
+    Vec wrong;
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, 7, &wrong));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatMult(A, wrong, y);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr != PETSC_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatMult with a wrong-size vector did not fail");
+    PetscCall(VecDestroy(&wrong));
+  }
+  PetscCall(MatMult(A, x, y)); /* all-zero 5x5 works */
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
+  nchecks += 4;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscRandom r;
+  Mat         A;
+  char        b[16] = "host", k[16] = "auto";
+  PetscInt    nfail = 0;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-backend", b, sizeof(b), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-kernel", k, sizeof(k), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-threshold", &threshold, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-sort_window", &sortwindow, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-block_size", &blocksize, NULL));
+  backend = !strcmp(b, "cuda") ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
+  kernel  = !strcmp(k, "k1") ? MAT_ELLWARP_KERNEL_K1 : (!strcmp(k, "k2") ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_AUTO);
+  if (backend == MAT_ELLWARP_BACKEND_CUDA && !EllwarpTestHaveDevice()) {
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "skipped: no CUDA device\n"));
+    PetscCall(PetscFinalize());
+    return 77;
+  }
+  if (sortwindow) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_sort_window", "64"));
+  if (blocksize) {
+    char s[16];
+    PetscCall(PetscSNPrintf(s, sizeof(s), "%" PetscInt_FMT, blocksize));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_block_size", s));
+  }
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
+  PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));
+  PetscCall(PetscRandomSetSeed(r, 42));
+  PetscCall(PetscRandomSeed(r));
+
+  struct {
+    const char *name;
+    PetscInt    m, n, maxlen;
+  } rnd[] = {
+    {"random-square",    1000, 1000, 60 },
+    {"random-wide",      300,  1700, 90 },
+    {"random-tall",      1300, 200,  25 },
+    {"random-few-rows",  5,    40,   40 },
+    {"random-33",        33,   33,   33 },
+    {"random-1x1",       1,    1,    1  }
+  };
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(rnd); i++) {
+    PetscCall(RandomMatrix(rnd[i].m, rnd[i].n, rnd[i].maxlen, r, &A));
+    PetscCall(CheckAll(A, r, rnd[i].name));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(TetMatrix(9, 1, r, &A));
+  PetscCall(CheckAll(A, r, "P1-tets-scalar"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(TetMatrix(5, 3, r, &A));
+  PetscCall(CheckAll(A, r, "P1-tets-elasticity"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(LongRowMatrix(3000, &A));
+  PetscCall(CheckAll(A, r, "one-long-row"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(EmptyMatrix(70, 70, &A));
+  PetscCall(CheckAll(A, r, "all-zero"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(EmptyMatrix(0, 0, &A));
+  PetscCall(CheckAll(A, r, "0x0"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(CheckPaddingIsInert(r));
+  PetscCall(CheckErrors());
+
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "matops: backend %s kernel %s: %" PetscInt_FMT " checks\n", b, k, nchecks));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", nchecks, nfail));
+  PetscCall(PetscRandomDestroy(&r));
+  PetscCall(PetscFinalize());
+  return 0;
+}
