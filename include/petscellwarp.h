@@ -17,6 +17,8 @@
 .  -mat_ellwarp_threshold <n>           - K2: most entries a lane handles before a row is split (0: automatic)
 .  -mat_ellwarp_block_size <n>          - threads per CUDA block (multiple of 32)
 .  -mat_ellwarp_sort_window <n>         - sort rows by length within windows of n rows (0: whole matrix)
+.  -mat_ellwarp_long_row <n>            - rows longer than n go to the chunked path (0: automatic, -1: never)
+.  -mat_ellwarp_compress_columns <bool>  - 16-bit column offsets in slices where they fit (default true)
 -  -mat_ellwarp_backend <cuda,host>     - where the layout lives and the kernels run
 
    Level: beginner
@@ -53,6 +55,8 @@ typedef struct {
   PetscCount       nslots;      /* entries in the padded layout */
   PetscInt         nslices;     /* warp-sized slices */
   PetscInt         nsplit;      /* slices whose rows are split over several lanes (K2) */
+  PetscInt         n16;         /* slices whose columns are stored as 16-bit offsets */
+  PetscInt         nlong;       /* rows summed by the chunked long-row path */
   PetscInt         maxrowlen, minrowlen;
   PetscReal        meanrowlen, stdrowlen;
   MatEllwarpKernel kernel;      /* the kernel in use (never AUTO) */

@@ -15,33 +15,59 @@
 typedef struct {
   PetscInt       nrows, ncols, nslices;
   PetscCount     nnz, nslots;
-  PetscCount    *sliceptr;  /* [nslices+1] */
-  PetscInt      *slicerow;  /* [nslices+1] */
-  unsigned char *log2tpr;   /* [nslices] */
-  PetscInt      *rowperm;   /* [nrows] sorted position -> original row */
-  int           *col;       /* [nslots] column, -1 for padding */
-  PetscInt      *slot2csr;  /* [nslots] CSR entry, -1 for padding */
-  PetscCount    *diagslot;  /* [nrows] slot of (i,i) for original row i, -1 if not stored */
+  PetscCount    *sliceptr; /* [nslices+1] slots of slice s: [sliceptr[s], sliceptr[s+1]) */
+  PetscInt      *slicerow; /* [nslices+1] sorted rows of slice s */
+  unsigned char *meta;     /* [nslices] bits 0-3: log2 lanes per row; bit 4: 16-bit columns */
+  PetscCount    *colbase;  /* [nslices] where slice s's columns start in col16 or col32 */
+  int           *col32;    /* 32-bit columns, -1 for padding */
+  short         *col16;    /* columns as offsets from the lane's own row, ELLWARP_PAD16 for padding */
+  PetscCount     ncol32, ncol16;
+  PetscInt      *rowperm;  /* [nrows] sorted position -> original row */
+  PetscInt      *slot2csr; /* [nslots] CSR entry, -1 for padding */
+  PetscCount    *diagslot; /* [nrows] slot of (i,i) for original row i, -1 if not stored */
   PetscInt       ndiagmissing;
-  PetscScalar   *val;       /* [nslots], host backend only */
+  /* rows too long for one warp: the first nlong sorted rows, stored contiguously after the slices
+     (32-bit columns at col32 + longcolbase) and summed in chunks of ELLWARP_CHUNK entries, one thread
+     block each, whose partial sums are added per row in chunk order */
+  PetscInt       nlong, nchunks;
+  PetscCount    *longptr;  /* [nlong+1] slots of long row i */
+  PetscInt      *longchunk; /* [nlong+1] chunks of long row i */
+  PetscCount    *chunkptr; /* [nchunks+1] slots of chunk c */
+  PetscCount     longcolbase;
   /* what the analysis chose and saw */
   MatEllwarpKernel kernel;
-  PetscInt         threshold, sortwindow, nsplit, maxrowlen, minrowlen;
+  PetscInt         threshold, sortwindow, longrow, nsplit, n16, maxrowlen, minrowlen;
   PetscReal        meanrowlen, stdrowlen;
 } EllwarpLayout;
+
+#define ELLWARP_PAD16     (-32768)
+#define ELLWARP_CHUNK     2048
+#define ELLWARP_CHUNK_THR 256
 
 typedef struct {
   MatEllwarpKernel kernel;     /* AUTO lets the analysis choose */
   PetscInt         threshold;  /* 0: automatic */
   PetscInt         sortwindow; /* 0: global; else a multiple of ELLWARP_LANES */
+  PetscInt         longrow;    /* rows longer than this go to the chunked path; 0: automatic, <0: never */
+  PetscBool        compress;   /* 16-bit column offsets in slices where they fit */
 } EllwarpParams;
+
+/* column of the slot at offset off inside slice s, for the lane whose (original) row is row */
+static inline int EllwarpSliceCol(const EllwarpLayout *L, PetscInt s, PetscCount off, PetscInt row)
+{
+  if (L->meta[s] & 16) {
+    short d = L->col16[L->colbase[s] + off];
+    return d == ELLWARP_PAD16 ? -1 : (int)(row + d);
+  }
+  return L->col32[L->colbase[s] + off];
+}
 
 /* Analysis: builds the pattern part of the layout (val stays NULL) from a CSR pattern.
    perm_in, when given, maps each CSR entry to the index of its value in the value array that refresh
    reads (used for the transpose, whose CSR is a permutation of the matrix's own entries). */
 PETSC_INTERN PetscErrorCode EllwarpLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], const EllwarpParams *, EllwarpLayout **);
 PETSC_INTERN PetscErrorCode EllwarpLayoutDestroy(EllwarpLayout **);
-PETSC_INTERN PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt, const PetscInt[], const EllwarpParams *, MatEllwarpKernel *, PetscInt *);
+PETSC_INTERN PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt, const PetscInt[], const EllwarpParams *, PetscInt, MatEllwarpKernel *, PetscInt *);
 PETSC_INTERN PetscErrorCode EllwarpLayoutTranspose(PetscInt, PetscInt, const PetscInt[], const PetscInt[], PetscInt **, PetscInt **, PetscInt **);
 PETSC_INTERN PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *);
 

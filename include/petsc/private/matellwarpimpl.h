@@ -58,6 +58,7 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayout(Mat);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayoutAssembled(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncHost(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPRegisterFactors(void);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetLayoutOps(Mat);

@@ -11,6 +11,7 @@
 #define ELLWARP_BYTES_PER_SLOT 12.0
 #define ELLWARP_BW             3.0e12
 #define ELLWARP_T_ITER         20.0e-9
+#define ELLWARP_LONG_WIDTH     128 /* K2 width (entries per lane) beyond which a row takes the chunked path */
 
 static inline PetscInt Log2Ceil(PetscInt t)
 {
@@ -28,11 +29,11 @@ static inline PetscInt LanesLog2(PetscInt len, PetscInt T)
   return l;
 }
 
-/* Walk sorted row lengths as the layout would, returning slot count, widest slice and split slices. */
-static void SliceWalk(PetscInt n, const PetscInt sortedlen[], PetscInt sortwindow, PetscInt T, PetscCount *nslots, PetscInt *maxwidth, PetscInt *nslices, PetscInt *nsplit)
+/* Walk sorted row lengths (rows p0..n-1) as the layout would: slot count, widest slice, slices, splits. */
+static void SliceWalk(PetscInt p0, PetscInt n, const PetscInt sortedlen[], PetscInt sortwindow, PetscInt T, PetscCount *nslots, PetscInt *maxwidth, PetscInt *nslices, PetscInt *nsplit)
 {
   PetscCount slots = 0;
-  PetscInt   p = 0, mw = 0, ns = 0, nsp = 0;
+  PetscInt   p = p0, mw = 0, ns = 0, nsp = 0;
 
   while (p < n) {
     PetscInt l2 = LanesLog2(sortedlen[p], T), rows = ELLWARP_LANES >> l2, w;
@@ -46,25 +47,29 @@ static void SliceWalk(PetscInt n, const PetscInt sortedlen[], PetscInt sortwindo
     if (l2) nsp++;
     p += rows;
   }
-  *nslots  = slots;
+  *nslots   = slots;
   *maxwidth = mw;
-  *nslices = ns;
-  *nsplit  = nsp;
+  *nslices  = ns;
+  *nsplit   = nsp;
 }
 
-static PetscErrorCode SortRows(PetscInt n, const PetscInt rowlen[], PetscInt sortwindow, PetscInt perm[], PetscInt sortedlen[])
+static PetscErrorCode SortRows(PetscInt n, const PetscInt rowlen[], PetscInt sortwindow, PetscInt longrow, PetscInt perm[], PetscInt sortedlen[], PetscInt *nlong)
 {
-  PetscInt *key;
+  PetscInt *key, nl = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(n, &key));
-  for (PetscInt i = 0; i < n; i++) perm[i] = i;
-  /* stable sort, longest first: rows of equal length keep their order, which keeps x accesses local */
-  for (PetscInt start = 0; start < n; start += (sortwindow > 0 ? sortwindow : n)) {
-    PetscInt len = sortwindow > 0 ? PetscMin(sortwindow, n - start) : n;
-    for (PetscInt i = 0; i < len; i++) key[start + i] = -rowlen[start + i];
-    PetscCall(PetscSortIntWithArray(len, key + start, perm + start)); /* not stable: fix ties below */
-    /* restore original order inside runs of equal key (PetscSortIntWithArray is not stable) */
+  /* long rows first (in row order), then the rest sorted longest first within each window */
+  for (PetscInt i = 0; i < n; i++)
+    if (longrow > 0 && rowlen[i] > longrow) perm[nl++] = i;
+  for (PetscInt i = 0, q = nl; i < n; i++)
+    if (!(longrow > 0 && rowlen[i] > longrow)) perm[q++] = i;
+  for (PetscInt start = nl; start < n; start += (sortwindow > 0 ? sortwindow : n)) {
+    PetscInt len = sortwindow > 0 ? PetscMin(sortwindow, n - start) : n - start;
+    for (PetscInt i = 0; i < len; i++) key[start + i] = -rowlen[perm[start + i]];
+    PetscCall(PetscSortIntWithArray(len, key + start, perm + start));
+    /* PetscSortIntWithArray is not stable: restore row order inside runs of equal length, which keeps
+       neighbouring lanes on neighbouring rows (and so x accesses local) */
     for (PetscInt i = 0; i < len;) {
       PetscInt j = i + 1;
       while (j < len && key[start + j] == key[start + i]) j++;
@@ -73,11 +78,12 @@ static PetscErrorCode SortRows(PetscInt n, const PetscInt rowlen[], PetscInt sor
     }
   }
   for (PetscInt i = 0; i < n; i++) sortedlen[i] = rowlen[perm[i]];
+  *nlong = nl;
   PetscCall(PetscFree(key));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen[], const EllwarpParams *par, MatEllwarpKernel *kernel, PetscInt *threshold)
+PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen[], const EllwarpParams *par, PetscInt nlong, MatEllwarpKernel *kernel, PetscInt *threshold)
 {
   static const PetscInt cand[] = {0, 256, 128, 64, 32, 16, 8, 4};
   PetscReal             best   = PETSC_MAX_REAL;
@@ -100,7 +106,7 @@ PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen
     PetscReal  cost;
 
     if (par->kernel == MAT_ELLWARP_KERNEL_K2 && cand[c] == 0) continue;
-    SliceWalk(n, sortedlen, par->sortwindow, cand[c], &slots, &mw, &ns, &nsp);
+    SliceWalk(nlong, n, sortedlen, par->sortwindow, cand[c], &slots, &mw, &ns, &nsp);
     cost = (PetscReal)slots * ELLWARP_BYTES_PER_SLOT / ELLWARP_BW + mw * ELLWARP_T_ITER;
     /* prefer the simpler kernel unless splitting wins by more than 2% */
     if (cost < 0.98 * best) {
@@ -116,8 +122,8 @@ PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen
 PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt entrymap[], const EllwarpParams *par, EllwarpLayout **out)
 {
   EllwarpLayout *L;
-  PetscInt      *rowlen, *sortedlen, T, mw, ns, nsp;
-  PetscCount     nslots;
+  PetscInt      *rowlen, *sortedlen, T, mw, ns, nsp, nlong, longrow;
+  PetscCount     nslots, nlongslots = 0;
   PetscReal      sum = 0, sum2 = 0;
 
   PetscFunctionBegin;
@@ -128,6 +134,11 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   L->ncols      = n;
   L->nnz        = m ? ai[m] : 0;
   L->sortwindow = par->sortwindow;
+  /* a row whose K2 width with all 32 lanes would exceed ELLWARP_LONG_WIDTH keeps one warp busy long
+     after the others finish: it goes to the chunked path, spread over many thread blocks */
+  longrow = par->longrow ? par->longrow : ELLWARP_LANES * ELLWARP_LONG_WIDTH;
+  if (par->kernel == MAT_ELLWARP_KERNEL_K1 && !par->longrow) longrow = -1; /* K1 as the paper defines it */
+  L->longrow = longrow;
   PetscCall(PetscMalloc2(m, &rowlen, m, &sortedlen));
   PetscCall(PetscMalloc1(m, &L->rowperm));
   L->maxrowlen = 0;
@@ -141,46 +152,96 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   }
   L->meanrowlen = m ? sum / m : 0;
   L->stdrowlen  = m ? PetscSqrtReal(PetscMax(0, sum2 / m - L->meanrowlen * L->meanrowlen)) : 0;
-  PetscCall(SortRows(m, rowlen, par->sortwindow, L->rowperm, sortedlen));
-  PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, &L->kernel, &T));
+  PetscCall(SortRows(m, rowlen, par->sortwindow, longrow, L->rowperm, sortedlen, &nlong));
+  PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, nlong, &L->kernel, &T));
   L->threshold = T;
-  SliceWalk(m, sortedlen, par->sortwindow, T, &nslots, &mw, &ns, &nsp);
-  L->nslots  = nslots;
+  SliceWalk(nlong, m, sortedlen, par->sortwindow, T, &nslots, &mw, &ns, &nsp);
   L->nslices = ns;
   L->nsplit  = nsp;
+  L->nlong   = nlong;
+  L->nchunks = 0;
+  for (PetscInt q = 0; q < nlong; q++) {
+    nlongslots += sortedlen[q];
+    L->nchunks += (sortedlen[q] + ELLWARP_CHUNK - 1) / ELLWARP_CHUNK;
+  }
+  L->nslots = nslots + nlongslots;
 
-  PetscCall(PetscMalloc3(ns + 1, &L->sliceptr, ns + 1, &L->slicerow, ns, &L->log2tpr));
-  PetscCall(PetscMalloc3(nslots, &L->col, nslots, &L->slot2csr, m, &L->diagslot));
+  PetscCall(PetscMalloc4(ns + 1, &L->sliceptr, ns + 1, &L->slicerow, ns, &L->meta, ns, &L->colbase));
+  PetscCall(PetscMalloc2(L->nslots, &L->slot2csr, m, &L->diagslot));
+  PetscCall(PetscMalloc3(nlong + 1, &L->longptr, nlong + 1, &L->longchunk, L->nchunks + 1, &L->chunkptr));
+  /* columns: decide per slice whether 16-bit offsets from the lane's row fit */
   L->sliceptr[0] = 0;
-  L->slicerow[0] = 0;
+  L->slicerow[0] = nlong;
+  L->ncol16 = L->ncol32 = 0;
+  L->n16                = 0;
   {
-    PetscInt p = 0, s = 0;
+    PetscInt p = nlong, s = 0;
     while (p < m) {
-      PetscInt l2 = LanesLog2(sortedlen[p], T), tpr = 1 << l2, rows = ELLWARP_LANES >> l2, w;
+      PetscInt  l2 = LanesLog2(sortedlen[p], T), rows = ELLWARP_LANES >> l2, w;
+      PetscBool fits = par->compress;
       if (par->sortwindow > 0) rows = PetscMin(rows, par->sortwindow - p % par->sortwindow);
       rows = PetscMin(rows, m - p);
-      w    = (sortedlen[p] + tpr - 1) >> l2;
-      L->log2tpr[s]      = (unsigned char)l2;
+      w    = (sortedlen[p] + (1 << l2) - 1) >> l2;
+      for (PetscInt q = 0; q < rows && fits; q++) {
+        PetscInt row = L->rowperm[p + q];
+        for (PetscInt k = ai[row]; k < ai[row + 1]; k++)
+          if (aj[k] - row <= ELLWARP_PAD16 || aj[k] - row > 32767) {
+            fits = PETSC_FALSE;
+            break;
+          }
+      }
+      L->meta[s]         = (unsigned char)(l2 | (fits ? 16 : 0));
+      L->colbase[s]      = fits ? L->ncol16 : L->ncol32;
       L->slicerow[s + 1] = p + rows;
       L->sliceptr[s + 1] = L->sliceptr[s] + (PetscCount)w * ELLWARP_LANES;
-      for (PetscCount k = L->sliceptr[s]; k < L->sliceptr[s + 1]; k++) {
-        L->col[k]      = -1;
-        L->slot2csr[k] = -1;
-      }
-      for (PetscInt q = 0; q < rows; q++) {
-        PetscInt row = L->rowperm[p + q];
-        L->diagslot[row] = -1;
-        for (PetscInt e = 0; e < rowlen[row]; e++) {
-          PetscCount slot = L->sliceptr[s] + (PetscCount)(e >> l2) * ELLWARP_LANES + q * tpr + (e & (tpr - 1));
-          PetscInt   k    = ai[row] + e;
-          L->col[slot]      = (int)aj[k];
-          L->slot2csr[slot] = entrymap ? entrymap[k] : k;
-          if (aj[k] == row) L->diagslot[row] = slot;
-        }
-      }
+      if (fits) {
+        L->ncol16 += (PetscCount)w * ELLWARP_LANES;
+        L->n16++;
+      } else L->ncol32 += (PetscCount)w * ELLWARP_LANES;
       p += rows;
       s++;
     }
+  }
+  L->longcolbase = L->ncol32;
+  PetscCall(PetscMalloc2(L->ncol32 + nlongslots, &L->col32, L->ncol16, &L->col16));
+  for (PetscInt i = 0; i < m; i++) L->diagslot[i] = -1;
+  for (PetscInt s = 0; s < ns; s++) {
+    PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2, is16 = L->meta[s] & 16;
+    PetscCount base = L->sliceptr[s], width = L->sliceptr[s + 1] - base;
+
+    for (PetscCount k = 0; k < width; k++) {
+      L->slot2csr[base + k] = -1;
+      if (is16) L->col16[L->colbase[s] + k] = ELLWARP_PAD16;
+      else L->col32[L->colbase[s] + k] = -1;
+    }
+    for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
+      PetscInt row = L->rowperm[L->slicerow[s] + q];
+      for (PetscInt e = 0; e < rowlen[row]; e++) {
+        PetscCount off = (PetscCount)(e >> l2) * ELLWARP_LANES + q * tpr + (e & (tpr - 1));
+        PetscInt   k   = ai[row] + e;
+        if (is16) L->col16[L->colbase[s] + off] = (short)(aj[k] - row);
+        else L->col32[L->colbase[s] + off] = (int)aj[k];
+        L->slot2csr[base + off] = entrymap ? entrymap[k] : k;
+        if (aj[k] == row) L->diagslot[row] = base + off;
+      }
+    }
+  }
+  /* long rows: contiguous, in chunks */
+  L->longptr[0]   = nslots;
+  L->longchunk[0] = 0;
+  L->chunkptr[0]  = nslots;
+  for (PetscInt q = 0, c = 0; q < nlong; q++) {
+    PetscInt row = L->rowperm[q];
+    for (PetscInt e = 0; e < rowlen[row]; e++) {
+      PetscCount slot = L->longptr[q] + e;
+      PetscInt   k    = ai[row] + e;
+      L->col32[L->longcolbase + (slot - nslots)] = (int)aj[k];
+      L->slot2csr[slot]                          = entrymap ? entrymap[k] : k;
+      if (aj[k] == row) L->diagslot[row] = slot;
+    }
+    L->longptr[q + 1] = L->longptr[q] + rowlen[row];
+    for (PetscCount st = L->longptr[q]; st < L->longptr[q + 1]; st += ELLWARP_CHUNK) L->chunkptr[++c] = PetscMin(st + ELLWARP_CHUNK, L->longptr[q + 1]);
+    L->longchunk[q + 1] = c;
   }
   L->ndiagmissing = 0;
   for (PetscInt i = 0; i < PetscMin(m, n); i++)
@@ -195,9 +256,10 @@ PetscErrorCode EllwarpLayoutDestroy(EllwarpLayout **L)
   PetscFunctionBegin;
   if (!*L) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree((*L)->rowperm));
-  PetscCall(PetscFree3((*L)->sliceptr, (*L)->slicerow, (*L)->log2tpr));
-  PetscCall(PetscFree3((*L)->col, (*L)->slot2csr, (*L)->diagslot));
-  PetscCall(PetscFree((*L)->val));
+  PetscCall(PetscFree4((*L)->sliceptr, (*L)->slicerow, (*L)->meta, (*L)->colbase));
+  PetscCall(PetscFree2((*L)->slot2csr, (*L)->diagslot));
+  PetscCall(PetscFree3((*L)->longptr, (*L)->longchunk, (*L)->chunkptr));
+  PetscCall(PetscFree2((*L)->col32, (*L)->col16));
   PetscCall(PetscFree(*L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -227,11 +289,12 @@ PetscErrorCode EllwarpLayoutTranspose(PetscInt m, PetscInt n, const PetscInt ai[
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Bytes one MatMult really moves with this layout: slots (value + column), slice metadata, the row
-   permutation, x once and y once (x is gathered, so this is a lower bound). */
+/* Bytes one MatMult really moves with this layout: values, columns (2 or 4 bytes), slice metadata, the
+   row permutation, x once and y once (x is gathered, so this is a lower bound). */
 PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *L)
 {
-  return (PetscLogDouble)L->nslots * (sizeof(PetscScalar) + sizeof(int)) + (PetscLogDouble)L->nslices * (sizeof(PetscCount) + sizeof(PetscInt) + 1) + (PetscLogDouble)L->nrows * (sizeof(PetscInt) + sizeof(PetscScalar)) + (PetscLogDouble)L->ncols * sizeof(PetscScalar);
+  return (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)(L->ncol32 + (L->nslots - L->sliceptr[L->nslices])) * sizeof(int) + (PetscLogDouble)L->ncol16 * sizeof(short) +
+         (PetscLogDouble)L->nslices * (2 * sizeof(PetscCount) + sizeof(PetscInt) + 1) + (PetscLogDouble)L->nrows * (sizeof(PetscInt) + sizeof(PetscScalar)) + (PetscLogDouble)L->ncols * sizeof(PetscScalar);
 }
 
 void EllwarpHostRefresh(const EllwarpLayout *L, const PetscScalar *csr, PetscScalar *val)
@@ -245,21 +308,29 @@ void EllwarpHostDownload(const EllwarpLayout *L, const PetscScalar *val, PetscSc
     if (L->slot2csr[k] >= 0) csr[L->slot2csr[k]] = val[k];
 }
 
+static inline PetscScalar Val(const PetscScalar *val, PetscCount k, PetscBool abs)
+{
+  return abs ? PetscAbsScalar(val[k]) : val[k];
+}
+
 /* y = A x (+ z when z != NULL); abs: sum |a_ij| x_j instead (for norms).  Per lane partial sums, then the
-   tree reduction that __shfl_down_sync performs, so host and device add in the same order. */
+   tree reduction that __shfl_down_sync performs, so host and device add in the same order; long rows in
+   chunks of ELLWARP_CHUNK_THR strided threads and a shared-memory tree, as the chunk kernel does. */
 void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, PetscBool abs)
 {
   for (PetscInt s = 0; s < L->nslices; s++) {
-    PetscInt    l2 = L->log2tpr[s], tpr = 1 << l2, rows = L->slicerow[s + 1] - L->slicerow[s];
+    PetscInt    l2 = L->meta[s] & 15, tpr = 1 << l2, rows = L->slicerow[s + 1] - L->slicerow[s];
     PetscInt    w    = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
     PetscScalar part[ELLWARP_LANES];
 
     for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
-      part[lane] = 0;
+      PetscInt q   = lane >> l2;
+      PetscInt row = q < rows ? L->rowperm[L->slicerow[s] + q] : 0;
+      part[lane]   = 0;
       for (PetscInt k = 0; k < w; k++) {
-        PetscCount slot = L->sliceptr[s] + (PetscCount)k * ELLWARP_LANES + lane;
-        int        c    = L->col[slot];
-        if (c >= 0) part[lane] += (abs ? PetscAbsScalar(val[slot]) : val[slot]) * x[c];
+        PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
+        int        c   = EllwarpSliceCol(L, s, off, row);
+        if (c >= 0) part[lane] += Val(val, L->sliceptr[s] + off, abs) * x[c];
       }
     }
     for (PetscInt off = tpr >> 1; off > 0; off >>= 1)
@@ -270,43 +341,62 @@ void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const Petsc
       y[row]       = z ? z[row] + part[q * tpr] : part[q * tpr];
     }
   }
+  for (PetscInt q = 0; q < L->nlong; q++) {
+    PetscScalar sum = 0;
+    for (PetscInt c = L->longchunk[q]; c < L->longchunk[q + 1]; c++) {
+      PetscScalar t[ELLWARP_CHUNK_THR];
+      for (PetscInt th = 0; th < ELLWARP_CHUNK_THR; th++) {
+        t[th] = 0;
+        for (PetscCount k = L->chunkptr[c] + th; k < L->chunkptr[c + 1]; k += ELLWARP_CHUNK_THR) t[th] += Val(val, k, abs) * x[L->col32[L->longcolbase + (k - L->longptr[0])]];
+      }
+      for (PetscInt off = ELLWARP_CHUNK_THR / 2; off > 0; off >>= 1)
+        for (PetscInt th = 0; th < off; th++) t[th] += t[th + off];
+      sum += t[0];
+    }
+    PetscInt row = L->rowperm[q];
+    y[row]       = z ? z[row] + sum : sum;
+  }
 }
+
+/* visit every stored slot with its row and column */
+#define ELLWARP_FOREACH_SLOT(L, BODY) \
+  do { \
+    for (PetscInt s_ = 0; s_ < (L)->nslices; s_++) { \
+      PetscInt l2_ = (L)->meta[s_] & 15, w_ = (PetscInt)(((L)->sliceptr[s_ + 1] - (L)->sliceptr[s_]) / ELLWARP_LANES); \
+      for (PetscInt lane_ = 0; lane_ < ELLWARP_LANES; lane_++) { \
+        PetscInt q_ = lane_ >> l2_; \
+        if ((L)->slicerow[s_] + q_ >= (L)->slicerow[s_ + 1]) continue; \
+        PetscInt row = (L)->rowperm[(L)->slicerow[s_] + q_]; \
+        for (PetscInt k_ = 0; k_ < w_; k_++) { \
+          PetscCount off_ = (PetscCount)k_ * ELLWARP_LANES + lane_, slot = (L)->sliceptr[s_] + off_; \
+          int        col  = EllwarpSliceCol((L), s_, off_, row); \
+          if (col < 0) continue; \
+          BODY; \
+        } \
+      } \
+    } \
+    for (PetscInt q_ = 0; q_ < (L)->nlong; q_++) { \
+      PetscInt row = (L)->rowperm[q_]; \
+      for (PetscCount slot = (L)->longptr[q_]; slot < (L)->longptr[q_ + 1]; slot++) { \
+        int col = (L)->col32[(L)->longcolbase + (slot - (L)->longptr[0])]; \
+        BODY; \
+      } \
+    } \
+  } while (0)
 
 void EllwarpHostDiagScale(const EllwarpLayout *L, PetscScalar *val, const PetscScalar *l, const PetscScalar *r)
 {
-  for (PetscInt s = 0; s < L->nslices; s++) {
-    PetscInt l2 = L->log2tpr[s], w = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
-    for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
-      PetscInt q = lane >> l2;
-      if (L->slicerow[s] + q >= L->slicerow[s + 1]) continue;
-      PetscInt row = L->rowperm[L->slicerow[s] + q];
-      for (PetscInt k = 0; k < w; k++) {
-        PetscCount slot = L->sliceptr[s] + (PetscCount)k * ELLWARP_LANES + lane;
-        if (L->col[slot] < 0) continue;
-        if (l) val[slot] *= l[row];
-        if (r) val[slot] *= r[L->col[slot]];
-      }
-    }
-  }
+  ELLWARP_FOREACH_SLOT(L, {
+    if (l) val[slot] *= l[row];
+    if (r) val[slot] *= r[col];
+  });
 }
 
 /* Zero rows flagged in rowmask and columns flagged in colmask (either may be NULL); the diagonal of a
    zeroed row or column gets diag. */
 void EllwarpHostZeroMasked(const EllwarpLayout *L, PetscScalar *val, const char *rowmask, const char *colmask, PetscScalar diag)
 {
-  for (PetscInt s = 0; s < L->nslices; s++) {
-    PetscInt l2 = L->log2tpr[s], w = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
-    for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
-      PetscInt q = lane >> l2;
-      if (L->slicerow[s] + q >= L->slicerow[s + 1]) continue;
-      PetscInt row = L->rowperm[L->slicerow[s] + q];
-      PetscBool zr = (PetscBool)(rowmask && rowmask[row]);
-      for (PetscInt k = 0; k < w; k++) {
-        PetscCount slot = L->sliceptr[s] + (PetscCount)k * ELLWARP_LANES + lane;
-        int        c    = L->col[slot];
-        if (c < 0) continue;
-        if (zr || (colmask && colmask[c])) val[slot] = (c == row) ? diag : 0.0;
-      }
-    }
-  }
+  ELLWARP_FOREACH_SLOT(L, {
+    if ((rowmask && rowmask[row]) || (colmask && colmask[col])) val[slot] = (col == row) ? diag : 0.0;
+  });
 }

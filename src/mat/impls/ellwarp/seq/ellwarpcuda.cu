@@ -6,14 +6,45 @@
 
 struct _EllwarpStore {
   const EllwarpLayout *L;
-  PetscCount          *sliceptr;
-  PetscInt            *slicerow, *rowperm, *slot2csr;
-  PetscCount          *diagslot;
-  unsigned char       *log2tpr;
-  int                 *col;
+  PetscCount          *sliceptr, *colbase, *diagslot, *longptr, *chunkptr;
+  PetscInt            *slicerow, *rowperm, *slot2csr, *longchunk;
+  unsigned char       *meta;
+  int                 *col32;
+  short               *col16;
   PetscScalar         *val;
-  PetscReal           *work; /* reduction partials */
+  PetscScalar         *partial; /* [nchunks] long-row chunk sums */
+  PetscReal           *work;    /* reduction partials */
 };
+
+/* the device view of a layout, passed by value to the kernels */
+typedef struct {
+  PetscInt             nslices, nlong;
+  const PetscCount    *sliceptr, *colbase, *longptr, *chunkptr;
+  const PetscInt      *slicerow, *rowperm, *longchunk;
+  const unsigned char *meta;
+  const int           *col32;
+  const short         *col16;
+  PetscCount           longcolbase;
+} DevLayout;
+
+static DevLayout View(const EllwarpStore *S)
+{
+  DevLayout d;
+  d.nslices     = S->L->nslices;
+  d.nlong       = S->L->nlong;
+  d.sliceptr    = S->sliceptr;
+  d.colbase     = S->colbase;
+  d.longptr     = S->longptr;
+  d.chunkptr    = S->chunkptr;
+  d.slicerow    = S->slicerow;
+  d.rowperm     = S->rowperm;
+  d.longchunk   = S->longchunk;
+  d.meta        = S->meta;
+  d.col32       = S->col32;
+  d.col16       = S->col16;
+  d.longcolbase = S->L->longcolbase;
+  return d;
+}
 
 #define ELLWARP_RED_BLOCKS 512
 
@@ -79,11 +110,17 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   S->L = L;
   PetscCall(Upload(&S->sliceptr, L->sliceptr, L->nslices + 1, "slice offsets"));
   PetscCall(Upload(&S->slicerow, L->slicerow, L->nslices + 1, "slice rows"));
-  PetscCall(Upload(&S->log2tpr, L->log2tpr, L->nslices, "lanes per row"));
+  PetscCall(Upload(&S->meta, L->meta, L->nslices, "slice formats"));
+  PetscCall(Upload(&S->colbase, L->colbase, L->nslices, "column offsets"));
   PetscCall(Upload(&S->rowperm, L->rowperm, L->nrows, "row permutation"));
-  PetscCall(Upload(&S->col, L->col, L->nslots, "column indices"));
+  PetscCall(Upload(&S->col32, L->col32, L->ncol32 + (L->nslots - L->sliceptr[L->nslices]), "column indices"));
+  PetscCall(Upload(&S->col16, L->col16, L->ncol16, "16-bit column offsets"));
   PetscCall(Upload(&S->slot2csr, L->slot2csr, L->nslots, "value map"));
   PetscCall(Upload(&S->diagslot, L->diagslot, L->nrows, "diagonal slots"));
+  PetscCall(Upload(&S->longptr, L->longptr, L->nlong + 1, "long rows"));
+  PetscCall(Upload(&S->longchunk, L->longchunk, L->nlong + 1, "long-row chunks"));
+  PetscCall(Upload(&S->chunkptr, L->chunkptr, L->nchunks + 1, "chunks"));
+  PetscCall(DevMalloc((void **)&S->partial, L->nchunks * sizeof(PetscScalar), "chunk sums"));
   PetscCall(DevMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
   PetscCall(DevMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
   *out = S;
@@ -97,9 +134,15 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
   if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallCUDA(cudaFree((*S)->sliceptr));
   PetscCallCUDA(cudaFree((*S)->slicerow));
-  PetscCallCUDA(cudaFree((*S)->log2tpr));
+  PetscCallCUDA(cudaFree((*S)->meta));
+  PetscCallCUDA(cudaFree((*S)->colbase));
   PetscCallCUDA(cudaFree((*S)->rowperm));
-  PetscCallCUDA(cudaFree((*S)->col));
+  PetscCallCUDA(cudaFree((*S)->col32));
+  PetscCallCUDA(cudaFree((*S)->col16));
+  PetscCallCUDA(cudaFree((*S)->longptr));
+  PetscCallCUDA(cudaFree((*S)->longchunk));
+  PetscCallCUDA(cudaFree((*S)->chunkptr));
+  PetscCallCUDA(cudaFree((*S)->partial));
   PetscCallCUDA(cudaFree((*S)->slot2csr));
   PetscCallCUDA(cudaFree((*S)->diagslot));
   PetscCallCUDA(cudaFree((*S)->val));
@@ -126,65 +169,120 @@ __global__ static void ScatterKernel(PetscCount n, const PetscInt *__restrict__ 
 }
 
 /* y[rowperm[r]] = sum_k val*x[col] (+ z).  Column indices and values are streamed once (__ldcs: keep
-   them out of L2 so x stays cached); x is gathered through the read-only path. */
-template <bool ADD>
-__global__ static void __launch_bounds__(1024) MultKernel(PetscInt nslices, const PetscCount *__restrict__ sliceptr, const PetscInt *__restrict__ slicerow, const unsigned char *__restrict__ log2tpr, const PetscInt *__restrict__ rowperm, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+   them out of L2 so x stays cached); x is gathered through the read-only path.  16-bit slices store
+   columns as offsets from the lane's own row: 10 instead of 12 bytes per entry. */
+template <bool ADD, bool ABS>
+__global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
   const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
   const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
-  if (s >= nslices) return;
-  const PetscCount   base = sliceptr[s];
-  const int          w    = (int)((sliceptr[s + 1] - base) / ELLWARP_LANES);
-  const int          l2   = log2tpr[s];
-  const int         *c    = col + base + lane;
+  if (s >= d.nslices) return;
+  const PetscCount   base = d.sliceptr[s];
+  const int          w    = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES);
+  const int          meta = d.meta[s], l2 = meta & 15;
+  const PetscInt     r    = d.slicerow[s] + (lane >> l2);
+  const bool         live = r < d.slicerow[s + 1];
+  const PetscInt     row  = live ? d.rowperm[r] : 0;
   const PetscScalar *v    = val + base + lane;
   PetscScalar        sum  = 0.0;
 
+  if (meta & 16) {
+    const short *c = d.col16 + d.colbase[s] + lane;
 #pragma unroll 4
-  for (int k = 0; k < w; k++) {
-    const int cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
-    const PetscScalar vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
-    if (cc >= 0) sum += vv * __ldg(x + cc);
+    for (int k = 0; k < w; k++) {
+      const short       cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      const PetscScalar vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
+      if (cc != ELLWARP_PAD16) sum += (ABS ? fabs(vv) : vv) * __ldg(x + row + cc);
+    }
+  } else {
+    const int *c = d.col32 + d.colbase[s] + lane;
+#pragma unroll 4
+    for (int k = 0; k < w; k++) {
+      const int         cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      const PetscScalar vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
+      if (cc >= 0) sum += (ABS ? fabs(vv) : vv) * __ldg(x + cc);
+    }
   }
   for (int off = (1 << l2) >> 1; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
-  const PetscInt r = slicerow[s] + (lane >> l2);
-  if ((lane & ((1 << l2) - 1)) == 0 && r < slicerow[s + 1]) {
-    const PetscInt row = rowperm[r];
+  if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
+}
+
+/* long rows: one block per chunk writes the chunk's sum (strided threads, then a shared-memory tree) */
+template <bool ABS>
+__global__ static void __launch_bounds__(ELLWARP_CHUNK_THR) ChunkKernel(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *partial)
+{
+  __shared__ PetscScalar sh[ELLWARP_CHUNK_THR];
+  const PetscInt         c   = blockIdx.x;
+  PetscScalar            sum = 0.0;
+  for (PetscCount k = d.chunkptr[c] + threadIdx.x; k < d.chunkptr[c + 1]; k += ELLWARP_CHUNK_THR) {
+    const PetscScalar vv = __ldcs(val + k);
+    sum += (ABS ? fabs(vv) : vv) * __ldg(x + __ldcs(d.col32 + d.longcolbase + (k - d.longptr[0])));
+  }
+  sh[threadIdx.x] = sum;
+  __syncthreads();
+  for (int off = ELLWARP_CHUNK_THR / 2; off > 0; off >>= 1) {
+    if (threadIdx.x < off) sh[threadIdx.x] += sh[threadIdx.x + off];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[c] = sh[0];
+}
+
+/* ... and the chunk sums of each long row are added in chunk order: deterministic */
+template <bool ADD>
+__global__ static void LongRowKernel(DevLayout d, const PetscScalar *partial, const PetscScalar *z, PetscScalar *y)
+{
+  for (PetscInt q = blockIdx.x * blockDim.x + threadIdx.x; q < d.nlong; q += gridDim.x * blockDim.x) {
+    PetscScalar sum = 0.0;
+    for (PetscInt c = d.longchunk[q]; c < d.longchunk[q + 1]; c++) sum += partial[c];
+    const PetscInt row = d.rowperm[q];
     y[row]             = ADD ? z[row] + sum : sum;
   }
 }
 
-/* per-lane walk over a slice's slots, for the value updates that need each slot's row */
+/* one thread per (slice lane): visit the lane's slots with their row and column */
 #define SLICE_LANE_PROLOGUE \
   const int      lane = threadIdx.x & (ELLWARP_LANES - 1); \
   const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES; \
-  if (s >= nslices) return; \
-  const PetscCount base = sliceptr[s]; \
-  const int        w    = (int)((sliceptr[s + 1] - base) / ELLWARP_LANES); \
-  const PetscInt   r    = slicerow[s] + (lane >> log2tpr[s]); \
-  if (r >= slicerow[s + 1]) return; \
-  const PetscInt row = rowperm[r];
-
-__global__ static void DiagScaleKernel(PetscInt nslices, const PetscCount *sliceptr, const PetscInt *slicerow, const unsigned char *log2tpr, const PetscInt *rowperm, const int *col, PetscScalar *val, const PetscScalar *l, const PetscScalar *rr)
-{
-  SLICE_LANE_PROLOGUE
-  const PetscScalar lr = l ? l[row] : 1.0;
-  for (int k = 0; k < w; k++) {
-    const PetscCount slot = base + (PetscCount)k * ELLWARP_LANES + lane;
-    const int        cc   = col[slot];
-    if (cc >= 0) val[slot] *= rr ? lr * rr[cc] : lr;
+  if (s >= d.nslices + d.nlong) return; \
+  if (s >= d.nslices) { /* a long row: its lanes stride over its entries */ \
+    const PetscInt q   = s - d.nslices; \
+    const PetscInt row = d.rowperm[q]; \
+    for (PetscCount slot = d.longptr[q] + lane; slot < d.longptr[q + 1]; slot += ELLWARP_LANES) { \
+      const int col = d.col32[d.longcolbase + (slot - d.longptr[0])]; \
+      SLOT_BODY; \
+    } \
+    return; \
+  } \
+  const PetscCount base = d.sliceptr[s]; \
+  const int        w    = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES); \
+  const int        meta = d.meta[s]; \
+  const PetscInt   r    = d.slicerow[s] + (lane >> (meta & 15)); \
+  if (r >= d.slicerow[s + 1]) return; \
+  const PetscInt row = d.rowperm[r]; \
+  for (int k = 0; k < w; k++) { \
+    const PetscCount off  = (PetscCount)k * ELLWARP_LANES + lane, slot = base + off; \
+    int              col; \
+    if (meta & 16) { \
+      const short cc = d.col16[d.colbase[s] + off]; \
+      col            = cc == ELLWARP_PAD16 ? -1 : (int)(row + cc); \
+    } else col = d.col32[d.colbase[s] + off]; \
+    if (col < 0) continue; \
+    SLOT_BODY; \
   }
+
+__global__ static void DiagScaleKernel(DevLayout d, PetscScalar *val, const PetscScalar *l, const PetscScalar *rr)
+{
+#define SLOT_BODY val[slot] *= (l ? l[row] : 1.0) * (rr ? rr[col] : 1.0)
+  SLICE_LANE_PROLOGUE
+#undef SLOT_BODY
 }
 
-__global__ static void ZeroMaskedKernel(PetscInt nslices, const PetscCount *sliceptr, const PetscInt *slicerow, const unsigned char *log2tpr, const PetscInt *rowperm, const int *col, PetscScalar *val, const char *rmask, const char *cmask, PetscScalar diag)
+__global__ static void ZeroMaskedKernel(DevLayout d, PetscScalar *val, const char *rmask, const char *cmask, PetscScalar diag)
 {
+#define SLOT_BODY \
+  if ((rmask && rmask[row]) || (cmask && cmask[col])) val[slot] = (col == row) ? diag : 0.0
   SLICE_LANE_PROLOGUE
-  const bool zr = rmask && rmask[row];
-  for (int k = 0; k < w; k++) {
-    const PetscCount slot = base + (PetscCount)k * ELLWARP_LANES + lane;
-    const int        cc   = col[slot];
-    if (cc >= 0 && (zr || (cmask && cmask[cc]))) val[slot] = (cc == row) ? diag : 0.0;
-  }
+#undef SLOT_BODY
 }
 
 __global__ static void ScaleKernel(PetscCount n, PetscScalar a, PetscScalar *val)
@@ -232,11 +330,6 @@ __global__ static void ReduceKernel(PetscCount n, const PetscScalar *v, PetscRea
   if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
 }
 
-__global__ static void AbsKernel(PetscCount n, const PetscScalar *v, PetscScalar *a)
-{
-  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) a[k] = PetscAbsScalar(v[k]);
-}
-
 __global__ static void FillKernel(PetscCount n, PetscScalar a, PetscScalar *v)
 {
   for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) v[k] = a;
@@ -265,16 +358,25 @@ static PetscErrorCode CUDAScatter(const EllwarpStore *S, PetscScalar *csr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, PetscBool abs)
 {
   const EllwarpLayout *L   = S->L;
   const int            wpb = (int)(bs / ELLWARP_LANES);
+  const DevLayout      d   = View(S);
 
   PetscFunctionBegin;
+  if (L->nchunks) { /* long rows first: their few blocks overlap the slices' tail */
+    if (abs) ChunkKernel<true><<<(unsigned)L->nchunks, ELLWARP_CHUNK_THR, 0, Stream()>>>(d, vals, x, S->partial);
+    else ChunkKernel<false><<<(unsigned)L->nchunks, ELLWARP_CHUNK_THR, 0, Stream()>>>(d, vals, x, S->partial);
+    if (z) LongRowKernel<true><<<GRID(L->nlong)>>>(d, S->partial, z, y);
+    else LongRowKernel<false><<<GRID(L->nlong)>>>(d, S->partial, z, y);
+    PetscCallCUDA(cudaGetLastError());
+  }
   if (L->nslices) {
     unsigned nb = (unsigned)((L->nslices + wpb - 1) / wpb);
-    if (z) MultKernel<true><<<nb, (unsigned)bs, 0, Stream()>>>(L->nslices, S->sliceptr, S->slicerow, S->log2tpr, S->rowperm, S->col, vals, x, z, y);
-    else MultKernel<false><<<nb, (unsigned)bs, 0, Stream()>>>(L->nslices, S->sliceptr, S->slicerow, S->log2tpr, S->rowperm, S->col, vals, x, z, y);
+    if (abs) MultKernel<false, true><<<nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+    else if (z) MultKernel<true, false><<<nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+    else MultKernel<false, false><<<nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -284,7 +386,7 @@ static PetscErrorCode CUDAMult(const EllwarpStore *S, PetscInt bs, const PetscSc
 {
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(LaunchMult(S, bs, x, S->val, z, y));
+  PetscCall(LaunchMult(S, bs, x, S->val, z, y, PETSC_FALSE));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * S->L->nnz - (z ? 0 : S->L->nrows)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -325,14 +427,14 @@ static PetscErrorCode CUDAGetDiag(const EllwarpStore *S, PetscScalar *d)
 
 static unsigned SliceBlocks(const EllwarpLayout *L)
 {
-  return (unsigned)((L->nslices + 7) / 8);
+  return (unsigned)((L->nslices + L->nlong + 7) / 8);
 }
 
 static PetscErrorCode CUDADiagScale(EllwarpStore *S, const PetscScalar *l, const PetscScalar *r)
 {
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nslices) DiagScaleKernel<<<SliceBlocks(S->L), 256, 0, Stream()>>>(S->L->nslices, S->sliceptr, S->slicerow, S->log2tpr, S->rowperm, S->col, S->val, l, r);
+  if (S->L->nslices + S->L->nlong) DiagScaleKernel<<<SliceBlocks(S->L), 256, 0, Stream()>>>(View(S), S->val, l, r);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -347,7 +449,7 @@ static PetscErrorCode CUDAZeroMasked(EllwarpStore *S, const char *rmask, const c
   if (rmask) PetscCall(Upload(&dr, rmask, (size_t)L->nrows, "row mask"));
   if (cmask) PetscCall(Upload(&dc, cmask, (size_t)L->ncols, "column mask"));
   PetscCall(PetscLogGpuTimeBegin());
-  if (L->nslices) ZeroMaskedKernel<<<SliceBlocks(L), 256, 0, Stream()>>>(L->nslices, S->sliceptr, S->slicerow, S->log2tpr, S->rowperm, S->col, S->val, dr, dc, diag);
+  if (L->nslices + L->nlong) ZeroMaskedKernel<<<SliceBlocks(L), 256, 0, Stream()>>>(View(S), S->val, dr, dc, diag);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCallCUDA(cudaStreamSynchronize(Stream()));
@@ -400,17 +502,14 @@ static PetscErrorCode CUDANorm(const EllwarpStore *S, NormType type, PetscReal *
     PetscCall(ReduceArray(S, L->nslots, S->val, PETSC_TRUE, nrm));
     *nrm = PetscSqrtReal(*nrm);
   } else { /* max row sum of |a_ij|: a product of |A| with ones */
-    PetscScalar *absval, *ones, *rs;
+    PetscScalar *ones, *rs;
     PetscCheck(type == NORM_INFINITY, PETSC_COMM_SELF, PETSC_ERR_SUP, "Norm type %s is computed through the transpose", NormTypes[type]);
-    PetscCall(DevMalloc((void **)&absval, L->nslots * sizeof(PetscScalar), "norm work"));
     PetscCall(DevMalloc((void **)&ones, L->ncols * sizeof(PetscScalar), "norm work"));
     PetscCall(DevMalloc((void **)&rs, L->nrows * sizeof(PetscScalar), "norm work"));
-    if (L->nslots) AbsKernel<<<GRID(L->nslots)>>>(L->nslots, S->val, absval);
     if (L->ncols) FillKernel<<<GRID(L->ncols)>>>(L->ncols, 1.0, ones);
     if (L->nrows) FillKernel<<<GRID(L->nrows)>>>(L->nrows, 0.0, rs);
-    PetscCall(LaunchMult(S, 256, ones, absval, NULL, rs));
+    PetscCall(LaunchMult(S, 256, ones, S->val, NULL, rs, PETSC_TRUE));
     PetscCall(ReduceArray(S, L->nrows, rs, PETSC_FALSE, nrm));
-    PetscCallCUDA(cudaFree(absval));
     PetscCallCUDA(cudaFree(ones));
     PetscCallCUDA(cudaFree(rs));
   }

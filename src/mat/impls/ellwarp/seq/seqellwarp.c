@@ -53,12 +53,15 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscOptionsEnum("-mat_ellwarp_kernel", "Kernel family (auto: chosen from row-length statistics)", "MatEllwarpSetKernel", MatEllwarpKernels, (PetscEnum)p.kernel, (PetscEnum *)&p.kernel, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_threshold", "K2: most entries per lane before a row is split (0: automatic)", "MatEllwarpSetKernel", p.threshold, &p.threshold, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_sort_window", "Sort rows by length within windows of this many rows (0: whole matrix)", "", p.sortwindow, &p.sortwindow, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_long_row", "Rows longer than this are summed by many thread blocks (0: automatic, -1: never)", "", p.longrow, &p.longrow, NULL));
+  PetscCall(PetscOptionsBool("-mat_ellwarp_compress_columns", "Store columns as 16-bit offsets from the row where they fit", "", p.compress, &p.compress, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_block_size", "Threads per CUDA block (multiple of 32, at most 1024)", "", e->blocksize, &e->blocksize, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(p.threshold >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_threshold %" PetscInt_FMT " must be >= 0", p.threshold);
   PetscCheck(p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be 0 or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
   PetscCheck(e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_block_size %" PetscInt_FMT " must be a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
-  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow) {
+  PetscCheck(p.longrow >= -1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_row %" PetscInt_FMT " must be >= -1", p.longrow);
+  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress) {
     e->par = p;
     if (e->L) { /* new parameters: the next use re-analyses */
       PetscCall(MatSeqELLWARPSyncHost(A));
@@ -92,7 +95,7 @@ static PetscErrorCode MatAssemblyEnd_SeqELLWARP(Mat A, MatAssemblyType mode)
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
   A->offloadmask = PETSC_OFFLOAD_CPU;
   /* build (or refresh) the layout now, so the first product pays no hidden set-up cost */
-  if (!A->boundtocpu) PetscCall(MatSeqELLWARPSyncLayout(A));
+  if (!A->boundtocpu) PetscCall(MatSeqELLWARPSyncLayoutAssembled(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -203,6 +206,7 @@ static PetscErrorCode MatDuplicate_SeqELLWARP(Mat A, MatDuplicateOption op, Mat 
   em->par        = e->par;
   em->blocksize  = e->blocksize;
   em->backendset = e->backendset;
+  (*M)->boundtocpu = A->boundtocpu;
   PetscCall(SetBackend(*M, e->backend));
   if ((*M)->assembled) {
     (*M)->offloadmask = PETSC_OFFLOAD_CPU;
@@ -234,6 +238,8 @@ static PetscErrorCode GetInfo(Mat A, MatEllwarpInfo *info)
   info->nslots     = L->nslots;
   info->nslices    = L->nslices;
   info->nsplit     = L->nsplit;
+  info->n16        = L->n16;
+  info->nlong      = L->nlong;
   info->maxrowlen  = L->maxrowlen;
   info->minrowlen  = L->minrowlen;
   info->meanrowlen = L->meanrowlen;
@@ -268,7 +274,8 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     PetscCall(GetInfo(A, &info));
     PetscCall(PetscViewerASCIIPrintf(viewer, "ELLWARP layout: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscCount_FMT " nonzeros in %" PetscInt_FMT " slices of %d lanes\n", info.nrows, info.ncols, info.nnz, info.nslices, ELLWARP_LANES));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  row length: min %" PetscInt_FMT " mean %.2f std %.2f max %" PetscInt_FMT "\n", info.minrowlen, (double)info.meanrowlen, (double)info.stdrowlen, info.maxrowlen));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  padded slots %" PetscCount_FMT " (padding ratio %.4f), %" PetscInt_FMT " slices split over several lanes\n", info.nslots, info.nnz ? (double)info.nslots / (double)info.nnz : 1.0, info.nsplit));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  padded slots %" PetscCount_FMT " (padding ratio %.4f), %" PetscInt_FMT " slices split over several lanes, %" PetscInt_FMT " with 16-bit columns\n", info.nslots, info.nnz ? (double)info.nslots / (double)info.nnz : 1.0, info.nsplit, info.n16));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " long rows (over %" PetscInt_FMT " entries) summed in %" PetscInt_FMT " chunks of %d\n", info.nlong, e->L->longrow, e->L->nchunks, ELLWARP_CHUNK));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel %s (requested %s), threshold %" PetscInt_FMT ", block size %" PetscInt_FMT ", sort window %" PetscInt_FMT "%s\n", MatEllwarpKernels[info.kernel], MatEllwarpKernels[e->par.kernel], info.threshold, info.blocksize, info.sortwindow, info.sortwindow ? "" : " (global)"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult,
                                      info.nnz ? info.bytes_mult / (double)info.nnz : 0.0, info.nnz ? (12.0 * (double)info.nnz + 8.0 * (info.nrows + info.ncols) + 4.0 * (info.nrows + 1)) / (double)info.nnz : 0.0));
@@ -342,8 +349,10 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   e->aijops      = *B->ops;
   e->nzstate     = -1;
   e->blocksize   = 256;
-  e->par.kernel  = MAT_ELLWARP_KERNEL_AUTO;
+  e->par.kernel   = MAT_ELLWARP_KERNEL_AUTO;
+  e->par.compress = PETSC_TRUE;
   B->offloadmask = B->assembled ? PETSC_OFFLOAD_CPU : PETSC_OFFLOAD_UNALLOCATED;
+  B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds new matrices to the CPU; the layout ops are ours */
 
   B->ops->assemblyend    = MatAssemblyEnd_SeqELLWARP;
   B->ops->destroy        = MatDestroy_SeqELLWARP;
