@@ -3,7 +3,9 @@ static const char help[] = "SpMV benchmark (issue 3): MATSEQELLWARP (auto and ex
                            "Suite options: -suite all|fe,irregular,regular,mm -matrices a,b -scale s -mm f.mtx,... -lv_msh f -lv_rcm\n"
                            "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda\n"
                            "  -sweep_products N (50) -sweep_budget s (30 per matrix) -time_budget s (300: later sweeps are skipped)\n"
-                           "  -sell_timeout s (30) -sell_max_rows n (0: no limit) -sell_mode fork|inline|skip -json out.json -tmpdir dir\n";
+                           "  -sell_timeout s (30) -sell_max_rows n (0: no limit) -sell_mode fork|inline|skip -json out.json -tmpdir dir\n"
+                           "  (-sell_mode fork starts a nested MPI singleton, which fails with some Open MPI installs; benchmarks/spmv/run_suite.sh\n"
+                           "   runs SELLCUDA per matrix in separate top-level processes with -sell_mode inline under a time limit instead)\n";
 
 #include <petscmat.h>
 #include <petscdevice_cuda.h>
@@ -487,7 +489,7 @@ static PetscErrorCode RunSellForked(Mat A, Vec xh, const char *tmpdir, double ti
       if (q != std::string::npos && sscanf(out.c_str() + q, "SELLCUDA_RESULT %lf %lf %lf %lf", &r->conv_s, &r->hot_us, &r->cold_us, &r->err) == 4) r->status = ST_OK;
       else {
         r->status = ST_ERROR;
-        r->note   = "child exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+        r->note   = "child exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status)) + " (MPI_Init failing in the child? use benchmarks/spmv/run_suite.sh)";
       }
     }
   }

@@ -47,7 +47,7 @@ typedef struct {
 typedef struct {
   MatEllwarpKernel kernel;     /* AUTO lets the analysis choose */
   PetscInt         threshold;  /* 0: automatic */
-  PetscInt         sortwindow; /* 0: global; else a multiple of ELLWARP_LANES */
+  PetscInt         sortwindow; /* -1: automatic; 0: global; else a multiple of ELLWARP_LANES */
   PetscInt         longrow;    /* rows longer than this go to the chunked path; 0: automatic, <0: never */
   PetscBool        compress;   /* 16-bit column offsets in slices where they fit */
 } EllwarpParams;
@@ -67,7 +67,7 @@ static inline int EllwarpSliceCol(const EllwarpLayout *L, PetscInt s, PetscCount
    reads (used for the transpose, whose CSR is a permutation of the matrix's own entries). */
 PETSC_INTERN PetscErrorCode EllwarpLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], const EllwarpParams *, EllwarpLayout **);
 PETSC_INTERN PetscErrorCode EllwarpLayoutDestroy(EllwarpLayout **);
-PETSC_INTERN PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt, const PetscInt[], const EllwarpParams *, PetscInt, MatEllwarpKernel *, PetscInt *);
+PETSC_INTERN PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt, const PetscInt[], const EllwarpParams *, PetscInt, PetscInt, MatEllwarpKernel *, PetscInt *);
 PETSC_INTERN PetscErrorCode EllwarpLayoutTranspose(PetscInt, PetscInt, const PetscInt[], const PetscInt[], PetscInt **, PetscInt **, PetscInt **);
 PETSC_INTERN PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *);
 

@@ -11,6 +11,12 @@
 #define ELLWARP_BYTES_PER_SLOT 12.0
 #define ELLWARP_BW             3.0e12
 #define ELLWARP_T_ITER         20.0e-9
+#define ELLWARP_SMALL_BYTES    24.0e6 /* below this the SpMV is latency bound */
+/* bytes per row for the result write and row permutation: scattered across the matrix when sorted
+   globally, local within a window (a 256-row window keeps a warp's rows within a few KB of y) */
+#define ELLWARP_ROW_BYTES_GLOBAL 40.0
+#define ELLWARP_ROW_BYTES_256    12.0
+#define ELLWARP_ROW_BYTES_4096   20.0
 #define ELLWARP_LONG_WIDTH     128 /* K2 width (entries per lane) beyond which a row takes the chunked path */
 
 static inline PetscInt Log2Ceil(PetscInt t)
@@ -38,7 +44,7 @@ static void SliceWalk(PetscInt p0, PetscInt n, const PetscInt sortedlen[], Petsc
   while (p < n) {
     PetscInt l2 = LanesLog2(sortedlen[p], T), rows = ELLWARP_LANES >> l2, w;
     /* a slice never crosses a sort window: its first row must be its longest */
-    if (sortwindow > 0) rows = PetscMin(rows, sortwindow - p % sortwindow);
+    if (sortwindow > 0) rows = PetscMin(rows, sortwindow - (p - p0) % sortwindow);
     rows = PetscMin(rows, n - p);
     w    = (sortedlen[p] + (1 << l2) - 1) >> l2;
     slots += (PetscCount)w * ELLWARP_LANES;
@@ -83,7 +89,7 @@ static PetscErrorCode SortRows(PetscInt n, const PetscInt rowlen[], PetscInt sor
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen[], const EllwarpParams *par, PetscInt nlong, MatEllwarpKernel *kernel, PetscInt *threshold)
+PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen[], const EllwarpParams *par, PetscInt window, PetscInt nlong, MatEllwarpKernel *kernel, PetscInt *threshold)
 {
   static const PetscInt cand[] = {0, 256, 128, 64, 32, 16, 8, 4};
   PetscReal             best   = PETSC_MAX_REAL;
@@ -100,13 +106,24 @@ PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen
     *threshold = par->threshold;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  {
+    PetscCount nnz = 0;
+    for (PetscInt p = nlong; p < n; p++) nnz += sortedlen[p];
+    /* a matrix this small leaves most of the GPU idle with one lane per row: latency decides, so spread
+       rows over the most lanes (measured: 2x faster than K1 at 20k rows on an H200) */
+    if (n > 0 && (PetscReal)nnz * ELLWARP_BYTES_PER_SLOT < ELLWARP_SMALL_BYTES) {
+      *threshold = cand[PETSC_STATIC_ARRAY_LENGTH(cand) - 1];
+      *kernel    = MAT_ELLWARP_KERNEL_K2;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(cand); c++) {
     PetscCount slots;
     PetscInt   mw, ns, nsp;
     PetscReal  cost;
 
     if (par->kernel == MAT_ELLWARP_KERNEL_K2 && cand[c] == 0) continue;
-    SliceWalk(nlong, n, sortedlen, par->sortwindow, cand[c], &slots, &mw, &ns, &nsp);
+    SliceWalk(nlong, n, sortedlen, window, cand[c], &slots, &mw, &ns, &nsp);
     cost = (PetscReal)slots * ELLWARP_BYTES_PER_SLOT / ELLWARP_BW + mw * ELLWARP_T_ITER;
     /* prefer the simpler kernel unless splitting wins by more than 2% */
     if (cost < 0.98 * best) {
@@ -122,18 +139,17 @@ PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen
 PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt entrymap[], const EllwarpParams *par, EllwarpLayout **out)
 {
   EllwarpLayout *L;
-  PetscInt      *rowlen, *sortedlen, T, mw, ns, nsp, nlong, longrow;
+  PetscInt      *rowlen, *sortedlen, T, mw, ns, nsp, nlong, longrow, W = 0;
   PetscCount     nslots, nlongslots = 0;
   PetscReal      sum = 0, sum2 = 0;
 
   PetscFunctionBegin;
   PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ELLWARP stores 32-bit column indices; %" PetscInt_FMT " columns do not fit", n);
-  PetscCheck(par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be 0 or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
+  PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (global) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
   PetscCall(PetscNew(&L));
   L->nrows      = m;
   L->ncols      = n;
   L->nnz        = m ? ai[m] : 0;
-  L->sortwindow = par->sortwindow;
   /* a row whose K2 width with all 32 lanes would exceed ELLWARP_LONG_WIDTH keeps one warp busy long
      after the others finish: it goes to the chunked path, spread over many thread blocks */
   longrow = par->longrow ? par->longrow : ELLWARP_LANES * ELLWARP_LONG_WIDTH;
@@ -152,10 +168,28 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   }
   L->meanrowlen = m ? sum / m : 0;
   L->stdrowlen  = m ? PetscSqrtReal(PetscMax(0, sum2 / m - L->meanrowlen * L->meanrowlen)) : 0;
-  PetscCall(SortRows(m, rowlen, par->sortwindow, longrow, L->rowperm, sortedlen, &nlong));
-  PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, nlong, &L->kernel, &T));
+  if (par->sortwindow >= 0) W = par->sortwindow;
+  else { /* a priori: the window whose slots plus per-row traffic cost least (cost model above) */
+    static const PetscInt    wins[]     = {0, 256, 4096};
+    static const PetscReal   rowbytes[] = {ELLWARP_ROW_BYTES_GLOBAL, ELLWARP_ROW_BYTES_256, ELLWARP_ROW_BYTES_4096};
+    PetscReal                best       = PETSC_MAX_REAL;
+    for (size_t w = 0; w < PETSC_STATIC_ARRAY_LENGTH(wins); w++) {
+      PetscReal cost;
+      PetscCall(SortRows(m, rowlen, wins[w], longrow, L->rowperm, sortedlen, &nlong));
+      PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, wins[w], nlong, &L->kernel, &T));
+      SliceWalk(nlong, m, sortedlen, wins[w], T, &nslots, &mw, &ns, &nsp);
+      cost = (PetscReal)nslots * ELLWARP_BYTES_PER_SLOT + (PetscReal)m * rowbytes[w];
+      if (cost < best) {
+        best = cost;
+        W    = wins[w];
+      }
+    }
+  }
+  L->sortwindow = W;
+  PetscCall(SortRows(m, rowlen, W, longrow, L->rowperm, sortedlen, &nlong));
+  PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, W, nlong, &L->kernel, &T));
   L->threshold = T;
-  SliceWalk(nlong, m, sortedlen, par->sortwindow, T, &nslots, &mw, &ns, &nsp);
+  SliceWalk(nlong, m, sortedlen, W, T, &nslots, &mw, &ns, &nsp);
   L->nslices = ns;
   L->nsplit  = nsp;
   L->nlong   = nlong;
@@ -179,7 +213,7 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
     while (p < m) {
       PetscInt  l2 = LanesLog2(sortedlen[p], T), rows = ELLWARP_LANES >> l2, w;
       PetscBool fits = par->compress;
-      if (par->sortwindow > 0) rows = PetscMin(rows, par->sortwindow - p % par->sortwindow);
+      if (W > 0) rows = PetscMin(rows, W - (p - nlong) % W);
       rows = PetscMin(rows, m - p);
       w    = (sortedlen[p] + (1 << l2) - 1) >> l2;
       for (PetscInt q = 0; q < rows && fits; q++) {
