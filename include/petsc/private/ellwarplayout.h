@@ -28,11 +28,12 @@ typedef struct {
   PetscInt       ndiagmissing;
   /* rows too long for one warp: the first nlong sorted rows, stored contiguously after the slices
      (32-bit columns at col32 + longcolbase) and summed in chunks of ELLWARP_CHUNK entries, one thread
-     block each, whose partial sums are added per row in chunk order */
+     block each; the block that finishes a row's last chunk adds the row's chunk sums in chunk order */
   PetscInt       nlong, nchunks;
   PetscCount    *longptr;  /* [nlong+1] slots of long row i */
   PetscInt      *longchunk; /* [nlong+1] chunks of long row i */
   PetscCount    *chunkptr; /* [nchunks+1] slots of chunk c */
+  PetscInt      *chunkrow; /* [nchunks] long row (0..nlong-1) of chunk c */
   PetscCount     longcolbase;
   /* what the analysis chose and saw */
   MatEllwarpKernel kernel;
@@ -42,12 +43,11 @@ typedef struct {
 
 #define ELLWARP_PAD16     (-32768)
 #define ELLWARP_CHUNK     2048
-#define ELLWARP_CHUNK_THR 256
 
 typedef struct {
   MatEllwarpKernel kernel;     /* AUTO lets the analysis choose */
   PetscInt         threshold;  /* 0: automatic */
-  PetscInt         sortwindow; /* -1: automatic; 0: global; else a multiple of ELLWARP_LANES */
+  PetscInt         sortwindow; /* 0: whole matrix; else a multiple of ELLWARP_LANES */
   PetscInt         longrow;    /* rows longer than this go to the chunked path; 0: automatic, <0: never */
   PetscBool        compress;   /* 16-bit column offsets in slices where they fit */
 } EllwarpParams;

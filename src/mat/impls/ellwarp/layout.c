@@ -3,28 +3,19 @@
 #include <petsc/private/ellwarplayout.h>
 #include <petscsys.h>
 
-/* Cost model for the a-priori kernel choice.  SpMV is bandwidth bound: a slot costs its 12 bytes
-   (value + 32-bit column).  A warp's loop over its slice width is latency bound, and the widest slice
-   finishes last, so the widest slice adds width * ELLWARP_T_ITER to the time.  The two constants were
-   measured on an H100/H200 (copy bandwidth derated to SpMV gather bandwidth; one dependent iteration of
-   an unrolled loop).  The benchmark checks the choice against an exhaustive search. */
+/* Cost model for the a-priori kernel choice (the paper leaves it to a search).  SpMV is bandwidth
+   bound: a slot costs its 12 bytes (value + 32-bit column) at ELLWARP_BW.  But a warp's loop over its
+   slice is latency bound (~ELLWARP_T_ITER per iteration: a column load, then the dependent x load), so
+   the kernel cannot finish before its widest slice does.  Time = max(traffic, widest slice); the
+   threshold T with the least time wins, ties going to fewer lanes per row.  Rows too long for 32 lanes
+   go to the chunked path, and a matrix under ELLWARP_SMALL_BYTES is latency bound throughout: it gets
+   the most lanes per row.  Constants from H200 runs of benchmarks/spmv (sweeps over T, block size,
+   window); the benchmark checks the choice against the exhaustive search on every suite matrix. */
 #define ELLWARP_BYTES_PER_SLOT 12.0
 #define ELLWARP_BW             3.0e12
-#define ELLWARP_T_ITER         20.0e-9
+#define ELLWARP_T_ITER         250.0e-9
 #define ELLWARP_SMALL_BYTES    24.0e6 /* below this the SpMV is latency bound */
-/* bytes per row for the result write and row permutation: scattered across the matrix when sorted
-   globally, local within a window (a 256-row window keeps a warp's rows within a few KB of y) */
-#define ELLWARP_ROW_BYTES_GLOBAL 40.0
-#define ELLWARP_ROW_BYTES_256    12.0
-#define ELLWARP_ROW_BYTES_4096   20.0
-#define ELLWARP_LONG_WIDTH     128 /* K2 width (entries per lane) beyond which a row takes the chunked path */
-
-static inline PetscInt Log2Ceil(PetscInt t)
-{
-  PetscInt l = 0;
-  while ((1 << l) < t) l++;
-  return l;
-}
+#define ELLWARP_LONG_WIDTH     16 /* K2 width (entries per lane) beyond which a row takes the chunked path */
 
 /* lanes per row for a row of length len under threshold T (T <= 0: K1) */
 static inline PetscInt LanesLog2(PetscInt len, PetscInt T)
@@ -124,8 +115,9 @@ PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen
 
     if (par->kernel == MAT_ELLWARP_KERNEL_K2 && cand[c] == 0) continue;
     SliceWalk(nlong, n, sortedlen, window, cand[c], &slots, &mw, &ns, &nsp);
-    cost = (PetscReal)slots * ELLWARP_BYTES_PER_SLOT / ELLWARP_BW + mw * ELLWARP_T_ITER;
-    /* prefer the simpler kernel unless splitting wins by more than 2% */
+    /* the kernel takes as long as its traffic needs, and no less than its widest slice's warp */
+    cost = PetscMax((PetscReal)slots * ELLWARP_BYTES_PER_SLOT / ELLWARP_BW, mw * ELLWARP_T_ITER);
+    /* prefer fewer lanes per row (fewer slots, no reduction) unless splitting wins by more than 2% */
     if (cost < 0.98 * best) {
       best  = cost;
       bestT = cand[c];
@@ -145,7 +137,7 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
 
   PetscFunctionBegin;
   PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ELLWARP stores 32-bit column indices; %" PetscInt_FMT " columns do not fit", n);
-  PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (global) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
+  PetscCheck(par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
   PetscCall(PetscNew(&L));
   L->nrows      = m;
   L->ncols      = n;
@@ -168,23 +160,7 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   }
   L->meanrowlen = m ? sum / m : 0;
   L->stdrowlen  = m ? PetscSqrtReal(PetscMax(0, sum2 / m - L->meanrowlen * L->meanrowlen)) : 0;
-  if (par->sortwindow >= 0) W = par->sortwindow;
-  else { /* a priori: the window whose slots plus per-row traffic cost least (cost model above) */
-    static const PetscInt    wins[]     = {0, 256, 4096};
-    static const PetscReal   rowbytes[] = {ELLWARP_ROW_BYTES_GLOBAL, ELLWARP_ROW_BYTES_256, ELLWARP_ROW_BYTES_4096};
-    PetscReal                best       = PETSC_MAX_REAL;
-    for (size_t w = 0; w < PETSC_STATIC_ARRAY_LENGTH(wins); w++) {
-      PetscReal cost;
-      PetscCall(SortRows(m, rowlen, wins[w], longrow, L->rowperm, sortedlen, &nlong));
-      PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, wins[w], nlong, &L->kernel, &T));
-      SliceWalk(nlong, m, sortedlen, wins[w], T, &nslots, &mw, &ns, &nsp);
-      cost = (PetscReal)nslots * ELLWARP_BYTES_PER_SLOT + (PetscReal)m * rowbytes[w];
-      if (cost < best) {
-        best = cost;
-        W    = wins[w];
-      }
-    }
-  }
+  W = par->sortwindow;
   L->sortwindow = W;
   PetscCall(SortRows(m, rowlen, W, longrow, L->rowperm, sortedlen, &nlong));
   PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, W, nlong, &L->kernel, &T));
@@ -202,7 +178,7 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
 
   PetscCall(PetscMalloc4(ns + 1, &L->sliceptr, ns + 1, &L->slicerow, ns, &L->meta, ns, &L->colbase));
   PetscCall(PetscMalloc2(L->nslots, &L->slot2csr, m, &L->diagslot));
-  PetscCall(PetscMalloc3(nlong + 1, &L->longptr, nlong + 1, &L->longchunk, L->nchunks + 1, &L->chunkptr));
+  PetscCall(PetscMalloc4(nlong + 1, &L->longptr, nlong + 1, &L->longchunk, L->nchunks + 1, &L->chunkptr, L->nchunks, &L->chunkrow));
   /* columns: decide per slice whether 16-bit offsets from the lane's row fit */
   L->sliceptr[0] = 0;
   L->slicerow[0] = nlong;
@@ -274,7 +250,10 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
       if (aj[k] == row) L->diagslot[row] = slot;
     }
     L->longptr[q + 1] = L->longptr[q] + rowlen[row];
-    for (PetscCount st = L->longptr[q]; st < L->longptr[q + 1]; st += ELLWARP_CHUNK) L->chunkptr[++c] = PetscMin(st + ELLWARP_CHUNK, L->longptr[q + 1]);
+    for (PetscCount st = L->longptr[q]; st < L->longptr[q + 1]; st += ELLWARP_CHUNK) {
+      L->chunkrow[c]   = q;
+      L->chunkptr[++c] = PetscMin(st + ELLWARP_CHUNK, L->longptr[q + 1]);
+    }
     L->longchunk[q + 1] = c;
   }
   L->ndiagmissing = 0;
@@ -292,7 +271,7 @@ PetscErrorCode EllwarpLayoutDestroy(EllwarpLayout **L)
   PetscCall(PetscFree((*L)->rowperm));
   PetscCall(PetscFree4((*L)->sliceptr, (*L)->slicerow, (*L)->meta, (*L)->colbase));
   PetscCall(PetscFree2((*L)->slot2csr, (*L)->diagslot));
-  PetscCall(PetscFree3((*L)->longptr, (*L)->longchunk, (*L)->chunkptr));
+  PetscCall(PetscFree4((*L)->longptr, (*L)->longchunk, (*L)->chunkptr, (*L)->chunkrow));
   PetscCall(PetscFree2((*L)->col32, (*L)->col16));
   PetscCall(PetscFree(*L));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -348,8 +327,8 @@ static inline PetscScalar Val(const PetscScalar *val, PetscCount k, PetscBool ab
 }
 
 /* y = A x (+ z when z != NULL); abs: sum |a_ij| x_j instead (for norms).  Per lane partial sums, then the
-   tree reduction that __shfl_down_sync performs, so host and device add in the same order; long rows in
-   chunks of ELLWARP_CHUNK_THR strided threads and a shared-memory tree, as the chunk kernel does. */
+   tree reduction that __shfl_down_sync performs, so host and device add slices in the same order; long
+   rows chunk by chunk as the device does (within a chunk the device's order depends on its block size). */
 void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, PetscBool abs)
 {
   for (PetscInt s = 0; s < L->nslices; s++) {
@@ -378,14 +357,9 @@ void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const Petsc
   for (PetscInt q = 0; q < L->nlong; q++) {
     PetscScalar sum = 0;
     for (PetscInt c = L->longchunk[q]; c < L->longchunk[q + 1]; c++) {
-      PetscScalar t[ELLWARP_CHUNK_THR];
-      for (PetscInt th = 0; th < ELLWARP_CHUNK_THR; th++) {
-        t[th] = 0;
-        for (PetscCount k = L->chunkptr[c] + th; k < L->chunkptr[c + 1]; k += ELLWARP_CHUNK_THR) t[th] += Val(val, k, abs) * x[L->col32[L->longcolbase + (k - L->longptr[0])]];
-      }
-      for (PetscInt off = ELLWARP_CHUNK_THR / 2; off > 0; off >>= 1)
-        for (PetscInt th = 0; th < off; th++) t[th] += t[th + off];
-      sum += t[0];
+      PetscScalar t = 0;
+      for (PetscCount k = L->chunkptr[c]; k < L->chunkptr[c + 1]; k++) t += Val(val, k, abs) * x[L->col32[L->longcolbase + (k - L->longptr[0])]];
+      sum += t;
     }
     PetscInt row = L->rowperm[q];
     y[row]       = z ? z[row] + sum : sum;

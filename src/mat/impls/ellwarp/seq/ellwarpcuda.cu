@@ -7,7 +7,8 @@
 struct _EllwarpStore {
   const EllwarpLayout *L;
   PetscCount          *sliceptr, *colbase, *diagslot, *longptr, *chunkptr;
-  PetscInt            *slicerow, *rowperm, *slot2csr, *longchunk;
+  PetscInt            *slicerow, *rowperm, *slot2csr, *longchunk, *chunkrow;
+  int                 *count;   /* [nlong] chunks of each long row done in the current product */
   unsigned char       *meta;
   int                 *col32;
   short               *col16;
@@ -20,7 +21,10 @@ struct _EllwarpStore {
 typedef struct {
   PetscInt             nslices, nlong;
   const PetscCount    *sliceptr, *colbase, *longptr, *chunkptr;
-  const PetscInt      *slicerow, *rowperm, *longchunk;
+  PetscInt             nchunks;
+  const PetscInt      *slicerow, *rowperm, *longchunk, *chunkrow;
+  int                 *count;
+  PetscScalar         *partial;
   const unsigned char *meta;
   const int           *col32;
   const short         *col16;
@@ -39,6 +43,10 @@ static DevLayout View(const EllwarpStore *S)
   d.slicerow    = S->slicerow;
   d.rowperm     = S->rowperm;
   d.longchunk   = S->longchunk;
+  d.nchunks     = S->L->nchunks;
+  d.chunkrow    = S->chunkrow;
+  d.count       = S->count;
+  d.partial     = S->partial;
   d.meta        = S->meta;
   d.col32       = S->col32;
   d.col16       = S->col16;
@@ -120,6 +128,9 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   PetscCall(Upload(&S->longptr, L->longptr, L->nlong + 1, "long rows"));
   PetscCall(Upload(&S->longchunk, L->longchunk, L->nlong + 1, "long-row chunks"));
   PetscCall(Upload(&S->chunkptr, L->chunkptr, L->nchunks + 1, "chunks"));
+  PetscCall(Upload(&S->chunkrow, L->chunkrow, L->nchunks, "chunk rows"));
+  PetscCall(DevMalloc((void **)&S->count, L->nlong * sizeof(int), "chunk counters"));
+  if (L->nlong) PetscCallCUDA(cudaMemset(S->count, 0, L->nlong * sizeof(int)));
   PetscCall(DevMalloc((void **)&S->partial, L->nchunks * sizeof(PetscScalar), "chunk sums"));
   PetscCall(DevMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
   PetscCall(DevMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
@@ -142,6 +153,8 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
   PetscCallCUDA(cudaFree((*S)->longptr));
   PetscCallCUDA(cudaFree((*S)->longchunk));
   PetscCallCUDA(cudaFree((*S)->chunkptr));
+  PetscCallCUDA(cudaFree((*S)->chunkrow));
+  PetscCallCUDA(cudaFree((*S)->count));
   PetscCallCUDA(cudaFree((*S)->partial));
   PetscCallCUDA(cudaFree((*S)->slot2csr));
   PetscCallCUDA(cudaFree((*S)->diagslot));
@@ -171,11 +184,52 @@ __global__ static void ScatterKernel(PetscCount n, const PetscInt *__restrict__ 
 /* y[rowperm[r]] = sum_k val*x[col] (+ z).  Column indices and values are streamed once (__ldcs: keep
    them out of L2 so x stays cached); x is gathered through the read-only path.  16-bit slices store
    columns as offsets from the lane's own row: 10 instead of 12 bytes per entry. */
+/* A long-row chunk, done by a whole block: strided products, a warp-shuffle tree, the warps' sums in
+   order.  The block that completes a row's last chunk (counted with an atomic) adds the row's chunk
+   sums in chunk order and writes y, so the result does not depend on which block finished when. */
+template <bool ADD, bool ABS>
+__device__ static void LongChunk(const DevLayout &d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+{
+  __shared__ PetscScalar ws[32];
+  const PetscInt         c   = blockIdx.x;
+  PetscScalar            sum = 0.0;
+  for (PetscCount k = d.chunkptr[c] + threadIdx.x; k < d.chunkptr[c + 1]; k += blockDim.x) {
+    const PetscScalar vv = __ldcs(val + k);
+    sum += (ABS ? fabs(vv) : vv) * __ldg(x + __ldcs(d.col32 + d.longcolbase + (k - d.longptr[0])));
+  }
+  for (int off = 16; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
+  if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const PetscInt q = d.chunkrow[c];
+    PetscScalar    t = 0.0;
+    for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];
+    d.partial[c] = t;
+    __threadfence();
+    if (atomicAdd(d.count + q, 1) == d.longchunk[q + 1] - d.longchunk[q] - 1) {
+      PetscScalar s = 0.0;
+      __threadfence();
+      for (PetscInt cc = d.longchunk[q]; cc < d.longchunk[q + 1]; cc++) s += __ldcg(d.partial + cc);
+      const PetscInt row = d.rowperm[q];
+      y[row]             = ADD ? z[row] + s : s;
+      d.count[q]         = 0; /* ready for the next product */
+    }
+  }
+}
+
+/* y[rowperm[r]] = sum_k val*x[col] (+ z).  Blocks [0, nchunks) do the long-row chunks, the others one
+   slice per warp.  Column indices and values are streamed once (__ldcs: keep them out of L2 so x stays
+   cached); x is gathered through the read-only path.  16-bit slices store columns as offsets from the
+   lane's own row: 10 instead of 12 bytes per entry. */
 template <bool ADD, bool ABS>
 __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
+  if (blockIdx.x < d.nchunks) {
+    LongChunk<ADD, ABS>(d, val, x, z, y);
+    return;
+  }
   const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
-  const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
+  const PetscInt s    = (PetscInt)(blockIdx.x - d.nchunks) * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
   if (s >= d.nslices) return;
   const PetscCount   base = d.sliceptr[s];
   const int          w    = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES);
@@ -205,38 +259,6 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const Pet
   }
   for (int off = (1 << l2) >> 1; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
   if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
-}
-
-/* long rows: one block per chunk writes the chunk's sum (strided threads, then a shared-memory tree) */
-template <bool ABS>
-__global__ static void __launch_bounds__(ELLWARP_CHUNK_THR) ChunkKernel(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *partial)
-{
-  __shared__ PetscScalar sh[ELLWARP_CHUNK_THR];
-  const PetscInt         c   = blockIdx.x;
-  PetscScalar            sum = 0.0;
-  for (PetscCount k = d.chunkptr[c] + threadIdx.x; k < d.chunkptr[c + 1]; k += ELLWARP_CHUNK_THR) {
-    const PetscScalar vv = __ldcs(val + k);
-    sum += (ABS ? fabs(vv) : vv) * __ldg(x + __ldcs(d.col32 + d.longcolbase + (k - d.longptr[0])));
-  }
-  sh[threadIdx.x] = sum;
-  __syncthreads();
-  for (int off = ELLWARP_CHUNK_THR / 2; off > 0; off >>= 1) {
-    if (threadIdx.x < off) sh[threadIdx.x] += sh[threadIdx.x + off];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partial[c] = sh[0];
-}
-
-/* ... and the chunk sums of each long row are added in chunk order: deterministic */
-template <bool ADD>
-__global__ static void LongRowKernel(DevLayout d, const PetscScalar *partial, const PetscScalar *z, PetscScalar *y)
-{
-  for (PetscInt q = blockIdx.x * blockDim.x + threadIdx.x; q < d.nlong; q += gridDim.x * blockDim.x) {
-    PetscScalar sum = 0.0;
-    for (PetscInt c = d.longchunk[q]; c < d.longchunk[q + 1]; c++) sum += partial[c];
-    const PetscInt row = d.rowperm[q];
-    y[row]             = ADD ? z[row] + sum : sum;
-  }
 }
 
 /* one thread per (slice lane): visit the lane's slots with their row and column */
@@ -363,20 +385,14 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
   const EllwarpLayout *L   = S->L;
   const int            wpb = (int)(bs / ELLWARP_LANES);
   const DevLayout      d   = View(S);
+  const PetscInt       nb  = L->nchunks + (L->nslices + wpb - 1) / wpb;
 
   PetscFunctionBegin;
-  if (L->nchunks) { /* long rows first: their few blocks overlap the slices' tail */
-    if (abs) ChunkKernel<true><<<(unsigned)L->nchunks, ELLWARP_CHUNK_THR, 0, Stream()>>>(d, vals, x, S->partial);
-    else ChunkKernel<false><<<(unsigned)L->nchunks, ELLWARP_CHUNK_THR, 0, Stream()>>>(d, vals, x, S->partial);
-    if (z) LongRowKernel<true><<<GRID(L->nlong)>>>(d, S->partial, z, y);
-    else LongRowKernel<false><<<GRID(L->nlong)>>>(d, S->partial, z, y);
-    PetscCallCUDA(cudaGetLastError());
-  }
-  if (L->nslices) {
-    unsigned nb = (unsigned)((L->nslices + wpb - 1) / wpb);
-    if (abs) MultKernel<false, true><<<nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
-    else if (z) MultKernel<true, false><<<nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
-    else MultKernel<false, false><<<nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+  PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
+  if (nb) {
+    if (abs) MultKernel<false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+    else if (z) MultKernel<true, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+    else MultKernel<false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
