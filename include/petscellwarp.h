@@ -16,7 +16,7 @@
 +  -mat_ellwarp_kernel <auto,k1,k2>     - kernel family; auto picks it a priori from row-length statistics
 .  -mat_ellwarp_threshold <n>           - K2: most entries a lane handles before a row is split (0: automatic)
 .  -mat_ellwarp_block_size <n>          - threads per CUDA block (multiple of 32)
-.  -mat_ellwarp_sort_window <n>         - sort rows by length within windows of n rows (0: whole matrix, the default)
+.  -mat_ellwarp_sort_window <n>         - sort rows by length within windows of n rows (-1: automatic, the default; 0: whole matrix)
 .  -mat_ellwarp_long_row <n>            - rows longer than n go to the chunked path (0: automatic, -1: never)
 .  -mat_ellwarp_compress_columns <bool>  - 16-bit column offsets in slices where they fit (default true)
 -  -mat_ellwarp_backend <cuda,host>     - where the layout lives and the kernels run

@@ -47,7 +47,7 @@ typedef struct {
 typedef struct {
   MatEllwarpKernel kernel;     /* AUTO lets the analysis choose */
   PetscInt         threshold;  /* 0: automatic */
-  PetscInt         sortwindow; /* 0: whole matrix; else a multiple of ELLWARP_LANES */
+  PetscInt         sortwindow; /* -1: automatic; 0: whole matrix; else a multiple of ELLWARP_LANES */
   PetscInt         longrow;    /* rows longer than this go to the chunked path; 0: automatic, <0: never */
   PetscBool        compress;   /* 16-bit column offsets in slices where they fit */
 } EllwarpParams;

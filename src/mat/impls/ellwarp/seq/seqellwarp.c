@@ -52,13 +52,13 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscOptionsEnum("-mat_ellwarp_backend", "Where the layout lives and the kernels run", "MatEllwarpSetBackend", MatEllwarpBackends, (PetscEnum)b, (PetscEnum *)&b, &set));
   PetscCall(PetscOptionsEnum("-mat_ellwarp_kernel", "Kernel family (auto: chosen from row-length statistics)", "MatEllwarpSetKernel", MatEllwarpKernels, (PetscEnum)p.kernel, (PetscEnum *)&p.kernel, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_threshold", "K2: most entries per lane before a row is split (0: automatic)", "MatEllwarpSetKernel", p.threshold, &p.threshold, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_sort_window", "Sort rows by length within windows of this many rows (0: whole matrix)", "", p.sortwindow, &p.sortwindow, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_sort_window", "Sort rows by length within windows of this many rows (-1: automatic, 0: whole matrix)", "", p.sortwindow, &p.sortwindow, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_long_row", "Rows longer than this are summed by many thread blocks (0: automatic, -1: never)", "", p.longrow, &p.longrow, NULL));
   PetscCall(PetscOptionsBool("-mat_ellwarp_compress_columns", "Store columns as 16-bit offsets from the row where they fit", "", p.compress, &p.compress, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_block_size", "Threads per CUDA block (multiple of 32, at most 1024)", "", e->blocksize, &e->blocksize, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(p.threshold >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_threshold %" PetscInt_FMT " must be >= 0", p.threshold);
-  PetscCheck(p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be 0 (whole matrix) or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
+  PetscCheck(p.sortwindow == -1 || (p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
   PetscCheck(e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_block_size %" PetscInt_FMT " must be a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
   PetscCheck(p.longrow >= -1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_row %" PetscInt_FMT " must be >= -1", p.longrow);
   if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress) {
@@ -351,7 +351,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   e->blocksize   = 128; /* measured best or within 1% on every suite matrix (H200) */
   e->par.kernel   = MAT_ELLWARP_KERNEL_AUTO;
   e->par.compress   = PETSC_TRUE;
-  e->par.sortwindow = 0; /* whole-matrix sort: within 3.5% of the best window on every suite matrix */
+  e->par.sortwindow = -1;
   B->offloadmask = B->assembled ? PETSC_OFFLOAD_CPU : PETSC_OFFLOAD_UNALLOCATED;
   B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds new matrices to the CPU; the layout ops are ours */
 

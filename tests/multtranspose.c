@@ -1,0 +1,119 @@
+/* MatMultTranspose(Add) against an explicit loop over the CSR arrays (not against another PETSc type),
+   with the output vector reused from a previous product, as Krylov methods do.  -peer <type> runs the
+   same checks on another matrix type (e.g. seqaijcusparse) for comparison.
+
+   ellwarp_add_test(multtranspose.host -mat_ellwarp_backend host)
+   ellwarp_add_test(multtranspose.cuda GPU)
+   ellwarp_add_test(multtranspose.aijcusparse -peer seqaijcusparse GPU)
+*/
+#include <petscellwarp.h>
+#include "testutil.h"
+
+static PetscErrorCode Check(Vec v, const PetscScalar *ref, PetscInt n, const char *what, PetscInt *nfail)
+{
+  const PetscScalar *a;
+  PetscReal          err = 0, scale = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(v, &a));
+  for (PetscInt i = 0; i < n; i++) {
+    err   = PetscMax(err, PetscAbsScalar(a[i] - ref[i]));
+    scale = PetscMax(scale, PetscAbsScalar(ref[i]));
+  }
+  PetscCall(VecRestoreArrayRead(v, &a));
+  if (err > 1e-13 * scale) {
+    (*nfail)++;
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: relative error %g\n", what, (double)(err / scale)));
+  } else PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok   %s\n", what));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  Mat                A, B;
+  Vec                x, y, z, t;
+  PetscInt           m = 300, n = 200, nfail = 0, npass;
+  PetscRandom        r;
+  const PetscInt    *ai, *aj;
+  const PetscScalar *aa, *xa, *za, *ya;
+  PetscScalar       *ref, *ref2;
+  char               peer[64] = "";
+  PetscBool          done;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-peer", peer, sizeof(peer), NULL));
+  {
+    char      b[16] = "";
+    PetscBool host;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_backend", b, sizeof(b), NULL));
+    host = (PetscBool)!strcmp(b, "host");
+    if (!EllwarpTestHaveDevice() && (peer[0] || !host)) {
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "skipped: no CUDA device\n"));
+      PetscCall(PetscFinalize());
+      return 77;
+    }
+  }
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
+  PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));
+  PetscCall(PetscRandomSetFromOptions(r));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, 12, NULL, &A));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt k = 0; k < 1 + i % 11; k++) {
+      PetscScalar v;
+      PetscCall(PetscRandomGetValue(r, &v));
+      PetscCall(MatSetValue(A, i, (i * 7 + k * 13) % n, v, ADD_VALUES));
+    }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(A, peer[0] ? peer : MATSEQELLWARP, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatCreateVecs(B, &z, &x)); /* x: length m (input of the transpose), z: length n */
+  PetscCall(VecDuplicate(z, &t));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecSetRandom(x, r));
+  PetscCall(VecSetRandom(z, r));
+  PetscCall(VecSetRandom(t, r));
+
+  /* reference: t = A^T x, t2 = z + A^T x, from the CSR arrays */
+  PetscCall(PetscCalloc2(n, &ref, n, &ref2));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArrayRead(z, &za));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) ref[aj[k]] += aa[k] * xa[i];
+  for (PetscInt j = 0; j < n; j++) ref2[j] = za[j] + ref[j];
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecRestoreArrayRead(z, &za));
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+
+  PetscCall(MatMultTranspose(B, x, t));
+  PetscCall(Check(t, ref, n, "MatMultTranspose", &nfail));
+  PetscCall(MatMultTransposeAdd(B, x, z, t)); /* output reused */
+  PetscCall(Check(t, ref2, n, "MatMultTransposeAdd (reused output)", &nfail));
+  PetscCall(VecCopy(z, t));
+  PetscCall(MatMultTransposeAdd(B, x, t, t)); /* in place */
+  PetscCall(Check(t, ref2, n, "MatMultTransposeAdd (in place)", &nfail));
+  {
+    Vec t2;
+    PetscCall(VecDuplicate(z, &t2));
+    PetscCall(MatMultTransposeAdd(B, x, z, t2)); /* fresh output */
+    PetscCall(Check(t2, ref2, n, "MatMultTransposeAdd (fresh output)", &nfail));
+    PetscCall(VecDestroy(&t2));
+  }
+  PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  npass = 4 - nfail;
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", npass, nfail));
+  PetscCall(PetscFree2(ref, ref2));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&t));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscCall(PetscRandomDestroy(&r));
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
