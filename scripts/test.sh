@@ -9,4 +9,10 @@ bash "$root/scripts/build.sh"
 source "$root/scripts/env.sh"   # PETSC_DIR, LD_LIBRARY_PATH (driver stubs) for the tests
 build=${ELLWARP_BUILD_DIR:-$root/build}
 echo "[test] ELLWARP_HAVE_DEVICE=$ELLWARP_HAVE_DEVICE" >&2
-exec ctest --test-dir "$build" --output-on-failure -j "${ELLWARP_TEST_JOBS:-$(nproc)}" "$@"
+rc=0
+ctest --test-dir "$build" --output-on-failure -j "${ELLWARP_TEST_JOBS:-$(nproc)}" "$@" || rc=$?
+if [ "$ELLWARP_HAVE_DEVICE" != 1 ]; then
+  n=$(ctest --test-dir "$build" -N -L gpu 2>/dev/null | sed -n 's/^Total Tests: //p')
+  echo "skipped: no CUDA device (${n:-0} GPU-labelled tests reported as skipped above)"
+fi
+exit $rc

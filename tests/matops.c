@@ -25,6 +25,7 @@ static MatEllwarpBackend backend;
 static MatEllwarpKernel  kernel;
 static PetscInt          threshold, sortwindow, blocksize;
 static PetscInt          nchecks;
+static PetscBool         diag; /* -diag: extra diagnosis of MatMultTransposeAdd */
 
 /* ---- comparisons ---------------------------------------------------------------------------------- */
 static PetscErrorCode CompareVecs(Vec ref, Vec v, const char *what, const char *mat)
@@ -101,8 +102,22 @@ static PetscErrorCode CompareMult(Mat A, Mat B, PetscRandom r, const char *what,
     Vec zt; /* a fresh z (on a GPU, xb's device copy is not what this checks) */
     PetscCall(VecDuplicate(xb, &zt));
     PetscCall(VecCopy(xa, zt));
+    PetscCall(CompareVecs(xa, zt, "z of MatMultTransposeAdd", mat));
+    PetscCall(CompareVecs(ya, yb, "x of MatMultTransposeAdd", mat));
     PetscCall(MatMultTransposeAdd(A, ya, xa, ta));
     PetscCall(MatMultTransposeAdd(B, yb, zt, tb));
+    if (PetscDefined(USE_DEBUG) || diag) { /* diagnosis: tb against z + (A^T y) computed afresh */
+      Vec t2;
+      PetscCall(VecDuplicate(tb, &t2));
+      PetscCall(MatMultTranspose(B, yb, t2));
+      PetscCall(VecAXPY(t2, 1.0, zt));
+      PetscCall(CompareVecs(t2, tb, "MatMultTransposeAdd vs MatMultTranspose+VecAXPY", mat));
+      PetscCall(VecCopy(ya, yb));
+      PetscCall(MatMultTranspose(A, ya, t2)); /* host reference product through a CUDA output */
+      PetscCall(VecAXPY(t2, 1.0, zt));
+      PetscCall(CompareVecs(t2, tb, "MatMultTransposeAdd vs host A^T y + z", mat));
+      PetscCall(VecDestroy(&t2));
+    }
     PetscCall(CompareVecs(ta, tb, "MatMultTransposeAdd", mat));
     PetscCall(VecDestroy(&zt));
   }
@@ -572,6 +587,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-sort_window", &sortwindow, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-block_size", &blocksize, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-peer", peertype, sizeof(peertype), NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-diag", &diag, NULL));
   backend = !strcmp(b, "cuda") ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
   kernel  = !strcmp(k, "k1") ? MAT_ELLWARP_KERNEL_K1 : (!strcmp(k, "k2") ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_AUTO);
   if (backend == MAT_ELLWARP_BACKEND_CUDA && !EllwarpTestHaveDevice()) {

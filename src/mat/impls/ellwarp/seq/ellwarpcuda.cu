@@ -74,21 +74,27 @@ static PetscErrorCode DevMalloc(void **p, size_t bytes, const char *what)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-template <typename T>
-static PetscErrorCode Upload(T **d, const T *h, size_t n, const char *what)
-{
-  PetscFunctionBegin;
-  PetscCall(DevMalloc((void **)d, n * sizeof(T), what));
-  if (n) PetscCallCUDA(cudaMemcpy(*d, h, n * sizeof(T), cudaMemcpyHostToDevice));
-  PetscCall(PetscLogCpuToGpu(n * sizeof(T)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
+/* Every copy and kernel goes on the stream of PETSc's current device context, the one PETSc's vectors
+   use: PETSc's stream does not synchronize with the legacy default stream, so a plain cudaMemcpy or
+   cudaMemset would race with the kernels that follow. */
 static inline cudaStream_t Stream(void)
 {
   cudaStream_t s = NULL;
   (void)PetscGetCurrentCUDAStream(&s);
   return s;
+}
+
+template <typename T>
+static PetscErrorCode Upload(T **d, const T *h, size_t n, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCall(DevMalloc((void **)d, n * sizeof(T), what));
+  if (n) { /* the host buffer may be freed right after: wait for the copy */
+    PetscCallCUDA(cudaMemcpyAsync(*d, h, n * sizeof(T), cudaMemcpyHostToDevice, Stream()));
+    PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  }
+  PetscCall(PetscLogCpuToGpu(n * sizeof(T)));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static inline unsigned Blocks(PetscCount n, int threads)
@@ -130,7 +136,7 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   PetscCall(Upload(&S->chunkptr, L->chunkptr, L->nchunks + 1, "chunks"));
   PetscCall(Upload(&S->chunkrow, L->chunkrow, L->nchunks, "chunk rows"));
   PetscCall(DevMalloc((void **)&S->count, L->nlong * sizeof(int), "chunk counters"));
-  if (L->nlong) PetscCallCUDA(cudaMemset(S->count, 0, L->nlong * sizeof(int)));
+  if (L->nlong) PetscCallCUDA(cudaMemsetAsync(S->count, 0, L->nlong * sizeof(int), Stream()));
   PetscCall(DevMalloc((void **)&S->partial, L->nchunks * sizeof(PetscScalar), "chunk sums"));
   PetscCall(DevMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
   PetscCall(DevMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
@@ -143,6 +149,7 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
 {
   PetscFunctionBegin;
   if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaStreamSynchronize(Stream())); /* kernels in flight may still read the arrays */
   PetscCallCUDA(cudaFree((*S)->sliceptr));
   PetscCallCUDA(cudaFree((*S)->slicerow));
   PetscCallCUDA(cudaFree((*S)->meta));
@@ -525,7 +532,7 @@ static PetscErrorCode CUDANorm(const EllwarpStore *S, NormType type, PetscReal *
     if (L->ncols) FillKernel<<<GRID(L->ncols)>>>(L->ncols, 1.0, ones);
     if (L->nrows) FillKernel<<<GRID(L->nrows)>>>(L->nrows, 0.0, rs);
     PetscCall(LaunchMult(S, 256, ones, S->val, NULL, rs, PETSC_TRUE));
-    PetscCall(ReduceArray(S, L->nrows, rs, PETSC_FALSE, nrm));
+    PetscCall(ReduceArray(S, L->nrows, rs, PETSC_FALSE, nrm)); /* ends with a stream synchronization */
     PetscCallCUDA(cudaFree(ones));
     PetscCallCUDA(cudaFree(rs));
   }
@@ -557,7 +564,10 @@ static PetscErrorCode CUDACSRAlloc(PetscCount n, PetscScalar **p)
 static PetscErrorCode CUDACSRFree(PetscScalar **p)
 {
   PetscFunctionBegin;
-  if (*p) PetscCallCUDA(cudaFree(*p));
+  if (*p) {
+    PetscCallCUDA(cudaStreamSynchronize(Stream()));
+    PetscCallCUDA(cudaFree(*p));
+  }
   *p = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
