@@ -14,10 +14,10 @@ if [ ! -x "$exe" ]; then
   echo "[run] $exe does not exist (is examples/$main.c there?)" >&2; exit 1
 fi
 if [ "$ELLWARP_HAVE_DEVICE" = 1 ]; then
-  opts=(-mat_type ellwarp -vec_type cuda)
+  opts=(-dm_mat_type ellwarp -dm_vec_type cuda -n 32)
 else
   echo "[run] no CUDA device: running MATELLWARP's host backend" >&2
-  opts=(-mat_type ellwarp -mat_ellwarp_backend host)
+  opts=(-dm_mat_type ellwarp -mat_ellwarp_backend host -n 16)
 fi
 echo "[run] $exe ${opts[*]} $*" >&2
 exec "$exe" "${opts[@]}" "$@"

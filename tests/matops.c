@@ -19,13 +19,17 @@
 */
 #include <petscellwarp.h>
 #include "testutil.h"
+#if defined(ELLWARP_HAVE_CUDA)
+  #include <petscdevice_cuda.h>
+#endif
 
 static PetscReal         tol = 1e-13;
 static MatEllwarpBackend backend;
 static MatEllwarpKernel  kernel;
 static PetscInt          threshold, sortwindow, blocksize;
 static PetscInt          nchecks;
-static PetscBool         diag; /* -diag: extra diagnosis of MatMultTransposeAdd */
+static PetscBool         diag;     /* -diag: extra diagnosis of MatMultTransposeAdd */
+static PetscBool         skipmadd; /* -skip_madd: no MatMultAdd before the transposes (diagnosis) */
 
 /* ---- comparisons ---------------------------------------------------------------------------------- */
 static PetscErrorCode CompareVecs(Vec ref, Vec v, const char *what, const char *mat)
@@ -84,12 +88,14 @@ static PetscErrorCode CompareMult(Mat A, Mat B, PetscRandom r, const char *what,
   PetscCall(MatMult(A, xa, ya));
   PetscCall(MatMult(B, xb, yb));
   PetscCall(CompareVecs(ya, yb, what, mat));
-  PetscCall(MatMultAdd(A, xa, za, ya));
-  PetscCall(MatMultAdd(B, xb, zb, yb));
-  PetscCall(CompareVecs(ya, yb, "MatMultAdd", mat));
-  PetscCall(MatMultAdd(A, xa, ya, ya)); /* in place: z == y */
-  PetscCall(MatMultAdd(B, xb, yb, yb));
-  PetscCall(CompareVecs(ya, yb, "MatMultAdd(y=y+Ax)", mat));
+  if (!skipmadd) {
+    PetscCall(MatMultAdd(A, xa, za, ya));
+    PetscCall(MatMultAdd(B, xb, zb, yb));
+    PetscCall(CompareVecs(ya, yb, "MatMultAdd", mat));
+    PetscCall(MatMultAdd(A, xa, ya, ya)); /* in place: z == y */
+    PetscCall(MatMultAdd(B, xb, yb, yb));
+    PetscCall(CompareVecs(ya, yb, "MatMultAdd(y=y+Ax)", mat));
+  }
   /* transposes */
   PetscCall(VecDuplicate(xa, &ta));
   PetscCall(VecDuplicate(xb, &tb));
@@ -108,6 +114,23 @@ static PetscErrorCode CompareMult(Mat A, Mat B, PetscRandom r, const char *what,
     PetscCall(MatMultTransposeAdd(B, yb, zt, tb));
     if (PetscDefined(USE_DEBUG) || diag) { /* diagnosis: tb against z + (A^T y) computed afresh */
       Vec t2;
+#if defined(ELLWARP_HAVE_CUDA)
+      if (backend == MAT_ELLWARP_BACKEND_CUDA) { /* the device copy of z, read back directly */
+        const PetscScalar *dz, *hz;
+        PetscScalar        buf[8];
+        PetscInt           nz;
+        PetscCall(VecGetLocalSize(zt, &nz));
+        PetscCall(VecCUDAGetArrayRead(zt, &dz));
+        PetscCallCUDA(cudaMemcpy(buf, dz, sizeof(buf), cudaMemcpyDeviceToHost));
+        PetscCall(VecCUDARestoreArrayRead(zt, &dz));
+        PetscCall(VecGetArrayRead(zt, &hz));
+        for (int q = 0; q < 4 && q < nz; q++) PetscCall(PetscPrintf(PETSC_COMM_SELF, "z[%d] device %.17g host %.17g\n", q, (double)buf[q], (double)hz[q]));
+        PetscCall(VecRestoreArrayRead(zt, &hz));
+        PetscCall(VecGetArrayRead(tb, &hz));
+        for (int q = 0; q < 4 && q < nz; q++) PetscCall(PetscPrintf(PETSC_COMM_SELF, "tb[%d] %.17g\n", q, (double)hz[q]));
+        PetscCall(VecRestoreArrayRead(tb, &hz));
+      }
+#endif
       PetscCall(VecDuplicate(tb, &t2));
       PetscCall(MatMultTranspose(B, yb, t2));
       PetscCall(VecAXPY(t2, 1.0, zt));
@@ -588,6 +611,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-block_size", &blocksize, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-peer", peertype, sizeof(peertype), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-diag", &diag, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-skip_madd", &skipmadd, NULL));
   backend = !strcmp(b, "cuda") ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
   kernel  = !strcmp(k, "k1") ? MAT_ELLWARP_KERNEL_K1 : (!strcmp(k, "k2") ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_AUTO);
   if (backend == MAT_ELLWARP_BACKEND_CUDA && !EllwarpTestHaveDevice()) {

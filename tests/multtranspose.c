@@ -43,6 +43,8 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscOptionsGetString(NULL, NULL, "-peer", peer, sizeof(peer), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &m, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   {
     char      b[16] = "";
     PetscBool host;
