@@ -30,6 +30,7 @@ static PetscInt          threshold, sortwindow, blocksize;
 static PetscInt          nchecks;
 static PetscBool         diag;     /* -diag: extra diagnosis of MatMultTransposeAdd */
 static PetscBool         skipmadd; /* -skip_madd: no MatMultAdd before the transposes (diagnosis) */
+static PetscInt          diagvar;  /* -diag_variant n: vector variations before MatMultTransposeAdd (diagnosis) */
 
 /* ---- comparisons ---------------------------------------------------------------------------------- */
 static PetscErrorCode CompareVecs(Vec ref, Vec v, const char *what, const char *mat)
@@ -108,6 +109,22 @@ static PetscErrorCode CompareMult(Mat A, Mat B, PetscRandom r, const char *what,
     Vec zt; /* a fresh z (on a GPU, xb's device copy is not what this checks) */
     PetscCall(VecDuplicate(xb, &zt));
     PetscCall(VecCopy(xa, zt));
+    if (diagvar == 1) { /* diagnosis: a fresh output holding the previous result */
+      Vec t3;
+      PetscCall(VecDuplicate(xb, &t3));
+      PetscCall(VecCopy(tb, t3));
+      PetscCall(VecDestroy(&tb));
+      tb = t3;
+    }
+    if (diagvar == 2) PetscCall(VecCopy(xb, zt)); /* z already on the device, then overwritten on the host */
+    if (diagvar == 2) PetscCall(VecCopy(xa, zt));
+    if (diagvar == 3) { /* x of the transpose product through a device copy */
+      Vec y3;
+      PetscCall(VecDuplicate(yb, &y3));
+      PetscCall(VecCopy(yb, y3));
+      PetscCall(VecDestroy(&yb));
+      yb = y3;
+    }
     PetscCall(CompareVecs(xa, zt, "z of MatMultTransposeAdd", mat));
     PetscCall(CompareVecs(ya, yb, "x of MatMultTransposeAdd", mat));
     PetscCall(MatMultTransposeAdd(A, ya, xa, ta));
@@ -612,6 +629,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-peer", peertype, sizeof(peertype), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-diag", &diag, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-skip_madd", &skipmadd, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-diag_variant", &diagvar, NULL));
   backend = !strcmp(b, "cuda") ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
   kernel  = !strcmp(k, "k1") ? MAT_ELLWARP_KERNEL_K1 : (!strcmp(k, "k2") ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_AUTO);
   if (backend == MAT_ELLWARP_BACKEND_CUDA && !EllwarpTestHaveDevice()) {

@@ -124,9 +124,24 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&x2));
     PetscCall(VecDestroy(&z2));
   }
+  { /* a fresh output whose first device use is the product; inputs duplicated afterwards (as matops does) */
+    Vec tf, zf, xh;
+    PetscCall(VecDuplicate(z, &tf));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, &xh));
+    PetscCall(VecCopy(z, xh));
+    PetscCall(MatMultTranspose(B, x, tf));
+    PetscCall(Check(tf, ref, n, "MatMultTranspose (fresh output)", &nfail));
+    PetscCall(VecDuplicate(z, &zf));
+    PetscCall(VecCopy(xh, zf));
+    PetscCall(MatMultTransposeAdd(B, x, zf, tf));
+    PetscCall(Check(tf, ref2, n, "MatMultTransposeAdd (fresh output, then reused; z duplicated late)", &nfail));
+    PetscCall(VecDestroy(&tf));
+    PetscCall(VecDestroy(&zf));
+    PetscCall(VecDestroy(&xh));
+  }
   PetscCall(VecGetArrayRead(y, &ya));
   PetscCall(VecRestoreArrayRead(y, &ya));
-  npass = 6 - nfail;
+  npass = 8 - nfail;
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", npass, nfail));
   PetscCall(PetscFree2(ref, ref2));
   PetscCall(VecDestroy(&x));
