@@ -2,10 +2,12 @@
 
    Slots of slice s occupy [sliceptr[s], sliceptr[s+1]): a column-major block of ELLWARP_LANES lanes by
    width w = (sliceptr[s+1]-sliceptr[s])/ELLWARP_LANES.  A slice holds the sorted rows
-   [slicerow[s], slicerow[s+1]); each row owns tpr = 1 << log2tpr[s] consecutive lanes (tpr = 1: K1,
+   [slicerow[s], slicerow[s+1]); each row owns tpr = 1 << (meta[s] & 15) consecutive lanes (tpr = 1: K1,
    tpr > 1: K2).  Entry e of the q-th row of the slice sits at lane q*tpr + e%tpr, step e/tpr, so
-   neighbouring lanes of one row read neighbouring columns.  Padding has col = -1 and value 0 and is never
-   multiplied (an Inf or NaN in x must not leak into rows that do not reference it). */
+   neighbouring lanes of one row read neighbouring columns.  A slice's columns are 32-bit (col32) or, when
+   every entry lies within +-32767 of its row, 16-bit offsets from the row (col16, meta bit 4).  Padding
+   (col -1 / ELLWARP_PAD16, value 0) is never multiplied: an Inf or NaN in x must not leak into rows that
+   do not reference it.  The few rows too long for a warp follow the slices (see nlong below). */
 #pragma once
 
 #include <petscellwarp.h>

@@ -29,7 +29,6 @@ static PetscErrorCode HostGather(EllwarpStore *S, const PetscScalar *csr)
 {
   PetscFunctionBegin;
   EllwarpHostRefresh(S->L, csr, S->val);
-  PetscCall(PetscLogFlops(0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
