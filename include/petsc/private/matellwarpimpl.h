@@ -32,6 +32,10 @@ typedef struct {
   PetscErrorCode (*csrfree)(PetscScalar **);
   PetscErrorCode (*csrupload)(PetscCount, const PetscScalar *, PetscScalar *); /* host csr -> staging */
   PetscErrorCode (*csrdownload)(PetscCount, const PetscScalar *, PetscScalar *); /* staging -> host csr */
+  /* COO assembly: the plan lists, slot by slot, the COO entries summed into the slot (host arrays in,
+     kept by the store); values then go straight into the layout, in a fixed order */
+  PetscErrorCode (*coosetup)(EllwarpStore *, PetscCount, PetscCount, const PetscCount *, const PetscCount *); /* COO length, plan length */
+  PetscErrorCode (*coovalues)(EllwarpStore *, const PetscScalar *, PetscMemType, InsertMode);
 } EllwarpKernelOps;
 
 PETSC_INTERN const EllwarpKernelOps EllwarpHostKernels;
@@ -53,6 +57,12 @@ typedef struct {
   PetscBool               backendset;   /* chosen by the user rather than by device detection */
   PetscBool               analysed_once;
   PetscInt                nanalyses, nrefreshes;
+  /* COO assembly (MatSetPreallocationCOO/MatSetValuesCOO): the plan belongs to the store it was built
+     for and to the nonzero state of the COO pattern */
+  PetscErrorCode (*aijcooprealloc)(Mat, PetscCount, PetscInt[], PetscInt[]);
+  PetscErrorCode (*aijcoovalues)(Mat, const PetscScalar[], InsertMode);
+  EllwarpStore    *coostore;
+  PetscObjectState coostate;
   struct _MatOps          aijops;       /* MATSEQAIJ's operations, for what we inherit */
 } Mat_SeqELLWARP;
 
@@ -63,3 +73,4 @@ PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncHost(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPRegisterFactors(void);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetLayoutOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetHostOps(Mat);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPSetCOOOps(Mat);

@@ -15,6 +15,8 @@ struct _EllwarpStore {
   PetscScalar         *val;
   PetscScalar         *partial; /* [nchunks] long-row chunk sums */
   PetscReal           *work;    /* reduction partials */
+  PetscCount          *coojmap, *cooperm, ncoo; /* COO plan, slot order */
+  PetscScalar         *coobuf;                 /* COO values staged from the host */
 };
 
 /* the device view of a layout, passed by value to the kernels */
@@ -167,6 +169,9 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
   PetscCallCUDA(cudaFree((*S)->diagslot));
   PetscCallCUDA(cudaFree((*S)->val));
   PetscCallCUDA(cudaFree((*S)->work));
+  PetscCallCUDA(cudaFree((*S)->coojmap));
+  PetscCallCUDA(cudaFree((*S)->cooperm));
+  PetscCallCUDA(cudaFree((*S)->coobuf));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -589,4 +594,48 @@ static PetscErrorCode CUDACSRDownload(PetscCount n, const PetscScalar *d, PetscS
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpKernelOps EllwarpCUDAKernels = {CUDACreate, CUDADestroy, CUDAGather, CUDAScatter, CUDAMult, CUDAScale, CUDAShift, CUDAGetDiag, CUDADiagScale, CUDAZeroMasked, CUDAAXPY, CUDACopy, CUDANorm, CUDASetRows, CUDACSRAlloc, CUDACSRFree, CUDACSRUpload, CUDACSRDownload};
+/* one thread per slot: the slot's COO contributions in plan order (bitwise reproducible); padding slots
+   have none and keep their zero */
+__global__ static void COOKernel(PetscCount nslots, const PetscCount *__restrict__ jmap, const PetscCount *__restrict__ perm, const PetscScalar *__restrict__ v, PetscScalar *val, bool insert)
+{
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < nslots; k += (PetscCount)gridDim.x * blockDim.x) {
+    PetscScalar sum = 0.0;
+    for (PetscCount q = jmap[k]; q < jmap[k + 1]; q++) sum += v[perm[q]];
+    val[k] = (insert ? 0.0 : val[k]) + sum;
+  }
+}
+
+static PetscErrorCode CUDACOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCallCUDA(cudaFree(S->coojmap));
+  PetscCallCUDA(cudaFree(S->cooperm));
+  PetscCallCUDA(cudaFree(S->coobuf));
+  S->coobuf = NULL;
+  S->ncoo   = nv;
+  PetscCall(Upload(&S->coojmap, jmap, (size_t)S->L->nslots + 1, "COO plan"));
+  PetscCall(Upload(&S->cooperm, perm, (size_t)nperm, "COO plan"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDACOOValues(EllwarpStore *S, const PetscScalar *v, PetscMemType mtype, InsertMode imode)
+{
+  const PetscScalar *dv = v;
+
+  PetscFunctionBegin;
+  if (PetscMemTypeHost(mtype) && S->ncoo) { /* COO values on the host: one transfer, logged */
+    if (!S->coobuf) PetscCall(DevMalloc((void **)&S->coobuf, S->ncoo * sizeof(PetscScalar), "COO values"));
+    PetscCallCUDA(cudaMemcpyAsync(S->coobuf, v, S->ncoo * sizeof(PetscScalar), cudaMemcpyHostToDevice, Stream()));
+    PetscCallCUDA(cudaStreamSynchronize(Stream())); /* the caller may reuse v (pinned memory copies asynchronously) */
+    PetscCall(PetscLogCpuToGpu(S->ncoo * sizeof(PetscScalar)));
+    dv = S->coobuf;
+  }
+  PetscCall(PetscLogGpuTimeBegin());
+  if (S->L->nslots) COOKernel<<<GRID(S->L->nslots)>>>(S->L->nslots, S->coojmap, S->cooperm, dv, S->val, imode == INSERT_VALUES);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const EllwarpKernelOps EllwarpCUDAKernels = {CUDACreate, CUDADestroy, CUDAGather, CUDAScatter, CUDAMult, CUDAScale, CUDAShift, CUDAGetDiag, CUDADiagScale, CUDAZeroMasked, CUDAAXPY, CUDACopy, CUDANorm, CUDASetRows, CUDACSRAlloc, CUDACSRFree, CUDACSRUpload, CUDACSRDownload, CUDACOOSetup, CUDACOOValues};

@@ -5,6 +5,7 @@
 struct _EllwarpStore {
   const EllwarpLayout *L;
   PetscScalar         *val;
+  PetscCount          *coojmap, *cooperm; /* COO plan, slot order */
 };
 
 static PetscErrorCode HostCreate(const EllwarpLayout *L, EllwarpStore **S)
@@ -21,6 +22,7 @@ static PetscErrorCode HostDestroy(EllwarpStore **S)
   PetscFunctionBegin;
   if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree((*S)->val));
+  PetscCall(PetscFree2((*S)->coojmap, (*S)->cooperm));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -151,4 +153,27 @@ static PetscErrorCode HostCSRCopy(PetscCount n, const PetscScalar *src, PetscSca
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy};
+static PetscErrorCode HostCOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm)
+{
+  PetscFunctionBegin;
+  (void)nv;
+  PetscCall(PetscFree2(S->coojmap, S->cooperm));
+  PetscCall(PetscMalloc2(S->L->nslots + 1, &S->coojmap, nperm, &S->cooperm));
+  PetscCall(PetscArraycpy(S->coojmap, jmap, S->L->nslots + 1));
+  PetscCall(PetscArraycpy(S->cooperm, perm, nperm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HostCOOValues(EllwarpStore *S, const PetscScalar *v, PetscMemType mtype, InsertMode imode)
+{
+  PetscFunctionBegin;
+  PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MATSEQELLWARP (host backend): MatSetValuesCOO() needs host values");
+  for (PetscCount k = 0; k < S->L->nslots; k++) {
+    PetscScalar sum = 0.0;
+    for (PetscCount q = S->coojmap[k]; q < S->coojmap[k + 1]; q++) sum += v[S->cooperm[q]];
+    S->val[k] = (imode == INSERT_VALUES ? 0.0 : S->val[k]) + sum;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues};

@@ -93,7 +93,9 @@ static PetscErrorCode MatAssemblyEnd_SeqELLWARP(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   PetscCall(e->aijops.assemblyend(A, mode));
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
-  A->offloadmask = PETSC_OFFLOAD_CPU;
+  /* host writes (MatSetValues, MatSeqAIJGetArray) already marked the host newer; values written into the
+     layout (MatSetValuesCOO, device operations) stay where they are */
+  if (A->offloadmask != PETSC_OFFLOAD_GPU) A->offloadmask = PETSC_OFFLOAD_CPU;
   /* build (or refresh) the layout now, so the first product pays no hidden set-up cost */
   if (!A->boundtocpu) PetscCall(MatSeqELLWARPSyncLayoutAssembled(A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -128,6 +130,8 @@ static PetscErrorCode StripToSeqAIJ(Mat B)
   *B->ops = e->aijops;
   PetscCall(PetscMemzero(a->ops, sizeof(Mat_SeqAIJOps)));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ConvertNames); i++) PetscCall(PetscObjectComposeFunction((PetscObject)B, ConvertNames[i], NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", e->aijcooprealloc));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetValuesCOO_C", e->aijcoovalues));
   PetscCall(PetscFree(B->spptr));
   B->offloadmask = PETSC_OFFLOAD_CPU;
   PetscCall(PetscFree(B->defaultvectype));
@@ -363,6 +367,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   B->ops->bindtocpu      = MatBindToCPU_SeqELLWARP;
   PetscCall(MatSeqELLWARPSetHostOps(B));
   PetscCall(MatSeqELLWARPSetLayoutOps(B));
+  PetscCall(MatSeqELLWARPSetCOOOps(B));
 
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqellwarp_seqaij_C", MatConvert_SeqELLWARP_SeqAIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqellwarp_seqaijcusparse_C", MatConvert_SeqELLWARP_SeqAIJCUSPARSE));

@@ -1,0 +1,83 @@
+/* COO assembly into MATSEQELLWARP (MatSetPreallocationCOO / MatSetValuesCOO).
+
+   SeqAIJ's preallocation builds the pattern and, for each CSR nonzero, the list of COO entries that sum
+   into it (jmap/perm).  We re-index that list by layout slot once per pattern, so MatSetValuesCOO writes
+   straight into the ELL-WARP values -- no CSR intermediate, no refresh -- one thread per slot adding its
+   entries in a fixed order (bitwise reproducible run to run). */
+#include <petsc/private/matellwarpimpl.h>
+#include <petscdevice.h>
+
+static PetscErrorCode BuildPlan(Mat A)
+{
+  Mat_SeqELLWARP      *e = (Mat_SeqELLWARP *)A->spptr;
+  const EllwarpLayout *L = e->L;
+  PetscContainer       container;
+  MatCOOStruct_SeqAIJ *coo;
+  PetscCount          *sjmap, *sperm;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, "__PETSc_MatCOOStruct_Host", (PetscObject *)&container));
+  PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: call MatSetPreallocationCOO() before MatSetValuesCOO()");
+  PetscCall(PetscContainerGetPointer(container, &coo));
+  PetscCheck(coo->nz == L->nnz, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscCount_FMT " nonzeros, %" PetscInt_FMT " then); call it again", L->nnz, coo->nz);
+  PetscCall(PetscMalloc2(L->nslots + 1, &sjmap, coo->Atot, &sperm));
+  sjmap[0] = 0;
+  for (PetscCount k = 0; k < L->nslots; k++) {
+    PetscInt c = L->slot2csr[k];
+    sjmap[k + 1] = sjmap[k];
+    if (c < 0) continue;
+    for (PetscCount q = coo->jmap[c]; q < coo->jmap[c + 1]; q++) sperm[sjmap[k + 1]++] = coo->perm[q];
+  }
+  PetscCall(e->k->coosetup(e->S, coo->n, coo->Atot, sjmap, sperm));
+  PetscCall(PetscFree2(sjmap, sperm));
+  e->coostore = e->S;
+  e->coostate = A->nonzerostate;
+  PetscCall(PetscInfo(A, "COO plan: %" PetscCount_FMT " entries into %" PetscCount_FMT " slots\n", coo->Atot, L->nslots));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetPreallocationCOO_SeqELLWARP(Mat A, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(e->aijcooprealloc(A, n, coo_i, coo_j));
+  e->coostore    = NULL; /* a new pattern: the plan is rebuilt at the first MatSetValuesCOO() */
+  A->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetValuesCOO_SeqELLWARP(Mat A, const PetscScalar v[], InsertMode imode)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  PetscMemType    mtype;
+
+  PetscFunctionBegin;
+  if (!A->assembled) { /* first values after the preallocation: settle the SeqAIJ pattern, then analyse */
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(MatSeqELLWARPSyncLayout(A));
+  if (e->coostore != e->S) PetscCall(BuildPlan(A)); /* new pattern, or a new analysis (other parameters) */
+  PetscCheck(e->coostate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: the nonzero pattern changed since MatSetPreallocationCOO(); call it again");
+  PetscCall(PetscGetMemType(v, &mtype));
+  PetscCall(PetscLogEventBegin(MAT_ELLWARP_Refresh, A, 0, 0, 0));
+  PetscCall(e->k->coovalues(e->S, v, mtype, imode));
+  PetscCall(PetscLogEventEnd(MAT_ELLWARP_Refresh, A, 0, 0, 0));
+  e->ltcurrent   = PETSC_FALSE;
+  A->offloadmask = PETSC_OFFLOAD_GPU; /* the layout holds the values; the host copy follows on demand */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqELLWARPSetCOOOps(Mat B)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)B->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSetPreallocationCOO_C", &e->aijcooprealloc));
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSetValuesCOO_C", &e->aijcoovalues));
+  PetscCheck(e->aijcooprealloc && e->aijcoovalues, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQAIJ's COO assembly not found");
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_SeqELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetValuesCOO_C", MatSetValuesCOO_SeqELLWARP));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
