@@ -32,9 +32,9 @@ typedef struct {
   PetscErrorCode (*csrfree)(PetscScalar **);
   PetscErrorCode (*csrupload)(PetscCount, const PetscScalar *, PetscScalar *); /* host csr -> staging */
   PetscErrorCode (*csrdownload)(PetscCount, const PetscScalar *, PetscScalar *); /* staging -> host csr */
-  /* COO assembly: the plan lists, slot by slot, the COO entries summed into the slot (host arrays in,
-     kept by the store); values then go straight into the layout, in a fixed order */
-  PetscErrorCode (*coosetup)(EllwarpStore *, PetscCount, PetscCount, const PetscCount *, const PetscCount *); /* COO length, plan length */
+  /* COO assembly: for each CSR nonzero its COO entries (SeqAIJ's jmap/perm) and its slot; host arrays
+     in, kept by the store; values then go straight into the layout, in a fixed order */
+  PetscErrorCode (*coosetup)(EllwarpStore *, PetscCount, PetscCount, const PetscCount *, const PetscCount *, const PetscCount *); /* COO length, perm length, jmap, perm, csr2slot */
   PetscErrorCode (*coovalues)(EllwarpStore *, const PetscScalar *, PetscMemType, InsertMode);
 } EllwarpKernelOps;
 

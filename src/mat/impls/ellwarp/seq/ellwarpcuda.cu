@@ -15,7 +15,7 @@ struct _EllwarpStore {
   PetscScalar         *val;
   PetscScalar         *partial; /* [nchunks] long-row chunk sums */
   PetscReal           *work;    /* reduction partials */
-  PetscCount          *coojmap, *cooperm, ncoo; /* COO plan, slot order */
+  PetscCount          *coojmap, *cooperm, *coo2slot, ncoo; /* COO plan, CSR order */
   PetscScalar         *coobuf;                 /* COO values staged from the host */
 };
 
@@ -171,6 +171,7 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
   PetscCallCUDA(cudaFree((*S)->work));
   PetscCallCUDA(cudaFree((*S)->coojmap));
   PetscCallCUDA(cudaFree((*S)->cooperm));
+  PetscCallCUDA(cudaFree((*S)->coo2slot));
   PetscCallCUDA(cudaFree((*S)->coobuf));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -594,28 +595,31 @@ static PetscErrorCode CUDACSRDownload(PetscCount n, const PetscScalar *d, PetscS
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one thread per slot: the slot's COO contributions in plan order (bitwise reproducible); padding slots
-   have none and keep their zero */
-__global__ static void COOKernel(PetscCount nslots, const PetscCount *__restrict__ jmap, const PetscCount *__restrict__ perm, const PetscScalar *__restrict__ v, PetscScalar *val, bool insert)
+/* one thread per nonzero, in CSR order: its COO contributions in plan order (bitwise reproducible),
+   written to its slot; padding slots have none and keep their zero */
+__global__ static void COOKernel(PetscCount nnz, const PetscCount *__restrict__ jmap, const PetscCount *__restrict__ perm, const PetscCount *__restrict__ slot, const PetscScalar *__restrict__ v, PetscScalar *val, bool insert)
 {
-  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < nslots; k += (PetscCount)gridDim.x * blockDim.x) {
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (PetscCount)gridDim.x * blockDim.x) {
     PetscScalar sum = 0.0;
     for (PetscCount q = jmap[k]; q < jmap[k + 1]; q++) sum += v[perm[q]];
-    val[k] = (insert ? 0.0 : val[k]) + sum;
+    const PetscCount s = slot[k];
+    val[s]             = (insert ? 0.0 : val[s]) + sum;
   }
 }
 
-static PetscErrorCode CUDACOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm)
+static PetscErrorCode CUDACOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm, const PetscCount *csr2slot)
 {
   PetscFunctionBegin;
   PetscCallCUDA(cudaStreamSynchronize(Stream()));
   PetscCallCUDA(cudaFree(S->coojmap));
   PetscCallCUDA(cudaFree(S->cooperm));
+  PetscCallCUDA(cudaFree(S->coo2slot));
   PetscCallCUDA(cudaFree(S->coobuf));
   S->coobuf = NULL;
   S->ncoo   = nv;
-  PetscCall(Upload(&S->coojmap, jmap, (size_t)S->L->nslots + 1, "COO plan"));
+  PetscCall(Upload(&S->coojmap, jmap, (size_t)S->L->nnz + 1, "COO plan"));
   PetscCall(Upload(&S->cooperm, perm, (size_t)nperm, "COO plan"));
+  PetscCall(Upload(&S->coo2slot, csr2slot, (size_t)S->L->nnz, "COO plan"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -632,7 +636,7 @@ static PetscErrorCode CUDACOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
     dv = S->coobuf;
   }
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nslots) COOKernel<<<GRID(S->L->nslots)>>>(S->L->nslots, S->coojmap, S->cooperm, dv, S->val, imode == INSERT_VALUES);
+  if (S->L->nnz) COOKernel<<<GRID(S->L->nnz)>>>(S->L->nnz, S->coojmap, S->cooperm, S->coo2slot, dv, S->val, imode == INSERT_VALUES);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);

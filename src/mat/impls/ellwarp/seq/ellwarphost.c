@@ -5,7 +5,7 @@
 struct _EllwarpStore {
   const EllwarpLayout *L;
   PetscScalar         *val;
-  PetscCount          *coojmap, *cooperm; /* COO plan, slot order */
+  PetscCount          *coojmap, *cooperm, *coo2slot; /* COO plan, CSR order */
 };
 
 static PetscErrorCode HostCreate(const EllwarpLayout *L, EllwarpStore **S)
@@ -22,7 +22,7 @@ static PetscErrorCode HostDestroy(EllwarpStore **S)
   PetscFunctionBegin;
   if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree((*S)->val));
-  PetscCall(PetscFree2((*S)->coojmap, (*S)->cooperm));
+  PetscCall(PetscFree3((*S)->coojmap, (*S)->cooperm, (*S)->coo2slot));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -153,14 +153,15 @@ static PetscErrorCode HostCSRCopy(PetscCount n, const PetscScalar *src, PetscSca
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode HostCOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm)
+static PetscErrorCode HostCOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm, const PetscCount *csr2slot)
 {
   PetscFunctionBegin;
   (void)nv;
-  PetscCall(PetscFree2(S->coojmap, S->cooperm));
-  PetscCall(PetscMalloc2(S->L->nslots + 1, &S->coojmap, nperm, &S->cooperm));
-  PetscCall(PetscArraycpy(S->coojmap, jmap, S->L->nslots + 1));
+  PetscCall(PetscFree3(S->coojmap, S->cooperm, S->coo2slot));
+  PetscCall(PetscMalloc3(S->L->nnz + 1, &S->coojmap, nperm, &S->cooperm, S->L->nnz, &S->coo2slot));
+  PetscCall(PetscArraycpy(S->coojmap, jmap, S->L->nnz + 1));
   PetscCall(PetscArraycpy(S->cooperm, perm, nperm));
+  PetscCall(PetscArraycpy(S->coo2slot, csr2slot, S->L->nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -168,10 +169,10 @@ static PetscErrorCode HostCOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
 {
   PetscFunctionBegin;
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MATSEQELLWARP (host backend): MatSetValuesCOO() needs host values");
-  for (PetscCount k = 0; k < S->L->nslots; k++) {
+  for (PetscCount k = 0; k < S->L->nnz; k++) {
     PetscScalar sum = 0.0;
     for (PetscCount q = S->coojmap[k]; q < S->coojmap[k + 1]; q++) sum += v[S->cooperm[q]];
-    S->val[k] = (imode == INSERT_VALUES ? 0.0 : S->val[k]) + sum;
+    S->val[S->coo2slot[k]] = (imode == INSERT_VALUES ? 0.0 : S->val[S->coo2slot[k]]) + sum;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,9 +1,9 @@
 /* COO assembly into MATSEQELLWARP (MatSetPreallocationCOO / MatSetValuesCOO).
 
    SeqAIJ's preallocation builds the pattern and, for each CSR nonzero, the list of COO entries that sum
-   into it (jmap/perm).  We re-index that list by layout slot once per pattern, so MatSetValuesCOO writes
-   straight into the ELL-WARP values -- no CSR intermediate, no refresh -- one thread per slot adding its
-   entries in a fixed order (bitwise reproducible run to run). */
+   into it (jmap/perm).  We add the nonzero -> slot map once per pattern, so MatSetValuesCOO writes
+   straight into the ELL-WARP values -- no CSR intermediate, no refresh -- one thread per nonzero adding
+   its entries in a fixed order (bitwise reproducible run to run). */
 #include <petsc/private/matellwarpimpl.h>
 #include <petscdevice.h>
 
@@ -13,26 +13,23 @@ static PetscErrorCode BuildPlan(Mat A)
   const EllwarpLayout *L = e->L;
   PetscContainer       container;
   MatCOOStruct_SeqAIJ *coo;
-  PetscCount          *sjmap, *sperm;
+  PetscCount          *csr2slot;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQuery((PetscObject)A, "__PETSc_MatCOOStruct_Host", (PetscObject *)&container));
   PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: call MatSetPreallocationCOO() before MatSetValuesCOO()");
   PetscCall(PetscContainerGetPointer(container, &coo));
   PetscCheck(coo->nz == L->nnz, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscCount_FMT " nonzeros, %" PetscInt_FMT " then); call it again", L->nnz, coo->nz);
-  PetscCall(PetscMalloc2(L->nslots + 1, &sjmap, coo->Atot, &sperm));
-  sjmap[0] = 0;
-  for (PetscCount k = 0; k < L->nslots; k++) {
-    PetscInt c = L->slot2csr[k];
-    sjmap[k + 1] = sjmap[k];
-    if (c < 0) continue;
-    for (PetscCount q = coo->jmap[c]; q < coo->jmap[c + 1]; q++) sperm[sjmap[k + 1]++] = coo->perm[q];
-  }
-  PetscCall(e->k->coosetup(e->S, coo->n, coo->Atot, sjmap, sperm));
-  PetscCall(PetscFree2(sjmap, sperm));
+  /* threads walk the nonzeros in CSR order (neighbouring threads read neighbouring COO entries, as the
+     element loops that produce them wrote them) and write each sum to its slot */
+  PetscCall(PetscMalloc1(L->nnz, &csr2slot));
+  for (PetscCount k = 0; k < L->nslots; k++)
+    if (L->slot2csr[k] >= 0) csr2slot[L->slot2csr[k]] = k;
+  PetscCall(e->k->coosetup(e->S, coo->n, coo->Atot, coo->jmap, coo->perm, csr2slot));
+  PetscCall(PetscFree(csr2slot));
   e->coostore = e->S;
   e->coostate = A->nonzerostate;
-  PetscCall(PetscInfo(A, "COO plan: %" PetscCount_FMT " entries into %" PetscCount_FMT " slots\n", coo->Atot, L->nslots));
+  PetscCall(PetscInfo(A, "COO plan: %" PetscCount_FMT " entries into %" PetscCount_FMT " nonzeros\n", coo->Atot, L->nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
