@@ -15,7 +15,9 @@ struct _EllwarpStore {
   PetscScalar         *val;
   PetscScalar         *partial; /* [nchunks] long-row chunk sums */
   PetscReal           *work;    /* reduction partials */
-  PetscCount          *coojmap, *cooperm, *coo2slot, ncoo; /* COO plan, CSR order */
+  void                *coojmap, *cooperm, *coo2slot; /* COO plan, CSR order: int when it fits, else PetscCount */
+  PetscCount           ncoo;
+  PetscBool            coo32;
   PetscScalar         *coobuf;                 /* COO values staged from the host */
 };
 
@@ -596,15 +598,30 @@ static PetscErrorCode CUDACSRDownload(PetscCount n, const PetscScalar *d, PetscS
 }
 
 /* one thread per nonzero, in CSR order: its COO contributions in plan order (bitwise reproducible),
-   written to its slot; padding slots have none and keep their zero */
-__global__ static void COOKernel(PetscCount nnz, const PetscCount *__restrict__ jmap, const PetscCount *__restrict__ perm, const PetscCount *__restrict__ slot, const PetscScalar *__restrict__ v, PetscScalar *val, bool insert)
+   written to its slot; padding slots have none and keep their zero.  32-bit plans (the common case)
+   halve the index traffic, which dominates: PETSc's own plan is 64-bit throughout. */
+template <typename I>
+__global__ static void COOKernel(PetscCount nnz, const I *__restrict__ jmap, const I *__restrict__ perm, const I *__restrict__ slot, const PetscScalar *__restrict__ v, PetscScalar *val, bool insert)
 {
   for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (PetscCount)gridDim.x * blockDim.x) {
     PetscScalar sum = 0.0;
-    for (PetscCount q = jmap[k]; q < jmap[k + 1]; q++) sum += v[perm[q]];
-    const PetscCount s = slot[k];
+    for (I q = jmap[k]; q < jmap[k + 1]; q++) sum += v[perm[q]];
+    const I s = slot[k];
     val[s]             = (insert ? 0.0 : val[s]) + sum;
   }
+}
+
+template <typename I>
+static PetscErrorCode UploadAs(void **d, const PetscCount *h, PetscCount n, const char *what)
+{
+  I *t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n, &t));
+  for (PetscCount k = 0; k < n; k++) t[k] = (I)h[k];
+  PetscCall(Upload((I **)d, t, (size_t)n, what));
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CUDACOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm, const PetscCount *csr2slot)
@@ -617,9 +634,16 @@ static PetscErrorCode CUDACOOSetup(EllwarpStore *S, PetscCount nv, PetscCount np
   PetscCallCUDA(cudaFree(S->coobuf));
   S->coobuf = NULL;
   S->ncoo   = nv;
-  PetscCall(Upload(&S->coojmap, jmap, (size_t)S->L->nnz + 1, "COO plan"));
-  PetscCall(Upload(&S->cooperm, perm, (size_t)nperm, "COO plan"));
-  PetscCall(Upload(&S->coo2slot, csr2slot, (size_t)S->L->nnz, "COO plan"));
+  S->coo32  = (PetscBool)(nv <= PETSC_INT32_MAX && nperm <= PETSC_INT32_MAX && S->L->nslots <= PETSC_INT32_MAX);
+  if (S->coo32) {
+    PetscCall(UploadAs<int>(&S->coojmap, jmap, S->L->nnz + 1, "COO plan"));
+    PetscCall(UploadAs<int>(&S->cooperm, perm, nperm, "COO plan"));
+    PetscCall(UploadAs<int>(&S->coo2slot, csr2slot, S->L->nnz, "COO plan"));
+  } else {
+    PetscCall(Upload((PetscCount **)&S->coojmap, jmap, (size_t)S->L->nnz + 1, "COO plan"));
+    PetscCall(Upload((PetscCount **)&S->cooperm, perm, (size_t)nperm, "COO plan"));
+    PetscCall(Upload((PetscCount **)&S->coo2slot, csr2slot, (size_t)S->L->nnz, "COO plan"));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -636,7 +660,8 @@ static PetscErrorCode CUDACOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
     dv = S->coobuf;
   }
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nnz) COOKernel<<<GRID(S->L->nnz)>>>(S->L->nnz, S->coojmap, S->cooperm, S->coo2slot, dv, S->val, imode == INSERT_VALUES);
+  if (S->L->nnz && S->coo32) COOKernel<int><<<GRID(S->L->nnz)>>>(S->L->nnz, (const int *)S->coojmap, (const int *)S->cooperm, (const int *)S->coo2slot, dv, S->val, imode == INSERT_VALUES);
+  else if (S->L->nnz) COOKernel<PetscCount><<<GRID(S->L->nnz)>>>(S->L->nnz, (const PetscCount *)S->coojmap, (const PetscCount *)S->cooperm, (const PetscCount *)S->coo2slot, dv, S->val, imode == INSERT_VALUES);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
