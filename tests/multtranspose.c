@@ -7,6 +7,8 @@
    ellwarp_add_test(multtranspose.cuda GPU)
    ellwarp_add_test(multtranspose.host_square -mat_ellwarp_backend host -m 300 -n 300)
    ellwarp_add_test(multtranspose.cuda_square -m 300 -n 300 GPU)
+   ellwarp_add_test(multtranspose.host_shift -mat_ellwarp_backend host -m 300 -n 300 -shift_first)
+   ellwarp_add_test(multtranspose.cuda_shift -m 300 -n 300 -shift_first GPU)
 */
 #include <petscellwarp.h>
 #include "testutil.h"
@@ -40,12 +42,13 @@ int main(int argc, char **argv)
   const PetscScalar *aa, *xa, *za, *ya;
   PetscScalar       *ref, *ref2;
   char               peer[64] = "";
-  PetscBool          done;
+  PetscBool          done, shiftfirst = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscOptionsGetString(NULL, NULL, "-peer", peer, sizeof(peer), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &m, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-shift_first", &shiftfirst, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   {
     char      b[16] = "";
@@ -151,9 +154,26 @@ int main(int argc, char **argv)
 
     PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &Az));
     PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &Bd));
-    PetscCall(MatZeroRows(Az, nr, rows, 2.0, NULL, NULL));
-    PetscCall(MatZeroRows(Bd, nr, rows, 2.0, NULL, NULL));
-    PetscCall(MatDuplicate(Bd, MAT_COPY_VALUES, &Bz));
+    if (shiftfirst) { /* every diagonal stored: MatZeroRows then runs on the layout (device path) */
+      PetscCall(MatShift(Az, 1.5));
+      PetscCall(MatShift(Bd, 1.5));
+    }
+    {
+      Vec xa0, ba0, xb0, bb0; /* with the x/b fix-up, on host and device vectors */
+      PetscCall(MatCreateVecs(Az, &xa0, &ba0));
+      PetscCall(MatCreateVecs(Bd, &xb0, &bb0));
+      PetscCall(VecSetRandom(xa0, r));
+      PetscCall(VecSetRandom(ba0, r));
+      PetscCall(VecCopy(xa0, xb0));
+      PetscCall(VecCopy(ba0, bb0));
+      PetscCall(MatZeroRows(Az, nr, rows, 2.0, xa0, ba0));
+      PetscCall(MatDuplicate(Bd, MAT_COPY_VALUES, &Bz)); /* matops zeroes rows of a duplicate */
+      PetscCall(MatZeroRows(Bz, nr, rows, 2.0, xb0, bb0));
+      PetscCall(VecDestroy(&xa0));
+      PetscCall(VecDestroy(&ba0));
+      PetscCall(VecDestroy(&xb0));
+      PetscCall(VecDestroy(&bb0));
+    }
     PetscCall(MatCreateVecs(Bz, &zz, &xz));
     PetscCall(VecDuplicate(zz, &tz));
     PetscCall(VecSetRandom(xz, r));
