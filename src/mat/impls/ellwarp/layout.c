@@ -70,7 +70,22 @@ static PetscErrorCode SortRows(PetscInt n, const PetscInt rowlen[], PetscInt sor
   for (PetscInt i = 0, q = nl; i < n; i++)
     if (!(longrow > 0 && rowlen[i] > longrow)) perm[q++] = i;
   for (PetscInt start = nl; start < n; start += (sortwindow > 0 ? sortwindow : n)) {
-    PetscInt len = sortwindow > 0 ? PetscMin(sortwindow, n - start) : n - start;
+    PetscInt len = sortwindow > 0 ? PetscMin(sortwindow, n - start) : n - start, maxl = 0;
+
+    for (PetscInt i = 0; i < len; i++) maxl = PetscMax(maxl, rowlen[perm[start + i]]);
+    if (maxl <= 4 * len) { /* counting sort: linear, and stable by construction (rows of equal length keep their order) */
+      PetscInt *off;
+      PetscCall(PetscCalloc1(maxl + 2, &off));
+      for (PetscInt i = 0; i < len; i++) off[maxl - rowlen[perm[start + i]] + 1]++;
+      for (PetscInt l = 0; l <= maxl; l++) off[l + 1] += off[l];
+      for (PetscInt i = 0; i < len; i++) {
+        PetscInt row = perm[start + i];
+        key[start + off[maxl - rowlen[row]]++] = row;
+      }
+      PetscCall(PetscArraycpy(perm + start, key + start, len));
+      PetscCall(PetscFree(off));
+      continue;
+    }
     for (PetscInt i = 0; i < len; i++) key[start + i] = -rowlen[perm[start + i]];
     PetscCall(PetscSortIntWithArray(len, key + start, perm + start));
     /* PetscSortIntWithArray is not stable: restore row order inside runs of equal length, which keeps
