@@ -8,6 +8,7 @@ static const char help[] = "P1 Poisson on a tetrahedral DMPlex mesh, Newton (SNE
 #include <petscsnes.h>
 #include <petscds.h>
 #include <petscellwarp.h>
+#include <petsc/private/ellwarpkuhn.h>
 
 static PetscErrorCode exact(PetscInt dim, PetscReal time, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
 {
@@ -38,14 +39,6 @@ static PetscErrorCode CreateKuhnCube(MPI_Comm comm, DM *dm)
   PetscInt       n = 8, nv, nc, *cells = NULL;
   PetscReal     *coords = NULL;
   PetscMPIInt    rank;
-  const PetscInt kuhn[6][4] = {
-    {0, 1, 3, 7},
-    {0, 5, 1, 7},
-    {0, 2, 6, 7},
-    {0, 3, 2, 7},
-    {0, 4, 5, 7},
-    {0, 6, 4, 7}
-  };
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
@@ -59,11 +52,9 @@ static PetscErrorCode CreateKuhnCube(MPI_Comm comm, DM *dm)
     coords[3 * v + 2] = (PetscReal)(v / ((n + 1) * (n + 1))) / n;
   }
   for (PetscInt c = 0, t = 0; c < (rank ? 0 : n * n * n); c++) {
-    PetscInt i = c % n, j = (c / n) % n, k = c / (n * n), corner[8];
-    for (int q = 0; q < 8; q++) corner[q] = (i + (q & 1)) + (n + 1) * ((j + ((q >> 1) & 1)) + (n + 1) * (k + ((q >> 2) & 1)));
     for (int s = 0; s < 6; s++, t++) {
       PetscReal e[3][3], det;
-      for (int a = 0; a < 4; a++) cells[4 * t + a] = corner[kuhn[s][a]];
+      EllwarpKuhnTet(n, c, s, &cells[4 * t]);
       for (int a = 0; a < 3; a++)
         for (int d = 0; d < 3; d++) e[a][d] = coords[3 * cells[4 * t + a + 1] + d] - coords[3 * cells[4 * t] + d];
       det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) + e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);

@@ -8,6 +8,7 @@
 */
 #include <petscellwarp.h>
 #include "testutil.h"
+#include <petsc/private/ellwarpkuhn.h>
 
 static PetscInt nchecks;
 
@@ -46,35 +47,27 @@ static PetscErrorCode Compare(Mat A, Mat B, const char *what)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* COO lists of the element matrices of an N^3 Kuhn cube (P1 tets); every 97th entry gets a negative
-   row or column (PETSc ignores those) */
+/* COO lists of the element matrices of an N^3 Kuhn cube (P1 tets); some entries get a negative row or
+   column, which PETSc ignores */
 static PetscErrorCode TetCOO(PetscInt N, PetscCount *n, PetscInt **ci, PetscInt **cj)
 {
-  const PetscInt kuhn[6][4] = {
-    {0, 1, 3, 7},
-    {0, 1, 5, 7},
-    {0, 2, 3, 7},
-    {0, 2, 6, 7},
-    {0, 4, 5, 7},
-    {0, 4, 6, 7}
-  };
   PetscCount k = 0;
 
   PetscFunctionBegin;
   *n = 6 * 16 * N * N * N;
   PetscCall(PetscMalloc2(*n, ci, *n, cj));
-  for (PetscInt c = 0; c < N * N * N; c++) {
-    PetscInt i = c % N, j = (c / N) % N, l = c / (N * N), corner[8];
-    for (int q = 0; q < 8; q++) corner[q] = (i + (q & 1)) + (N + 1) * ((j + ((q >> 1) & 1)) + (N + 1) * (l + ((q >> 2) & 1)));
-    for (int t = 0; t < 6; t++)
+  for (PetscInt c = 0; c < N * N * N; c++)
+    for (int t = 0; t < 6; t++) {
+      PetscInt v[4];
+      EllwarpKuhnTet(N, c, t, v);
       for (int a = 0; a < 4; a++)
         for (int b = 0; b < 4; b++, k++) {
-          (*ci)[k] = corner[kuhn[t][a]];
-          (*cj)[k] = corner[kuhn[t][b]];
+          (*ci)[k] = v[a];
+          (*cj)[k] = v[b];
           if (k % 97 == 13) (*ci)[k] = -1;
           if (k % 89 == 7) (*cj)[k] = -5;
         }
-  }
+    }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -19,6 +19,7 @@
 */
 #include <petscellwarp.h>
 #include "testutil.h"
+#include <petsc/private/ellwarpkuhn.h>
 #if defined(ELLWARP_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
@@ -476,33 +477,21 @@ static PetscErrorCode RandomMatrix(PetscInt m, PetscInt n, PetscInt maxlen, Pets
    with random element contributions (dof per node: bs) */
 static PetscErrorCode TetMatrix(PetscInt N, PetscInt bs, PetscRandom r, Mat *A)
 {
-  PetscInt       nv = (N + 1) * (N + 1) * (N + 1), n = nv * bs;
-  const PetscInt kuhn[6][4] = {
-    {0, 1, 3, 7},
-    {0, 1, 5, 7},
-    {0, 2, 3, 7},
-    {0, 2, 6, 7},
-    {0, 4, 5, 7},
-    {0, 4, 6, 7}
-  };
+  PetscInt nv = (N + 1) * (N + 1) * (N + 1), n = nv * bs;
 
   PetscFunctionBegin;
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 27 * bs, NULL, A));
   PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  for (PetscInt k = 0; k < N; k++)
-    for (PetscInt j = 0; j < N; j++)
-      for (PetscInt i = 0; i < N; i++) {
-        PetscInt corner[8];
-        for (int c = 0; c < 8; c++) corner[c] = (i + (c & 1)) + (N + 1) * ((j + ((c >> 1) & 1)) + (N + 1) * (k + ((c >> 2) & 1)));
-        for (int t = 0; t < 6; t++) {
-          PetscInt    idx[12];
-          PetscScalar ke[144];
-          for (int a = 0; a < 4; a++)
-            for (PetscInt d = 0; d < bs; d++) idx[a * bs + d] = corner[kuhn[t][a]] * bs + d;
-          for (PetscInt q = 0; q < 16 * bs * bs; q++) PetscCall(PetscRandomGetValue(r, &ke[q]));
-          PetscCall(MatSetValues(*A, 4 * bs, idx, 4 * bs, idx, ke, ADD_VALUES));
-        }
-      }
+  for (PetscInt c = 0; c < N * N * N; c++)
+    for (int t = 0; t < 6; t++) {
+      PetscInt    v[4], idx[12];
+      PetscScalar ke[144];
+      EllwarpKuhnTet(N, c, t, v);
+      for (int a = 0; a < 4; a++)
+        for (PetscInt d = 0; d < bs; d++) idx[a * bs + d] = v[a] * bs + d;
+      for (PetscInt q = 0; q < 16 * bs * bs; q++) PetscCall(PetscRandomGetValue(r, &ke[q]));
+      PetscCall(MatSetValues(*A, 4 * bs, idx, 4 * bs, idx, ke, ADD_VALUES));
+    }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(PETSC_SUCCESS);

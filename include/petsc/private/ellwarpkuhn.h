@@ -1,0 +1,25 @@
+/* The unit cube cut into N^3 cells, each split into 6 tetrahedra around its main diagonal (Kuhn): the
+   P1 tetrahedral mesh the examples, tests and benchmarks build without a mesh generator.  Vertex
+   (i, j, k) of the (N+1)^3 grid has index i + (N+1) (j + (N+1) k). */
+#pragma once
+
+#include <petscsys.h>
+
+/* the four vertices of tetrahedron t (0..5) of cell c (0..N^3-1) */
+static inline void EllwarpKuhnTet(PetscInt N, PetscInt c, int t, PetscInt v[4])
+{
+  static const int kuhn[6][4] = {
+    {0, 1, 3, 7},
+    {0, 1, 5, 7},
+    {0, 2, 3, 7},
+    {0, 2, 6, 7},
+    {0, 4, 5, 7},
+    {0, 4, 6, 7}
+  };
+  const PetscInt i = c % N, j = (c / N) % N, k = c / (N * N);
+
+  for (int a = 0; a < 4; a++) {
+    const int q = kuhn[t][a];
+    v[a]        = (i + (q & 1)) + (N + 1) * ((j + ((q >> 1) & 1)) + (N + 1) * (k + ((q >> 2) & 1)));
+  }
+}
