@@ -34,6 +34,17 @@ static inline PetscInt LanesLog2(PetscInt len, PetscInt T)
   return l;
 }
 
+/* The slice that starts at sorted row p (rows p0..n-1 are not long): lanes per row (log2), rows, width.
+   A slice never crosses a sort window, since its first row must be its longest. */
+static inline void SliceShape(PetscInt p, PetscInt p0, PetscInt n, const PetscInt sortedlen[], PetscInt sortwindow, PetscInt T, PetscInt *l2, PetscInt *rows, PetscInt *w)
+{
+  *l2   = LanesLog2(sortedlen[p], T);
+  *rows = ELLWARP_LANES >> *l2;
+  if (sortwindow > 0) *rows = PetscMin(*rows, sortwindow - (p - p0) % sortwindow);
+  *rows = PetscMin(*rows, n - p);
+  *w    = (sortedlen[p] + (1 << *l2) - 1) >> *l2;
+}
+
 /* Walk sorted row lengths (rows p0..n-1) as the layout would: slot count, widest slice, slices, splits. */
 static void SliceWalk(PetscInt p0, PetscInt n, const PetscInt sortedlen[], PetscInt sortwindow, PetscInt T, PetscCount *nslots, PetscInt *maxwidth, PetscInt *nslices, PetscInt *nsplit)
 {
@@ -41,11 +52,8 @@ static void SliceWalk(PetscInt p0, PetscInt n, const PetscInt sortedlen[], Petsc
   PetscInt   p = p0, mw = 0, ns = 0, nsp = 0;
 
   while (p < n) {
-    PetscInt l2 = LanesLog2(sortedlen[p], T), rows = ELLWARP_LANES >> l2, w;
-    /* a slice never crosses a sort window: its first row must be its longest */
-    if (sortwindow > 0) rows = PetscMin(rows, sortwindow - (p - p0) % sortwindow);
-    rows = PetscMin(rows, n - p);
-    w    = (sortedlen[p] + (1 << l2) - 1) >> l2;
+    PetscInt l2, rows, w;
+    SliceShape(p, p0, n, sortedlen, sortwindow, T, &l2, &rows, &w);
     slots += (PetscCount)w * ELLWARP_LANES;
     mw = PetscMax(mw, w);
     ns++;
@@ -155,10 +163,21 @@ PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Sort (window W), choose the threshold and walk the slices: everything the layout's size depends on */
+static PetscErrorCode PlanRows(PetscInt m, const PetscInt rowlen[], PetscInt W, PetscInt longrow, const EllwarpParams *par, EllwarpLayout *L, PetscInt sortedlen[], PetscInt *nlong, PetscInt *T, PetscCount *nslots, PetscInt *mw, PetscInt *ns, PetscInt *nsp)
+{
+  PetscFunctionBegin;
+  PetscCall(SortRows(m, rowlen, W, longrow, L->rowperm, sortedlen, nlong));
+  PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, W, *nlong, &L->kernel, T));
+  SliceWalk(*nlong, m, sortedlen, W, *T, nslots, mw, ns, nsp);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt entrymap[], const EllwarpParams *par, EllwarpLayout **out)
 {
   EllwarpLayout *L;
   PetscInt      *rowlen, *sortedlen, T, mw, ns, nsp, nlong, longrow, W = 0;
+  PetscBool      planned = PETSC_FALSE;
   PetscCount     nslots, nlongslots = 0;
   PetscReal      sum = 0, sum2 = 0;
 
@@ -191,20 +210,17 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   else if (L->stdrowlen > ELLWARP_IRREGULAR_CV * L->meanrowlen) W = 0;
   else {
     PetscReal cost[2];
-    for (int w = 0; w < 2; w++) {
-      PetscInt win = w ? ELLWARP_AUTO_WINDOW : 0;
-      PetscCall(SortRows(m, rowlen, win, longrow, L->rowperm, sortedlen, &nlong));
-      PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, win, nlong, &L->kernel, &T));
-      SliceWalk(nlong, m, sortedlen, win, T, &nslots, &mw, &ns, &nsp);
-      cost[w] = (2.0 * (PetscReal)nslots - (PetscReal)L->nnz) * ELLWARP_BYTES_PER_SLOT + (PetscReal)m * (w ? ELLWARP_ROW_BYTES_WINDOW : ELLWARP_ROW_BYTES_WHOLE);
+    for (int w = 0; w < 2; w++) { /* the whole-matrix plan last: it is kept when it wins */
+      PetscInt win = w ? 0 : ELLWARP_AUTO_WINDOW;
+      PetscCall(PlanRows(m, rowlen, win, longrow, par, L, sortedlen, &nlong, &T, &nslots, &mw, &ns, &nsp));
+      cost[w] = (2.0 * (PetscReal)nslots - (PetscReal)L->nnz) * ELLWARP_BYTES_PER_SLOT + (PetscReal)m * (win ? ELLWARP_ROW_BYTES_WINDOW : ELLWARP_ROW_BYTES_WHOLE);
     }
-    W = cost[1] < cost[0] ? ELLWARP_AUTO_WINDOW : 0;
+    W       = cost[0] < cost[1] ? ELLWARP_AUTO_WINDOW : 0;
+    planned = (PetscBool)(W == 0);
   }
   L->sortwindow = W;
-  PetscCall(SortRows(m, rowlen, W, longrow, L->rowperm, sortedlen, &nlong));
-  PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, W, nlong, &L->kernel, &T));
+  if (!planned) PetscCall(PlanRows(m, rowlen, W, longrow, par, L, sortedlen, &nlong, &T, &nslots, &mw, &ns, &nsp));
   L->threshold = T;
-  SliceWalk(nlong, m, sortedlen, W, T, &nslots, &mw, &ns, &nsp);
   L->nslices = ns;
   L->nsplit  = nsp;
   L->nlong   = nlong;
@@ -226,11 +242,9 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   {
     PetscInt p = nlong, s = 0;
     while (p < m) {
-      PetscInt  l2 = LanesLog2(sortedlen[p], T), rows = ELLWARP_LANES >> l2, w;
+      PetscInt  l2, rows, w;
       PetscBool fits = par->compress;
-      if (W > 0) rows = PetscMin(rows, W - (p - nlong) % W);
-      rows = PetscMin(rows, m - p);
-      w    = (sortedlen[p] + (1 << l2) - 1) >> l2;
+      SliceShape(p, nlong, m, sortedlen, W, T, &l2, &rows, &w);
       for (PetscInt q = 0; q < rows && fits; q++) {
         PetscInt row = L->rowperm[p + q];
         for (PetscInt k = ai[row]; k < ai[row + 1]; k++)
