@@ -51,23 +51,12 @@ static PetscErrorCode Compare(Mat A, Mat B, const char *what)
    column, which PETSc ignores */
 static PetscErrorCode TetCOO(PetscInt N, PetscCount *n, PetscInt **ci, PetscInt **cj)
 {
-  PetscCount k = 0;
-
   PetscFunctionBegin;
-  *n = 6 * 16 * N * N * N;
-  PetscCall(PetscMalloc2(*n, ci, *n, cj));
-  for (PetscInt c = 0; c < N * N * N; c++)
-    for (int t = 0; t < 6; t++) {
-      PetscInt v[4];
-      EllwarpKuhnTet(N, c, t, v);
-      for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++, k++) {
-          (*ci)[k] = v[a];
-          (*cj)[k] = v[b];
-          if (k % 97 == 13) (*ci)[k] = -1;
-          if (k % 89 == 7) (*cj)[k] = -5;
-        }
-    }
+  PetscCall(EllwarpKuhnCOO(N, n, ci, cj));
+  for (PetscCount k = 0; k < *n; k++) {
+    if (k % 97 == 13) (*ci)[k] = -1;
+    if (k % 89 == 7) (*cj)[k] = -5;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

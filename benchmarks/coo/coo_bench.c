@@ -6,50 +6,49 @@ static const char help[] = "COO assembly of P1 tetrahedral element matrices (Kuh
 #include <petscdevice_cuda.h>
 #include <petsc/private/ellwarpkuhn.h>
 
-static PetscErrorCode KuhnCOO(PetscInt N, PetscCount *n, PetscInt **ci, PetscInt **cj)
-{
-  PetscCount k = 0;
-
-  PetscFunctionBegin;
-  *n = (PetscCount)6 * 16 * N * N * N;
-  PetscCall(PetscMalloc2(*n, ci, *n, cj));
-  for (PetscInt c = 0; c < N * N * N; c++)
-    for (int t = 0; t < 6; t++) {
-      PetscInt v[4];
-      EllwarpKuhnTet(N, c, t, v);
-      for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++, k++) {
-          (*ci)[k] = v[a];
-          (*cj)[k] = v[b];
-        }
-    }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static int cmp(const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
-/* median seconds of one MatSetValuesCOO (device values), CUDA events */
-static PetscErrorCode TimeCOO(Mat A, const PetscScalar *dv, PetscInt reps, double *sec, double *spmv)
+typedef struct {
+  Mat                A;
+  const PetscScalar *dv;
+  Vec                x, y;
+} BenchCtx;
+
+static PetscErrorCode OpCOO(BenchCtx *c)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetValuesCOO(c->A, c->dv, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode OpMult(BenchCtx *c)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMult(c->A, c->x, c->y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* median seconds of op over reps runs after one warm-up (plans, analysis), CUDA events on PETSc's stream */
+static PetscErrorCode MedianTime(PetscErrorCode (*op)(BenchCtx *), BenchCtx *c, PetscInt reps, double *sec)
 {
   cudaEvent_t  e0, e1;
   cudaStream_t s;
   double      *t;
-  Vec          x, y;
 
   PetscFunctionBegin;
   PetscCall(PetscGetCurrentCUDAStream(&s));
   PetscCallCUDA(cudaEventCreate(&e0));
   PetscCallCUDA(cudaEventCreate(&e1));
   PetscCall(PetscMalloc1(reps, &t));
-  PetscCall(MatSetValuesCOO(A, dv, INSERT_VALUES)); /* warm-up: plans, analysis */
+  PetscCall((*op)(c));
   for (PetscInt r = 0; r < reps; r++) {
     float ms;
     PetscCallCUDA(cudaEventRecord(e0, s));
-    PetscCall(MatSetValuesCOO(A, dv, INSERT_VALUES));
+    PetscCall((*op)(c));
     PetscCallCUDA(cudaEventRecord(e1, s));
     PetscCallCUDA(cudaEventSynchronize(e1));
     PetscCallCUDA(cudaEventElapsedTime(&ms, e0, e1));
@@ -57,25 +56,24 @@ static PetscErrorCode TimeCOO(Mat A, const PetscScalar *dv, PetscInt reps, doubl
   }
   qsort(t, reps, sizeof(double), cmp);
   *sec = t[reps / 2];
-  PetscCall(MatCreateVecs(A, &x, &y));
-  PetscCall(VecSet(x, 1.0));
-  PetscCall(MatMult(A, x, y));
-  for (PetscInt r = 0; r < reps; r++) {
-    float ms;
-    PetscCallCUDA(cudaEventRecord(e0, s));
-    PetscCall(MatMult(A, x, y));
-    PetscCallCUDA(cudaEventRecord(e1, s));
-    PetscCallCUDA(cudaEventSynchronize(e1));
-    PetscCallCUDA(cudaEventElapsedTime(&ms, e0, e1));
-    t[r] = ms * 1e-3;
-  }
-  qsort(t, reps, sizeof(double), cmp);
-  *spmv = t[reps / 2];
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
   PetscCall(PetscFree(t));
   PetscCallCUDA(cudaEventDestroy(e0));
   PetscCallCUDA(cudaEventDestroy(e1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one MatSetValuesCOO (device values), then one MatMult, each timed */
+static PetscErrorCode TimeCOO(Mat A, const PetscScalar *dv, PetscInt reps, double *sec, double *spmv)
+{
+  BenchCtx c = {A, dv, NULL, NULL};
+
+  PetscFunctionBegin;
+  PetscCall(MedianTime(OpCOO, &c, reps, sec));
+  PetscCall(MatCreateVecs(A, &c.x, &c.y));
+  PetscCall(VecSet(c.x, 1.0));
+  PetscCall(MedianTime(OpMult, &c, reps, spmv));
+  PetscCall(VecDestroy(&c.x));
+  PetscCall(VecDestroy(&c.y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -95,7 +93,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &N, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeats", &reps, NULL));
   nv = (N + 1) * (N + 1) * (N + 1);
-  PetscCall(KuhnCOO(N, &n, &ci, &cj));
+  PetscCall(EllwarpKuhnCOO(N, &n, &ci, &cj));
   PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, (PetscInt)n, &vv));
   PetscCall(VecGetArrayWrite(vv, &hv));
   for (PetscCount k = 0; k < n; k++) hv[k] = 1.0 + (PetscScalar)((k * 7919) % 1000) / 997.0;

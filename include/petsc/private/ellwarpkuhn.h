@@ -23,3 +23,25 @@ static inline void EllwarpKuhnTet(PetscInt N, PetscInt c, int t, PetscInt v[4])
     v[a]        = (i + (q & 1)) + (N + 1) * ((j + ((q >> 1) & 1)) + (N + 1) * (k + ((q >> 2) & 1)));
   }
 }
+
+/* COO lists (row, column) of the 4x4 element matrices of all tetrahedra, 16 per tetrahedron, element by
+   element as an assembly loop emits them; free with PetscFree2(*ci, *cj) */
+static inline PetscErrorCode EllwarpKuhnCOO(PetscInt N, PetscCount *n, PetscInt **ci, PetscInt **cj)
+{
+  PetscCount k = 0;
+
+  PetscFunctionBegin;
+  *n = (PetscCount)6 * 16 * N * N * N;
+  PetscCall(PetscMalloc2(*n, ci, *n, cj));
+  for (PetscInt c = 0; c < N * N * N; c++)
+    for (int t = 0; t < 6; t++) {
+      PetscInt v[4];
+      EllwarpKuhnTet(N, c, t, v);
+      for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++, k++) {
+          (*ci)[k] = v[a];
+          (*cj)[k] = v[b];
+        }
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
