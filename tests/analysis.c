@@ -188,6 +188,57 @@ static PetscErrorCode Validate(const CSR *A, const EllwarpLayout *L, const char 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The slice logic of the device analysis, run here on the host: the whole-matrix runs that
+   EllwarpLayoutWholeRuns() derives from the histogram (WholeSlicesKernel), or the per-window walk
+   (WindowSlicesKernel), must give the host analysis's slices. */
+static PetscErrorCode CheckDeviceSliceLogic(const CSR *A, const EllwarpLayout *L, const char *what)
+{
+  PetscInt m = A->m, ns = 0;
+
+  PetscFunctionBegin;
+#define LEN(p) (A->ai[L->rowperm[p] + 1] - A->ai[L->rowperm[p]])
+  if (L->sortwindow == 0) {
+    EllwarpRowStats st;
+    EllwarpRun      runs[ELLWARP_MAX_RUNS];
+    PetscInt        nr;
+
+    PetscCall(PetscMemzero(&st, sizeof(st)));
+    st.nrows   = m;
+    st.nlong   = L->nlong;
+    st.longrow = L->longrow;
+    for (PetscInt p = L->nlong; p < m; p++) st.maxshort = PetscMax(st.maxshort, LEN(p));
+    PetscCall(PetscCalloc1(st.maxshort + 1, &st.hist));
+    for (PetscInt p = L->nlong; p < m; p++) st.hist[LEN(p)]++;
+    PetscCall(EllwarpLayoutWholeRuns(&st, L->threshold, &nr, runs));
+    for (PetscInt j = 0; j < nr; j++) ns += (PetscInt)runs[j].count;
+    CHECK(ns == L->nslices, "%s: runs give %" PetscInt_FMT " slices, not %" PetscInt_FMT, what, ns, L->nslices);
+    for (PetscInt s = 0; s < ns; s++) {
+      PetscInt j = 0, l2, p, w;
+      while (j + 1 < nr && s >= runs[j + 1].firstslice) j++;
+      l2 = runs[j].l2;
+      p  = L->nlong + (PetscInt)runs[j].start + (s - runs[j].firstslice) * (ELLWARP_LANES >> l2);
+      w  = (LEN(p) + (1 << l2) - 1) >> l2;
+      CHECK(L->slicerow[s] == p && (L->meta[s] & 15) == l2 && L->sliceptr[s + 1] - L->sliceptr[s] == (PetscCount)w * ELLWARP_LANES, "%s: run slice %" PetscInt_FMT, what, s);
+    }
+    PetscCall(EllwarpRowStatsDestroy(&st));
+  } else {
+    PetscInt W = L->sortwindow, s = 0;
+    for (PetscInt p0 = L->nlong; p0 < m; p0 += W) {
+      PetscInt p1 = PetscMin(p0 + W, m);
+      for (PetscInt p = p0; p < p1; s++) {
+        PetscInt l2 = 0, len = LEN(p);
+        if (L->threshold > 0)
+          while (l2 < 5 && (len + (1 << l2) - 1) / (1 << l2) > L->threshold) l2++;
+        CHECK(s < L->nslices && L->slicerow[s] == p && (L->meta[s] & 15) == l2, "%s: window slice %" PetscInt_FMT, what, s);
+        p += PetscMin(ELLWARP_LANES >> l2, p1 - p);
+      }
+    }
+    CHECK(s == L->nslices, "%s: window slices", what);
+  }
+#undef LEN
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if defined(ELLWARP_HAVE_CUDA)
   #define SAME(field) CHECK(G->field == H->field, "%s: device analysis differs in " #field, what)
   #define SAMEARR(arr, n) \
@@ -284,6 +335,7 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s/%s", A->name, psets[p].name));
     PetscCall(EllwarpLayoutCreate(A->m, A->n, A->ai, A->aj, A->map, &par, &H));
     PetscCall(Validate(A, H, what));
+    PetscCall(CheckDeviceSliceLogic(A, H, what));
 #if defined(ELLWARP_HAVE_CUDA)
     if (gpu) PetscCall(CompareDevice(A, &par, H, what));
 #endif
