@@ -22,7 +22,31 @@ static inline unsigned Grid(PetscCount n, int threads = NT)
   return (unsigned)PetscMax((PetscCount)1, PetscMin(b, (PetscCount)65535));
 }
 
-/* stream-ordered allocations: the temporaries of one analysis come and go without device-wide syncs */
+/* Stream-ordered allocations: the temporaries of one analysis come and go without device-wide syncs.  The
+   default pool gives freed memory back to the driver at every synchronization (release threshold 0), which
+   makes each analysis map its temporaries anew; keep up to ELLWARP_POOL_KEEP bytes instead (once per process,
+   only if nobody changed the threshold). */
+#define ELLWARP_POOL_KEEP (1ull << 30)
+static PetscErrorCode KeepPool(void)
+{
+  static PetscBool done = PETSC_FALSE;
+  int              dev;
+  cudaMemPool_t    pool;
+  cuuint64_t       thr = 0;
+
+  PetscFunctionBegin;
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  done = PETSC_TRUE;
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaDeviceGetDefaultMemPool(&pool, dev));
+  PetscCallCUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr));
+  if (thr == 0) {
+    thr = ELLWARP_POOL_KEEP;
+    PetscCallCUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <typename T>
 static PetscErrorCode Alloc(T **p, PetscCount n, const char *what)
 {
@@ -170,11 +194,12 @@ __global__ static void ShortFlagKernel(PetscInt m, const PetscInt *len, PetscInt
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) flag[i] = IsLong(len[i], longrow) ? 0 : 1;
 }
 
-__global__ static void KeyKernel(PetscInt m, const PetscInt *len, const PetscInt *pos, PetscInt longrow, PetscInt W, PetscInt maxshort, unsigned long long *key, PetscInt *val)
+template <typename K>
+__global__ static void KeyKernel(PetscInt m, const PetscInt *len, const PetscInt *pos, PetscInt longrow, PetscInt W, PetscInt maxshort, K *key, PetscInt *val)
 {
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
     const PetscInt l = len[i];
-    key[i]           = IsLong(l, longrow) ? 0ull : 1ull + (W > 0 ? (unsigned long long)(pos[i] / W) * (unsigned long long)(maxshort + 1) : 0ull) + (unsigned long long)(maxshort - l);
+    key[i]           = (K)(IsLong(l, longrow) ? 0ull : 1ull + (W > 0 ? (unsigned long long)(pos[i] / W) * (unsigned long long)(maxshort + 1) : 0ull) + (unsigned long long)(maxshort - l));
     val[i]           = i;
   }
 }
@@ -184,13 +209,36 @@ __global__ static void GatherLenKernel(PetscInt m, const PetscInt *perm, const P
   for (PetscInt p = blockIdx.x * blockDim.x + threadIdx.x; p < m; p += gridDim.x * blockDim.x) sortedlen[p] = len[perm[p]];
 }
 
+template <typename K>
+static PetscErrorCode SortPairs(PetscInt m, const PetscInt *len, const PetscInt *pos, PetscInt longrow, PetscInt W, PetscInt maxshort, int endbit, PetscInt *perm)
+{
+  K        *key = NULL, *keyout = NULL;
+  PetscInt *val = NULL;
+  void     *tmp = NULL;
+  size_t    bytes = 0;
+
+  PetscFunctionBegin;
+  PetscCall(Alloc(&key, m, "sort keys"));
+  PetscCall(Alloc(&keyout, m, "sort keys"));
+  PetscCall(Alloc(&val, m, "sort values"));
+  KeyKernel<K><<<Grid(m), NT, 0, Stream()>>>(m, len, pos, longrow, W, maxshort, key, val);
+  PetscCallCUDA(cudaGetLastError());
+  /* radix sort is stable: rows with equal keys keep their row order, as on the host */
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, keyout, val, perm, (int64_t)m, 0, endbit, Stream()));
+  PetscCall(Alloc((char **)&tmp, (PetscCount)bytes, "sort workspace"));
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, keyout, val, perm, (int64_t)m, 0, endbit, Stream()));
+  PetscCall(Free((char **)&tmp));
+  PetscCall(Free(&key));
+  PetscCall(Free(&keyout));
+  PetscCall(Free(&val));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode SortRows(PetscInt m, const PetscInt *len, PetscInt longrow, PetscInt W, PetscInt maxshort, PetscInt *perm, PetscInt *sortedlen)
 {
-  PetscInt           *pos = NULL, *flag = NULL, *val = NULL;
-  unsigned long long *key = NULL, *keyout = NULL, maxkey;
-  void               *tmp = NULL;
-  size_t              bytes = 0;
-  int                 endbit = 1;
+  PetscInt          *pos = NULL, *flag = NULL;
+  unsigned long long maxkey;
+  int                endbit = 1;
 
   PetscFunctionBegin;
   if (!m) PetscFunctionReturn(PETSC_SUCCESS);
@@ -200,23 +248,12 @@ static PetscErrorCode SortRows(PetscInt m, const PetscInt *len, PetscInt longrow
     ShortFlagKernel<<<Grid(m), NT, 0, Stream()>>>(m, len, longrow, flag);
     PetscCall(ExclusiveScan(flag, pos, m, (PetscInt)0));
   }
-  PetscCall(Alloc(&key, m, "sort keys"));
-  PetscCall(Alloc(&keyout, m, "sort keys"));
-  PetscCall(Alloc(&val, m, "sort values"));
-  KeyKernel<<<Grid(m), NT, 0, Stream()>>>(m, len, pos, longrow, W, maxshort, key, val);
-  PetscCallCUDA(cudaGetLastError());
   maxkey = 1ull + (W > 0 ? (unsigned long long)((m - 1) / W) * (unsigned long long)(maxshort + 1) : 0ull) + (unsigned long long)maxshort;
   while (endbit < 64 && (maxkey >> endbit)) endbit++;
-  /* radix sort is stable: rows with equal keys keep their row order, as on the host */
-  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, keyout, val, perm, (int64_t)m, 0, endbit, Stream()));
-  PetscCall(Alloc((char **)&tmp, (PetscCount)bytes, "sort workspace"));
-  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, keyout, val, perm, (int64_t)m, 0, endbit, Stream()));
+  if (endbit <= 32) PetscCall(SortPairs<unsigned int>(m, len, pos, longrow, W, maxshort, endbit, perm)); /* half the key traffic */
+  else PetscCall(SortPairs<unsigned long long>(m, len, pos, longrow, W, maxshort, endbit, perm));
   GatherLenKernel<<<Grid(m), NT, 0, Stream()>>>(m, perm, len, sortedlen);
   PetscCallCUDA(cudaGetLastError());
-  PetscCall(Free((char **)&tmp));
-  PetscCall(Free(&key));
-  PetscCall(Free(&keyout));
-  PetscCall(Free(&val));
   PetscCall(Free(&flag));
   PetscCall(Free(&pos));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -304,7 +341,8 @@ __global__ static void WholeSlicesKernel(PetscInt nlong, PetscInt ns, Runs runs,
   }
 }
 
-/* one warp per slice: do all its entries lie within +-32767 of their rows?  Then the slice's sizes. */
+/* one warp per slice, lanes mapped as in FillKernel (lane = q*tpr + j walks entries j, j+tpr, ... of the
+   slice's q-th row): do all its entries lie within +-32767 of their rows (a warp vote)?  Then its sizes. */
 __global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slicerow, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const int *width, bool compress, unsigned char *meta, PetscCount *szall, PetscCount *sz16, PetscCount *sz32, PetscInt *f16)
 {
   const int      lane = threadIdx.x & 31;
@@ -314,25 +352,34 @@ __global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slice
     if (lane == 0) szall[ns] = sz16[ns] = sz32[ns] = f16[ns] = 0;
     return;
   }
-  const PetscInt p0 = slicerow[s], p1 = s + 1 < ns ? slicerow[s + 1] : m;
-  bool           bad = !compress;
-  for (PetscInt p = p0; p < p1 && !bad; p++) {
-    const PetscInt row = perm[p];
-    bool           b   = false;
-    for (PetscInt k = ai[row] + lane; k < ai[row + 1]; k += 32) {
-      const PetscInt d = aj[k] - row;
+  const int      w = width[s], l2 = meta[s] & 15, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
+  const PetscInt p = slicerow[s] + q, pend = s + 1 < ns ? slicerow[s + 1] : m;
+  bool           b = !compress;
+  if (compress && p < pend) {
+    const PetscInt row = perm[p], rs = ai[row], rl = ai[row + 1] - rs;
+    for (PetscInt e = j; e < rl; e += tpr) {
+      const PetscInt d = aj[rs + e] - row;
       if (d <= ELLWARP_PAD16 || d > 32767) b = true;
     }
-    bad = __any_sync(0xffffffffu, b);
   }
+  const bool bad = __any_sync(0xffffffffu, b);
   if (lane == 0) {
-    const PetscCount sz = (PetscCount)width[s] * ELLWARP_LANES;
+    const PetscCount sz = (PetscCount)w * ELLWARP_LANES;
     meta[s] |= bad ? 0 : 16;
     szall[s] = sz;
     sz16[s]  = bad ? 0 : sz;
     sz32[s]  = bad ? sz : 0;
     f16[s]   = bad ? 0 : 1;
   }
+}
+
+/* the scans' totals in one array, for one copy to the host */
+__global__ static void TotalsKernel(PetscInt ns, const PetscCount *sliceptr, const PetscCount *o16, const PetscCount *o32, const PetscInt *n16, PetscCount *tot)
+{
+  tot[0] = sliceptr[ns];
+  tot[1] = o16[ns];
+  tot[2] = o32[ns];
+  tot[3] = n16[ns];
 }
 
 __global__ static void ColbaseKernel(PetscInt ns, const unsigned char *meta, const PetscCount *o16, const PetscCount *o32, PetscCount *colbase)
@@ -436,7 +483,7 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   const PetscInt     *dai = ai, *daj = aj, *dmap = map;
   PetscInt           *uai = NULL, *uaj = NULL, *umap = NULL, *len = NULL, *sortedlen = NULL, *cnt = NULL, *off = NULL, *cc = NULL, *f16 = NULL;
   int                *width = NULL, *dmiss = NULL, nmiss = 0;
-  PetscCount         *szall = NULL, *sz16 = NULL, *sz32 = NULL, *o16 = NULL, *o32 = NULL, *ll = NULL, nnz, tot[3];
+  PetscCount         *szall = NULL, *sz16 = NULL, *sz32 = NULL, *o16 = NULL, *o32 = NULL, *ll = NULL, nnz, tot[4];
   DevStats            hs, *dst = NULL;
   unsigned long long *dhist = NULL;
   EllwarpRowStats     st;
@@ -449,6 +496,7 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
   PetscCall(PetscMemzero(d, sizeof(*d)));
   PetscCall(PetscMemzero(&st, sizeof(st)));
+  PetscCall(KeepPool());
   if (times) PetscCall(Sync(&t0));
   /* the pattern to the device */
   if (PetscMemTypeHost(mtype)) {
@@ -577,16 +625,18 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(ExclusiveScan(sz16, o16, (PetscCount)ns + 1, (PetscCount)0));
   PetscCall(ExclusiveScan(sz32, o32, (PetscCount)ns + 1, (PetscCount)0));
   {
-    PetscInt *n16d = NULL, n16 = 0;
+    PetscInt   *n16d = NULL;
+    PetscCount *dtot = NULL;
     PetscCall(Alloc(&n16d, (PetscCount)ns + 1, "16-bit slices"));
+    PetscCall(Alloc(&dtot, 4, "totals"));
     PetscCall(ExclusiveScan(f16, n16d, (PetscCount)ns + 1, (PetscInt)0));
-    PetscCall(ToHost(&n16, n16d + ns, 1));
+    TotalsKernel<<<1, 1, 0, Stream()>>>(ns, d->sliceptr, o16, o32, n16d, dtot);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(ToHost(tot, dtot, 4));
     PetscCall(Free(&n16d));
-    L->n16 = n16;
+    PetscCall(Free(&dtot));
+    L->n16 = (PetscInt)tot[3];
   }
-  PetscCall(ToHost(&tot[0], d->sliceptr + ns, 1));
-  PetscCall(ToHost(&tot[1], o16 + ns, 1));
-  PetscCall(ToHost(&tot[2], o32 + ns, 1));
   PetscCheck(tot[0] == plan.walk.nslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device slots %" PetscCount_FMT " != planned %" PetscCount_FMT, tot[0], plan.walk.nslots);
   L->ncol16      = tot[1];
   L->ncol32      = tot[2];
