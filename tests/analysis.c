@@ -440,6 +440,38 @@ static PetscErrorCode COOLevel(PetscInt N)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -mat_ellwarp_analysis device with the host backend is refused with a clear error; the host backend's
+   MatView names where its analysis ran */
+static PetscErrorCode Options(void)
+{
+  Mat            B, E = NULL;
+  PetscInt       i = 0;
+  PetscScalar    one = 1.0;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 1, 1, 1, NULL, &B));
+  PetscCall(MatSetValues(B, 1, &i, 1, &i, &one, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_backend", "host"));
+  PetscCall(MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E));
+  PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_SELF, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(E, PETSC_VIEWER_STDOUT_SELF));
+  PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
+  PetscCall(MatDestroy(&E));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", "device"));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(ierr == PETSC_ERR_ARG_INCOMP, "-mat_ellwarp_analysis device with the host backend: error %d, expected %d", (int)ierr, (int)PETSC_ERR_ARG_INCOMP);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "refused as expected: -mat_ellwarp_analysis device with -mat_ellwarp_backend host\n"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_backend"));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscBool gpu = PETSC_FALSE;
@@ -522,6 +554,7 @@ int main(int argc, char **argv)
   PetscCall(FreeCSR(&A));
 
   PetscCall(PetscFree(len));
+  if (!gpu) PetscCall(Options());
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "analysis: %" PetscInt_FMT " layouts, %" PetscInt_FMT " checks passed%s\n", nlayouts, nchecks, gpu ? " (device analysis identical to the host analysis)" : ""));
   PetscCall(PetscFinalize());
   return 0;

@@ -525,7 +525,7 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(Alloc(&dst, 1, "row statistics"));
   PetscCallCUDA(cudaMemcpyAsync(dst, &hs, sizeof(hs), cudaMemcpyHostToDevice, Stream()));
   PetscCall(Alloc(&len, m, "row lengths"));
-  if (m) RowStatsKernel<<<Grid(m), NT, 0, Stream()>>>(m, dai, longrow, len, dst);
+  if (m) RowStatsKernel<<<PetscMin(Grid(m), 512u), NT, 0, Stream()>>>(m, dai, longrow, len, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(ToHost(&hs, dst, 1));
   st.nrows    = m;
