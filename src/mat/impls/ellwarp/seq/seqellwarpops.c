@@ -25,9 +25,11 @@ static PetscErrorCode BuildLayout(Mat A, PetscInt m, PetscInt n, const PetscInt 
   PetscCall(AnalyseOnDevice(A, &dev));
 #if defined(ELLWARP_HAVE_CUDA)
   if (dev) {
-    EllwarpDeviceArrays d;
-    PetscCall(EllwarpLayoutCreateCUDA(m, n, ai, aj, map, PETSC_MEMTYPE_HOST, &e->par, L, &d, NULL));
+    EllwarpDeviceArrays  d;
+    EllwarpAnalysisTimes t;
+    PetscCall(EllwarpLayoutCreateCUDA(m, n, ai, aj, map, PETSC_MEMTYPE_HOST, &e->par, L, &d, &t));
     PetscCall(EllwarpCUDACreateFromDevice(*L, &d, S));
+    PetscCall(PetscInfo(A, "Device pattern analysis of %" PetscInt_FMT " x %" PetscInt_FMT ": %.3f ms (pattern upload %.3f ms, analysis %.3f ms)\n", m, n, 1e3 * (t.upload + t.analysis), 1e3 * t.upload, 1e3 * t.analysis));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
