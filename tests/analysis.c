@@ -188,7 +188,19 @@ static PetscErrorCode Validate(const CSR *A, const EllwarpLayout *L, const char 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The slice logic of the device analysis, run here on the host: the whole-matrix runs that
+typedef struct {
+  unsigned long long key;
+  PetscInt           row;
+} KeyRow;
+
+static int cmpkeyrow(const void *a, const void *b)
+{
+  const KeyRow *x = (const KeyRow *)a, *y = (const KeyRow *)b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The slice logic of the device analysis, run here on the host: its sort keys; the whole-matrix runs that
    EllwarpLayoutWholeRuns() derives from the histogram (WholeSlicesKernel), or the per-window walk
    (WindowSlicesKernel), must give the host analysis's slices. */
 static PetscErrorCode CheckDeviceSliceLogic(const CSR *A, const EllwarpLayout *L, const char *what)
@@ -234,6 +246,29 @@ static PetscErrorCode CheckDeviceSliceLogic(const CSR *A, const EllwarpLayout *L
       }
     }
     CHECK(s == L->nslices, "%s: window slices", what);
+  }
+  { /* the device's sort key (KeyKernel): (long row?, window, longest first), ties by row as in the stable
+       radix sort: the host's order */
+    PetscInt  maxshort = 0, *flagpos;
+    KeyRow   *kr;
+    PetscBool same = PETSC_TRUE;
+    PetscCall(PetscMalloc2(PetscMax(m, 1), &flagpos, PetscMax(m, 1), &kr));
+    for (PetscInt i = 0, c = 0; i < m; i++) {
+      PetscInt l = A->ai[i + 1] - A->ai[i];
+      if (!(L->longrow > 0 && l > L->longrow)) {
+        maxshort   = PetscMax(maxshort, l);
+        flagpos[i] = c++;
+      }
+    }
+    for (PetscInt i = 0; i < m; i++) {
+      PetscInt l = A->ai[i + 1] - A->ai[i];
+      kr[i].key  = (L->longrow > 0 && l > L->longrow) ? 0ull : 1ull + (L->sortwindow > 0 ? (unsigned long long)(flagpos[i] / L->sortwindow) * (unsigned long long)(maxshort + 1) : 0ull) + (unsigned long long)(maxshort - l);
+      kr[i].row  = i;
+    }
+    qsort(kr, (size_t)m, sizeof(KeyRow), cmpkeyrow);
+    for (PetscInt p = 0; p < m; p++) same = (PetscBool)(same && kr[p].row == L->rowperm[p]);
+    CHECK(same, "%s: the device's sort keys give another row order", what);
+    PetscCall(PetscFree2(flagpos, kr));
   }
 #undef LEN
   PetscFunctionReturn(PETSC_SUCCESS);
