@@ -2,11 +2,6 @@
    its own storage order (ELLWARP slots, or CSR for AIJ/AIJCUSPARSE). */
 #include <petsc/private/dmassemblyimpl.h>
 #include <petsc/private/matellwarpimpl.h>
-#if defined(ELLWARP_HAVE_CUDA)
-  #include <petscmat.h>
-PETSC_EXTERN PetscErrorCode MatSeqAIJCUSPARSEGetArrayWrite(Mat, PetscScalar **);
-PETSC_EXTERN PetscErrorCode MatSeqAIJCUSPARSERestoreArrayWrite(Mat, PetscScalar **);
-#endif
 
 typedef enum {
   TARGET_AIJ,         /* host SeqAIJ CSR values (also AIJCUSPARSE's host copy) */
@@ -60,6 +55,11 @@ static PetscErrorCode GetTarget(DMAssembly as, Mat J, Target *T)
 #if defined(ELLWARP_HAVE_CUDA)
       T->kind  = TARGET_AIJCUSPARSE;
       T->mtype = PETSC_MEMTYPE_DEVICE;
+      if (J->offloadmask == PETSC_OFFLOAD_CPU || J->offloadmask == PETSC_OFFLOAD_UNALLOCATED) { /* the device CSR must exist before a write-only access */
+        const PetscScalar *v;
+        PetscCall(MatSeqAIJCUSPARSEGetArrayRead(J, &v));
+        PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(J, &v));
+      }
       PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(J, &T->val));
 #endif
     }
