@@ -59,6 +59,7 @@ struct _p_DMAssembly {
   PetscMemType             mtype;     /* where the gather, callbacks and reductions run */
   PetscBool                nodevice;  /* a device method runs on the host because no CUDA device is usable */
   PetscInt                 nzpt;      /* targets per thread of the packed reduction (C = nzpt * DMASM_BLOCK) */
+  PetscBool                force64;   /* 64-bit plan entries even where 32 bits fit (tests the 64-bit path) */
   /* mesh, built once */
   PetscInt   nelem, nen, dim, ndof, cStart;
   PetscInt  *edof;   /* [nen][nelem] global dof of node a of element e */

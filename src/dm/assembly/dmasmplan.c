@@ -213,7 +213,7 @@ PetscErrorCode DMAsmBuildPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, 
   P->ntarget = ntarget;
   P->nsrc    = nsrc;
   P->C       = C;
-  P->idx64   = (PetscBool)(nsrc >= PETSC_INT32_MAX - 1);
+  P->idx64   = (PetscBool)(nsrc >= PETSC_INT32_MAX - 1 || as->force64);
   nblocks    = (PetscInt)((ntarget + C - 1) / C);
   P->nblocks = nblocks;
   /* lists by target (counting sort, stable in element order) */

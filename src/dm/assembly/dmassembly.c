@@ -106,7 +106,7 @@ PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
 /*@
   DMAssemblySetFromOptions - reads `-dm_assembly_type <globalnz,atomic,color,host>`,
   `-dm_assembly_nz_per_thread <n>` (targets per thread of a reduction block, default 4) and
-  `-dm_assembly_view` (view at set-up)
+  `-dm_assembly_view` (view at set-up), `-dm_assembly_index64` (64-bit plan entries even where 32 bits fit; testing)
 
   Level: beginner
 @*/
@@ -121,6 +121,7 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscCall(PetscOptionsString("-dm_assembly_type", "Assembly method", "DMAssemblySetType", methodnames[as->method], type, sizeof(type), &flg));
   if (flg) PetscCall(DMAssemblySetType(as, type));
   PetscCall(PetscOptionsBoundedInt("-dm_assembly_nz_per_thread", "Targets per thread of a packed reduction block", "DMAssembly", as->nzpt, &as->nzpt, NULL, 1));
+  PetscCall(PetscOptionsBool("-dm_assembly_index64", "64-bit plan entries even where 32 bits fit (testing)", "DMAssembly", as->force64, &as->force64, NULL));
   PetscCheck(as->nzpt <= 64, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_nz_per_thread %" PetscInt_FMT ": at most 64 (shared memory holds 128 x n values)", as->nzpt);
   PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
