@@ -54,6 +54,7 @@ struct _p_DMAssembly {
   DMAsmMethod              method;
   DMAssemblyElementKernels k;
   PetscBool                kset;
+  PetscBool                jacstate;  /* the Jacobian kernel reads ue (else no gather before it: linear problems) */
   Vec                      aux;
   PetscBool                setupcalled;
   PetscMemType             mtype;     /* where the gather, callbacks and reductions run */

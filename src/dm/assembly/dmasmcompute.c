@@ -269,9 +269,9 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
   PetscCheck(as->k.jacobian, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no Jacobian element kernel set");
   PetscCall(GetTarget(as, J, &T));
   PetscCall(EnsureJacobianPlan(as, J, &T));
-  PetscCall(Gather(as, U));
+  if (as->jacstate) PetscCall(Gather(as, U));
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
-  PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->ue, as->aux ? as->ae : NULL, as->ke, as->k.ctx));
+  PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->jacstate ? as->ue : NULL, as->jacstate && as->aux ? as->ae : NULL, as->ke, as->k.ctx));
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
   PetscCall(Reduce(as, &as->jac, as->nen * as->nen, as->ke, T.val));
   PetscCall(RestoreTarget(J, &T));

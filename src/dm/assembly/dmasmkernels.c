@@ -99,6 +99,7 @@ PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly as, PetscReal alpha, 
   if (as->ownctxdestroy) PetscCall((*as->ownctxdestroy)(&as->ownctx));
   as->ownctx        = c;
   as->ownctxdestroy = P1CtxDestroy;
+  PetscCall(DMAssemblySetJacobianUsesState(as, PETSC_FALSE)); /* ke does not depend on u */
   k->nen            = dim + 1;
   k->residual       = P1Residual;
   k->jacobian       = P1Jacobian;

@@ -65,6 +65,7 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->method = DMASM_GLOBALNZ;
   a->nzpt   = 4;
   a->mtype  = PETSC_MEMTYPE_HOST;
+  a->jacstate = PETSC_TRUE;
   PetscCall(PetscObjectChangeTypeName((PetscObject)a, DMASSEMBLYGLOBALNZ));
   *as = a;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -134,6 +135,21 @@ PetscErrorCode DMAssemblySetElementKernels(DMAssembly as, const DMAssemblyElemen
   PetscAssertPointer(k, 2);
   as->k    = *k;
   as->kset = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblySetJacobianUsesState - declares whether the Jacobian element kernel reads the nodal values ue
+  (and ae); with `PETSC_FALSE` (a linear problem) nothing is gathered before it and it receives ue = ae = NULL.
+  Default `PETSC_TRUE`; the built-in kernels of `DMAssemblyP1DiffusionMassKernels()` set `PETSC_FALSE`.
+
+  Level: intermediate
+@*/
+PetscErrorCode DMAssemblySetJacobianUsesState(DMAssembly as, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  as->jacstate = flg;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
