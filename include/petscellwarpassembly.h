@@ -57,6 +57,9 @@ PETSC_EXTERN PetscErrorCode DMAssemblyDestroy(DMAssembly *);
 /* added: the Jacobian kernel does not read ue/ae (linear problems): no gather before it, ue = ae = NULL */
 PETSC_EXTERN PetscErrorCode DMAssemblySetJacobianUsesState(DMAssembly, PetscBool);
 
+/* added: atomic/color with the built-in kernels compute each element inside the scatter (default PETSC_TRUE) */
+PETSC_EXTERN PetscErrorCode DMAssemblySetFuse(DMAssembly, PetscBool);
+
 /* added: sizes and statistics (tests, benchmarks) */
 typedef struct {
   PetscInt   nelem, nen, dim, ndof;

@@ -29,6 +29,8 @@
 /* ellwarp_add_test(assembly.tri -mesh tri -faces 5) */
 /* ellwarp_add_test(assembly.single -mesh single) */
 /* ellwarp_add_test(assembly.two -mesh two) */
+/* ellwarp_add_test(assembly.unfused -mesh box -faces 3 -dm_assembly_fuse 0) */
+/* ellwarp_add_test(assembly.gpu_unfused -mesh box -faces 5 -dm_assembly_fuse 0 -gpu GPU) */
 /* ellwarp_add_test(assembly.nzpt1 -mesh box -faces 2 -dm_assembly_nz_per_thread 1) */
 /* ellwarp_add_test(assembly.index64 -mesh box -faces 3 -dm_assembly_index64 -dm_assembly_nz_per_thread 16) */
 /* ellwarp_add_test(assembly.gpu_index64 -mesh box -faces 4 -dm_assembly_index64 -gpu GPU) */
