@@ -361,6 +361,7 @@ static PetscErrorCode CopyData(PetscMemType mt, PetscScalar *dst, const PetscSca
   else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCallCUDA(cudaMemcpy(dst, src, sizeof(PetscScalar) * n, cudaMemcpyHostToDevice));
+    PetscCallCUDA(cudaDeviceSynchronize()); /* the legacy stream's copy must land before the assembler's stream reads it */
 #endif
   }
   PetscFunctionReturn(PETSC_SUCCESS);

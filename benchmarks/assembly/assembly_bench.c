@@ -288,6 +288,7 @@ int main(int argc, char **argv)
         PetscCall(DMAssemblyGetElementDofs(as, &ne, &nen, &edof));
         PetscCall(DMAssemblyGetElementCoordinates(as, &xe));
         PetscCallCUDA(cudaMemcpy(dxe, xe, sizeof(PetscReal) * 12 * (size_t)nelem, cudaMemcpyHostToDevice));
+        PetscCallCUDA(cudaDeviceSynchronize());
         PetscCall(PetscMalloc2(16 * (size_t)nelem, &ci, 16 * (size_t)nelem, &cj));
         for (PetscInt a = 0; a < 4; a++)
           for (PetscInt b = 0; b < 4; b++)
