@@ -411,6 +411,7 @@ int main(int argc, char **argv)
         fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err, i + 1 < nrows ? "," : "");
       }
       fprintf(js, "    ]}%s\n", s + 1 < nsizes ? "," : "");
+      fflush(js); /* a run cut short by a timeout keeps the sizes done */
     }
     PetscCall(MatDestroy(&Jref));
     PetscCall(VecDestroy(&Uh));
