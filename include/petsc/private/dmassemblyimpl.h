@@ -1,0 +1,154 @@
+/* Private data of DMAssembly (src/dm/assembly).  See src/dm/assembly/README.md for the plan layout. */
+#pragma once
+
+#include <petscellwarpassembly.h>
+#include <petsc/private/petscimpl.h>
+
+/* threads per block of the packed reduction; the plan is packed for this block size */
+#define DMASM_BLOCK 128
+
+/* A packed reduction plan (Cecka, Lew, Darve, section 4.2.3) for one target value array.
+   Block b owns the contiguous targets [b*C, min((b+1)*C, ntarget)) (C = targets per block).  Its lists
+   are spread over DMASM_BLOCK threads with LPT (longest list first, to the least loaded thread) and stored
+   column-major: entry s of thread t at packed[blkptr[b] + s*DMASM_BLOCK + t].  Entry i > 0: add
+   src[i-1]; i < 0: the sum so far belongs to target b*C + (~i) and restarts at 0; 0: padding.  Each
+   target is summed by one thread in the list order (element order): bitwise reproducible. */
+typedef struct {
+  PetscCount  ntarget;  /* length of the target value array */
+  PetscInt    C;        /* targets per block */
+  PetscInt    nblocks;
+  PetscCount *blkptr;   /* [nblocks+1] */
+  PetscBool   idx64;    /* 64-bit entries (sources can pass 2^31) */
+  int        *p32;      /* host packed plan (one of the two) */
+  PetscInt64 *p64;
+  PetscInt   *e2t;      /* [ncontrib] target of each source entry, for atomic/color (-1: none) */
+  PetscCount  nsrc;     /* length of the source array (nen^2 nelem or nen nelem) */
+  /* device copies */
+  void       *dpacked;
+  PetscCount *dblkptr;
+  PetscInt   *de2t;
+  /* what it was built for */
+  PetscObjectId    id;
+  PetscObjectState state;
+  const void      *layout;
+  PetscBool        slots;  /* target order: ELLWARP slots (else CSR / dof order) */
+} DMAsmPlan;
+
+/* The localrow plan (dmasmlocalrow.c): one thread per row, a warp per 32 rows (for ELLWARP: the rows of a
+   slice, in the layout's order).  Thread l of warp w walks the elements touching its row in element order,
+   entry s at inc[wptr[w] + s*32 + l] = e*nen + a (a: the row's node in e; -1 padding); for the Jacobian its
+   nen targets at tgt[wptr[w]*nen + (s*nen + b)*32 + l].  Each target is written by one thread, contributions
+   in element order: the same order as globalnz. */
+typedef struct {
+  PetscInt         nwarps, nen;
+  PetscCount       ntarget;
+  PetscCount      *wptr;
+  int             *inc;
+  PetscInt        *tgt, *rowof;
+  PetscCount      *dwptr;
+  int             *dinc;
+  PetscInt        *dtgt, *drowof;
+  PetscObjectId    id;
+  PetscObjectState state;
+  const void      *layout;
+  PetscBool        slots;
+} DMAsmRowPlan;
+
+/* the built-in P1 kernels' context (dmasmkernels.c) */
+typedef struct {
+  PetscInt   dim, nelem;
+  PetscReal  alpha, beta, source;
+  PetscReal *D, *dD; /* entry-major [dim*dim][nelem] conductivities, host and (at the first device use) device; NULL: identity */
+} DMAsmP1Ctx;
+
+typedef struct _DMAssemblyOps *DMAssemblyOps;
+struct _DMAssemblyOps {
+  PetscErrorCode (*dummy)(void);
+};
+
+typedef enum {
+  DMASM_GLOBALNZ,
+  DMASM_ATOMIC,
+  DMASM_COLOR,
+  DMASM_HOST,
+  DMASM_SHAREDNZ,
+  DMASM_LOCALNZ,
+  DMASM_LOCALROW
+} DMAsmMethod;
+
+struct _p_DMAssembly {
+  PETSCHEADER(struct _DMAssemblyOps);
+  DM                       dm;
+  DMAsmMethod              method;
+  DMAssemblyElementKernels k;
+  PetscBool                kset;
+  PetscBool                jacstate;  /* the Jacobian kernel reads ue (else no gather before it: linear problems) */
+  Vec                      aux;
+  PetscBool                setupcalled;
+  PetscMemType             mtype;     /* where the gather, callbacks and reductions run */
+  PetscBool                nodevice;  /* a device method runs on the host because no CUDA device is usable */
+  PetscInt                 nzpt;      /* targets per thread of the packed reduction (C = nzpt * DMASM_BLOCK) */
+  PetscBool                force64;   /* 64-bit plan entries even where 32 bits fit (tests the 64-bit path) */
+  /* mesh, built once */
+  PetscInt   nelem, nen, dim, ndof, cStart;
+  PetscInt  *edof;   /* [nen][nelem] global dof of node a of element e */
+  PetscReal *xe;     /* [nen*dim][nelem] element coordinates */
+  PetscInt  *pi, *pj; /* element-connectivity CSR pattern (ndof rows) */
+  PetscCount nnz;
+  PetscInt  *e2nz;   /* [nen*nen][nelem] CSR nonzero of element entry (a,b) */
+  PetscInt   ncolors;
+  PetscInt  *colptr, *colelem; /* elements of colour c: colelem[colptr[c] .. colptr[c+1]) */
+  DMAsmPlan  jac, res;
+  DMAsmRowPlan jrow, rrow; /* localrow */
+  PetscInt   njacplans, nreductions;
+  /* working buffers in the execution memory */
+  PetscScalar *ue, *ae, *fe, *ke;
+  PetscReal   *dxe;     /* device copy of xe (== xe on the host) */
+  PetscInt    *dedof, *dcolelem;
+  /* context of the built-in kernels, owned */
+  DMAsmP1Ctx *builtin; /* the kernels set are the built-in ones (k.ctx == builtin) */
+  PetscBool   fuse;    /* atomic/color with built-in kernels: element computed inside the scatter, no element data in memory */
+  void *ownctx;
+  PetscErrorCode (*ownctxdestroy)(void **);
+};
+
+/* CUDA side (dmasmcuda.cu); plain-C references of the same logic are in dmasmhost.c */
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDAAvailable(PetscBool *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAMalloc(void **, size_t);
+PETSC_INTERN PetscErrorCode DMAsmCUDAFree(void **);
+PETSC_INTERN PetscErrorCode DMAsmCUDAUpload(void *, const void *, size_t);
+PETSC_INTERN PetscErrorCode DMAsmCUDAZero(PetscScalar *, PetscCount);
+PETSC_INTERN PetscErrorCode DMAsmCUDAGather(PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAReduce(const DMAsmPlan *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAScatterAtomic(PetscCount, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAScatterColor(PetscInt, const PetscInt *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, const PetscReal *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+#endif
+
+PETSC_INTERN PetscErrorCode DMAsmP1CtxDevice(DMAsmP1Ctx *);
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *);
+#endif
+PETSC_INTERN void DMAsmHostP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscScalar *);
+
+PETSC_INTERN PetscErrorCode DMAsmBuildRowPlan(DMAssembly, PetscBool, const PetscInt *, PetscCount, DMAsmRowPlan *);
+PETSC_INTERN PetscErrorCode DMAsmRowPlanDestroy(DMAsmRowPlan *);
+PETSC_INTERN void           DMAsmHostLocalRow(const DMAsmP1Ctx *, const DMAsmRowPlan *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *, const DMAsmRowPlan *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
+#endif
+
+/* host references */
+PETSC_INTERN void DMAsmHostGather(PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void DMAsmHostReduce(const DMAsmPlan *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void DMAsmHostScatter(PetscCount, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void DMAsmHostScatterColor(PetscInt, const PetscInt *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void DMAsmHostP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, const PetscReal *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+
+/* plan construction (dmasmplan.c) */
+PETSC_INTERN PetscErrorCode DMAsmBuildMesh(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmBuildPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
+PETSC_INTERN PetscErrorCode DMAsmPlanDestroy(DMAsmPlan *);
+PETSC_INTERN PetscErrorCode DMAsmPlanUpload(DMAsmPlan *);
+PETSC_INTERN PetscErrorCode DMAsmColor(DMAssembly);
