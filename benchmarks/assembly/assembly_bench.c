@@ -162,12 +162,14 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscEllwarpInitializePackage());
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-nodes", sizes, &nsizes, NULL));
-  if (nsizes == 8) nsizes = 2; /* not given: the defaults */
+  PetscBool set;
+  /* an option that is not given sets the count to 0, so the defaults are chosen by the flag */
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-nodes", sizes, &nsizes, &set));
+  if (!set) nsizes = 2;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeats", &reps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cpu_repeats", &creps, NULL));
-  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-methods", meth, &nmeth, NULL));
-  if (nmeth == 8) {
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-methods", meth, &nmeth, &set));
+  if (!set) {
     nmeth = 6;
     PetscCall(PetscStrallocpy(DMASSEMBLYGLOBALNZ, &meth[0]));
     PetscCall(PetscStrallocpy(DMASSEMBLYLOCALROW, &meth[1]));
