@@ -12,10 +12,12 @@
    ellwarp_add_test(mpiops.np3_fe_empty NPROCS 3 -matrix fe -empty_rank 0 -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np4_fe_uneven NPROCS 4 -matrix fe -uneven -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np2_k2 NPROCS 2 -mat_ellwarp_kernel k2 -mat_ellwarp_sort_window 0 -mat_ellwarp_backend host)
-   ellwarp_add_test(mpiops.cuda_np1 GPU -type mpiellwarp)
-   ellwarp_add_test(mpiops.cuda_np2 GPU NPROCS 2 -uneven)
-   ellwarp_add_test(mpiops.cuda_np2_fe GPU NPROCS 2 -matrix fe -empty_rank 1)
+   ellwarp_add_test(mpiops.cuda_np1 GPU -gpu -type mpiellwarp)
+   ellwarp_add_test(mpiops.cuda_np2 GPU NPROCS 2 -gpu -uneven)
+   ellwarp_add_test(mpiops.cuda_np2_fe GPU NPROCS 2 -gpu -matrix fe -empty_rank 1)
+   (-gpu: the test needs a device and checks that the blocks use the cuda backend)
 */
+#include <string.h>
 #include "testutil.h"
 #include "mpitestutil.h"
 #include <petscksp.h>
@@ -151,6 +153,8 @@ int main(int argc, char **argv)
   MPI_Comm    comm;
   PetscMPIInt size;
 
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-gpu")) EllwarpTestRequireDevice();
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscEllwarpInitializePackage());
   comm = PETSC_COMM_WORLD;
@@ -181,6 +185,13 @@ int main(int argc, char **argv)
   PetscCall(MatMPIAIJSetPreallocation(E, 80, NULL, 80, NULL));
   PetscCall(PetscObjectTypeCompare((PetscObject)E, MATMPIELLWARP, &gpu));
   PetscCheck(gpu, comm, PETSC_ERR_PLIB, "-mat_type %s on %d ranks gave %s, expected mpiellwarp", type, size, ((PetscObject)E)->type_name);
+  {
+    PetscBool         wantgpu = PETSC_FALSE;
+    MatEllwarpBackend b;
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-gpu", &wantgpu));
+    PetscCall(MatEllwarpGetBackend(E, &b));
+    PetscCheck(!wantgpu || b == MAT_ELLWARP_BACKEND_CUDA, comm, PETSC_ERR_PLIB, "GPU test: the matrix uses the %s backend", MatEllwarpBackends[b]);
+  }
   {
     Mat mats[2] = {ref, E};
     PetscCall(MpiTestFill(2, mats, kind, n, 1.0));
