@@ -11,6 +11,7 @@
    ellwarp_add_test(mpiops.np2_fe NPROCS 2 -matrix fe -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np3_fe_empty NPROCS 3 -matrix fe -empty_rank 0 -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np4_fe_uneven NPROCS 4 -matrix fe -uneven -mat_ellwarp_backend host)
+   ellwarp_add_test(mpiops.np2_hash NPROCS 2 -setup_only -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np2_k2 NPROCS 2 -mat_ellwarp_kernel k2 -mat_ellwarp_sort_window 0 -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.cuda_np1 GPU -gpu -type mpiellwarp)
    ellwarp_add_test(mpiops.cuda_np2 GPU NPROCS 2 -gpu -uneven)
@@ -148,7 +149,7 @@ int main(int argc, char **argv)
 {
   char        type[64] = MATELLWARP, kind[16] = "random";
   PetscInt    n = 10, N, m, empty = -1, na0, na1;
-  PetscBool   uneven = PETSC_FALSE, gpu;
+  PetscBool   uneven = PETSC_FALSE, gpu, setuponly = PETSC_FALSE;
   Mat         ref, E, E2;
   MPI_Comm    comm;
   PetscMPIInt size;
@@ -165,6 +166,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-n", "random: rows / 10; fe: cells per side", NULL, n, &n, NULL));
   PetscCall(PetscOptionsBool("-uneven", "uneven row ownership", NULL, uneven, &uneven, NULL));
   PetscCall(PetscOptionsInt("-empty_rank", "this rank owns no rows", NULL, empty, &empty, NULL));
+  PetscCall(PetscOptionsBool("-setup_only", "MatSetUp() without preallocation (PETSc's hash assembly)", NULL, setuponly, &setuponly, NULL));
   PetscOptionsEnd();
   {
     PetscBool fe;
@@ -182,7 +184,8 @@ int main(int argc, char **argv)
   PetscCall(MatSetSizes(E, m, m, N, N));
   PetscCall(MatSetType(E, type));
   PetscCall(MatSetFromOptions(E));
-  PetscCall(MatMPIAIJSetPreallocation(E, 80, NULL, 80, NULL));
+  if (setuponly) PetscCall(MatSetUp(E));
+  else PetscCall(MatMPIAIJSetPreallocation(E, 80, NULL, 80, NULL));
   PetscCall(PetscObjectTypeCompare((PetscObject)E, MATMPIELLWARP, &gpu));
   PetscCheck(gpu, comm, PETSC_ERR_PLIB, "-mat_type %s on %d ranks gave %s, expected mpiellwarp", type, size, ((PetscObject)E)->type_name);
   {
@@ -306,6 +309,21 @@ int main(int argc, char **argv)
     PetscCall(MatScale(ref, 3.0));
     PetscCall(MpiTestCompareMat(ref, C, 1e-13, "MatConvert reuse", &nchecks));
     PetscCall(MatDestroy(&C));
+  }
+  { /* with the CUDA backend: to and from MPIAIJCUSPARSE */
+    MatEllwarpBackend b;
+    PetscCall(MatEllwarpGetBackend(E, &b));
+    if (b == MAT_ELLWARP_BACKEND_CUDA) {
+      Mat C, D;
+      PetscCall(MatConvert(E, MATMPIAIJCUSPARSE, MAT_INITIAL_MATRIX, &C));
+      PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &gpu));
+      PetscCheck(gpu, comm, PETSC_ERR_PLIB, "MatConvert to mpiaijcusparse gave %s", ((PetscObject)C)->type_name);
+      PetscCall(MpiTestCompareMat(ref, C, 1e-13, "converted to MPIAIJCUSPARSE", &nchecks));
+      PetscCall(MatConvert(C, MATMPIELLWARP, MAT_INITIAL_MATRIX, &D));
+      PetscCall(MpiTestCompareMat(ref, D, 1e-13, "converted from MPIAIJCUSPARSE", &nchecks));
+      PetscCall(MatDestroy(&C));
+      PetscCall(MatDestroy(&D));
+    }
   }
   PetscCall(PetscPrintf(comm, "mpiops: %" PetscInt_FMT " checks passed on %d ranks (%s, N = %" PetscInt_FMT ")\n", nchecks, size, kind, N));
   PetscCall(MatDestroy(&ref));
