@@ -145,6 +145,42 @@ static PetscErrorCode TestBJacobi(Mat ref, Mat E)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatShift where some diagonal entries are missing: the diagonal block inserts them (new pattern) */
+static PetscErrorCode TestShiftMissingDiagonal(Mat ref0, const char *type)
+{
+  Mat      M[2];
+  PetscInt rstart, rend, N, m;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(ref0, &N, NULL));
+  PetscCall(MatGetLocalSize(ref0, &m, NULL));
+  PetscCall(MatGetOwnershipRange(ref0, &rstart, &rend));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)ref0), &M[k]));
+    PetscCall(MatSetSizes(M[k], m, m, N, N));
+    PetscCall(MatSetType(M[k], k ? type : MATMPIAIJ));
+    PetscCall(MatSetFromOptions(M[k]));
+    PetscCall(MatMPIAIJSetPreallocation(M[k], 4, NULL, 4, NULL));
+    PetscCall(MatSetOption(M[k], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    for (PetscInt i = rstart; i < rend; i++) {
+      PetscInt    c[3] = {(i + N - 1) % N, i, (i + 1) % N};
+      PetscScalar v[3] = {-1.0, 4.0, -1.5};
+      if (i % 5 == 2) PetscCall(MatSetValues(M[k], 1, &i, 1, &c[2], &v[2], INSERT_VALUES)); /* no diagonal */
+      else PetscCall(MatSetValues(M[k], 1, &i, 3, c, v, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(M[k], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M[k], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatShift(M[k], 2.0));
+  }
+  PetscCall(MpiTestCompareMat(M[0], M[1], 1e-14, "MatShift with missing diagonal entries", &nchecks));
+  PetscCall(MatShift(M[0], -0.5));
+  PetscCall(MatShift(M[1], -0.5));
+  PetscCall(MpiTestCompareMat(M[0], M[1], 1e-14, "MatShift after the pattern change", &nchecks));
+  PetscCall(MatDestroy(&M[0]));
+  PetscCall(MatDestroy(&M[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = MATELLWARP, kind[16] = "random";
@@ -291,6 +327,7 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&Te));
   }
 
+  PetscCall(TestShiftMissingDiagonal(ref, type));
   PetscCall(TestZeroRows(ref, E, PETSC_FALSE));
   PetscCall(TestZeroRows(ref, E, PETSC_TRUE));
 

@@ -185,6 +185,33 @@ static PetscErrorCode MatMultAdd_MPIELLWARP(Mat A, Vec xx, Vec zz, Vec yy)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MPIAIJ's MatShift inserts the shift entry by entry with MatSetValues (host); with congruent layouts every
+   diagonal entry lies in the diagonal block, whose MatShift runs on the layout (a block missing diagonal
+   entries inserts them on its host SeqAIJ and says so in -info: the pattern changes, so the state of the
+   parallel pattern is recomputed) */
+static PetscErrorCode MatShift_MPIELLWARP(Mat Y, PetscScalar s)
+{
+  Mat_MPIAIJ      *a = (Mat_MPIAIJ *)Y->data;
+  PetscBool        cong, changed;
+  PetscObjectState st;
+
+  PetscFunctionBegin;
+  PetscCall(MatHasCongruentLayouts(Y, &cong));
+  if (!Y->assembled || !cong || !a->A) {
+    PetscCall(MPIE(Y)->mpiaijops.shift(Y, s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  st = a->A->nonzerostate;
+  PetscCall(MatShift(a->A, s));
+  changed = (PetscBool)(a->A->nonzerostate != st);
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &changed, 1, MPI_C_BOOL, MPI_LOR, PetscObjectComm((PetscObject)Y)));
+  if (changed) {
+    Y->nonzerostate = a->A->nonzerostate + a->B->nonzerostate;
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &Y->nonzerostate, 1, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)Y)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatView_MPIELLWARP(Mat A, PetscViewer viewer)
 {
   Mat_MPIAIJ       *a = (Mat_MPIAIJ *)A->data;
@@ -392,7 +419,8 @@ PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse,
   A->ops->destroy        = MatDestroy_MPIELLWARP;
   A->ops->view           = MatView_MPIELLWARP;
   A->ops->duplicate      = MatDuplicate_MPIELLWARP;
-  /* MatMultTranspose(Add), MatGetDiagonal, MatScale, MatShift, MatAXPY, MatZeroRows(Columns), MatDiagonalScale,
+  A->ops->shift          = MatShift_MPIELLWARP;
+  /* MatMultTranspose(Add), MatGetDiagonal, MatScale, MatAXPY, MatZeroRows(Columns), MatDiagonalScale,
      MatNorm, ...: MPIAIJ's, which call the blocks' layout operations */
 
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIELLWARP));
