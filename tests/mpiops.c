@@ -123,7 +123,13 @@ static PetscErrorCode TestBJacobi(Mat ref, Mat E)
   }
   PetscCall(KSPGetIterationNumber(kr, &itr));
   PetscCall(KSPGetIterationNumber(ke, &ite));
-  PetscCheck(itr == ite, PetscObjectComm((PetscObject)E), PETSC_ERR_PLIB, "GMRES+PCBJACOBI: %" PetscInt_FMT " iterations with ELLWARP, %" PetscInt_FMT " with AIJ", ite, itr);
+  {
+    /* the host backend sums as SeqAIJ does on these matrices: the same iterations; the device sums in another
+       order, which may move the last residual across the tolerance */
+    MatEllwarpBackend b;
+    PetscCall(MatEllwarpGetBackend(E, &b));
+    PetscCheck(b == MAT_ELLWARP_BACKEND_CUDA ? PetscAbsInt(itr - ite) <= 1 : itr == ite, PetscObjectComm((PetscObject)E), PETSC_ERR_PLIB, "GMRES+PCBJACOBI: %" PetscInt_FMT " iterations with ELLWARP, %" PetscInt_FMT " with AIJ", ite, itr);
+  }
   PetscCall(MpiTestCompareVec(xr, xe, 1e-8, "GMRES+PCBJACOBI solution", &nchecks));
   {
     PC  pc;
