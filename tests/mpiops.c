@@ -124,8 +124,8 @@ static PetscErrorCode TestBJacobi(Mat ref, Mat E)
   PetscCall(KSPGetIterationNumber(kr, &itr));
   PetscCall(KSPGetIterationNumber(ke, &ite));
   {
-    /* the host backend sums as SeqAIJ does on these matrices: the same iterations; the device sums in another
-       order, which may move the last residual across the tolerance */
+    /* the host backend gives AIJ's iteration counts on these matrices; the device's summation order may move
+       the last residual across the tolerance */
     MatEllwarpBackend b;
     PetscCall(MatEllwarpGetBackend(E, &b));
     PetscCheck(b == MAT_ELLWARP_BACKEND_CUDA ? PetscAbsInt(itr - ite) <= 1 : itr == ite, PetscObjectComm((PetscObject)E), PETSC_ERR_PLIB, "GMRES+PCBJACOBI: %" PetscInt_FMT " iterations with ELLWARP, %" PetscInt_FMT " with AIJ", ite, itr);
