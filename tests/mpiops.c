@@ -290,6 +290,19 @@ int main(int argc, char **argv)
   PetscCall(MatScale(ref, 2.5));
   PetscCall(MatScale(E, 2.5));
   PetscCall(MpiTestCompareMat(ref, E, 1e-13, "MatScale", &nchecks));
+  { /* column reductions read the blocks' host arrays: they must see the scaled values */
+    PetscReal *cr, *ce;
+    PetscCall(PetscMalloc2(N, &cr, N, &ce));
+    PetscCall(MatScale(ref, 0.5));
+    PetscCall(MatScale(E, 0.5));
+    PetscCall(MatGetColumnNorms(ref, NORM_2, cr));
+    PetscCall(MatGetColumnNorms(E, NORM_2, ce));
+    for (PetscInt j = 0; j < N; j++) PetscCheck(PetscAbsReal(cr[j] - ce[j]) <= 1e-13 * PetscMax(cr[j], 1.0), comm, PETSC_ERR_PLIB, "MatGetColumnNorms: column %" PetscInt_FMT " %g vs %g", j, (double)ce[j], (double)cr[j]);
+    nchecks++;
+    PetscCall(PetscFree2(cr, ce));
+    PetscCall(MatScale(ref, 2.0));
+    PetscCall(MatScale(E, 2.0));
+  }
   PetscCall(MatShift(ref, 1.5));
   PetscCall(MatShift(E, 1.5));
   PetscCall(MpiTestCompareMat(ref, E, 1e-13, "MatShift", &nchecks));
