@@ -212,18 +212,6 @@ static PetscErrorCode MatShift_MPIELLWARP(Mat Y, PetscScalar s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MPIAIJ's column reductions (MatGetColumnNorms() and friends) read the blocks' host arrays directly */
-static PetscErrorCode MatGetColumnReductions_MPIELLWARP(Mat A, PetscInt type, PetscReal *reductions)
-{
-  Mat_MPIAIJ *a = (Mat_MPIAIJ *)A->data;
-
-  PetscFunctionBegin;
-  PetscCall(MatSeqELLWARPSyncHost(a->A));
-  PetscCall(MatSeqELLWARPSyncHost(a->B));
-  PetscCall(MPIE(A)->mpiaijops.getcolumnreductions(A, type, reductions));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatView_MPIELLWARP(Mat A, PetscViewer viewer)
 {
   Mat_MPIAIJ       *a = (Mat_MPIAIJ *)A->data;
@@ -432,7 +420,6 @@ PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse,
   A->ops->view           = MatView_MPIELLWARP;
   A->ops->duplicate      = MatDuplicate_MPIELLWARP;
   A->ops->shift          = MatShift_MPIELLWARP;
-  A->ops->getcolumnreductions = MatGetColumnReductions_MPIELLWARP;
   /* MatMultTranspose(Add), MatGetDiagonal, MatScale, MatAXPY, MatZeroRows(Columns), MatDiagonalScale,
      MatNorm, ...: MPIAIJ's, which call the blocks' layout operations */
 
