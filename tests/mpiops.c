@@ -246,6 +246,20 @@ int main(int argc, char **argv)
   PetscCall(MatView(E, PETSC_VIEWER_STDOUT_WORLD));
   PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_WORLD));
   PetscCall(MpiTestCompareMat(ref, E, 1e-13, "assembled with MatSetValues", &nchecks));
+  { /* -mat_ellwarp_kernel reaches both blocks */
+    char           kname[16];
+    PetscBool      kset;
+    MatEllwarpInfo ia, ib;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_kernel", kname, sizeof(kname), &kset));
+    PetscCall(MatEllwarpGetInfo(((Mat_MPIAIJ *)E->data)->A, &ia));
+    PetscCall(MatEllwarpGetInfo(((Mat_MPIAIJ *)E->data)->B, &ib));
+    if (kset) {
+      PetscBool k2;
+      PetscCall(PetscStrcmp(kname, "k2", &k2));
+      PetscCheck(ia.kernel == (k2 ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_K1) && ib.kernel == ia.kernel, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_kernel %s: blocks use %s and %s", kname, MatEllwarpKernels[ia.kernel], MatEllwarpKernels[ib.kernel]);
+      nchecks++;
+    }
+  }
   PetscCall(MatConvert(ref, type, MAT_INITIAL_MATRIX, &E2));
   PetscCall(PetscObjectTypeCompare((PetscObject)E2, MATMPIELLWARP, &gpu));
   PetscCheck(gpu, comm, PETSC_ERR_PLIB, "MatConvert(mpiaij, %s) gave %s", type, ((PetscObject)E2)->type_name);

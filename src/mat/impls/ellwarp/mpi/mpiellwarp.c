@@ -10,7 +10,7 @@
 
 #define MPIE(A) ((Mat_MPIELLWARP *)((Mat_MPIAIJ *)(A)->data)->spptr)
 
-static const char *const ComposedNames[] = {"MatConvert_mpiellwarp_mpiaij_C", "MatConvert_mpiellwarp_mpiaijcusparse_C", "MatConvert_mpiaij_mpiellwarp_C", "MatConvert_mpiaijcusparse_mpiellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetBackend_C", "MatEllwarpSetKernel_C"};
+static const char *const ComposedNames[] = {"MatConvert_mpiellwarp_mpiaij_C", "MatConvert_mpiellwarp_mpiaijcusparse_C", "MatConvert_mpiaij_mpiellwarp_C", "MatConvert_mpiaijcusparse_mpiellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetBackend_C", "MatEllwarpSetKernel_C", "MatEllwarpGetInfo_C"};
 
 static PetscErrorCode DefaultBackend(Mat A, MatEllwarpBackend *b)
 {
@@ -380,6 +380,14 @@ static PetscErrorCode MatEllwarpSetKernel_MPIELLWARP(Mat A, MatEllwarpKernel k, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatEllwarpGetInfo_MPIELLWARP(Mat A, MatEllwarpInfo *info)
+{
+  PetscFunctionBegin;
+  (void)info;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "MATMPIELLWARP holds two layouts per rank: call MatEllwarpGetInfo() on its blocks (MatGetDiagonalBlock(), MatMPIAIJ's B) or view it with ::ascii_info");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse, Mat *newmat)
 {
   Mat             A;
@@ -431,6 +439,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpSetBackend_C", MatEllwarpSetBackend_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpGetBackend_C", MatEllwarpGetBackend_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpSetKernel_C", MatEllwarpSetKernel_MPIELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpGetInfo_C", MatEllwarpGetInfo_MPIELLWARP));
   PetscCall(MatMPIELLWARPSetCOOOps(A));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIELLWARP));
 
