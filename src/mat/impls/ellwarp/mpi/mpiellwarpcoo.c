@@ -71,6 +71,7 @@ static PetscErrorCode InstallPlan(Mat blk, MatEllwarpMPICOO *c, int b)
   PetscCall(MatSeqELLWARPSyncLayout(blk));
   if (c->store[b] == e->S && c->nanalyses[b] == e->nanalyses) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(e->L->nnz == ((Mat_SeqAIJ *)blk->data)->nz && c->jmap[b], PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATMPIELLWARP: the nonzero pattern changed since MatSetPreallocationCOO(); call it again");
+  PetscCall(MatSeqELLWARPLayoutOnHost(blk)); /* slot2csr, after a device analysis */
   PetscCall(PetscMalloc1(e->L->nnz, &csr2slot));
   for (PetscCount k = 0; k < e->L->nslots; k++)
     if (e->L->slot2csr[k] >= 0) csr2slot[e->L->slot2csr[k]] = k;
