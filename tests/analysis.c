@@ -298,6 +298,7 @@ static PetscErrorCode CompareDevice(const CSR *A, const EllwarpParams *par, cons
   SAME(ncol32);
   SAME(ncol16);
   SAME(ndiagmissing);
+  SAME(nactive);
   SAME(nlong);
   SAME(nchunks);
   SAME(longcolbase);

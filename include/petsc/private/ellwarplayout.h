@@ -28,6 +28,8 @@ typedef struct {
   PetscInt      *slot2csr; /* [nslots] CSR entry, -1 for padding */
   PetscCount    *diagslot; /* [nrows] slot of (i,i) for original row i, -1 if not stored */
   PetscInt       ndiagmissing;
+  PetscInt       nactive;  /* slices up to the last one holding entries: an in-place y += A x skips the rest
+                              (zero-length rows add nothing; most rows of MATMPIELLWARP's off-diagonal block) */
   /* rows too long for one warp: the first nlong sorted rows, stored contiguously after the slices
      (32-bit columns at col32 + longcolbase) and summed in chunks of ELLWARP_CHUNK entries, one thread
      block each; the block that finishes a row's last chunk adds the row's chunk sums in chunk order */

@@ -476,6 +476,9 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   L->ndiagmissing = 0;
   for (PetscInt i = 0; i < PetscMin(m, n); i++)
     if (L->diagslot[i] < 0) L->ndiagmissing++;
+  L->nactive = 0;
+  for (PetscInt s = 0; s < L->nslices; s++)
+    if (L->sliceptr[s + 1] > L->sliceptr[s]) L->nactive = s + 1;
   PetscCall(PetscFree2(rowlen, sortedlen));
   *out = L;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -548,7 +551,10 @@ static inline PetscScalar Val(const PetscScalar *val, PetscCount k, PetscBool ab
    rows chunk by chunk as the device does (within a chunk the device's order depends on its block size). */
 void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, PetscBool abs)
 {
-  for (PetscInt s = 0; s < L->nslices; s++) {
+  /* in place (y += A x): slices of zero-length rows change nothing; the device skips them too */
+  const PetscInt ns = (z && z == y && !abs) ? L->nactive : L->nslices;
+
+  for (PetscInt s = 0; s < ns; s++) {
     PetscInt    l2 = L->meta[s] & 15, tpr = 1 << l2, rows = L->slicerow[s + 1] - L->slicerow[s];
     PetscInt    w    = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
     PetscScalar part[ELLWARP_LANES];

@@ -382,6 +382,15 @@ __global__ static void TotalsKernel(PetscInt ns, const PetscCount *sliceptr, con
   tot[3] = n16[ns];
 }
 
+/* nactive (layout.c): the slices before the trailing run of empty ones; exactly one slice s ends where the slots
+   end while starting before (sliceptr is nondecreasing), so one thread writes */
+__global__ static void ActiveKernel(PetscInt ns, const PetscCount *sliceptr, PetscCount *nactive)
+{
+  const PetscCount total = sliceptr[ns];
+  for (PetscInt s = blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += gridDim.x * blockDim.x)
+    if (sliceptr[s] < total && sliceptr[s + 1] == total) *nactive = s + 1;
+}
+
 __global__ static void ColbaseKernel(PetscInt ns, const unsigned char *meta, const PetscCount *o16, const PetscCount *o32, PetscCount *colbase)
 {
   for (PetscInt s = blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += gridDim.x * blockDim.x) colbase[s] = (meta[s] & 16) ? o16[s] : o32[s];
@@ -483,7 +492,7 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   const PetscInt     *dai = ai, *daj = aj, *dmap = map;
   PetscInt           *uai = NULL, *uaj = NULL, *umap = NULL, *len = NULL, *sortedlen = NULL, *cnt = NULL, *off = NULL, *cc = NULL, *f16 = NULL;
   int                *width = NULL, *dmiss = NULL, nmiss = 0;
-  PetscCount         *szall = NULL, *sz16 = NULL, *sz32 = NULL, *o16 = NULL, *o32 = NULL, *ll = NULL, nnz, tot[4];
+  PetscCount         *szall = NULL, *sz16 = NULL, *sz32 = NULL, *o16 = NULL, *o32 = NULL, *ll = NULL, nnz, tot[5];
   DevStats            hs, *dst = NULL;
   unsigned long long *dhist = NULL;
   EllwarpRowStats     st;
@@ -628,14 +637,17 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
     PetscInt   *n16d = NULL;
     PetscCount *dtot = NULL;
     PetscCall(Alloc(&n16d, (PetscCount)ns + 1, "16-bit slices"));
-    PetscCall(Alloc(&dtot, 4, "totals"));
+    PetscCall(Alloc(&dtot, 5, "totals"));
     PetscCall(ExclusiveScan(f16, n16d, (PetscCount)ns + 1, (PetscInt)0));
     TotalsKernel<<<1, 1, 0, Stream()>>>(ns, d->sliceptr, o16, o32, n16d, dtot);
+    PetscCallCUDA(cudaMemsetAsync(dtot + 4, 0, sizeof(PetscCount), Stream()));
+    if (ns) ActiveKernel<<<Grid(ns), NT, 0, Stream()>>>(ns, d->sliceptr, dtot + 4);
     PetscCallCUDA(cudaGetLastError());
-    PetscCall(ToHost(tot, dtot, 4));
+    PetscCall(ToHost(tot, dtot, 5));
     PetscCall(Free(&n16d));
     PetscCall(Free(&dtot));
-    L->n16 = (PetscInt)tot[3];
+    L->n16     = (PetscInt)tot[3];
+    L->nactive = (PetscInt)tot[4];
   }
   PetscCheck(tot[0] == plan.walk.nslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device slots %" PetscCount_FMT " != planned %" PetscCount_FMT, tot[0], plan.walk.nslots);
   L->ncol16      = tot[1];

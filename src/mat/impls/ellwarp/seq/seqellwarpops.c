@@ -463,7 +463,14 @@ static PetscErrorCode ZeroRowsAndColumns(Mat A, PetscInt n, const PetscInt rows[
       PetscCall(RestoreArray(A, xm, PETSC_TRUE, &xma));
       PetscCall(RestoreArrayRead(A, x, &xa));
       PetscCall(MultGeneric(A, xm, NULL, t, PETSC_FALSE));
-      PetscCall(VecAXPY(b, -1.0, t));
+      { /* b may be the parallel vector whose local part this block owns (MATMPIELLWARP's diagonal block) */
+        Vec bl;
+        PetscCall(VecCreateLocalVector(b, &bl));
+        PetscCall(VecGetLocalVector(b, bl));
+        PetscCall(VecAXPY(bl, -1.0, t));
+        PetscCall(VecRestoreLocalVector(b, bl));
+        PetscCall(VecDestroy(&bl));
+      }
       PetscCall(VecDestroy(&xm));
       PetscCall(VecDestroy(&t));
     }
