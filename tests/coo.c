@@ -3,6 +3,7 @@
    analysis, a second preallocation with another pattern, bitwise reproducibility, bad input.
 
    ellwarp_add_test(coo.host -mat_ellwarp_backend host)
+   ellwarp_add_test(coo.host_drop -mat_ellwarp_backend host -mat_ellwarp_analysis_drop_host)
    ellwarp_add_test(coo.cuda GPU)
    ellwarp_add_test(coo.cuda_device_values -device_values GPU)
 */

@@ -39,6 +39,9 @@ typedef struct {
 } EllwarpKernelOps;
 
 PETSC_INTERN const EllwarpKernelOps EllwarpHostKernels;
+/* test hook -mat_ellwarp_analysis_drop_host: the host store owns a full layout, the matrix sees only its scalars */
+PETSC_INTERN PetscErrorCode       EllwarpHostStoreAdopt(EllwarpStore *, EllwarpLayout *);
+PETSC_INTERN const EllwarpLayout *EllwarpHostStoreLayout(const EllwarpStore *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN const EllwarpKernelOps EllwarpCUDAKernels;
 PETSC_INTERN PetscErrorCode         EllwarpCUDADeviceAvailable(PetscBool *);
@@ -56,6 +59,12 @@ typedef struct {
   PetscBool               ltcurrent;    /* St's values agree with S's */
   PetscBool               backendset;   /* chosen by the user rather than by device detection */
   PetscBool               analysed_once;
+  PetscBool               drophost;     /* test hook -mat_ellwarp_analysis_drop_host: after a host analysis the matrix
+                                           keeps only the layout's scalars, the state a device analysis leaves */
+  PetscBool               zerovalues;   /* the host values are all zero (fresh COO preallocation): a refresh zeroes the layout */
+  /* MatAXPY/MatCopy: the last matrix whose CSR pattern was found equal to ours, at these nonzero states */
+  PetscObjectId           samepeer;
+  PetscObjectState        samepeerstate, sameownstate;
   PetscInt                nanalyses, nrefreshes;
   /* COO assembly (MatSetPreallocationCOO/MatSetValuesCOO): the plan belongs to the store it was built
      for and to the nonzero state of the COO pattern */

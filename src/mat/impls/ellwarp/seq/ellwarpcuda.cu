@@ -137,7 +137,7 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   PetscCall(Upload(&S->meta, L->meta, L->nslices, "slice formats"));
   PetscCall(Upload(&S->colbase, L->colbase, L->nslices, "column offsets"));
   PetscCall(Upload(&S->rowperm, L->rowperm, L->nrows, "row permutation"));
-  PetscCall(Upload(&S->col32, L->col32, L->ncol32 + (L->nslots - L->sliceptr[L->nslices]), "column indices"));
+  PetscCall(Upload(&S->col32, L->col32, L->ncol32 + (L->nslots - L->nsliceslots), "column indices"));
   PetscCall(Upload(&S->col16, L->col16, L->ncol16, "16-bit column offsets"));
   PetscCall(Upload(&S->slot2csr, L->slot2csr, L->nslots, "value map"));
   PetscCall(Upload(&S->diagslot, L->diagslot, L->nrows, "diagonal slots"));

@@ -6,7 +6,22 @@ struct _EllwarpStore {
   const EllwarpLayout *L;
   PetscScalar         *val;
   PetscCount          *coojmap, *cooperm, *coo2slot; /* COO plan, CSR order */
+  EllwarpLayout       *own; /* -mat_ellwarp_analysis_drop_host: the store keeps the arrays, as a device store does */
 };
+
+/* the store takes L over (its arrays play the device arrays; the matrix keeps only the scalars) */
+PetscErrorCode EllwarpHostStoreAdopt(EllwarpStore *S, EllwarpLayout *L)
+{
+  PetscFunctionBegin;
+  PetscCheck(S->L == L, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the store was not created for this layout");
+  S->own = L;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const EllwarpLayout *EllwarpHostStoreLayout(const EllwarpStore *S)
+{
+  return S->L;
+}
 
 static PetscErrorCode HostCreate(const EllwarpLayout *L, EllwarpStore **S)
 {
@@ -23,6 +38,7 @@ static PetscErrorCode HostDestroy(EllwarpStore **S)
   if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree((*S)->val));
   PetscCall(PetscFree3((*S)->coojmap, (*S)->cooperm, (*S)->coo2slot));
+  PetscCall(EllwarpLayoutDestroy(&(*S)->own));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

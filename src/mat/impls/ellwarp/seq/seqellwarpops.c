@@ -35,6 +35,14 @@ static PetscErrorCode BuildLayout(Mat A, PetscInt m, PetscInt n, const PetscInt 
 #endif
   PetscCall(EllwarpLayoutCreate(m, n, ai, aj, map, &e->par, L));
   PetscCall(e->k->create(*L, S));
+  if (e->drophost) { /* test hook: leave the matrix the state a device analysis leaves (scalars only on the host) */
+    if (e->backend == MAT_ELLWARP_BACKEND_HOST) {
+      EllwarpLayout *full = *L;
+      PetscCall(EllwarpHostStoreAdopt(*S, full)); /* the store's arrays play the device arrays */
+      PetscCall(EllwarpLayoutScalars(full, L));
+    } else PetscCall(EllwarpLayoutDropArrays(*L)); /* the CUDA store has its copy */
+    PetscCall(PetscInfo(A, "-mat_ellwarp_analysis_drop_host: the layout's host arrays were dropped after the host analysis\n"));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -46,8 +54,12 @@ PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat A)
 
   PetscFunctionBegin;
   if (e->L->hostarrays) PetscFunctionReturn(PETSC_SUCCESS);
+  if (e->backend == MAT_ELLWARP_BACKEND_HOST) { /* only after -mat_ellwarp_analysis_drop_host */
+    PetscCall(EllwarpLayoutCopyArrays(e->L, EllwarpHostStoreLayout(e->S)));
+    PetscCall(PetscInfo(A, "Copied the layout's arrays back to the matrix (after -mat_ellwarp_analysis_drop_host)\n"));
+  }
 #if defined(ELLWARP_HAVE_CUDA)
-  {
+  else {
     EllwarpDeviceArrays d;
     PetscCall(PetscLogEventBegin(MAT_ELLWARP_Download, A, 0, 0, 0));
     EllwarpCUDAStoreArrays(e->S, &d);
