@@ -237,6 +237,7 @@ static PetscErrorCode MatDuplicate_SeqELLWARP(Mat A, MatDuplicateOption op, Mat 
   if ((*M)->assembled) {
     (*M)->offloadmask = PETSC_OFFLOAD_CPU;
     if (!(*M)->boundtocpu) PetscCall(MatSeqELLWARPSyncLayout(*M));
+    if (A->assembled) PetscCall(MatSeqELLWARPRememberSamePattern(A, *M)); /* MatAXPY/MatCopy between them: no pattern comparison */
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

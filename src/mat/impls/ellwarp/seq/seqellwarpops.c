@@ -146,7 +146,12 @@ PetscErrorCode MatSeqELLWARPSyncLayoutAssembled(Mat A)
     PetscCall(MatSeqELLWARPAnalyse(A));
     fresh = PETSC_TRUE;
   }
-  if (fresh || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
+  if (e->zerovalues && (fresh || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED)) {
+    /* MatSetValuesCOO(INSERT_VALUES) right after: it writes every stored slot, so zeros (padding) suffice */
+    PetscCall(e->k->zero(e->S));
+    e->ltcurrent   = PETSC_FALSE;
+    A->offloadmask = PETSC_OFFLOAD_GPU;
+  } else if (fresh || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
     PetscCall(PetscLogEventBegin(MAT_ELLWARP_Refresh, A, 0, 0, 0));
     PetscCall(e->k->csrupload(e->L->nnz, a->a, StagingCSR(A)));
     PetscCall(e->k->gather(e->S, StagingCSR(A)));
@@ -510,8 +515,12 @@ static PetscErrorCode MatZeroRowsColumns_SeqELLWARP(Mat A, PetscInt n, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Two ELLWARP matrices whose layouts are slot-for-slot the same (same pattern, same parameters). */
-static PetscErrorCode SameLayout(Mat X, Mat Y, PetscBool *same)
+/* Two ELLWARP matrices whose layouts are slot-for-slot the same: the same CSR pattern, analysed with the same
+   sort window, threshold and long-row limit (the layout is a function of these).  The patterns are compared
+   once: the result is remembered with both matrices' nonzero states (a pattern change moves them), and
+   SAME_NONZERO_PATTERN is taken at its word, as SeqAIJ takes it (checked in debug builds).  So a repeated
+   MatAXPY/MatCopy is one kernel over the layout values, never a host pass over the pattern. */
+static PetscErrorCode SameLayout(Mat X, Mat Y, MatStructure str, PetscBool *same)
 {
   PetscBool isx, isy;
 
@@ -523,16 +532,42 @@ static PetscErrorCode SameLayout(Mat X, Mat Y, PetscBool *same)
   {
     Mat_SeqELLWARP *ex = (Mat_SeqELLWARP *)X->spptr, *ey = (Mat_SeqELLWARP *)Y->spptr;
     Mat_SeqAIJ     *ax = (Mat_SeqAIJ *)X->data, *ay = (Mat_SeqAIJ *)Y->data;
-    PetscBool       eq = PETSC_FALSE;
+    PetscBool       eq = PETSC_FALSE, known;
 
     if (ex->backend != ey->backend || X->rmap->n != Y->rmap->n || X->cmap->n != Y->cmap->n || ax->nz != ay->nz) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(PetscArraycmp(ax->i, ay->i, X->rmap->n + 1, &eq));
-    if (eq) PetscCall(PetscArraycmp(ax->j, ay->j, ax->nz, &eq));
-    if (!eq) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatSeqELLWARPSyncLayout(X));
     PetscCall(MatSeqELLWARPSyncLayout(Y));
-    *same = (PetscBool)(ex->L->nslots == ey->L->nslots && ex->L->threshold == ey->L->threshold && ex->L->sortwindow == ey->L->sortwindow && ex->L->nslices == ey->L->nslices);
+    {
+      const EllwarpLayout *lx = ex->L, *ly = ey->L;
+      if (!(lx->nslots == ly->nslots && lx->nslices == ly->nslices && lx->nlong == ly->nlong && lx->threshold == ly->threshold && lx->sortwindow == ly->sortwindow && lx->kernel == ly->kernel && lx->longrow == ly->longrow)) PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    known = (PetscBool)((ex->samepeer == ((PetscObject)Y)->id && ex->samepeerstate == Y->nonzerostate && ex->sameownstate == X->nonzerostate) || (ey->samepeer == ((PetscObject)X)->id && ey->samepeerstate == X->nonzerostate && ey->sameownstate == Y->nonzerostate));
+    if (known || (str == SAME_NONZERO_PATTERN && !PetscDefined(USE_DEBUG))) {
+      *same = PETSC_TRUE;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscArraycmp(ax->i, ay->i, X->rmap->n + 1, &eq));
+    if (eq) PetscCall(PetscArraycmp(ax->j, ay->j, ax->nz, &eq));
+    PetscCheck(eq || str != SAME_NONZERO_PATTERN, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP: SAME_NONZERO_PATTERN given for matrices with different nonzero patterns");
+    if (!eq) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatSeqELLWARPRememberSamePattern(X, Y));
+    *same = PETSC_TRUE;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* X and Y have the same CSR pattern now (a comparison, or Y is X's duplicate) */
+PetscErrorCode MatSeqELLWARPRememberSamePattern(Mat X, Mat Y)
+{
+  Mat_SeqELLWARP *ex = (Mat_SeqELLWARP *)X->spptr, *ey = (Mat_SeqELLWARP *)Y->spptr;
+
+  PetscFunctionBegin;
+  ex->samepeer      = ((PetscObject)Y)->id;
+  ex->samepeerstate = Y->nonzerostate;
+  ex->sameownstate  = X->nonzerostate;
+  ey->samepeer      = ((PetscObject)X)->id;
+  ey->samepeerstate = X->nonzerostate;
+  ey->sameownstate  = Y->nonzerostate;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -542,7 +577,7 @@ static PetscErrorCode MatAXPY_SeqELLWARP(Mat Y, PetscScalar a, Mat X, MatStructu
   PetscBool       same;
 
   PetscFunctionBegin;
-  PetscCall(SameLayout(X, Y, &same));
+  PetscCall(SameLayout(X, Y, str, &same));
   if (same) {
     PetscCall(ey->k->axpy(ey->S, a, ((Mat_SeqELLWARP *)X->spptr)->S));
     LayoutChanged(Y);
@@ -566,7 +601,7 @@ static PetscErrorCode MatCopy_SeqELLWARP(Mat A, Mat B, MatStructure str)
   PetscBool       same, isb;
 
   PetscFunctionBegin;
-  PetscCall(SameLayout(A, B, &same));
+  PetscCall(SameLayout(A, B, str, &same));
   if (same) {
     PetscCall(ea->k->copy(((Mat_SeqELLWARP *)B->spptr)->S, ea->S));
     LayoutChanged(B);
