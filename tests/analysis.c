@@ -455,9 +455,20 @@ static PetscErrorCode MatLevel(const CSR *A, PetscBool gpu)
       PetscCall(MatEllwarpGetInfo(E[d], &info));
       PetscCall(MatDuplicate(E[d], MAT_COPY_VALUES, &D[d]));
       PetscCall(MatScale(D[d], 0.5));
-      PetscCall(MatAXPY(D[d], 2.0, E[d], SAME_NONZERO_PATTERN));
-      PetscCall(MatAXPY(E[d], -0.25, D[d], DIFFERENT_NONZERO_PATTERN)); /* equal patterns found by comparison */
-      PetscCall(MatCopy(D[d], E[d], SUBSET_NONZERO_PATTERN));
+      {
+        MatEllwarpInfo i0[2], i1[2];
+        PetscCall(MatEllwarpGetInfo(D[d], &i0[0]));
+        PetscCall(MatEllwarpGetInfo(E[d], &i0[1]));
+        PetscCall(MatAXPY(D[d], 2.0, E[d], SAME_NONZERO_PATTERN));
+        PetscCall(MatAXPY(E[d], -0.25, D[d], DIFFERENT_NONZERO_PATTERN)); /* equal patterns found by comparison */
+        PetscCall(MatCopy(D[d], E[d], SUBSET_NONZERO_PATTERN));
+        PetscCall(MatMult(E[d], x, y[d]));
+        PetscCall(MatMult(D[d], x, y[d]));
+        PetscCall(MatEllwarpGetInfo(D[d], &i1[0]));
+        PetscCall(MatEllwarpGetInfo(E[d], &i1[1]));
+        /* the layout kernels, not the host SeqAIJ: no refresh, no analysis */
+        for (int q = 0; q < 2; q++) CHECK(i1[q].nanalyses == i0[q].nanalyses && i1[q].nrefreshes == i0[q].nrefreshes, "%s: MatAXPY/MatCopy with equal patterns left the layout (analyses %" PetscInt_FMT " -> %" PetscInt_FMT ", refreshes %" PetscInt_FMT " -> %" PetscInt_FMT ")", A->name, i0[q].nanalyses, i1[q].nanalyses, i0[q].nrefreshes, i1[q].nrefreshes);
+      }
       PetscCall(MatScale(D[d], 0.75));
       PetscCall(MatShift(D[d], 1.5)); /* may insert missing diagonal entries: a new pattern */
       PetscCall(MatAXPY(D[d], 3.0, B, SUBSET_NONZERO_PATTERN)); /* X is a SeqAIJ: the host path */
