@@ -38,6 +38,7 @@ typedef struct {
   PetscErrorCode (*coosetup)(EllwarpStore *, PetscCount, PetscCount, const PetscCount *, const PetscCount *); /* COO length, perm length, jmap, perm */
   PetscErrorCode (*coovalues)(EllwarpStore *, const PetscScalar *, PetscMemType, InsertMode);
   PetscErrorCode (*zero)(EllwarpStore *); /* all values (padding included) zero */
+  PetscErrorCode (*diagmissing)(const EllwarpStore *, PetscInt, const PetscInt *, PetscBool *); /* a listed row (host list) has no stored diagonal */
 } EllwarpKernelOps;
 
 PETSC_INTERN const EllwarpKernelOps EllwarpHostKernels;

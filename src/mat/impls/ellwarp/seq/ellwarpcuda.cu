@@ -810,4 +810,32 @@ static PetscErrorCode CUDAZero(EllwarpStore *S)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpKernelOps EllwarpCUDAKernels = {CUDACreate, CUDADestroy, CUDAGather, CUDAScatter, CUDAMult, CUDAScale, CUDAShift, CUDAGetDiag, CUDADiagScale, CUDAZeroMasked, CUDAAXPY, CUDACopy, CUDANorm, CUDASetRows, CUDACSRAlloc, CUDACSRFree, CUDACSRUpload, CUDACSRDownload, CUDACOOSetup, CUDACOOValues, CUDAZero};
+__global__ static void DiagMissingKernel(PetscInt n, const PetscInt *rows, PetscInt ncols, const PetscCount *diagslot, int *missing)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    if (rows[i] >= ncols || diagslot[rows[i]] < 0) *missing = 1;
+}
+
+/* the missing-diagonal check of MatZeroRows on the device: the layout's arrays stay there */
+static PetscErrorCode CUDADiagMissing(const EllwarpStore *S, PetscInt n, const PetscInt *rows, PetscBool *missing)
+{
+  PetscInt *d;
+  int      *flag, h = 0;
+
+  PetscFunctionBegin;
+  *missing = PETSC_FALSE;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(Upload(&d, rows, (size_t)n, "row list"));
+  PetscCall(DevMalloc((void **)&flag, sizeof(int), "flag"));
+  PetscCallCUDA(cudaMemsetAsync(flag, 0, sizeof(int), Stream()));
+  DiagMissingKernel<<<GRID(n)>>>(n, d, S->L->ncols, S->diagslot, flag);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaMemcpyAsync(&h, flag, sizeof(int), cudaMemcpyDeviceToHost, Stream()));
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCallCUDA(cudaFree(d));
+  PetscCallCUDA(cudaFree(flag));
+  *missing = (PetscBool)(h != 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const EllwarpKernelOps EllwarpCUDAKernels = {CUDACreate, CUDADestroy, CUDAGather, CUDAScatter, CUDAMult, CUDAScale, CUDAShift, CUDAGetDiag, CUDADiagScale, CUDAZeroMasked, CUDAAXPY, CUDACopy, CUDANorm, CUDASetRows, CUDACSRAlloc, CUDACSRFree, CUDACSRUpload, CUDACSRDownload, CUDACOOSetup, CUDACOOValues, CUDAZero, CUDADiagMissing};

@@ -230,4 +230,13 @@ static PetscErrorCode HostZero(EllwarpStore *S)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues, HostZero};
+static PetscErrorCode HostDiagMissing(const EllwarpStore *S, PetscInt n, const PetscInt *rows, PetscBool *missing)
+{
+  PetscFunctionBegin;
+  *missing = PETSC_FALSE;
+  for (PetscInt i = 0; i < n && !*missing; i++)
+    if (rows[i] >= S->L->ncols || S->L->diagslot[rows[i]] < 0) *missing = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues, HostZero, HostDiagMissing};

@@ -46,8 +46,9 @@ static PetscErrorCode BuildLayout(Mat A, PetscInt m, PetscInt n, const PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the layout's arrays on the host (a device analysis leaves them on the device): for host consumers
-   that run once per pattern (the COO plan, the missing-diagonal check of MatZeroRows) */
+/* the layout's arrays on the host (a device analysis leaves them on the device), for a host consumer that
+   truly needs them; the library itself has none left (the COO plan and the missing-diagonal check of
+   MatZeroRows run in the store), tests and tools use it */
 PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat A)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
@@ -452,11 +453,12 @@ static PetscErrorCode ZeroRowsAndColumns(Mat A, PetscInt n, const PetscInt rows[
 
   PetscFunctionBegin;
   PetscCall(MatSeqELLWARPSyncLayout(A));
-  if (diag != 0.0 && e->L->ndiagmissing) PetscCall(MatSeqELLWARPLayoutOnHost(A)); /* diagslot */
   for (PetscInt i = 0; i < n; i++) {
     PetscCheck(rows[i] >= 0 && rows[i] < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "row %" PetscInt_FMT " out of range [0,%" PetscInt_FMT ")", rows[i], A->rmap->n);
-    if (diag != 0.0 && (rows[i] >= A->cmap->n || (e->L->ndiagmissing && e->L->diagslot[rows[i]] < 0))) missing = PETSC_TRUE;
+    if (diag != 0.0 && rows[i] >= A->cmap->n) missing = PETSC_TRUE;
   }
+  /* a listed row without a stored diagonal: checked by the store (on the device for the CUDA store) */
+  if (diag != 0.0 && !missing && e->L->ndiagmissing) PetscCall(e->k->diagmissing(e->S, n, rows, &missing));
   if (missing) {
     PetscCall(HostFallback(A, cols ? "MatZeroRowsColumns with missing diagonal entries" : "MatZeroRows with missing diagonal entries"));
     if (cols) PetscCall(e->aijops.zerorowscolumns(A, n, rows, diag, x, b));
