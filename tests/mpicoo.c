@@ -8,9 +8,9 @@
    ellwarp_add_test(mpicoo.np3_fe_uneven NPROCS 3 -matrix fe -uneven -mat_ellwarp_backend host)
    ellwarp_add_test(mpicoo.np4_empty NPROCS 4 -empty_rank 1 -mat_ellwarp_backend host)
    ellwarp_add_test(mpicoo.np4_fe_empty NPROCS 4 -matrix fe -empty_rank 3 -uneven -mat_ellwarp_backend host)
-   ellwarp_add_test(mpicoo.cuda_np2 GPU NPROCS 2 -gpu -uneven)
-   ellwarp_add_test(mpicoo.cuda_np2_device_values GPU NPROCS 2 -gpu -matrix fe -device_values)
-   ellwarp_add_test(mpicoo.cuda_np1_device_values GPU -gpu -type mpiellwarp -device_values)
+   ellwarp_add_test(mpicoo.cuda_np2 GPU TIMEOUT 120 NPROCS 2 -gpu -uneven)
+   ellwarp_add_test(mpicoo.cuda_np2_device_values GPU TIMEOUT 120 NPROCS 2 -gpu -matrix fe -device_values)
+   ellwarp_add_test(mpicoo.cuda_np1_device_values GPU TIMEOUT 120 -gpu -type mpiellwarp -device_values)
 */
 #include <string.h>
 #include "testutil.h"
