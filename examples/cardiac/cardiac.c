@@ -184,6 +184,8 @@ int main(int argc, char **argv)
 
   /* the assembler */
   PetscCall(DMAssemblyCreate(dm, &app.as));
+  /* host vectors: host assembly (the device methods need device vectors); -dm_assembly_type overrides */
+  if (!app.device) PetscCall(DMAssemblySetType(app.as, DMASSEMBLYHOST));
   PetscCall(DMAssemblySetFromOptions(app.as));
   {
     PetscMemType amt;
