@@ -2,6 +2,7 @@
    -dll_append (PETSc calls PetscDLLibraryRegister_petscellwarp) or linked and initialised by the
    application. */
 #include <petsc/private/matellwarpimpl.h>
+#include <petscellwarpassembly.h>
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqELLWARP(Mat);
 
@@ -49,6 +50,7 @@ PetscErrorCode PetscEllwarpInitializePackage(void)
   PetscCall(PetscLogEventRegister("EllwarpMult", classid, &MAT_ELLWARP_Mult));
   PetscCall(PetscLogEventRegister("EllwarpMultT", classid, &MAT_ELLWARP_MultT));
   PetscCall(PetscCitationsRegister(citation, &cited));
+  PetscCall(DMAssemblyInitializePackage()); /* the DM assembler (src/dm/assembly) */
   PetscCall(PetscRegisterFinalize(PetscEllwarpFinalizePackage));
   PetscCall(PetscInfo(NULL, "petsc-ellwarp registered: MATELLWARP (%s)\n",
 #if defined(ELLWARP_HAVE_CUDA)

@@ -74,3 +74,15 @@ PETSC_INTERN PetscErrorCode MatSeqELLWARPRegisterFactors(void);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetLayoutOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetHostOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetCOOOps(Mat);
+
+/* Direct access to the layout's value slots, for writers that produce values in slot order (the DM
+   assembler, src/dm/assembly).  Get makes the layout current (analysis at the first call for a pattern)
+   and returns the value array in the backend's memory, its length (slots, padding included: padding must
+   stay 0), slot -> CSR entry (-1 padding) and a key that changes whenever the layout is rebuilt.  Restore
+   declares the layout values the current ones (host CSR stale, transpose stale) and bumps the state. */
+PETSC_INTERN PetscScalar   *EllwarpHostStoreValues(EllwarpStore *);
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscScalar   *EllwarpCUDAStoreValues(EllwarpStore *);
+#endif
+PETSC_EXTERN PetscErrorCode MatSeqELLWARPGetSlotValues(Mat, PetscScalar **, PetscMemType *, PetscCount *, const PetscInt **, const void **);
+PETSC_EXTERN PetscErrorCode MatSeqELLWARPRestoreSlotValues(Mat, PetscScalar **);

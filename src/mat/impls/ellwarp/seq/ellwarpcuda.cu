@@ -673,3 +673,9 @@ static PetscErrorCode CUDACOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
 }
 
 const EllwarpKernelOps EllwarpCUDAKernels = {CUDACreate, CUDADestroy, CUDAGather, CUDAScatter, CUDAMult, CUDAScale, CUDAShift, CUDAGetDiag, CUDADiagScale, CUDAZeroMasked, CUDAAXPY, CUDACopy, CUDANorm, CUDASetRows, CUDACSRAlloc, CUDACSRFree, CUDACSRUpload, CUDACSRDownload, CUDACOOSetup, CUDACOOValues};
+
+/* the layout's value array (device), for writers that fill the slots directly (the DM assembler) */
+PetscScalar *EllwarpCUDAStoreValues(EllwarpStore *S)
+{
+  return S->val;
+}

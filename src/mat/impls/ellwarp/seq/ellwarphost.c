@@ -178,3 +178,9 @@ static PetscErrorCode HostCOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
 }
 
 const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues};
+
+/* the layout's value array (host), for writers that fill the slots directly (the DM assembler) */
+PetscScalar *EllwarpHostStoreValues(EllwarpStore *S)
+{
+  return S->val;
+}

@@ -1,0 +1,402 @@
+static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual reassembly of P1 tetrahedra on the LV mesh\n"
+                           "(anisotropic per-element conductivity + mass), per method, into MATSEQELLWARP and MATSEQAIJCUSPARSE, against\n"
+                           "the peer (the same device element matrices through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once)\n"
+                           "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
+                           "-cpu_repeats r, -methods globalnz,atomic,color, -o dir (writes dir/assembly.json).\n";
+/* Times are medians over -repeats runs after a warm-up (CUDA events on PETSc's stream; the host method with
+   PetscTime).  Effective bandwidth = the bytes-moved model of each method (printed with the table) / time. */
+#include <petscellwarp.h>
+#include <petscellwarpassembly.h>
+#include <petscdmplex.h>
+#include <petscfe.h>
+#include "lvmesh.h"
+#if defined(ELLWARP_HAVE_CUDA)
+  #include <petscdevice_cuda.h>
+#endif
+
+static int cmp(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct {
+  DMAssembly                as;
+  DMAssemblyElementKernels *k;
+  Vec                       U, F;
+  Mat                       J;
+  PetscScalar              *ke;  /* peer: device element matrices (COO values) */
+  const PetscReal          *dxe; /* peer: device element coordinates */
+  PetscInt                  nelem;
+} Ctx;
+
+static PetscErrorCode OpJac(Ctx *c)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAssemblyComputeJacobian(c->as, c->U, c->J));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode OpRes(Ctx *c)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAssemblyComputeResidual(c->as, c->U, c->F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode OpElem(Ctx *c) /* the element kernel alone, the same call both paths make */
+{
+  PetscFunctionBegin;
+  PetscCall((*c->k->jacobian)(PETSC_MEMTYPE_DEVICE, 0, c->nelem, c->dxe, NULL, NULL, c->ke, c->k->ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode OpCOO(Ctx *c) /* the peer: element kernel -> MatSetValuesCOO */
+{
+  PetscFunctionBegin;
+  PetscCall(OpElem(c));
+  PetscCall(MatSetValuesCOO(c->J, c->ke, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MedianTime(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt reps, PetscBool device, double *sec)
+{
+  double *t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(reps, &t));
+  PetscCall((*op)(c)); /* warm-up: plans, analysis */
+  for (PetscInt r = 0; r < reps; r++) {
+    if (device) {
+#if defined(ELLWARP_HAVE_CUDA)
+      cudaEvent_t  e0, e1;
+      cudaStream_t s;
+      float        ms;
+      PetscCall(PetscGetCurrentCUDAStream(&s));
+      PetscCallCUDA(cudaEventCreate(&e0));
+      PetscCallCUDA(cudaEventCreate(&e1));
+      PetscCallCUDA(cudaEventRecord(e0, s));
+      PetscCall((*op)(c));
+      PetscCallCUDA(cudaEventRecord(e1, s));
+      PetscCallCUDA(cudaEventSynchronize(e1));
+      PetscCallCUDA(cudaEventElapsedTime(&ms, e0, e1));
+      t[r] = ms * 1e-3;
+      PetscCallCUDA(cudaEventDestroy(e0));
+      PetscCallCUDA(cudaEventDestroy(e1));
+#endif
+    } else {
+      PetscLogDouble t0, t1;
+      PetscCall(PetscTime(&t0));
+      PetscCall((*op)(c));
+      PetscCall(PetscTime(&t1));
+      t[r] = t1 - t0;
+    }
+  }
+  qsort(t, reps, sizeof(double), cmp);
+  *sec = t[reps / 2];
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* per-element conductivity D = I + 3 f f^T, f a unit fibre direction varying over the mesh */
+static PetscErrorCode Conductivity(const LVMesh *m, PetscReal **D)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(9 * (size_t)m->nt, D));
+  for (PetscInt e = 0; e < m->nt; e++) {
+    PetscReal c[3] = {0, 0, 0}, f[3], nrm;
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) c[d] += 0.25 * m->xyz[3 * m->tet[4 * e + a] + d];
+    f[0] = -c[1] + 0.3 * c[2];
+    f[1] = c[0] + 0.1;
+    f[2] = 0.5 + 0.01 * c[2];
+    nrm  = PetscSqrtReal(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) (*D)[9 * e + 3 * i + j] = (i == j) + 3 * f[i] * f[j] / (nrm * nrm);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreateDM(const LVMesh *m, DM *dm)
+{
+  PetscFE fe;
+
+  PetscFunctionBegin;
+  /* uninterpolated: cells and vertices only, which is all a P1 assembly needs (and fast to build) */
+  PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, 3, m->nt, m->nv, 4, PETSC_FALSE, m->tet, 3, m->xyz, dm));
+  PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, 3, 1, PETSC_TRUE, 1, PETSC_DETERMINE, &fe));
+  PetscCall(DMSetField(*dm, 0, NULL, (PetscObject)fe));
+  PetscCall(DMCreateDS(*dm));
+  PetscCall(PetscFEDestroy(&fe));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RelDiff(Mat A, Mat B, PetscReal *r)
+{
+  Mat       C;
+  PetscReal n, nb;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &C));
+  PetscCall(MatAXPY(C, -1.0, B, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(C, NORM_FROBENIUS, &n));
+  PetscCall(MatNorm(B, NORM_FROBENIUS, &nb));
+  *r = n / nb;
+  PetscCall(MatDestroy(&C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define MAXROWS 32
+typedef struct {
+  char   name[48];
+  double jac, res, bytes, bytesres, setup, err;
+} Row;
+
+int main(int argc, char **argv)
+{
+  PetscInt  sizes[8] = {60000, 350000}, nsizes = 8, reps = 10, creps = 3, nmeth = 8;
+  char     *meth[8], outdir[PETSC_MAX_PATH_LEN] = "";
+  PetscBool device = PETSC_FALSE, hasout;
+  FILE     *js = NULL;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-nodes", sizes, &nsizes, NULL));
+  if (nsizes == 8) nsizes = 2; /* not given: the defaults */
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeats", &reps, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-cpu_repeats", &creps, NULL));
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-methods", meth, &nmeth, NULL));
+  if (nmeth == 8) {
+    nmeth = 3;
+    PetscCall(PetscStrallocpy(DMASSEMBLYGLOBALNZ, &meth[0]));
+    PetscCall(PetscStrallocpy(DMASSEMBLYATOMIC, &meth[1]));
+    PetscCall(PetscStrallocpy(DMASSEMBLYCOLOR, &meth[2]));
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &hasout));
+#if defined(ELLWARP_HAVE_CUDA)
+  {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) (void)cudaGetLastError();
+    device = (PetscBool)(n > 0);
+  }
+#endif
+  if (!device) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# no CUDA device: only the serial CPU assembly (host method) runs\n"));
+  if (hasout && outdir[0]) {
+    char path[PETSC_MAX_PATH_LEN + 32];
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/assembly.json", outdir));
+    js = fopen(path, "w");
+    PetscCheck(js, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot write %s", path);
+    fprintf(js, "{\n  \"benchmark\": \"assembly\",\n  \"sizes\": [\n");
+  }
+
+  for (PetscInt s = 0; s < nsizes; s++) {
+    LVMesh         m;
+    DM             dm;
+    PetscReal     *D;
+    Row            rows[MAXROWS];
+    int            nrows = 0;
+    Mat            Jref;
+    PetscInt       nelem, ndof;
+    PetscCount     nnz;
+    double         tcpu = 0, tcpures = 0, tpeer = 0, telem = 0, tprealloc = 0;
+    PetscLogDouble t0, t1;
+    Vec            Uh, Fh;
+
+    PetscCall(LVMeshCreateStructuredByNodes(sizes[s], &m));
+    PetscCall(LVMeshRenumberRCM(&m));
+    PetscCall(CreateDM(&m, &dm));
+    PetscCall(Conductivity(&m, &D));
+    nelem = m.nt;
+    PetscCall(DMCreateGlobalVector(dm, &Uh));
+    PetscCall(VecGetSize(Uh, &ndof));
+    PetscCall(VecSet(Uh, 0.5));
+    PetscCall(VecDuplicate(Uh, &Fh));
+
+    /* serial CPU: the host method into host AIJ (also the reference for the device results) */
+    {
+      DMAssembly               as;
+      DMAssemblyElementKernels k;
+      DMAssemblyInfo           info;
+      Ctx                      c;
+      Row                     *r = &rows[nrows++];
+
+      PetscCall(DMAssemblyCreate(dm, &as));
+      PetscCall(DMAssemblySetType(as, DMASSEMBLYHOST));
+      PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 1.0, 1.0, D, &k));
+      PetscCall(DMAssemblySetElementKernels(as, &k));
+      PetscCall(PetscTime(&t0));
+      PetscCall(DMAssemblySetUp(as));
+      PetscCall(PetscTime(&t1));
+      r->setup = t1 - t0;
+      PetscCall(DMSetMatType(dm, MATAIJ));
+      PetscCall(DMCreateMatrix(dm, &Jref));
+      c.as = as;
+      c.U  = Uh;
+      c.F  = Fh;
+      c.J  = Jref;
+      PetscCall(PetscTime(&t0));
+      PetscCall(OpJac(&c)); /* first: builds the CSR plan */
+      PetscCall(PetscTime(&t1));
+      PetscCall(MedianTime(OpJac, &c, creps, PETSC_FALSE, &tcpu));
+      r->setup += (t1 - t0) - tcpu;
+      PetscCall(MedianTime(OpRes, &c, creps, PETSC_FALSE, &tcpures));
+      PetscCall(DMAssemblyGetInfo(as, &info));
+      nnz = info.nnz;
+      PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "host (1 CPU core) -> aij"));
+      r->jac      = tcpu;
+      r->res      = tcpures;
+      r->bytes    = 0;
+      r->bytesres = 0;
+      r->err      = 0;
+      PetscCall(DMAssemblyDestroy(&as));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n# LV mesh: %" PetscInt_FMT " tetrahedra, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", nelem, ndof, nnz, (PetscCount)16 * nelem));
+
+#if defined(ELLWARP_HAVE_CUDA)
+    if (device) {
+      const char *targets[] = {MATELLWARP, MATAIJCUSPARSE};
+      Vec         U, F;
+      PetscScalar *dke;
+      PetscReal  *dxe;
+      const double N = (double)nelem;
+
+      PetscCall(DMSetVecType(dm, VECCUDA));
+      PetscCall(DMCreateGlobalVector(dm, &U));
+      PetscCall(VecSet(U, 0.5));
+      PetscCall(VecDuplicate(U, &F));
+      PetscCallCUDA(cudaMalloc((void **)&dke, sizeof(PetscScalar) * 16 * (size_t)nelem));
+      PetscCallCUDA(cudaMalloc((void **)&dxe, sizeof(PetscReal) * 12 * (size_t)nelem));
+
+      /* the peer: element kernel -> MatSetValuesCOO into AIJCUSPARSE; COO entry q = k*nelem + e, exactly the
+         layout of the element matrices, so the kernel's output is the COO value array */
+      {
+        DMAssembly               as;
+        DMAssemblyElementKernels k;
+        Ctx                      c;
+        PetscInt                *ci, *cj, ne, nen;
+        const PetscInt          *edof;
+        const PetscReal         *xe;
+        Row                     *r = &rows[nrows++];
+
+        PetscCall(DMAssemblyCreate(dm, &as));
+        PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 1.0, 1.0, D, &k));
+        PetscCall(DMAssemblySetElementKernels(as, &k));
+        PetscCall(DMAssemblySetUp(as));
+        PetscCall(DMAssemblyGetElementDofs(as, &ne, &nen, &edof));
+        PetscCall(DMAssemblyGetElementCoordinates(as, &xe));
+        PetscCallCUDA(cudaMemcpy(dxe, xe, sizeof(PetscReal) * 12 * (size_t)nelem, cudaMemcpyHostToDevice));
+        PetscCall(PetscMalloc2(16 * (size_t)nelem, &ci, 16 * (size_t)nelem, &cj));
+        for (PetscInt a = 0; a < 4; a++)
+          for (PetscInt b = 0; b < 4; b++)
+            for (PetscInt e = 0; e < nelem; e++) {
+              ci[(size_t)(a * 4 + b) * nelem + e] = edof[a * nelem + e];
+              cj[(size_t)(a * 4 + b) * nelem + e] = edof[b * nelem + e];
+            }
+        PetscCall(MatCreate(PETSC_COMM_SELF, &c.J));
+        PetscCall(MatSetSizes(c.J, ndof, ndof, ndof, ndof));
+        PetscCall(MatSetType(c.J, MATSEQAIJCUSPARSE));
+        PetscCall(PetscTime(&t0));
+        PetscCall(MatSetPreallocationCOO(c.J, 16 * (PetscCount)nelem, ci, cj));
+        PetscCall(PetscTime(&t1));
+        tprealloc = t1 - t0;
+        PetscCall(PetscFree2(ci, cj));
+        c.as    = as;
+        c.k     = &k;
+        c.ke    = dke;
+        c.dxe   = dxe;
+        c.nelem = nelem;
+        PetscCall(MedianTime(OpCOO, &c, reps, PETSC_TRUE, &tpeer));
+        PetscCall(MedianTime(OpElem, &c, reps, PETSC_TRUE, &telem));
+        PetscCall(RelDiff(c.J, Jref, &r->err));
+        PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "peer: COO -> aijcusparse"));
+        r->jac      = tpeer;
+        r->res      = 0;
+        r->setup    = tprealloc;
+        r->bytes    = N * (96 + 72 + 128) /* element */ + N * 16 * (8 + 8) /* ke + perm */ + (double)nnz * (8 + 8) /* jmap + values */;
+        r->bytesres = 0;
+        PetscCall(MatDestroy(&c.J));
+        PetscCall(DMAssemblyDestroy(&as));
+      }
+      for (PetscInt mi = 0; mi < nmeth; mi++) {
+        DMAssembly               as;
+        DMAssemblyElementKernels k;
+        double                   tsetup;
+
+        PetscCall(DMAssemblyCreate(dm, &as));
+        PetscCall(DMAssemblySetType(as, meth[mi]));
+        PetscCall(DMAssemblySetFromOptions(as));
+        PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 1.0, 1.0, D, &k));
+        PetscCall(DMAssemblySetElementKernels(as, &k));
+        PetscCall(PetscTime(&t0));
+        PetscCall(DMAssemblySetUp(as));
+        PetscCall(PetscTime(&t1));
+        tsetup = t1 - t0;
+        for (int t = 0; t < 2; t++) {
+          DMAssemblyInfo info;
+          Ctx            c;
+          Row           *r = &rows[nrows++];
+          double         tfirst, elem = N * (96 + 72 + 128), gather = N * 4 * (4 + 8 + 8), red;
+          PetscBool      gnz;
+
+          PetscCall(PetscStrcmp(meth[mi], DMASSEMBLYGLOBALNZ, &gnz));
+          PetscCall(DMSetMatType(dm, targets[t]));
+          PetscCall(DMCreateMatrix(dm, &c.J));
+          c.as = as;
+          c.U  = U;
+          c.F  = F;
+          PetscCall(PetscTime(&t0));
+          PetscCall(OpJac(&c)); /* the first assembly into this matrix builds its plan (and ELLWARP's analysis) */
+          PetscCallCUDA(cudaDeviceSynchronize());
+          PetscCall(PetscTime(&t1));
+          tfirst = t1 - t0;
+          PetscCall(MedianTime(OpJac, &c, reps, PETSC_TRUE, &r->jac));
+          PetscCall(MedianTime(OpRes, &c, reps, PETSC_TRUE, &r->res));
+          r->setup = tsetup + tfirst - r->jac; /* mesh set-up + this target's plan */
+          PetscCall(DMAssemblyGetInfo(as, &info));
+          if (gnz) red = (double)info.jacplanentries * (info.idx64 ? 8 : 4) /* plan */ + N * 16 * 8 /* ke */ + 8.0 * nnz /* values */;
+          else red = 8.0 * nnz /* zero */ + N * 16 * (4 + 8 + 16) /* e2t, ke, read-modify-write */;
+          r->bytes    = gather + elem + red;
+          r->bytesres = gather + N * (96 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
+          PetscCall(RelDiff(c.J, Jref, &r->err));
+          PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "%s -> %s", meth[mi], targets[t]));
+          PetscCall(MatDestroy(&c.J));
+        }
+        PetscCall(DMAssemblyDestroy(&as));
+      }
+      PetscCallCUDA(cudaFree(dke));
+      PetscCallCUDA(cudaFree(dxe));
+      PetscCall(VecDestroy(&U));
+      PetscCall(VecDestroy(&F));
+      PetscCall(DMSetVecType(dm, VECSTANDARD));
+    }
+#endif
+    /* table */
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %12s %10s %12s %10s %12s %10s %10s %10s\n", "method -> target", "jac_ms", "jac_GB/s", "res_ms", "res_GB/s", "setup_s", "vs_peer", "vs_cpu", "rel_err"));
+    for (int i = 0; i < nrows; i++) {
+      Row *r = &rows[i];
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %12.4f %10.1f %12.4f %10.1f %12.3f %10.2f %10.1f %10.1e\n", r->name, 1e3 * r->jac, r->bytes / r->jac / 1e9, 1e3 * r->res, r->res > 0 && r->bytesres > 0 ? r->bytesres / r->res / 1e9 : 0.0, r->setup, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err));
+    }
+    if (device) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# element kernel alone: %.4f ms; MatSetPreallocationCOO (AIJCUSPARSE) %.3f s; vs_peer = peer Jacobian time / this Jacobian time; vs_cpu = host method / this\n", 1e3 * telem, tprealloc));
+    if (js) {
+      fprintf(js, "    {\"nelem\": %" PetscInt_FMT ", \"ndof\": %" PetscInt_FMT ", \"nnz\": %" PetscCount_FMT ", \"element_kernel_s\": %.6e, \"coo_prealloc_s\": %.6e, \"rows\": [\n", nelem, ndof, nnz, telem, tprealloc);
+      for (int i = 0; i < nrows; i++) {
+        Row *r = &rows[i];
+        fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err, i + 1 < nrows ? "," : "");
+      }
+      fprintf(js, "    ]}%s\n", s + 1 < nsizes ? "," : "");
+    }
+    PetscCall(MatDestroy(&Jref));
+    PetscCall(VecDestroy(&Uh));
+    PetscCall(VecDestroy(&Fh));
+    PetscCall(PetscFree(D));
+    PetscCall(DMDestroy(&dm));
+    PetscCall(LVMeshDestroy(&m));
+  }
+  if (js) {
+    fprintf(js, "  ]\n}\n");
+    fclose(js);
+  }
+  for (PetscInt i = 0; i < nmeth; i++) PetscCall(PetscFree(meth[i]));
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,75 @@
+/* The built-in P1 simplex element (triangles and tetrahedra): anisotropic diffusion with a per-element
+   conductivity tensor plus consistent mass.  One inline function compiled twice -- by the C compiler for
+   the host callback and by nvcc for the device kernel -- so both paths run the same double-precision
+   arithmetic (up to the compilers' contraction of a*b+c into FMAs).
+
+   ke_ab = alpha |T| g_a . D g_b + beta |T| (1 + delta_ab) / ((d+1)(d+2)),  fe_a = sum_b ke_ab u_b - s |T|/(d+1)
+   with g_a the (constant) gradient of the barycentric coordinate of node a. */
+#pragma once
+
+#include <petscsys.h>
+
+#if defined(__CUDACC__)
+  #define DMASM_HD __host__ __device__
+#else
+  #define DMASM_HD
+#endif
+
+/* element e of a batch of n: xe [(a*dim+d)*n + e], D [(i*dim+j)*ldD + e] (NULL: identity), ue [a*n+e],
+   ke [(a*nen+b)*n + e], fe [a*n + e]; ke or fe may be NULL */
+static DMASM_HD inline void DMAsmP1Element(int dim, PetscInt e, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  const int nen = dim + 1;
+  PetscReal J[3][3], Ji[3][3], g[4][3], Dl[3][3], det, vol, mass;
+
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) J[i][j] = xe[((j + 1) * dim + i) * n + e] - xe[(0 * dim + i) * n + e]; /* column j: x_{j+1} - x_0 */
+  if (dim == 2) {
+    det      = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    Ji[0][0] = J[1][1] / det;
+    Ji[0][1] = -J[0][1] / det;
+    Ji[1][0] = -J[1][0] / det;
+    Ji[1][1] = J[0][0] / det;
+    vol      = (det < 0 ? -det : det) / 2;
+    mass     = vol / 12;
+  } else {
+    det      = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    Ji[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
+    Ji[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
+    Ji[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
+    Ji[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
+    Ji[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
+    Ji[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
+    Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
+    Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
+    Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
+    vol      = (det < 0 ? -det : det) / 6;
+    mass     = vol / 20;
+  }
+  /* grad lambda_{a} for a >= 1 is row a-1 of J^{-1}; lambda_0 = 1 - sum */
+  for (int d = 0; d < dim; d++) {
+    g[0][d] = 0;
+    for (int a = 1; a < nen; a++) {
+      g[a][d] = Ji[a - 1][d];
+      g[0][d] -= Ji[a - 1][d];
+    }
+  }
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) Dl[i][j] = D ? D[(i * dim + j) * ldD + e] : (PetscReal)(i == j);
+  for (int a = 0; a < nen; a++) {
+    PetscReal   Dg[3];
+    PetscScalar f = 0;
+    for (int i = 0; i < dim; i++) {
+      Dg[i] = 0;
+      for (int j = 0; j < dim; j++) Dg[i] += Dl[i][j] * g[a][j];
+    }
+    for (int b = 0; b < nen; b++) {
+      PetscReal k = 0;
+      for (int i = 0; i < dim; i++) k += g[b][i] * Dg[i];
+      k = alpha * vol * k + beta * mass * (a == b ? 2 : 1);
+      if (ke) ke[(a * nen + b) * n + e] = k;
+      if (fe) f += k * ue[b * n + e];
+    }
+    if (fe) fe[a * n + e] = f - source * vol / nen;
+  }
+}

@@ -1,0 +1,108 @@
+/* Private data of DMAssembly (src/dm/assembly).  See src/dm/assembly/README.md for the plan layout. */
+#pragma once
+
+#include <petscellwarpassembly.h>
+#include <petsc/private/petscimpl.h>
+
+/* threads per block of the packed reduction; the plan is packed for this block size */
+#define DMASM_BLOCK 128
+
+/* A packed reduction plan (Cecka, Lew, Darve, section 4.2.3) for one target value array.
+   Block b owns the contiguous targets [b*C, min((b+1)*C, ntarget)) (C = targets per block).  Its lists
+   are spread over DMASM_BLOCK threads with LPT (longest list first, to the least loaded thread) and stored
+   column-major: entry s of thread t at packed[blkptr[b] + s*DMASM_BLOCK + t].  Entry i > 0: add
+   src[i-1]; i < 0: the sum so far belongs to target b*C + (~i) and restarts at 0; 0: padding.  Each
+   target is summed by one thread in the list order (element order): bitwise reproducible. */
+typedef struct {
+  PetscCount  ntarget;  /* length of the target value array */
+  PetscInt    C;        /* targets per block */
+  PetscInt    nblocks;
+  PetscCount *blkptr;   /* [nblocks+1] */
+  PetscBool   idx64;    /* 64-bit entries (sources can pass 2^31) */
+  int        *p32;      /* host packed plan (one of the two) */
+  PetscInt64 *p64;
+  PetscInt   *e2t;      /* [ncontrib] target of each source entry, for atomic/color (-1: none) */
+  PetscCount  nsrc;     /* length of the source array (nen^2 nelem or nen nelem) */
+  /* device copies */
+  void       *dpacked;
+  PetscCount *dblkptr;
+  PetscInt   *de2t;
+  /* what it was built for */
+  PetscObjectId    id;
+  PetscObjectState state;
+  const void      *layout;
+  PetscBool        slots;  /* target order: ELLWARP slots (else CSR / dof order) */
+} DMAsmPlan;
+
+typedef struct _DMAssemblyOps *DMAssemblyOps;
+struct _DMAssemblyOps {
+  PetscErrorCode (*dummy)(void);
+};
+
+typedef enum {
+  DMASM_GLOBALNZ,
+  DMASM_ATOMIC,
+  DMASM_COLOR,
+  DMASM_HOST,
+  DMASM_SHAREDNZ,
+  DMASM_LOCALNZ
+} DMAsmMethod;
+
+struct _p_DMAssembly {
+  PETSCHEADER(struct _DMAssemblyOps);
+  DM                       dm;
+  DMAsmMethod              method;
+  DMAssemblyElementKernels k;
+  PetscBool                kset;
+  Vec                      aux;
+  PetscBool                setupcalled;
+  PetscMemType             mtype;     /* where the gather, callbacks and reductions run */
+  PetscBool                nodevice;  /* a device method runs on the host because no CUDA device is usable */
+  PetscInt                 nzpt;      /* targets per thread of the packed reduction (C = nzpt * DMASM_BLOCK) */
+  /* mesh, built once */
+  PetscInt   nelem, nen, dim, ndof, cStart;
+  PetscInt  *edof;   /* [nen][nelem] global dof of node a of element e */
+  PetscReal *xe;     /* [nen*dim][nelem] element coordinates */
+  PetscInt  *pi, *pj; /* element-connectivity CSR pattern (ndof rows) */
+  PetscCount nnz;
+  PetscInt  *e2nz;   /* [nen*nen][nelem] CSR nonzero of element entry (a,b) */
+  PetscInt   ncolors;
+  PetscInt  *colptr, *colelem; /* elements of colour c: colelem[colptr[c] .. colptr[c+1]) */
+  DMAsmPlan  jac, res;
+  PetscInt   njacplans, nreductions;
+  /* working buffers in the execution memory */
+  PetscScalar *ue, *ae, *fe, *ke;
+  PetscReal   *dxe;     /* device copy of xe (== xe on the host) */
+  PetscInt    *dedof, *dcolelem;
+  /* context of the built-in kernels, owned */
+  void *ownctx;
+  PetscErrorCode (*ownctxdestroy)(void **);
+};
+
+/* CUDA side (dmasmcuda.cu); plain-C references of the same logic are in dmasmhost.c */
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDAAvailable(PetscBool *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAMalloc(void **, size_t);
+PETSC_INTERN PetscErrorCode DMAsmCUDAFree(void **);
+PETSC_INTERN PetscErrorCode DMAsmCUDAUpload(void *, const void *, size_t);
+PETSC_INTERN PetscErrorCode DMAsmCUDAZero(PetscScalar *, PetscCount);
+PETSC_INTERN PetscErrorCode DMAsmCUDAGather(PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAReduce(const DMAsmPlan *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAScatterAtomic(PetscCount, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAScatterColor(PetscInt, const PetscInt *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, const PetscReal *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+#endif
+
+/* host references */
+PETSC_INTERN void DMAsmHostGather(PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void DMAsmHostReduce(const DMAsmPlan *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void DMAsmHostScatter(PetscCount, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void DMAsmHostScatterColor(PetscInt, const PetscInt *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void DMAsmHostP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, const PetscReal *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+
+/* plan construction (dmasmplan.c) */
+PETSC_INTERN PetscErrorCode DMAsmBuildMesh(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmBuildPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
+PETSC_INTERN PetscErrorCode DMAsmPlanDestroy(DMAsmPlan *);
+PETSC_INTERN PetscErrorCode DMAsmPlanUpload(DMAsmPlan *);
+PETSC_INTERN PetscErrorCode DMAsmColor(DMAssembly);

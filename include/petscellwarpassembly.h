@@ -1,0 +1,82 @@
+/* Public interface of the DM-level GPU finite-element assembler (src/dm/assembly, issue 6).
+
+   A DMAssembly is attached to a DMPlex with a scalar P1 PetscFE (tetrahedra or triangles).  DMAssemblySetUp()
+   builds, once per mesh, the element -> dof map, the Jacobian pattern and the per-nonzero / per-dof
+   reduction lists; the first DMAssemblyComputeJacobian() into a given matrix packs the lists in that
+   matrix's storage order (ELLWARP value slots, or CSR for AIJ/AIJCUSPARSE).  Later assemblies run
+   gather -> element callback -> reduction with no analysis at all.  See src/dm/assembly/README.md. */
+#pragma once
+
+#include <petscdmplex.h>
+#include <petscsnes.h>
+
+/* MANSEC = DM */
+
+typedef struct _p_DMAssembly *DMAssembly;
+typedef const char           *DMAssemblyType;
+#define DMASSEMBLYGLOBALNZ "globalnz" /* element kernel -> element matrices in global memory -> reduction by nonzero */
+#define DMASSEMBLYATOMIC   "atomic"   /* element matrices scattered with atomicAdd (comparison; not reproducible) */
+#define DMASSEMBLYCOLOR    "color"    /* element colouring, one scatter launch per colour (comparison) */
+#define DMASSEMBLYHOST     "host"     /* plain-C reference: same element kernels on the host, same reduction plan */
+#define DMASSEMBLYSHAREDNZ "sharednz" /* not implemented yet (clear error) */
+#define DMASSEMBLYLOCALNZ  "localnz"  /* not implemented yet (clear error) */
+
+PETSC_EXTERN PetscClassId DMASSEMBLY_CLASSID;
+PETSC_EXTERN PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
+
+/* Element kernels: BATCHED callbacks.  The assembler gathers, per element, the element's node coordinates
+   and nodal solution values into structure-of-arrays buffers (entry-major: array[k*nelem + e], so
+   consecutive elements are consecutive in memory = coalesced on the GPU) and calls the user's function once
+   per batch; the user's function launches its own CUDA kernel (mtype == PETSC_MEMTYPE_DEVICE) or runs a host
+   loop (PETSC_MEMTYPE_HOST) writing element matrices/vectors in the same entry-major layout.
+   xe: coordinate d of node a of element e at xe[(a*dim + d)*nelem + e] (dim = the mesh dimension, 3 for tets).
+   Per-element user data lives in ctx; e0 is the global index of the batch's first element (cells in
+   DMPlex order from the first cell of height 0). */
+typedef struct {
+  PetscInt nen; /* nodes (= dofs, scalar fields) per element: 4 for P1 tets, 3 for P1 triangles */
+  PetscErrorCode (*residual)(PetscMemType mtype, PetscInt e0, PetscInt nelem, const PetscReal *xe /*[nen*dim][nelem]*/, const PetscScalar *ue /*[nen][nelem]*/, const PetscScalar *ae /*[nen][nelem] or NULL*/, PetscScalar *fe /*[nen][nelem]*/, void *ctx);
+  PetscErrorCode (*jacobian)(PetscMemType mtype, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *ke /*[nen*nen][nelem], row-major a*nen+b */, void *ctx);
+  void *ctx;
+} DMAssemblyElementKernels;
+
+PETSC_EXTERN PetscErrorCode DMAssemblyInitializePackage(void);
+PETSC_EXTERN PetscErrorCode DMAssemblyCreate(DM, DMAssembly *);
+PETSC_EXTERN PetscErrorCode DMAssemblySetType(DMAssembly, DMAssemblyType);
+PETSC_EXTERN PetscErrorCode DMAssemblyGetType(DMAssembly, DMAssemblyType *);
+PETSC_EXTERN PetscErrorCode DMAssemblySetFromOptions(DMAssembly);
+PETSC_EXTERN PetscErrorCode DMAssemblySetElementKernels(DMAssembly, const DMAssemblyElementKernels *);
+PETSC_EXTERN PetscErrorCode DMAssemblySetAuxiliaryVec(DMAssembly, Vec);
+PETSC_EXTERN PetscErrorCode DMAssemblySetUp(DMAssembly);
+PETSC_EXTERN PetscErrorCode DMAssemblyComputeResidual(DMAssembly, Vec, Vec);
+PETSC_EXTERN PetscErrorCode DMAssemblyComputeJacobian(DMAssembly, Vec, Mat);
+PETSC_EXTERN PetscErrorCode DMAssemblySetSNES(DMAssembly, SNES);
+PETSC_EXTERN PetscErrorCode DMAssemblyGetMemType(DMAssembly, PetscMemType *);
+PETSC_EXTERN PetscErrorCode DMAssemblyView(DMAssembly, PetscViewer);
+PETSC_EXTERN PetscErrorCode DMAssemblyDestroy(DMAssembly *);
+
+/* added: sizes and statistics (tests, benchmarks) */
+typedef struct {
+  PetscInt   nelem, nen, dim, ndof;
+  PetscCount nnz;            /* nonzeros of the element-connectivity pattern */
+  PetscCount ncontrib;       /* element-matrix entries = nen^2 nelem */
+  PetscInt   ncolors;        /* element colours (after setup) */
+  PetscInt   njacplans;      /* packed Jacobian plans built so far (1 per target pattern/layout) */
+  PetscInt   nreductions;    /* Jacobian assemblies so far */
+  PetscCount jacplanentries; /* packed entries of the last Jacobian plan (sources + markers + padding) */
+  PetscCount resplanentries;
+  PetscBool  idx64;          /* 64-bit source indices in the plans */
+  PetscMemType mtype;        /* where callbacks and kernels run */
+} DMAssemblyInfo;
+PETSC_EXTERN PetscErrorCode DMAssemblyGetInfo(DMAssembly, DMAssemblyInfo *);
+/* the element -> global dof map (entry-major [nen][nelem], host) and the element colouring (host) */
+PETSC_EXTERN PetscErrorCode DMAssemblyGetElementDofs(DMAssembly, PetscInt *, PetscInt *, const PetscInt **);
+PETSC_EXTERN PetscErrorCode DMAssemblyGetColoring(DMAssembly, PetscInt *, const PetscInt **, const PetscInt **);
+/* the gathered element coordinates, host copy, [nen*dim][nelem] */
+PETSC_EXTERN PetscErrorCode DMAssemblyGetElementCoordinates(DMAssembly, const PetscReal **);
+
+/* Built-in element kernels for P1 tetrahedra (host C and CUDA, the same double-precision math):
+     ke = alpha * int grad(phi_a) . D_e grad(phi_b) + beta * int phi_a phi_b        (consistent mass)
+     fe = ke ue - source * |T| / 4
+   D: per-element symmetric 3x3 conductivity, cell-major host array [nelem][9] (NULL: identity).  The
+   context is owned by the assembler (copied; on the device when the assembler runs there). */
+PETSC_EXTERN PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal D[], DMAssemblyElementKernels *);

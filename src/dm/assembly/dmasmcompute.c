@@ -1,0 +1,280 @@
+/* Assembly: gather -> element callback -> reduction, into a residual vector or a Jacobian's value array in
+   its own storage order (ELLWARP slots, or CSR for AIJ/AIJCUSPARSE). */
+#include <petsc/private/dmassemblyimpl.h>
+#include <petsc/private/matellwarpimpl.h>
+
+typedef enum {
+  TARGET_AIJ,         /* host SeqAIJ CSR values (also AIJCUSPARSE's host copy) */
+  TARGET_AIJCUSPARSE, /* device CSR values */
+  TARGET_ELLWARP      /* layout value slots, host or device backend */
+} TargetKind;
+
+typedef struct {
+  TargetKind   kind;
+  PetscScalar *val;
+  PetscMemType mtype;
+  PetscCount   n;
+  const PetscInt *slot2csr;
+  const void  *layout;
+} Target;
+
+static PetscErrorCode GetTarget(DMAssembly as, Mat J, Target *T)
+{
+  PetscBool isell, iscusp, isaij;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(T, sizeof(*T)));
+  PetscCall(PetscObjectTypeCompare((PetscObject)J, MATSEQELLWARP, &isell));
+  PetscCall(PetscObjectTypeCompare((PetscObject)J, MATSEQAIJCUSPARSE, &iscusp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)J, MATSEQAIJ, &isaij));
+  PetscCheck(isell || iscusp || isaij, PetscObjectComm((PetscObject)J), PETSC_ERR_SUP, "DMAssembly: target matrix type %s not supported (seqellwarp, seqaijcusparse, seqaij)", ((PetscObject)J)->type_name);
+  if (isell) {
+    T->kind = TARGET_ELLWARP;
+    PetscCall(MatSeqELLWARPGetSlotValues(J, &T->val, &T->mtype, &T->n, &T->slot2csr, &T->layout));
+    PetscCheck(T->mtype == as->mtype, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: method %s runs on the %s but the MATSEQELLWARP values live on the %s; use %s", ((PetscObject)as)->type_name, as->mtype == PETSC_MEMTYPE_HOST ? "host" : "device",
+               T->mtype == PETSC_MEMTYPE_HOST ? "host" : "device", as->mtype == PETSC_MEMTYPE_HOST ? "-mat_ellwarp_backend host" : "-mat_ellwarp_backend cuda");
+  } else {
+    PetscInt        n;
+    const PetscInt *ia, *ja;
+    PetscBool       done;
+
+    if (!J->assembled) {
+      PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
+    }
+    PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed");
+    T->n = ia[n];
+    PetscCall(MatRestoreRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    if (as->mtype == PETSC_MEMTYPE_HOST) {
+      T->kind  = TARGET_AIJ;
+      T->mtype = PETSC_MEMTYPE_HOST;
+      PetscCall(MatSeqAIJGetArrayWrite(J, &T->val));
+    } else {
+      PetscCheck(iscusp, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: method %s runs on the device; the target must be a device matrix (seqellwarp with the cuda backend or seqaijcusparse), got %s; use -dm_mat_type ellwarp or aijcusparse, or -dm_assembly_type host", ((PetscObject)as)->type_name, ((PetscObject)J)->type_name);
+#if defined(ELLWARP_HAVE_CUDA)
+      T->kind  = TARGET_AIJCUSPARSE;
+      T->mtype = PETSC_MEMTYPE_DEVICE;
+      if (J->offloadmask == PETSC_OFFLOAD_CPU || J->offloadmask == PETSC_OFFLOAD_UNALLOCATED) { /* the device CSR must exist before a write-only access */
+        const PetscScalar *v;
+        PetscCall(MatSeqAIJCUSPARSEGetArrayRead(J, &v));
+        PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(J, &v));
+      }
+      PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(J, &T->val));
+#endif
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RestoreTarget(Mat J, Target *T)
+{
+  PetscFunctionBegin;
+  switch (T->kind) {
+  case TARGET_ELLWARP:
+    PetscCall(MatSeqELLWARPRestoreSlotValues(J, &T->val));
+    break;
+  case TARGET_AIJ:
+    PetscCall(MatSeqAIJRestoreArrayWrite(J, &T->val));
+    break;
+  case TARGET_AIJCUSPARSE:
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(J, &T->val));
+#endif
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The Jacobian plan for J: each element entry's target position in J's value array.  Built at the first
+   assembly into a given pattern / layout, kept while J's nonzero state and layout stay the same. */
+static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
+{
+  DMAsmPlan      *P = &as->jac;
+  PetscObjectId   id;
+  PetscInt        n, *nz2t, *q2t;
+  const PetscInt *ia, *ja;
+  PetscBool       done;
+  const PetscCount nq = (PetscCount)as->nen * as->nen * as->nelem;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetId((PetscObject)J, &id));
+  if (P->blkptr && P->id == id && P->state == J->nonzerostate && P->layout == T->layout && P->slots == (PetscBool)(T->kind == TARGET_ELLWARP)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
+  PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done && n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
+  PetscCall(PetscMalloc1(as->nnz, &nz2t));
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
+      PetscInt loc;
+      PetscCall(PetscFindInt(as->pj[k], ia[i + 1] - ia[i], ja + ia[i], &loc));
+      PetscCheck(loc >= 0, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMCreateMatrix()", i, as->pj[k]);
+      nz2t[k] = ia[i] + loc;
+    }
+  if (T->kind == TARGET_ELLWARP) {
+    PetscInt *csr2slot;
+    PetscCall(PetscMalloc1(ia[n], &csr2slot));
+    for (PetscCount s = 0; s < T->n; s++)
+      if (T->slot2csr[s] >= 0) csr2slot[T->slot2csr[s]] = (PetscInt)s;
+    for (PetscCount k = 0; k < as->nnz; k++) nz2t[k] = csr2slot[nz2t[k]];
+    PetscCall(PetscFree(csr2slot));
+  }
+  PetscCall(MatRestoreRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCall(PetscMalloc1(nq, &q2t));
+  for (PetscCount q = 0; q < nq; q++) q2t[q] = nz2t[as->e2nz[q]];
+  PetscCall(PetscFree(nz2t));
+  PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
+  PetscCall(PetscFree(q2t));
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
+  P->id     = id;
+  P->state  = J->nonzerostate;
+  P->layout = T->layout;
+  P->slots  = (PetscBool)(T->kind == TARGET_ELLWARP);
+  as->njacplans++;
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Plan, as, J, 0, 0));
+  PetscCall(PetscInfo(as, "Jacobian plan %" PetscInt_FMT " for %s: %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks, %" PetscCount_FMT " packed entries\n", as->njacplans, ((PetscObject)J)->type_name, P->ntarget, P->nblocks, P->blkptr[P->nblocks]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ue (and ae) from the global vectors, in the execution memory */
+static PetscErrorCode Gather(DMAssembly as, Vec U)
+{
+  const PetscScalar *u;
+  PetscMemType       mt;
+  Vec                vs[2] = {U, as->aux};
+  PetscScalar       *bufs[2];
+
+  PetscFunctionBegin;
+  if (as->aux && !as->ae) {
+    const PetscCount ne = (PetscCount)as->nen * as->nelem;
+#if defined(ELLWARP_HAVE_CUDA)
+    if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
+    else
+#endif
+      PetscCall(PetscMalloc1(ne, &as->ae));
+  }
+  bufs[0] = as->ue;
+  bufs[1] = as->ae;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Gather, as, 0, 0, 0));
+  for (int i = 0; i < 2; i++) {
+    if (!vs[i]) continue;
+    PetscCall(VecGetArrayReadAndMemType(vs[i], &u, &mt));
+    PetscCheck(!(as->mtype == PETSC_MEMTYPE_DEVICE && PetscMemTypeHost(mt)), PetscObjectComm((PetscObject)vs[i]), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but the vector is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)vs[i])->type_name);
+    if (as->mtype == PETSC_MEMTYPE_HOST && PetscMemTypeDevice(mt)) { /* a device vector with a host method: read its host copy */
+      PetscCall(VecRestoreArrayReadAndMemType(vs[i], &u));
+      PetscCall(VecGetArrayRead(vs[i], &u));
+      DMAsmHostGather(as->nen, as->nelem, as->edof, u, bufs[i]);
+      PetscCall(VecRestoreArrayRead(vs[i], &u));
+      continue;
+    }
+    if (as->mtype == PETSC_MEMTYPE_HOST) DMAsmHostGather(as->nen, as->nelem, as->edof, u, bufs[i]);
+#if defined(ELLWARP_HAVE_CUDA)
+    else PetscCall(DMAsmCUDAGather(as->nen, as->nelem, as->dedof, u, bufs[i]));
+#endif
+    PetscCall(VecRestoreArrayReadAndMemType(vs[i], &u));
+  }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Gather, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* src (element data, nper entries per element) -> dst (ntarget values) by the chosen method */
+static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    switch (as->method) {
+    case DMASM_ATOMIC:
+      PetscCall(PetscArrayzero(dst, P->ntarget));
+      DMAsmHostScatter(P->nsrc, P->e2t, src, dst);
+      break;
+    case DMASM_COLOR:
+      PetscCall(PetscArrayzero(dst, P->ntarget));
+      for (PetscInt c = 0; c < as->ncolors; c++) DMAsmHostScatterColor(as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], nper, as->nelem, P->e2t, src, dst);
+      break;
+    default:
+      DMAsmHostReduce(P, src, dst);
+    }
+    PetscCall(PetscLogFlops((PetscLogDouble)P->nsrc));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    switch (as->method) {
+    case DMASM_ATOMIC:
+      PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+      PetscCall(DMAsmCUDAScatterAtomic(P->nsrc, P->de2t, src, dst));
+      break;
+    case DMASM_COLOR:
+      PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+      for (PetscInt c = 0; c < as->ncolors; c++) PetscCall(DMAsmCUDAScatterColor(as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], nper, as->nelem, P->de2t, src, dst));
+      break;
+    default:
+      PetscCall(DMAsmCUDAReduce(P, src, dst));
+    }
+    PetscCall(PetscLogGpuFlops((PetscLogDouble)P->nsrc));
+#endif
+  }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblyComputeResidual - F = assembled element residuals at U (global vectors of the DM)
+
+  Level: beginner
+@*/
+PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
+{
+  PetscScalar *f;
+  PetscMemType mt;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscValidHeaderSpecific(U, VEC_CLASSID, 2);
+  PetscValidHeaderSpecific(F, VEC_CLASSID, 3);
+  PetscCall(DMAssemblySetUp(as));
+  PetscCheck(as->k.residual, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no residual element kernel set");
+  PetscCall(Gather(as, U));
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
+  PetscCall((*as->k.residual)(as->mtype, 0, as->nelem, as->dxe, as->ue, as->aux ? as->ae : NULL, as->fe, as->k.ctx));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    PetscCall(VecGetArrayWrite(F, &f));
+    mt = PETSC_MEMTYPE_HOST;
+  } else {
+    PetscCall(VecGetArrayWriteAndMemType(F, &f, &mt));
+    PetscCheck(PetscMemTypeDevice(mt), PetscObjectComm((PetscObject)F), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but F is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)F)->type_name);
+  }
+  PetscCall(Reduce(as, &as->res, as->nen, as->fe, f));
+  if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecRestoreArrayWrite(F, &f));
+  else PetscCall(VecRestoreArrayWriteAndMemType(F, &f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblyComputeJacobian - J = assembled element Jacobians at U; J from `DMCreateMatrix()` (or any matrix
+  whose pattern contains the element pattern) of type seqellwarp, seqaijcusparse or seqaij.  The first call
+  for a pattern (or ELLWARP layout) builds the packed plan for J's storage order; later calls only assemble.
+
+  Level: beginner
+@*/
+PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
+{
+  Target T;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscValidHeaderSpecific(U, VEC_CLASSID, 2);
+  PetscValidHeaderSpecific(J, MAT_CLASSID, 3);
+  PetscCall(DMAssemblySetUp(as));
+  PetscCheck(as->k.jacobian, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no Jacobian element kernel set");
+  PetscCall(GetTarget(as, J, &T));
+  PetscCall(EnsureJacobianPlan(as, J, &T));
+  PetscCall(Gather(as, U));
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
+  PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->ue, as->aux ? as->ae : NULL, as->ke, as->k.ctx));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  PetscCall(Reduce(as, &as->jac, as->nen * as->nen, as->ke, T.val));
+  PetscCall(RestoreTarget(J, &T));
+  as->nreductions++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,194 @@
+/* Device kernels of the assembler: gather, packed reduction by nonzero (GlobalNZ), atomic and coloured
+   scatters, the built-in P1 element.  Plain-C references of each: dmasmhost.c.  Everything runs on the
+   stream of PETSc's current device context, the one PETSc's vectors and the matrix types use. */
+#include <petsc/private/dmassemblyimpl.h>
+#include <petsc/private/dmasmp1.h>
+#include <petscdevice_cuda.h>
+
+static inline cudaStream_t Stream(void)
+{
+  cudaStream_t s = NULL;
+  (void)PetscGetCurrentCUDAStream(&s);
+  return s;
+}
+
+static inline unsigned Blocks(PetscCount n, int threads)
+{
+  PetscCount b = (n + threads - 1) / threads;
+  return (unsigned)PetscMax((PetscCount)1, PetscMin(b, (PetscCount)2147483647));
+}
+
+PetscErrorCode DMAsmCUDAAvailable(PetscBool *avail)
+{
+  int         n   = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+
+  PetscFunctionBegin;
+  if (err != cudaSuccess) (void)cudaGetLastError();
+  *avail = (PetscBool)(err == cudaSuccess && n > 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmCUDAMalloc(void **p, size_t bytes)
+{
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  *p = NULL;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  err = cudaMalloc(p, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    size_t freeb = 0, totalb = 0;
+    (void)cudaGetLastError();
+    (void)cudaMemGetInfo(&freeb, &totalb);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "DMAssembly: device out of memory allocating %.4g MB (%.4g MB free of %.4g MB)", bytes / 1e6, freeb / 1e6, totalb / 1e6);
+  }
+  PetscCallCUDA(err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmCUDAFree(void **p)
+{
+  PetscFunctionBegin;
+  if (*p) PetscCallCUDA(cudaFree(*p));
+  *p = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmCUDAUpload(void *d, const void *h, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, Stream()));
+  PetscCallCUDA(cudaStreamSynchronize(Stream())); /* the host buffer may go away right after */
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmCUDAZero(PetscScalar *a, PetscCount n)
+{
+  PetscFunctionBegin;
+  if (n) PetscCallCUDA(cudaMemsetAsync(a, 0, n * sizeof(PetscScalar), Stream()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__global__ static void GatherKernel(PetscCount n, const PetscInt *__restrict__ edof, const PetscScalar *__restrict__ u, PetscScalar *__restrict__ ue)
+{
+  for (PetscCount q = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; q < n; q += (PetscCount)gridDim.x * blockDim.x) ue[q] = u[edof[q]];
+}
+
+PetscErrorCode DMAsmCUDAGather(PetscInt nen, PetscInt nelem, const PetscInt *edof, const PetscScalar *u, PetscScalar *ue)
+{
+  const PetscCount n = (PetscCount)nen * nelem;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  GatherKernel<<<Blocks(n, 256), 256, 0, Stream()>>>(n, edof, u, ue);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Algorithm 5 of Cecka, Lew, Darve: block b reads its packed lists down the columns (coalesced, streamed
+   once), each thread sums its targets in list order into shared memory, then the block writes its
+   contiguous targets with coalesced stores (zeros where no element contributes, e.g. ELLWARP padding). */
+template <typename I>
+__global__ static void __launch_bounds__(DMASM_BLOCK) ReduceKernel(PetscInt C, PetscCount ntarget, const PetscCount *__restrict__ blkptr, const I *__restrict__ packed, const PetscScalar *__restrict__ src, PetscScalar *__restrict__ dst)
+{
+  extern __shared__ PetscScalar sm[];
+  const PetscCount t0 = (PetscCount)blockIdx.x * C;
+  const PetscInt   nt = (PetscInt)(ntarget - t0 < C ? ntarget - t0 : C);
+  const PetscCount end = blkptr[blockIdx.x + 1];
+  PetscScalar      s   = 0;
+
+  for (PetscInt i = threadIdx.x; i < nt; i += DMASM_BLOCK) sm[i] = 0;
+  __syncthreads();
+  for (PetscCount p = blkptr[blockIdx.x] + threadIdx.x; p < end; p += DMASM_BLOCK) {
+    const I v = __ldcs(packed + p);
+    if (v > 0) s += src[v - 1];
+    else if (v < 0) {
+      sm[~v] = s;
+      s      = 0;
+    }
+  }
+  __syncthreads();
+  for (PetscInt i = threadIdx.x; i < nt; i += DMASM_BLOCK) dst[t0 + i] = sm[i];
+}
+
+PetscErrorCode DMAsmCUDAReduce(const DMAsmPlan *P, const PetscScalar *src, PetscScalar *dst)
+{
+  const size_t shmem = (size_t)P->C * sizeof(PetscScalar);
+
+  PetscFunctionBegin;
+  if (!P->nblocks) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogGpuTimeBegin());
+  if (P->idx64) {
+    if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(ReduceKernel<PetscInt64>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    ReduceKernel<PetscInt64><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, (const PetscInt64 *)P->dpacked, src, dst);
+  } else {
+    if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(ReduceKernel<int>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    ReduceKernel<int><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, (const int *)P->dpacked, src, dst);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__global__ static void AtomicKernel(PetscCount n, const PetscInt *__restrict__ e2t, const PetscScalar *__restrict__ src, PetscScalar *__restrict__ dst)
+{
+  for (PetscCount q = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; q < n; q += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscInt t = e2t[q];
+    if (t >= 0) atomicAdd(dst + t, src[q]);
+  }
+}
+
+PetscErrorCode DMAsmCUDAScatterAtomic(PetscCount n, const PetscInt *e2t, const PetscScalar *src, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogGpuTimeBegin());
+  AtomicKernel<<<Blocks(n, 256), 256, 0, Stream()>>>(n, e2t, src, dst);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one colour: one thread per element, no two elements of the colour share a target */
+__global__ static void ColorKernel(PetscInt ne, const PetscInt *__restrict__ elems, PetscInt nper, PetscInt nelem, const PetscInt *__restrict__ e2t, const PetscScalar *__restrict__ src, PetscScalar *__restrict__ dst)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < ne; i += gridDim.x * blockDim.x) {
+    const PetscInt e = elems[i];
+    for (PetscInt k = 0; k < nper; k++) {
+      const PetscCount q = (PetscCount)k * nelem + e;
+      const PetscInt   t = e2t[q];
+      if (t >= 0) dst[t] += src[q];
+    }
+  }
+}
+
+PetscErrorCode DMAsmCUDAScatterColor(PetscInt ne, const PetscInt *elems, PetscInt nper, PetscInt nelem, const PetscInt *e2t, const PetscScalar *src, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  if (!ne) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogGpuTimeBegin());
+  ColorKernel<<<Blocks(ne, 128), 128, 0, Stream()>>>(ne, elems, nper, nelem, e2t, src, dst);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__global__ static void P1Kernel(int dim, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  for (PetscInt e = blockIdx.x * blockDim.x + threadIdx.x; e < n; e += gridDim.x * blockDim.x) DMAsmP1Element(dim, e, n, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+}
+
+PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  PetscFunctionBegin;
+  if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogGpuTimeBegin());
+  P1Kernel<<<Blocks(nelem, 128), 128, 0, Stream()>>>((int)dim, nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((dim == 3 ? 150.0 : 60.0) * nelem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

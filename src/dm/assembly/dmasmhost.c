@@ -1,0 +1,69 @@
+/* Plain-C references of the assembler's device kernels (dmasmcuda.cu), the same logic in the same order:
+   the host method runs them, and the tests check the plans through them on machines without a GPU. */
+#include <petsc/private/dmassemblyimpl.h>
+#include <petsc/private/dmasmp1.h>
+
+/* ue[a*nelem + e] = u[edof[a*nelem + e]] */
+void DMAsmHostGather(PetscInt nen, PetscInt nelem, const PetscInt *edof, const PetscScalar *u, PetscScalar *ue)
+{
+  for (PetscCount q = 0; q < (PetscCount)nen * nelem; q++) ue[q] = u[edof[q]];
+}
+
+/* The packed reduction, walked exactly as the CUDA threads walk it: each target is summed by one thread
+   in its list order, so host and device sums of the same sources are bitwise equal. */
+void DMAsmHostReduce(const DMAsmPlan *P, const PetscScalar *src, PetscScalar *dst)
+{
+  for (PetscInt b = 0; b < P->nblocks; b++) {
+    const PetscCount t0 = (PetscCount)b * P->C;
+    const PetscInt   nt = (PetscInt)PetscMin((PetscCount)P->C, P->ntarget - t0);
+    PetscScalar     *out = dst + t0;
+
+    for (PetscInt i = 0; i < nt; i++) out[i] = 0;
+    for (int t = 0; t < DMASM_BLOCK; t++) {
+      PetscScalar s = 0;
+      if (P->idx64) {
+        for (PetscCount p = P->blkptr[b] + t; p < P->blkptr[b + 1]; p += DMASM_BLOCK) {
+          const PetscInt64 v = P->p64[p];
+          if (v > 0) s += src[v - 1];
+          else if (v < 0) {
+            out[~v] = s;
+            s       = 0;
+          }
+        }
+      } else {
+        for (PetscCount p = P->blkptr[b] + t; p < P->blkptr[b + 1]; p += DMASM_BLOCK) {
+          const int v = P->p32[p];
+          if (v > 0) s += src[v - 1];
+          else if (v < 0) {
+            out[~v] = s;
+            s       = 0;
+          }
+        }
+      }
+    }
+  }
+}
+
+/* by element: dst[e2t[q]] += src[q] (the device does it with atomicAdd, in no fixed order) */
+void DMAsmHostScatter(PetscCount nsrc, const PetscInt *e2t, const PetscScalar *src, PetscScalar *dst)
+{
+  for (PetscCount q = 0; q < nsrc; q++)
+    if (e2t[q] >= 0) dst[e2t[q]] += src[q];
+}
+
+/* one colour: its elements share no target, so the device adds without atomics */
+void DMAsmHostScatterColor(PetscInt ne, const PetscInt *elems, PetscInt nper, PetscInt nelem, const PetscInt *e2t, const PetscScalar *src, PetscScalar *dst)
+{
+  for (PetscInt i = 0; i < ne; i++) {
+    const PetscInt e = elems[i];
+    for (PetscInt k = 0; k < nper; k++) {
+      const PetscCount q = (PetscCount)k * nelem + e;
+      if (e2t[q] >= 0) dst[e2t[q]] += src[q];
+    }
+  }
+}
+
+void DMAsmHostP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  for (PetscInt e = 0; e < nelem; e++) DMAsmP1Element((int)dim, e, nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+}

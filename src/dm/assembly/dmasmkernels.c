@@ -1,0 +1,107 @@
+/* Built-in element kernels: P1 simplices, anisotropic diffusion (per-element conductivity) + consistent
+   mass (include/petsc/private/dmasmp1.h holds the element, shared by the host loop and the CUDA kernel). */
+#include <petsc/private/dmassemblyimpl.h>
+
+typedef struct {
+  PetscInt  dim, nelem;
+  PetscReal alpha, beta, source;
+  PetscReal *D, *dD; /* entry-major [dim*dim][nelem] conductivities, host and (on first device use) device; NULL: identity */
+} P1Ctx;
+
+static PetscErrorCode P1CtxDestroy(void **ctx)
+{
+  P1Ctx *c = (P1Ctx *)*ctx;
+
+  PetscFunctionBegin;
+  if (!c) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(c->D));
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(DMAsmCUDAFree((void **)&c->dD));
+#endif
+  PetscCall(PetscFree(c));
+  *ctx = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1Run(PetscMemType mtype, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe, P1Ctx *c)
+{
+  PetscFunctionBegin;
+  if (PetscMemTypeHost(mtype)) {
+    DMAsmHostP1Diffusion(c->dim, nelem, c->alpha, c->beta, c->source, c->D ? c->D + e0 : NULL, c->nelem, xe, ue, ke, fe);
+    PetscCall(PetscLogFlops((c->dim == 3 ? 150.0 : 60.0) * nelem));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    if (c->D && !c->dD) {
+      PetscCall(DMAsmCUDAMalloc((void **)&c->dD, sizeof(PetscReal) * c->dim * c->dim * c->nelem));
+      PetscCall(DMAsmCUDAUpload(c->dD, c->D, sizeof(PetscReal) * c->dim * c->dim * c->nelem));
+    }
+    PetscCall(DMAsmCUDAP1Diffusion(c->dim, nelem, c->alpha, c->beta, c->source, c->dD ? c->dD + e0 : NULL, c->nelem, xe, ue, ke, fe));
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "built without CUDA");
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1Residual(PetscMemType mtype, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *fe, void *ctx)
+{
+  PetscFunctionBegin;
+  (void)ae;
+  PetscCall(P1Run(mtype, e0, nelem, xe, ue, NULL, fe, (P1Ctx *)ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1Jacobian(PetscMemType mtype, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *ke, void *ctx)
+{
+  PetscFunctionBegin;
+  (void)ae;
+  PetscCall(P1Run(mtype, e0, nelem, xe, ue, ke, NULL, (P1Ctx *)ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMAssemblyP1DiffusionMassKernels - the built-in P1 element kernels (triangles and tetrahedra):
+  ke = alpha * int grad(phi_a) . D_e grad(phi_b) + beta * int phi_a phi_b, fe = ke ue - source * |T| / (dim+1)
+
+  Input Parameters:
++ as     - the assembler (its DM gives the dimension and the number of elements)
+. alpha  - diffusion coefficient
+. beta   - mass coefficient
+. source - constant volume source
+- D      - per-element symmetric conductivity, cell-major host array [nelem][dim*dim], or NULL (identity); copied
+
+  Output Parameter:
+. k - the kernels, to pass to `DMAssemblySetElementKernels()`; their context belongs to `as`
+
+  Level: beginner
+@*/
+PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly as, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal D[], DMAssemblyElementKernels *k)
+{
+  P1Ctx   *c;
+  PetscInt cStart, cEnd, dim;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscCall(DMGetDimension(as->dm, &dim));
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "P1 kernels: dimension 2 or 3");
+  PetscCall(DMPlexGetHeightStratum(as->dm, 0, &cStart, &cEnd));
+  PetscCall(PetscNew(&c));
+  c->dim    = dim;
+  c->nelem  = cEnd - cStart;
+  c->alpha  = alpha;
+  c->beta   = beta;
+  c->source = source;
+  if (D) {
+    PetscCall(PetscMalloc1((size_t)dim * dim * c->nelem, &c->D));
+    for (PetscInt e = 0; e < c->nelem; e++)
+      for (PetscInt i = 0; i < dim * dim; i++) c->D[i * c->nelem + e] = D[e * dim * dim + i];
+  }
+  if (as->ownctxdestroy) PetscCall((*as->ownctxdestroy)(&as->ownctx));
+  as->ownctx        = c;
+  as->ownctxdestroy = P1CtxDestroy;
+  k->nen            = dim + 1;
+  k->residual       = P1Residual;
+  k->jacobian       = P1Jacobian;
+  k->ctx            = c;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

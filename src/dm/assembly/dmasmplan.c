@@ -1,0 +1,331 @@
+/* Host set-up of the assembler, built once per mesh: element -> dof map and coordinates, the
+   element-connectivity pattern, the element-entry -> nonzero map, the element colouring; and, once per
+   target array, the packed reduction plan (Cecka, Lew, Darve, section 4.2.3, packed per thread block with
+   LPT as in their Figure 6). */
+#include <petsc/private/dmassemblyimpl.h>
+#include <petscdmplex.h>
+#include <petscfe.h>
+
+PetscErrorCode DMAsmBuildMesh(DMAssembly as)
+{
+  DM              dm = as->dm, cdm;
+  PetscSection    gs, cs;
+  PetscObject     obj;
+  PetscClassId    id;
+  PetscMPIInt     size;
+  PetscInt        cStart, cEnd, vStart, vEnd, nf, nc, nb, cdim, nelem, nen, dim, *cnt, *pi, *pj, *work, rstart;
+  Vec             cvec;
+  const PetscScalar *coords;
+  PetscFE         fe;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  PetscCheck(size == 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMAssembly: one MPI process only for now (got %d); the distributed version is future work", size);
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: meshes of dimension 2 (triangles) or 3 (tetrahedra) only, got %" PetscInt_FMT, dim);
+  PetscCall(DMGetNumFields(dm, &nf));
+  PetscCheck(nf == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the DM must have exactly one field (a scalar P1 PetscFE), got %" PetscInt_FMT, nf);
+  PetscCall(DMGetField(dm, 0, NULL, &obj));
+  PetscCall(PetscObjectGetClassId(obj, &id));
+  PetscCheck(id == PETSCFE_CLASSID, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the field must be a PetscFE");
+  fe = (PetscFE)obj;
+  PetscCall(PetscFEGetNumComponents(fe, &nc));
+  PetscCall(PetscFEGetDimension(fe, &nb));
+  PetscCheck(nc == 1 && nb == dim + 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: scalar P1 Lagrange on simplices only (got %" PetscInt_FMT " components, %" PetscInt_FMT " basis functions)", nc, nb);
+  PetscCall(DMGetCoordinateDim(dm, &cdim));
+  PetscCheck(cdim == dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT, cdim, dim);
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  PetscCall(DMGetGlobalSection(dm, &gs));
+  PetscCall(DMGetCoordinateDM(dm, &cdm));
+  PetscCall(DMGetCoordinateSection(dm, &cs));
+  PetscCall(DMGetCoordinatesLocal(dm, &cvec));
+  PetscCall(VecGetArrayRead(cvec, &coords));
+  PetscCall(PetscSectionGetConstrainedStorageSize(gs, &as->ndof));
+  rstart     = 0; /* one process: global dofs start at 0 */
+  nen        = dim + 1;
+  nelem      = cEnd - cStart;
+  as->nelem  = nelem;
+  as->nen    = nen;
+  as->dim    = dim;
+  as->cStart = cStart;
+  PetscCheck((PetscCount)nen * nen * nelem < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: %" PetscInt_FMT " elements: element entries exceed the PetscInt range; configure PETSc with 64-bit indices", nelem);
+  PetscCall(PetscMalloc2((size_t)nen * nelem, &as->edof, (size_t)nen * dim * nelem, &as->xe));
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscInt  ncl, *cl = NULL, a = 0;
+    DMPolytopeType ct;
+
+    PetscCall(DMPlexGetCellType(dm, cStart + e, &ct));
+    PetscCheck(ct == (dim == 3 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_TRIANGLE), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " is a %s; simplices only", cStart + e, DMPolytopeTypes[ct]);
+    PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+    for (PetscInt i = 0; i < ncl; i++) {
+      const PetscInt p = cl[2 * i];
+      PetscInt       gdof, gcdof, goff, coff;
+
+      if (p < vStart || p >= vEnd) continue;
+      PetscCall(PetscSectionGetDof(gs, p, &gdof));
+      PetscCall(PetscSectionGetConstraintDof(gs, p, &gcdof));
+      PetscCheck(gdof == 1 && gcdof == 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: vertex %" PetscInt_FMT " has %" PetscInt_FMT " global dofs, %" PetscInt_FMT " constrained; essential conditions through the section are not supported (apply them with MatZeroRowsColumns)", p, gdof, gcdof);
+      PetscCall(PetscSectionGetOffset(gs, p, &goff));
+      PetscCall(PetscSectionGetOffset(cs, p, &coff));
+      as->edof[a * nelem + e] = goff - rstart;
+      for (PetscInt d = 0; d < dim; d++) as->xe[(a * dim + d) * nelem + e] = PetscRealPart(coords[coff + d]);
+      a++;
+    }
+    PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+    PetscCheck(a == nen, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly: cell %" PetscInt_FMT " has %" PetscInt_FMT " vertices, expected %" PetscInt_FMT, cStart + e, a, nen);
+  }
+  PetscCall(VecRestoreArrayRead(cvec, &coords));
+  (void)cdm;
+
+  /* the pattern: row i holds the dofs of every element touching i (what DMCreateMatrix() preallocates for
+     P1); node -> elements first, then each row's columns sorted and made unique */
+  {
+    PetscInt  n = as->ndof, *nptr, *nel;
+    PetscCount tot = 0;
+
+    PetscCall(PetscCalloc1(n + 1, &nptr));
+    for (PetscInt q = 0; q < nen * nelem; q++) nptr[as->edof[q] + 1]++;
+    for (PetscInt i = 0; i < n; i++) nptr[i + 1] += nptr[i];
+    PetscCall(PetscMalloc2(nptr[n], &nel, n + 1, &cnt));
+    PetscCall(PetscArraycpy(cnt, nptr, n + 1));
+    for (PetscInt e = 0; e < nelem; e++)
+      for (PetscInt a = 0; a < nen; a++) nel[cnt[as->edof[a * nelem + e]]++] = e;
+    PetscCall(PetscMalloc1(n + 1, &pi));
+    PetscCall(PetscMalloc1((size_t)nen * nptr[n] + 1, &work));
+    pi[0] = 0;
+    for (PetscInt i = 0; i < n; i++) {
+      PetscInt m = 0;
+      for (PetscInt k = nptr[i]; k < nptr[i + 1]; k++)
+        for (PetscInt b = 0; b < nen; b++) work[tot + m++] = as->edof[b * nelem + nel[k]];
+      if (!m) work[tot + m++] = i; /* a dof in no element keeps its diagonal, as DMCreateMatrix() does */
+      PetscCall(PetscSortRemoveDupsInt(&m, work + tot));
+      tot += m;
+      pi[i + 1] = (PetscInt)tot;
+    }
+    PetscCall(PetscMalloc1(tot, &pj));
+    PetscCall(PetscArraycpy(pj, work, tot));
+    PetscCall(PetscFree(work));
+    PetscCall(PetscFree(nptr));
+    PetscCall(PetscFree2(nel, cnt));
+    as->pi  = pi;
+    as->pj  = pj;
+    as->nnz = tot;
+  }
+  /* element entry (a,b) of e -> its nonzero */
+  PetscCall(PetscMalloc1((size_t)nen * nen * nelem, &as->e2nz));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < nen; a++) {
+      const PetscInt r = as->edof[a * nelem + e];
+      for (PetscInt b = 0; b < nen; b++) {
+        PetscInt loc;
+        PetscCall(PetscFindInt(as->edof[b * nelem + e], as->pi[r + 1] - as->pi[r], as->pj + as->pi[r], &loc));
+        PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pattern misses an element entry");
+        as->e2nz[(a * nen + b) * nelem + e] = as->pi[r] + loc;
+      }
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Greedy colouring: elements in order, each takes the smallest colour no element sharing one of its nodes
+   has.  Elements of one colour share no node, hence no matrix entry and no residual entry. */
+PetscErrorCode DMAsmColor(DMAssembly as)
+{
+  const PetscInt nelem = as->nelem, nen = as->nen, n = as->ndof;
+  PetscInt      *nptr, *nel, *cnt, *color, *mark, ncolors = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(n + 1, &nptr));
+  for (PetscInt q = 0; q < nen * nelem; q++) nptr[as->edof[q] + 1]++;
+  for (PetscInt i = 0; i < n; i++) nptr[i + 1] += nptr[i];
+  PetscCall(PetscMalloc2(nptr[n], &nel, n + 1, &cnt));
+  PetscCall(PetscArraycpy(cnt, nptr, n + 1));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < nen; a++) nel[cnt[as->edof[a * nelem + e]]++] = e;
+  PetscCall(PetscMalloc1(nelem, &color));
+  PetscCall(PetscMalloc1(nelem + 1, &mark)); /* mark[c] == e: colour c is taken by a neighbour of e */
+  for (PetscInt c = 0; c <= nelem; c++) mark[c] = -1;
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscInt c = 0;
+    for (PetscInt a = 0; a < nen; a++) {
+      const PetscInt v = as->edof[a * nelem + e];
+      for (PetscInt k = nptr[v]; k < nptr[v + 1]; k++)
+        if (nel[k] < e) mark[color[nel[k]]] = e;
+    }
+    while (mark[c] == e) c++;
+    color[e] = c;
+    ncolors  = PetscMax(ncolors, c + 1);
+  }
+  PetscCall(PetscFree(mark));
+  PetscCall(PetscFree(nptr));
+  PetscCall(PetscFree2(nel, cnt));
+  as->ncolors = ncolors;
+  PetscCall(PetscCalloc1(ncolors + 1, &as->colptr));
+  PetscCall(PetscMalloc1(nelem, &as->colelem));
+  for (PetscInt e = 0; e < nelem; e++) as->colptr[color[e] + 1]++;
+  for (PetscInt c = 0; c < ncolors; c++) as->colptr[c + 1] += as->colptr[c];
+  {
+    PetscInt *pos;
+    PetscCall(PetscMalloc1(ncolors, &pos));
+    PetscCall(PetscArraycpy(pos, as->colptr, ncolors));
+    for (PetscInt e = 0; e < nelem; e++) as->colelem[pos[color[e]]++] = e;
+    PetscCall(PetscFree(pos));
+  }
+  PetscCall(PetscFree(color));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* min-heap of (load, thread) for LPT */
+static inline PetscBool HeapLess(const PetscCount *load, int a, int b)
+{
+  return load[a] < load[b] || (load[a] == load[b] && a < b);
+}
+
+static void HeapDown(int *h, int n, const PetscCount *load, int i)
+{
+  for (;;) {
+    int l = 2 * i + 1, r = l + 1, m = i, t;
+    if (l < n && HeapLess(load, h[l], h[m])) m = l;
+    if (r < n && HeapLess(load, h[r], h[m])) m = r;
+    if (m == i) return;
+    t    = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i    = m;
+  }
+}
+
+/* The packed plan for a target array of length ntarget: source entry q = k*nelem + e (k < nper) adds
+   into target q2t[q] (-1: nowhere).  Each target's list is in element order (then k). */
+PetscErrorCode DMAsmBuildPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, DMAsmPlan *P)
+{
+  const PetscInt nelem = as->nelem, B = DMASM_BLOCK, C = as->nzpt * DMASM_BLOCK;
+  const PetscCount nsrc = (PetscCount)nper * nelem;
+  PetscCount      *tptr, *pos;
+  PetscInt64      *lists;
+  PetscInt         nblocks;
+  int             *heap, *owner, *order;
+  PetscCount      *load;
+  PetscInt64      *key;
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmPlanDestroy(P));
+  P->ntarget = ntarget;
+  P->nsrc    = nsrc;
+  P->C       = C;
+  P->idx64   = (PetscBool)(nsrc >= PETSC_INT32_MAX - 1);
+  nblocks    = (PetscInt)((ntarget + C - 1) / C);
+  P->nblocks = nblocks;
+  /* lists by target (counting sort, stable in element order) */
+  PetscCall(PetscCalloc1(ntarget + 1, &tptr));
+  for (PetscCount q = 0; q < nsrc; q++)
+    if (q2t[q] >= 0) tptr[q2t[q] + 1]++;
+  for (PetscCount t = 0; t < ntarget; t++) tptr[t + 1] += tptr[t];
+  PetscCall(PetscMalloc1(tptr[ntarget], &lists));
+  PetscCall(PetscMalloc1(ntarget, &pos));
+  PetscCall(PetscArraycpy(pos, tptr, ntarget));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt k = 0; k < nper; k++) {
+      const PetscCount q = (PetscCount)k * nelem + e;
+      if (q2t[q] >= 0) lists[pos[q2t[q]]++] = q;
+    }
+  PetscCall(PetscFree(pos));
+  /* LPT per block: heights first */
+  PetscCall(PetscMalloc1(nblocks + 1, &P->blkptr));
+  PetscCall(PetscMalloc5(B, &heap, C, &owner, C, &order, B, &load, C, &key));
+  P->blkptr[0] = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (PetscInt b = 0; b < nblocks; b++) {
+      const PetscCount t0 = (PetscCount)b * C;
+      const PetscInt   nt = (PetscInt)PetscMin((PetscCount)C, ntarget - t0);
+      PetscCount       height = 0;
+
+      /* longest list first; ties by position (a fixed, deterministic order) */
+      for (PetscInt i = 0; i < nt; i++) key[i] = (PetscInt64)(PETSC_INT32_MAX - (tptr[t0 + i + 1] - tptr[t0 + i])) * C + i;
+      PetscCall(PetscSortInt64(nt, key));
+      for (int t = 0; t < B; t++) {
+        heap[t] = t;
+        load[t] = 0;
+      }
+      for (PetscInt r = 0; r < nt; r++) {
+        const PetscInt   i   = (PetscInt)(key[r] % C);
+        const PetscCount len = tptr[t0 + i + 1] - tptr[t0 + i];
+        if (!len) { /* no contributions: the block's zero fill covers it */
+          owner[i] = -1;
+          continue;
+        }
+        owner[i] = heap[0];
+        order[r] = i;
+        load[heap[0]] += len + 1;
+        HeapDown(heap, B, load, 0);
+      }
+      for (int t = 0; t < B; t++) height = PetscMax(height, load[t]);
+      if (pass == 0) P->blkptr[b + 1] = P->blkptr[b] + height * B;
+      else {
+        /* fill: each thread's lists in LPT assignment order, sources then ~(local target) */
+        const PetscCount base = P->blkptr[b];
+        for (int t = 0; t < B; t++) load[t] = 0;
+        for (PetscInt r = 0; r < nt; r++) {
+          const PetscInt i = (PetscInt)(key[r] % C);
+          const int      t = owner[i];
+          if (t < 0) continue;
+          for (PetscCount s = tptr[t0 + i]; s < tptr[t0 + i + 1]; s++) {
+            const PetscCount at = base + load[t]++ * B + t;
+            if (P->idx64) P->p64[at] = lists[s] + 1;
+            else P->p32[at] = (int)(lists[s] + 1);
+          }
+          {
+            const PetscCount at = base + load[t]++ * B + t;
+            if (P->idx64) P->p64[at] = ~(PetscInt64)i;
+            else P->p32[at] = ~(int)i;
+          }
+        }
+      }
+    }
+    if (pass == 0) {
+      if (P->idx64) PetscCall(PetscCalloc1(P->blkptr[nblocks], &P->p64));
+      else PetscCall(PetscCalloc1(P->blkptr[nblocks], &P->p32));
+    }
+  }
+  PetscCall(PetscFree5(heap, owner, order, load, key));
+  PetscCall(PetscFree(lists));
+  PetscCall(PetscFree(tptr));
+  PetscCall(PetscMalloc1(nsrc, &P->e2t));
+  PetscCall(PetscArraycpy(P->e2t, q2t, nsrc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmPlanDestroy(DMAsmPlan *P)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(P->blkptr));
+  PetscCall(PetscFree(P->p32));
+  PetscCall(PetscFree(P->p64));
+  PetscCall(PetscFree(P->e2t));
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(DMAsmCUDAFree(&P->dpacked));
+  PetscCall(DMAsmCUDAFree((void **)&P->dblkptr));
+  PetscCall(DMAsmCUDAFree((void **)&P->de2t));
+#endif
+  PetscCall(PetscMemzero(P, sizeof(*P)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmPlanUpload(DMAsmPlan *P)
+{
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  {
+    const size_t es = P->idx64 ? sizeof(PetscInt64) : sizeof(int);
+    PetscCall(DMAsmCUDAMalloc(&P->dpacked, es * (size_t)P->blkptr[P->nblocks]));
+    PetscCall(DMAsmCUDAUpload(P->dpacked, P->idx64 ? (void *)P->p64 : (void *)P->p32, es * (size_t)P->blkptr[P->nblocks]));
+    PetscCall(DMAsmCUDAMalloc((void **)&P->dblkptr, sizeof(PetscCount) * (P->nblocks + 1)));
+    PetscCall(DMAsmCUDAUpload(P->dblkptr, P->blkptr, sizeof(PetscCount) * (P->nblocks + 1)));
+    PetscCall(DMAsmCUDAMalloc((void **)&P->de2t, sizeof(PetscInt) * (size_t)P->nsrc));
+    PetscCall(DMAsmCUDAUpload(P->de2t, P->e2t, sizeof(PetscInt) * (size_t)P->nsrc));
+  }
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,371 @@
+/* DMAssembly: the object (class, type, options, set-up, view, destroy).  The work is in dmasmplan.c
+   (set-up), dmasmcompute.c (assembly), dmasmhost.c / dmasmcuda.cu (kernels), dmasmsnes.c (SNES). */
+#include <petsc/private/dmassemblyimpl.h>
+
+PetscClassId  DMASSEMBLY_CLASSID;
+PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
+
+static PetscBool         pkginit = PETSC_FALSE;
+static const char *const methodnames[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYHOST, DMASSEMBLYSHAREDNZ, DMASSEMBLYLOCALNZ};
+
+static PetscErrorCode DMAssemblyFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  pkginit = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMAssemblyInitializePackage - registers the `DMAssembly` class and its log events (called by
+  `PetscEllwarpInitializePackage()` and by `DMAssemblyCreate()`)
+
+  Level: developer
+@*/
+PetscErrorCode DMAssemblyInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (pkginit) PetscFunctionReturn(PETSC_SUCCESS);
+  pkginit = PETSC_TRUE;
+  PetscCall(PetscClassIdRegister("DM Assembly", &DMASSEMBLY_CLASSID));
+  PetscCall(PetscLogEventRegister("DMAsmSetUp", DMASSEMBLY_CLASSID, &DMASSEMBLY_SetUp));
+  PetscCall(PetscLogEventRegister("DMAsmPlan", DMASSEMBLY_CLASSID, &DMASSEMBLY_Plan));
+  PetscCall(PetscLogEventRegister("DMAsmGather", DMASSEMBLY_CLASSID, &DMASSEMBLY_Gather));
+  PetscCall(PetscLogEventRegister("DMAsmElement", DMASSEMBLY_CLASSID, &DMASSEMBLY_Element));
+  PetscCall(PetscLogEventRegister("DMAsmReduce", DMASSEMBLY_CLASSID, &DMASSEMBLY_Reduce));
+  PetscCall(PetscRegisterFinalize(DMAssemblyFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblyCreate - creates the GPU finite-element assembler of a `DMPLEX` with one scalar P1 `PetscFE`
+  field on tetrahedra or triangles
+
+  Input Parameter:
+. dm - the mesh with its discretization (`DMCreateDS()` done)
+
+  Output Parameter:
+. as - the assembler (type `DMASSEMBLYGLOBALNZ` by default)
+
+  Level: beginner
+@*/
+PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
+{
+  DMAssembly a;
+  PetscBool  isplex;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscAssertPointer(as, 2);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMPLEX, &isplex));
+  PetscCheck(isplex, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "DMAssembly needs a DMPLEX, got %s", ((PetscObject)dm)->type_name);
+  PetscCall(DMAssemblyInitializePackage());
+  PetscCall(PetscHeaderCreate(a, DMASSEMBLY_CLASSID, "DMAssembly", "DM finite-element assembler", "DM", PetscObjectComm((PetscObject)dm), DMAssemblyDestroy, DMAssemblyView));
+  PetscCall(PetscObjectReference((PetscObject)dm));
+  a->dm     = dm;
+  a->method = DMASM_GLOBALNZ;
+  a->nzpt   = 4;
+  a->mtype  = PETSC_MEMTYPE_HOST;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)a, DMASSEMBLYGLOBALNZ));
+  *as = a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblySetType - chooses the assembly method: `DMASSEMBLYGLOBALNZ` (default), `DMASSEMBLYATOMIC`,
+  `DMASSEMBLYCOLOR`, `DMASSEMBLYHOST`
+
+  Level: beginner
+@*/
+PetscErrorCode DMAssemblySetType(DMAssembly as, DMAssemblyType type)
+{
+  PetscInt m = -1;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  for (PetscInt i = 0; i < (PetscInt)PETSC_STATIC_ARRAY_LENGTH(methodnames); i++) {
+    PetscBool eq;
+    PetscCall(PetscStrcmp(type, methodnames[i], &eq));
+    if (eq) m = i;
+  }
+  PetscCheck(m >= 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, atomic, color, host)", type);
+  PetscCheck(m != DMASM_SHAREDNZ && m != DMASM_LOCALNZ, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly type %s is not implemented yet; use globalnz (the reduction by nonzero), atomic, color or host", type);
+  PetscCheck(!as->setupcalled || (DMAsmMethod)m == as->method, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetType() after DMAssemblySetUp()");
+  as->method = (DMAsmMethod)m;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)as, methodnames[m]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  *type = methodnames[as->method];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblySetFromOptions - reads `-dm_assembly_type <globalnz,atomic,color,host>`,
+  `-dm_assembly_nz_per_thread <n>` (targets per thread of a reduction block, default 4) and
+  `-dm_assembly_view` (view at set-up)
+
+  Level: beginner
+@*/
+PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
+{
+  char      type[64];
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscObjectOptionsBegin((PetscObject)as);
+  PetscCall(PetscOptionsString("-dm_assembly_type", "Assembly method", "DMAssemblySetType", methodnames[as->method], type, sizeof(type), &flg));
+  if (flg) PetscCall(DMAssemblySetType(as, type));
+  PetscCall(PetscOptionsBoundedInt("-dm_assembly_nz_per_thread", "Targets per thread of a packed reduction block", "DMAssembly", as->nzpt, &as->nzpt, NULL, 1));
+  PetscCheck(as->nzpt <= 64, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_nz_per_thread %" PetscInt_FMT ": at most 64 (shared memory holds 128 x n values)", as->nzpt);
+  PetscOptionsEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAssemblySetElementKernels(DMAssembly as, const DMAssemblyElementKernels *k)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscAssertPointer(k, 2);
+  as->k    = *k;
+  as->kset = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAssemblySetAuxiliaryVec(DMAssembly as, Vec A)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  if (A) PetscCall(PetscObjectReference((PetscObject)A));
+  PetscCall(VecDestroy(&as->aux));
+  as->aux = A;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* where the gather, callbacks and reductions run */
+static PetscErrorCode ChooseMemType(DMAssembly as)
+{
+  PetscBool dev = PETSC_FALSE;
+
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(DMAsmCUDAAvailable(&dev));
+#endif
+  as->nodevice = PETSC_FALSE;
+  if (as->method == DMASM_HOST) as->mtype = PETSC_MEMTYPE_HOST;
+  else if (dev) as->mtype = PETSC_MEMTYPE_DEVICE;
+  else {
+    as->mtype    = PETSC_MEMTYPE_HOST;
+    as->nodevice = PETSC_TRUE;
+    PetscCall(PetscInfo(as, "No CUDA device: method %s runs its plain-C reference on the host\n", methodnames[as->method]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblySetUp - builds, once per mesh, the element -> dof map, the pattern, the residual's packed
+  reduction plan and the element colouring, and allocates the element buffers where the method runs
+
+  Level: beginner
+@*/
+PetscErrorCode DMAssemblySetUp(DMAssembly as)
+{
+  PetscBool view;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  if (as->setupcalled) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(as->kset, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: call DMAssemblySetElementKernels() before DMAssemblySetUp()");
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_SetUp, as, 0, 0, 0));
+  PetscCall(ChooseMemType(as));
+  PetscCall(DMAsmBuildMesh(as));
+  PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
+  PetscCall(DMAsmColor(as));
+  PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) {
+#if defined(ELLWARP_HAVE_CUDA)
+    const PetscCount ne = (PetscCount)as->nen * as->nelem;
+    PetscCall(DMAsmPlanUpload(&as->res));
+    PetscCall(DMAsmCUDAMalloc((void **)&as->ue, sizeof(PetscScalar) * ne));
+    PetscCall(DMAsmCUDAMalloc((void **)&as->fe, sizeof(PetscScalar) * ne));
+    PetscCall(DMAsmCUDAMalloc((void **)&as->ke, sizeof(PetscScalar) * ne * as->nen));
+    PetscCall(DMAsmCUDAMalloc((void **)&as->dxe, sizeof(PetscReal) * ne * as->dim));
+    PetscCall(DMAsmCUDAUpload(as->dxe, as->xe, sizeof(PetscReal) * ne * as->dim));
+    PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
+    PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
+    PetscCall(DMAsmCUDAMalloc((void **)&as->dcolelem, sizeof(PetscInt) * as->nelem));
+    PetscCall(DMAsmCUDAUpload(as->dcolelem, as->colelem, sizeof(PetscInt) * as->nelem));
+    if (as->aux) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
+#endif
+  } else {
+    const PetscCount ne = (PetscCount)as->nen * as->nelem;
+    PetscCall(PetscMalloc3(ne, &as->ue, ne, &as->fe, ne * as->nen, &as->ke));
+    if (as->aux) PetscCall(PetscMalloc1(ne, &as->ae));
+    as->dxe      = as->xe;
+    as->dedof    = as->edof;
+    as->dcolelem = as->colelem;
+  }
+  as->setupcalled = PETSC_TRUE;
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_SetUp, as, 0, 0, 0));
+  PetscCall(PetscInfo(as, "Set up: %" PetscInt_FMT " elements, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " colours\n", as->nelem, as->ndof, as->nnz, as->ncolors));
+  PetscCall(PetscOptionsHasName(((PetscObject)as)->options, ((PetscObject)as)->prefix, "-dm_assembly_view", &view));
+  if (view) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_(PetscObjectComm((PetscObject)as))));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAssemblyGetMemType(DMAssembly as, PetscMemType *mtype)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  if (!as->setupcalled) PetscCall(ChooseMemType(as));
+  *mtype = as->mtype;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAssemblyGetInfo(DMAssembly as, DMAssemblyInfo *info)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  info->nelem          = as->nelem;
+  info->nen            = as->nen;
+  info->dim            = as->dim;
+  info->ndof           = as->ndof;
+  info->nnz            = as->nnz;
+  info->ncontrib       = (PetscCount)as->nen * as->nen * as->nelem;
+  info->ncolors        = as->ncolors;
+  info->njacplans      = as->njacplans;
+  info->nreductions    = as->nreductions;
+  info->jacplanentries = as->jac.blkptr ? as->jac.blkptr[as->jac.nblocks] : 0;
+  info->resplanentries = as->res.blkptr ? as->res.blkptr[as->res.nblocks] : 0;
+  info->idx64          = as->jac.blkptr ? as->jac.idx64 : as->res.idx64;
+  info->mtype          = as->mtype;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAssemblyGetElementDofs(DMAssembly as, PetscInt *nelem, PetscInt *nen, const PetscInt **edof)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscCheck(as->setupcalled, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Call DMAssemblySetUp() first");
+  if (nelem) *nelem = as->nelem;
+  if (nen) *nen = as->nen;
+  if (edof) *edof = as->edof;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAssemblyGetColoring(DMAssembly as, PetscInt *ncolors, const PetscInt **colptr, const PetscInt **colelem)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscCheck(as->setupcalled, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Call DMAssemblySetUp() first");
+  if (ncolors) *ncolors = as->ncolors;
+  if (colptr) *colptr = as->colptr;
+  if (colelem) *colelem = as->colelem;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAssemblyGetElementCoordinates(DMAssembly as, const PetscReal **xe)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscCheck(as->setupcalled, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Call DMAssemblySetUp() first");
+  *xe = as->xe;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void PlanStats(const DMAsmPlan *P, PetscCount nsrcused, PetscLogDouble *bytes, PetscReal *fill)
+{
+  const PetscCount entries = P->blkptr ? P->blkptr[P->nblocks] : 0;
+  *bytes                   = (PetscLogDouble)entries * (P->idx64 ? 8 : 4);
+  *fill                    = entries ? (PetscReal)nsrcused / (PetscReal)entries : 0;
+}
+
+/*@
+  DMAssemblyView - prints the method, where it runs (and why), the mesh and plan sizes
+
+  Level: beginner
+@*/
+PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
+{
+  PetscBool isascii;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  if (!viewer) PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)as), &viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)as, viewer));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "method %s: %s\n", methodnames[as->method],
+                                   as->method == DMASM_GLOBALNZ ? "element matrices in global memory, packed reduction by nonzero (fixed order, bitwise reproducible)"
+                                   : as->method == DMASM_ATOMIC ? "element matrices scattered with atomicAdd (order not fixed on the device)"
+                                   : as->method == DMASM_COLOR  ? "element colouring, one scatter launch per colour"
+                                                                : "plain-C reference on the host (same plan as globalnz)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "not implemented: sharednz, localnz\n"));
+  if (!as->setupcalled) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "not set up\n"));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "runs on the %s%s\n", as->mtype == PETSC_MEMTYPE_DEVICE ? "device (CUDA)" : "host", as->nodevice ? " (no CUDA device usable: host reference path)" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "mesh: %" PetscInt_FMT " %s, %" PetscInt_FMT " dofs, pattern %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", as->nelem, as->dim == 3 ? "tetrahedra" : "triangles", as->ndof, as->nnz, (PetscCount)as->nen * as->nen * as->nelem));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring: %" PetscInt_FMT " colours\n", as->ncolors));
+  {
+    PetscLogDouble b;
+    PetscReal      f;
+    PlanStats(&as->res, (PetscCount)as->nen * as->nelem, &b, &f);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "residual plan: %" PetscInt_FMT " blocks of %d threads x %" PetscInt_FMT " dofs, %.4g MB (%s indices), %.1f%% sources\n", as->res.nblocks, DMASM_BLOCK, as->res.C, b / 1e6, as->res.idx64 ? "64-bit" : "32-bit", 100.0 * f));
+    if (as->jac.blkptr) {
+      PlanStats(&as->jac, (PetscCount)as->nen * as->nen * as->nelem, &b, &f);
+      PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: %s order, %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks, %.4g MB (%s indices), %.1f%% sources; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "ELLWARP slot" : "CSR", as->jac.ntarget, as->jac.nblocks, b / 1e6, as->jac.idx64 ? "64-bit" : "32-bit", 100.0 * f, as->njacplans, as->nreductions));
+    } else PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: built at the first DMAssemblyComputeJacobian()\n"));
+  }
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
+{
+  DMAssembly a;
+
+  PetscFunctionBegin;
+  if (!*as) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscValidHeaderSpecific(*as, DMASSEMBLY_CLASSID, 1);
+  if (--((PetscObject)*as)->refct > 0) {
+    *as = NULL;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  a = *as;
+  if (a->ownctxdestroy) PetscCall((*a->ownctxdestroy)(&a->ownctx));
+  PetscCall(DMAsmPlanDestroy(&a->jac));
+  PetscCall(DMAsmPlanDestroy(&a->res));
+  if (a->setupcalled && a->mtype == PETSC_MEMTYPE_DEVICE) {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmCUDAFree((void **)&a->ue));
+    PetscCall(DMAsmCUDAFree((void **)&a->ae));
+    PetscCall(DMAsmCUDAFree((void **)&a->fe));
+    PetscCall(DMAsmCUDAFree((void **)&a->ke));
+    PetscCall(DMAsmCUDAFree((void **)&a->dxe));
+    PetscCall(DMAsmCUDAFree((void **)&a->dedof));
+    PetscCall(DMAsmCUDAFree((void **)&a->dcolelem));
+#endif
+  } else {
+    PetscCall(PetscFree3(a->ue, a->fe, a->ke));
+    PetscCall(PetscFree(a->ae));
+  }
+  PetscCall(PetscFree2(a->edof, a->xe));
+  PetscCall(PetscFree(a->pi));
+  PetscCall(PetscFree(a->pj));
+  PetscCall(PetscFree(a->e2nz));
+  PetscCall(PetscFree(a->colptr));
+  PetscCall(PetscFree(a->colelem));
+  PetscCall(VecDestroy(&a->aux));
+  PetscCall(DMDestroy(&a->dm));
+  PetscCall(PetscHeaderDestroy(as));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,594 @@
+/* DMAssembly (src/dm/assembly) against PETSc's own FE assembly.
+
+   The reference assembles the same element matrices and vectors (the built-in P1 element, anisotropic
+   per-element conductivity + mass + source) with PETSc's closure routines (DMPlexMatSetClosure /
+   DMPlexVecSetClosure into AIJ), independent of the assembler's element map, pattern and plans.  Every
+   method runs into every target where it can run here (host execution: AIJ and ELLWARP host backend;
+   device execution: AIJCUSPARSE and ELLWARP cuda backend), then:
+   - relative error of J and F <= 1e-13;
+   - globalnz, host and color: bitwise equal run to run (the values converted to AIJ and compared with memcmp);
+   - MatZeroRowsColumns with x/b fix-up on the assembled matrix equals the same on the reference;
+   - the colouring is valid (no dof twice within a colour, every element once);
+   - with -plex: the P1 Laplacian Jacobian equals DMPlexSNESComputeJacobianFEM with a PetscDS g3 = I;
+   - with -snes: SNESSolve through DMAssemblySetSNES matches a KSP solve of the reference system, with one
+     Jacobian plan for all Newton steps and solves.
+   Meshes: -mesh box (tets, -faces n), tri (triangles), single (one tet), two (two disconnected tets). */
+#include <petscellwarp.h>
+#include <petscellwarpassembly.h>
+#include <petscdmplex.h>
+#include <petscsnes.h>
+#include <petscds.h>
+#include <petsc/private/dmasmp1.h>
+#include <petsc/private/ellwarpkuhn.h>
+#include "testutil.h"
+
+/* ellwarp_add_test(assembly.box -mesh box -faces 3 -plex -snes) */
+/* ellwarp_add_test(assembly.tri -mesh tri -faces 5) */
+/* ellwarp_add_test(assembly.single -mesh single) */
+/* ellwarp_add_test(assembly.two -mesh two) */
+/* ellwarp_add_test(assembly.nzpt1 -mesh box -faces 2 -dm_assembly_nz_per_thread 1) */
+/* ellwarp_add_test(assembly.gpu -mesh box -faces 6 -plex -snes -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_two -mesh two -gpu GPU) */
+
+/* PETSc's FE integration uses the signed cell volume: orient every simplex as DMPlex expects (triangles
+   counter-clockwise; tetrahedra with the first face's normal pointing inward, i.e. negative signed volume
+   in the vertex order given) */
+static void OrientCells(PetscInt dim, PetscInt nt, PetscInt *cells, const PetscReal *x)
+{
+  for (PetscInt c = 0; c < nt; c++) {
+    PetscInt *v = cells + c * (dim + 1);
+    PetscReal J[3][3], det;
+    for (PetscInt j = 0; j < dim; j++)
+      for (PetscInt i = 0; i < dim; i++) J[i][j] = x[v[j + 1] * dim + i] - x[v[0] * dim + i];
+    det = dim == 2 ? J[0][0] * J[1][1] - J[0][1] * J[1][0] : J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    if (dim == 2 ? det < 0 : det > 0) {
+      PetscInt t = v[1];
+      v[1]       = v[2];
+      v[2]       = t;
+    }
+  }
+}
+
+static PetscErrorCode CreateMesh(const char *mesh, PetscInt faces, DM *dm)
+{
+  PetscBool box, tri, single, two;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(mesh, "box", &box));
+  PetscCall(PetscStrcmp(mesh, "tri", &tri));
+  PetscCall(PetscStrcmp(mesh, "single", &single));
+  PetscCall(PetscStrcmp(mesh, "two", &two));
+  if (box) { /* Kuhn tetrahedra of an n^3 grid (no mesh generator needed), stretched box */
+    const PetscInt N = faces, nv = (N + 1) * (N + 1) * (N + 1), nt = 6 * N * N * N;
+    PetscInt      *cells;
+    PetscReal     *xyz;
+    PetscCall(PetscMalloc2(4 * nt, &cells, 3 * nv, &xyz));
+    for (PetscInt c = 0; c < N * N * N; c++)
+      for (int t = 0; t < 6; t++) EllwarpKuhnTet(N, c, t, cells + 4 * (6 * c + t));
+    for (PetscInt v = 0; v < nv; v++) {
+      xyz[3 * v + 0] = (PetscReal)(v % (N + 1)) / N;
+      xyz[3 * v + 1] = 1.5 * (PetscReal)((v / (N + 1)) % (N + 1)) / N;
+      xyz[3 * v + 2] = 0.8 * (PetscReal)(v / ((N + 1) * (N + 1))) / N;
+    }
+    OrientCells(3, nt, cells, xyz);
+    PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, 3, nt, nv, 4, PETSC_TRUE, cells, 3, xyz, dm));
+    PetscCall(PetscFree2(cells, xyz));
+  } else if (tri) { /* n x (n+1) squares, two triangles each */
+    const PetscInt N = faces, M = faces + 1, nv = (N + 1) * (M + 1), nt = 2 * N * M;
+    PetscInt      *cells;
+    PetscReal     *xy;
+    PetscCall(PetscMalloc2(3 * nt, &cells, 2 * nv, &xy));
+    for (PetscInt j = 0; j < M; j++)
+      for (PetscInt i = 0; i < N; i++) {
+        const PetscInt v0 = i + (N + 1) * j, c = 2 * (i + N * j);
+        cells[3 * c + 0]       = v0;
+        cells[3 * c + 1]       = v0 + 1;
+        cells[3 * c + 2]       = v0 + N + 2;
+        cells[3 * (c + 1) + 0] = v0;
+        cells[3 * (c + 1) + 1] = v0 + N + 2;
+        cells[3 * (c + 1) + 2] = v0 + N + 1;
+      }
+    for (PetscInt v = 0; v < nv; v++) {
+      xy[2 * v + 0] = (PetscReal)(v % (N + 1)) / N + 0.01 * (v % 3);
+      xy[2 * v + 1] = 1.5 * (PetscReal)(v / (N + 1)) / M;
+    }
+    OrientCells(2, nt, cells, xy);
+    PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, 2, nt, nv, 3, PETSC_TRUE, cells, 2, xy, dm));
+    PetscCall(PetscFree2(cells, xy));
+  } else if (single) {
+    PetscInt        cells[4]   = {0, 1, 2, 3};
+    const PetscReal coords[12] = {0.1, 0, 0, 1, 0.2, 0, 0, 1.1, 0.1, 0.2, 0.1, 0.9};
+    OrientCells(3, 1, cells, coords);
+    PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, 3, 1, 4, 4, PETSC_TRUE, cells, 3, coords, dm));
+  } else if (two) {
+    PetscInt        cells[8]   = {0, 1, 2, 3, 4, 5, 6, 7};
+    const PetscReal coords[24] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 3, 0, 0, 4.5, 0.2, 0, 3, 1, 0, 3.1, 0.3, 2};
+    OrientCells(3, 2, cells, coords);
+    PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, 3, 2, 8, 4, PETSC_TRUE, cells, 3, coords, dm));
+  } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-mesh box|tri|single|two");
+  {
+    PetscFE  fe;
+    PetscInt dim;
+    PetscCall(DMGetDimension(*dm, &dim));
+    PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, dim, 1, PETSC_TRUE, 1, PETSC_DETERMINE, &fe));
+    PetscCall(DMSetField(*dm, 0, NULL, (PetscObject)fe));
+    PetscCall(DMCreateDS(*dm));
+    PetscCall(PetscFEDestroy(&fe));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* per-element SPD conductivity: R diag(1, 0.3, 2) R^T with a pseudo-random rotation */
+static PetscErrorCode Conductivities(PetscInt dim, PetscInt nelem, PetscReal **D)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1((size_t)dim * dim * nelem, D));
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscReal a = 0.37 * e + 0.1, b = 0.71 * e + 0.3, lam[3] = {1.0, 0.3, 2.0}, R[3][3], *De = *D + e * dim * dim;
+    if (dim == 2) {
+      R[0][0] = PetscCosReal(a);
+      R[0][1] = -PetscSinReal(a);
+      R[1][0] = PetscSinReal(a);
+      R[1][1] = PetscCosReal(a);
+    } else { /* rotation about z by a, then about x by b */
+      PetscReal ca = PetscCosReal(a), sa = PetscSinReal(a), cb = PetscCosReal(b), sb = PetscSinReal(b);
+      R[0][0] = ca;
+      R[0][1] = -sa;
+      R[0][2] = 0;
+      R[1][0] = cb * sa;
+      R[1][1] = cb * ca;
+      R[1][2] = -sb;
+      R[2][0] = sb * sa;
+      R[2][1] = sb * ca;
+      R[2][2] = cb;
+    }
+    for (PetscInt i = 0; i < dim; i++)
+      for (PetscInt j = 0; j < dim; j++) {
+        De[i * dim + j] = 0;
+        for (PetscInt k = 0; k < dim; k++) De[i * dim + j] += R[i][k] * lam[k] * R[j][k];
+      }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's own closure assembly of the same element data */
+static PetscErrorCode ReferenceAssembly(DM dm, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, Vec U, Mat *J, Vec *F)
+{
+  PetscInt     dim, cStart, cEnd, nen;
+  DM           cdm;
+  Vec          cl, Ul, Fl;
+  PetscScalar *xc = NULL, *uc = NULL, ke[16], fe[4];
+  PetscReal    xe[12], De[9];
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  nen = dim + 1;
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(DMSetMatType(dm, MATAIJ));
+  PetscCall(DMCreateMatrix(dm, J));
+  PetscCall(MatZeroEntries(*J));
+  PetscCall(DMCreateGlobalVector(dm, F));
+  PetscCall(DMGetCoordinateDM(dm, &cdm));
+  PetscCall(DMGetCoordinatesLocal(dm, &cl));
+  PetscCall(DMGetLocalVector(dm, &Ul));
+  PetscCall(DMGetLocalVector(dm, &Fl));
+  PetscCall(VecZeroEntries(Fl));
+  PetscCall(DMGlobalToLocal(dm, U, INSERT_VALUES, Ul));
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscInt nx, nu;
+    PetscCall(DMPlexVecGetClosure(cdm, NULL, cl, c, &nx, &xc));
+    PetscCall(DMPlexVecGetClosure(dm, NULL, Ul, c, &nu, &uc));
+    PetscCheck(nx == nen * dim && nu == nen, PETSC_COMM_SELF, PETSC_ERR_PLIB, "closure sizes");
+    for (PetscInt a = 0; a < nen; a++)
+      for (PetscInt d = 0; d < dim; d++) xe[a * dim + d] = PetscRealPart(xc[a * dim + d]); /* = layout [(a*dim+d)*1 + 0] */
+    for (PetscInt i = 0; i < dim * dim; i++) De[i] = D ? D[(c - cStart) * dim * dim + i] : (PetscReal)(i % (dim + 1) == 0);
+    DMAsmP1Element((int)dim, 0, 1, alpha, beta, source, De, 1, xe, uc, ke, fe);
+    PetscCall(DMPlexMatSetClosure(dm, NULL, NULL, *J, c, ke, ADD_VALUES));
+    PetscCall(DMPlexVecSetClosure(dm, NULL, Fl, c, fe, ADD_VALUES));
+    PetscCall(DMPlexVecRestoreClosure(cdm, NULL, cl, c, &nx, &xc));
+    PetscCall(DMPlexVecRestoreClosure(dm, NULL, Ul, c, &nu, &uc));
+  }
+  PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
+  PetscCall(VecZeroEntries(*F));
+  PetscCall(DMLocalToGlobal(dm, Fl, ADD_VALUES, *F));
+  PetscCall(DMRestoreLocalVector(dm, &Ul));
+  PetscCall(DMRestoreLocalVector(dm, &Fl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RelErrMat(Mat A, Mat Ref, PetscReal *err)
+{
+  Mat       Ac;
+  PetscReal nd, nr;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ac));
+  PetscCall(MatAXPY(Ac, -1.0, Ref, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(Ac, NORM_FROBENIUS, &nd));
+  PetscCall(MatNorm(Ref, NORM_FROBENIUS, &nr));
+  *err = nd / (nr > 0 ? nr : 1);
+  PetscCall(MatDestroy(&Ac));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* copy values between vectors of the same size, whatever their types (host or device) */
+static PetscErrorCode CopyValues(Vec src, Vec dst)
+{
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(src, &n));
+  PetscCall(VecGetArrayRead(src, &a));
+  PetscCall(VecGetArrayWrite(dst, &b));
+  PetscCall(PetscArraycpy(b, a, n));
+  PetscCall(VecRestoreArrayRead(src, &a));
+  PetscCall(VecRestoreArrayWrite(dst, &b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RelErrVec(Vec a, Vec ref, PetscReal *err)
+{
+  Vec       d;
+  PetscReal nd, nr;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(ref, &d));
+  PetscCall(CopyValues(a, d));
+  PetscCall(VecAXPY(d, -1.0, ref));
+  PetscCall(VecNorm(d, NORM_2, &nd));
+  PetscCall(VecNorm(ref, NORM_2, &nr));
+  *err = nd / (nr > 0 ? nr : 1);
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* bitwise equality of two matrices of the same pattern (through AIJ copies) */
+static PetscErrorCode SameBits(Mat A, Mat B, PetscBool *same)
+{
+  Mat                Ac, Bc;
+  const PetscScalar *a, *b;
+  PetscInt           na, nb;
+  MatInfo            ia, ib;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ac));
+  PetscCall(MatConvert(B, MATSEQAIJ, MAT_INITIAL_MATRIX, &Bc));
+  PetscCall(MatGetInfo(Ac, MAT_LOCAL, &ia));
+  PetscCall(MatGetInfo(Bc, MAT_LOCAL, &ib));
+  na = (PetscInt)ia.nz_used;
+  nb = (PetscInt)ib.nz_used;
+  PetscCall(MatSeqAIJGetArrayRead(Ac, &a));
+  PetscCall(MatSeqAIJGetArrayRead(Bc, &b));
+  *same = (PetscBool)(na == nb && !memcmp(a, b, sizeof(PetscScalar) * na));
+  PetscCall(MatSeqAIJRestoreArrayRead(Ac, &a));
+  PetscCall(MatSeqAIJRestoreArrayRead(Bc, &b));
+  PetscCall(MatDestroy(&Ac));
+  PetscCall(MatDestroy(&Bc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SameBitsVec(Vec x, Vec y, PetscBool *same)
+{
+  const PetscScalar *a, *b;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &a));
+  PetscCall(VecGetArrayRead(y, &b));
+  *same = (PetscBool)!memcmp(a, b, sizeof(PetscScalar) * n);
+  PetscCall(VecRestoreArrayRead(x, &a));
+  PetscCall(VecRestoreArrayRead(y, &b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckColoring(DMAssembly as, PetscInt ndof)
+{
+  PetscInt        nc, nelem, nen;
+  const PetscInt *cp, *ce, *edof;
+  PetscInt       *mark, *seen;
+
+  PetscFunctionBegin;
+  PetscCall(DMAssemblyGetColoring(as, &nc, &cp, &ce));
+  PetscCall(DMAssemblyGetElementDofs(as, &nelem, &nen, &edof));
+  PetscCall(PetscMalloc2(ndof, &mark, nelem, &seen));
+  for (PetscInt i = 0; i < ndof; i++) mark[i] = -1;
+  for (PetscInt e = 0; e < nelem; e++) seen[e] = 0;
+  PetscCheck(cp[0] == 0 && cp[nc] == nelem, PETSC_COMM_SELF, PETSC_ERR_PLIB, "colouring does not cover the elements");
+  for (PetscInt c = 0; c < nc; c++)
+    for (PetscInt k = cp[c]; k < cp[c + 1]; k++) {
+      const PetscInt e = ce[k];
+      seen[e]++;
+      for (PetscInt a = 0; a < nen; a++) {
+        const PetscInt v = edof[a * nelem + e];
+        PetscCheck(mark[v] != c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "colour %" PetscInt_FMT ": dof %" PetscInt_FMT " appears in two elements", c, v);
+        mark[v] = c;
+      }
+    }
+  for (PetscInt e = 0; e < nelem; e++) PetscCheck(seen[e] == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "element %" PetscInt_FMT " coloured %" PetscInt_FMT " times", e, seen[e]);
+  PetscCall(PetscFree2(mark, seen));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "colouring: %" PetscInt_FMT " colours, valid\n", nc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a matrix of the DM's pattern, of the given type, its values where the method runs */
+static PetscErrorCode CreateTarget(DM dm, const char *type, PetscMemType mt, Mat *J)
+{
+  PetscBool isell;
+
+  PetscFunctionBegin;
+  PetscCall(DMSetMatType(dm, type));
+  PetscCall(DMCreateMatrix(dm, J));
+  PetscCall(PetscStrcmp(type, MATELLWARP, &isell));
+  if (isell) PetscCall(MatEllwarpSetBackend(*J, mt == PETSC_MEMTYPE_HOST ? MAT_ELLWARP_BACKEND_HOST : MAT_ELLWARP_BACKEND_CUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreateVecLike(Vec ref, PetscMemType mt, Vec *v)
+{
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(ref, &n));
+  PetscCall(VecCreate(PETSC_COMM_SELF, v));
+  PetscCall(VecSetSizes(*v, n, n));
+  PetscCall(VecSetType(*v, mt == PETSC_MEMTYPE_HOST ? VECSEQ : VECCUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void g3_identity(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
+{
+  for (PetscInt d = 0; d < dim; d++) g3[d * dim + d] = 1.0;
+}
+
+int main(int argc, char **argv)
+{
+  DM          dm;
+  char        mesh[16] = "box";
+  PetscInt    faces = 3, dim, nelem, ndof;
+  PetscBool   gpu = PETSC_FALSE, plex = PETSC_FALSE, snes = PETSC_FALSE, fail = PETSC_FALSE;
+  PetscReal  *D, alpha = 1.3, beta = 0.7, source = 2.0, tol = 1e-13;
+  Vec         U, Fref;
+  Mat         Jref;
+  PetscRandom rnd;
+  const char *methods[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYHOST, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR};
+
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-gpu")) {
+      EllwarpTestRequireDevice();
+      gpu = PETSC_TRUE;
+    }
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", mesh, sizeof(mesh), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-faces", &faces, NULL));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-plex", &plex));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-snes", &snes));
+  PetscCall(CreateMesh(mesh, faces, &dm));
+  PetscCall(DMGetDimension(dm, &dim));
+  {
+    PetscInt cStart, cEnd;
+    PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+    nelem = cEnd - cStart;
+  }
+  PetscCall(Conductivities(dim, nelem, &D));
+  PetscCall(DMCreateGlobalVector(dm, &U));
+  PetscCall(VecGetLocalSize(U, &ndof));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(VecSetRandom(U, rnd));
+  PetscCall(ReferenceAssembly(dm, alpha, beta, source, D, U, &Jref, &Fref));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "mesh %s: %" PetscInt_FMT " %s, %" PetscInt_FMT " dofs%s\n", mesh, nelem, dim == 3 ? "tetrahedra" : "triangles", ndof, gpu ? " (GPU run)" : ""));
+
+  for (size_t m = 0; m < PETSC_STATIC_ARRAY_LENGTH(methods); m++) {
+    DMAssembly               as;
+    DMAssemblyElementKernels k;
+    PetscMemType             mt;
+    const char              *hosttargets[] = {MATAIJ, MATELLWARP}, *devtargets[] = {MATAIJCUSPARSE, MATELLWARP}, **targets;
+    Vec                      Ux, F, F2;
+    PetscReal                errF;
+    PetscBool                reproducible = (PetscBool)(m != 2), same;
+
+    PetscCall(DMAssemblyCreate(dm, &as));
+    PetscCall(DMAssemblySetType(as, methods[m]));
+    PetscCall(DMAssemblySetFromOptions(as));
+    PetscCall(DMAssemblyP1DiffusionMassKernels(as, alpha, beta, source, D, &k));
+    PetscCall(DMAssemblySetElementKernels(as, &k));
+    PetscCall(DMAssemblySetUp(as));
+    PetscCall(DMAssemblyGetMemType(as, &mt));
+    PetscCheck(!gpu || m == 1 || mt == PETSC_MEMTYPE_DEVICE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU run: method %s does not run on the device", methods[m]);
+    if (m == 0) PetscCall(CheckColoring(as, ndof));
+    targets = mt == PETSC_MEMTYPE_HOST ? hosttargets : devtargets;
+    PetscCall(CreateVecLike(U, mt, &Ux));
+    PetscCall(CopyValues(U, Ux));
+    PetscCall(VecDuplicate(Ux, &F));
+    PetscCall(VecDuplicate(Ux, &F2));
+    PetscCall(DMAssemblyComputeResidual(as, Ux, F));
+    PetscCall(RelErrVec(F, Fref, &errF));
+    PetscCall(DMAssemblyComputeResidual(as, Ux, F2));
+    PetscCall(SameBitsVec(F, F2, &same));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-8s on the %-6s residual: rel. error %.2e %s%s\n", methods[m], mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)errF, errF <= tol ? "ok" : "FAIL", reproducible ? (same ? ", bitwise reproducible" : ", NOT REPRODUCIBLE") : ""));
+    if (errF > tol || (reproducible && !same)) fail = PETSC_TRUE;
+    for (int t = 0; t < 2; t++) {
+      Mat       J, J2, Jz, Jrz;
+      PetscReal errJ, errZ, errb;
+      Vec       x, b, bref, xref;
+      PetscInt  nrows = 0, *rows;
+
+      PetscCall(CreateTarget(dm, targets[t], mt, &J));
+      PetscCall(DMAssemblyComputeJacobian(as, Ux, J));
+      PetscCall(RelErrMat(J, Jref, &errJ));
+      PetscCall(CreateTarget(dm, targets[t], mt, &J2));
+      PetscCall(DMAssemblyComputeJacobian(as, Ux, J2)); /* a second matrix: a second plan */
+      PetscCall(DMAssemblyComputeJacobian(as, Ux, J2)); /* reassembly, same plan */
+      PetscCall(SameBits(J, J2, &same));
+      /* Dirichlet rows afterwards: every third dof */
+      PetscCall(PetscMalloc1(ndof, &rows));
+      for (PetscInt i = 0; i < ndof; i += 3) rows[nrows++] = i;
+      PetscCall(MatDuplicate(J, MAT_COPY_VALUES, &Jz));
+      PetscCall(MatDuplicate(Jref, MAT_COPY_VALUES, &Jrz));
+      PetscCall(MatCreateVecs(Jz, &x, &b));
+      PetscCall(VecDuplicate(U, &xref));
+      PetscCall(VecDuplicate(U, &bref));
+      PetscCall(VecCopy(U, xref));
+      PetscCall(VecCopy(Fref, bref));
+      PetscCall(CopyValues(xref, x));
+      PetscCall(CopyValues(bref, b));
+      PetscCall(MatZeroRowsColumns(Jz, nrows, rows, 2.0, x, b));
+      PetscCall(MatZeroRowsColumns(Jrz, nrows, rows, 2.0, xref, bref));
+      PetscCall(RelErrMat(Jz, Jrz, &errZ));
+      PetscCall(RelErrVec(b, bref, &errb));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-8s into %-12s Jacobian: rel. error %.2e %s%s; after MatZeroRowsColumns %.2e, b %.2e %s\n", methods[m], targets[t], (double)errJ, errJ <= tol ? "ok" : "FAIL", reproducible ? (same ? ", bitwise reproducible" : ", NOT REPRODUCIBLE") : "", (double)errZ, (double)errb,
+                            errZ <= tol && errb <= tol ? "ok" : "FAIL"));
+      if (errJ > tol || errZ > tol || errb > tol || (reproducible && !same)) fail = PETSC_TRUE;
+      PetscCall(PetscFree(rows));
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&b));
+      PetscCall(VecDestroy(&xref));
+      PetscCall(VecDestroy(&bref));
+      PetscCall(MatDestroy(&Jz));
+      PetscCall(MatDestroy(&Jrz));
+      PetscCall(MatDestroy(&J));
+      PetscCall(MatDestroy(&J2));
+    }
+    {
+      DMAssemblyInfo info;
+      PetscCall(DMAssemblyGetInfo(as, &info));
+      PetscCheck(info.njacplans == 4 && info.nreductions == 6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "expected 4 Jacobian plans and 6 assemblies, got %" PetscInt_FMT " and %" PetscInt_FMT, info.njacplans, info.nreductions);
+    }
+    if (m == 0) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
+    PetscCall(VecDestroy(&Ux));
+    PetscCall(VecDestroy(&F));
+    PetscCall(VecDestroy(&F2));
+    PetscCall(DMAssemblyDestroy(&as));
+  }
+
+  if (plex) { /* the P1 Laplacian against PETSc's own FEM Jacobian */
+    DMAssembly               as;
+    DMAssemblyElementKernels k;
+    PetscDS                  ds;
+    Mat                      Jp, Ja;
+    Vec                      Xl;
+    PetscReal                err;
+    PetscMemType             mt;
+
+    PetscCall(DMGetDS(dm, &ds));
+    PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, g3_identity));
+    PetscCall(DMSetMatType(dm, MATAIJ));
+    PetscCall(DMCreateMatrix(dm, &Jp));
+    PetscCall(DMGetLocalVector(dm, &Xl));
+    PetscCall(VecZeroEntries(Xl));
+    PetscCall(DMPlexSNESComputeJacobianFEM(dm, Xl, Jp, Jp, NULL));
+    PetscCall(DMRestoreLocalVector(dm, &Xl));
+    PetscCall(DMAssemblyCreate(dm, &as));
+    PetscCall(DMAssemblySetFromOptions(as));
+    PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 0.0, 0.0, NULL, &k));
+    PetscCall(DMAssemblySetElementKernels(as, &k));
+    PetscCall(DMAssemblySetUp(as));
+    PetscCall(DMAssemblyGetMemType(as, &mt));
+    {
+      Vec Ux;
+      PetscCall(CreateVecLike(U, mt, &Ux));
+      PetscCall(VecZeroEntries(Ux));
+      PetscCall(CreateTarget(dm, MATELLWARP, mt, &Ja));
+      PetscCall(DMAssemblyComputeJacobian(as, Ux, Ja));
+      PetscCall(VecDestroy(&Ux));
+    }
+    PetscCall(RelErrMat(Ja, Jp, &err));
+    if (err > 1e-12) {
+      PetscReal na, np;
+      PetscCall(MatNorm(Ja, NORM_FROBENIUS, &na));
+      PetscCall(MatNorm(Jp, NORM_FROBENIUS, &np));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "norms: assembler %g, DMPlexSNESComputeJacobianFEM %g\n", (double)na, (double)np));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "P1 Laplacian vs DMPlexSNESComputeJacobianFEM: rel. error %.2e %s\n", (double)err, err <= 1e-12 ? "ok" : "FAIL"));
+    if (err > 1e-12) fail = PETSC_TRUE;
+    PetscCall(MatDestroy(&Jp));
+    PetscCall(MatDestroy(&Ja));
+    PetscCall(DMAssemblyDestroy(&as));
+  }
+
+  if (snes) { /* Newton through the assembler: linear problem (K + M) u = b, solved twice */
+    DMAssembly               as;
+    DMAssemblyElementKernels k;
+    SNES                     s;
+    KSP                      ksp;
+    PC                       pc;
+    Vec                      u, uref, b, zero;
+    Mat                      A;
+    PetscReal                err;
+    PetscMemType             mt;
+    DMAssemblyInfo           info;
+    DM                       dms;
+
+    dms = dm;
+    PetscCall(DMAssemblyCreate(dms, &as));
+    PetscCall(DMAssemblySetFromOptions(as));
+    PetscCall(DMAssemblyP1DiffusionMassKernels(as, alpha, beta, source, D, &k));
+    PetscCall(DMAssemblySetElementKernels(as, &k));
+    PetscCall(DMAssemblySetUp(as));
+    PetscCall(DMAssemblyGetMemType(as, &mt));
+    PetscCall(DMSetMatType(dms, MATELLWARP));
+    if (mt == PETSC_MEMTYPE_DEVICE) PetscCall(DMSetVecType(dms, VECCUDA)); /* ELLWARP: cuda backend where a device is, else host */
+    PetscCall(SNESCreate(PETSC_COMM_SELF, &s));
+    PetscCall(DMAssemblySetSNES(as, s));
+    PetscCall(SNESGetKSP(s, &ksp));
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCJACOBI));
+    PetscCall(KSPSetTolerances(ksp, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
+    PetscCall(SNESSetTolerances(s, 1e-30, 1e-10, 1e-30, 10, 1000));
+    PetscCall(SNESSetFromOptions(s));
+    PetscCall(DMCreateGlobalVector(dms, &u));
+    for (int rep = 0; rep < 2; rep++) {
+      PetscCall(VecZeroEntries(u));
+      PetscCall(SNESSolve(s, NULL, u));
+    }
+    PetscCall(DMSetVecType(dms, VECSTANDARD)); /* the reference below works on host vectors */
+    /* reference: (K + M) uref = -F(0) with the reference assembly */
+    PetscCall(VecDuplicate(U, &zero));
+    PetscCall(VecZeroEntries(zero));
+    PetscCall(MatDestroy(&Jref));
+    PetscCall(VecDestroy(&Fref));
+    PetscCall(ReferenceAssembly(dm, alpha, beta, source, D, zero, &A, &b));
+    PetscCall(VecScale(b, -1.0));
+    PetscCall(VecDuplicate(U, &uref));
+    {
+      KSP kr;
+      PetscCall(KSPCreate(PETSC_COMM_SELF, &kr));
+      PetscCall(KSPSetOperators(kr, A, A));
+      PetscCall(KSPSetType(kr, KSPCG));
+      PetscCall(KSPGetPC(kr, &pc));
+      PetscCall(PCSetType(pc, PCJACOBI));
+      PetscCall(KSPSetTolerances(kr, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
+      PetscCall(KSPSolve(kr, b, uref));
+      PetscCall(KSPDestroy(&kr));
+    }
+    PetscCall(RelErrVec(u, uref, &err));
+    PetscCall(DMAssemblyGetInfo(as, &info));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "SNES through the assembler (%s, %s vectors): solution rel. error %.2e %s; %" PetscInt_FMT " Jacobian plan(s) for %" PetscInt_FMT " assemblies %s\n", ((PetscObject)as)->type_name, mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)err, err < 1e-9 ? "ok" : "FAIL", info.njacplans, info.nreductions,
+                          info.njacplans == 1 && info.nreductions >= 2 ? "ok" : "FAIL"));
+    if (err >= 1e-9 || info.njacplans != 1 || info.nreductions < 2) fail = PETSC_TRUE;
+    PetscCall(VecDestroy(&u));
+    PetscCall(VecDestroy(&uref));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&zero));
+    PetscCall(MatDestroy(&A));
+    PetscCall(SNESDestroy(&s));
+    PetscCall(DMAssemblyDestroy(&as));
+  }
+
+  PetscCall(PetscFree(D));
+  PetscCall(MatDestroy(&Jref));
+  PetscCall(VecDestroy(&Fref));
+  PetscCall(VecDestroy(&U));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(DMDestroy(&dm));
+  PetscCheck(!fail, PETSC_COMM_SELF, PETSC_ERR_PLIB, "assembly checks failed (see above)");
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "all checks passed\n"));
+  PetscCall(PetscFinalize());
+  return 0;
+}
