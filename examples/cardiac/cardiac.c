@@ -87,7 +87,7 @@ int main(int argc, char **argv)
   Vec            phi, phin, act, mvol;
   Mat            J;
   DMAssemblyElementKernels kern;
-  PetscReal      t_end = 400, dt = 0.25, stim_amp = 0.5, stim_dur = 2.0, phi_thr = 0.4, phi_tol = 1e-6, atol, mnorm;
+  PetscReal      t_end = 500, dt = 0.25, stim_amp = 0.5, stim_dur = 2.0, phi_thr = 0.4, phi_tol = 1e-6, atol, mnorm;
   PetscInt       vtu_every = 0, max_steps = -1, nsteps, monitor_every = 1, nvtu = 0, maxvtu;
   char           outdir[PETSC_MAX_PATH_LEN] = "cardiac_out", json[PETSC_MAX_PATH_LEN] = "", label[64] = "";
   char         **vtunames = NULL;
@@ -291,7 +291,7 @@ int main(int argc, char **argv)
       PetscCall(CardiacCtxGetR(&cc, r));
       PetscCall(VecGetArrayRead(phi, &p));
       PetscCall(VecGetArrayRead(act, &a));
-      PetscCall(CardiacWriteVTU(path, &cm, p, r, a));
+      PetscCall(CardiacWriteVTU(path, &cm, p, r, a, PETSC_FALSE));
       PetscCall(VecRestoreArrayRead(act, &a));
       PetscCall(VecRestoreArrayRead(phi, &p));
       PetscCall(PetscFree(r));
@@ -359,7 +359,7 @@ int main(int argc, char **argv)
       PetscCall(PetscMalloc1(cc.nelem, &r));
       PetscCall(CardiacCtxGetR(&cc, r));
       PetscCall(VecGetArrayRead(phi, &p));
-      PetscCall(CardiacWriteVTU(path, &cm, p, r, a));
+      PetscCall(CardiacWriteVTU(path, &cm, p, r, a, PETSC_TRUE));
       PetscCall(VecRestoreArrayRead(phi, &p));
       PetscCall(PetscFree(r));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: wrote %s (activation_ms, Phi_mV, r, fibre)\n", path));

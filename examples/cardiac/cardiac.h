@@ -54,7 +54,7 @@ PetscErrorCode CardiacMeshToDMPlex(const CardiacMesh *, DM *);
 PetscErrorCode CardiacMeshDestroy(CardiacMesh *);
 
 /* cardiac_output.c */
-PetscErrorCode CardiacWriteVTU(const char *file, const CardiacMesh *, const PetscScalar *phi, const PetscReal *r, const PetscScalar *act);
+PetscErrorCode CardiacWriteVTU(const char *file, const CardiacMesh *, const PetscScalar *phi, const PetscReal *r, const PetscScalar *act, PetscBool fibres);
 PetscErrorCode CardiacWritePVD(const char *file, PetscInt n, const char *const *vtus, const PetscReal *times);
 PetscErrorCode CardiacWriteActivationPNG(const char *file, const CardiacMesh *, const PetscScalar *act, PetscReal tmax);
 

@@ -15,13 +15,13 @@ static PetscErrorCode WriteBlock(FILE *fp, const void *data, uint64_t bytes)
 }
 
 /* phi nondimensional (written as Phi = 100 phi - 80 mV), r per cell (may be NULL), act per vertex (NULL: none) */
-PetscErrorCode CardiacWriteVTU(const char *file, const CardiacMesh *cm, const PetscScalar *phi, const PetscReal *r, const PetscScalar *act)
+PetscErrorCode CardiacWriteVTU(const char *file, const CardiacMesh *cm, const PetscScalar *phi, const PetscReal *r, const PetscScalar *act, PetscBool fibres)
 {
   FILE     *fp;
   PetscInt  nv = cm->m.nv, nt = cm->m.nt;
   uint64_t  off = 0, s;
   double   *buf;
-  int64_t  *ibuf;
+  int32_t  *ibuf;
   uint8_t  *types;
 
   PetscFunctionBegin;
@@ -41,14 +41,16 @@ PetscErrorCode CardiacWriteVTU(const char *file, const CardiacMesh *cm, const Pe
     fprintf(fp, "<DataArray type=\"Float64\" Name=\"r\" format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)off);
     off += 8 + 8 * (uint64_t)nt;
   }
-  fprintf(fp, "<DataArray type=\"Float64\" Name=\"fibre\" NumberOfComponents=\"3\" format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)off);
-  off += 8 + 24 * (uint64_t)nt;
+  if (fibres) {
+    fprintf(fp, "<DataArray type=\"Float64\" Name=\"fibre\" NumberOfComponents=\"3\" format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)off);
+    off += 8 + 24 * (uint64_t)nt;
+  }
   fprintf(fp, "</CellData>\n<Points>\n<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"appended\" offset=\"%llu\"/>\n</Points>\n", (unsigned long long)off);
   off += 8 + 24 * (uint64_t)nv;
-  fprintf(fp, "<Cells>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)off);
-  off += 8 + 32 * (uint64_t)nt;
-  fprintf(fp, "<DataArray type=\"Int64\" Name=\"offsets\" format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)off);
-  off += 8 + 8 * (uint64_t)nt;
+  fprintf(fp, "<Cells>\n<DataArray type=\"Int32\" Name=\"connectivity\" format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)off);
+  off += 8 + 16 * (uint64_t)nt;
+  fprintf(fp, "<DataArray type=\"Int32\" Name=\"offsets\" format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)off);
+  off += 8 + 4 * (uint64_t)nt;
   fprintf(fp, "<DataArray type=\"UInt8\" Name=\"types\" format=\"appended\" offset=\"%llu\"/>\n</Cells>\n", (unsigned long long)off);
   fprintf(fp, "</Piece>\n</UnstructuredGrid>\n<AppendedData encoding=\"raw\">\n_");
   PetscCall(PetscMalloc1(3 * (size_t)PetscMax(nv, nt), &buf));
@@ -59,16 +61,19 @@ PetscErrorCode CardiacWriteVTU(const char *file, const CardiacMesh *cm, const Pe
     PetscCall(WriteBlock(fp, buf, 8 * (uint64_t)nv));
   }
   if (r) PetscCall(WriteBlock(fp, r, 8 * (uint64_t)nt));
-  for (PetscInt e = 0; e < nt; e++)
-    for (int d = 0; d < 3; d++) buf[3 * e + d] = cm->fib[(size_t)d * nt + e];
-  PetscCall(WriteBlock(fp, buf, 24 * (uint64_t)nt));
+  if (fibres) {
+    for (PetscInt e = 0; e < nt; e++)
+      for (int d = 0; d < 3; d++) buf[3 * e + d] = cm->fib[(size_t)d * nt + e];
+    PetscCall(WriteBlock(fp, buf, 24 * (uint64_t)nt));
+  }
   PetscCall(WriteBlock(fp, cm->m.xyz, 24 * (uint64_t)nv));
   PetscCall(PetscFree(buf));
   PetscCall(PetscMalloc1(4 * (size_t)nt, &ibuf));
-  for (PetscInt i = 0; i < 4 * nt; i++) ibuf[i] = cm->m.tet[i];
-  PetscCall(WriteBlock(fp, ibuf, 32 * (uint64_t)nt));
-  for (PetscInt e = 0; e < nt; e++) ibuf[e] = 4 * (e + 1);
-  PetscCall(WriteBlock(fp, ibuf, 8 * (uint64_t)nt));
+  PetscCheck(4 * (PetscCount)nt < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "VTU output: mesh too large for 32-bit connectivity");
+  for (PetscInt i = 0; i < 4 * nt; i++) ibuf[i] = (int32_t)cm->m.tet[i];
+  PetscCall(WriteBlock(fp, ibuf, 16 * (uint64_t)nt));
+  for (PetscInt e = 0; e < nt; e++) ibuf[e] = (int32_t)(4 * (e + 1));
+  PetscCall(WriteBlock(fp, ibuf, 4 * (uint64_t)nt));
   PetscCall(PetscFree(ibuf));
   PetscCall(PetscMalloc1((size_t)nt, &types));
   memset(types, 10, (size_t)nt);
