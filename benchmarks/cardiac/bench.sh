@@ -5,15 +5,15 @@
 # in the same run; table (markdown) + JSON, and the ratio CPU/GPU per mesh.
 #   bench.sh [-o OUTDIR] [-x CARDIAC_EXE] [-m "MESHES"] [-c "CPU_MESHES"] [-s GPU_STEPS] [-S CPU_STEPS]
 #            [-g 0|1] [-- extra options for both pipelines]
-# MESHES: names from  s5k (structured LV, ~5k vertices), lv20k (gmsh LV), lv155k (gmsh LV refined once),
-#   lv1m (gmsh LV refined twice, 1.2 M), s2m (structured LV, ~2.4 M).  -g 0: no GPU runs (CPU only, for testing
+# MESHES: names from  s6k (structured LV, ~6.5k vertices), lv20k (gmsh LV), lv144k (gmsh LV refined once),
+#   lv1m (gmsh LV refined twice, 1.08 M), s2m (structured LV, ~2.4 M).  -g 0: no GPU runs (CPU only, for testing
 #   the script here).  Each run: dt 0.25 ms from t = 0 (stimulus and first propagation), first step (set-up of
 #   plans and analyses) excluded from the means.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/benchmarks/results/cardiac-bench
 exe=${ELLWARP_BUILD_DIR:-$root/build}/examples/cardiac
-meshes="s5k lv20k lv155k lv1m s2m"; cpumeshes="lv20k lv155k lv1m"
+meshes="s6k lv20k lv144k lv1m s2m"; cpumeshes="lv20k lv144k lv1m"
 gsteps=40; csteps=5; gpu=${ELLWARP_HAVE_DEVICE:-0}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -31,9 +31,9 @@ done
 extra=("$@")
 mesh_opts() {
   case $1 in
-    s5k) echo "-mesh lvstruct -lv_nodes 5000" ;;
+    s6k) echo "-mesh lvstruct -lv_nodes 5000" ;;
     lv20k) echo "-mesh lv" ;;
-    lv155k) echo "-mesh lv -refine 1" ;;
+    lv144k) echo "-mesh lv -refine 1" ;;
     lv1m) echo "-mesh lv -refine 2" ;;
     s2m) echo "-mesh lvstruct -lv_nodes 2400000" ;;
     *) echo "unknown mesh $1" >&2; exit 2 ;;
