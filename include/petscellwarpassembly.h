@@ -54,6 +54,12 @@ PETSC_EXTERN PetscErrorCode DMAssemblyGetMemType(DMAssembly, PetscMemType *);
 PETSC_EXTERN PetscErrorCode DMAssemblyView(DMAssembly, PetscViewer);
 PETSC_EXTERN PetscErrorCode DMAssemblyDestroy(DMAssembly *);
 
+/* added: the Jacobian kernel does not read ue/ae (linear problems): no gather before it, ue = ae = NULL */
+PETSC_EXTERN PetscErrorCode DMAssemblySetJacobianUsesState(DMAssembly, PetscBool);
+
+/* added: atomic/color with the built-in kernels compute each element inside the scatter (default PETSC_TRUE) */
+PETSC_EXTERN PetscErrorCode DMAssemblySetFuse(DMAssembly, PetscBool);
+
 /* added: sizes and statistics (tests, benchmarks) */
 typedef struct {
   PetscInt   nelem, nen, dim, ndof;
@@ -78,5 +84,6 @@ PETSC_EXTERN PetscErrorCode DMAssemblyGetElementCoordinates(DMAssembly, const Pe
      ke = alpha * int grad(phi_a) . D_e grad(phi_b) + beta * int phi_a phi_b        (consistent mass)
      fe = ke ue - source * |T| / 4
    D: per-element symmetric 3x3 conductivity, cell-major host array [nelem][9] (NULL: identity).  The
-   context is owned by the assembler (copied; on the device when the assembler runs there). */
+   context is owned by the assembler (copied; on the device when the assembler runs there).  Calls
+   DMAssemblySetJacobianUsesState(as, PETSC_FALSE): the Jacobian is linear. */
 PETSC_EXTERN PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal D[], DMAssemblyElementKernels *);

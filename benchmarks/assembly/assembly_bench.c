@@ -2,7 +2,8 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "(anisotropic per-element conductivity + mass), per method, into MATSEQELLWARP and MATSEQAIJCUSPARSE, against\n"
                            "the peer (the same device element matrices through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once)\n"
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
-                           "-cpu_repeats r, -methods globalnz,atomic,color, -o dir (writes dir/assembly.json).\n";
+                           "-cpu_repeats r, -methods globalnz,atomic,color,atomic-unfused,color-unfused (atomic/color: the built-in element fused\n"
+                           "into the scatter; -unfused: through the element buffers like user kernels), -o dir (writes dir/assembly.json).\n";
 /* Times are medians over -repeats runs after a warm-up (CUDA events on PETSc's stream; the host method with
    PetscTime).  Effective bandwidth = the bytes-moved model of each method (printed with the table) / time. */
 #include <petscellwarp.h>
@@ -146,7 +147,7 @@ static PetscErrorCode RelDiff(Mat A, Mat B, PetscReal *r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#define MAXROWS 32
+#define MAXROWS 40
 typedef struct {
   char   name[48];
   double jac, res, bytes, bytesres, setup, err;
@@ -167,10 +168,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cpu_repeats", &creps, NULL));
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-methods", meth, &nmeth, NULL));
   if (nmeth == 8) {
-    nmeth = 3;
+    nmeth = 5;
     PetscCall(PetscStrallocpy(DMASSEMBLYGLOBALNZ, &meth[0]));
     PetscCall(PetscStrallocpy(DMASSEMBLYATOMIC, &meth[1]));
     PetscCall(PetscStrallocpy(DMASSEMBLYCOLOR, &meth[2]));
+    PetscCall(PetscStrallocpy("atomic-unfused", &meth[3]));
+    PetscCall(PetscStrallocpy("color-unfused", &meth[4]));
   }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &hasout));
 #if defined(ELLWARP_HAVE_CUDA)
@@ -285,6 +288,7 @@ int main(int argc, char **argv)
         PetscCall(DMAssemblyGetElementDofs(as, &ne, &nen, &edof));
         PetscCall(DMAssemblyGetElementCoordinates(as, &xe));
         PetscCallCUDA(cudaMemcpy(dxe, xe, sizeof(PetscReal) * 12 * (size_t)nelem, cudaMemcpyHostToDevice));
+        PetscCallCUDA(cudaDeviceSynchronize());
         PetscCall(PetscMalloc2(16 * (size_t)nelem, &ci, 16 * (size_t)nelem, &cj));
         for (PetscInt a = 0; a < 4; a++)
           for (PetscInt b = 0; b < 4; b++)
@@ -317,30 +321,46 @@ int main(int argc, char **argv)
         PetscCall(MatDestroy(&c.J));
         PetscCall(DMAssemblyDestroy(&as));
       }
+      Mat Jt[2];
+      for (int t = 0; t < 2; t++) { /* one matrix per target type, shared by the methods (each builds its own plan for it) */
+        PetscCall(DMSetMatType(dm, targets[t]));
+        PetscCall(DMCreateMatrix(dm, &Jt[t]));
+      }
       for (PetscInt mi = 0; mi < nmeth; mi++) {
         DMAssembly               as;
         DMAssemblyElementKernels k;
         double                   tsetup;
+        char                     mname[64];
+        PetscBool                unfused = PETSC_FALSE, fused;
+        size_t                   len;
+
+        PetscCall(PetscStrncpy(mname, meth[mi], sizeof(mname)));
+        PetscCall(PetscStrlen(mname, &len));
+        if (len > 8 && !strcmp(mname + len - 8, "-unfused")) { /* e.g. atomic-unfused: through the element buffers */
+          mname[len - 8] = 0;
+          unfused        = PETSC_TRUE;
+        }
 
         PetscCall(DMAssemblyCreate(dm, &as));
-        PetscCall(DMAssemblySetType(as, meth[mi]));
+        PetscCall(DMAssemblySetType(as, mname));
         PetscCall(DMAssemblySetFromOptions(as));
+        if (unfused) PetscCall(DMAssemblySetFuse(as, PETSC_FALSE));
         PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 1.0, 1.0, D, &k));
         PetscCall(DMAssemblySetElementKernels(as, &k));
         PetscCall(PetscTime(&t0));
         PetscCall(DMAssemblySetUp(as));
         PetscCall(PetscTime(&t1));
         tsetup = t1 - t0;
+        fused  = (PetscBool)(!unfused && (!strcmp(mname, DMASSEMBLYATOMIC) || !strcmp(mname, DMASSEMBLYCOLOR)));
         for (int t = 0; t < 2; t++) {
           DMAssemblyInfo info;
           Ctx            c;
           Row           *r = &rows[nrows++];
-          double         tfirst, elem = N * (96 + 72 + 128), gather = N * 4 * (4 + 8 + 8), red;
+          double         tfirst, elem = N * (96 + 72 + 128), gather = 0 /* linear Jacobian: no gather */, red;
           PetscBool      gnz;
 
-          PetscCall(PetscStrcmp(meth[mi], DMASSEMBLYGLOBALNZ, &gnz));
-          PetscCall(DMSetMatType(dm, targets[t]));
-          PetscCall(DMCreateMatrix(dm, &c.J));
+          PetscCall(PetscStrcmp(mname, DMASSEMBLYGLOBALNZ, &gnz));
+          c.J  = Jt[t];
           c.as = as;
           c.U  = U;
           c.F  = F;
@@ -354,15 +374,18 @@ int main(int argc, char **argv)
           r->setup = tsetup + tfirst - r->jac; /* mesh set-up + this target's plan */
           PetscCall(DMAssemblyGetInfo(as, &info));
           if (gnz) red = (double)info.jacplanentries * (info.idx64 ? 8 : 4) /* plan */ + N * 16 * 8 /* ke */ + 8.0 * nnz /* values */;
+          else if (fused) red = 8.0 * nnz /* zero */ + N * 16 * (4 + 16) /* e2t, read-modify-write */ - N * 128 /* no element matrix written */;
           else red = 8.0 * nnz /* zero */ + N * 16 * (4 + 8 + 16) /* e2t, ke, read-modify-write */;
           r->bytes    = gather + elem + red;
-          r->bytesres = gather + N * (96 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
+          if (fused) r->bytesres = N * (96 + 72) + N * 4 * (4 + 8) /* dofs, u */ + 8.0 * ndof + N * 4 * (4 + 16);
+          else r->bytesres = N * 4 * (4 + 8 + 8) /* gather */ + N * (96 + 72 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
           PetscCall(RelDiff(c.J, Jref, &r->err));
-          PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "%s -> %s", meth[mi], targets[t]));
-          PetscCall(MatDestroy(&c.J));
+          PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "%s%s -> %s", meth[mi], fused ? " (fused)" : "", targets[t]));
         }
         PetscCall(DMAssemblyDestroy(&as));
       }
+      PetscCall(MatDestroy(&Jt[0]));
+      PetscCall(MatDestroy(&Jt[1]));
       PetscCallCUDA(cudaFree(dke));
       PetscCallCUDA(cudaFree(dxe));
       PetscCall(VecDestroy(&U));

@@ -20,29 +20,31 @@
 static DMASM_HD inline void DMAsmP1Element(int dim, PetscInt e, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   const int nen = dim + 1;
-  PetscReal J[3][3], Ji[3][3], g[4][3], Dl[3][3], det, vol, mass;
+  PetscReal J[3][3], Ji[3][3], g[4][3], Dl[3][3], det, idet, vol, mass;
 
   for (int i = 0; i < dim; i++)
     for (int j = 0; j < dim; j++) J[i][j] = xe[((j + 1) * dim + i) * n + e] - xe[(0 * dim + i) * n + e]; /* column j: x_{j+1} - x_0 */
   if (dim == 2) {
     det      = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-    Ji[0][0] = J[1][1] / det;
-    Ji[0][1] = -J[0][1] / det;
-    Ji[1][0] = -J[1][0] / det;
-    Ji[1][1] = J[0][0] / det;
+    idet     = 1 / det; /* one division per element */
+    Ji[0][0] = J[1][1] * idet;
+    Ji[0][1] = -J[0][1] * idet;
+    Ji[1][0] = -J[1][0] * idet;
+    Ji[1][1] = J[0][0] * idet;
     vol      = (det < 0 ? -det : det) / 2;
     mass     = vol / 12;
   } else {
     det      = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-    Ji[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
-    Ji[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
-    Ji[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
-    Ji[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
-    Ji[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
-    Ji[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
-    Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
-    Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
-    Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
+    idet     = 1 / det;
+    Ji[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * idet;
+    Ji[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * idet;
+    Ji[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * idet;
+    Ji[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) * idet;
+    Ji[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * idet;
+    Ji[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * idet;
+    Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * idet;
+    Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * idet;
+    Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * idet;
     vol      = (det < 0 ? -det : det) / 6;
     mass     = vol / 20;
   }

@@ -34,6 +34,13 @@ typedef struct {
   PetscBool        slots;  /* target order: ELLWARP slots (else CSR / dof order) */
 } DMAsmPlan;
 
+/* the built-in P1 kernels' context (dmasmkernels.c) */
+typedef struct {
+  PetscInt   dim, nelem;
+  PetscReal  alpha, beta, source;
+  PetscReal *D, *dD; /* entry-major [dim*dim][nelem] conductivities, host and (at the first device use) device; NULL: identity */
+} DMAsmP1Ctx;
+
 typedef struct _DMAssemblyOps *DMAssemblyOps;
 struct _DMAssemblyOps {
   PetscErrorCode (*dummy)(void);
@@ -54,11 +61,13 @@ struct _p_DMAssembly {
   DMAsmMethod              method;
   DMAssemblyElementKernels k;
   PetscBool                kset;
+  PetscBool                jacstate;  /* the Jacobian kernel reads ue (else no gather before it: linear problems) */
   Vec                      aux;
   PetscBool                setupcalled;
   PetscMemType             mtype;     /* where the gather, callbacks and reductions run */
   PetscBool                nodevice;  /* a device method runs on the host because no CUDA device is usable */
   PetscInt                 nzpt;      /* targets per thread of the packed reduction (C = nzpt * DMASM_BLOCK) */
+  PetscBool                force64;   /* 64-bit plan entries even where 32 bits fit (tests the 64-bit path) */
   /* mesh, built once */
   PetscInt   nelem, nen, dim, ndof, cStart;
   PetscInt  *edof;   /* [nen][nelem] global dof of node a of element e */
@@ -75,6 +84,8 @@ struct _p_DMAssembly {
   PetscReal   *dxe;     /* device copy of xe (== xe on the host) */
   PetscInt    *dedof, *dcolelem;
   /* context of the built-in kernels, owned */
+  DMAsmP1Ctx *builtin; /* the kernels set are the built-in ones (k.ctx == builtin) */
+  PetscBool   fuse;    /* atomic/color with built-in kernels: element computed inside the scatter, no element data in memory */
   void *ownctx;
   PetscErrorCode (*ownctxdestroy)(void **);
 };
@@ -92,6 +103,12 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAScatterAtomic(PetscCount, const PetscInt *,
 PETSC_INTERN PetscErrorCode DMAsmCUDAScatterColor(PetscInt, const PetscInt *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, const PetscReal *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
 #endif
+
+PETSC_INTERN PetscErrorCode DMAsmP1CtxDevice(DMAsmP1Ctx *);
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *);
+#endif
+PETSC_INTERN void DMAsmHostP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscScalar *);
 
 /* host references */
 PETSC_INTERN void DMAsmHostGather(PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);

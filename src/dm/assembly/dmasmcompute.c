@@ -177,6 +177,38 @@ static PetscErrorCode Gather(DMAssembly as, Vec U)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* atomic and color with the built-in kernels: the element is computed inside the scatter */
+static PetscBool Fused(DMAssembly as)
+{
+  return (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin && (as->method == DMASM_ATOMIC || as->method == DMASM_COLOR));
+}
+
+/* fused element + scatter into dst (zeroed first), ntarget values; u: the state (residual only) */
+static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  const PetscBool col = (PetscBool)(as->method == DMASM_COLOR);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    PetscCall(PetscArrayzero(dst, P->ntarget));
+    if (col)
+      for (PetscInt c = 0; c < as->ncolors; c++) DMAsmHostP1Fused(as->builtin, as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], as->nelem, as->xe, u, as->edof, jac, P->e2t, dst);
+    else DMAsmHostP1Fused(as->builtin, as->nelem, NULL, as->nelem, as->xe, u, as->edof, jac, P->e2t, dst);
+    PetscCall(PetscLogFlops((as->dim == 3 ? 150.0 : 60.0) * as->nelem + (PetscLogDouble)P->nsrc));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmP1CtxDevice(as->builtin));
+    PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+    if (col)
+      for (PetscInt c = 0; c < as->ncolors; c++) PetscCall(DMAsmCUDAP1Fused(as->builtin, as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_FALSE, dst));
+    else PetscCall(DMAsmCUDAP1Fused(as->builtin, as->nelem, NULL, as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_TRUE, dst));
+#endif
+  }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* src (element data, nper entries per element) -> dst (ntarget values) by the chosen method */
 static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
 {
@@ -233,6 +265,28 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
   PetscValidHeaderSpecific(F, VEC_CLASSID, 3);
   PetscCall(DMAssemblySetUp(as));
   PetscCheck(as->k.residual, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no residual element kernel set");
+  if (Fused(as)) {
+    const PetscScalar *u;
+    PetscMemType       mu;
+
+    PetscCall(VecGetArrayReadAndMemType(U, &u, &mu));
+    PetscCheck(as->mtype == PETSC_MEMTYPE_HOST || PetscMemTypeDevice(mu), PetscObjectComm((PetscObject)U), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but U is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)U)->type_name);
+    if (as->mtype == PETSC_MEMTYPE_HOST && PetscMemTypeDevice(mu)) {
+      PetscCall(VecRestoreArrayReadAndMemType(U, &u));
+      PetscCall(VecGetArrayRead(U, &u));
+    }
+    if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecGetArrayWrite(F, &f));
+    else {
+      PetscCall(VecGetArrayWriteAndMemType(F, &f, &mt));
+      PetscCheck(PetscMemTypeDevice(mt), PetscObjectComm((PetscObject)F), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but F is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)F)->type_name);
+    }
+    PetscCall(FusedAssembly(as, &as->res, PETSC_FALSE, u, f));
+    if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecRestoreArrayWrite(F, &f));
+    else PetscCall(VecRestoreArrayWriteAndMemType(F, &f));
+    if (as->mtype == PETSC_MEMTYPE_HOST && PetscMemTypeDevice(mu)) PetscCall(VecRestoreArrayRead(U, &u));
+    else PetscCall(VecRestoreArrayReadAndMemType(U, &u));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(Gather(as, U));
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
   PetscCall((*as->k.residual)(as->mtype, 0, as->nelem, as->dxe, as->ue, as->aux ? as->ae : NULL, as->fe, as->k.ctx));
@@ -269,9 +323,15 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
   PetscCheck(as->k.jacobian, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no Jacobian element kernel set");
   PetscCall(GetTarget(as, J, &T));
   PetscCall(EnsureJacobianPlan(as, J, &T));
-  PetscCall(Gather(as, U));
+  if (Fused(as)) {
+    PetscCall(FusedAssembly(as, &as->jac, PETSC_TRUE, NULL, T.val));
+    PetscCall(RestoreTarget(J, &T));
+    as->nreductions++;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (as->jacstate) PetscCall(Gather(as, U));
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
-  PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->ue, as->aux ? as->ae : NULL, as->ke, as->k.ctx));
+  PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->jacstate ? as->ue : NULL, as->jacstate && as->aux ? as->ae : NULL, as->ke, as->k.ctx));
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
   PetscCall(Reduce(as, &as->jac, as->nen * as->nen, as->ke, T.val));
   PetscCall(RestoreTarget(J, &T));

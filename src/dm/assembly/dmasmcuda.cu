@@ -176,9 +176,11 @@ PetscErrorCode DMAsmCUDAScatterColor(PetscInt ne, const PetscInt *elems, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-__global__ static void P1Kernel(int dim, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+/* DIM as a template parameter: the element's loops unroll and its small arrays stay in registers */
+template <int DIM>
+__global__ static void P1Kernel(PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
-  for (PetscInt e = blockIdx.x * blockDim.x + threadIdx.x; e < n; e += gridDim.x * blockDim.x) DMAsmP1Element(dim, e, n, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  for (PetscInt e = blockIdx.x * blockDim.x + threadIdx.x; e < n; e += gridDim.x * blockDim.x) DMAsmP1Element(DIM, e, n, alpha, beta, source, D, ldD, xe, ue, ke, fe);
 }
 
 PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
@@ -186,9 +188,60 @@ PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alph
   PetscFunctionBegin;
   if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  P1Kernel<<<Blocks(nelem, 128), 128, 0, Stream()>>>((int)dim, nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  if (dim == 3) P1Kernel<3><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  else P1Kernel<2><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((dim == 3 ? 150.0 : 60.0) * nelem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Fused element + scatter (built-in P1 kernels, atomic and color): see DMAsmHostP1Fused */
+template <int DIM, bool JAC, bool ATOMIC>
+__global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ elems, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, const PetscInt *__restrict__ e2t, PetscScalar *__restrict__ dst)
+{
+  constexpr int nen = DIM + 1, nper = JAC ? nen * nen : nen;
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < ne; i += gridDim.x * blockDim.x) {
+    const PetscInt e = elems ? elems[i] : i;
+    PetscReal      xl[nen * DIM], Dl[DIM * DIM];
+    PetscScalar    ul[nen], vl[nper];
+#pragma unroll
+    for (int q = 0; q < nen * DIM; q++) xl[q] = xe[(PetscCount)q * nelem + e];
+#pragma unroll
+    for (int q = 0; q < DIM * DIM; q++) Dl[q] = D ? D[(PetscCount)q * nelem + e] : (PetscReal)(q % (DIM + 1) == 0);
+    if (!JAC)
+#pragma unroll
+      for (int a = 0; a < nen; a++) ul[a] = u[edof[(PetscCount)a * nelem + e]];
+    DMAsmP1Element(DIM, 0, 1, alpha, beta, source, Dl, 1, xl, ul, JAC ? vl : NULL, JAC ? NULL : vl);
+#pragma unroll
+    for (int k = 0; k < nper; k++) {
+      const PetscInt t = e2t[(PetscCount)k * nelem + e];
+      if (t < 0) continue;
+      if (ATOMIC) atomicAdd(dst + t, vl[k]);
+      else dst[t] += vl[k];
+    }
+  }
+}
+
+template <int DIM>
+static void LaunchFused(PetscBool jac, PetscBool atomic, PetscInt ne, const PetscInt *elems, PetscInt nelem, const DMAsmP1Ctx *c, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, PetscScalar *dst)
+{
+  const unsigned g = Blocks(ne, 128);
+  if (jac && atomic) P1FusedKernel<DIM, true, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
+  else if (jac) P1FusedKernel<DIM, true, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
+  else if (atomic) P1FusedKernel<DIM, false, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
+  else P1FusedKernel<DIM, false, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
+}
+
+PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  if (!ne) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogGpuTimeBegin());
+  if (c->dim == 3) LaunchFused<3>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst);
+  else LaunchFused<2>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((c->dim == 3 ? 150.0 : 60.0) * ne));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

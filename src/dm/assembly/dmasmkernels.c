@@ -2,11 +2,7 @@
    mass (include/petsc/private/dmasmp1.h holds the element, shared by the host loop and the CUDA kernel). */
 #include <petsc/private/dmassemblyimpl.h>
 
-typedef struct {
-  PetscInt  dim, nelem;
-  PetscReal alpha, beta, source;
-  PetscReal *D, *dD; /* entry-major [dim*dim][nelem] conductivities, host and (on first device use) device; NULL: identity */
-} P1Ctx;
+typedef DMAsmP1Ctx P1Ctx;
 
 static PetscErrorCode P1CtxDestroy(void **ctx)
 {
@@ -23,6 +19,19 @@ static PetscErrorCode P1CtxDestroy(void **ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the device copy of the conductivities, made at the first device use */
+PetscErrorCode DMAsmP1CtxDevice(DMAsmP1Ctx *c)
+{
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (c->D && !c->dD) {
+    PetscCall(DMAsmCUDAMalloc((void **)&c->dD, sizeof(PetscReal) * c->dim * c->dim * c->nelem));
+    PetscCall(DMAsmCUDAUpload(c->dD, c->D, sizeof(PetscReal) * c->dim * c->dim * c->nelem));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode P1Run(PetscMemType mtype, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe, P1Ctx *c)
 {
   PetscFunctionBegin;
@@ -31,10 +40,7 @@ static PetscErrorCode P1Run(PetscMemType mtype, PetscInt e0, PetscInt nelem, con
     PetscCall(PetscLogFlops((c->dim == 3 ? 150.0 : 60.0) * nelem));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
-    if (c->D && !c->dD) {
-      PetscCall(DMAsmCUDAMalloc((void **)&c->dD, sizeof(PetscReal) * c->dim * c->dim * c->nelem));
-      PetscCall(DMAsmCUDAUpload(c->dD, c->D, sizeof(PetscReal) * c->dim * c->dim * c->nelem));
-    }
+    PetscCall(DMAsmP1CtxDevice(c));
     PetscCall(DMAsmCUDAP1Diffusion(c->dim, nelem, c->alpha, c->beta, c->source, c->dD ? c->dD + e0 : NULL, c->nelem, xe, ue, ke, fe));
 #else
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "built without CUDA");
@@ -98,7 +104,9 @@ PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly as, PetscReal alpha, 
   }
   if (as->ownctxdestroy) PetscCall((*as->ownctxdestroy)(&as->ownctx));
   as->ownctx        = c;
+  as->builtin       = c; /* atomic and color may fuse the element into their scatter (-dm_assembly_fuse) */
   as->ownctxdestroy = P1CtxDestroy;
+  PetscCall(DMAssemblySetJacobianUsesState(as, PETSC_FALSE)); /* ke does not depend on u */
   k->nen            = dim + 1;
   k->residual       = P1Residual;
   k->jacobian       = P1Jacobian;

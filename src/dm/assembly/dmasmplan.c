@@ -204,7 +204,7 @@ PetscErrorCode DMAsmBuildPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, 
   PetscCount      *tptr, *pos;
   PetscInt64      *lists;
   PetscInt         nblocks;
-  int             *heap, *owner, *order;
+  int             *heap, *owner;
   PetscCount      *load;
   PetscInt64      *key;
 
@@ -213,7 +213,7 @@ PetscErrorCode DMAsmBuildPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, 
   P->ntarget = ntarget;
   P->nsrc    = nsrc;
   P->C       = C;
-  P->idx64   = (PetscBool)(nsrc >= PETSC_INT32_MAX - 1);
+  P->idx64   = (PetscBool)(nsrc >= PETSC_INT32_MAX - 1 || as->force64);
   nblocks    = (PetscInt)((ntarget + C - 1) / C);
   P->nblocks = nblocks;
   /* lists by target (counting sort, stable in element order) */
@@ -232,7 +232,7 @@ PetscErrorCode DMAsmBuildPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, 
   PetscCall(PetscFree(pos));
   /* LPT per block: heights first */
   PetscCall(PetscMalloc1(nblocks + 1, &P->blkptr));
-  PetscCall(PetscMalloc5(B, &heap, C, &owner, C, &order, B, &load, C, &key));
+  PetscCall(PetscMalloc4(B, &heap, C, &owner, B, &load, C, &key));
   P->blkptr[0] = 0;
   for (int pass = 0; pass < 2; pass++) {
     for (PetscInt b = 0; b < nblocks; b++) {
@@ -255,7 +255,6 @@ PetscErrorCode DMAsmBuildPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, 
           continue;
         }
         owner[i] = heap[0];
-        order[r] = i;
         load[heap[0]] += len + 1;
         HeapDown(heap, B, load, 0);
       }
@@ -287,7 +286,7 @@ PetscErrorCode DMAsmBuildPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, 
       else PetscCall(PetscCalloc1(P->blkptr[nblocks], &P->p32));
     }
   }
-  PetscCall(PetscFree5(heap, owner, order, load, key));
+  PetscCall(PetscFree4(heap, owner, load, key));
   PetscCall(PetscFree(lists));
   PetscCall(PetscFree(tptr));
   PetscCall(PetscMalloc1(nsrc, &P->e2t));

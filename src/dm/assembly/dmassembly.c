@@ -65,6 +65,8 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->method = DMASM_GLOBALNZ;
   a->nzpt   = 4;
   a->mtype  = PETSC_MEMTYPE_HOST;
+  a->jacstate = PETSC_TRUE;
+  a->fuse     = PETSC_TRUE;
   PetscCall(PetscObjectChangeTypeName((PetscObject)a, DMASSEMBLYGLOBALNZ));
   *as = a;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -106,7 +108,8 @@ PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
 /*@
   DMAssemblySetFromOptions - reads `-dm_assembly_type <globalnz,atomic,color,host>`,
   `-dm_assembly_nz_per_thread <n>` (targets per thread of a reduction block, default 4) and
-  `-dm_assembly_view` (view at set-up)
+  `-dm_assembly_view` (view at set-up), `-dm_assembly_fuse` (atomic/color with the built-in kernels compute the element
+  inside the scatter, default true), `-dm_assembly_index64` (64-bit plan entries even where 32 bits fit; testing)
 
   Level: beginner
 @*/
@@ -121,6 +124,8 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscCall(PetscOptionsString("-dm_assembly_type", "Assembly method", "DMAssemblySetType", methodnames[as->method], type, sizeof(type), &flg));
   if (flg) PetscCall(DMAssemblySetType(as, type));
   PetscCall(PetscOptionsBoundedInt("-dm_assembly_nz_per_thread", "Targets per thread of a packed reduction block", "DMAssembly", as->nzpt, &as->nzpt, NULL, 1));
+  PetscCall(PetscOptionsBool("-dm_assembly_fuse", "atomic/color with the built-in kernels: compute the element inside the scatter", "DMAssemblySetFuse", as->fuse, &as->fuse, NULL));
+  PetscCall(PetscOptionsBool("-dm_assembly_index64", "64-bit plan entries even where 32 bits fit (testing)", "DMAssembly", as->force64, &as->force64, NULL));
   PetscCheck(as->nzpt <= 64, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_nz_per_thread %" PetscInt_FMT ": at most 64 (shared memory holds 128 x n values)", as->nzpt);
   PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -133,6 +138,36 @@ PetscErrorCode DMAssemblySetElementKernels(DMAssembly as, const DMAssemblyElemen
   PetscAssertPointer(k, 2);
   as->k    = *k;
   as->kset = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblySetFuse - with the built-in kernels (`DMAssemblyP1DiffusionMassKernels()`), the atomic and color
+  methods compute each element inside their scatter kernel (no element data in memory); `PETSC_FALSE` runs
+  them through the element buffers like user kernels.  Default `PETSC_TRUE`.
+
+  Level: intermediate
+@*/
+PetscErrorCode DMAssemblySetFuse(DMAssembly as, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  as->fuse = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblySetJacobianUsesState - declares whether the Jacobian element kernel reads the nodal values ue
+  (and ae); with `PETSC_FALSE` (a linear problem) nothing is gathered before it and it receives ue = ae = NULL.
+  Default `PETSC_TRUE`; the built-in kernels of `DMAssemblyP1DiffusionMassKernels()` set `PETSC_FALSE`.
+
+  Level: intermediate
+@*/
+PetscErrorCode DMAssemblySetJacobianUsesState(DMAssembly as, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  as->jacstate = flg;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -306,6 +341,10 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
                                    : as->method == DMASM_ATOMIC ? "element matrices scattered with atomicAdd (order not fixed on the device)"
                                    : as->method == DMASM_COLOR  ? "element colouring, one scatter launch per colour"
                                                                 : "plain-C reference on the host (same plan as globalnz)"));
+  if ((as->method == DMASM_ATOMIC || as->method == DMASM_COLOR) && as->kset) {
+    const PetscBool fused = (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : "through the element buffers"));
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "not implemented: sharednz, localnz\n"));
   if (!as->setupcalled) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "not set up\n"));
