@@ -234,7 +234,8 @@ static void Text(unsigned char *img, int w, int h, int x0, int y0, int scale, co
 PetscErrorCode CardiacWriteActivationPNG(const char *file, const CardiacMesh *cm, const PetscScalar *act, PetscReal tmax)
 {
   const int      W = 900, H = 560, PW = 380, PH = 520, views = 2;
-  const PetscReal angles[2] = {0.0, PETSC_PI};
+  /* view 0: from the side (looking along +y, z up); view 1: from the base (looking down -z into the cavity) */
+  const PetscReal vdir[2][3] = {{0, 1, 0}, {0, 0, -1}}, ex[2][3] = {{1, 0, 0}, {1, 0, 0}}, ey[2][3] = {{0, 0, -1}, {0, 1, 0}};
   unsigned char *img;
   float         *zbuf;
   PetscReal      lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {PETSC_MIN_REAL, PETSC_MIN_REAL, PETSC_MIN_REAL}, scale, ext;
@@ -259,7 +260,9 @@ PetscErrorCode CardiacWriteActivationPNG(const char *file, const CardiacMesh *cm
   ext   = PetscMax(PetscMax(hi[0] - lo[0], hi[1] - lo[1]), 1e-12);
   scale = PetscMin((PW - 20) / ext, (PH - 20) / PetscMax(hi[2] - lo[2], 1e-12));
   for (int view = 0; view < views; view++) {
-    PetscReal ca = PetscCosReal(angles[view]), sa = PetscSinReal(angles[view]), cx = 0.5 * (lo[0] + hi[0]), cy = 0.5 * (lo[1] + hi[1]);
+    const PetscReal *vd = vdir[view], *e_x = ex[view], *e_y = ey[view];
+    PetscReal        c[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])}, ymin = PETSC_MAX_REAL;
+    for (PetscInt v = 0; v < cm->m.nv; v++) ymin = PetscMin(ymin, e_y[0] * cm->m.xyz[3 * v] + e_y[1] * cm->m.xyz[3 * v + 1] + e_y[2] * cm->m.xyz[3 * v + 2]);
     int       ox = 10 + view * (PW + 10);
     for (PetscInt t = 0; t < cm->m.nt; t++)
       for (int f = 0; f < 4; f++) {
@@ -274,15 +277,20 @@ PetscErrorCode CardiacWriteActivationPNG(const char *file, const CardiacMesh *cm
           nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
           nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
           nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
-          shade  = PetscAbsReal(-sa * nrm[0] + ca * nrm[1] + 0.3 * nrm[2]) / PetscMax(1e-30, PetscSqrtReal(1.09) * PetscSqrtReal(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]));
+          shade  = PetscAbsReal(vd[0] * nrm[0] + vd[1] * nrm[1] + vd[2] * nrm[2]) / PetscMax(1e-30, PetscSqrtReal(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]));
           shade  = 0.55 + 0.45 * shade;
+          { /* back-face culling with the tet's outward normal (away from the opposite vertex): halves the work */
+            const PetscReal *q = cm->m.xyz + 3 * cm->m.tet[4 * t + (6 - faces[f][0] - faces[f][1] - faces[f][2])];
+            PetscReal        out = nrm[0] * (p0[0] - q[0]) + nrm[1] * (p0[1] - q[1]) + nrm[2] * (p0[2] - q[2]);
+            if ((out > 0 ? 1.0 : -1.0) * (vd[0] * nrm[0] + vd[1] * nrm[1] + vd[2] * nrm[2]) > 0) continue;
+          }
         }
         for (int k = 0; k < 3; k++) {
           PetscInt        v = cm->m.tet[4 * t + faces[f][k]];
           const PetscReal *p = cm->m.xyz + 3 * v;
-          PetscReal        u = ca * (p[0] - cx) + sa * (p[1] - cy), depth = -sa * (p[0] - cx) + ca * (p[1] - cy);
+          PetscReal        u = e_x[0] * (p[0] - c[0]) + e_x[1] * (p[1] - c[1]) + e_x[2] * (p[2] - c[2]), depth = vd[0] * p[0] + vd[1] * p[1] + vd[2] * p[2];
           sx[k] = ox + PW / 2.0 + scale * u;
-          sy[k] = 10 + scale * (hi[2] - p[2]);
+          sy[k] = 10 + scale * (e_y[0] * p[0] + e_y[1] * p[1] + e_y[2] * p[2] - ymin);
           sz[k] = depth;
           av[k] = PetscRealPart(act[v]);
           if (av[k] < 0) ok = PETSC_FALSE;
