@@ -25,6 +25,7 @@
 M*/
 #define MATELLWARP    "ellwarp"
 #define MATSEQELLWARP "seqellwarp"
+#define MATMPIELLWARP "mpiellwarp" /* several ranks: diagonal and off-diagonal blocks as MATSEQELLWARP (src/mat/impls/ellwarp/mpi/) */
 
 typedef enum {
   MAT_ELLWARP_KERNEL_AUTO,

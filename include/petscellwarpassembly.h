@@ -20,6 +20,7 @@ typedef const char           *DMAssemblyType;
 #define DMASSEMBLYHOST     "host"     /* plain-C reference: same element kernels on the host, same reduction plan */
 #define DMASSEMBLYSHAREDNZ "sharednz" /* not implemented yet (clear error) */
 #define DMASSEMBLYLOCALNZ  "localnz"  /* not implemented yet (clear error) */
+#define DMASSEMBLYLOCALROW "localrow" /* built-in kernels: one thread per row computes its rows of the elements around it (fused, fixed order) */
 
 PETSC_EXTERN PetscClassId DMASSEMBLY_CLASSID;
 PETSC_EXTERN PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;

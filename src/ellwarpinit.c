@@ -5,6 +5,7 @@
 #include <petscellwarpassembly.h>
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqELLWARP(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIELLWARP(Mat);
 
 PetscLogEvent MAT_ELLWARP_Analysis, MAT_ELLWARP_Upload, MAT_ELLWARP_Refresh, MAT_ELLWARP_Download, MAT_ELLWARP_Mult, MAT_ELLWARP_MultT;
 
@@ -41,7 +42,8 @@ PetscErrorCode PetscEllwarpInitializePackage(void)
   initialized = PETSC_TRUE;
   PetscCall(MatInitializePackage());
   PetscCall(MatRegister(MATSEQELLWARP, MatCreate_SeqELLWARP));
-  PetscCall(MatRegisterRootName(MATELLWARP, MATSEQELLWARP, "mpiellwarp"));
+  PetscCall(MatRegister(MATMPIELLWARP, MatCreate_MPIELLWARP));
+  PetscCall(MatRegisterRootName(MATELLWARP, MATSEQELLWARP, MATMPIELLWARP));
   PetscCall(MatSeqELLWARPRegisterFactors());
   PetscCall(PetscLogEventRegister("EllwarpAnalysis", classid, &MAT_ELLWARP_Analysis));
   PetscCall(PetscLogEventRegister("EllwarpUpload", classid, &MAT_ELLWARP_Upload));

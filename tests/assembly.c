@@ -27,6 +27,8 @@
 
 /* ellwarp_add_test(assembly.box -mesh box -faces 3 -plex -snes) */
 /* ellwarp_add_test(assembly.tri -mesh tri -faces 5) */
+/* ellwarp_add_test(assembly.localrow -mesh box -faces 3 -plex -snes -dm_assembly_type localrow) */
+/* ellwarp_add_test(assembly.gpu_localrow -mesh box -faces 5 -plex -snes -dm_assembly_type localrow -gpu GPU) */
 /* ellwarp_add_test(assembly.single -mesh single) */
 /* ellwarp_add_test(assembly.two -mesh two) */
 /* ellwarp_add_test(assembly.unfused -mesh box -faces 3 -dm_assembly_fuse 0) */
@@ -455,6 +457,53 @@ static PetscErrorCode CheckSameInputs(DM dm, Vec U, PetscBool *fail)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* localrow sums every target in element order, like globalnz: with the same element arithmetic (the host
+   compiler does not contract) the two agree bit for bit on the host */
+static PetscErrorCode CheckLocalRow(DM dm, Vec U, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscBool *fail)
+{
+  const char  *types[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYLOCALROW};
+  Mat          J[2];
+  Vec          F[2], Fh[2];
+  PetscMemType mt = PETSC_MEMTYPE_HOST;
+  PetscBool    same, samef;
+
+  PetscFunctionBegin;
+  for (int i = 0; i < 2; i++) {
+    DMAssembly               as;
+    DMAssemblyElementKernels k;
+    Vec                      Ux;
+
+    PetscCall(DMAssemblyCreate(dm, &as));
+    PetscCall(DMAssemblySetFromOptions(as));
+    PetscCall(DMAssemblySetType(as, types[i]));
+    PetscCall(DMAssemblyP1DiffusionMassKernels(as, alpha, beta, source, D, &k));
+    PetscCall(DMAssemblySetElementKernels(as, &k));
+    PetscCall(DMAssemblySetUp(as));
+    PetscCall(DMAssemblyGetMemType(as, &mt));
+    PetscCall(CreateTarget(dm, MATELLWARP, mt, &J[i]));
+    PetscCall(CreateVecLike(U, mt, &Ux));
+    PetscCall(CopyValues(U, Ux));
+    PetscCall(VecDuplicate(Ux, &F[i]));
+    PetscCall(DMAssemblyComputeJacobian(as, Ux, J[i]));
+    PetscCall(DMAssemblyComputeResidual(as, Ux, F[i]));
+    PetscCall(VecDuplicate(U, &Fh[i]));
+    PetscCall(CopyValues(F[i], Fh[i]));
+    PetscCall(VecDestroy(&Ux));
+    PetscCall(DMAssemblyDestroy(&as));
+  }
+  PetscCall(SameBits(J[0], J[1], &same));
+  PetscCall(SameBitsVec(Fh[0], Fh[1], &samef));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "localrow vs globalnz (%s, built-in kernels): Jacobian %s, residual %s%s\n", mt == PETSC_MEMTYPE_HOST ? "host" : "device", same ? "bitwise equal" : "differ", samef ? "bitwise equal" : "differ",
+                        mt == PETSC_MEMTYPE_HOST ? (same && samef ? " ok" : " FAIL") : " (device: the compilers may contract differently; the tolerance checks above apply)"));
+  if (mt == PETSC_MEMTYPE_HOST && !(same && samef)) *fail = PETSC_TRUE;
+  for (int i = 0; i < 2; i++) {
+    PetscCall(MatDestroy(&J[i]));
+    PetscCall(VecDestroy(&F[i]));
+    PetscCall(VecDestroy(&Fh[i]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static void g3_identity(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
 {
   for (PetscInt d = 0; d < dim; d++) g3[d * dim + d] = 1.0;
@@ -470,7 +519,7 @@ int main(int argc, char **argv)
   Vec         U, Fref;
   Mat         Jref;
   PetscRandom rnd;
-  const char *methods[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYHOST, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR};
+  const char *methods[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYHOST, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYLOCALROW};
 
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "-gpu")) {
@@ -506,11 +555,11 @@ int main(int argc, char **argv)
     const char              *hosttargets[] = {MATAIJ, MATELLWARP}, *devtargets[] = {MATAIJCUSPARSE, MATELLWARP}, **targets;
     Vec                      Ux, F, F2;
     PetscReal                errF;
-    PetscBool                reproducible = (PetscBool)(m != 2), same;
+    PetscBool                reproducible = (PetscBool)(m != 2), same; /* all but atomic */
 
     PetscCall(DMAssemblyCreate(dm, &as));
-    PetscCall(DMAssemblySetType(as, methods[m]));
     PetscCall(DMAssemblySetFromOptions(as));
+    PetscCall(DMAssemblySetType(as, methods[m]));
     PetscCall(DMAssemblyP1DiffusionMassKernels(as, alpha, beta, source, D, &k));
     PetscCall(DMAssemblySetElementKernels(as, &k));
     PetscCall(DMAssemblySetUp(as));
@@ -583,6 +632,7 @@ int main(int argc, char **argv)
   }
 
   PetscCall(CheckSameInputs(dm, U, &fail));
+  PetscCall(CheckLocalRow(dm, U, alpha, beta, source, D, &fail));
 
   if (plex) { /* the P1 Laplacian against PETSc's own FEM Jacobian */
     DMAssembly               as;

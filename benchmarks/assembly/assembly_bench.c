@@ -2,7 +2,7 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "(anisotropic per-element conductivity + mass), per method, into MATSEQELLWARP and MATSEQAIJCUSPARSE, against\n"
                            "the peer (the same device element matrices through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once)\n"
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
-                           "-cpu_repeats r, -methods globalnz,atomic,color,atomic-unfused,color-unfused (atomic/color: the built-in element fused\n"
+                           "-cpu_repeats r, -methods globalnz,localrow,atomic,color,atomic-unfused,color-unfused (atomic/color: the built-in element fused\n"
                            "into the scatter; -unfused: through the element buffers like user kernels), -o dir (writes dir/assembly.json).\n";
 /* Times are medians over -repeats runs after a warm-up (CUDA events on PETSc's stream; the host method with
    PetscTime).  Effective bandwidth = the bytes-moved model of each method (printed with the table) / time. */
@@ -162,18 +162,21 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscEllwarpInitializePackage());
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-nodes", sizes, &nsizes, NULL));
-  if (nsizes == 8) nsizes = 2; /* not given: the defaults */
+  PetscBool set;
+  /* an option that is not given sets the count to 0, so the defaults are chosen by the flag */
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-nodes", sizes, &nsizes, &set));
+  if (!set) nsizes = 2;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeats", &reps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cpu_repeats", &creps, NULL));
-  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-methods", meth, &nmeth, NULL));
-  if (nmeth == 8) {
-    nmeth = 5;
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-methods", meth, &nmeth, &set));
+  if (!set) {
+    nmeth = 6;
     PetscCall(PetscStrallocpy(DMASSEMBLYGLOBALNZ, &meth[0]));
-    PetscCall(PetscStrallocpy(DMASSEMBLYATOMIC, &meth[1]));
-    PetscCall(PetscStrallocpy(DMASSEMBLYCOLOR, &meth[2]));
-    PetscCall(PetscStrallocpy("atomic-unfused", &meth[3]));
-    PetscCall(PetscStrallocpy("color-unfused", &meth[4]));
+    PetscCall(PetscStrallocpy(DMASSEMBLYLOCALROW, &meth[1]));
+    PetscCall(PetscStrallocpy(DMASSEMBLYATOMIC, &meth[2]));
+    PetscCall(PetscStrallocpy(DMASSEMBLYCOLOR, &meth[3]));
+    PetscCall(PetscStrallocpy("atomic-unfused", &meth[4]));
+    PetscCall(PetscStrallocpy("color-unfused", &meth[5]));
   }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &hasout));
 #if defined(ELLWARP_HAVE_CUDA)
@@ -357,9 +360,10 @@ int main(int argc, char **argv)
           Ctx            c;
           Row           *r = &rows[nrows++];
           double         tfirst, elem = N * (96 + 72 + 128), gather = 0 /* linear Jacobian: no gather */, red;
-          PetscBool      gnz;
+          PetscBool      gnz, lrow;
 
           PetscCall(PetscStrcmp(mname, DMASSEMBLYGLOBALNZ, &gnz));
+          PetscCall(PetscStrcmp(mname, DMASSEMBLYLOCALROW, &lrow));
           c.J  = Jt[t];
           c.as = as;
           c.U  = U;
@@ -373,11 +377,13 @@ int main(int argc, char **argv)
           PetscCall(MedianTime(OpRes, &c, reps, PETSC_TRUE, &r->res));
           r->setup = tsetup + tfirst - r->jac; /* mesh set-up + this target's plan */
           PetscCall(DMAssemblyGetInfo(as, &info));
-          if (gnz) red = (double)info.jacplanentries * (info.idx64 ? 8 : 4) /* plan */ + N * 16 * 8 /* ke */ + 8.0 * nnz /* values */;
+          if (lrow) red = (double)info.jacplanentries * 4 /* incidences + targets */ + 24.0 * nnz /* zero, read-modify-write */ - N * 128 /* no element matrix; inputs re-read per node counted once (L2) */;
+          else if (gnz) red = (double)info.jacplanentries * (info.idx64 ? 8 : 4) /* plan */ + N * 16 * 8 /* ke */ + 8.0 * nnz /* values */;
           else if (fused) red = 8.0 * nnz /* zero */ + N * 16 * (4 + 16) /* e2t, read-modify-write */ - N * 128 /* no element matrix written */;
           else red = 8.0 * nnz /* zero */ + N * 16 * (4 + 8 + 16) /* e2t, ke, read-modify-write */;
           r->bytes    = gather + elem + red;
-          if (fused) r->bytesres = N * (96 + 72) + N * 4 * (4 + 8) /* dofs, u */ + 8.0 * ndof + N * 4 * (4 + 16);
+          if (lrow) r->bytesres = N * (96 + 72) + N * 4 * (4 + 16 + 32) /* incidence, dofs, u of the element */ + 8.0 * ndof;
+          else if (fused) r->bytesres = N * (96 + 72) + N * 4 * (4 + 8) /* dofs, u */ + 8.0 * ndof + N * 4 * (4 + 16);
           else r->bytesres = N * 4 * (4 + 8 + 8) /* gather */ + N * (96 + 72 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
           PetscCall(RelDiff(c.J, Jref, &r->err));
           PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "%s%s -> %s", meth[mi], fused ? " (fused)" : "", targets[t]));
@@ -407,6 +413,7 @@ int main(int argc, char **argv)
         fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err, i + 1 < nrows ? "," : "");
       }
       fprintf(js, "    ]}%s\n", s + 1 < nsizes ? "," : "");
+      fflush(js); /* a run cut short by a timeout keeps the sizes done */
     }
     PetscCall(MatDestroy(&Jref));
     PetscCall(VecDestroy(&Uh));

@@ -26,13 +26,14 @@
 #   --launcher "CMD"  prefix for both runs (e.g. "mpiexec -n 1"; word-split)
 #   --test-args "A"   extra arguments for the ellwarp run only (word-split), e.g. -mat_ellwarp_kernel k1
 #   --keep DIR        keep the outputs in DIR (default: a temporary directory, removed on success)
+#   --expect-type T   the ELLWARP run must have assembled a matrix of type T (e.g. mpiellwarp under mpiexec -n 2)
 #
 # Besides the output, the ellwarp run must have assembled a seqellwarp/mpiellwarp matrix (checked in the
 # -mat_view file), so a type option that never reaches the matrix fails instead of comparing AIJ with AIJ.
 # Exit status: 0 same output, 1 different output or a failed run, 2 usage, 77 skipped (--gpu, no device).
 set -uo pipefail
 
-lib="" matopt=-mat_type vecopt=-vec_type gpu=0 short=0 match="" launcher="" testargs="" keep=""
+lib="" matopt=-mat_type vecopt=-vec_type gpu=0 short=0 match="" launcher="" testargs="" keep="" expect=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --lib) lib=$2; shift 2 ;;
@@ -44,6 +45,7 @@ while [ $# -gt 0 ]; do
     --launcher) launcher=$2; shift 2 ;;
     --test-args) testargs=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
+    --expect-type) expect=$2; shift 2 ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -114,6 +116,9 @@ echo "== ELLWARP: $msg"
 grep -Eq 'type: (seq|mpi)ellwarp' "$dir/matview.txt" 2>/dev/null ||
   fail "the ELLWARP run did not assemble a MATELLWARP matrix ($matopt ellwarp not reaching it?)"
 echo "== matrix type in the ELLWARP run: $(grep -Eo '(seq|mpi)ellwarp' "$dir/matview.txt" | head -n1)"
+if [ -n "$expect" ]; then
+  grep -Eq "type: $expect\$" "$dir/matview.txt" || fail "the ELLWARP run did not assemble a $expect matrix"
+fi
 
 normalize() { # normalize FILE -> stdout
   local f=$1

@@ -75,3 +75,65 @@ static DMASM_HD inline void DMAsmP1Element(int dim, PetscInt e, PetscInt n, Pets
     if (fe) fe[a * n + e] = f - source * vol / nen;
   }
 }
+
+/* Row a of the same element (the localrow method: a thread per matrix row computes, for each element
+   touching its row, only that element's row).  xl: [(b*dim+d)] of one element, Dl: [i*dim+j] (NULL:
+   identity), ul: nodal values or NULL; kr[b] = ke_ab (if kr), *fr = fe_a (if fr).  The same arithmetic as
+   DMAsmP1Element, in the same order. */
+static DMASM_HD inline void DMAsmP1ElementRow(int dim, int a, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *Dl, const PetscReal *xl, const PetscScalar *ul, PetscScalar *kr, PetscScalar *fr)
+{
+  const int nen = dim + 1;
+  PetscReal J[3][3], Ji[3][3], g[4][3], ga[3], Dg[3], det, idet, vol, mass;
+  PetscScalar f = 0;
+
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) J[i][j] = xl[(j + 1) * dim + i] - xl[0 * dim + i];
+  if (dim == 2) {
+    det      = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    idet     = 1 / det;
+    Ji[0][0] = J[1][1] * idet;
+    Ji[0][1] = -J[0][1] * idet;
+    Ji[1][0] = -J[1][0] * idet;
+    Ji[1][1] = J[0][0] * idet;
+    vol      = (det < 0 ? -det : det) / 2;
+    mass     = vol / 12;
+  } else {
+    det      = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    idet     = 1 / det;
+    Ji[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * idet;
+    Ji[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * idet;
+    Ji[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * idet;
+    Ji[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) * idet;
+    Ji[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * idet;
+    Ji[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * idet;
+    Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * idet;
+    Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * idet;
+    Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * idet;
+    vol      = (det < 0 ? -det : det) / 6;
+    mass     = vol / 20;
+  }
+  for (int d = 0; d < dim; d++) {
+    g[0][d] = 0;
+    for (int b = 1; b < nen; b++) {
+      g[b][d] = Ji[b - 1][d];
+      g[0][d] -= Ji[b - 1][d];
+    }
+  }
+  for (int d = 0; d < dim; d++) { /* g_a without a dynamic register index */
+    ga[d] = g[0][d];
+    for (int b = 1; b < nen; b++)
+      if (b == a) ga[d] = g[b][d];
+  }
+  for (int i = 0; i < dim; i++) {
+    Dg[i] = 0;
+    for (int j = 0; j < dim; j++) Dg[i] += (Dl ? Dl[i * dim + j] : (PetscReal)(i == j)) * ga[j];
+  }
+  for (int b = 0; b < nen; b++) {
+    PetscReal k = 0;
+    for (int i = 0; i < dim; i++) k += g[b][i] * Dg[i];
+    k = alpha * vol * k + beta * mass * (a == b ? 2 : 1);
+    if (kr) kr[b] = k;
+    if (fr) f += k * ul[b];
+  }
+  if (fr) *fr = f - source * vol / nen;
+}

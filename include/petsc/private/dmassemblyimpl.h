@@ -34,6 +34,26 @@ typedef struct {
   PetscBool        slots;  /* target order: ELLWARP slots (else CSR / dof order) */
 } DMAsmPlan;
 
+/* The localrow plan (dmasmlocalrow.c): one thread per row, a warp per 32 rows (for ELLWARP: the rows of a
+   slice, in the layout's order).  Thread l of warp w walks the elements touching its row in element order,
+   entry s at inc[wptr[w] + s*32 + l] = e*nen + a (a: the row's node in e; -1 padding); for the Jacobian its
+   nen targets at tgt[wptr[w]*nen + (s*nen + b)*32 + l].  Each target is written by one thread, contributions
+   in element order: the same order as globalnz. */
+typedef struct {
+  PetscInt         nwarps, nen;
+  PetscCount       ntarget;
+  PetscCount      *wptr;
+  int             *inc;
+  PetscInt        *tgt, *rowof;
+  PetscCount      *dwptr;
+  int             *dinc;
+  PetscInt        *dtgt, *drowof;
+  PetscObjectId    id;
+  PetscObjectState state;
+  const void      *layout;
+  PetscBool        slots;
+} DMAsmRowPlan;
+
 /* the built-in P1 kernels' context (dmasmkernels.c) */
 typedef struct {
   PetscInt   dim, nelem;
@@ -52,7 +72,8 @@ typedef enum {
   DMASM_COLOR,
   DMASM_HOST,
   DMASM_SHAREDNZ,
-  DMASM_LOCALNZ
+  DMASM_LOCALNZ,
+  DMASM_LOCALROW
 } DMAsmMethod;
 
 struct _p_DMAssembly {
@@ -78,6 +99,7 @@ struct _p_DMAssembly {
   PetscInt   ncolors;
   PetscInt  *colptr, *colelem; /* elements of colour c: colelem[colptr[c] .. colptr[c+1]) */
   DMAsmPlan  jac, res;
+  DMAsmRowPlan jrow, rrow; /* localrow */
   PetscInt   njacplans, nreductions;
   /* working buffers in the execution memory */
   PetscScalar *ue, *ae, *fe, *ke;
@@ -109,6 +131,13 @@ PETSC_INTERN PetscErrorCode DMAsmP1CtxDevice(DMAsmP1Ctx *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *);
 #endif
 PETSC_INTERN void DMAsmHostP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscScalar *);
+
+PETSC_INTERN PetscErrorCode DMAsmBuildRowPlan(DMAssembly, PetscBool, const PetscInt *, PetscCount, DMAsmRowPlan *);
+PETSC_INTERN PetscErrorCode DMAsmRowPlanDestroy(DMAsmRowPlan *);
+PETSC_INTERN void           DMAsmHostLocalRow(const DMAsmP1Ctx *, const DMAsmRowPlan *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *, const DMAsmRowPlan *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
+#endif
 
 /* host references */
 PETSC_INTERN void DMAsmHostGather(PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);

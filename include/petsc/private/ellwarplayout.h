@@ -28,6 +28,8 @@ typedef struct {
   PetscInt      *slot2csr; /* [nslots] CSR entry, -1 for padding */
   PetscCount    *diagslot; /* [nrows] slot of (i,i) for original row i, -1 if not stored */
   PetscInt       ndiagmissing;
+  PetscInt       nactive;  /* slices up to the last one holding entries: an in-place y += A x skips the rest
+                              (zero-length rows add nothing; most rows of MATMPIELLWARP's off-diagonal block) */
   /* rows too long for one warp: the first nlong sorted rows, stored contiguously after the slices
      (32-bit columns at col32 + longcolbase) and summed in chunks of ELLWARP_CHUNK entries, one thread
      block each; the block that finishes a row's last chunk adds the row's chunk sums in chunk order */
@@ -41,6 +43,9 @@ typedef struct {
   MatEllwarpKernel kernel;
   PetscInt         threshold, sortwindow, longrow, nsplit, n16, maxrowlen, minrowlen;
   PetscReal        meanrowlen, stdrowlen;
+  PetscBool        analysedondevice; /* built by the device analysis (ellwarpanalysis.h) */
+  PetscBool        hostarrays;       /* the arrays above are on the host: always after the host analysis;
+                                        after the device analysis once EllwarpLayoutFetchCUDA() ran */
 } EllwarpLayout;
 
 #define ELLWARP_PAD16     (-32768)
@@ -52,7 +57,48 @@ typedef struct {
   PetscInt         sortwindow; /* -1: automatic; 0: whole matrix; else a multiple of ELLWARP_LANES */
   PetscInt         longrow;    /* rows longer than this go to the chunked path; 0: automatic, <0: never */
   PetscBool        compress;   /* 16-bit column offsets in slices where they fit */
+  PetscInt         analysis;   /* where the pattern analysis runs: -1 automatic (device with the cuda backend), 0 device, 1 host */
 } EllwarpParams;
+
+/* ---- the a-priori choice from a summary of the row lengths (layout.c), shared by both analyses ---- */
+#define ELLWARP_NCAND    9 /* automatic thresholds, plus a requested one */
+#define ELLWARP_MAX_RUNS 6 /* lane counts 1..32: a whole-matrix sort has at most one run of slices per count */
+
+typedef struct {
+  PetscInt   T;
+  PetscCount nslots;
+  PetscInt   maxwidth, nslices, nsplit;
+} EllwarpWalk; /* the slices a sort window and threshold T give */
+
+typedef struct {
+  PetscInt    nrows, longrow, nlong, minlen, maxlen, maxshort; /* maxshort: longest row that is not long */
+  PetscCount  nnz, nnzshort, nchunks;                          /* nnzshort: entries of rows that are not long */
+  PetscInt64  sum2;                                            /* sum of squared row lengths (integer: exact on every backend) */
+  PetscCount *hist;                                            /* [maxshort+1] rows that are not long, by length */
+  PetscInt    window;                                          /* > 0: walk[] holds this sort window's walks */
+  PetscInt    nwalk;
+  EllwarpWalk walk[ELLWARP_NCAND];                             /* per threshold of EllwarpLayoutCandidates() */
+} EllwarpRowStats;
+
+typedef struct {
+  PetscInt         W, T;
+  MatEllwarpKernel kernel;
+  EllwarpWalk      walk;
+} EllwarpPlan;
+
+typedef struct {
+  PetscCount start;      /* sorted position (counted after the long rows) of the run's first slice */
+  PetscCount count;      /* slices, each 32 >> l2 rows */
+  PetscInt   l2, firstslice;
+} EllwarpRun;
+
+PETSC_EXTERN PetscInt       EllwarpLayoutLongRow(const EllwarpParams *);
+PETSC_EXTERN PetscInt       EllwarpLayoutWalkWindow(const EllwarpParams *, PetscInt, PetscCount, PetscInt64);
+PETSC_EXTERN PetscErrorCode EllwarpLayoutCandidates(const EllwarpParams *, PetscInt *, PetscInt[]);
+PETSC_EXTERN PetscErrorCode EllwarpLayoutChoose(const EllwarpRowStats *, const EllwarpParams *, EllwarpPlan *);
+PETSC_EXTERN PetscErrorCode EllwarpLayoutWholeRuns(const EllwarpRowStats *, PetscInt, PetscInt *, EllwarpRun[]);
+PETSC_EXTERN PetscErrorCode EllwarpRowStatsDestroy(EllwarpRowStats *);
+PETSC_EXTERN void           EllwarpLayoutSetPlanned(EllwarpLayout *, PetscInt, PetscInt, const EllwarpRowStats *, const EllwarpPlan *);
 
 /* column of the slot at offset off inside slice s, for the lane whose (original) row is row */
 static inline int EllwarpSliceCol(const EllwarpLayout *L, PetscInt s, PetscCount off, PetscInt row)
@@ -67,10 +113,9 @@ static inline int EllwarpSliceCol(const EllwarpLayout *L, PetscInt s, PetscCount
 /* Analysis: builds the pattern part of the layout (val stays NULL) from a CSR pattern.
    perm_in, when given, maps each CSR entry to the index of its value in the value array that refresh
    reads (used for the transpose, whose CSR is a permutation of the matrix's own entries). */
-PETSC_INTERN PetscErrorCode EllwarpLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], const EllwarpParams *, EllwarpLayout **);
-PETSC_INTERN PetscErrorCode EllwarpLayoutDestroy(EllwarpLayout **);
-PETSC_INTERN PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt, const PetscInt[], const EllwarpParams *, PetscInt, PetscInt, MatEllwarpKernel *, PetscInt *);
-PETSC_INTERN PetscErrorCode EllwarpLayoutTranspose(PetscInt, PetscInt, const PetscInt[], const PetscInt[], PetscInt **, PetscInt **, PetscInt **);
+PETSC_EXTERN PetscErrorCode EllwarpLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], const EllwarpParams *, EllwarpLayout **);
+PETSC_EXTERN PetscErrorCode EllwarpLayoutDestroy(EllwarpLayout **);
+PETSC_EXTERN PetscErrorCode EllwarpLayoutTranspose(PetscInt, PetscInt, const PetscInt[], const PetscInt[], PetscInt **, PetscInt **, PetscInt **);
 PETSC_INTERN PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *);
 
 /* Host reference kernels: the same layout, the same per-lane order of summation. */

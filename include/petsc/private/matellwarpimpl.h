@@ -70,6 +70,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat, MatType, MatReuse,
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayout(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayoutAssembled(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncHost(Mat);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPRegisterFactors(void);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetLayoutOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetHostOps(Mat);

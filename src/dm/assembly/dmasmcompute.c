@@ -99,7 +99,7 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)J, &id));
-  if (P->blkptr && P->id == id && P->state == J->nonzerostate && P->layout == T->layout && P->slots == (PetscBool)(T->kind == TARGET_ELLWARP)) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((as->method == DMASM_LOCALROW ? as->jrow.wptr != NULL : P->blkptr != NULL) && P->id == id && P->state == J->nonzerostate && P->layout == T->layout && P->slots == (PetscBool)(T->kind == TARGET_ELLWARP)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
   PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCheck(done && n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
@@ -123,16 +123,21 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
   PetscCall(PetscMalloc1(nq, &q2t));
   for (PetscCount q = 0; q < nq; q++) q2t[q] = nz2t[as->e2nz[q]];
   PetscCall(PetscFree(nz2t));
-  PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
+  if (as->method == DMASM_LOCALROW) {
+    PetscCall(DMAsmPlanDestroy(P)); /* holds the key only */
+    PetscCall(DMAsmBuildRowPlan(as, PETSC_TRUE, q2t, T->n, &as->jrow));
+  } else {
+    PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
+    if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
+  }
   PetscCall(PetscFree(q2t));
-  if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
   P->id     = id;
   P->state  = J->nonzerostate;
   P->layout = T->layout;
   P->slots  = (PetscBool)(T->kind == TARGET_ELLWARP);
   as->njacplans++;
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Plan, as, J, 0, 0));
-  PetscCall(PetscInfo(as, "Jacobian plan %" PetscInt_FMT " for %s: %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks, %" PetscCount_FMT " packed entries\n", as->njacplans, ((PetscObject)J)->type_name, P->ntarget, P->nblocks, P->blkptr[P->nblocks]));
+  PetscCall(PetscInfo(as, "Jacobian plan %" PetscInt_FMT " for %s: %" PetscCount_FMT " targets\n", as->njacplans, ((PetscObject)J)->type_name, T->n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -209,6 +214,23 @@ static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode LocalRowAssembly(DMAssembly as, const DMAsmRowPlan *P, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    DMAsmHostLocalRow(as->builtin, P, as->nelem, as->xe, u, as->edof, dst);
+    PetscCall(PetscLogFlops((as->dim == 3 ? 120.0 : 50.0) * (as->dim + 1) * as->nelem));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmP1CtxDevice(as->builtin));
+    PetscCall(DMAsmCUDALocalRow(as->builtin, P, as->nelem, as->dxe, u, as->dedof, dst));
+#endif
+  }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* src (element data, nper entries per element) -> dst (ntarget values) by the chosen method */
 static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
 {
@@ -265,7 +287,7 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
   PetscValidHeaderSpecific(F, VEC_CLASSID, 3);
   PetscCall(DMAssemblySetUp(as));
   PetscCheck(as->k.residual, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no residual element kernel set");
-  if (Fused(as)) {
+  if (Fused(as) || as->method == DMASM_LOCALROW) {
     const PetscScalar *u;
     PetscMemType       mu;
 
@@ -280,7 +302,8 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
       PetscCall(VecGetArrayWriteAndMemType(F, &f, &mt));
       PetscCheck(PetscMemTypeDevice(mt), PetscObjectComm((PetscObject)F), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but F is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)F)->type_name);
     }
-    PetscCall(FusedAssembly(as, &as->res, PETSC_FALSE, u, f));
+    if (as->method == DMASM_LOCALROW) PetscCall(LocalRowAssembly(as, &as->rrow, u, f));
+    else PetscCall(FusedAssembly(as, &as->res, PETSC_FALSE, u, f));
     if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecRestoreArrayWrite(F, &f));
     else PetscCall(VecRestoreArrayWriteAndMemType(F, &f));
     if (as->mtype == PETSC_MEMTYPE_HOST && PetscMemTypeDevice(mu)) PetscCall(VecRestoreArrayRead(U, &u));
@@ -323,8 +346,9 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
   PetscCheck(as->k.jacobian, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no Jacobian element kernel set");
   PetscCall(GetTarget(as, J, &T));
   PetscCall(EnsureJacobianPlan(as, J, &T));
-  if (Fused(as)) {
-    PetscCall(FusedAssembly(as, &as->jac, PETSC_TRUE, NULL, T.val));
+  if (Fused(as) || as->method == DMASM_LOCALROW) {
+    if (as->method == DMASM_LOCALROW) PetscCall(LocalRowAssembly(as, &as->jrow, NULL, T.val));
+    else PetscCall(FusedAssembly(as, &as->jac, PETSC_TRUE, NULL, T.val));
     PetscCall(RestoreTarget(J, &T));
     as->nreductions++;
     PetscFunctionReturn(PETSC_SUCCESS);

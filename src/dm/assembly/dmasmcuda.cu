@@ -245,3 +245,70 @@ PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt
   PetscCall(PetscLogGpuFlops((c->dim == 3 ? 150.0 : 60.0) * ne));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* localrow (dmasmlocalrow.c): thread l of warp w owns row rowof[32w+l]; its element incidences and (Jacobian)
+   targets are read down the warp's columns (coalesced); the element's row is computed in registers. */
+template <int DIM, bool JAC>
+__global__ static void LocalRowKernel(PetscInt nwarps, const PetscCount *__restrict__ wptr, const int *__restrict__ inc, const PetscInt *__restrict__ tgt, const PetscInt *__restrict__ rowof, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, PetscScalar *__restrict__ dst)
+{
+  constexpr int    nen = DIM + 1;
+  const PetscCount gid = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x;
+  const PetscInt   w = (PetscInt)(gid / 32), l = (PetscInt)(gid % 32);
+  PetscScalar      acc = 0;
+
+  if (w >= nwarps || rowof[gid] < 0) return;
+  {
+    const PetscCount base = wptr[w], width = (wptr[w + 1] - base) / 32;
+    for (PetscCount s = 0; s < width; s++) {
+      const int   v = __ldcs(inc + base + s * 32 + l);
+      PetscReal   xl[nen * DIM], Dl[DIM * DIM];
+      PetscScalar ul[nen], kr[nen], fr;
+      PetscInt    e, a;
+      if (v < 0) break;
+      e = v / nen;
+      a = v % nen;
+#pragma unroll
+      for (int q = 0; q < nen * DIM; q++) xl[q] = xe[(PetscCount)q * nelem + e];
+      if (D)
+#pragma unroll
+        for (int q = 0; q < DIM * DIM; q++) Dl[q] = D[(PetscCount)q * nelem + e];
+      if (JAC) {
+        DMAsmP1ElementRow(DIM, (int)a, alpha, beta, source, D ? Dl : NULL, xl, NULL, kr, NULL);
+#pragma unroll
+        for (int b = 0; b < nen; b++) {
+          const PetscInt t = __ldcs(tgt + base * nen + (s * nen + b) * 32 + l);
+          if (t >= 0) dst[t] += kr[b];
+        }
+      } else {
+#pragma unroll
+        for (int b = 0; b < nen; b++) ul[b] = u[edof[(PetscCount)b * nelem + e]];
+        DMAsmP1ElementRow(DIM, (int)a, alpha, beta, source, D ? Dl : NULL, xl, ul, NULL, &fr);
+        acc += fr;
+      }
+    }
+  }
+  if (!JAC) dst[rowof[gid]] = acc;
+}
+
+PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *c, const DMAsmRowPlan *P, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)
+{
+  const PetscCount nthreads = (PetscCount)P->nwarps * 32;
+  const unsigned   g        = Blocks(nthreads, 128);
+  const PetscBool  jac      = (PetscBool)(P->dtgt != NULL);
+
+  PetscFunctionBegin;
+  if (!P->nwarps) PetscFunctionReturn(PETSC_SUCCESS);
+  if (jac) PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (c->dim == 3) {
+    if (jac) LocalRowKernel<3, true><<<g, 128, 0, Stream()>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+    else LocalRowKernel<3, false><<<g, 128, 0, Stream()>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+  } else {
+    if (jac) LocalRowKernel<2, true><<<g, 128, 0, Stream()>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+    else LocalRowKernel<2, false><<<g, 128, 0, Stream()>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((c->dim == 3 ? 120.0 : 50.0) * (PetscLogDouble)(c->dim + 1) * nelem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -6,7 +6,7 @@ PetscClassId  DMASSEMBLY_CLASSID;
 PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
 
 static PetscBool         pkginit = PETSC_FALSE;
-static const char *const methodnames[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYHOST, DMASSEMBLYSHAREDNZ, DMASSEMBLYLOCALNZ};
+static const char *const methodnames[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYHOST, DMASSEMBLYSHAREDNZ, DMASSEMBLYLOCALNZ, DMASSEMBLYLOCALROW};
 
 static PetscErrorCode DMAssemblyFinalizePackage(void)
 {
@@ -89,8 +89,8 @@ PetscErrorCode DMAssemblySetType(DMAssembly as, DMAssemblyType type)
     PetscCall(PetscStrcmp(type, methodnames[i], &eq));
     if (eq) m = i;
   }
-  PetscCheck(m >= 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, atomic, color, host)", type);
-  PetscCheck(m != DMASM_SHAREDNZ && m != DMASM_LOCALNZ, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly type %s is not implemented yet; use globalnz (the reduction by nonzero), atomic, color or host", type);
+  PetscCheck(m >= 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, localrow, atomic, color, host)", type);
+  PetscCheck(m != DMASM_SHAREDNZ && m != DMASM_LOCALNZ, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly type %s is not implemented yet; use globalnz (the reduction by nonzero), localrow (built-in kernels), atomic, color or host", type);
   PetscCheck(!as->setupcalled || (DMAsmMethod)m == as->method, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetType() after DMAssemblySetUp()");
   as->method = (DMAsmMethod)m;
   PetscCall(PetscObjectChangeTypeName((PetscObject)as, methodnames[m]));
@@ -219,8 +219,10 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCall(ChooseMemType(as));
   PetscCall(DMAsmBuildMesh(as));
   PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
+  PetscCheck(as->method != DMASM_LOCALROW || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in kernels (DMAssemblyP1DiffusionMassKernels()); use globalnz with your own kernels");
   PetscCall(DMAsmColor(as));
   PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
+  if (as->method == DMASM_LOCALROW) PetscCall(DMAsmBuildRowPlan(as, PETSC_FALSE, NULL, as->ndof, &as->rrow));
   if (as->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
@@ -275,7 +277,7 @@ PetscErrorCode DMAssemblyGetInfo(DMAssembly as, DMAssemblyInfo *info)
   info->ncolors        = as->ncolors;
   info->njacplans      = as->njacplans;
   info->nreductions    = as->nreductions;
-  info->jacplanentries = as->jac.blkptr ? as->jac.blkptr[as->jac.nblocks] : 0;
+  info->jacplanentries = as->jac.blkptr ? as->jac.blkptr[as->jac.nblocks] : (as->jrow.wptr ? as->jrow.wptr[as->jrow.nwarps] * (1 + as->nen) : 0);
   info->resplanentries = as->res.blkptr ? as->res.blkptr[as->res.nblocks] : 0;
   info->idx64          = as->jac.blkptr ? as->jac.idx64 : as->res.idx64;
   info->mtype          = as->mtype;
@@ -340,6 +342,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
                                    as->method == DMASM_GLOBALNZ ? "element matrices in global memory, packed reduction by nonzero (fixed order, bitwise reproducible)"
                                    : as->method == DMASM_ATOMIC ? "element matrices scattered with atomicAdd (order not fixed on the device)"
                                    : as->method == DMASM_COLOR  ? "element colouring, one scatter launch per colour"
+                                   : as->method == DMASM_LOCALROW ? "one thread per row computes its rows of the surrounding elements (built-in kernels, fused, fixed order, bitwise reproducible)"
                                                                 : "plain-C reference on the host (same plan as globalnz)"));
   if ((as->method == DMASM_ATOMIC || as->method == DMASM_COLOR) && as->kset) {
     const PetscBool fused = (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
@@ -362,6 +365,8 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
     if (as->jac.blkptr) {
       PlanStats(&as->jac, (PetscCount)as->nen * as->nen * as->nelem, &b, &f);
       PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: %s order, %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks, %.4g MB (%s indices), %.1f%% sources; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "ELLWARP slot" : "CSR", as->jac.ntarget, as->jac.nblocks, b / 1e6, as->jac.idx64 ? "64-bit" : "32-bit", 100.0 * f, as->njacplans, as->nreductions));
+    } else if (as->jrow.wptr) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "localrow Jacobian plan: %s order, %" PetscInt_FMT " warps, %" PetscCount_FMT " incidence slots for %" PetscCount_FMT " incidences; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "ELLWARP slot" : "CSR", as->jrow.nwarps, as->jrow.wptr[as->jrow.nwarps], (PetscCount)as->nen * as->nelem, as->njacplans, as->nreductions));
     } else PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: built at the first DMAssemblyComputeJacobian()\n"));
   }
   PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -383,6 +388,8 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
   if (a->ownctxdestroy) PetscCall((*a->ownctxdestroy)(&a->ownctx));
   PetscCall(DMAsmPlanDestroy(&a->jac));
   PetscCall(DMAsmPlanDestroy(&a->res));
+  PetscCall(DMAsmRowPlanDestroy(&a->jrow));
+  PetscCall(DMAsmRowPlanDestroy(&a->rrow));
   if (a->setupcalled && a->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmCUDAFree((void **)&a->ue));

@@ -111,11 +111,122 @@ static PetscErrorCode SortRows(PetscInt n, const PetscInt rowlen[], PetscInt sor
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen[], const EllwarpParams *par, PetscInt window, PetscInt nlong, MatEllwarpKernel *kernel, PetscInt *threshold)
+/* ---- the a-priori choice, from a summary of the row lengths -------------------------------------
+   Everything the choice needs is in EllwarpRowStats: integer moments, the histogram of the lengths of
+   the rows that are not long, and (for a sort window W > 0) the slice walk of each candidate threshold.
+   The host analysis and the device analysis (ellwarpanalysis.cu) both fill it, then this code decides:
+   the decision has one source of truth, and both analyses build the same layout. */
+static const PetscInt ChooserCand[] = {0, 256, 128, 64, 32, 16, 8, 4};
+
+PetscInt EllwarpLayoutLongRow(const EllwarpParams *par)
 {
-  static const PetscInt cand[] = {0, 256, 128, 64, 32, 16, 8, 4};
-  PetscReal             best   = PETSC_MAX_REAL;
-  PetscInt              bestT  = 0;
+  /* a row whose K2 width with all 32 lanes would exceed ELLWARP_LONG_WIDTH keeps one warp busy long
+     after the others finish: it goes to the chunked path, spread over many thread blocks */
+  if (par->longrow) return par->longrow;
+  if (par->kernel == MAT_ELLWARP_KERNEL_K1) return -1; /* K1 as the paper defines it */
+  return ELLWARP_LANES * ELLWARP_LONG_WIDTH;
+}
+
+PetscErrorCode EllwarpLayoutCandidates(const EllwarpParams *par, PetscInt *nT, PetscInt T[])
+{
+  PetscInt  n   = 0;
+  PetscBool has = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(ChooserCand); c++) {
+    T[n++] = ChooserCand[c];
+    if (ChooserCand[c] == par->threshold) has = PETSC_TRUE;
+  }
+  if (par->threshold > 0 && !has) T[n++] = par->threshold;
+  *nT = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void Moments(PetscInt m, PetscCount nnz, PetscInt64 sum2, PetscReal *mean, PetscReal *std)
+{
+  *mean = m ? (PetscReal)nnz / m : 0;
+  *std  = m ? PetscSqrtReal(PetscMax(0, (PetscReal)sum2 / m - *mean * *mean)) : 0;
+}
+
+PetscInt EllwarpLayoutWalkWindow(const EllwarpParams *par, PetscInt m, PetscCount nnz, PetscInt64 sum2)
+{
+  PetscReal mean, std;
+
+  if (par->sortwindow >= 0) return par->sortwindow;
+  Moments(m, nnz, sum2, &mean, &std);
+  return std > ELLWARP_IRREGULAR_CV * mean ? 0 : ELLWARP_AUTO_WINDOW;
+}
+
+/* The whole-matrix sort from the histogram: the sorted lengths are the bins, longest first.  The slice
+   starting at p takes the lane count of row p, so within a bin starts advance by the rows per slice;
+   the result equals SliceWalk over the sorted lengths.  Runs: maximal sequences of slices with one lane
+   count, starting at run[].start (sorted position past the long rows) every 32 >> l2 rows. */
+static void HistWalk(const EllwarpRowStats *st, PetscInt T, EllwarpWalk *wk, PetscInt *nruns, EllwarpRun runs[])
+{
+  PetscCount pos = 0, ns = 0, slots = 0;
+  PetscInt   mw = 0, nsl = 0, nsp = 0, nr = 0;
+
+  for (PetscInt L = st->maxshort; L >= 0; L--) {
+    PetscCount h = st->hist[L], b = pos + h;
+    if (h && ns < b) {
+      PetscInt   l2 = LanesLog2(L, T), r = ELLWARP_LANES >> l2, w = (L + (1 << l2) - 1) >> l2;
+      PetscCount cnt = (b - ns + r - 1) / r;
+      slots += cnt * w * ELLWARP_LANES;
+      nsl += (PetscInt)cnt;
+      if (l2) nsp += (PetscInt)cnt;
+      mw = PetscMax(mw, w);
+      if (runs) {
+        if (nr && runs[nr - 1].l2 == l2 && runs[nr - 1].start + runs[nr - 1].count * r == ns) runs[nr - 1].count += cnt;
+        else {
+          runs[nr].start      = ns;
+          runs[nr].l2         = l2;
+          runs[nr].count      = cnt;
+          runs[nr].firstslice = nsl - (PetscInt)cnt;
+          nr++;
+        }
+      }
+      ns += cnt * r;
+    }
+    pos = b;
+  }
+  wk->T        = T;
+  wk->nslots   = slots;
+  wk->maxwidth = mw;
+  wk->nslices  = nsl;
+  wk->nsplit   = nsp;
+  if (nruns) *nruns = nr;
+}
+
+PetscErrorCode EllwarpLayoutWholeRuns(const EllwarpRowStats *st, PetscInt T, PetscInt *nruns, EllwarpRun runs[])
+{
+  EllwarpWalk wk;
+
+  PetscFunctionBegin;
+  HistWalk(st, T, &wk, nruns, runs);
+  PetscCheck(*nruns <= ELLWARP_MAX_RUNS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " runs of slices", *nruns);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Walk(const EllwarpRowStats *st, PetscInt W, PetscInt T, EllwarpWalk *wk)
+{
+  PetscFunctionBegin;
+  if (W == 0) {
+    HistWalk(st, T, wk, NULL, NULL);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(st->window == W, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No slice walk for sort window %" PetscInt_FMT " (have %" PetscInt_FMT ")", W, st->window);
+  for (PetscInt c = 0; c < st->nwalk; c++)
+    if (st->walk[c].T == T) {
+      *wk = st->walk[c];
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "No slice walk for threshold %" PetscInt_FMT, T);
+}
+
+static PetscErrorCode ChooseThreshold(const EllwarpRowStats *st, const EllwarpParams *par, PetscInt W, MatEllwarpKernel *kernel, PetscInt *threshold)
+{
+  PetscReal best  = PETSC_MAX_REAL;
+  PetscInt  bestT = 0, n = st->nrows - st->nlong;
 
   PetscFunctionBegin;
   if (par->kernel == MAT_ELLWARP_KERNEL_K1) {
@@ -129,33 +240,30 @@ PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   {
-    PetscCount nnz = 0;
-    for (PetscInt p = nlong; p < n; p++) nnz += sortedlen[p];
-    PetscReal mean = n > nlong ? (PetscReal)nnz / (n - nlong) : 0, var = 0;
-    for (PetscInt p = nlong; p < n; p++) var += (sortedlen[p] - mean) * (sortedlen[p] - mean);
-    var = n > nlong ? var / (n - nlong) : 0;
+    PetscReal mean = n > 0 ? (PetscReal)st->nnzshort / n : 0, var = 0;
+    for (PetscInt L = 0; L <= st->maxshort; L++) var += (PetscReal)st->hist[L] * (L - mean) * (L - mean);
+    var = n > 0 ? var / n : 0;
     /* a matrix this small leaves most of the GPU idle with one lane per row, and short power-law rows
        are latency bound: spread rows over the most lanes (measured on an H200: 2x faster than K1 at
        20k rows, 4-40% faster than any other threshold on power-law matrices) */
-    if (n > 0 && ((PetscReal)nnz * ELLWARP_BYTES_PER_SLOT < ELLWARP_SMALL_BYTES || PetscSqrtReal(var) > ELLWARP_IRREGULAR_CV * mean)) {
-      *threshold = cand[PETSC_STATIC_ARRAY_LENGTH(cand) - 1];
+    if (st->nrows > 0 && ((PetscReal)st->nnzshort * ELLWARP_BYTES_PER_SLOT < ELLWARP_SMALL_BYTES || PetscSqrtReal(var) > ELLWARP_IRREGULAR_CV * mean)) {
+      *threshold = ChooserCand[PETSC_STATIC_ARRAY_LENGTH(ChooserCand) - 1];
       *kernel    = MAT_ELLWARP_KERNEL_K2;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(cand); c++) {
-    PetscCount slots;
-    PetscInt   mw, ns, nsp;
-    PetscReal  cost;
+  for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(ChooserCand); c++) {
+    EllwarpWalk wk;
+    PetscReal   cost;
 
-    if (par->kernel == MAT_ELLWARP_KERNEL_K2 && cand[c] == 0) continue;
-    SliceWalk(nlong, n, sortedlen, window, cand[c], &slots, &mw, &ns, &nsp);
+    if (par->kernel == MAT_ELLWARP_KERNEL_K2 && ChooserCand[c] == 0) continue;
+    PetscCall(Walk(st, W, ChooserCand[c], &wk));
     /* the kernel takes as long as its traffic needs, and no less than its widest slice's warp */
-    cost = PetscMax((PetscReal)slots * ELLWARP_BYTES_PER_SLOT / ELLWARP_BW, mw * ELLWARP_T_ITER);
+    cost = PetscMax((PetscReal)wk.nslots * ELLWARP_BYTES_PER_SLOT / ELLWARP_BW, wk.maxwidth * ELLWARP_T_ITER);
     /* prefer fewer lanes per row (fewer slots, no reduction) unless splitting wins by more than 0.5% */
     if (cost < 0.995 * best) {
       best  = cost;
-      bestT = cand[c];
+      bestT = ChooserCand[c];
     }
   }
   *threshold = bestT;
@@ -163,73 +271,128 @@ PetscErrorCode EllwarpLayoutChooseThreshold(PetscInt n, const PetscInt sortedlen
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Sort (window W), choose the threshold and walk the slices: everything the layout's size depends on */
-static PetscErrorCode PlanRows(PetscInt m, const PetscInt rowlen[], PetscInt W, PetscInt longrow, const EllwarpParams *par, EllwarpLayout *L, PetscInt sortedlen[], PetscInt *nlong, PetscInt *T, PetscCount *nslots, PetscInt *mw, PetscInt *ns, PetscInt *nsp)
+static PetscErrorCode PlanWindow(const EllwarpRowStats *st, const EllwarpParams *par, PetscInt W, EllwarpPlan *plan)
 {
   PetscFunctionBegin;
-  PetscCall(SortRows(m, rowlen, W, longrow, L->rowperm, sortedlen, nlong));
-  PetscCall(EllwarpLayoutChooseThreshold(m, sortedlen, par, W, *nlong, &L->kernel, T));
-  SliceWalk(*nlong, m, sortedlen, W, *T, nslots, mw, ns, nsp);
+  plan->W = W;
+  PetscCall(ChooseThreshold(st, par, W, &plan->kernel, &plan->T));
+  PetscCall(Walk(st, W, plan->T, &plan->walk));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode EllwarpLayoutChoose(const EllwarpRowStats *st, const EllwarpParams *par, EllwarpPlan *plan)
+{
+  PetscInt W;
+
+  PetscFunctionBegin;
+  PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
+  W = EllwarpLayoutWalkWindow(par, st->nrows, st->nnz, st->sum2);
+  if (par->sortwindow < 0 && W > 0) { /* automatic: the window or the whole matrix, whichever moves fewer bytes */
+    EllwarpPlan p[2];
+    PetscReal   cost[2];
+    for (int w = 0; w < 2; w++) {
+      PetscInt win = w ? 0 : W;
+      PetscCall(PlanWindow(st, par, win, &p[w]));
+      cost[w] = (2.0 * (PetscReal)p[w].walk.nslots - (PetscReal)st->nnzshort) * ELLWARP_BYTES_PER_SLOT + (PetscReal)st->nrows * (win ? ELLWARP_ROW_BYTES_WINDOW : ELLWARP_ROW_BYTES_WHOLE);
+    }
+    *plan = cost[0] < cost[1] ? p[0] : p[1];
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PlanWindow(st, par, W, plan));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode EllwarpRowStatsDestroy(EllwarpRowStats *st)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(st->hist));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the scalars of the layout that follow from the summary and the plan (both analyses) */
+void EllwarpLayoutSetPlanned(EllwarpLayout *L, PetscInt m, PetscInt n, const EllwarpRowStats *st, const EllwarpPlan *plan)
+{
+  L->nrows     = m;
+  L->ncols     = n;
+  L->nnz       = st->nnz;
+  L->longrow   = st->longrow;
+  L->maxrowlen = st->maxlen;
+  L->minrowlen = st->minlen;
+  Moments(m, st->nnz, st->sum2, &L->meanrowlen, &L->stdrowlen);
+  L->sortwindow = plan->W;
+  L->threshold  = plan->T;
+  L->kernel     = plan->kernel;
+  L->nslices    = plan->walk.nslices;
+  L->nsplit     = plan->walk.nsplit;
+  L->nlong      = st->nlong;
+  L->nchunks    = (PetscInt)st->nchunks;
+  L->nslots     = plan->walk.nslots + (st->nnz - st->nnzshort);
+}
+
+/* The host analysis: the summary from the row lengths (the window walk sorts the windows), the choice,
+   then the layout filled row by row.  The reference for the device analysis. */
 PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt entrymap[], const EllwarpParams *par, EllwarpLayout **out)
 {
-  EllwarpLayout *L;
-  PetscInt      *rowlen, *sortedlen, T, mw, ns, nsp, nlong, longrow, W = 0;
-  PetscBool      planned = PETSC_FALSE;
-  PetscCount     nslots, nlongslots = 0;
-  PetscReal      sum = 0, sum2 = 0;
+  EllwarpLayout  *L;
+  PetscInt       *rowlen, *sortedlen, nlong, Wwalk = -1, W, T, ns, longrow;
+  PetscCount      nslots;
+  EllwarpRowStats st;
+  EllwarpPlan     plan;
 
   PetscFunctionBegin;
   PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ELLWARP stores 32-bit column indices; %" PetscInt_FMT " columns do not fit", n);
   PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
   PetscCall(PetscNew(&L));
-  L->nrows      = m;
-  L->ncols      = n;
-  L->nnz        = m ? ai[m] : 0;
-  /* a row whose K2 width with all 32 lanes would exceed ELLWARP_LONG_WIDTH keeps one warp busy long
-     after the others finish: it goes to the chunked path, spread over many thread blocks */
-  longrow = par->longrow ? par->longrow : ELLWARP_LANES * ELLWARP_LONG_WIDTH;
-  if (par->kernel == MAT_ELLWARP_KERNEL_K1 && !par->longrow) longrow = -1; /* K1 as the paper defines it */
-  L->longrow = longrow;
+  L->hostarrays = PETSC_TRUE;
+  longrow       = EllwarpLayoutLongRow(par);
   PetscCall(PetscMalloc2(m, &rowlen, m, &sortedlen));
   PetscCall(PetscMalloc1(m, &L->rowperm));
-  L->maxrowlen = 0;
-  L->minrowlen = m ? PETSC_INT_MAX : 0;
+  /* the summary: integer moments of all rows, the histogram of the rows that are not long */
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  st.nrows   = m;
+  st.longrow = longrow;
+  st.minlen  = m ? PETSC_INT_MAX : 0;
   for (PetscInt i = 0; i < m; i++) {
-    rowlen[i]    = ai[i + 1] - ai[i];
-    L->maxrowlen = PetscMax(L->maxrowlen, rowlen[i]);
-    L->minrowlen = PetscMin(L->minrowlen, rowlen[i]);
-    sum += rowlen[i];
-    sum2 += (PetscReal)rowlen[i] * rowlen[i];
-  }
-  L->meanrowlen = m ? sum / m : 0;
-  L->stdrowlen  = m ? PetscSqrtReal(PetscMax(0, sum2 / m - L->meanrowlen * L->meanrowlen)) : 0;
-  if (par->sortwindow >= 0) W = par->sortwindow;
-  else if (L->stdrowlen > ELLWARP_IRREGULAR_CV * L->meanrowlen) W = 0;
-  else {
-    PetscReal cost[2];
-    for (int w = 0; w < 2; w++) { /* the whole-matrix plan last: it is kept when it wins */
-      PetscInt win = w ? 0 : ELLWARP_AUTO_WINDOW;
-      PetscCall(PlanRows(m, rowlen, win, longrow, par, L, sortedlen, &nlong, &T, &nslots, &mw, &ns, &nsp));
-      cost[w] = (2.0 * (PetscReal)nslots - (PetscReal)L->nnz) * ELLWARP_BYTES_PER_SLOT + (PetscReal)m * (win ? ELLWARP_ROW_BYTES_WINDOW : ELLWARP_ROW_BYTES_WHOLE);
+    rowlen[i] = ai[i + 1] - ai[i];
+    st.minlen = PetscMin(st.minlen, rowlen[i]);
+    st.maxlen = PetscMax(st.maxlen, rowlen[i]);
+    st.nnz += rowlen[i];
+    st.sum2 += (PetscInt64)rowlen[i] * rowlen[i];
+    if (longrow > 0 && rowlen[i] > longrow) {
+      st.nlong++;
+      st.nchunks += (rowlen[i] + ELLWARP_CHUNK - 1) / ELLWARP_CHUNK;
+    } else {
+      st.maxshort = PetscMax(st.maxshort, rowlen[i]);
+      st.nnzshort += rowlen[i];
     }
-    W       = cost[0] < cost[1] ? ELLWARP_AUTO_WINDOW : 0;
-    planned = (PetscBool)(W == 0);
   }
-  L->sortwindow = W;
-  if (!planned) PetscCall(PlanRows(m, rowlen, W, longrow, par, L, sortedlen, &nlong, &T, &nslots, &mw, &ns, &nsp));
-  L->threshold = T;
-  L->nslices = ns;
-  L->nsplit  = nsp;
-  L->nlong   = nlong;
-  L->nchunks = 0;
-  for (PetscInt q = 0; q < nlong; q++) {
-    nlongslots += sortedlen[q];
-    L->nchunks += (sortedlen[q] + ELLWARP_CHUNK - 1) / ELLWARP_CHUNK;
+  PetscCall(PetscCalloc1(st.maxshort + 1, &st.hist));
+  for (PetscInt i = 0; i < m; i++)
+    if (!(longrow > 0 && rowlen[i] > longrow)) st.hist[rowlen[i]]++;
+  /* the window walk: sort the windows, walk them for every candidate threshold */
+  W = EllwarpLayoutWalkWindow(par, m, st.nnz, st.sum2);
+  if (W > 0) {
+    Wwalk     = W;
+    st.window = W;
+    PetscCall(SortRows(m, rowlen, W, longrow, L->rowperm, sortedlen, &nlong));
+    {
+      PetscInt cT[ELLWARP_NCAND];
+      PetscCall(EllwarpLayoutCandidates(par, &st.nwalk, cT));
+      for (PetscInt c = 0; c < st.nwalk; c++) {
+        st.walk[c].T = cT[c];
+        SliceWalk(nlong, m, sortedlen, W, cT[c], &st.walk[c].nslots, &st.walk[c].maxwidth, &st.walk[c].nslices, &st.walk[c].nsplit);
+      }
+    }
   }
-  L->nslots = nslots + nlongslots;
+  PetscCall(EllwarpLayoutChoose(&st, par, &plan));
+  EllwarpLayoutSetPlanned(L, m, n, &st, &plan);
+  PetscCall(EllwarpRowStatsDestroy(&st));
+  W = plan.W;
+  T = plan.T;
+  ns = plan.walk.nslices;
+  nslots = plan.walk.nslots;
+  if (W != Wwalk) PetscCall(SortRows(m, rowlen, W, longrow, L->rowperm, sortedlen, &nlong));
+  PetscCheck(nlong == L->nlong, PETSC_COMM_SELF, PETSC_ERR_PLIB, "long rows %" PetscInt_FMT " != %" PetscInt_FMT, nlong, L->nlong);
 
   PetscCall(PetscMalloc4(ns + 1, &L->sliceptr, ns + 1, &L->slicerow, ns, &L->meta, ns, &L->colbase));
   PetscCall(PetscMalloc2(L->nslots, &L->slot2csr, m, &L->diagslot));
@@ -264,9 +427,10 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
       p += rows;
       s++;
     }
+    PetscCheck(s == ns && L->sliceptr[ns] == nslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "slice walk and build disagree");
   }
   L->longcolbase = L->ncol32;
-  PetscCall(PetscMalloc2(L->ncol32 + nlongslots, &L->col32, L->ncol16, &L->col16));
+  PetscCall(PetscMalloc2(L->ncol32 + (L->nslots - nslots), &L->col32, L->ncol16, &L->col16));
   for (PetscInt i = 0; i < m; i++) L->diagslot[i] = -1;
   for (PetscInt s = 0; s < ns; s++) {
     PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2, is16 = L->meta[s] & 16;
@@ -312,6 +476,9 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   L->ndiagmissing = 0;
   for (PetscInt i = 0; i < PetscMin(m, n); i++)
     if (L->diagslot[i] < 0) L->ndiagmissing++;
+  L->nactive = 0;
+  for (PetscInt s = 0; s < L->nslices; s++)
+    if (L->sliceptr[s + 1] > L->sliceptr[s]) L->nactive = s + 1;
   PetscCall(PetscFree2(rowlen, sortedlen));
   *out = L;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -384,7 +551,10 @@ static inline PetscScalar Val(const PetscScalar *val, PetscCount k, PetscBool ab
    rows chunk by chunk as the device does (within a chunk the device's order depends on its block size). */
 void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, PetscBool abs)
 {
-  for (PetscInt s = 0; s < L->nslices; s++) {
+  /* in place (y += A x): slices of zero-length rows change nothing; the device skips them too */
+  const PetscInt ns = (z && z == y && !abs) ? L->nactive : L->nslices;
+
+  for (PetscInt s = 0; s < ns; s++) {
     PetscInt    l2 = L->meta[s] & 15, tpr = 1 << l2, rows = L->slicerow[s + 1] - L->slicerow[s];
     PetscInt    w    = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
     PetscScalar part[ELLWARP_LANES];

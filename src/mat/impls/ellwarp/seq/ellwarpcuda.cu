@@ -2,6 +2,7 @@
    1 << log2tpr consecutive lanes (K1: one lane) and their partial sums meet through __shfl_down_sync, in
    the same order the host reference (layout.c) adds them. */
 #include <petsc/private/matellwarpimpl.h>
+#include <petsc/private/ellwarpanalysis.h>
 #include <petscdevice_cuda.h>
 
 struct _EllwarpStore {
@@ -152,6 +153,54 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   *out = S;
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Upload, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the store of a layout built by the device analysis (ellwarpanalysis.cu): its arrays are taken over */
+PetscErrorCode EllwarpCUDACreateFromDevice(const EllwarpLayout *L, EllwarpDeviceArrays *a, EllwarpStore **out)
+{
+  EllwarpStore *S;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&S));
+  S->L         = L;
+  S->sliceptr  = a->sliceptr;
+  S->slicerow  = a->slicerow;
+  S->meta      = a->meta;
+  S->colbase   = a->colbase;
+  S->rowperm   = a->rowperm;
+  S->col32     = a->col32;
+  S->col16     = a->col16;
+  S->slot2csr  = a->slot2csr;
+  S->diagslot  = a->diagslot;
+  S->longptr   = a->longptr;
+  S->longchunk = a->longchunk;
+  S->chunkptr  = a->chunkptr;
+  S->chunkrow  = a->chunkrow;
+  PetscCall(PetscMemzero(a, sizeof(*a)));
+  PetscCall(DevMalloc((void **)&S->count, L->nlong * sizeof(int), "chunk counters"));
+  if (L->nlong) PetscCallCUDA(cudaMemsetAsync(S->count, 0, L->nlong * sizeof(int), Stream()));
+  PetscCall(DevMalloc((void **)&S->partial, L->nchunks * sizeof(PetscScalar), "chunk sums"));
+  PetscCall(DevMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
+  PetscCall(DevMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
+  *out = S;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void EllwarpCUDAStoreArrays(const EllwarpStore *S, EllwarpDeviceArrays *a)
+{
+  a->sliceptr  = S->sliceptr;
+  a->slicerow  = S->slicerow;
+  a->meta      = S->meta;
+  a->colbase   = S->colbase;
+  a->rowperm   = S->rowperm;
+  a->col32     = S->col32;
+  a->col16     = S->col16;
+  a->slot2csr  = S->slot2csr;
+  a->diagslot  = S->diagslot;
+  a->longptr   = S->longptr;
+  a->longchunk = S->longchunk;
+  a->chunkptr  = S->chunkptr;
+  a->chunkrow  = S->chunkrow;
 }
 
 static PetscErrorCode CUDADestroy(EllwarpStore **S)
@@ -404,10 +453,12 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
 {
   const EllwarpLayout *L   = S->L;
   const int            wpb = (int)(bs / ELLWARP_LANES);
-  const DevLayout      d   = View(S);
-  const PetscInt       nb  = L->nchunks + (L->nslices + wpb - 1) / wpb;
+  DevLayout            d   = View(S);
+  PetscInt             nb;
 
   PetscFunctionBegin;
+  if (z && z == y && !abs) d.nslices = L->nactive; /* in place: trailing slices of zero-length rows add nothing */
+  nb = L->nchunks + (d.nslices + wpb - 1) / wpb;
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
   if (nb) {
     if (abs) MultKernel<false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);

@@ -55,13 +55,20 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscOptionsInt("-mat_ellwarp_sort_window", "Sort rows by length within windows of this many rows (-1: automatic, 0: whole matrix)", "", p.sortwindow, &p.sortwindow, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_long_row", "Rows longer than this are summed by many thread blocks (0: automatic, -1: never)", "", p.longrow, &p.longrow, NULL));
   PetscCall(PetscOptionsBool("-mat_ellwarp_compress_columns", "Store columns as 16-bit offsets from the row where they fit", "", p.compress, &p.compress, NULL));
+  {
+    static const char *const where[] = {"device", "host"};
+    PetscInt                  w     = p.analysis >= 0 ? p.analysis : (b == MAT_ELLWARP_BACKEND_CUDA ? 0 : 1);
+    PetscBool                 wset  = PETSC_FALSE;
+    PetscCall(PetscOptionsEList("-mat_ellwarp_analysis", "Where the pattern analysis runs (default: device with the cuda backend)", "", where, 2, where[w], &w, &wset));
+    if (wset) p.analysis = w;
+  }
   PetscCall(PetscOptionsInt("-mat_ellwarp_block_size", "Threads per CUDA block (multiple of 32, at most 1024)", "", e->blocksize, &e->blocksize, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(p.threshold >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_threshold %" PetscInt_FMT " must be >= 0", p.threshold);
   PetscCheck(p.sortwindow == -1 || (p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
   PetscCheck(e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_block_size %" PetscInt_FMT " must be a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
   PetscCheck(p.longrow >= -1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_row %" PetscInt_FMT " must be >= -1", p.longrow);
-  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress) {
+  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress || p.analysis != e->par.analysis) {
     e->par = p;
     if (e->L) { /* new parameters: the next use re-analyses */
       PetscCall(MatSeqELLWARPSyncHost(A));
@@ -283,7 +290,7 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel %s (requested %s), threshold %" PetscInt_FMT ", block size %" PetscInt_FMT ", sort window %" PetscInt_FMT "%s\n", MatEllwarpKernels[info.kernel], MatEllwarpKernels[e->par.kernel], info.threshold, info.blocksize, info.sortwindow, info.sortwindow ? "" : " (whole matrix)"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult,
                                      info.nnz ? info.bytes_mult / (double)info.nnz : 0.0, info.nnz ? (12.0 * (double)info.nnz + 8.0 * (info.nrows + info.ncols) + 4.0 * (info.nrows + 1)) / (double)info.nnz : 0.0));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  analyses %" PetscInt_FMT ", value refreshes %" PetscInt_FMT "\n", e->nanalyses, e->nrefreshes));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  analyses %" PetscInt_FMT " (pattern analysis on the %s%s), value refreshes %" PetscInt_FMT "\n", e->nanalyses, e->L->analysedondevice ? "device" : "host", e->par.analysis < 0 ? ", the default for this backend" : ", requested", e->nrefreshes));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(e->aijops.view(A, viewer));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -356,6 +363,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   e->par.kernel   = MAT_ELLWARP_KERNEL_AUTO;
   e->par.compress   = PETSC_TRUE;
   e->par.sortwindow = -1;
+  e->par.analysis   = -1; /* the device with the cuda backend */
   B->offloadmask = B->assembled ? PETSC_OFFLOAD_CPU : PETSC_OFFLOAD_UNALLOCATED;
   B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds new matrices to the CPU; the layout ops are ours */
 

@@ -22,6 +22,7 @@ static PetscErrorCode BuildPlan(Mat A)
   PetscCheck(coo->nz == L->nnz, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscCount_FMT " nonzeros, %" PetscInt_FMT " then); call it again", L->nnz, coo->nz);
   /* threads walk the nonzeros in CSR order (neighbouring threads read neighbouring COO entries, as the
      element loops that produce them wrote them) and write each sum to its slot */
+  PetscCall(MatSeqELLWARPLayoutOnHost(A)); /* slot2csr, after a device analysis */
   PetscCall(PetscMalloc1(L->nnz, &csr2slot));
   for (PetscCount k = 0; k < L->nslots; k++)
     if (L->slot2csr[k] >= 0) csr2slot[L->slot2csr[k]] = k;

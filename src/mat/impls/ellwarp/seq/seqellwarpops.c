@@ -2,6 +2,63 @@
    in the backend (device or reference) or, where it would change the nonzero pattern, says so in -info
    and runs on the host SeqAIJ, whose pattern change then triggers a new analysis. */
 #include <petsc/private/matellwarpimpl.h>
+#include <petsc/private/ellwarpanalysis.h>
+
+/* where the pattern analysis runs: the device with the cuda backend unless -mat_ellwarp_analysis host */
+static PetscErrorCode AnalyseOnDevice(Mat A, PetscBool *dev)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(!(e->par.analysis == 0 && e->backend != MAT_ELLWARP_BACKEND_CUDA), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP: -mat_ellwarp_analysis device needs the cuda backend (the backend is %s)", MatEllwarpBackends[e->backend]);
+  *dev = (PetscBool)(e->backend == MAT_ELLWARP_BACKEND_CUDA && e->par.analysis != 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the layout of a CSR pattern (host arrays) and its store, analysed on the device or on the host */
+static PetscErrorCode BuildLayout(Mat A, PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], EllwarpLayout **L, EllwarpStore **S)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  PetscBool       dev;
+
+  PetscFunctionBegin;
+  PetscCall(AnalyseOnDevice(A, &dev));
+#if defined(ELLWARP_HAVE_CUDA)
+  if (dev) {
+    EllwarpDeviceArrays  d;
+    EllwarpAnalysisTimes t;
+    PetscCall(EllwarpLayoutCreateCUDA(m, n, ai, aj, map, PETSC_MEMTYPE_HOST, &e->par, L, &d, &t));
+    PetscCall(EllwarpCUDACreateFromDevice(*L, &d, S));
+    PetscCall(PetscInfo(A, "Device pattern analysis of %" PetscInt_FMT " x %" PetscInt_FMT ": %.3f ms (pattern upload %.3f ms, analysis %.3f ms)\n", m, n, 1e3 * (t.upload + t.analysis), 1e3 * t.upload, 1e3 * t.analysis));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(EllwarpLayoutCreate(m, n, ai, aj, map, &e->par, L));
+  PetscCall(e->k->create(*L, S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the layout's arrays on the host (a device analysis leaves them on the device): for host consumers
+   that run once per pattern (the COO plan, the missing-diagonal check of MatZeroRows) */
+PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  if (e->L->hostarrays) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(ELLWARP_HAVE_CUDA)
+  {
+    EllwarpDeviceArrays d;
+    PetscCall(PetscLogEventBegin(MAT_ELLWARP_Download, A, 0, 0, 0));
+    EllwarpCUDAStoreArrays(e->S, &d);
+    PetscCall(EllwarpLayoutFetchCUDA(e->L, &d));
+    PetscCall(PetscLogEventEnd(MAT_ELLWARP_Download, A, 0, 0, 0));
+    PetscCall(PetscInfo(A, "Copied the device-built layout's arrays to the host\n"));
+  }
+#endif
+  PetscCheck(e->L->hostarrays, PETSC_COMM_SELF, PETSC_ERR_PLIB, "layout arrays not on the host");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode MatSeqELLWARPAnalyse(Mat A)
 {
@@ -15,12 +72,11 @@ static PetscErrorCode MatSeqELLWARPAnalyse(Mat A)
   PetscCall(EllwarpLayoutDestroy(&e->Lt));
   PetscCall(EllwarpLayoutDestroy(&e->L));
   PetscCall(e->k->csrfree(&e->csr));
-  PetscCall(EllwarpLayoutCreate(A->rmap->n, A->cmap->n, a->i, a->j, NULL, &e->par, &e->L));
-  PetscCall(e->k->create(e->L, &e->S));
+  PetscCall(BuildLayout(A, A->rmap->n, A->cmap->n, a->i, a->j, NULL, &e->L, &e->S));
   PetscCall(e->k->csralloc(e->L->nnz, &e->csr));
   e->nzstate = A->nonzerostate;
   e->nanalyses++;
-  PetscCall(PetscInfo(A, "Analysed pattern (nonzero state %" PetscInt64_FMT ", analysis %" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " slices, padding %.3f, kernel %s threshold %" PetscInt_FMT ", backend %s\n", (PetscInt64)A->nonzerostate, e->nanalyses,
+  PetscCall(PetscInfo(A, "Analysed pattern on the %s (nonzero state %" PetscInt64_FMT ", analysis %" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " slices, padding %.3f, kernel %s threshold %" PetscInt_FMT ", backend %s\n", e->L->analysedondevice ? "device" : "host", (PetscInt64)A->nonzerostate, e->nanalyses,
                       e->L->nrows, e->L->nnz, e->L->nslices, e->L->nnz ? (double)e->L->nslots / (double)e->L->nnz : 1.0, MatEllwarpKernels[e->L->kernel], e->L->threshold, MatEllwarpBackends[e->backend]));
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -137,10 +193,9 @@ static PetscErrorCode SyncTranspose(Mat A)
 
     PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
     PetscCall(EllwarpLayoutTranspose(A->rmap->n, A->cmap->n, a->i, a->j, &bi, &bj, &map));
-    PetscCall(EllwarpLayoutCreate(A->cmap->n, A->rmap->n, bi, bj, map, &e->par, &e->Lt));
+    PetscCall(BuildLayout(A, A->cmap->n, A->rmap->n, bi, bj, map, &e->Lt, &e->St));
     PetscCall(PetscFree(bi));
     PetscCall(PetscFree2(bj, map));
-    PetscCall(e->k->create(e->Lt, &e->St));
     PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
     PetscCall(PetscInfo(A, "Built the transpose layout for MatMultTranspose (%" PetscInt_FMT " slices)\n", e->Lt->nslices));
     e->ltcurrent = PETSC_FALSE;
@@ -380,9 +435,10 @@ static PetscErrorCode ZeroRowsAndColumns(Mat A, PetscInt n, const PetscInt rows[
 
   PetscFunctionBegin;
   PetscCall(MatSeqELLWARPSyncLayout(A));
+  if (diag != 0.0 && e->L->ndiagmissing) PetscCall(MatSeqELLWARPLayoutOnHost(A)); /* diagslot */
   for (PetscInt i = 0; i < n; i++) {
     PetscCheck(rows[i] >= 0 && rows[i] < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "row %" PetscInt_FMT " out of range [0,%" PetscInt_FMT ")", rows[i], A->rmap->n);
-    if (diag != 0.0 && (rows[i] >= A->cmap->n || e->L->diagslot[rows[i]] < 0)) missing = PETSC_TRUE;
+    if (diag != 0.0 && (rows[i] >= A->cmap->n || (e->L->ndiagmissing && e->L->diagslot[rows[i]] < 0))) missing = PETSC_TRUE;
   }
   if (missing) {
     PetscCall(HostFallback(A, cols ? "MatZeroRowsColumns with missing diagonal entries" : "MatZeroRows with missing diagonal entries"));
@@ -407,7 +463,14 @@ static PetscErrorCode ZeroRowsAndColumns(Mat A, PetscInt n, const PetscInt rows[
       PetscCall(RestoreArray(A, xm, PETSC_TRUE, &xma));
       PetscCall(RestoreArrayRead(A, x, &xa));
       PetscCall(MultGeneric(A, xm, NULL, t, PETSC_FALSE));
-      PetscCall(VecAXPY(b, -1.0, t));
+      { /* b may be the parallel vector whose local part this block owns (MATMPIELLWARP's diagonal block) */
+        Vec bl;
+        PetscCall(VecCreateLocalVector(b, &bl));
+        PetscCall(VecGetLocalVector(b, bl));
+        PetscCall(VecAXPY(bl, -1.0, t));
+        PetscCall(VecRestoreLocalVector(b, bl));
+        PetscCall(VecDestroy(&bl));
+      }
       PetscCall(VecDestroy(&xm));
       PetscCall(VecDestroy(&t));
     }

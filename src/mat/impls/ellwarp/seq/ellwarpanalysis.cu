@@ -1,0 +1,768 @@
+/* The pattern analysis on the device: see include/petsc/private/ellwarpanalysis.h for the steps.  Each
+   kernel mirrors a loop of EllwarpLayoutCreate() (layout.c), the reference it is tested against
+   (tests/analysis.c compares every array). */
+#include <petsc/private/ellwarpanalysis.h>
+#include <petscdevice_cuda.h>
+#include <petsctime.h>
+#include <cub/cub.cuh>
+#include <climits>
+
+#define NT 256
+
+static inline cudaStream_t Stream(void)
+{
+  cudaStream_t s = NULL;
+  (void)PetscGetCurrentCUDAStream(&s);
+  return s;
+}
+
+static inline unsigned Grid(PetscCount n, int threads = NT)
+{
+  PetscCount b = (n + threads - 1) / threads;
+  return (unsigned)PetscMax((PetscCount)1, PetscMin(b, (PetscCount)65535));
+}
+
+/* Stream-ordered allocations: the temporaries of one analysis come and go without device-wide syncs.  The
+   default pool gives freed memory back to the driver at every synchronization (release threshold 0), which
+   makes each analysis map its temporaries anew; keep up to ELLWARP_POOL_KEEP bytes instead (once per process,
+   only if nobody changed the threshold). */
+#define ELLWARP_POOL_KEEP (1ull << 30)
+static PetscErrorCode KeepPool(void)
+{
+  static PetscBool done = PETSC_FALSE;
+  int              dev;
+  cudaMemPool_t    pool;
+  cuuint64_t       thr = 0;
+
+  PetscFunctionBegin;
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  done = PETSC_TRUE;
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaDeviceGetDefaultMemPool(&pool, dev));
+  PetscCallCUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr));
+  if (thr == 0) {
+    thr = ELLWARP_POOL_KEEP;
+    PetscCallCUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename T>
+static PetscErrorCode Alloc(T **p, PetscCount n, const char *what)
+{
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  *p = NULL;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  err = cudaMallocAsync((void **)p, (size_t)n * sizeof(T), Stream());
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "MATSEQELLWARP device analysis: out of device memory allocating %.4g MB for %s", (double)n * sizeof(T) / 1e6, what);
+  }
+  PetscCallCUDA(err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename T>
+static PetscErrorCode Free(T **p)
+{
+  PetscFunctionBegin;
+  if (*p) PetscCallCUDA(cudaFreeAsync(*p, Stream()));
+  *p = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+struct SumOp {
+  template <typename T>
+  __host__ __device__ T operator()(const T &a, const T &b) const
+  {
+    return a + b;
+  }
+};
+
+/* out[i] = init + sum_{j<i} in[j], i < n */
+template <typename T>
+static PetscErrorCode ExclusiveScan(const T *in, T *out, PetscCount n, T init)
+{
+  void  *tmp = NULL;
+  size_t bytes = 0;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cub::DeviceScan::ExclusiveScan(tmp, bytes, in, out, SumOp(), init, (int64_t)n, Stream()));
+  PetscCall(Alloc((char **)&tmp, (PetscCount)bytes, "scan workspace"));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveScan(tmp, bytes, in, out, SumOp(), init, (int64_t)n, Stream()));
+  PetscCall(Free((char **)&tmp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename T>
+static PetscErrorCode ToHost(T *h, const T *d, PetscCount n)
+{
+  PetscFunctionBegin;
+  if (n > 0) PetscCallCUDA(cudaMemcpyAsync(h, d, (size_t)n * sizeof(T), cudaMemcpyDeviceToHost, Stream()));
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)n * sizeof(T)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- 1. row lengths and integer moments ---------------------------------------------------------- */
+struct DevStats {
+  unsigned long long nnz, nnzshort, nchunks, sum2;
+  int                minlen, maxlen, maxshort, nlong;
+};
+
+__device__ static inline bool IsLong(PetscInt len, PetscInt longrow)
+{
+  return longrow > 0 && len > longrow;
+}
+
+template <typename T>
+__device__ static inline T WarpSum(T v)
+{
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+__global__ static void RowStatsKernel(PetscInt m, const PetscInt *__restrict__ ai, PetscInt longrow, PetscInt *__restrict__ len, DevStats *st)
+{
+  unsigned long long nnz = 0, nnzs = 0, nch = 0, s2 = 0;
+  int                mn = INT_MAX, mx = 0, ms = 0, nl = 0;
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+    const PetscInt l = ai[i + 1] - ai[i];
+    len[i]           = l;
+    mn               = min(mn, (int)l);
+    mx               = max(mx, (int)l);
+    nnz += l;
+    s2 += (unsigned long long)l * l;
+    if (IsLong(l, longrow)) {
+      nl++;
+      nch += (l + ELLWARP_CHUNK - 1) / ELLWARP_CHUNK;
+    } else {
+      ms = max(ms, (int)l);
+      nnzs += l;
+    }
+  }
+  nnz  = WarpSum(nnz);
+  nnzs = WarpSum(nnzs);
+  nch  = WarpSum(nch);
+  s2   = WarpSum(s2);
+  nl   = WarpSum(nl);
+  for (int o = 16; o > 0; o >>= 1) {
+    mn = min(mn, __shfl_down_sync(0xffffffffu, mn, o));
+    mx = max(mx, __shfl_down_sync(0xffffffffu, mx, o));
+    ms = max(ms, __shfl_down_sync(0xffffffffu, ms, o));
+  }
+  if ((threadIdx.x & 31) == 0) { /* integers: the totals do not depend on the order of the atomics */
+    atomicAdd(&st->nnz, nnz);
+    atomicAdd(&st->nnzshort, nnzs);
+    atomicAdd(&st->nchunks, nch);
+    atomicAdd(&st->sum2, s2);
+    atomicAdd(&st->nlong, nl);
+    atomicMin(&st->minlen, mn);
+    atomicMax(&st->maxlen, mx);
+    atomicMax(&st->maxshort, ms);
+  }
+}
+
+#define SHARED_BINS 4096
+__global__ static void HistKernel(PetscInt m, const PetscInt *__restrict__ len, PetscInt longrow, int nbins, unsigned long long *hist)
+{
+  extern __shared__ unsigned int sh[];
+  const bool shared = nbins <= SHARED_BINS;
+  if (shared) {
+    for (int b = threadIdx.x; b < nbins; b += blockDim.x) sh[b] = 0;
+    __syncthreads();
+  }
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+    const PetscInt l = len[i];
+    if (IsLong(l, longrow)) continue;
+    if (shared) atomicAdd(&sh[l], 1u);
+    else atomicAdd(&hist[l], 1ull);
+  }
+  if (shared) {
+    __syncthreads();
+    for (int b = threadIdx.x; b < nbins; b += blockDim.x)
+      if (sh[b]) atomicAdd(&hist[b], (unsigned long long)sh[b]);
+  }
+}
+
+/* ---- 2. the stable sort: long rows first (row order), then by window, longest first ------------ */
+__global__ static void ShortFlagKernel(PetscInt m, const PetscInt *len, PetscInt longrow, PetscInt *flag)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) flag[i] = IsLong(len[i], longrow) ? 0 : 1;
+}
+
+template <typename K>
+__global__ static void KeyKernel(PetscInt m, const PetscInt *len, const PetscInt *pos, PetscInt longrow, PetscInt W, PetscInt maxshort, K *key, PetscInt *val)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+    const PetscInt l = len[i];
+    key[i]           = (K)(IsLong(l, longrow) ? 0ull : 1ull + (W > 0 ? (unsigned long long)(pos[i] / W) * (unsigned long long)(maxshort + 1) : 0ull) + (unsigned long long)(maxshort - l));
+    val[i]           = i;
+  }
+}
+
+__global__ static void GatherLenKernel(PetscInt m, const PetscInt *perm, const PetscInt *len, PetscInt *sortedlen)
+{
+  for (PetscInt p = blockIdx.x * blockDim.x + threadIdx.x; p < m; p += gridDim.x * blockDim.x) sortedlen[p] = len[perm[p]];
+}
+
+template <typename K>
+static PetscErrorCode SortPairs(PetscInt m, const PetscInt *len, const PetscInt *pos, PetscInt longrow, PetscInt W, PetscInt maxshort, int endbit, PetscInt *perm)
+{
+  K        *key = NULL, *keyout = NULL;
+  PetscInt *val = NULL;
+  void     *tmp = NULL;
+  size_t    bytes = 0;
+
+  PetscFunctionBegin;
+  PetscCall(Alloc(&key, m, "sort keys"));
+  PetscCall(Alloc(&keyout, m, "sort keys"));
+  PetscCall(Alloc(&val, m, "sort values"));
+  KeyKernel<K><<<Grid(m), NT, 0, Stream()>>>(m, len, pos, longrow, W, maxshort, key, val);
+  PetscCallCUDA(cudaGetLastError());
+  /* radix sort is stable: rows with equal keys keep their row order, as on the host */
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, keyout, val, perm, (int64_t)m, 0, endbit, Stream()));
+  PetscCall(Alloc((char **)&tmp, (PetscCount)bytes, "sort workspace"));
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, keyout, val, perm, (int64_t)m, 0, endbit, Stream()));
+  PetscCall(Free((char **)&tmp));
+  PetscCall(Free(&key));
+  PetscCall(Free(&keyout));
+  PetscCall(Free(&val));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SortRows(PetscInt m, const PetscInt *len, PetscInt longrow, PetscInt W, PetscInt maxshort, PetscInt *perm, PetscInt *sortedlen)
+{
+  PetscInt          *pos = NULL, *flag = NULL;
+  unsigned long long maxkey;
+  int                endbit = 1;
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  if (W > 0) { /* position among the rows that are not long: the window */
+    PetscCall(Alloc(&flag, m, "sort"));
+    PetscCall(Alloc(&pos, m, "sort"));
+    ShortFlagKernel<<<Grid(m), NT, 0, Stream()>>>(m, len, longrow, flag);
+    PetscCall(ExclusiveScan(flag, pos, m, (PetscInt)0));
+  }
+  maxkey = 1ull + (W > 0 ? (unsigned long long)((m - 1) / W) * (unsigned long long)(maxshort + 1) : 0ull) + (unsigned long long)maxshort;
+  while (endbit < 64 && (maxkey >> endbit)) endbit++;
+  if (endbit <= 32) PetscCall(SortPairs<unsigned int>(m, len, pos, longrow, W, maxshort, endbit, perm)); /* half the key traffic */
+  else PetscCall(SortPairs<unsigned long long>(m, len, pos, longrow, W, maxshort, endbit, perm));
+  GatherLenKernel<<<Grid(m), NT, 0, Stream()>>>(m, perm, len, sortedlen);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(Free(&flag));
+  PetscCall(Free(&pos));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- 3. slices ------------------------------------------------------------------------------------ */
+__device__ static inline int LanesLog2D(PetscInt len, PetscInt T)
+{
+  int l = 0;
+  if (T <= 0) return 0;
+  while (l < 5 && (len + (1 << l) - 1) / (1 << l) > T) l++;
+  return l;
+}
+
+struct DevWalk {
+  unsigned long long nslots;
+  int                maxwidth, nslices, nsplit;
+};
+
+struct Cands {
+  int     n;
+  PetscInt T[ELLWARP_NCAND];
+};
+
+/* one thread per (window, threshold): SliceWalk over the window's sorted lengths */
+__global__ static void WindowWalkKernel(PetscInt nlong, PetscInt m, PetscInt W, const PetscInt *sortedlen, Cands c, DevWalk *out)
+{
+  const PetscInt nwin = (m - nlong + W - 1) / W;
+  for (PetscInt t = blockIdx.x * blockDim.x + threadIdx.x; t < nwin * c.n; t += gridDim.x * blockDim.x) {
+    const PetscInt     win = t / c.n, T = c.T[t % c.n], p0 = nlong + win * W, p1 = min(p0 + W, m);
+    unsigned long long slots = 0;
+    int                mw = 0, ns = 0, nsp = 0;
+    for (PetscInt p = p0; p < p1;) {
+      const int l2 = LanesLog2D(sortedlen[p], T), w = (int)((sortedlen[p] + (1 << l2) - 1) >> l2);
+      slots += (unsigned long long)w * ELLWARP_LANES;
+      mw = max(mw, w);
+      ns++;
+      if (l2) nsp++;
+      p += min((PetscInt)(ELLWARP_LANES >> l2), p1 - p);
+    }
+    DevWalk *o = out + (t % c.n);
+    atomicAdd(&o->nslots, slots);
+    atomicMax(&o->maxwidth, mw);
+    atomicAdd(&o->nslices, ns);
+    atomicAdd(&o->nsplit, nsp);
+  }
+}
+
+/* one thread per window: count its slices (emit == false) or write them at off[win] */
+__global__ static void WindowSlicesKernel(PetscInt nlong, PetscInt m, PetscInt W, PetscInt T, const PetscInt *sortedlen, bool emit, PetscInt *cnt, const PetscInt *off, PetscInt *slicerow, unsigned char *meta, int *width)
+{
+  const PetscInt nwin = (m - nlong + W - 1) / W;
+  for (PetscInt win = blockIdx.x * blockDim.x + threadIdx.x; win < nwin; win += gridDim.x * blockDim.x) {
+    const PetscInt p0 = nlong + win * W, p1 = min(p0 + W, m);
+    PetscInt       s  = emit ? off[win] : 0;
+    for (PetscInt p = p0; p < p1; s++) {
+      const int l2 = LanesLog2D(sortedlen[p], T);
+      if (emit) {
+        slicerow[s] = p;
+        meta[s]     = (unsigned char)l2;
+        width[s]    = (int)((sortedlen[p] + (1 << l2) - 1) >> l2);
+      }
+      p += min((PetscInt)(ELLWARP_LANES >> l2), p1 - p);
+    }
+    if (!emit) cnt[win] = s;
+  }
+}
+
+struct Runs {
+  int        n;
+  EllwarpRun r[ELLWARP_MAX_RUNS];
+};
+
+/* the whole-matrix sort: slice s lies in a run of equal lane counts, every 32 >> l2 rows */
+__global__ static void WholeSlicesKernel(PetscInt nlong, PetscInt ns, Runs runs, const PetscInt *sortedlen, PetscInt *slicerow, unsigned char *meta, int *width)
+{
+  for (PetscInt s = blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += gridDim.x * blockDim.x) {
+    int j = 0;
+    while (j + 1 < runs.n && s >= runs.r[j + 1].firstslice) j++;
+    const int      l2 = (int)runs.r[j].l2;
+    const PetscInt p  = nlong + (PetscInt)runs.r[j].start + (s - runs.r[j].firstslice) * (ELLWARP_LANES >> l2);
+    slicerow[s]       = p;
+    meta[s]           = (unsigned char)l2;
+    width[s]          = (int)((sortedlen[p] + (1 << l2) - 1) >> l2);
+  }
+}
+
+/* one warp per slice, lanes mapped as in FillKernel (lane = q*tpr + j walks entries j, j+tpr, ... of the
+   slice's q-th row): do all its entries lie within +-32767 of their rows (a warp vote)?  Then its sizes. */
+__global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slicerow, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const int *width, bool compress, unsigned char *meta, PetscCount *szall, PetscCount *sz16, PetscCount *sz32, PetscInt *f16)
+{
+  const int      lane = threadIdx.x & 31;
+  const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (s > ns) return;
+  if (s == ns) { /* the scans' totals */
+    if (lane == 0) szall[ns] = sz16[ns] = sz32[ns] = f16[ns] = 0;
+    return;
+  }
+  const int      w = width[s], l2 = meta[s] & 15, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
+  const PetscInt p = slicerow[s] + q, pend = s + 1 < ns ? slicerow[s + 1] : m;
+  bool           b = !compress;
+  if (compress && p < pend) {
+    const PetscInt row = perm[p], rs = ai[row], rl = ai[row + 1] - rs;
+    for (PetscInt e = j; e < rl; e += tpr) {
+      const PetscInt d = aj[rs + e] - row;
+      if (d <= ELLWARP_PAD16 || d > 32767) b = true;
+    }
+  }
+  const bool bad = __any_sync(0xffffffffu, b);
+  if (lane == 0) {
+    const PetscCount sz = (PetscCount)w * ELLWARP_LANES;
+    meta[s] |= bad ? 0 : 16;
+    szall[s] = sz;
+    sz16[s]  = bad ? 0 : sz;
+    sz32[s]  = bad ? sz : 0;
+    f16[s]   = bad ? 0 : 1;
+  }
+}
+
+/* the scans' totals in one array, for one copy to the host */
+__global__ static void TotalsKernel(PetscInt ns, const PetscCount *sliceptr, const PetscCount *o16, const PetscCount *o32, const PetscInt *n16, PetscCount *tot)
+{
+  tot[0] = sliceptr[ns];
+  tot[1] = o16[ns];
+  tot[2] = o32[ns];
+  tot[3] = n16[ns];
+}
+
+/* nactive (layout.c): the slices before the trailing run of empty ones; exactly one slice s ends where the slots
+   end while starting before (sliceptr is nondecreasing), so one thread writes */
+__global__ static void ActiveKernel(PetscInt ns, const PetscCount *sliceptr, PetscCount *nactive)
+{
+  const PetscCount total = sliceptr[ns];
+  for (PetscInt s = blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += gridDim.x * blockDim.x)
+    if (sliceptr[s] < total && sliceptr[s + 1] == total) *nactive = s + 1;
+}
+
+__global__ static void ColbaseKernel(PetscInt ns, const unsigned char *meta, const PetscCount *o16, const PetscCount *o32, PetscCount *colbase)
+{
+  for (PetscInt s = blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += gridDim.x * blockDim.x) colbase[s] = (meta[s] & 16) ? o16[s] : o32[s];
+}
+
+/* one warp per slice: lane = q*tpr + j holds entries j, j+tpr, ... of the slice's q-th row */
+__global__ static void FillKernel(PetscInt ns, PetscInt m, const PetscCount *sliceptr, const PetscInt *slicerow, const unsigned char *meta, const PetscCount *colbase, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ map, int *col32, short *col16, PetscInt *slot2csr, PetscCount *diagslot)
+{
+  const int      lane = threadIdx.x & 31;
+  const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (s >= ns) return;
+  const PetscCount base = sliceptr[s];
+  const int        w    = (int)((sliceptr[s + 1] - base) / ELLWARP_LANES);
+  const int        l2 = meta[s] & 15, is16 = meta[s] & 16, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
+  const PetscInt   p    = slicerow[s] + q, pend = s + 1 < ns ? slicerow[s + 1] : m;
+  const bool       live = p < pend;
+  const PetscInt   row  = live ? perm[p] : 0;
+  const PetscInt   rs   = live ? ai[row] : 0, rl = live ? ai[row + 1] - rs : 0;
+  for (int k = 0; k < w; k++) {
+    const PetscInt   e   = (PetscInt)k * tpr + j;
+    const PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
+    if (e < rl) {
+      const PetscInt col = aj[rs + e];
+      if (is16) col16[colbase[s] + off] = (short)(col - row);
+      else col32[colbase[s] + off] = (int)col;
+      slot2csr[base + off] = map ? map[rs + e] : rs + e;
+      if (col == row) diagslot[row] = base + off;
+    } else {
+      if (is16) col16[colbase[s] + off] = (short)ELLWARP_PAD16;
+      else col32[colbase[s] + off] = -1;
+      slot2csr[base + off] = -1;
+    }
+  }
+}
+
+/* ---- 4. long rows --------------------------------------------------------------------------------- */
+__global__ static void LongLenKernel(PetscInt nlong, const PetscInt *perm, const PetscInt *len, PetscCount *ll, PetscInt *cc)
+{
+  for (PetscInt q = blockIdx.x * blockDim.x + threadIdx.x; q <= nlong; q += gridDim.x * blockDim.x) {
+    const PetscInt l = q < nlong ? len[perm[q]] : 0;
+    ll[q]            = l;
+    cc[q]            = (l + ELLWARP_CHUNK - 1) / ELLWARP_CHUNK;
+  }
+}
+
+__global__ static void ChunkKernel(PetscInt nlong, const PetscCount *longptr, const PetscInt *longchunk, PetscCount *chunkptr, PetscInt *chunkrow)
+{
+  for (PetscInt q = blockIdx.x * blockDim.x + threadIdx.x; q < nlong; q += gridDim.x * blockDim.x)
+    for (PetscInt c = longchunk[q]; c < longchunk[q + 1]; c++) {
+      chunkrow[c]     = q;
+      const PetscCount e = longptr[q] + (PetscCount)(c - longchunk[q] + 1) * ELLWARP_CHUNK;
+      chunkptr[c + 1] = e < longptr[q + 1] ? e : longptr[q + 1];
+    }
+}
+
+/* one block per long row: contiguous slots after the slices, 32-bit columns */
+__global__ static void LongFillKernel(PetscInt nlong, PetscCount nslots, PetscCount longcolbase, const PetscInt *perm, const PetscCount *longptr, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ map, int *col32, PetscInt *slot2csr, PetscCount *diagslot)
+{
+  for (PetscInt q = blockIdx.x; q < nlong; q += gridDim.x) {
+    const PetscInt row = perm[q];
+    for (PetscInt e = threadIdx.x; e < ai[row + 1] - ai[row]; e += blockDim.x) {
+      const PetscCount slot = longptr[q] + e;
+      const PetscInt   k    = ai[row] + e;
+      col32[longcolbase + (slot - nslots)] = (int)aj[k];
+      slot2csr[slot]                       = map ? map[k] : k;
+      if (aj[k] == row) diagslot[row] = slot;
+    }
+  }
+}
+
+__global__ static void HeadsKernel(PetscInt m, PetscInt ns, PetscCount nslots, PetscInt *slicerow, PetscCount *longptr, PetscInt *longchunk, PetscCount *chunkptr)
+{
+  slicerow[ns] = m;
+  longptr[0]   = nslots;
+  longchunk[0] = 0;
+  chunkptr[0]  = nslots;
+}
+
+__global__ static void DiagMissingKernel(PetscInt n, const PetscCount *diagslot, int *missing)
+{
+  int c = 0;
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) c += diagslot[i] < 0;
+  c = WarpSum(c);
+  if ((threadIdx.x & 31) == 0 && c) atomicAdd(missing, c);
+}
+
+/* ---- the analysis --------------------------------------------------------------------------------- */
+static PetscErrorCode Sync(PetscLogDouble *t)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCall(PetscTime(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], PetscMemType mtype, const EllwarpParams *par, EllwarpLayout **out, EllwarpDeviceArrays *d, EllwarpAnalysisTimes *times)
+{
+  EllwarpLayout      *L;
+  const PetscInt     *dai = ai, *daj = aj, *dmap = map;
+  PetscInt           *uai = NULL, *uaj = NULL, *umap = NULL, *len = NULL, *sortedlen = NULL, *cnt = NULL, *off = NULL, *cc = NULL, *f16 = NULL;
+  int                *width = NULL, *dmiss = NULL, nmiss = 0;
+  PetscCount         *szall = NULL, *sz16 = NULL, *sz32 = NULL, *o16 = NULL, *o32 = NULL, *ll = NULL, nnz, tot[5];
+  DevStats            hs, *dst = NULL;
+  unsigned long long *dhist = NULL;
+  EllwarpRowStats     st;
+  EllwarpPlan         plan;
+  PetscInt            longrow, W, Wwalk = -1, ns, nlong;
+  PetscLogDouble      t0 = 0, t1 = 0, t2 = 0;
+
+  PetscFunctionBegin;
+  PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ELLWARP stores 32-bit column indices; %" PetscInt_FMT " columns do not fit", n);
+  PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
+  PetscCall(PetscMemzero(d, sizeof(*d)));
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  PetscCall(KeepPool());
+  if (times) PetscCall(Sync(&t0));
+  /* the pattern to the device */
+  if (PetscMemTypeHost(mtype)) {
+    PetscCall(PetscLogEventBegin(MAT_ELLWARP_Upload, 0, 0, 0, 0));
+    nnz = m ? ai[m] : 0;
+    PetscCall(Alloc(&uai, (PetscCount)m + 1, "CSR row offsets"));
+    PetscCall(Alloc(&uaj, nnz, "CSR columns"));
+    if (map) PetscCall(Alloc(&umap, nnz, "CSR entry map"));
+    PetscCallCUDA(cudaMemcpyAsync(uai, ai, ((size_t)m + 1) * sizeof(PetscInt), cudaMemcpyHostToDevice, Stream()));
+    if (nnz) PetscCallCUDA(cudaMemcpyAsync(uaj, aj, (size_t)nnz * sizeof(PetscInt), cudaMemcpyHostToDevice, Stream()));
+    if (map && nnz) PetscCallCUDA(cudaMemcpyAsync(umap, map, (size_t)nnz * sizeof(PetscInt), cudaMemcpyHostToDevice, Stream()));
+    PetscCall(PetscLogCpuToGpu(((PetscLogDouble)m + 1 + (map ? 2.0 : 1.0) * nnz) * sizeof(PetscInt)));
+    dai  = uai;
+    daj  = uaj;
+    dmap = umap;
+    PetscCall(PetscLogEventEnd(MAT_ELLWARP_Upload, 0, 0, 0, 0));
+  }
+  if (times) PetscCall(Sync(&t1));
+  PetscCall(PetscLogGpuTimeBegin());
+  longrow = EllwarpLayoutLongRow(par);
+
+  /* 1. the summary */
+  hs.nnz = hs.nnzshort = hs.nchunks = hs.sum2 = 0;
+  hs.minlen                                  = INT_MAX;
+  hs.maxlen = hs.maxshort = hs.nlong = 0;
+  PetscCall(Alloc(&dst, 1, "row statistics"));
+  PetscCallCUDA(cudaMemcpyAsync(dst, &hs, sizeof(hs), cudaMemcpyHostToDevice, Stream()));
+  PetscCall(Alloc(&len, m, "row lengths"));
+  if (m) RowStatsKernel<<<PetscMin(Grid(m), 512u), NT, 0, Stream()>>>(m, dai, longrow, len, dst);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(ToHost(&hs, dst, 1));
+  st.nrows    = m;
+  st.longrow  = longrow;
+  st.nnz      = (PetscCount)hs.nnz;
+  st.nnzshort = (PetscCount)hs.nnzshort;
+  st.nchunks  = (PetscCount)hs.nchunks;
+  st.sum2     = (PetscInt64)hs.sum2;
+  st.nlong    = hs.nlong;
+  st.minlen   = m ? hs.minlen : 0;
+  st.maxlen   = hs.maxlen;
+  st.maxshort = hs.maxshort;
+  nlong       = st.nlong;
+  {
+    const int nbins = (int)st.maxshort + 1;
+    PetscCall(Alloc(&dhist, nbins, "row-length histogram"));
+    PetscCallCUDA(cudaMemsetAsync(dhist, 0, nbins * sizeof(unsigned long long), Stream()));
+    if (m) HistKernel<<<PetscMin(Grid(m), 1024u), NT, nbins <= SHARED_BINS ? nbins * sizeof(unsigned int) : 0, Stream()>>>(m, len, longrow, nbins, dhist);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(PetscMalloc1(nbins, &st.hist));
+    static_assert(sizeof(PetscCount) == sizeof(unsigned long long), "64-bit counts");
+    PetscCall(ToHost((unsigned long long *)st.hist, dhist, nbins));
+  }
+  PetscCall(Alloc(&d->rowperm, m, "row permutation"));
+  PetscCall(Alloc(&sortedlen, m, "sorted lengths"));
+  /* 2. the window walk */
+  W = EllwarpLayoutWalkWindow(par, m, st.nnz, st.sum2);
+  if (W > 0) {
+    Cands    c;
+    DevWalk *dw, hw[ELLWARP_NCAND];
+    PetscInt cT[ELLWARP_NCAND], nT, nwin = (m - nlong + W - 1) / W;
+
+    Wwalk = st.window = W;
+    PetscCall(SortRows(m, len, longrow, W, st.maxshort, d->rowperm, sortedlen));
+    PetscCall(EllwarpLayoutCandidates(par, &nT, cT));
+    c.n = (int)nT;
+    for (PetscInt i = 0; i < nT; i++) c.T[i] = cT[i];
+    PetscCall(Alloc(&dw, nT, "slice walks"));
+    PetscCallCUDA(cudaMemsetAsync(dw, 0, nT * sizeof(DevWalk), Stream()));
+    if (nwin) WindowWalkKernel<<<Grid(nwin * nT), NT, 0, Stream()>>>(nlong, m, W, sortedlen, c, dw);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(ToHost(hw, dw, nT));
+    PetscCall(Free(&dw));
+    st.nwalk = nT;
+    for (PetscInt i = 0; i < nT; i++) {
+      st.walk[i].T        = cT[i];
+      st.walk[i].nslots   = (PetscCount)hw[i].nslots;
+      st.walk[i].maxwidth = hw[i].maxwidth;
+      st.walk[i].nslices  = hw[i].nslices;
+      st.walk[i].nsplit   = hw[i].nsplit;
+    }
+  }
+  /* 3. the choice: layout.c's code on the summary */
+  PetscCall(EllwarpLayoutChoose(&st, par, &plan));
+  PetscCall(PetscNew(&L));
+  L->analysedondevice = PETSC_TRUE;
+  EllwarpLayoutSetPlanned(L, m, n, &st, &plan);
+  W  = plan.W;
+  ns = plan.walk.nslices;
+  if (W != Wwalk) PetscCall(SortRows(m, len, longrow, W, st.maxshort, d->rowperm, sortedlen));
+
+  /* 4. slices */
+  PetscCall(Alloc(&d->slicerow, (PetscCount)ns + 1, "slice rows"));
+  PetscCall(Alloc(&d->meta, ns, "slice formats"));
+  PetscCall(Alloc(&width, ns, "slice widths"));
+  if (W > 0) {
+    PetscInt nwin = (m - nlong + W - 1) / W, total = 0;
+    PetscCall(Alloc(&cnt, (PetscCount)nwin + 1, "slices per window"));
+    PetscCall(Alloc(&off, (PetscCount)nwin + 1, "slices per window"));
+    PetscCallCUDA(cudaMemsetAsync(cnt, 0, (nwin + 1) * sizeof(PetscInt), Stream()));
+    if (nwin) WindowSlicesKernel<<<Grid(nwin), NT, 0, Stream()>>>(nlong, m, W, plan.T, sortedlen, false, cnt, NULL, NULL, NULL, NULL);
+    PetscCall(ExclusiveScan(cnt, off, (PetscCount)nwin + 1, (PetscInt)0));
+    PetscCall(ToHost(&total, off + nwin, 1));
+    PetscCheck(total == ns, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device slice count %" PetscInt_FMT " != planned %" PetscInt_FMT, total, ns);
+    if (nwin) WindowSlicesKernel<<<Grid(nwin), NT, 0, Stream()>>>(nlong, m, W, plan.T, sortedlen, true, NULL, off, d->slicerow, d->meta, width);
+    PetscCallCUDA(cudaGetLastError());
+  } else if (ns) {
+    Runs     r;
+    PetscInt nr;
+    PetscCall(EllwarpLayoutWholeRuns(&st, plan.T, &nr, r.r));
+    r.n = (int)nr;
+    WholeSlicesKernel<<<Grid(ns), NT, 0, Stream()>>>(nlong, ns, r, sortedlen, d->slicerow, d->meta, width);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(EllwarpRowStatsDestroy(&st));
+  PetscCall(Alloc(&szall, (PetscCount)ns + 1, "slice sizes"));
+  PetscCall(Alloc(&sz16, (PetscCount)ns + 1, "slice sizes"));
+  PetscCall(Alloc(&sz32, (PetscCount)ns + 1, "slice sizes"));
+  PetscCall(Alloc(&o16, (PetscCount)ns + 1, "slice sizes"));
+  PetscCall(Alloc(&o32, (PetscCount)ns + 1, "slice sizes"));
+  PetscCall(Alloc(&f16, (PetscCount)ns + 1, "slice sizes"));
+  FitsKernel<<<(unsigned)((ns + 1 + 7) / 8), 256, 0, Stream()>>>(ns, m, d->slicerow, d->rowperm, dai, daj, width, (bool)par->compress, d->meta, szall, sz16, sz32, f16);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(Alloc(&d->sliceptr, (PetscCount)ns + 1, "slice offsets"));
+  PetscCall(Alloc(&d->colbase, ns, "column offsets"));
+  PetscCall(ExclusiveScan(szall, d->sliceptr, (PetscCount)ns + 1, (PetscCount)0));
+  PetscCall(ExclusiveScan(sz16, o16, (PetscCount)ns + 1, (PetscCount)0));
+  PetscCall(ExclusiveScan(sz32, o32, (PetscCount)ns + 1, (PetscCount)0));
+  {
+    PetscInt   *n16d = NULL;
+    PetscCount *dtot = NULL;
+    PetscCall(Alloc(&n16d, (PetscCount)ns + 1, "16-bit slices"));
+    PetscCall(Alloc(&dtot, 5, "totals"));
+    PetscCall(ExclusiveScan(f16, n16d, (PetscCount)ns + 1, (PetscInt)0));
+    TotalsKernel<<<1, 1, 0, Stream()>>>(ns, d->sliceptr, o16, o32, n16d, dtot);
+    PetscCallCUDA(cudaMemsetAsync(dtot + 4, 0, sizeof(PetscCount), Stream()));
+    if (ns) ActiveKernel<<<Grid(ns), NT, 0, Stream()>>>(ns, d->sliceptr, dtot + 4);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(ToHost(tot, dtot, 5));
+    PetscCall(Free(&n16d));
+    PetscCall(Free(&dtot));
+    L->n16     = (PetscInt)tot[3];
+    L->nactive = (PetscInt)tot[4];
+  }
+  PetscCheck(tot[0] == plan.walk.nslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device slots %" PetscCount_FMT " != planned %" PetscCount_FMT, tot[0], plan.walk.nslots);
+  L->ncol16      = tot[1];
+  L->ncol32      = tot[2];
+  L->longcolbase = L->ncol32;
+  if (ns) ColbaseKernel<<<Grid(ns), NT, 0, Stream()>>>(ns, d->meta, o16, o32, d->colbase);
+  PetscCallCUDA(cudaGetLastError());
+
+  /* 5. fill */
+  PetscCall(Alloc(&d->col32, L->ncol32 + (L->nslots - tot[0]), "column indices"));
+  PetscCall(Alloc(&d->col16, L->ncol16, "16-bit column offsets"));
+  PetscCall(Alloc(&d->slot2csr, L->nslots, "value map"));
+  PetscCall(Alloc(&d->diagslot, m, "diagonal slots"));
+  if (m) PetscCallCUDA(cudaMemsetAsync(d->diagslot, 0xff, (size_t)m * sizeof(PetscCount), Stream())); /* -1 */
+  if (ns) FillKernel<<<(unsigned)((ns + 7) / 8), 256, 0, Stream()>>>(ns, m, d->sliceptr, d->slicerow, d->meta, d->colbase, d->rowperm, dai, daj, dmap, d->col32, d->col16, d->slot2csr, d->diagslot);
+  PetscCallCUDA(cudaGetLastError());
+  /* long rows */
+  PetscCall(Alloc(&d->longptr, (PetscCount)nlong + 1, "long rows"));
+  PetscCall(Alloc(&d->longchunk, (PetscCount)nlong + 1, "long-row chunks"));
+  PetscCall(Alloc(&d->chunkptr, (PetscCount)L->nchunks + 1, "chunks"));
+  PetscCall(Alloc(&d->chunkrow, L->nchunks, "chunk rows"));
+  if (nlong) {
+    PetscCall(Alloc(&ll, (PetscCount)nlong + 1, "long rows"));
+    PetscCall(Alloc(&cc, (PetscCount)nlong + 1, "long rows"));
+    LongLenKernel<<<Grid(nlong + 1), NT, 0, Stream()>>>(nlong, d->rowperm, len, ll, cc);
+    PetscCall(ExclusiveScan(ll, d->longptr, (PetscCount)nlong + 1, tot[0]));
+    PetscCall(ExclusiveScan(cc, d->longchunk, (PetscCount)nlong + 1, (PetscInt)0));
+    ChunkKernel<<<Grid(nlong), NT, 0, Stream()>>>(nlong, d->longptr, d->longchunk, d->chunkptr, d->chunkrow);
+    LongFillKernel<<<(unsigned)PetscMin(nlong, 65535), 256, 0, Stream()>>>(nlong, tot[0], L->longcolbase, d->rowperm, d->longptr, dai, daj, dmap, d->col32, d->slot2csr, d->diagslot);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  HeadsKernel<<<1, 1, 0, Stream()>>>(m, ns, tot[0], d->slicerow, d->longptr, d->longchunk, d->chunkptr);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(Alloc(&dmiss, 1, "missing diagonals"));
+  PetscCallCUDA(cudaMemsetAsync(dmiss, 0, sizeof(int), Stream()));
+  if (PetscMin(m, n)) DiagMissingKernel<<<Grid(PetscMin(m, n)), NT, 0, Stream()>>>(PetscMin(m, n), d->diagslot, dmiss);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(ToHost(&nmiss, dmiss, 1)); /* also waits for the fill */
+  L->ndiagmissing = nmiss;
+  PetscCall(PetscLogGpuTimeEnd());
+
+  PetscCall(Free(&dmiss));
+  PetscCall(Free(&ll));
+  PetscCall(Free(&cc));
+  PetscCall(Free(&szall));
+  PetscCall(Free(&sz16));
+  PetscCall(Free(&sz32));
+  PetscCall(Free(&o16));
+  PetscCall(Free(&o32));
+  PetscCall(Free(&f16));
+  PetscCall(Free(&cnt));
+  PetscCall(Free(&off));
+  PetscCall(Free(&width));
+  PetscCall(Free(&sortedlen));
+  PetscCall(Free(&len));
+  PetscCall(Free(&dhist));
+  PetscCall(Free(&dst));
+  PetscCall(Free(&uai));
+  PetscCall(Free(&uaj));
+  PetscCall(Free(&umap));
+  if (times) {
+    PetscCall(Sync(&t2));
+    times->upload   = t1 - t0;
+    times->analysis = t2 - t1;
+  }
+  *out = L;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode EllwarpDeviceArraysFree(EllwarpDeviceArrays *d)
+{
+  PetscFunctionBegin;
+  PetscCall(Free(&d->sliceptr));
+  PetscCall(Free(&d->colbase));
+  PetscCall(Free(&d->diagslot));
+  PetscCall(Free(&d->longptr));
+  PetscCall(Free(&d->chunkptr));
+  PetscCall(Free(&d->slicerow));
+  PetscCall(Free(&d->rowperm));
+  PetscCall(Free(&d->slot2csr));
+  PetscCall(Free(&d->longchunk));
+  PetscCall(Free(&d->chunkrow));
+  PetscCall(Free(&d->meta));
+  PetscCall(Free(&d->col32));
+  PetscCall(Free(&d->col16));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode EllwarpLayoutFetchCUDA(EllwarpLayout *L, const EllwarpDeviceArrays *d)
+{
+  const PetscInt   m = L->nrows, ns = L->nslices, nl = L->nlong, nc = L->nchunks;
+
+  PetscFunctionBegin;
+  if (L->hostarrays) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc1(m, &L->rowperm));
+  PetscCall(PetscMalloc4(ns + 1, &L->sliceptr, ns + 1, &L->slicerow, ns, &L->meta, ns, &L->colbase));
+  PetscCall(PetscMalloc2(L->nslots, &L->slot2csr, m, &L->diagslot));
+  PetscCall(PetscMalloc4(nl + 1, &L->longptr, nl + 1, &L->longchunk, nc + 1, &L->chunkptr, nc, &L->chunkrow));
+  PetscCall(ToHost(L->sliceptr, d->sliceptr, (PetscCount)ns + 1));
+  {
+    const PetscCount n32 = L->ncol32 + (L->nslots - L->sliceptr[ns]);
+    PetscCall(PetscMalloc2(n32, &L->col32, L->ncol16, &L->col16));
+    PetscCall(ToHost(L->col32, d->col32, n32));
+    PetscCall(ToHost(L->col16, d->col16, L->ncol16));
+  }
+  PetscCall(ToHost(L->rowperm, d->rowperm, m));
+  PetscCall(ToHost(L->slicerow, d->slicerow, (PetscCount)ns + 1));
+  PetscCall(ToHost(L->meta, d->meta, ns));
+  PetscCall(ToHost(L->colbase, d->colbase, ns));
+  PetscCall(ToHost(L->slot2csr, d->slot2csr, L->nslots));
+  PetscCall(ToHost(L->diagslot, d->diagslot, m));
+  PetscCall(ToHost(L->longptr, d->longptr, (PetscCount)nl + 1));
+  PetscCall(ToHost(L->longchunk, d->longchunk, (PetscCount)nl + 1));
+  PetscCall(ToHost(L->chunkptr, d->chunkptr, (PetscCount)nc + 1));
+  PetscCall(ToHost(L->chunkrow, d->chunkrow, nc));
+  L->hostarrays = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,597 @@
+/* The pattern analysis: the host analysis (layout.c, the reference) checked against the CSR pattern on
+   FE-like, random, power-law and degenerate matrices (empty rows, one very long row, 1x1, all-zero,
+   0x0, rectangular, a transpose with an entry map) under many parameter sets; with -gpu, the device
+   analysis (ellwarpanalysis.cu) must build exactly the same layout -- every array and every scalar --
+   and matrices analysed on the device must multiply bitwise like those analysed on the host.
+
+   ellwarp_add_test(analysis)
+   ellwarp_add_test(analysis.gpu -gpu GPU)
+*/
+#include <petscellwarp.h>
+#include "testutil.h"
+#include <petsc/private/ellwarpanalysis.h>
+#include <petsc/private/ellwarpkuhn.h>
+
+static PetscInt nchecks, nlayouts;
+
+typedef struct {
+  char      name[64];
+  PetscInt  m, n;
+  PetscInt *ai, *aj, *map; /* map: entry -> value index (transposes), or NULL */
+} CSR;
+
+/* a tiny deterministic generator: the same matrices on every machine */
+static unsigned long long rng = 88172645463325252ull;
+static PetscInt           Rand(PetscInt k)
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (PetscInt)(rng % (unsigned long long)k);
+}
+
+static int cmpint(const void *a, const void *b)
+{
+  PetscInt x = *(const PetscInt *)a, y = *(const PetscInt *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* rows of the given lengths, distinct sorted columns: near the diagonal (16-bit) when band > 0, else anywhere */
+static PetscErrorCode MakeCSR(const char *name, PetscInt m, PetscInt n, const PetscInt len[], PetscInt band, CSR *A)
+{
+  char *mark;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(A->name, name, sizeof(A->name)));
+  A->m   = m;
+  A->n   = n;
+  A->map = NULL;
+  PetscCall(PetscMalloc1(m + 1, &A->ai));
+  A->ai[0] = 0;
+  for (PetscInt i = 0; i < m; i++) A->ai[i + 1] = A->ai[i] + PetscMin(len[i], n);
+  PetscCall(PetscMalloc1(A->ai[m], &A->aj));
+  PetscCall(PetscCalloc1(n + 1, &mark));
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt l = A->ai[i + 1] - A->ai[i], *c = A->aj + A->ai[i], k = 0, b = band;
+    if (2 * l > n) { /* dense row: all columns, then drop n - l of them */
+      PetscInt keep = n;
+      for (PetscInt j = 0; j < n; j++) mark[j] = 1;
+      while (keep > l) {
+        PetscInt j = Rand(n);
+        if (mark[j]) {
+          mark[j] = 0;
+          keep--;
+        }
+      }
+      for (PetscInt j = 0; j < n; j++)
+        if (mark[j]) c[k++] = j;
+      for (PetscInt j = 0; j < n; j++) mark[j] = 0;
+      continue;
+    }
+    if (b > 0) b = PetscMax(b, l); /* room for l distinct columns in the band */
+    while (k < l) {
+      PetscInt j = b > 0 && i < n ? i - b + Rand(2 * b + 1) : Rand(n); /* (PetscMax would draw twice) */
+      j          = j < 0 ? 0 : (j > n - 1 ? n - 1 : j);
+      if (k == 0 && i < n && Rand(3)) j = i; /* most rows hold their diagonal */
+      if (mark[j]) continue;
+      mark[j] = 1;
+      c[k++]  = j;
+    }
+    for (PetscInt q = 0; q < l; q++) mark[c[q]] = 0;
+    qsort(c, (size_t)l, sizeof(PetscInt), cmpint);
+  }
+  PetscCall(PetscFree(mark));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KuhnCSR(PetscInt N, CSR *A)
+{
+  Mat             B;
+  PetscCount      n;
+  PetscInt       *ci, *cj, nv = (N + 1) * (N + 1) * (N + 1), nr;
+  const PetscInt *ia, *ja;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(EllwarpKuhnCOO(N, &n, &ci, &cj));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, nv, nv, 0, NULL, &B));
+  PetscCall(MatSetPreallocationCOO(B, n, ci, cj));
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCall(PetscSNPrintf(A->name, sizeof(A->name), "kuhn_p1_N%" PetscInt_FMT, N));
+  A->m   = nv;
+  A->n   = nv;
+  A->map = NULL;
+  PetscCall(PetscMalloc1(nv + 1, &A->ai));
+  PetscCall(PetscMalloc1(ia[nv], &A->aj));
+  PetscCall(PetscArraycpy(A->ai, ia, nv + 1));
+  PetscCall(PetscArraycpy(A->aj, ja, ia[nv]));
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCall(MatDestroy(&B));
+  PetscCall(PetscFree2(ci, cj));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FreeCSR(CSR *A)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(A->ai));
+  PetscCall(PetscFree(A->aj));
+  PetscCall(PetscFree(A->map));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define CHECK(cond, ...) \
+  do { \
+    nchecks++; \
+    PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__); \
+  } while (0)
+
+/* the host layout against its CSR: a permutation with long rows first, windows sorted longest first and
+   stable, every entry in exactly one slot with its column, padding elsewhere, the diagonal slots */
+static PetscErrorCode Validate(const CSR *A, const EllwarpLayout *L, const char *what)
+{
+  PetscInt  m = A->m, nnz = m ? A->ai[m] : 0, *seen, *pos, *inv = NULL;
+  PetscBool ok;
+
+  PetscFunctionBegin;
+  if (A->map) {
+    PetscCall(PetscMalloc1(PetscMax(nnz, 1), &inv));
+    for (PetscInt k = 0; k < nnz; k++) inv[A->map[k]] = k;
+  }
+  CHECK(L->nnz == nnz && L->nrows == m && L->ncols == A->n, "%s: sizes", what);
+  PetscCall(PetscCalloc2(PetscMax(nnz, 1), &seen, PetscMax(m, 1), &pos));
+  for (PetscInt p = 0; p < m; p++) pos[L->rowperm[p]]++;
+  ok = PETSC_TRUE;
+  for (PetscInt i = 0; i < m; i++) ok = (PetscBool)(ok && pos[i] == 1);
+  CHECK(ok, "%s: rowperm is not a permutation", what);
+  for (PetscInt p = 0; p < L->nlong; p++) CHECK(A->ai[L->rowperm[p] + 1] - A->ai[L->rowperm[p]] > L->longrow && (p == 0 || L->rowperm[p] > L->rowperm[p - 1]), "%s: long rows", what);
+  for (PetscInt p = L->nlong + 1; p < m; p++) {
+    PetscInt r0 = L->rowperm[p - 1], r1 = L->rowperm[p], l0 = A->ai[r0 + 1] - A->ai[r0], l1 = A->ai[r1 + 1] - A->ai[r1];
+    if (L->sortwindow > 0 && (p - L->nlong) % L->sortwindow == 0) continue;
+    CHECK(l0 > l1 || (l0 == l1 && r0 < r1), "%s: sorted order at %" PetscInt_FMT, what, p);
+  }
+  CHECK(L->sliceptr[L->nslices] + (L->nlong ? L->longptr[L->nlong] - L->longptr[0] : 0) == L->nslots, "%s: slot count", what);
+  for (PetscInt s = 0; s < L->nslices; s++) {
+    PetscInt l2 = L->meta[s] & 15, w = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
+    for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
+      PetscInt q = lane >> l2, row = L->slicerow[s] + q < L->slicerow[s + 1] ? L->rowperm[L->slicerow[s] + q] : -1;
+      for (PetscInt k = 0; k < w; k++) {
+        PetscCount off = (PetscCount)k * ELLWARP_LANES + lane, slot = L->sliceptr[s] + off;
+        int        col = EllwarpSliceCol(L, s, off, row);
+        PetscInt   e   = L->slot2csr[slot];
+        if (e < 0) {
+          CHECK(col < 0, "%s: padding slot with a column", what);
+          continue;
+        }
+        CHECK(row >= 0 && col >= 0, "%s: entry in a dead lane (slice %" PetscInt_FMT " lane %" PetscInt_FMT " k %" PetscInt_FMT " row %" PetscInt_FMT " col %d e %" PetscInt_FMT " meta %d)", what, s, lane, k, row, col, e, (int)L->meta[s]);
+        seen[e]++;
+        {
+          PetscInt kk = inv ? inv[e] : e;
+          CHECK(kk < nnz && A->aj[kk] == col && kk >= A->ai[row] && kk < A->ai[row + 1], "%s: slot %" PetscCount_FMT " holds the wrong entry", what, slot);
+        }
+      }
+    }
+  }
+  for (PetscInt q = 0; q < L->nlong; q++)
+    for (PetscCount slot = L->longptr[q]; slot < L->longptr[q + 1]; slot++) seen[L->slot2csr[slot]]++;
+  ok = PETSC_TRUE;
+  for (PetscInt k = 0; k < nnz; k++) ok = (PetscBool)(ok && seen[k] == 1);
+  CHECK(ok, "%s: CSR entries not each in exactly one slot", what);
+  for (PetscInt i = 0; i < PetscMin(m, A->n); i++) {
+    PetscInt d = -1;
+    for (PetscInt k = A->ai[i]; k < A->ai[i + 1]; k++)
+      if (A->aj[k] == i) d = k;
+    CHECK((d < 0) == (L->diagslot[i] < 0), "%s: diagonal slot of row %" PetscInt_FMT, what, i);
+  }
+  PetscCall(PetscFree2(seen, pos));
+  PetscCall(PetscFree(inv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  unsigned long long key;
+  PetscInt           row;
+} KeyRow;
+
+static int cmpkeyrow(const void *a, const void *b)
+{
+  const KeyRow *x = (const KeyRow *)a, *y = (const KeyRow *)b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The slice logic of the device analysis, run here on the host: its sort keys; the whole-matrix runs that
+   EllwarpLayoutWholeRuns() derives from the histogram (WholeSlicesKernel), or the per-window walk
+   (WindowSlicesKernel), must give the host analysis's slices. */
+static PetscErrorCode CheckDeviceSliceLogic(const CSR *A, const EllwarpLayout *L, const char *what)
+{
+  PetscInt m = A->m, ns = 0;
+
+  PetscFunctionBegin;
+#define LEN(p) (A->ai[L->rowperm[p] + 1] - A->ai[L->rowperm[p]])
+  if (L->sortwindow == 0) {
+    EllwarpRowStats st;
+    EllwarpRun      runs[ELLWARP_MAX_RUNS];
+    PetscInt        nr;
+
+    PetscCall(PetscMemzero(&st, sizeof(st)));
+    st.nrows   = m;
+    st.nlong   = L->nlong;
+    st.longrow = L->longrow;
+    for (PetscInt p = L->nlong; p < m; p++) st.maxshort = PetscMax(st.maxshort, LEN(p));
+    PetscCall(PetscCalloc1(st.maxshort + 1, &st.hist));
+    for (PetscInt p = L->nlong; p < m; p++) st.hist[LEN(p)]++;
+    PetscCall(EllwarpLayoutWholeRuns(&st, L->threshold, &nr, runs));
+    for (PetscInt j = 0; j < nr; j++) ns += (PetscInt)runs[j].count;
+    CHECK(ns == L->nslices, "%s: runs give %" PetscInt_FMT " slices, not %" PetscInt_FMT, what, ns, L->nslices);
+    for (PetscInt s = 0; s < ns; s++) {
+      PetscInt j = 0, l2, p, w;
+      while (j + 1 < nr && s >= runs[j + 1].firstslice) j++;
+      l2 = runs[j].l2;
+      p  = L->nlong + (PetscInt)runs[j].start + (s - runs[j].firstslice) * (ELLWARP_LANES >> l2);
+      w  = (LEN(p) + (1 << l2) - 1) >> l2;
+      CHECK(L->slicerow[s] == p && (L->meta[s] & 15) == l2 && L->sliceptr[s + 1] - L->sliceptr[s] == (PetscCount)w * ELLWARP_LANES, "%s: run slice %" PetscInt_FMT, what, s);
+    }
+    PetscCall(EllwarpRowStatsDestroy(&st));
+  } else {
+    PetscInt W = L->sortwindow, s = 0;
+    for (PetscInt p0 = L->nlong; p0 < m; p0 += W) {
+      PetscInt p1 = PetscMin(p0 + W, m);
+      for (PetscInt p = p0; p < p1; s++) {
+        PetscInt l2 = 0, len = LEN(p);
+        if (L->threshold > 0)
+          while (l2 < 5 && (len + (1 << l2) - 1) / (1 << l2) > L->threshold) l2++;
+        CHECK(s < L->nslices && L->slicerow[s] == p && (L->meta[s] & 15) == l2, "%s: window slice %" PetscInt_FMT, what, s);
+        p += PetscMin(ELLWARP_LANES >> l2, p1 - p);
+      }
+    }
+    CHECK(s == L->nslices, "%s: window slices", what);
+  }
+  { /* the device's sort key (KeyKernel): (long row?, window, longest first), ties by row as in the stable
+       radix sort: the host's order */
+    PetscInt  maxshort = 0, *flagpos;
+    KeyRow   *kr;
+    PetscBool same = PETSC_TRUE;
+    PetscCall(PetscMalloc2(PetscMax(m, 1), &flagpos, PetscMax(m, 1), &kr));
+    for (PetscInt i = 0, c = 0; i < m; i++) {
+      PetscInt l = A->ai[i + 1] - A->ai[i];
+      if (!(L->longrow > 0 && l > L->longrow)) {
+        maxshort   = PetscMax(maxshort, l);
+        flagpos[i] = c++;
+      }
+    }
+    for (PetscInt i = 0; i < m; i++) {
+      PetscInt l = A->ai[i + 1] - A->ai[i];
+      kr[i].key  = (L->longrow > 0 && l > L->longrow) ? 0ull : 1ull + (L->sortwindow > 0 ? (unsigned long long)(flagpos[i] / L->sortwindow) * (unsigned long long)(maxshort + 1) : 0ull) + (unsigned long long)(maxshort - l);
+      kr[i].row  = i;
+    }
+    qsort(kr, (size_t)m, sizeof(KeyRow), cmpkeyrow);
+    for (PetscInt p = 0; p < m; p++) same = (PetscBool)(same && kr[p].row == L->rowperm[p]);
+    CHECK(same, "%s: the device's sort keys give another row order", what);
+    PetscCall(PetscFree2(flagpos, kr));
+  }
+#undef LEN
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(ELLWARP_HAVE_CUDA)
+  #define SAME(field) CHECK(G->field == H->field, "%s: device analysis differs in " #field, what)
+  #define SAMEARR(arr, n) \
+    do { \
+      PetscBool eq_; \
+      PetscCall(PetscMemcmp(G->arr, H->arr, (size_t)(n) * sizeof(*H->arr), &eq_)); \
+      CHECK(eq_, "%s: device analysis differs in " #arr, what); \
+    } while (0)
+static PetscErrorCode CompareDevice(const CSR *A, const EllwarpParams *par, const EllwarpLayout *H, const char *what)
+{
+  EllwarpLayout      *G;
+  EllwarpDeviceArrays d;
+
+  PetscFunctionBegin;
+  PetscCall(EllwarpLayoutCreateCUDA(A->m, A->n, A->ai, A->aj, A->map, PETSC_MEMTYPE_HOST, par, &G, &d, NULL));
+  CHECK(G->analysedondevice && !G->hostarrays, "%s: flags", what);
+  SAME(nrows);
+  SAME(ncols);
+  SAME(nslices);
+  SAME(nnz);
+  SAME(nslots);
+  SAME(ncol32);
+  SAME(ncol16);
+  SAME(ndiagmissing);
+  SAME(nactive);
+  SAME(nlong);
+  SAME(nchunks);
+  SAME(longcolbase);
+  SAME(kernel);
+  SAME(threshold);
+  SAME(sortwindow);
+  SAME(longrow);
+  SAME(nsplit);
+  SAME(n16);
+  SAME(maxrowlen);
+  SAME(minrowlen);
+  SAME(meanrowlen);
+  SAME(stdrowlen);
+  PetscCall(EllwarpLayoutFetchCUDA(G, &d));
+  SAMEARR(sliceptr, H->nslices + 1);
+  SAMEARR(slicerow, H->nslices + 1);
+  SAMEARR(meta, H->nslices);
+  SAMEARR(colbase, H->nslices);
+  SAMEARR(col32, H->ncol32 + (H->nslots - H->sliceptr[H->nslices]));
+  SAMEARR(col16, H->ncol16);
+  SAMEARR(rowperm, H->nrows);
+  SAMEARR(slot2csr, H->nslots);
+  SAMEARR(diagslot, H->nrows);
+  SAMEARR(longptr, H->nlong + 1);
+  SAMEARR(longchunk, H->nlong + 1);
+  SAMEARR(chunkptr, H->nchunks + 1);
+  SAMEARR(chunkrow, H->nchunks);
+  PetscCall(EllwarpDeviceArraysFree(&d));
+  PetscCall(EllwarpLayoutDestroy(&G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+typedef struct {
+  const char      *name;
+  MatEllwarpKernel kernel;
+  PetscInt         threshold, sortwindow, longrow;
+  PetscBool        compress;
+} ParamSet;
+
+static const ParamSet psets[] = {
+  {"auto",        MAT_ELLWARP_KERNEL_AUTO, 0, -1, 0,  PETSC_TRUE },
+  {"k1",          MAT_ELLWARP_KERNEL_K1,   0, -1, 0,  PETSC_TRUE },
+  {"k1_long100",  MAT_ELLWARP_KERNEL_K1,   0, 0,  100, PETSC_TRUE },
+  {"k2_auto",     MAT_ELLWARP_KERNEL_K2,   0, -1, 0,  PETSC_TRUE },
+  {"k2_T8",       MAT_ELLWARP_KERNEL_K2,   8, -1, 0,  PETSC_TRUE },
+  {"k2_T3_w64",   MAT_ELLWARP_KERNEL_K2,   3, 64, 0,  PETSC_TRUE },
+  {"whole",       MAT_ELLWARP_KERNEL_AUTO, 0, 0,  0,  PETSC_TRUE },
+  {"w256",        MAT_ELLWARP_KERNEL_AUTO, 0, 256, 0, PETSC_TRUE },
+  {"w32_k1",      MAT_ELLWARP_KERNEL_K1,   0, 32, 0,  PETSC_TRUE },
+  {"long64",      MAT_ELLWARP_KERNEL_AUTO, 0, -1, 64, PETSC_TRUE },
+  {"nolong",      MAT_ELLWARP_KERNEL_AUTO, 0, -1, -1, PETSC_TRUE },
+  {"nocompress",  MAT_ELLWARP_KERNEL_AUTO, 0, -1, 0,  PETSC_FALSE},
+};
+
+static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
+{
+  PetscFunctionBegin;
+  for (size_t p = 0; p < PETSC_STATIC_ARRAY_LENGTH(psets); p++) {
+    EllwarpParams  par;
+    EllwarpLayout *H;
+    char           what[160];
+
+    PetscCall(PetscMemzero(&par, sizeof(par)));
+    par.kernel     = psets[p].kernel;
+    par.threshold  = psets[p].threshold;
+    par.sortwindow = psets[p].sortwindow;
+    par.longrow    = psets[p].longrow;
+    par.compress   = psets[p].compress;
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s/%s", A->name, psets[p].name));
+    PetscCall(EllwarpLayoutCreate(A->m, A->n, A->ai, A->aj, A->map, &par, &H));
+    PetscCall(Validate(A, H, what));
+    PetscCall(CheckDeviceSliceLogic(A, H, what));
+#if defined(ELLWARP_HAVE_CUDA)
+    if (gpu) PetscCall(CompareDevice(A, &par, H, what));
+#endif
+    nlayouts++;
+    PetscCall(EllwarpLayoutDestroy(&H));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the Mat level: products of a matrix analysed on the device equal those analysed on the host bit for bit */
+static PetscErrorCode MatLevel(const CSR *A)
+{
+  Mat         B, E[2];
+  Vec         x, y[2], xt, yt[2];
+  PetscScalar *v;
+  PetscBool   eq;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(A->ai[A->m] + 1, &v));
+  for (PetscInt k = 0; k < A->ai[A->m]; k++) v[k] = 1.0 + (PetscScalar)Rand(1000) / 7.0;
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, A->m, A->n, A->ai, A->aj, v, &B));
+  for (int d = 0; d < 2; d++) {
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", d ? "host" : "device"));
+    PetscCall(MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E[d]));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
+  }
+  PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_SELF, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(E[0], PETSC_VIEWER_STDOUT_SELF));
+  PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
+  PetscCall(MatCreateVecs(E[0], &x, &y[0]));
+  PetscCall(VecDuplicate(y[0], &y[1]));
+  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, A->m, &xt));
+  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, A->n, &yt[0]));
+  PetscCall(VecDuplicate(yt[0], &yt[1]));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecSetRandom(xt, NULL));
+  for (int d = 0; d < 2; d++) {
+    PetscCall(MatMult(E[d], x, y[d]));
+    PetscCall(MatMultTranspose(E[d], xt, yt[d]));
+  }
+  PetscCall(VecEqual(y[0], y[1], &eq));
+  CHECK(eq, "%s: MatMult differs between device and host analysis", A->name);
+  PetscCall(VecEqual(yt[0], yt[1], &eq));
+  CHECK(eq, "%s: MatMultTranspose differs between device and host analysis", A->name);
+  /* host consumers of the device-built layout: MatZeroRows with a diagonal (missing-diagonal check) */
+  {
+    PetscInt rows[2] = {0, A->m - 1};
+    for (int d = 0; d < 2; d++) PetscCall(MatZeroRows(E[d], A->m > 1 ? 2 : 1, rows, 2.0, NULL, NULL));
+    for (int d = 0; d < 2; d++) PetscCall(MatMult(E[d], x, y[d]));
+    PetscCall(VecEqual(y[0], y[1], &eq));
+    CHECK(eq, "%s: MatZeroRows differs between device and host analysis", A->name);
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xt));
+  for (int d = 0; d < 2; d++) {
+    PetscCall(VecDestroy(&y[d]));
+    PetscCall(VecDestroy(&yt[d]));
+    PetscCall(MatDestroy(&E[d]));
+  }
+  PetscCall(MatDestroy(&B));
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* COO assembly (its plan reads the slot map on the host) into device- and host-analysed matrices */
+static PetscErrorCode COOLevel(PetscInt N)
+{
+  PetscCount   n;
+  PetscInt    *ci, *cj, nv = (N + 1) * (N + 1) * (N + 1);
+  PetscScalar *cv;
+  Mat          E[2];
+  Vec          x, y[2];
+  PetscBool    eq;
+
+  PetscFunctionBegin;
+  PetscCall(EllwarpKuhnCOO(N, &n, &ci, &cj));
+  PetscCall(PetscMalloc1(n, &cv));
+  for (PetscCount k = 0; k < n; k++) cv[k] = 1.0 + (PetscScalar)(k % 13) / 3.0;
+  for (int d = 0; d < 2; d++) {
+    PetscCall(MatCreate(PETSC_COMM_SELF, &E[d]));
+    PetscCall(MatSetSizes(E[d], nv, nv, nv, nv));
+    PetscCall(MatSetType(E[d], MATSEQELLWARP));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", d ? "host" : "device"));
+    PetscCall(MatSetFromOptions(E[d]));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
+    PetscCall(MatSetPreallocationCOO(E[d], n, ci, cj));
+    PetscCall(MatSetValuesCOO(E[d], cv, INSERT_VALUES));
+  }
+  PetscCall(MatCreateVecs(E[0], &x, &y[0]));
+  PetscCall(VecDuplicate(y[0], &y[1]));
+  PetscCall(VecSetRandom(x, NULL));
+  for (int d = 0; d < 2; d++) PetscCall(MatMult(E[d], x, y[d]));
+  PetscCall(VecEqual(y[0], y[1], &eq));
+  CHECK(eq, "COO N=%" PetscInt_FMT ": MatMult differs between device and host analysis", N);
+  PetscCall(VecDestroy(&x));
+  for (int d = 0; d < 2; d++) {
+    PetscCall(VecDestroy(&y[d]));
+    PetscCall(MatDestroy(&E[d]));
+  }
+  PetscCall(PetscFree(cv));
+  PetscCall(PetscFree2(ci, cj));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mat_ellwarp_analysis device with the host backend is refused with a clear error; the host backend's
+   MatView names where its analysis ran */
+static PetscErrorCode Options(void)
+{
+  Mat            B, E = NULL;
+  PetscInt       i = 0;
+  PetscScalar    one = 1.0;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 1, 1, 1, NULL, &B));
+  PetscCall(MatSetValues(B, 1, &i, 1, &i, &one, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_backend", "host"));
+  PetscCall(MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E));
+  PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_SELF, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(E, PETSC_VIEWER_STDOUT_SELF));
+  PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
+  PetscCall(MatDestroy(&E));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", "device"));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(ierr == PETSC_ERR_ARG_INCOMP, "-mat_ellwarp_analysis device with the host backend: error %d, expected %d", (int)ierr, (int)PETSC_ERR_ARG_INCOMP);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "refused as expected: -mat_ellwarp_analysis device with -mat_ellwarp_backend host\n"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_backend"));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscBool gpu = PETSC_FALSE;
+  CSR       A;
+  PetscInt *len, M = 40000;
+
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-gpu")) EllwarpTestRequireDevice();
+  PetscCall(PetscInitialize(&argc, &argv, NULL, "Pattern analysis: host reference checks; -gpu: the device analysis must build the same layout"));
+  PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &M, NULL));
+  PetscCall(PetscMalloc1(PetscMax(M, 4096) + 1, &len));
+
+  PetscCall(KuhnCSR(10, &A)); /* FE-like: 16-bit columns, 7..27 per row */
+  PetscCall(RunAll(&A, gpu));
+  if (gpu) PetscCall(MatLevel(&A));
+  {
+    CSR T;
+    PetscCall(PetscStrncpy(T.name, "kuhn_transpose_map", sizeof(T.name)));
+    T.m = A.n;
+    T.n = A.m;
+    PetscCall(EllwarpLayoutTranspose(A.m, A.n, A.ai, A.aj, &T.ai, &T.aj, &T.map));
+    PetscCall(RunAll(&T, gpu));
+    PetscCall(PetscFree(T.ai));
+    PetscCall(PetscFree2(T.aj, T.map));
+    T.map = NULL;
+  }
+  PetscCall(FreeCSR(&A));
+  if (gpu) PetscCall(COOLevel(8));
+
+  /* random lengths 0..40 (empty rows included), scattered columns (32-bit slices) */
+  for (PetscInt i = 0; i < 5000; i++) len[i] = Rand(41);
+  PetscCall(MakeCSR("random_scattered", 5000, 5000, len, 0, &A));
+  PetscCall(RunAll(&A, gpu));
+  if (gpu) PetscCall(MatLevel(&A));
+  PetscCall(FreeCSR(&A));
+
+  /* power-law rows in a band, one very long row (chunked), many empty rows; M rows */
+  for (PetscInt i = 0; i < M; i++) {
+    PetscReal u = (PetscReal)(Rand(100000) + 1) / 100000.0, l = 1.0 / PetscPowReal(u, 0.7);
+    len[i]      = Rand(4) ? (PetscInt)PetscMin(2000.0, l) : 0;
+  }
+  len[M / 3] = 5000;
+  PetscCall(MakeCSR("powerlaw_long_row", M, M, len, 40, &A));
+  PetscCall(RunAll(&A, gpu));
+  if (gpu) PetscCall(MatLevel(&A));
+  PetscCall(FreeCSR(&A));
+
+  /* lengths spread over every lane count (1..600), a long tail past the long-row limit */
+  for (PetscInt i = 0; i < 8000; i++) len[i] = 1 + Rand(600);
+  PetscCall(MakeCSR("spread_1_600", 8000, 30000, len, 100, &A));
+  PetscCall(RunAll(&A, gpu));
+  PetscCall(FreeCSR(&A));
+
+  /* degenerate and rectangular */
+  len[0] = 1;
+  PetscCall(MakeCSR("1x1", 1, 1, len, 0, &A));
+  PetscCall(RunAll(&A, gpu));
+  if (gpu) PetscCall(MatLevel(&A));
+  PetscCall(FreeCSR(&A));
+  len[0] = 0;
+  PetscCall(MakeCSR("1x1_empty", 1, 1, len, 0, &A));
+  PetscCall(RunAll(&A, gpu));
+  PetscCall(FreeCSR(&A));
+  for (PetscInt i = 0; i < 100; i++) len[i] = 0;
+  PetscCall(MakeCSR("all_zero_100x50", 100, 50, len, 0, &A));
+  PetscCall(RunAll(&A, gpu));
+  PetscCall(FreeCSR(&A));
+  PetscCall(MakeCSR("empty_0x0", 0, 0, len, 0, &A));
+  PetscCall(RunAll(&A, gpu));
+  PetscCall(FreeCSR(&A));
+  for (PetscInt i = 0; i < 300; i++) len[i] = Rand(3000);
+  PetscCall(MakeCSR("wide_300x3000", 300, 3000, len, 0, &A));
+  PetscCall(RunAll(&A, gpu));
+  PetscCall(FreeCSR(&A));
+  for (PetscInt i = 0; i < 3000; i++) len[i] = Rand(31);
+  PetscCall(MakeCSR("tall_3000x30", 3000, 30, len, 0, &A));
+  PetscCall(RunAll(&A, gpu));
+  PetscCall(FreeCSR(&A));
+
+  PetscCall(PetscFree(len));
+  if (!gpu) PetscCall(Options());
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "analysis: %" PetscInt_FMT " layouts, %" PetscInt_FMT " checks passed%s\n", nlayouts, nchecks, gpu ? " (device analysis identical to the host analysis)" : ""));
+  PetscCall(PetscFinalize());
+  return 0;
+}
