@@ -4,7 +4,8 @@
 # vectors, device assembly) against the CPU pipeline of the same example (AIJ, host assembly, one core),
 # in the same run; table (markdown) + JSON, and the ratio CPU/GPU per mesh.
 #   bench.sh [-o OUTDIR] [-x CARDIAC_EXE] [-m "MESHES"] [-c "CPU_MESHES"] [-p "PEER_MESHES"] [-s GPU_STEPS]
-#            [-S CPU_STEPS] [-g 0|1] [-- extra options for all pipelines]
+#            [-S CPU_STEPS] [-g 0|1] [-t] [-- extra options for all pipelines]
+# -t: no runs, only the table and JSON from OUTDIR/runs/*.json (to merge runs made by several invocations).
 # PEER_MESHES: meshes also run with the GPU peer matrix AIJCUSPARSE (same assembler, device vectors).
 # MESHES: names from  s6k (structured LV, ~6.5k vertices), lv20k (gmsh LV), lv144k (gmsh LV refined once),
 #   lv1m (gmsh LV refined twice, 1.08 M), s2m (structured LV, ~2.4 M).  -g 0: no GPU runs (CPU only, for testing
@@ -15,7 +16,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/benchmarks/results/cardiac-bench
 exe=${ELLWARP_BUILD_DIR:-$root/build}/examples/cardiac
 meshes="s6k lv20k lv144k lv1m s2m"; cpumeshes="lv20k lv144k lv1m"; peermeshes="lv144k lv1m"
-gsteps=40; csteps=5; gpu=${ELLWARP_HAVE_DEVICE:-0}
+gsteps=40; csteps=5; gpu=${ELLWARP_HAVE_DEVICE:-0}; tableonly=0
 while [ $# -gt 0 ]; do
   case $1 in
     -o) out=$2; shift 2 ;;
@@ -26,6 +27,7 @@ while [ $# -gt 0 ]; do
     -s) gsteps=$2; shift 2 ;;
     -S) csteps=$2; shift 2 ;;
     -g) gpu=$2; shift 2 ;;
+    -t) tableonly=1; shift ;;
     --) shift; break ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -57,6 +59,7 @@ run() { # tag pipeline steps mesh-options...
   grep -E "^cardiac: (per step|[0-9]+ vertices)" "$out/runs/$tag-$pipe.log" >&2
 }
 for m in $meshes; do
+  [ "$tableonly" = 0 ] || break
   # shellcheck disable=SC2046
   if [ "$gpu" = 1 ]; then run "$m" gpu "$gsteps" $(mesh_opts "$m") || true; fi
   # shellcheck disable=SC2046
