@@ -382,7 +382,25 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
 }
 
 /* the Mat level: products of a matrix analysed on the device equal those analysed on the host bit for bit */
-static PetscErrorCode MatLevel(const CSR *A)
+/* E[0]: analysed on the device (-gpu), or on the host with -mat_ellwarp_analysis_drop_host (the matrix keeps
+   only the layout's scalars, the state a device analysis leaves); E[1]: analysed on the host */
+static PetscErrorCode FirstVariant(PetscBool gpu, int d)
+{
+  PetscFunctionBegin;
+  if (gpu) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", d ? "host" : "device"));
+  else if (!d) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis_drop_host", "1"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ClearVariant(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis_drop_host"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLevel(const CSR *A, PetscBool gpu)
 {
   Mat         B, E[2];
   Vec         x, y[2], xt, yt[2];
@@ -394,17 +412,20 @@ static PetscErrorCode MatLevel(const CSR *A)
   for (PetscInt k = 0; k < A->ai[A->m]; k++) v[k] = 1.0 + (PetscScalar)Rand(1000) / 7.0;
   PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, A->m, A->n, A->ai, A->aj, v, &B));
   for (int d = 0; d < 2; d++) {
-    PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", d ? "host" : "device"));
+    PetscCall(FirstVariant(gpu, d));
     PetscCall(MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E[d]));
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
+    PetscCall(ClearVariant());
+    /* MatZeroRows/MatShift below may insert missing diagonal entries */
+    PetscCall(MatSetOption(E[d], MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetOption(E[d], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   }
   PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_SELF, PETSC_VIEWER_ASCII_INFO));
   PetscCall(MatView(E[0], PETSC_VIEWER_STDOUT_SELF));
   PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
   PetscCall(MatCreateVecs(E[0], &x, &y[0]));
   PetscCall(VecDuplicate(y[0], &y[1]));
-  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, A->m, &xt));
-  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, A->n, &yt[0]));
+  PetscCall(VecDuplicate(y[0], &xt));
+  PetscCall(VecDuplicate(x, &yt[0]));
   PetscCall(VecDuplicate(yt[0], &yt[1]));
   PetscCall(VecSetRandom(x, NULL));
   PetscCall(VecSetRandom(xt, NULL));
@@ -424,6 +445,55 @@ static PetscErrorCode MatLevel(const CSR *A)
     PetscCall(VecEqual(y[0], y[1], &eq));
     CHECK(eq, "%s: MatZeroRows differs between device and host analysis", A->name);
   }
+  /* more host consumers of the layout: duplicate, MatAXPY/MatCopy (same and other patterns), shift, scale,
+     diagonal, norms, the transpose after a value change, conversion to AIJ, MatView with values */
+  {
+    Mat       D[2], C[2];
+    PetscReal nrm[2][3];
+    Vec       dg[2];
+    for (int d = 0; d < 2; d++) {
+      MatEllwarpInfo info;
+      PetscCall(MatEllwarpGetInfo(E[d], &info));
+      PetscCall(MatDuplicate(E[d], MAT_COPY_VALUES, &D[d]));
+      PetscCall(MatScale(D[d], 0.5));
+      {
+        MatEllwarpInfo i0[2], i1[2];
+        PetscCall(MatEllwarpGetInfo(D[d], &i0[0]));
+        PetscCall(MatEllwarpGetInfo(E[d], &i0[1]));
+        PetscCall(MatAXPY(D[d], 2.0, E[d], SAME_NONZERO_PATTERN));
+        PetscCall(MatAXPY(E[d], -0.25, D[d], DIFFERENT_NONZERO_PATTERN)); /* equal patterns found by comparison */
+        PetscCall(MatCopy(D[d], E[d], SUBSET_NONZERO_PATTERN));
+        PetscCall(MatMult(E[d], x, y[d]));
+        PetscCall(MatMult(D[d], x, y[d]));
+        PetscCall(MatEllwarpGetInfo(D[d], &i1[0]));
+        PetscCall(MatEllwarpGetInfo(E[d], &i1[1]));
+        /* the layout kernels, not the host SeqAIJ: no refresh, no analysis */
+        for (int q = 0; q < 2; q++) CHECK(i1[q].nanalyses == i0[q].nanalyses && i1[q].nrefreshes == i0[q].nrefreshes, "%s: MatAXPY/MatCopy with equal patterns left the layout (analyses %" PetscInt_FMT " -> %" PetscInt_FMT ", refreshes %" PetscInt_FMT " -> %" PetscInt_FMT ")", A->name, i0[q].nanalyses, i1[q].nanalyses, i0[q].nrefreshes, i1[q].nrefreshes);
+      }
+      PetscCall(MatScale(D[d], 0.75));
+      PetscCall(MatShift(D[d], 1.5)); /* may insert missing diagonal entries: a new pattern */
+      PetscCall(MatAXPY(D[d], 3.0, B, SUBSET_NONZERO_PATTERN)); /* X is a SeqAIJ: the host path */
+      PetscCall(MatNorm(D[d], NORM_1, &nrm[d][0]));
+      PetscCall(MatNorm(D[d], NORM_FROBENIUS, &nrm[d][1]));
+      PetscCall(MatNorm(E[d], NORM_INFINITY, &nrm[d][2]));
+      PetscCall(MatCreateVecs(E[d], NULL, &dg[d]));
+      PetscCall(MatGetDiagonal(D[d], dg[d]));
+      PetscCall(MatMultTranspose(E[d], xt, yt[d]));
+      PetscCall(MatConvert(D[d], MATSEQAIJ, MAT_INITIAL_MATRIX, &C[d]));
+    }
+    CHECK(nrm[0][0] == nrm[1][0] && nrm[0][1] == nrm[1][1] && nrm[0][2] == nrm[1][2], "%s: norms differ between the analyses", A->name);
+    PetscCall(VecEqual(dg[0], dg[1], &eq));
+    CHECK(eq, "%s: MatGetDiagonal differs between the analyses", A->name);
+    PetscCall(VecEqual(yt[0], yt[1], &eq));
+    CHECK(eq, "%s: MatMultTranspose after MatCopy differs between the analyses", A->name);
+    PetscCall(MatEqual(C[0], C[1], &eq));
+    CHECK(eq, "%s: MatAXPY/MatShift/MatConvert differ between the analyses", A->name);
+    for (int d = 0; d < 2; d++) {
+      PetscCall(MatDestroy(&D[d]));
+      PetscCall(MatDestroy(&C[d]));
+      PetscCall(VecDestroy(&dg[d]));
+    }
+  }
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&xt));
   for (int d = 0; d < 2; d++) {
@@ -437,7 +507,7 @@ static PetscErrorCode MatLevel(const CSR *A)
 }
 
 /* COO assembly (its plan reads the slot map on the host) into device- and host-analysed matrices */
-static PetscErrorCode COOLevel(PetscInt N)
+static PetscErrorCode COOLevel(PetscInt N, PetscBool gpu)
 {
   PetscCount   n;
   PetscInt    *ci, *cj, nv = (N + 1) * (N + 1) * (N + 1);
@@ -454,10 +524,17 @@ static PetscErrorCode COOLevel(PetscInt N)
     PetscCall(MatCreate(PETSC_COMM_SELF, &E[d]));
     PetscCall(MatSetSizes(E[d], nv, nv, nv, nv));
     PetscCall(MatSetType(E[d], MATSEQELLWARP));
-    PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", d ? "host" : "device"));
+    PetscCall(FirstVariant(gpu, d));
     PetscCall(MatSetFromOptions(E[d]));
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
-    PetscCall(MatSetPreallocationCOO(E[d], n, ci, cj));
+    PetscCall(ClearVariant());
+    { /* SeqAIJ's preallocation sorts the lists in place: each matrix gets its own copy */
+      PetscInt *i2, *j2;
+      PetscCall(PetscMalloc2(n, &i2, n, &j2));
+      PetscCall(PetscArraycpy(i2, ci, n));
+      PetscCall(PetscArraycpy(j2, cj, n));
+      PetscCall(MatSetPreallocationCOO(E[d], n, i2, j2));
+      PetscCall(PetscFree2(i2, j2));
+    }
     PetscCall(MatSetValuesCOO(E[d], cv, INSERT_VALUES));
   }
   PetscCall(MatCreateVecs(E[0], &x, &y[0]));
@@ -466,6 +543,10 @@ static PetscErrorCode COOLevel(PetscInt N)
   for (int d = 0; d < 2; d++) PetscCall(MatMult(E[d], x, y[d]));
   PetscCall(VecEqual(y[0], y[1], &eq));
   CHECK(eq, "COO N=%" PetscInt_FMT ": MatMult differs between device and host analysis", N);
+  for (int d = 0; d < 2; d++) PetscCall(MatSetValuesCOO(E[d], cv, ADD_VALUES));
+  for (int d = 0; d < 2; d++) PetscCall(MatMult(E[d], x, y[d]));
+  PetscCall(VecEqual(y[0], y[1], &eq));
+  CHECK(eq, "COO N=%" PetscInt_FMT ": MatMult after ADD_VALUES differs between device and host analysis", N);
   PetscCall(VecDestroy(&x));
   for (int d = 0; d < 2; d++) {
     PetscCall(VecDestroy(&y[d]));
@@ -524,7 +605,7 @@ int main(int argc, char **argv)
 
   PetscCall(KuhnCSR(10, &A)); /* FE-like: 16-bit columns, 7..27 per row */
   PetscCall(RunAll(&A, gpu));
-  if (gpu) PetscCall(MatLevel(&A));
+  PetscCall(MatLevel(&A, gpu));
   {
     CSR T;
     PetscCall(PetscStrncpy(T.name, "kuhn_transpose_map", sizeof(T.name)));
@@ -537,13 +618,13 @@ int main(int argc, char **argv)
     T.map = NULL;
   }
   PetscCall(FreeCSR(&A));
-  if (gpu) PetscCall(COOLevel(8));
+  PetscCall(COOLevel(8, gpu));
 
   /* random lengths 0..40 (empty rows included), scattered columns (32-bit slices) */
   for (PetscInt i = 0; i < 5000; i++) len[i] = Rand(41);
   PetscCall(MakeCSR("random_scattered", 5000, 5000, len, 0, &A));
   PetscCall(RunAll(&A, gpu));
-  if (gpu) PetscCall(MatLevel(&A));
+  PetscCall(MatLevel(&A, gpu));
   PetscCall(FreeCSR(&A));
 
   /* power-law rows in a band, one very long row (chunked), many empty rows; M rows */
@@ -554,7 +635,7 @@ int main(int argc, char **argv)
   len[M / 3] = 5000;
   PetscCall(MakeCSR("powerlaw_long_row", M, M, len, 40, &A));
   PetscCall(RunAll(&A, gpu));
-  if (gpu) PetscCall(MatLevel(&A));
+  PetscCall(MatLevel(&A, gpu));
   PetscCall(FreeCSR(&A));
 
   /* lengths spread over every lane count (1..600), a long tail past the long-row limit */
@@ -567,7 +648,7 @@ int main(int argc, char **argv)
   len[0] = 1;
   PetscCall(MakeCSR("1x1", 1, 1, len, 0, &A));
   PetscCall(RunAll(&A, gpu));
-  if (gpu) PetscCall(MatLevel(&A));
+  PetscCall(MatLevel(&A, gpu));
   PetscCall(FreeCSR(&A));
   len[0] = 0;
   PetscCall(MakeCSR("1x1_empty", 1, 1, len, 0, &A));

@@ -3,6 +3,7 @@
    analysis, a second preallocation with another pattern, bitwise reproducibility, bad input.
 
    ellwarp_add_test(coo.host -mat_ellwarp_backend host)
+   ellwarp_add_test(coo.host_drop -mat_ellwarp_backend host -mat_ellwarp_analysis_drop_host)
    ellwarp_add_test(coo.cuda GPU)
    ellwarp_add_test(coo.cuda_device_values -device_values GPU)
 */
@@ -202,6 +203,40 @@ int main(int argc, char **argv)
       ierr = MatSetPreallocationCOO(B, 1, i3, j3);
       PetscCall(PetscPopErrorHandler());
       PetscCheck(ierr != PETSC_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a COO row out of range was accepted");
+      nchecks++;
+    }
+    PetscCall(PetscFree5(i2, j2, i3, j3, v2));
+  }
+  /* one COO entry per nonzero (the plan without offsets), in scrambled order, one negative index; the first
+     values with ADD_VALUES (the layout then starts from the host's zeros), then INSERT (zeroed layout);
+     the Frobenius norm sums every slot: padding must stay zero */
+  for (int first = 0; first < 2; first++) {
+    PetscInt    *i2, *j2, *i3, *j3;
+    PetscCount   n2 = 3 * nv - 2 + 1;
+    PetscScalar *v2;
+    PetscReal    na, nb;
+    PetscCall(PetscMalloc5(n2, &i2, n2, &j2, n2, &i3, n2, &j3, n2, &v2));
+    for (PetscCount q = 0; q < n2 - 1; q++) {
+      PetscInt t = (PetscInt)((q * 7 + 3) % (n2 - 1)), k = (t + 1) / 3, d = (t + 1) % 3 - 1; /* a permutation of the tridiagonal */
+      i2[q] = k;
+      j2[q] = k + d;
+      v2[q] = 1.0 + (PetscScalar)(q % 11) / 5.0;
+    }
+    i2[n2 - 1] = -1;
+    j2[n2 - 1] = 0;
+    v2[n2 - 1] = 1e30;
+    PetscCall(PetscArraycpy(i3, i2, n2));
+    PetscCall(PetscArraycpy(j3, j2, n2));
+    PetscCall(MatSetPreallocationCOO(A, n2, i2, j2));
+    PetscCall(MatSetPreallocationCOO(B, n2, i3, j3));
+    for (int round = 0; round < 3; round++) {
+      InsertMode mode = (round == 0) == (first == 0) ? ADD_VALUES : INSERT_VALUES;
+      PetscCall(MatSetValuesCOO(A, v2, mode));
+      PetscCall(MatSetValuesCOO(B, v2, mode));
+      PetscCall(Compare(A, B, "one COO entry per nonzero"));
+      PetscCall(MatNorm(A, NORM_FROBENIUS, &na));
+      PetscCall(MatNorm(B, NORM_FROBENIUS, &nb));
+      PetscCheck(PetscAbsReal(na - nb) <= 1e-13 * na, PETSC_COMM_SELF, PETSC_ERR_PLIB, "one COO entry per nonzero: Frobenius norm %g vs %g (padding not zero?)", (double)nb, (double)na);
       nchecks++;
     }
     PetscCall(PetscFree5(i2, j2, i3, j3, v2));

@@ -9,11 +9,15 @@
    ellwarp_add_test(matops.host_longrows -backend host -kernel k2 -threshold 4 -mat_ellwarp_long_row 100)
    ellwarp_add_test(matops.host_longrows_window -backend host -kernel k2 -threshold 8 -sort_window 64 -mat_ellwarp_long_row 100)
    ellwarp_add_test(matops.host_uncompressed -backend host -kernel k1 -mat_ellwarp_compress_columns 0 -mat_ellwarp_long_row 33)
+   ellwarp_add_test(matops.host_drop_auto -backend host -kernel auto -mat_ellwarp_analysis_drop_host)
+   ellwarp_add_test(matops.host_drop_longrows_window -backend host -kernel k2 -threshold 8 -sort_window 64 -mat_ellwarp_long_row 100 -mat_ellwarp_analysis_drop_host)
+   ellwarp_add_test(matops.host_drop_uncompressed -backend host -kernel k1 -mat_ellwarp_compress_columns 0 -mat_ellwarp_long_row 33 -mat_ellwarp_analysis_drop_host)
    ellwarp_add_test(matops.cuda_auto -backend cuda -kernel auto GPU)
    ellwarp_add_test(matops.cuda_longrows -backend cuda -kernel k2 -threshold 4 -mat_ellwarp_long_row 100 GPU)
    ellwarp_add_test(matops.cuda_longrows_window -backend cuda -kernel k2 -threshold 8 -sort_window 64 -mat_ellwarp_long_row 100 GPU)
    ellwarp_add_test(matops.cuda_uncompressed -backend cuda -kernel k1 -mat_ellwarp_compress_columns 0 -mat_ellwarp_long_row 33 GPU)
    ellwarp_add_test(matops.cuda_k1 -backend cuda -kernel k1 GPU)
+   ellwarp_add_test(matops.cuda_hostanalysis_drop -backend cuda -kernel auto -mat_ellwarp_analysis host -mat_ellwarp_analysis_drop_host GPU)
    ellwarp_add_test(matops.cuda_k2 -backend cuda -kernel k2 -threshold 4 GPU)
    ellwarp_add_test(matops.cuda_window -backend cuda -kernel k2 -threshold 8 -sort_window 64 -block_size 64 GPU)
 */
@@ -320,6 +324,28 @@ static PetscErrorCode CheckAll(Mat A0, PetscRandom r, const char *mat)
   PetscCall(MatCopy(A, A2, SAME_NONZERO_PATTERN));
   PetscCall(MatCopy(B, B2, SAME_NONZERO_PATTERN));
   PetscCall(CompareMult(A2, B2, r, "MatCopy+MatMult", mat));
+  /* the remembered equality of two patterns must not survive a pattern change of either matrix */
+  if (m > 1 && n > 1) {
+    PetscInt    i = m - 1, j = 0;
+    PetscScalar v = 0.125;
+    PetscCall(MatAXPY(A2, 0.5, A, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatAXPY(B2, 0.5, B, DIFFERENT_NONZERO_PATTERN)); /* compared once, remembered */
+    PetscCall(MatSetOption(A2, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetOption(B2, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    for (int q = 0; q < 2; q++) {
+      PetscCall(MatSetValues(A2, 1, &i, 1, &j, &v, ADD_VALUES));
+      PetscCall(MatSetValues(B2, 1, &i, 1, &j, &v, ADD_VALUES));
+      i = 0;
+      j = n - 1;
+    }
+    PetscCall(MatAssemblyBegin(A2, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A2, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(B2, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B2, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAXPY(A2, -0.25, A, SUBSET_NONZERO_PATTERN));
+    PetscCall(MatAXPY(B2, -0.25, B, SUBSET_NONZERO_PATTERN));
+    PetscCall(CompareMult(A2, B2, r, "MatAXPY after a pattern change+MatMult", mat));
+  }
   PetscCall(MatDestroy(&A2));
   PetscCall(MatDestroy(&B2));
 

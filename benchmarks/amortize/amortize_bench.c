@@ -27,6 +27,7 @@ typedef struct {
   double   coo[2], axpy[2], copy[2];
   double   newton[2], newton_setup[2];
   PetscBool same;                   /* Newton loop results equal */
+  PetscBool p3ok[2], p3dev;         /* path 3 results right (per type); ELLWARP's stayed in the layout (no refresh, no analysis) */
 } Row;
 
 static int cmpd(const void *a, const void *b)
@@ -342,8 +343,29 @@ static PetscErrorCode Measure(const SuiteEntry *se, PetscInt reps, PetscInt arep
     if (t == 1) r->aij_setup -= r->spmv[1];
     PetscCall(TimePath1(E[t], x, y, r->spmv[t], PetscMax(3, areps), &r->p1[t]));
     PetscCall(MatDuplicate(E[t], MAT_COPY_VALUES, &c.B));
-    PetscCall(DeviceTime(OpAXPY, &c, reps, &r->axpy[t]));
-    PetscCall(DeviceTime(OpCopy, &c, reps, &r->copy[t]));
+    {
+      MatEllwarpInfo i0, i1;
+      Vec            y2;
+      PetscReal      d, nrm;
+      if (t == 0) PetscCall(MatEllwarpGetInfo(E[t], &i0));
+      PetscCall(DeviceTime(OpAXPY, &c, reps, &r->axpy[t]));
+      PetscCall(DeviceTime(OpCopy, &c, reps, &r->copy[t]));
+      /* check: A = B, then A += 0.5 B gives 1.5 B x */
+      PetscCall(VecDuplicate(y, &y2));
+      PetscCall(MatCopy(c.B, E[t], SAME_NONZERO_PATTERN));
+      PetscCall(MatAXPY(E[t], 0.5, c.B, SAME_NONZERO_PATTERN));
+      PetscCall(MatMult(E[t], x, y));
+      PetscCall(MatMult(c.B, x, y2));
+      PetscCall(VecAXPY(y, -1.5, y2));
+      PetscCall(VecNorm(y, NORM_INFINITY, &d));
+      PetscCall(VecNorm(y2, NORM_INFINITY, &nrm));
+      r->p3ok[t] = (PetscBool)(d <= 1e-13 * 1.5 * nrm);
+      PetscCall(VecDestroy(&y2));
+      if (t == 0) {
+        PetscCall(MatEllwarpGetInfo(E[t], &i1));
+        r->p3dev = (PetscBool)(i1.nanalyses == i0.nanalyses && i1.nrefreshes == i0.nrefreshes);
+      }
+    }
     PetscCall(MatDestroy(&c.B));
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&y));
@@ -412,11 +434,12 @@ static PetscErrorCode Report(FILE *fp, const Row *rows, PetscInt nr, PetscInt ro
                            Alpha(r->an_gpu, r->spmv[0], r->spmv[1]), Alpha(r->an_gpu_dev, r->spmv[0], r->spmv[1]), Alpha(r->an_cpu, r->spmv[0], r->spmv[1]), r->an_gpu / r->spmv[0], r->an_gpu_dev / r->spmv[0], r->an_cpu / r->spmv[0]));
   }
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "\n# Value refreshes, in SpMVs of the same matrix (ELLWARP / AIJCUSPARSE); path 1 = assembly + first MatMult - one SpMV,\n# its transfer alone (pageable cudaMemcpy of nnz values) and the rest (path 1 - transfer) on the device\n"));
-  PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%-18s | %7s %7s %7s %7s %7s | %7s %7s | %7s %7s | %7s %7s\n", "matrix", "p1_ell", "p1_aij", "h2d", "GB/s", "p1-h2d", "coo_ell", "coo_aij", "axpy_e", "axpy_a", "copy_e", "copy_a"));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%-18s | %7s %7s %7s %7s %7s | %7s %7s | %7s %7s | %7s %7s | %s\n", "matrix", "p1_ell", "p1_aij", "h2d", "GB/s", "p1-h2d", "coo_ell", "coo_aij", "axpy_e", "axpy_a", "copy_e", "copy_a", "path 3 check"));
   for (PetscInt i = 0; i < nr; i++) {
     const Row *r = &rows[i];
     double     s = r->spmv[0], sa = r->spmv[1];
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%-18s | %7.1f %7.1f %7.1f %7.1f %7.1f | %7.2f %7.2f | %7.2f %7.2f | %7.2f %7.2f\n", r->name, r->p1[0] / s, r->p1[1] / sa, r->h2d / s, r->h2d_gbs, (r->p1[0] - r->h2d) / s, r->coo[0] / s, r->coo[1] / sa, r->axpy[0] / s, r->axpy[1] / sa, r->copy[0] / s, r->copy[1] / sa));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%-18s | %7.1f %7.1f %7.1f %7.1f %7.1f | %7.2f %7.2f | %7.2f %7.2f | %7.2f %7.2f | %s%s\n", r->name, r->p1[0] / s, r->p1[1] / sa, r->h2d / s, r->h2d_gbs, (r->p1[0] - r->h2d) / s, r->coo[0] / s, r->coo[1] / sa, r->axpy[0] / s, r->axpy[1] / sa, r->copy[0] / s, r->copy[1] / sa,
+                           r->p3ok[0] && r->p3ok[1] ? "right" : "WRONG", r->p3dev ? ", in layout" : ", LEFT THE LAYOUT"));
   }
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "\n# Newton-like loop: %" PetscInt_FMT " x (MatSetValuesCOO, device values, then %" PetscInt_FMT " MatMult); set-up = MatSetPreallocationCOO + first MatSetValuesCOO + first MatMult\n", rounds, spmvs));
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%-18s | %9s %9s %7s | %9s %9s %7s | %s\n", "matrix", "loop_ell", "loop_aij", "aij/ell", "setup_ell", "setup_aij", "total", "same"));
@@ -443,9 +466,9 @@ static PetscErrorCode WriteJSON(const char *path, const Row *rows, PetscInt nr, 
             "     \"alpha_gpu\": %.0f, \"alpha_gpu_resident\": %.0f, \"alpha_cpu\": %.0f,\n"
             "     \"path1_ellwarp\": %.6e, \"path1_aijcusparse\": %.6e, \"h2d_values\": %.6e, \"h2d_GBps\": %.3f,\n"
             "     \"coo_ellwarp\": %.6e, \"coo_aijcusparse\": %.6e, \"axpy_ellwarp\": %.6e, \"axpy_aijcusparse\": %.6e, \"copy_ellwarp\": %.6e, \"copy_aijcusparse\": %.6e,\n"
-            "     \"newton_ellwarp\": %.6e, \"newton_aijcusparse\": %.6e, \"newton_setup_ellwarp\": %.6e, \"newton_setup_aijcusparse\": %.6e, \"newton_same_result\": %s}%s\n",
+            "     \"newton_ellwarp\": %.6e, \"newton_aijcusparse\": %.6e, \"newton_setup_ellwarp\": %.6e, \"newton_setup_aijcusparse\": %.6e, \"newton_same_result\": %s,\n     \"path3_right\": %s, \"path3_in_layout\": %s}%s\n",
             r->name, r->kind, (int)r->rows, (long long)r->nnz, r->spmv[0], r->spmv[1], r->an_gpu, r->an_gpu_up, r->an_gpu_dev, r->an_cpu, r->aij_setup, Alpha(r->an_gpu, r->spmv[0], r->spmv[1]), Alpha(r->an_gpu_dev, r->spmv[0], r->spmv[1]), Alpha(r->an_cpu, r->spmv[0], r->spmv[1]), r->p1[0],
-            r->p1[1], r->h2d, r->h2d_gbs, r->coo[0], r->coo[1], r->axpy[0], r->axpy[1], r->copy[0], r->copy[1], r->newton[0], r->newton[1], r->newton_setup[0], r->newton_setup[1], r->same ? "true" : "false", i + 1 < nr ? "," : "");
+            r->p1[1], r->h2d, r->h2d_gbs, r->coo[0], r->coo[1], r->axpy[0], r->axpy[1], r->copy[0], r->copy[1], r->newton[0], r->newton[1], r->newton_setup[0], r->newton_setup[1], r->same ? "true" : "false", r->p3ok[0] && r->p3ok[1] ? "true" : "false", r->p3dev ? "true" : "false", i + 1 < nr ? "," : "");
   }
   fprintf(fp, "  ]\n}\n");
   fclose(fp);

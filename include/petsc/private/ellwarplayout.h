@@ -17,6 +17,8 @@
 typedef struct {
   PetscInt       nrows, ncols, nslices;
   PetscCount     nnz, nslots;
+  PetscCount     nsliceslots; /* slots of the slices (= sliceptr[nslices]); the long rows' follow: a scalar, so host code
+                                 never needs the arrays for it (a device analysis leaves them on the device) */
   PetscCount    *sliceptr; /* [nslices+1] slots of slice s: [sliceptr[s], sliceptr[s+1]) */
   PetscInt      *slicerow; /* [nslices+1] sorted rows of slice s */
   unsigned char *meta;     /* [nslices] bits 0-3: log2 lanes per row; bit 4: 16-bit columns */
@@ -45,7 +47,8 @@ typedef struct {
   PetscReal        meanrowlen, stdrowlen;
   PetscBool        analysedondevice; /* built by the device analysis (ellwarpanalysis.h) */
   PetscBool        hostarrays;       /* the arrays above are on the host: always after the host analysis;
-                                        after the device analysis once EllwarpLayoutFetchCUDA() ran */
+                                        after the device analysis once EllwarpLayoutFetchCUDA() ran; never
+                                        test host code on the arrays without MatSeqELLWARPLayoutOnHost() */
 } EllwarpLayout;
 
 #define ELLWARP_PAD16     (-32768)
@@ -115,6 +118,11 @@ static inline int EllwarpSliceCol(const EllwarpLayout *L, PetscInt s, PetscCount
    reads (used for the transpose, whose CSR is a permutation of the matrix's own entries). */
 PETSC_EXTERN PetscErrorCode EllwarpLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], const EllwarpParams *, EllwarpLayout **);
 PETSC_EXTERN PetscErrorCode EllwarpLayoutDestroy(EllwarpLayout **);
+/* the scalars of a layout, without its arrays (hostarrays = false): what a device analysis leaves on the host */
+PETSC_EXTERN PetscErrorCode EllwarpLayoutScalars(const EllwarpLayout *, EllwarpLayout **);
+/* frees the host arrays (hostarrays = false); copies src's arrays into a layout without them */
+PETSC_EXTERN PetscErrorCode EllwarpLayoutDropArrays(EllwarpLayout *);
+PETSC_EXTERN PetscErrorCode EllwarpLayoutCopyArrays(EllwarpLayout *, const EllwarpLayout *);
 PETSC_EXTERN PetscErrorCode EllwarpLayoutTranspose(PetscInt, PetscInt, const PetscInt[], const PetscInt[], PetscInt **, PetscInt **, PetscInt **);
 PETSC_INTERN PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *);
 

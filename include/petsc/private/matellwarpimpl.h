@@ -32,13 +32,20 @@ typedef struct {
   PetscErrorCode (*csrfree)(PetscScalar **);
   PetscErrorCode (*csrupload)(PetscCount, const PetscScalar *, PetscScalar *); /* host csr -> staging */
   PetscErrorCode (*csrdownload)(PetscCount, const PetscScalar *, PetscScalar *); /* staging -> host csr */
-  /* COO assembly: for each CSR nonzero its COO entries (SeqAIJ's jmap/perm) and its slot; host arrays
-     in, kept by the store; values then go straight into the layout, in a fixed order */
-  PetscErrorCode (*coosetup)(EllwarpStore *, PetscCount, PetscCount, const PetscCount *, const PetscCount *, const PetscCount *); /* COO length, perm length, jmap, perm, csr2slot */
+  /* COO assembly: for each CSR nonzero its COO entries (SeqAIJ's jmap/perm, host arrays); the store turns
+     them into a plan in slot order with its own slot -> CSR map (EllwarpCOOSlotPlan; on the device for the
+     CUDA store); values then go straight into the layout, in a fixed order */
+  PetscErrorCode (*coosetup)(EllwarpStore *, PetscCount, PetscCount, const PetscCount *, const PetscCount *); /* COO length, perm length, jmap, perm */
   PetscErrorCode (*coovalues)(EllwarpStore *, const PetscScalar *, PetscMemType, InsertMode);
+  PetscErrorCode (*zero)(EllwarpStore *); /* all values (padding included) zero */
+  PetscErrorCode (*diagmissing)(const EllwarpStore *, PetscInt, const PetscInt *, PetscBool *); /* a listed row (host list) has no stored diagonal */
 } EllwarpKernelOps;
 
 PETSC_INTERN const EllwarpKernelOps EllwarpHostKernels;
+PETSC_INTERN PetscErrorCode         EllwarpCOOSlotPlan(PetscCount, const PetscInt *, const PetscCount *, const PetscCount *, PetscBool, PetscCount *, PetscCount *);
+/* test hook -mat_ellwarp_analysis_drop_host: the host store owns a full layout, the matrix sees only its scalars */
+PETSC_INTERN PetscErrorCode       EllwarpHostStoreAdopt(EllwarpStore *, EllwarpLayout *);
+PETSC_INTERN const EllwarpLayout *EllwarpHostStoreLayout(const EllwarpStore *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN const EllwarpKernelOps EllwarpCUDAKernels;
 PETSC_INTERN PetscErrorCode         EllwarpCUDADeviceAvailable(PetscBool *);
@@ -56,6 +63,12 @@ typedef struct {
   PetscBool               ltcurrent;    /* St's values agree with S's */
   PetscBool               backendset;   /* chosen by the user rather than by device detection */
   PetscBool               analysed_once;
+  PetscBool               drophost;     /* test hook -mat_ellwarp_analysis_drop_host: after a host analysis the matrix
+                                           keeps only the layout's scalars, the state a device analysis leaves */
+  PetscBool               zerovalues;   /* the host values are all zero (fresh COO preallocation): a refresh zeroes the layout */
+  /* MatAXPY/MatCopy: the last matrix whose CSR pattern was found equal to ours, at these nonzero states */
+  PetscObjectId           samepeer;
+  PetscObjectState        samepeerstate, sameownstate;
   PetscInt                nanalyses, nrefreshes;
   /* COO assembly (MatSetPreallocationCOO/MatSetValuesCOO): the plan belongs to the store it was built
      for and to the nonzero state of the COO pattern */
@@ -71,6 +84,7 @@ PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayout(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayoutAssembled(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncHost(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPRememberSamePattern(Mat, Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPRegisterFactors(void);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetLayoutOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetHostOps(Mat);

@@ -327,6 +327,7 @@ void EllwarpLayoutSetPlanned(EllwarpLayout *L, PetscInt m, PetscInt n, const Ell
   L->nlong      = st->nlong;
   L->nchunks    = (PetscInt)st->nchunks;
   L->nslots     = plan->walk.nslots + (st->nnz - st->nnzshort);
+  L->nsliceslots = plan->walk.nslots;
 }
 
 /* The host analysis: the summary from the row lengths (the window walk sorts the windows), the choice,
@@ -497,6 +498,72 @@ PetscErrorCode EllwarpLayoutDestroy(EllwarpLayout **L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode EllwarpLayoutScalars(const EllwarpLayout *src, EllwarpLayout **out)
+{
+  EllwarpLayout *L;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&L));
+  *L            = *src;
+  L->sliceptr   = NULL;
+  L->slicerow   = NULL;
+  L->meta       = NULL;
+  L->colbase    = NULL;
+  L->col32      = NULL;
+  L->col16      = NULL;
+  L->rowperm    = NULL;
+  L->slot2csr   = NULL;
+  L->diagslot   = NULL;
+  L->longptr    = NULL;
+  L->longchunk  = NULL;
+  L->chunkptr   = NULL;
+  L->chunkrow   = NULL;
+  L->hostarrays = PETSC_FALSE;
+  *out          = L;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode EllwarpLayoutDropArrays(EllwarpLayout *L)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(L->rowperm));
+  PetscCall(PetscFree4(L->sliceptr, L->slicerow, L->meta, L->colbase));
+  PetscCall(PetscFree2(L->slot2csr, L->diagslot));
+  PetscCall(PetscFree4(L->longptr, L->longchunk, L->chunkptr, L->chunkrow));
+  PetscCall(PetscFree2(L->col32, L->col16));
+  L->hostarrays = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode EllwarpLayoutCopyArrays(EllwarpLayout *L, const EllwarpLayout *src)
+{
+  const PetscInt   m = L->nrows, ns = L->nslices, nl = L->nlong, nc = L->nchunks;
+  const PetscCount n32 = L->ncol32 + (L->nslots - L->nsliceslots);
+
+  PetscFunctionBegin;
+  PetscCheck(!L->hostarrays && src->hostarrays && src->nslots == L->nslots && src->nslices == ns, PETSC_COMM_SELF, PETSC_ERR_PLIB, "layout arrays cannot be copied");
+  PetscCall(PetscMalloc1(m, &L->rowperm));
+  PetscCall(PetscMalloc4(ns + 1, &L->sliceptr, ns + 1, &L->slicerow, ns, &L->meta, ns, &L->colbase));
+  PetscCall(PetscMalloc2(L->nslots, &L->slot2csr, m, &L->diagslot));
+  PetscCall(PetscMalloc4(nl + 1, &L->longptr, nl + 1, &L->longchunk, nc + 1, &L->chunkptr, nc, &L->chunkrow));
+  PetscCall(PetscMalloc2(n32, &L->col32, L->ncol16, &L->col16));
+  PetscCall(PetscArraycpy(L->rowperm, src->rowperm, m));
+  PetscCall(PetscArraycpy(L->sliceptr, src->sliceptr, ns + 1));
+  PetscCall(PetscArraycpy(L->slicerow, src->slicerow, ns + 1));
+  PetscCall(PetscArraycpy(L->meta, src->meta, ns));
+  PetscCall(PetscArraycpy(L->colbase, src->colbase, ns));
+  PetscCall(PetscArraycpy(L->slot2csr, src->slot2csr, L->nslots));
+  PetscCall(PetscArraycpy(L->diagslot, src->diagslot, m));
+  PetscCall(PetscArraycpy(L->longptr, src->longptr, nl + 1));
+  PetscCall(PetscArraycpy(L->longchunk, src->longchunk, nl + 1));
+  PetscCall(PetscArraycpy(L->chunkptr, src->chunkptr, nc + 1));
+  PetscCall(PetscArraycpy(L->chunkrow, src->chunkrow, nc));
+  PetscCall(PetscArraycpy(L->col32, src->col32, n32));
+  PetscCall(PetscArraycpy(L->col16, src->col16, L->ncol16));
+  L->hostarrays = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* CSR of the transpose, with map[k] = the entry of the original CSR that transposed entry k came from */
 PetscErrorCode EllwarpLayoutTranspose(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], PetscInt **bi, PetscInt **bj, PetscInt **map)
 {
@@ -526,7 +593,7 @@ PetscErrorCode EllwarpLayoutTranspose(PetscInt m, PetscInt n, const PetscInt ai[
    row permutation, x once and y once (x is gathered, so this is a lower bound). */
 PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *L)
 {
-  return (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)(L->ncol32 + (L->nslots - L->sliceptr[L->nslices])) * sizeof(int) + (PetscLogDouble)L->ncol16 * sizeof(short) +
+  return (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)(L->ncol32 + (L->nslots - L->nsliceslots)) * sizeof(int) + (PetscLogDouble)L->ncol16 * sizeof(short) +
          (PetscLogDouble)L->nslices * (2 * sizeof(PetscCount) + sizeof(PetscInt) + 1) + (PetscLogDouble)L->nrows * (sizeof(PetscInt) + sizeof(PetscScalar)) + (PetscLogDouble)L->ncols * sizeof(PetscScalar);
 }
 

@@ -65,18 +65,13 @@ static PetscErrorCode BlockPlan(const MatCOOStruct_MPIAIJ *coo, int blk, PetscCo
 static PetscErrorCode InstallPlan(Mat blk, MatEllwarpMPICOO *c, int b)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)blk->spptr;
-  PetscCount     *csr2slot;
 
   PetscFunctionBegin;
   PetscCall(MatSeqELLWARPSyncLayout(blk));
   if (c->store[b] == e->S && c->nanalyses[b] == e->nanalyses) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(e->L->nnz == ((Mat_SeqAIJ *)blk->data)->nz && c->jmap[b], PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATMPIELLWARP: the nonzero pattern changed since MatSetPreallocationCOO(); call it again");
-  PetscCall(MatSeqELLWARPLayoutOnHost(blk)); /* slot2csr, after a device analysis */
-  PetscCall(PetscMalloc1(e->L->nnz, &csr2slot));
-  for (PetscCount k = 0; k < e->L->nslots; k++)
-    if (e->L->slot2csr[k] >= 0) csr2slot[e->L->slot2csr[k]] = k;
-  PetscCall(e->k->coosetup(e->S, c->n + c->nrecv, c->nperm[b], c->jmap[b], c->perm[b], csr2slot));
-  PetscCall(PetscFree(csr2slot));
+  /* the store builds the slot-ordered plan from its own slot -> CSR map (on the device for the CUDA store) */
+  PetscCall(e->k->coosetup(e->S, c->n + c->nrecv, c->nperm[b], c->jmap[b], c->perm[b]));
   e->coostore     = NULL; /* the block's own MatSetValuesCOO plan, if any, is gone */
   c->store[b]     = e->S;
   c->nanalyses[b] = e->nanalyses;

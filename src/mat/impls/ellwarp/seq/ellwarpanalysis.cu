@@ -748,7 +748,7 @@ PetscErrorCode EllwarpLayoutFetchCUDA(EllwarpLayout *L, const EllwarpDeviceArray
   PetscCall(PetscMalloc4(nl + 1, &L->longptr, nl + 1, &L->longchunk, nc + 1, &L->chunkptr, nc, &L->chunkrow));
   PetscCall(ToHost(L->sliceptr, d->sliceptr, (PetscCount)ns + 1));
   {
-    const PetscCount n32 = L->ncol32 + (L->nslots - L->sliceptr[ns]);
+    const PetscCount n32 = L->ncol32 + (L->nslots - L->nsliceslots);
     PetscCall(PetscMalloc2(n32, &L->col32, L->ncol16, &L->col16));
     PetscCall(ToHost(L->col32, d->col32, n32));
     PetscCall(ToHost(L->col16, d->col16, L->ncol16));

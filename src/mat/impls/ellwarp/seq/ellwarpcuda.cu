@@ -4,6 +4,7 @@
 #include <petsc/private/matellwarpimpl.h>
 #include <petsc/private/ellwarpanalysis.h>
 #include <petscdevice_cuda.h>
+#include <cub/device/device_scan.cuh>
 
 struct _EllwarpStore {
   const EllwarpLayout *L;
@@ -16,9 +17,9 @@ struct _EllwarpStore {
   PetscScalar         *val;
   PetscScalar         *partial; /* [nchunks] long-row chunk sums */
   PetscReal           *work;    /* reduction partials */
-  void                *coojmap, *cooperm, *coo2slot; /* COO plan, CSR order: int when it fits, else PetscCount */
+  void                *coojmap, *cooperm, *coo2slot; /* COO plan in slot order (EllwarpCOOSlotPlan): int when it fits, else PetscCount; coo2slot unused */
   PetscCount           ncoo;
-  PetscBool            coo32;
+  PetscBool            coo32, coounique; /* unique: at most one entry per slot, cooperm[slot] (-1: none), no coojmap */
   PetscScalar         *coobuf;                 /* COO values staged from the host */
 };
 
@@ -137,7 +138,7 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   PetscCall(Upload(&S->meta, L->meta, L->nslices, "slice formats"));
   PetscCall(Upload(&S->colbase, L->colbase, L->nslices, "column offsets"));
   PetscCall(Upload(&S->rowperm, L->rowperm, L->nrows, "row permutation"));
-  PetscCall(Upload(&S->col32, L->col32, L->ncol32 + (L->nslots - L->sliceptr[L->nslices]), "column indices"));
+  PetscCall(Upload(&S->col32, L->col32, L->ncol32 + (L->nslots - L->nsliceslots), "column indices"));
   PetscCall(Upload(&S->col16, L->col16, L->ncol16, "16-bit column offsets"));
   PetscCall(Upload(&S->slot2csr, L->slot2csr, L->nslots, "value map"));
   PetscCall(Upload(&S->diagslot, L->diagslot, L->nrows, "diagonal slots"));
@@ -653,59 +654,136 @@ static PetscErrorCode CUDACSRDownload(PetscCount n, const PetscScalar *d, PetscS
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one thread per nonzero, in CSR order: its COO contributions in plan order (bitwise reproducible),
-   written to its slot; padding slots have none and keep their zero.  32-bit plans (the common case)
-   halve the index traffic, which dominates: PETSc's own plan is 64-bit throughout. */
+/* The COO plan in slot order, built on the device from the store's slot -> CSR map and SeqAIJ's jmap/perm
+   (the same plan as EllwarpCOOSlotPlan() on the host).  One thread per slot: its entries in SeqAIJ's order
+   (bitwise reproducible, and equal to a CSR-order plan), one coalesced write of the value; the plan is read
+   in order.  Per slot: 4 bytes of plan (unique: one COO index; else an offset, plus 4 per entry), the COO
+   values gathered, 8 bytes written: against 28+ bytes per nonzero and scattered writes for a CSR-order plan.
+   32-bit indices where they fit (PETSc's own plan is 64-bit throughout). */
 template <typename I>
-__global__ static void COOKernel(PetscCount nnz, const I *__restrict__ jmap, const I *__restrict__ perm, const I *__restrict__ slot, const PetscScalar *__restrict__ v, PetscScalar *val, bool insert)
+__global__ static void COOUniqueKernel(PetscCount nslots, const PetscInt *__restrict__ slot2csr, const I *__restrict__ jmap, const I *__restrict__ perm, I *__restrict__ slotperm)
 {
-  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (PetscCount)gridDim.x * blockDim.x) {
-    PetscScalar sum = 0.0;
-    for (I q = jmap[k]; q < jmap[k + 1]; q++) sum += v[perm[q]];
-    const I s = slot[k];
-    val[s]             = (insert ? 0.0 : val[s]) + sum;
+  for (PetscCount s = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscInt k = slot2csr[s];
+    slotperm[s]      = (k >= 0 && jmap[k + 1] > jmap[k]) ? perm[jmap[k]] : (I)-1;
   }
 }
 
 template <typename I>
-static PetscErrorCode UploadAs(void **d, const PetscCount *h, PetscCount n, const char *what)
+__global__ static void COOCountKernel(PetscCount nslots, const PetscInt *__restrict__ slot2csr, const I *__restrict__ jmap, I *__restrict__ cnt)
 {
-  I *t;
+  for (PetscCount s = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; s <= nslots; s += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscInt k = s < nslots ? slot2csr[s] : -1;
+    cnt[s]           = k >= 0 ? jmap[k + 1] - jmap[k] : 0;
+  }
+}
 
+template <typename I>
+__global__ static void COOFillKernel(PetscCount nslots, const PetscInt *__restrict__ slot2csr, const I *__restrict__ jmap, const I *__restrict__ perm, const I *__restrict__ slotjmap, I *__restrict__ slotperm)
+{
+  for (PetscCount s = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscInt k = slot2csr[s];
+    if (k >= 0)
+      for (I q = jmap[k]; q < jmap[k + 1]; q++) slotperm[slotjmap[s] + (q - jmap[k])] = perm[q];
+  }
+}
+
+template <typename I, bool UNIQUE>
+__global__ static void COOKernel(PetscCount nslots, const I *__restrict__ slotjmap, const I *__restrict__ slotperm, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val, bool insert)
+{
+  for (PetscCount s = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (PetscCount)gridDim.x * blockDim.x) {
+    PetscScalar sum = 0.0;
+    if (UNIQUE) {
+      const I p = slotperm[s];
+      if (p >= 0) sum = v[p];
+    } else {
+      for (I q = slotjmap[s]; q < slotjmap[s + 1]; q++) sum += v[slotperm[q]];
+    }
+    val[s] = insert ? sum : val[s] + sum;
+  }
+}
+
+template <typename I>
+static PetscErrorCode UploadAs(I **d, const PetscCount *h, PetscCount n, const char *what)
+{
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(n, &t));
-  for (PetscCount k = 0; k < n; k++) t[k] = (I)h[k];
-  PetscCall(Upload((I **)d, t, (size_t)n, what));
-  PetscCall(PetscFree(t));
+  if (sizeof(I) == sizeof(PetscCount)) {
+    PetscCall(Upload(d, (const I *)h, (size_t)n, what));
+  } else {
+    I *t;
+    PetscCall(PetscMalloc1(n, &t));
+    for (PetscCount k = 0; k < n; k++) t[k] = (I)h[k];
+    PetscCall(Upload(d, t, (size_t)n, what));
+    PetscCall(PetscFree(t));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CUDACOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm, const PetscCount *csr2slot)
+template <typename I>
+static PetscErrorCode COOPlan(EllwarpStore *S, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm)
 {
+  const PetscCount nslots = S->L->nslots;
+  I               *djmap = NULL, *dperm = NULL, *slotperm = NULL, *slotjmap = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(UploadAs<I>(&djmap, jmap, S->L->nnz + 1, "COO plan"));
+  PetscCall(UploadAs<I>(&dperm, perm, nperm, "COO plan"));
+  if (S->coounique) {
+    PetscCall(DevMalloc((void **)&slotperm, (size_t)nslots * sizeof(I), "COO plan"));
+    if (nslots) COOUniqueKernel<I><<<GRID(nslots)>>>(nslots, S->slot2csr, djmap, dperm, slotperm);
+    PetscCallCUDA(cudaGetLastError());
+  } else {
+    I     *cnt;
+    void  *tmp   = NULL;
+    size_t bytes = 0;
+    PetscCall(DevMalloc((void **)&cnt, (size_t)(nslots + 1) * sizeof(I), "COO plan"));
+    PetscCall(DevMalloc((void **)&slotjmap, (size_t)(nslots + 1) * sizeof(I), "COO plan"));
+    PetscCall(DevMalloc((void **)&slotperm, (size_t)nperm * sizeof(I), "COO plan"));
+    COOCountKernel<I><<<GRID(nslots + 1)>>>(nslots, S->slot2csr, djmap, cnt);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, bytes, cnt, slotjmap, (int64_t)(nslots + 1), Stream()));
+    PetscCall(DevMalloc(&tmp, bytes, "scan workspace"));
+    PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, bytes, cnt, slotjmap, (int64_t)(nslots + 1), Stream()));
+    if (nslots) COOFillKernel<I><<<GRID(nslots)>>>(nslots, S->slot2csr, djmap, dperm, slotjmap, slotperm);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCallCUDA(cudaStreamSynchronize(Stream()));
+    PetscCallCUDA(cudaFree(tmp));
+    PetscCallCUDA(cudaFree(cnt));
+  }
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCallCUDA(cudaFree(djmap));
+  PetscCallCUDA(cudaFree(dperm));
+  S->coojmap = slotjmap;
+  S->cooperm = slotperm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDACOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm)
+{
+  PetscCount maxc = 0;
+
   PetscFunctionBegin;
   PetscCallCUDA(cudaStreamSynchronize(Stream()));
   PetscCallCUDA(cudaFree(S->coojmap));
   PetscCallCUDA(cudaFree(S->cooperm));
   PetscCallCUDA(cudaFree(S->coo2slot));
   PetscCallCUDA(cudaFree(S->coobuf));
-  S->coobuf = NULL;
-  S->ncoo   = nv;
-  S->coo32  = (PetscBool)(nv <= PETSC_INT32_MAX && nperm <= PETSC_INT32_MAX && S->L->nslots <= PETSC_INT32_MAX);
-  if (S->coo32) {
-    PetscCall(UploadAs<int>(&S->coojmap, jmap, S->L->nnz + 1, "COO plan"));
-    PetscCall(UploadAs<int>(&S->cooperm, perm, nperm, "COO plan"));
-    PetscCall(UploadAs<int>(&S->coo2slot, csr2slot, S->L->nnz, "COO plan"));
-  } else {
-    PetscCall(Upload((PetscCount **)&S->coojmap, jmap, (size_t)S->L->nnz + 1, "COO plan"));
-    PetscCall(Upload((PetscCount **)&S->cooperm, perm, (size_t)nperm, "COO plan"));
-    PetscCall(Upload((PetscCount **)&S->coo2slot, csr2slot, (size_t)S->L->nnz, "COO plan"));
-  }
+  S->coojmap = S->cooperm = S->coo2slot = NULL;
+  S->coobuf                             = NULL;
+  S->ncoo                               = nv;
+  for (PetscCount k = 0; k < S->L->nnz; k++) maxc = PetscMax(maxc, jmap[k + 1] - jmap[k]);
+  S->coounique = (PetscBool)(maxc <= 1);
+  S->coo32     = (PetscBool)(nv <= PETSC_INT32_MAX && nperm <= PETSC_INT32_MAX && S->L->nslots < PETSC_INT32_MAX);
+  if (S->coo32) PetscCall(COOPlan<int>(S, nperm, jmap, perm));
+  else PetscCall(COOPlan<PetscCount>(S, nperm, jmap, perm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CUDACOOValues(EllwarpStore *S, const PetscScalar *v, PetscMemType mtype, InsertMode imode)
 {
-  const PetscScalar *dv = v;
+  const PetscScalar *dv     = v;
+  const PetscCount   nslots = S->L->nslots;
+  const bool         ins    = imode == INSERT_VALUES;
 
   PetscFunctionBegin;
   if (PetscMemTypeHost(mtype) && S->ncoo) { /* COO values on the host: one transfer, logged */
@@ -716,14 +794,53 @@ static PetscErrorCode CUDACOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
     dv = S->coobuf;
   }
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nnz && S->coo32) COOKernel<int><<<GRID(S->L->nnz)>>>(S->L->nnz, (const int *)S->coojmap, (const int *)S->cooperm, (const int *)S->coo2slot, dv, S->val, imode == INSERT_VALUES);
-  else if (S->L->nnz) COOKernel<PetscCount><<<GRID(S->L->nnz)>>>(S->L->nnz, (const PetscCount *)S->coojmap, (const PetscCount *)S->cooperm, (const PetscCount *)S->coo2slot, dv, S->val, imode == INSERT_VALUES);
+  if (nslots) {
+    if (S->coo32 && S->coounique) COOKernel<int, true><<<GRID(nslots)>>>(nslots, (const int *)S->coojmap, (const int *)S->cooperm, dv, S->val, ins);
+    else if (S->coo32) COOKernel<int, false><<<GRID(nslots)>>>(nslots, (const int *)S->coojmap, (const int *)S->cooperm, dv, S->val, ins);
+    else if (S->coounique) COOKernel<PetscCount, true><<<GRID(nslots)>>>(nslots, (const PetscCount *)S->coojmap, (const PetscCount *)S->cooperm, dv, S->val, ins);
+    else COOKernel<PetscCount, false><<<GRID(nslots)>>>(nslots, (const PetscCount *)S->coojmap, (const PetscCount *)S->cooperm, dv, S->val, ins);
+  }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpKernelOps EllwarpCUDAKernels = {CUDACreate, CUDADestroy, CUDAGather, CUDAScatter, CUDAMult, CUDAScale, CUDAShift, CUDAGetDiag, CUDADiagScale, CUDAZeroMasked, CUDAAXPY, CUDACopy, CUDANorm, CUDASetRows, CUDACSRAlloc, CUDACSRFree, CUDACSRUpload, CUDACSRDownload, CUDACOOSetup, CUDACOOValues};
+static PetscErrorCode CUDAZero(EllwarpStore *S)
+{
+  PetscFunctionBegin;
+  if (S->L->nslots) PetscCallCUDA(cudaMemsetAsync(S->val, 0, (size_t)S->L->nslots * sizeof(PetscScalar), Stream()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__global__ static void DiagMissingKernel(PetscInt n, const PetscInt *rows, PetscInt ncols, const PetscCount *diagslot, int *missing)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    if (rows[i] >= ncols || diagslot[rows[i]] < 0) *missing = 1;
+}
+
+/* the missing-diagonal check of MatZeroRows on the device: the layout's arrays stay there */
+static PetscErrorCode CUDADiagMissing(const EllwarpStore *S, PetscInt n, const PetscInt *rows, PetscBool *missing)
+{
+  PetscInt *d;
+  int      *flag, h = 0;
+
+  PetscFunctionBegin;
+  *missing = PETSC_FALSE;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(Upload(&d, rows, (size_t)n, "row list"));
+  PetscCall(DevMalloc((void **)&flag, sizeof(int), "flag"));
+  PetscCallCUDA(cudaMemsetAsync(flag, 0, sizeof(int), Stream()));
+  DiagMissingKernel<<<GRID(n)>>>(n, d, S->L->ncols, S->diagslot, flag);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaMemcpyAsync(&h, flag, sizeof(int), cudaMemcpyDeviceToHost, Stream()));
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCallCUDA(cudaFree(d));
+  PetscCallCUDA(cudaFree(flag));
+  *missing = (PetscBool)(h != 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const EllwarpKernelOps EllwarpCUDAKernels = {CUDACreate, CUDADestroy, CUDAGather, CUDAScatter, CUDAMult, CUDAScale, CUDAShift, CUDAGetDiag, CUDADiagScale, CUDAZeroMasked, CUDAAXPY, CUDACopy, CUDANorm, CUDASetRows, CUDACSRAlloc, CUDACSRFree, CUDACSRUpload, CUDACSRDownload, CUDACOOSetup, CUDACOOValues, CUDAZero, CUDADiagMissing};
 
 /* the layout's value array (device), for writers that fill the slots directly (the DM assembler) */
 PetscScalar *EllwarpCUDAStoreValues(EllwarpStore *S)

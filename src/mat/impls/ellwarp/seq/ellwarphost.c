@@ -5,8 +5,24 @@
 struct _EllwarpStore {
   const EllwarpLayout *L;
   PetscScalar         *val;
-  PetscCount          *coojmap, *cooperm, *coo2slot; /* COO plan, CSR order */
+  PetscCount          *coojmap, *cooperm, *coo2slot; /* COO plan in slot order (EllwarpCOOSlotPlan); coo2slot unused */
+  PetscBool            coounique;                    /* at most one COO entry per slot: cooperm[slot], no coojmap */
+  EllwarpLayout       *own; /* -mat_ellwarp_analysis_drop_host: the store keeps the arrays, as a device store does */
 };
+
+/* the store takes L over (its arrays play the device arrays; the matrix keeps only the scalars) */
+PetscErrorCode EllwarpHostStoreAdopt(EllwarpStore *S, EllwarpLayout *L)
+{
+  PetscFunctionBegin;
+  PetscCheck(S->L == L, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the store was not created for this layout");
+  S->own = L;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const EllwarpLayout *EllwarpHostStoreLayout(const EllwarpStore *S)
+{
+  return S->L;
+}
 
 static PetscErrorCode HostCreate(const EllwarpLayout *L, EllwarpStore **S)
 {
@@ -23,6 +39,7 @@ static PetscErrorCode HostDestroy(EllwarpStore **S)
   if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree((*S)->val));
   PetscCall(PetscFree3((*S)->coojmap, (*S)->cooperm, (*S)->coo2slot));
+  PetscCall(EllwarpLayoutDestroy(&(*S)->own));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -153,15 +170,42 @@ static PetscErrorCode HostCSRCopy(PetscCount n, const PetscScalar *src, PetscSca
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode HostCOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm, const PetscCount *csr2slot)
+/* The COO plan in slot order (the device builds the same, ellwarpcuda.cu): for each slot its COO entries,
+   in SeqAIJ's order for the nonzero the slot holds (so sums are bitwise those of a CSR-order plan).  Reads
+   and writes then follow the layout: the values are written once, in order.  When no nonzero has more than
+   one entry (maxcount <= 1) the plan is one COO index per slot (-1: none), with no offsets at all. */
+PetscErrorCode EllwarpCOOSlotPlan(PetscCount nslots, const PetscInt *slot2csr, const PetscCount *jmap, const PetscCount *perm, PetscBool unique, PetscCount *slotjmap, PetscCount *slotperm)
 {
+  PetscFunctionBegin;
+  if (unique) {
+    for (PetscCount s = 0; s < nslots; s++) {
+      const PetscInt k = slot2csr[s];
+      slotperm[s]      = (k >= 0 && jmap[k + 1] > jmap[k]) ? perm[jmap[k]] : -1;
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  slotjmap[0] = 0;
+  for (PetscCount s = 0; s < nslots; s++) {
+    const PetscInt k = slot2csr[s];
+    slotjmap[s + 1]  = slotjmap[s] + (k >= 0 ? jmap[k + 1] - jmap[k] : 0);
+    if (k >= 0)
+      for (PetscCount q = jmap[k]; q < jmap[k + 1]; q++) slotperm[slotjmap[s] + (q - jmap[k])] = perm[q];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HostCOOSetup(EllwarpStore *S, PetscCount nv, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm)
+{
+  const EllwarpLayout *L = S->L;
+  PetscCount           maxc = 0;
+
   PetscFunctionBegin;
   (void)nv;
   PetscCall(PetscFree3(S->coojmap, S->cooperm, S->coo2slot));
-  PetscCall(PetscMalloc3(S->L->nnz + 1, &S->coojmap, nperm, &S->cooperm, S->L->nnz, &S->coo2slot));
-  PetscCall(PetscArraycpy(S->coojmap, jmap, S->L->nnz + 1));
-  PetscCall(PetscArraycpy(S->cooperm, perm, nperm));
-  PetscCall(PetscArraycpy(S->coo2slot, csr2slot, S->L->nnz));
+  for (PetscCount k = 0; k < L->nnz; k++) maxc = PetscMax(maxc, jmap[k + 1] - jmap[k]);
+  S->coounique = (PetscBool)(maxc <= 1);
+  PetscCall(PetscMalloc3(S->coounique ? 0 : L->nslots + 1, &S->coojmap, S->coounique ? L->nslots : nperm, &S->cooperm, 0, &S->coo2slot));
+  PetscCall(EllwarpCOOSlotPlan(L->nslots, L->slot2csr, jmap, perm, S->coounique, S->coojmap, S->cooperm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -169,15 +213,33 @@ static PetscErrorCode HostCOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
 {
   PetscFunctionBegin;
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MATSEQELLWARP (host backend): MatSetValuesCOO() needs host values");
-  for (PetscCount k = 0; k < S->L->nnz; k++) {
+  for (PetscCount s = 0; s < S->L->nslots; s++) {
     PetscScalar sum = 0.0;
-    for (PetscCount q = S->coojmap[k]; q < S->coojmap[k + 1]; q++) sum += v[S->cooperm[q]];
-    S->val[S->coo2slot[k]] = (imode == INSERT_VALUES ? 0.0 : S->val[S->coo2slot[k]]) + sum;
+    if (S->coounique) sum = S->cooperm[s] >= 0 ? v[S->cooperm[s]] : 0.0;
+    else
+      for (PetscCount q = S->coojmap[s]; q < S->coojmap[s + 1]; q++) sum += v[S->cooperm[q]];
+    S->val[s] = (imode == INSERT_VALUES ? 0.0 : S->val[s]) + sum;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues};
+static PetscErrorCode HostZero(EllwarpStore *S)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(S->val, S->L->nslots));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HostDiagMissing(const EllwarpStore *S, PetscInt n, const PetscInt *rows, PetscBool *missing)
+{
+  PetscFunctionBegin;
+  *missing = PETSC_FALSE;
+  for (PetscInt i = 0; i < n && !*missing; i++)
+    if (rows[i] >= S->L->ncols || S->L->diagslot[rows[i]] < 0) *missing = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues, HostZero, HostDiagMissing};
 
 /* the layout's value array (host), for writers that fill the slots directly (the DM assembler) */
 PetscScalar *EllwarpHostStoreValues(EllwarpStore *S)

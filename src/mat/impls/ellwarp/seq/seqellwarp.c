@@ -64,6 +64,20 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   }
   PetscCall(PetscOptionsInt("-mat_ellwarp_block_size", "Threads per CUDA block (multiple of 32, at most 1024)", "", e->blocksize, &e->blocksize, NULL));
   PetscOptionsHeadEnd();
+  {
+    /* test hook, left out of -help: the matrix keeps only the layout's scalars after a host analysis, as after
+       a device analysis, so the host code paths of that state run (and are tested) without a GPU */
+    PetscBool drop = e->drophost;
+    PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_ellwarp_analysis_drop_host", &drop, NULL));
+    if (drop != e->drophost) {
+      e->drophost = drop;
+      if (e->L) {
+        PetscCall(MatSeqELLWARPSyncHost(A));
+        e->nzstate     = -1;
+        A->offloadmask = PETSC_OFFLOAD_CPU;
+      }
+    }
+  }
   PetscCheck(p.threshold >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_threshold %" PetscInt_FMT " must be >= 0", p.threshold);
   PetscCheck(p.sortwindow == -1 || (p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
   PetscCheck(e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_block_size %" PetscInt_FMT " must be a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
@@ -217,11 +231,13 @@ static PetscErrorCode MatDuplicate_SeqELLWARP(Mat A, MatDuplicateOption op, Mat 
   em->par        = e->par;
   em->blocksize  = e->blocksize;
   em->backendset = e->backendset;
+  em->drophost   = e->drophost;
   (*M)->boundtocpu = A->boundtocpu;
   PetscCall(SetBackend(*M, e->backend));
   if ((*M)->assembled) {
     (*M)->offloadmask = PETSC_OFFLOAD_CPU;
     if (!(*M)->boundtocpu) PetscCall(MatSeqELLWARPSyncLayout(*M));
+    if (A->assembled) PetscCall(MatSeqELLWARPRememberSamePattern(A, *M)); /* MatAXPY/MatCopy between them: no pattern comparison */
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -291,6 +307,7 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult,
                                      info.nnz ? info.bytes_mult / (double)info.nnz : 0.0, info.nnz ? (12.0 * (double)info.nnz + 8.0 * (info.nrows + info.ncols) + 4.0 * (info.nrows + 1)) / (double)info.nnz : 0.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  analyses %" PetscInt_FMT " (pattern analysis on the %s%s), value refreshes %" PetscInt_FMT "\n", e->nanalyses, e->L->analysedondevice ? "device" : "host", e->par.analysis < 0 ? ", the default for this backend" : ", requested", e->nrefreshes));
+    if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(e->aijops.view(A, viewer));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

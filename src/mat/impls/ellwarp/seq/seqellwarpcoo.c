@@ -13,21 +13,15 @@ static PetscErrorCode BuildPlan(Mat A)
   const EllwarpLayout *L = e->L;
   PetscContainer       container;
   MatCOOStruct_SeqAIJ *coo;
-  PetscCount          *csr2slot;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQuery((PetscObject)A, "__PETSc_MatCOOStruct_Host", (PetscObject *)&container));
   PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: call MatSetPreallocationCOO() before MatSetValuesCOO()");
   PetscCall(PetscContainerGetPointer(container, &coo));
   PetscCheck(coo->nz == L->nnz, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscCount_FMT " nonzeros, %" PetscInt_FMT " then); call it again", L->nnz, coo->nz);
-  /* threads walk the nonzeros in CSR order (neighbouring threads read neighbouring COO entries, as the
-     element loops that produce them wrote them) and write each sum to its slot */
-  PetscCall(MatSeqELLWARPLayoutOnHost(A)); /* slot2csr, after a device analysis */
-  PetscCall(PetscMalloc1(L->nnz, &csr2slot));
-  for (PetscCount k = 0; k < L->nslots; k++)
-    if (L->slot2csr[k] >= 0) csr2slot[L->slot2csr[k]] = k;
-  PetscCall(e->k->coosetup(e->S, coo->n, coo->Atot, coo->jmap, coo->perm, csr2slot));
-  PetscCall(PetscFree(csr2slot));
+  /* the plan in slot order, built by the store from its own slot -> CSR map (on the device for the CUDA
+     store: the layout's arrays never come to the host) */
+  PetscCall(e->k->coosetup(e->S, coo->n, coo->Atot, coo->jmap, coo->perm));
   e->coostore = e->S;
   e->coostate = A->nonzerostate;
   PetscCall(PetscInfo(A, "COO plan: %" PetscCount_FMT " entries into %" PetscCount_FMT " nonzeros\n", coo->Atot, L->nnz));
@@ -52,8 +46,12 @@ static PetscErrorCode MatSetValuesCOO_SeqELLWARP(Mat A, const PetscScalar v[], I
 
   PetscFunctionBegin;
   if (!A->assembled) { /* first values after the preallocation: settle the SeqAIJ pattern, then analyse */
+    /* INSERT_VALUES overwrites every stored slot: the analysis' refresh only zeroes the layout (padding must
+       be zero) instead of moving the host values (zeros) to the device */
+    e->zerovalues = (PetscBool)(imode == INSERT_VALUES);
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    e->zerovalues = PETSC_FALSE;
   }
   PetscCall(MatSeqELLWARPSyncLayout(A));
   if (e->coostore != e->S) PetscCall(BuildPlan(A)); /* new pattern, or a new analysis (other parameters) */

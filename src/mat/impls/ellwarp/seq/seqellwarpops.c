@@ -35,19 +35,32 @@ static PetscErrorCode BuildLayout(Mat A, PetscInt m, PetscInt n, const PetscInt 
 #endif
   PetscCall(EllwarpLayoutCreate(m, n, ai, aj, map, &e->par, L));
   PetscCall(e->k->create(*L, S));
+  if (e->drophost) { /* test hook: leave the matrix the state a device analysis leaves (scalars only on the host) */
+    if (e->backend == MAT_ELLWARP_BACKEND_HOST) {
+      EllwarpLayout *full = *L;
+      PetscCall(EllwarpHostStoreAdopt(*S, full)); /* the store's arrays play the device arrays */
+      PetscCall(EllwarpLayoutScalars(full, L));
+    } else PetscCall(EllwarpLayoutDropArrays(*L)); /* the CUDA store has its copy */
+    PetscCall(PetscInfo(A, "-mat_ellwarp_analysis_drop_host: the layout's host arrays were dropped after the host analysis\n"));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the layout's arrays on the host (a device analysis leaves them on the device): for host consumers
-   that run once per pattern (the COO plan, the missing-diagonal check of MatZeroRows) */
+/* the layout's arrays on the host (a device analysis leaves them on the device), for a host consumer that
+   truly needs them; the library itself has none left (the COO plan and the missing-diagonal check of
+   MatZeroRows run in the store), tests and tools use it */
 PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat A)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
 
   PetscFunctionBegin;
   if (e->L->hostarrays) PetscFunctionReturn(PETSC_SUCCESS);
+  if (e->backend == MAT_ELLWARP_BACKEND_HOST) { /* only after -mat_ellwarp_analysis_drop_host */
+    PetscCall(EllwarpLayoutCopyArrays(e->L, EllwarpHostStoreLayout(e->S)));
+    PetscCall(PetscInfo(A, "Copied the layout's arrays back to the matrix (after -mat_ellwarp_analysis_drop_host)\n"));
+  }
 #if defined(ELLWARP_HAVE_CUDA)
-  {
+  else {
     EllwarpDeviceArrays d;
     PetscCall(PetscLogEventBegin(MAT_ELLWARP_Download, A, 0, 0, 0));
     EllwarpCUDAStoreArrays(e->S, &d);
@@ -134,7 +147,12 @@ PetscErrorCode MatSeqELLWARPSyncLayoutAssembled(Mat A)
     PetscCall(MatSeqELLWARPAnalyse(A));
     fresh = PETSC_TRUE;
   }
-  if (fresh || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
+  if (e->zerovalues && (fresh || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED)) {
+    /* MatSetValuesCOO(INSERT_VALUES) right after: it writes every stored slot, so zeros (padding) suffice */
+    PetscCall(e->k->zero(e->S));
+    e->ltcurrent   = PETSC_FALSE;
+    A->offloadmask = PETSC_OFFLOAD_GPU;
+  } else if (fresh || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
     PetscCall(PetscLogEventBegin(MAT_ELLWARP_Refresh, A, 0, 0, 0));
     PetscCall(e->k->csrupload(e->L->nnz, a->a, StagingCSR(A)));
     PetscCall(e->k->gather(e->S, StagingCSR(A)));
@@ -435,11 +453,12 @@ static PetscErrorCode ZeroRowsAndColumns(Mat A, PetscInt n, const PetscInt rows[
 
   PetscFunctionBegin;
   PetscCall(MatSeqELLWARPSyncLayout(A));
-  if (diag != 0.0 && e->L->ndiagmissing) PetscCall(MatSeqELLWARPLayoutOnHost(A)); /* diagslot */
   for (PetscInt i = 0; i < n; i++) {
     PetscCheck(rows[i] >= 0 && rows[i] < A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "row %" PetscInt_FMT " out of range [0,%" PetscInt_FMT ")", rows[i], A->rmap->n);
-    if (diag != 0.0 && (rows[i] >= A->cmap->n || (e->L->ndiagmissing && e->L->diagslot[rows[i]] < 0))) missing = PETSC_TRUE;
+    if (diag != 0.0 && rows[i] >= A->cmap->n) missing = PETSC_TRUE;
   }
+  /* a listed row without a stored diagonal: checked by the store (on the device for the CUDA store) */
+  if (diag != 0.0 && !missing && e->L->ndiagmissing) PetscCall(e->k->diagmissing(e->S, n, rows, &missing));
   if (missing) {
     PetscCall(HostFallback(A, cols ? "MatZeroRowsColumns with missing diagonal entries" : "MatZeroRows with missing diagonal entries"));
     if (cols) PetscCall(e->aijops.zerorowscolumns(A, n, rows, diag, x, b));
@@ -505,8 +524,12 @@ static PetscErrorCode MatZeroRowsColumns_SeqELLWARP(Mat A, PetscInt n, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Two ELLWARP matrices whose layouts are slot-for-slot the same (same pattern, same parameters). */
-static PetscErrorCode SameLayout(Mat X, Mat Y, PetscBool *same)
+/* Two ELLWARP matrices whose layouts are slot-for-slot the same: the same CSR pattern, analysed with the same
+   sort window, threshold and long-row limit (the layout is a function of these).  The patterns are compared
+   once: the result is remembered with both matrices' nonzero states (a pattern change moves them), and
+   SAME_NONZERO_PATTERN is taken at its word, as SeqAIJ takes it (checked in debug builds).  So a repeated
+   MatAXPY/MatCopy is one kernel over the layout values, never a host pass over the pattern. */
+static PetscErrorCode SameLayout(Mat X, Mat Y, MatStructure str, PetscBool *same)
 {
   PetscBool isx, isy;
 
@@ -518,16 +541,42 @@ static PetscErrorCode SameLayout(Mat X, Mat Y, PetscBool *same)
   {
     Mat_SeqELLWARP *ex = (Mat_SeqELLWARP *)X->spptr, *ey = (Mat_SeqELLWARP *)Y->spptr;
     Mat_SeqAIJ     *ax = (Mat_SeqAIJ *)X->data, *ay = (Mat_SeqAIJ *)Y->data;
-    PetscBool       eq = PETSC_FALSE;
+    PetscBool       eq = PETSC_FALSE, known;
 
     if (ex->backend != ey->backend || X->rmap->n != Y->rmap->n || X->cmap->n != Y->cmap->n || ax->nz != ay->nz) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(PetscArraycmp(ax->i, ay->i, X->rmap->n + 1, &eq));
-    if (eq) PetscCall(PetscArraycmp(ax->j, ay->j, ax->nz, &eq));
-    if (!eq) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatSeqELLWARPSyncLayout(X));
     PetscCall(MatSeqELLWARPSyncLayout(Y));
-    *same = (PetscBool)(ex->L->nslots == ey->L->nslots && ex->L->threshold == ey->L->threshold && ex->L->sortwindow == ey->L->sortwindow && ex->L->nslices == ey->L->nslices);
+    {
+      const EllwarpLayout *lx = ex->L, *ly = ey->L;
+      if (!(lx->nslots == ly->nslots && lx->nslices == ly->nslices && lx->nlong == ly->nlong && lx->threshold == ly->threshold && lx->sortwindow == ly->sortwindow && lx->kernel == ly->kernel && lx->longrow == ly->longrow)) PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    known = (PetscBool)((ex->samepeer == ((PetscObject)Y)->id && ex->samepeerstate == Y->nonzerostate && ex->sameownstate == X->nonzerostate) || (ey->samepeer == ((PetscObject)X)->id && ey->samepeerstate == X->nonzerostate && ey->sameownstate == Y->nonzerostate));
+    if (known || (str == SAME_NONZERO_PATTERN && !PetscDefined(USE_DEBUG))) {
+      *same = PETSC_TRUE;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscArraycmp(ax->i, ay->i, X->rmap->n + 1, &eq));
+    if (eq) PetscCall(PetscArraycmp(ax->j, ay->j, ax->nz, &eq));
+    PetscCheck(eq || str != SAME_NONZERO_PATTERN, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP: SAME_NONZERO_PATTERN given for matrices with different nonzero patterns");
+    if (!eq) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatSeqELLWARPRememberSamePattern(X, Y));
+    *same = PETSC_TRUE;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* X and Y have the same CSR pattern now (a comparison, or Y is X's duplicate) */
+PetscErrorCode MatSeqELLWARPRememberSamePattern(Mat X, Mat Y)
+{
+  Mat_SeqELLWARP *ex = (Mat_SeqELLWARP *)X->spptr, *ey = (Mat_SeqELLWARP *)Y->spptr;
+
+  PetscFunctionBegin;
+  ex->samepeer      = ((PetscObject)Y)->id;
+  ex->samepeerstate = Y->nonzerostate;
+  ex->sameownstate  = X->nonzerostate;
+  ey->samepeer      = ((PetscObject)X)->id;
+  ey->samepeerstate = X->nonzerostate;
+  ey->sameownstate  = Y->nonzerostate;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -537,7 +586,7 @@ static PetscErrorCode MatAXPY_SeqELLWARP(Mat Y, PetscScalar a, Mat X, MatStructu
   PetscBool       same;
 
   PetscFunctionBegin;
-  PetscCall(SameLayout(X, Y, &same));
+  PetscCall(SameLayout(X, Y, str, &same));
   if (same) {
     PetscCall(ey->k->axpy(ey->S, a, ((Mat_SeqELLWARP *)X->spptr)->S));
     LayoutChanged(Y);
@@ -561,7 +610,7 @@ static PetscErrorCode MatCopy_SeqELLWARP(Mat A, Mat B, MatStructure str)
   PetscBool       same, isb;
 
   PetscFunctionBegin;
-  PetscCall(SameLayout(A, B, &same));
+  PetscCall(SameLayout(A, B, str, &same));
   if (same) {
     PetscCall(ea->k->copy(((Mat_SeqELLWARP *)B->spptr)->S, ea->S));
     LayoutChanged(B);

@@ -30,7 +30,10 @@ PetscErrorCode MatSeqELLWARPGetSlotValues(Mat A, PetscScalar **val, PetscMemType
 #endif
   }
   if (nslots) *nslots = e->L->nslots;
-  if (slot2csr) *slot2csr = e->L->slot2csr;
+  if (slot2csr) { /* the assembler builds its plan on the host once per pattern: a device analysis left the map there */
+    PetscCall(MatSeqELLWARPLayoutOnHost(A));
+    *slot2csr = e->L->slot2csr;
+  }
   if (layoutkey) *layoutkey = (const void *)e->L;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
