@@ -18,7 +18,7 @@ typedef const char           *DMAssemblyType;
 #define DMASSEMBLYATOMIC   "atomic"   /* element matrices scattered with atomicAdd (comparison; not reproducible) */
 #define DMASSEMBLYCOLOR    "color"    /* element colouring, one scatter launch per colour (comparison) */
 #define DMASSEMBLYHOST     "host"     /* plain-C reference: same element kernels on the host, same reduction plan */
-#define DMASSEMBLYSHAREDNZ "sharednz" /* not implemented yet (clear error) */
+#define DMASSEMBLYSHAREDNZ "sharednz"
 #define DMASSEMBLYLOCALNZ  "localnz"  /* not implemented yet (clear error) */
 #define DMASSEMBLYLOCALROW "localrow" /* built-in kernels: one thread per row computes its rows of the elements around it (fused, fixed order) */
 
@@ -73,8 +73,14 @@ typedef struct {
   PetscCount resplanentries;
   PetscBool  idx64;          /* 64-bit source indices in the plans */
   PetscMemType mtype;        /* where callbacks and kernels run */
+  PetscInt   shblocks;       /* sharednz Jacobian plan: thread blocks, */
+  PetscCount shelements;     /* element computations (>= nelem: border elements once per block they touch), */
+  PetscCount shnodes;        /* nodal loads through the scatter array */
+  PetscCount shresidualelements; /* sharednz residual plan: element computations */
 } DMAssemblyInfo;
 PETSC_EXTERN PetscErrorCode DMAssemblyGetInfo(DMAssembly, DMAssemblyInfo *);
+PETSC_EXTERN PetscErrorCode DMAssemblySetPhaseTiming(DMAssembly, PetscBool);
+PETSC_EXTERN PetscErrorCode DMAssemblyGetPhaseTimes(DMAssembly, PetscReal[3]);
 /* the element -> global dof map (entry-major [nen][nelem], host) and the element colouring (host) */
 PETSC_EXTERN PetscErrorCode DMAssemblyGetElementDofs(DMAssembly, PetscInt *, PetscInt *, const PetscInt **);
 PETSC_EXTERN PetscErrorCode DMAssemblyGetColoring(DMAssembly, PetscInt *, const PetscInt **, const PetscInt **);

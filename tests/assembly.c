@@ -30,6 +30,10 @@
 /* ellwarp_add_test(assembly.localrow -mesh box -faces 3 -plex -snes -dm_assembly_type localrow) */
 /* ellwarp_add_test(assembly.gpu_localrow -mesh box -faces 5 -plex -snes -dm_assembly_type localrow -gpu GPU) */
 /* ellwarp_add_test(assembly.single -mesh single) */
+/* ellwarp_add_test(assembly.sharednz -mesh box -faces 4 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24) */
+/* ellwarp_add_test(assembly.sharednz_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8) */
+/* ellwarp_add_test(assembly.sharednz_fallback -mesh box -faces 3 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 1 -info) */
+/* ellwarp_add_test(assembly.gpu_sharednz -mesh box -faces 8 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -gpu GPU) */
 /* ellwarp_add_test(assembly.two -mesh two) */
 /* ellwarp_add_test(assembly.unfused -mesh box -faces 3 -dm_assembly_fuse 0) */
 /* ellwarp_add_test(assembly.gpu_unfused -mesh box -faces 5 -dm_assembly_fuse 0 -gpu GPU) */
@@ -385,7 +389,7 @@ static PetscErrorCode CopyRes(PetscMemType mt, PetscInt e0, PetscInt nelem, cons
 
 static PetscErrorCode CheckSameInputs(DM dm, Vec U, PetscBool *fail)
 {
-  const char *methods[] = {DMASSEMBLYHOST, DMASSEMBLYGLOBALNZ, DMASSEMBLYCOLOR, DMASSEMBLYATOMIC};
+  const char *methods[] = {DMASSEMBLYHOST, DMASSEMBLYGLOBALNZ, DMASSEMBLYCOLOR, DMASSEMBLYATOMIC, DMASSEMBLYSHAREDNZ}; /* sharednz: user kernels, globalnz runs */
   PetscInt    dim, cStart, cEnd, nelem, nen;
   CopyCtx     c;
   PetscRandom rnd;
@@ -442,8 +446,9 @@ static PetscErrorCode CheckSameInputs(DM dm, Vec U, PetscBool *fail)
         PetscCall(VecDestroy(&Fc));
       }
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "same element data: %-8s (%s) into ellwarp vs host method into aij: J rel. error %.2e, F %.2e, %s\n", methods[m], mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)err, (double)errf,
-                            m == 1 ? (same && samef ? "bitwise equal ok" : "NOT BITWISE EQUAL FAIL") : (err <= 1e-14 && errf <= 1e-14 ? "ok" : "FAIL")));
-      if (err > 1e-14 || errf > 1e-14 || (m == 1 && !(same && samef))) *fail = PETSC_TRUE;
+                            (m == 1 || m == 4) ? (same && samef ? "bitwise equal ok" : "NOT BITWISE EQUAL FAIL") : (err <= 1e-14 && errf <= 1e-14 ? "ok" : "FAIL")));
+      if (err > 1e-14 || errf > 1e-14 || ((m == 1 || m == 4) && !(same && samef))) *fail = PETSC_TRUE;
+      if (m == 4) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF)); /* says: falls back to globalnz */
     }
     PetscCall(MatDestroy(&J));
     PetscCall(VecDestroy(&Ux));
@@ -459,9 +464,9 @@ static PetscErrorCode CheckSameInputs(DM dm, Vec U, PetscBool *fail)
 
 /* localrow sums every target in element order, like globalnz: with the same element arithmetic (the host
    compiler does not contract) the two agree bit for bit on the host */
-static PetscErrorCode CheckLocalRow(DM dm, Vec U, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscBool *fail)
+static PetscErrorCode CheckLocalRow(DM dm, Vec U, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const char *other, PetscBool *fail)
 {
-  const char  *types[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYLOCALROW};
+  const char  *types[] = {DMASSEMBLYGLOBALNZ, other};
   Mat          J[2];
   Vec          F[2], Fh[2];
   PetscMemType mt = PETSC_MEMTYPE_HOST;
@@ -493,7 +498,7 @@ static PetscErrorCode CheckLocalRow(DM dm, Vec U, PetscReal alpha, PetscReal bet
   }
   PetscCall(SameBits(J[0], J[1], &same));
   PetscCall(SameBitsVec(Fh[0], Fh[1], &samef));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "localrow vs globalnz (%s, built-in kernels): Jacobian %s, residual %s%s\n", mt == PETSC_MEMTYPE_HOST ? "host" : "device", same ? "bitwise equal" : "differ", samef ? "bitwise equal" : "differ",
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s vs globalnz (%s, built-in kernels): Jacobian %s, residual %s%s\n", other, mt == PETSC_MEMTYPE_HOST ? "host" : "device", same ? "bitwise equal" : "differ", samef ? "bitwise equal" : "differ",
                         mt == PETSC_MEMTYPE_HOST ? (same && samef ? " ok" : " FAIL") : " (device: the compilers may contract differently; the tolerance checks above apply)"));
   if (mt == PETSC_MEMTYPE_HOST && !(same && samef)) *fail = PETSC_TRUE;
   for (int i = 0; i < 2; i++) {
@@ -519,7 +524,7 @@ int main(int argc, char **argv)
   Vec         U, Fref;
   Mat         Jref;
   PetscRandom rnd;
-  const char *methods[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYHOST, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYLOCALROW};
+  const char *methods[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYHOST, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYLOCALROW, DMASSEMBLYSHAREDNZ};
 
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "-gpu")) {
@@ -624,7 +629,7 @@ int main(int argc, char **argv)
       PetscCall(DMAssemblyGetInfo(as, &info));
       PetscCheck(info.njacplans == 4 && info.nreductions == 6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "expected 4 Jacobian plans and 6 assemblies, got %" PetscInt_FMT " and %" PetscInt_FMT, info.njacplans, info.nreductions);
     }
-    if (m == 0) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
+    if (m == 0 || m == 5) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
     PetscCall(VecDestroy(&Ux));
     PetscCall(VecDestroy(&F));
     PetscCall(VecDestroy(&F2));
@@ -632,7 +637,8 @@ int main(int argc, char **argv)
   }
 
   PetscCall(CheckSameInputs(dm, U, &fail));
-  PetscCall(CheckLocalRow(dm, U, alpha, beta, source, D, &fail));
+  PetscCall(CheckLocalRow(dm, U, alpha, beta, source, D, DMASSEMBLYLOCALROW, &fail));
+  PetscCall(CheckLocalRow(dm, U, alpha, beta, source, D, DMASSEMBLYSHAREDNZ, &fail));
 
   if (plex) { /* the P1 Laplacian against PETSc's own FEM Jacobian */
     DMAssembly               as;

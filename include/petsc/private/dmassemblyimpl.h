@@ -54,6 +54,30 @@ typedef struct {
   PetscBool        slots;
 } DMAsmRowPlan;
 
+/* The sharednz plan (dmasmshared.c; Cecka, Lew, Darve, section 4.2.4): block b owns the contiguous targets
+   [tb[b], tb[b+1]) of the target array (grown by chunks of 32 targets while its data fit the shared-memory
+   budget).  Its elements belem[eb[b] .. eb[b+1]) (every element contributing to one of its targets, in
+   increasing order; elements on a block border are computed by each block they touch) and its nodes
+   bnode[nb[b] .. nb[b+1]) (the scatter array: nodal coordinates and values are loaded once per block into
+   shared memory); bloc[nen*eb[b] + a*ne + i] is the local node of node a of block element i.  Target t's
+   contributions are the 16-bit shared-memory offsets lo[lb[b] + toff[t] ...] (k*ne + i, element k-th entry
+   of block element i) up to the next target's start (or the block's end), in element order: each target is
+   summed by one thread in the order globalnz uses (bitwise equal to it on the host). */
+typedef struct {
+  PetscInt         nblocks, nper, nen;
+  PetscCount       ntarget;
+  PetscCount      *tb, *eb, *nb, *lb;
+  PetscInt        *belem, *bnode;
+  unsigned short  *bloc, *lo;
+  int             *toff;
+  size_t           smem;      /* the largest block's shared memory, bytes */
+  PetscBool        fallback;  /* some chunk of 32 targets alone exceeds the budget: globalnz takes this target */
+  PetscCount      *dtb, *deb, *dnb, *dlb;
+  PetscInt        *dbelem, *dbnode;
+  unsigned short  *dbloc, *dlo;
+  int             *dtoff;
+} DMAsmSharedPlan;
+
 /* the built-in P1 kernels' context (dmasmkernels.c) */
 typedef struct {
   PetscInt   dim, nelem;
@@ -100,6 +124,13 @@ struct _p_DMAssembly {
   PetscInt  *colptr, *colelem; /* elements of colour c: colelem[colptr[c] .. colptr[c+1]) */
   DMAsmPlan  jac, res;
   DMAsmRowPlan jrow, rrow; /* localrow */
+  DMAsmSharedPlan jsh, rsh; /* sharednz (the key of jsh is kept in jac) */
+  PetscBool  shfallback;   /* sharednz with user kernels: globalnz runs instead (stated in -info and View) */
+  PetscInt   shsmem;       /* sharednz shared-memory budget per block, bytes */
+  PetscReal *xn, *dxn;     /* sharednz: nodal coordinates [ndof][dim], host and device */
+  void      *phase[4];     /* bench/diagnostics: CUDA events at the phase boundaries (DMAssemblySetPhaseTiming) */
+  PetscBool  timephases;
+  int        phasen;       /* events recorded in the last assembly */
   PetscInt   njacplans, nreductions;
   /* working buffers in the execution memory */
   PetscScalar *ue, *ae, *fe, *ke;
@@ -137,6 +168,17 @@ PETSC_INTERN PetscErrorCode DMAsmRowPlanDestroy(DMAsmRowPlan *);
 PETSC_INTERN void           DMAsmHostLocalRow(const DMAsmP1Ctx *, const DMAsmRowPlan *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *, const DMAsmRowPlan *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
+#endif
+
+PETSC_INTERN PetscErrorCode DMAsmBuildSharedPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmSharedPlan *);
+PETSC_INTERN PetscErrorCode DMAsmSharedPlanDestroy(DMAsmSharedPlan *);
+PETSC_INTERN PetscErrorCode DMAsmSharedPlanUpload(DMAsmSharedPlan *);
+PETSC_INTERN PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *, const DMAsmSharedPlan *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *);
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDAShared(const DMAsmP1Ctx *, const DMAsmSharedPlan *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAPhaseRecord(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmCUDAPhaseTimes(DMAssembly, PetscReal[3]);
+PETSC_INTERN PetscErrorCode DMAsmCUDAPhaseDestroy(DMAssembly);
 #endif
 
 /* host references */

@@ -86,6 +86,21 @@ static PetscErrorCode RestoreTarget(Mat J, Target *T)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* sharednz with the built-in kernels (else globalnz runs: as->shfallback) */
+static PetscBool SharedActive(DMAssembly as)
+{
+  return (PetscBool)(as->method == DMASM_SHAREDNZ && !as->shfallback);
+}
+
+#if defined(ELLWARP_HAVE_CUDA)
+  #define PHASE(as) \
+    do { \
+      if ((as)->timephases && (as)->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAPhaseRecord(as)); \
+    } while (0)
+#else
+  #define PHASE(as) (void)0
+#endif
+
 /* The Jacobian plan for J: each element entry's target position in J's value array.  Built at the first
    assembly into a given pattern / layout, kept while J's nonzero state and layout stay the same. */
 static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
@@ -99,7 +114,7 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)J, &id));
-  if ((as->method == DMASM_LOCALROW ? as->jrow.wptr != NULL : P->blkptr != NULL) && P->id == id && P->state == J->nonzerostate && P->layout == T->layout && P->slots == (PetscBool)(T->kind == TARGET_ELLWARP)) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((as->method == DMASM_LOCALROW ? as->jrow.wptr != NULL : (SharedActive(as) && !as->jsh.fallback ? as->jsh.tb != NULL : P->blkptr != NULL)) && P->id == id && P->state == J->nonzerostate && P->layout == T->layout && P->slots == (PetscBool)(T->kind == TARGET_ELLWARP)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
   PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCheck(done && n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
@@ -126,6 +141,14 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
   if (as->method == DMASM_LOCALROW) {
     PetscCall(DMAsmPlanDestroy(P)); /* holds the key only */
     PetscCall(DMAsmBuildRowPlan(as, PETSC_TRUE, q2t, T->n, &as->jrow));
+  } else if (SharedActive(as)) {
+    PetscCall(DMAsmPlanDestroy(P)); /* holds the key only, unless the shared plan does not fit */
+    PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, T->n, q2t, &as->jsh));
+    if (as->jsh.fallback) {
+      PetscCall(PetscInfo(as, "sharednz: the Jacobian's element data do not fit the shared-memory budget; globalnz assembles this matrix\n"));
+      PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
+      if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
+    } else if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmSharedPlanUpload(&as->jsh));
   } else {
     PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
     if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
@@ -214,6 +237,21 @@ static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode SharedAssembly(DMAssembly as, const DMAsmSharedPlan *S, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(DMAsmHostShared(as->builtin, S, as->nelem, as->xn, u, dst));
+  else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmP1CtxDevice(as->builtin));
+    PetscCall(DMAsmCUDAShared(as->builtin, S, as->nelem, as->dxn, u, dst));
+#endif
+  }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode LocalRowAssembly(DMAssembly as, const DMAsmRowPlan *P, const PetscScalar *u, PetscScalar *dst)
 {
   PetscFunctionBegin;
@@ -287,7 +325,9 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
   PetscValidHeaderSpecific(F, VEC_CLASSID, 3);
   PetscCall(DMAssemblySetUp(as));
   PetscCheck(as->k.residual, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no residual element kernel set");
-  if (Fused(as) || as->method == DMASM_LOCALROW) {
+  as->phasen = 0;
+  PHASE(as);
+  if (Fused(as) || as->method == DMASM_LOCALROW || (SharedActive(as) && !as->rsh.fallback)) {
     const PetscScalar *u;
     PetscMemType       mu;
 
@@ -302,8 +342,12 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
       PetscCall(VecGetArrayWriteAndMemType(F, &f, &mt));
       PetscCheck(PetscMemTypeDevice(mt), PetscObjectComm((PetscObject)F), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but F is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)F)->type_name);
     }
+    PHASE(as); /* no gather */
+    PHASE(as); /* no separate element kernel */
     if (as->method == DMASM_LOCALROW) PetscCall(LocalRowAssembly(as, &as->rrow, u, f));
+    else if (SharedActive(as)) PetscCall(SharedAssembly(as, &as->rsh, u, f));
     else PetscCall(FusedAssembly(as, &as->res, PETSC_FALSE, u, f));
+    PHASE(as);
     if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecRestoreArrayWrite(F, &f));
     else PetscCall(VecRestoreArrayWriteAndMemType(F, &f));
     if (as->mtype == PETSC_MEMTYPE_HOST && PetscMemTypeDevice(mu)) PetscCall(VecRestoreArrayRead(U, &u));
@@ -311,9 +355,11 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(Gather(as, U));
+  PHASE(as);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
   PetscCall((*as->k.residual)(as->mtype, 0, as->nelem, as->dxe, as->ue, as->aux ? as->ae : NULL, as->fe, as->k.ctx));
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  PHASE(as);
   if (as->mtype == PETSC_MEMTYPE_HOST) {
     PetscCall(VecGetArrayWrite(F, &f));
     mt = PETSC_MEMTYPE_HOST;
@@ -322,6 +368,7 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
     PetscCheck(PetscMemTypeDevice(mt), PetscObjectComm((PetscObject)F), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but F is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)F)->type_name);
   }
   PetscCall(Reduce(as, &as->res, as->nen, as->fe, f));
+  PHASE(as);
   if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecRestoreArrayWrite(F, &f));
   else PetscCall(VecRestoreArrayWriteAndMemType(F, &f));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -346,18 +393,27 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
   PetscCheck(as->k.jacobian, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no Jacobian element kernel set");
   PetscCall(GetTarget(as, J, &T));
   PetscCall(EnsureJacobianPlan(as, J, &T));
-  if (Fused(as) || as->method == DMASM_LOCALROW) {
+  as->phasen = 0;
+  PHASE(as);
+  if (Fused(as) || as->method == DMASM_LOCALROW || (SharedActive(as) && !as->jsh.fallback)) {
+    PHASE(as);
+    PHASE(as);
     if (as->method == DMASM_LOCALROW) PetscCall(LocalRowAssembly(as, &as->jrow, NULL, T.val));
+    else if (SharedActive(as)) PetscCall(SharedAssembly(as, &as->jsh, NULL, T.val));
     else PetscCall(FusedAssembly(as, &as->jac, PETSC_TRUE, NULL, T.val));
+    PHASE(as);
     PetscCall(RestoreTarget(J, &T));
     as->nreductions++;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (as->jacstate) PetscCall(Gather(as, U));
+  PHASE(as);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
   PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->jacstate ? as->ue : NULL, as->jacstate && as->aux ? as->ae : NULL, as->ke, as->k.ctx));
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  PHASE(as);
   PetscCall(Reduce(as, &as->jac, as->nen * as->nen, as->ke, T.val));
+  PHASE(as);
   PetscCall(RestoreTarget(J, &T));
   as->nreductions++;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -89,6 +89,8 @@ PetscErrorCode DMAsmCUDAGather(PetscInt nen, PetscInt nelem, const PetscInt *edo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#define DMASM_UNROLL 8
+
 /* Algorithm 5 of Cecka, Lew, Darve: block b reads its packed lists down the columns (coalesced, streamed
    once), each thread sums its targets in list order into shared memory, then the block writes its
    contiguous targets with coalesced stores (zeros where no element contributes, e.g. ELLWARP padding). */
@@ -103,7 +105,27 @@ __global__ static void __launch_bounds__(DMASM_BLOCK) ReduceKernel(PetscInt C, P
 
   for (PetscInt i = threadIdx.x; i < nt; i += DMASM_BLOCK) sm[i] = 0;
   __syncthreads();
-  for (PetscCount p = blkptr[blockIdx.x] + threadIdx.x; p < end; p += DMASM_BLOCK) {
+  PetscCount p = blkptr[blockIdx.x] + threadIdx.x;
+  /* DMASM_UNROLL entries at a time: their plan words and then their sources are all loaded before the first
+     is summed (independent loads in flight; one entry at a time left every thread waiting on two
+     dependent global loads per entry).  The sum is still taken in list order. */
+  for (; p + (DMASM_UNROLL - 1) * DMASM_BLOCK < end; p += DMASM_UNROLL * DMASM_BLOCK) {
+    I           v[DMASM_UNROLL];
+    PetscScalar x[DMASM_UNROLL];
+#pragma unroll
+    for (int j = 0; j < DMASM_UNROLL; j++) v[j] = __ldcs(packed + p + j * DMASM_BLOCK);
+#pragma unroll
+    for (int j = 0; j < DMASM_UNROLL; j++) x[j] = v[j] > 0 ? __ldg(src + (v[j] - 1)) : 0;
+#pragma unroll
+    for (int j = 0; j < DMASM_UNROLL; j++) {
+      if (v[j] > 0) s += x[j];
+      else if (v[j] < 0) {
+        sm[~v[j]] = s;
+        s         = 0;
+      }
+    }
+  }
+  for (; p < end; p += DMASM_BLOCK) {
     const I v = __ldcs(packed + p);
     if (v > 0) s += src[v - 1];
     else if (v < 0) {
@@ -310,5 +332,124 @@ PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *c, const DMAsmRowPlan *P, Pet
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((c->dim == 3 ? 120.0 : 50.0) * (PetscLogDouble)(c->dim + 1) * nelem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* sharednz (dmasmshared.c; reference DMAsmHostShared): block b loads its nodes' coordinates (and values)
+   through the scatter array into shared memory, computes its elements there (entry k of block element i at
+   k*ne + i: consecutive threads write consecutive words, no bank conflicts), then each thread sums its
+   targets' 16-bit offsets in list order and the block stores its contiguous targets (coalesced). */
+#define DMASM_SH_THREADS 256
+template <int DIM, bool JAC>
+__global__ static void __launch_bounds__(DMASM_SH_THREADS) SharedKernel(const PetscCount *__restrict__ tb, const PetscCount *__restrict__ eb, const PetscCount *__restrict__ nb, const PetscCount *__restrict__ lb, const PetscInt *__restrict__ belem, const PetscInt *__restrict__ bnode, const unsigned short *__restrict__ bloc, const unsigned short *__restrict__ lo, const int *__restrict__ toff, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xn, const PetscScalar *__restrict__ u, PetscScalar *__restrict__ dst)
+{
+  constexpr int    nen = DIM + 1, nper = JAC ? nen * nen : nen;
+  extern __shared__ PetscScalar shm[];
+  const PetscCount e0 = eb[blockIdx.x], n0 = nb[blockIdx.x], l0 = lb[blockIdx.x], t0 = tb[blockIdx.x];
+  const int        ne = (int)(eb[blockIdx.x + 1] - e0), nn = (int)(nb[blockIdx.x + 1] - n0), ltot = (int)(lb[blockIdx.x + 1] - l0), nt = (int)(tb[blockIdx.x + 1] - t0);
+  PetscScalar     *ks = shm;
+  PetscReal       *xs = (PetscReal *)(ks + ne * nper);
+  PetscScalar     *us = (PetscScalar *)(xs + nn * DIM);
+
+  for (int i = threadIdx.x; i < nn; i += DMASM_SH_THREADS) {
+    const PetscInt v = bnode[n0 + i];
+#pragma unroll
+    for (int d = 0; d < DIM; d++) xs[i * DIM + d] = xn[(PetscCount)v * DIM + d];
+    if (!JAC) us[i] = u[v];
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < ne; i += DMASM_SH_THREADS) {
+    const PetscInt e = belem[e0 + i];
+    PetscReal      xl[nen * DIM], Dl[DIM * DIM];
+    PetscScalar    ul[nen], vl[nper];
+#pragma unroll
+    for (int a = 0; a < nen; a++) {
+      const int l = bloc[nen * e0 + a * ne + i];
+#pragma unroll
+      for (int d = 0; d < DIM; d++) xl[a * DIM + d] = xs[l * DIM + d];
+      ul[a] = JAC ? 0 : us[l];
+    }
+    if (D)
+#pragma unroll
+      for (int q = 0; q < DIM * DIM; q++) Dl[q] = D[(PetscCount)q * nelem + e];
+    DMAsmP1Element(DIM, 0, 1, alpha, beta, source, D ? Dl : NULL, 1, xl, ul, JAC ? vl : NULL, JAC ? NULL : vl);
+#pragma unroll
+    for (int k = 0; k < nper; k++) ks[k * ne + i] = vl[k];
+  }
+  __syncthreads();
+  for (int j = threadIdx.x; j < nt; j += DMASM_SH_THREADS) {
+    const int   p1 = j + 1 < nt ? toff[t0 + j + 1] : ltot;
+    PetscScalar s  = 0;
+    for (int p = toff[t0 + j]; p < p1; p++) s += ks[lo[l0 + p]];
+    dst[t0 + j] = s;
+  }
+}
+
+template <int DIM, bool JAC>
+static PetscErrorCode LaunchShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, PetscInt nelem, const PetscReal *xn, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  if (S->smem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(SharedKernel<DIM, JAC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S->smem));
+  SharedKernel<DIM, JAC><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, Stream()>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dlo, S->dtoff, nelem, c->alpha, c->beta, c->source, c->dD, xn, u, dst);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmCUDAShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, PetscInt nelem, const PetscReal *xn, const PetscScalar *u, PetscScalar *dst)
+{
+  const PetscBool jac = (PetscBool)(S->nper == S->nen * S->nen);
+
+  PetscFunctionBegin;
+  if (!S->nblocks) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogGpuTimeBegin());
+  if (c->dim == 3) {
+    if (jac) PetscCall(LaunchShared<3, true>(c, S, nelem, xn, u, dst));
+    else PetscCall(LaunchShared<3, false>(c, S, nelem, xn, u, dst));
+  } else {
+    if (jac) PetscCall(LaunchShared<2, true>(c, S, nelem, xn, u, dst));
+    else PetscCall(LaunchShared<2, false>(c, S, nelem, xn, u, dst));
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((c->dim == 3 ? 150.0 : 60.0) * (PetscLogDouble)S->eb[S->nblocks] + (PetscLogDouble)S->lb[S->nblocks]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* phase timing (DMAssemblySetPhaseTiming): an event on PETSc's stream at each phase boundary, no sync */
+PetscErrorCode DMAsmCUDAPhaseRecord(DMAssembly as)
+{
+  PetscFunctionBegin;
+  if (!as->timephases || as->phasen >= 4) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!as->phase[as->phasen]) {
+    cudaEvent_t ev;
+    PetscCallCUDA(cudaEventCreate(&ev));
+    as->phase[as->phasen] = (void *)ev;
+  }
+  PetscCallCUDA(cudaEventRecord((cudaEvent_t)as->phase[as->phasen], Stream()));
+  as->phasen++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmCUDAPhaseTimes(DMAssembly as, PetscReal ms[3])
+{
+  PetscFunctionBegin;
+  ms[0] = ms[1] = ms[2] = 0;
+  if (as->phasen < 4) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaEventSynchronize((cudaEvent_t)as->phase[3]));
+  for (int i = 0; i < 3; i++) {
+    float t;
+    PetscCallCUDA(cudaEventElapsedTime(&t, (cudaEvent_t)as->phase[i], (cudaEvent_t)as->phase[i + 1]));
+    ms[i] = t;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmCUDAPhaseDestroy(DMAssembly as)
+{
+  PetscFunctionBegin;
+  for (int i = 0; i < 4; i++)
+    if (as->phase[i]) {
+      PetscCallCUDA(cudaEventDestroy((cudaEvent_t)as->phase[i]));
+      as->phase[i] = NULL;
+    }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

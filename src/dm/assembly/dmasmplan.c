@@ -199,8 +199,9 @@ static void HeapDown(int *h, int n, const PetscCount *load, int i)
    into target q2t[q] (-1: nowhere).  Each target's list is in element order (then k). */
 PetscErrorCode DMAsmBuildPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, DMAsmPlan *P)
 {
-  const PetscInt nelem = as->nelem, B = DMASM_BLOCK, C = as->nzpt * DMASM_BLOCK;
+  const PetscInt nelem = as->nelem, B = DMASM_BLOCK;
   const PetscCount nsrc = (PetscCount)nper * nelem;
+  PetscInt         C, nzpt = as->nzpt;
   PetscCount      *tptr, *pos;
   PetscInt64      *lists;
   PetscInt         nblocks;
@@ -210,6 +211,12 @@ PetscErrorCode DMAsmBuildPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, 
 
   PetscFunctionBegin;
   PetscCall(DMAsmPlanDestroy(P));
+  if (!nzpt) { /* not given: about 32 list entries per thread (Jacobian of P1 tets: 4 targets, residual: 1) */
+    PetscCount used = 0;
+    for (PetscCount q = 0; q < nsrc; q++) used += q2t[q] >= 0;
+    nzpt = (PetscInt)PetscMax(1, PetscMin(4, ntarget ? (32 * ntarget) / PetscMax(used, 1) : 1));
+  }
+  C          = nzpt * DMASM_BLOCK;
   P->ntarget = ntarget;
   P->nsrc    = nsrc;
   P->C       = C;

@@ -63,7 +63,8 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   PetscCall(PetscObjectReference((PetscObject)dm));
   a->dm     = dm;
   a->method = DMASM_GLOBALNZ;
-  a->nzpt   = 4;
+  a->nzpt   = 0; /* chosen per plan from the list lengths unless -dm_assembly_nz_per_thread is given */
+  a->shsmem = 64 * 1024;
   a->mtype  = PETSC_MEMTYPE_HOST;
   a->jacstate = PETSC_TRUE;
   a->fuse     = PETSC_TRUE;
@@ -89,8 +90,8 @@ PetscErrorCode DMAssemblySetType(DMAssembly as, DMAssemblyType type)
     PetscCall(PetscStrcmp(type, methodnames[i], &eq));
     if (eq) m = i;
   }
-  PetscCheck(m >= 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, localrow, atomic, color, host)", type);
-  PetscCheck(m != DMASM_SHAREDNZ && m != DMASM_LOCALNZ, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly type %s is not implemented yet; use globalnz (the reduction by nonzero), localrow (built-in kernels), atomic, color or host", type);
+  PetscCheck(m >= 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, sharednz, localrow, atomic, color, host)", type);
+  PetscCheck(m != DMASM_LOCALNZ, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly type %s is not implemented yet; use sharednz or globalnz (the reductions by nonzero), localrow (built-in kernels), atomic, color or host", type);
   PetscCheck(!as->setupcalled || (DMAsmMethod)m == as->method, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetType() after DMAssemblySetUp()");
   as->method = (DMAsmMethod)m;
   PetscCall(PetscObjectChangeTypeName((PetscObject)as, methodnames[m]));
@@ -123,7 +124,13 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscObjectOptionsBegin((PetscObject)as);
   PetscCall(PetscOptionsString("-dm_assembly_type", "Assembly method", "DMAssemblySetType", methodnames[as->method], type, sizeof(type), &flg));
   if (flg) PetscCall(DMAssemblySetType(as, type));
-  PetscCall(PetscOptionsBoundedInt("-dm_assembly_nz_per_thread", "Targets per thread of a packed reduction block", "DMAssembly", as->nzpt, &as->nzpt, NULL, 1));
+  PetscCall(PetscOptionsBoundedInt("-dm_assembly_nz_per_thread", "Targets per thread of a packed reduction block (default: chosen per plan, about 32 entries per thread)", "DMAssembly", as->nzpt, &as->nzpt, NULL, 0));
+  {
+    PetscInt kb = as->shsmem / 1024;
+    PetscCall(PetscOptionsBoundedInt("-dm_assembly_sharednz_smem", "sharednz: shared memory per thread block, kB (element data + nodal data)", "DMAssembly", kb, &kb, NULL, 1));
+    PetscCheck(kb <= 227, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_sharednz_smem %" PetscInt_FMT ": at most 227 kB per block (H100/H200)", kb);
+    as->shsmem = kb * 1024;
+  }
   PetscCall(PetscOptionsBool("-dm_assembly_fuse", "atomic/color with the built-in kernels: compute the element inside the scatter", "DMAssemblySetFuse", as->fuse, &as->fuse, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_index64", "64-bit plan entries even where 32 bits fit (testing)", "DMAssembly", as->force64, &as->force64, NULL));
   PetscCheck(as->nzpt <= 64, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_nz_per_thread %" PetscInt_FMT ": at most 64 (shared memory holds 128 x n values)", as->nzpt);
@@ -222,6 +229,19 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCheck(as->method != DMASM_LOCALROW || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in kernels (DMAssemblyP1DiffusionMassKernels()); use globalnz with your own kernels");
   PetscCall(DMAsmColor(as));
   PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
+  if (as->method == DMASM_SHAREDNZ) {
+    as->shfallback = (PetscBool)!(as->builtin && as->k.ctx == (void *)as->builtin);
+    if (as->shfallback) PetscCall(PetscInfo(as, "sharednz computes the element inside its kernel and needs the built-in kernels (DMAssemblyP1DiffusionMassKernels()); with user kernels globalnz runs instead\n"));
+    else {
+      /* nodal coordinates, loaded per block through the scatter array */
+      PetscCall(PetscCalloc1((size_t)as->ndof * as->dim, &as->xn));
+      for (PetscInt e = 0; e < as->nelem; e++)
+        for (PetscInt a = 0; a < as->nen; a++)
+          for (PetscInt d = 0; d < as->dim; d++) as->xn[(size_t)as->edof[(PetscCount)a * as->nelem + e] * as->dim + d] = as->xe[((PetscCount)a * as->dim + d) * as->nelem + e];
+      PetscCall(DMAsmBuildSharedPlan(as, as->nen, as->ndof, as->edof, &as->rsh));
+      if (as->rsh.fallback) PetscCall(PetscInfo(as, "sharednz: the residual's element data do not fit the shared-memory budget; globalnz assembles the residual\n"));
+    }
+  }
   if (as->method == DMASM_LOCALROW) PetscCall(DMAsmBuildRowPlan(as, PETSC_FALSE, NULL, as->ndof, &as->rrow));
   if (as->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
@@ -237,12 +257,18 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
     PetscCall(DMAsmCUDAMalloc((void **)&as->dcolelem, sizeof(PetscInt) * as->nelem));
     PetscCall(DMAsmCUDAUpload(as->dcolelem, as->colelem, sizeof(PetscInt) * as->nelem));
     if (as->aux) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
+    if (as->xn) {
+      PetscCall(DMAsmCUDAMalloc((void **)&as->dxn, sizeof(PetscReal) * as->ndof * as->dim));
+      PetscCall(DMAsmCUDAUpload(as->dxn, as->xn, sizeof(PetscReal) * as->ndof * as->dim));
+      PetscCall(DMAsmSharedPlanUpload(&as->rsh));
+    }
 #endif
   } else {
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
     PetscCall(PetscMalloc3(ne, &as->ue, ne, &as->fe, ne * as->nen, &as->ke));
     if (as->aux) PetscCall(PetscMalloc1(ne, &as->ae));
     as->dxe      = as->xe;
+    as->dxn      = as->xn;
     as->dedof    = as->edof;
     as->dcolelem = as->colelem;
   }
@@ -278,7 +304,12 @@ PetscErrorCode DMAssemblyGetInfo(DMAssembly as, DMAssemblyInfo *info)
   info->njacplans      = as->njacplans;
   info->nreductions    = as->nreductions;
   info->jacplanentries = as->jac.blkptr ? as->jac.blkptr[as->jac.nblocks] : (as->jrow.wptr ? as->jrow.wptr[as->jrow.nwarps] * (1 + as->nen) : 0);
-  info->resplanentries = as->res.blkptr ? as->res.blkptr[as->res.nblocks] : 0;
+  if (as->jsh.tb) info->jacplanentries = as->jsh.lb[as->jsh.nblocks]; /* sharednz: 16-bit offsets */
+  info->resplanentries = as->rsh.tb ? as->rsh.lb[as->rsh.nblocks] : (as->res.blkptr ? as->res.blkptr[as->res.nblocks] : 0);
+  info->shelements     = as->jsh.tb ? as->jsh.eb[as->jsh.nblocks] : 0;
+  info->shresidualelements = as->rsh.tb ? as->rsh.eb[as->rsh.nblocks] : 0;
+  info->shnodes        = as->jsh.tb ? as->jsh.nb[as->jsh.nblocks] : 0;
+  info->shblocks       = as->jsh.tb ? as->jsh.nblocks : 0;
   info->idx64          = as->jac.blkptr ? as->jac.idx64 : as->res.idx64;
   info->mtype          = as->mtype;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -343,12 +374,13 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
                                    : as->method == DMASM_ATOMIC ? "element matrices scattered with atomicAdd (order not fixed on the device)"
                                    : as->method == DMASM_COLOR  ? "element colouring, one scatter launch per colour"
                                    : as->method == DMASM_LOCALROW ? "one thread per row computes its rows of the surrounding elements (built-in kernels, fused, fixed order, bitwise reproducible)"
+                                   : as->method == DMASM_SHAREDNZ ? (as->shfallback ? "FALLS BACK TO globalnz: sharednz computes the element in its kernel and needs the built-in kernels (DMAssemblyP1DiffusionMassKernels())" : "per block of targets: nodal data through a scatter array into shared memory, the block's elements computed there, reduction by nonzero from shared memory (16-bit offsets, fixed order, bitwise reproducible)")
                                                                 : "plain-C reference on the host (same plan as globalnz)"));
   if ((as->method == DMASM_ATOMIC || as->method == DMASM_COLOR) && as->kset) {
     const PetscBool fused = (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
     PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : "through the element buffers"));
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "not implemented: sharednz, localnz\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "not implemented: localnz\n"));
   if (!as->setupcalled) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "not set up\n"));
     PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -367,7 +399,15 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: %s order, %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks, %.4g MB (%s indices), %.1f%% sources; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "ELLWARP slot" : "CSR", as->jac.ntarget, as->jac.nblocks, b / 1e6, as->jac.idx64 ? "64-bit" : "32-bit", 100.0 * f, as->njacplans, as->nreductions));
     } else if (as->jrow.wptr) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "localrow Jacobian plan: %s order, %" PetscInt_FMT " warps, %" PetscCount_FMT " incidence slots for %" PetscCount_FMT " incidences; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "ELLWARP slot" : "CSR", as->jrow.nwarps, as->jrow.wptr[as->jrow.nwarps], (PetscCount)as->nen * as->nelem, as->njacplans, as->nreductions));
+    } else if (as->jsh.tb) {
+      const DMAsmSharedPlan *S = &as->jsh;
+      PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian plan: %s order, %" PetscInt_FMT " blocks of %g kB at most (budget %" PetscInt_FMT " kB), %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), %" PetscCount_FMT " 16-bit offsets; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "ELLWARP slot" : "CSR", S->nblocks, S->smem / 1024.0, as->shsmem / 1024, S->eb[S->nblocks], as->nelem, as->nelem ? (double)S->eb[S->nblocks] / as->nelem : 0.0, S->lb[S->nblocks], as->njacplans, as->nreductions));
     } else PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: built at the first DMAssemblyComputeJacobian()\n"));
+    if (as->method == DMASM_SHAREDNZ && !as->shfallback) {
+      if (as->rsh.fallback) PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual: does not fit the budget, globalnz assembles it\n"));
+      else PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual plan: %" PetscInt_FMT " blocks, redundancy %.2f\n", as->rsh.nblocks, as->nelem ? (double)as->rsh.eb[as->rsh.nblocks] / as->nelem : 0.0));
+      if (as->jsh.fallback) PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian: does not fit the budget, globalnz assembles it\n"));
+    }
   }
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -390,6 +430,13 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
   PetscCall(DMAsmPlanDestroy(&a->res));
   PetscCall(DMAsmRowPlanDestroy(&a->jrow));
   PetscCall(DMAsmRowPlanDestroy(&a->rrow));
+  PetscCall(DMAsmSharedPlanDestroy(&a->jsh));
+  PetscCall(DMAsmSharedPlanDestroy(&a->rsh));
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(DMAsmCUDAPhaseDestroy(a));
+  if (a->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAFree((void **)&a->dxn));
+#endif
+  PetscCall(PetscFree(a->xn));
   if (a->setupcalled && a->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmCUDAFree((void **)&a->ue));
@@ -413,5 +460,38 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
   PetscCall(VecDestroy(&a->aux));
   PetscCall(DMDestroy(&a->dm));
   PetscCall(PetscHeaderDestroy(as));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblySetPhaseTiming - records CUDA events at the phase boundaries of every device assembly (start,
+  after the gather, after the element kernel, after the reduction/scatter); no host synchronization.
+  `DMAssemblyGetPhaseTimes()` reads them.  Fused methods (atomic/color with built-in kernels, localrow,
+  sharednz) have no separate gather or element phase: their whole time is in the third.
+
+  Level: developer
+@*/
+PetscErrorCode DMAssemblySetPhaseTiming(DMAssembly as, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  as->timephases = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblyGetPhaseTimes - milliseconds of the last device assembly's phases: gather, element, reduction
+  (zeros on the host or without `DMAssemblySetPhaseTiming()`); waits for the assembly to finish
+
+  Level: developer
+@*/
+PetscErrorCode DMAssemblyGetPhaseTimes(DMAssembly as, PetscReal ms[3])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  ms[0] = ms[1] = ms[2] = 0;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (as->timephases && as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAPhaseTimes(as, ms));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

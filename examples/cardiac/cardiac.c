@@ -1,0 +1,420 @@
+static const char help[] = "Cardiac electrophysiology on the GPU: monodomain Aliev-Panfilov (Goektepe-Kuhl form) on the idealized\n"
+                           "left ventricle of Land et al. 2015 (or a slab, or any gmsh tetrahedral mesh), P1 tetrahedra, backward Euler,\n"
+                           "global-local Newton (r at the integration point, local Newton in the element kernel), SNES + KSP (CG + Jacobi\n"
+                           "by default), element assembly through the DM GPU assembler, matrix MATELLWARP (-dm_mat_type ellwarp).\n"
+                           "GPU: -dm_mat_type ellwarp -dm_vec_type cuda.  CPU: -dm_mat_type ellwarp -mat_ellwarp_backend host, or aij.\n";
+
+/* Issue 7.  The model and its element math: cardiac_model.h.  Element callbacks: cardiac_kernels.{c,cu}.
+   Mesh, fibres, stimulus: cardiac_mesh.c.  VTU/PVD/PNG output: cardiac_output.c.  README.md in this
+   directory documents options, outputs and the studies. */
+#include <petscellwarp.h>
+#include <petscellwarpassembly.h>
+#include <petsctime.h>
+#include "cardiac.h"
+
+typedef struct {
+  DMAssembly     as;
+  CardiacCtx    *cc;
+  PetscBool      device;
+  PetscLogDouble t_asm;   /* wall time in assembly during the current step */
+  PetscLogEvent  ev_res, ev_jac;
+} AppCtx;
+
+static PetscErrorCode FormResidual(SNES snes, Vec U, Vec F, void *ptr)
+{
+  AppCtx        *app = (AppCtx *)ptr;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(CardiacSync(app->device));
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscLogEventBegin(app->ev_res, 0, 0, 0, 0));
+  PetscCall(DMAssemblyComputeResidual(app->as, U, F));
+  PetscCall(CardiacSync(app->device));
+  PetscCall(PetscLogEventEnd(app->ev_res, 0, 0, 0, 0));
+  PetscCall(PetscTime(&t1));
+  app->t_asm += t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FormJacobian(SNES snes, Vec U, Mat J, Mat P, void *ptr)
+{
+  AppCtx        *app = (AppCtx *)ptr;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(CardiacSync(app->device));
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscLogEventBegin(app->ev_jac, 0, 0, 0, 0));
+  PetscCall(DMAssemblyComputeJacobian(app->as, U, P));
+  if (J != P) {
+    PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(CardiacSync(app->device));
+  PetscCall(PetscLogEventEnd(app->ev_jac, 0, 0, 0, 0));
+  PetscCall(PetscTime(&t1));
+  app->t_asm += t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* index of the vertex nearest to p */
+static PetscInt NearestVertex(const LVMesh *m, const PetscReal p[3])
+{
+  PetscInt  best = 0;
+  PetscReal bd   = PETSC_MAX_REAL;
+  for (PetscInt v = 0; v < m->nv; v++) {
+    PetscReal d = PetscSqr(m->xyz[3 * v] - p[0]) + PetscSqr(m->xyz[3 * v + 1] - p[1]) + PetscSqr(m->xyz[3 * v + 2] - p[2]);
+    if (d < bd) {
+      bd   = d;
+      best = v;
+    }
+  }
+  return best;
+}
+
+int main(int argc, char **argv)
+{
+  CardiacMesh    cm;
+  CardiacCtx     cc;
+  AppCtx         app;
+  DM             dm;
+  PetscFE        fe;
+  SNES           snes;
+  KSP            ksp;
+  PC             pc;
+  SNESLineSearch ls;
+  Vec            phi, phin, act, mvol;
+  Mat            J;
+  DMAssemblyElementKernels kern;
+  PetscReal      t_end = 500, dt = 0.25, stim_amp = 0.5, stim_dur = 2.0, phi_thr = 0.4, phi_tol = 1e-6, atol, mnorm;
+  PetscInt       vtu_every = 0, max_steps = -1, nsteps, monitor_every = 1, nvtu = 0, maxvtu;
+  char           outdir[PETSC_MAX_PATH_LEN] = "cardiac_out", json[PETSC_MAX_PATH_LEN] = "", label[64] = "";
+  char         **vtunames = NULL;
+  PetscReal     *vtutimes = NULL;
+  PetscBool      png = PETSC_TRUE, final_vtu = PETSC_TRUE, stop_activated = PETSC_FALSE, helpflg, quiet = PETSC_FALSE;
+  PetscLogDouble tsetup0, tsetup1, sum_step = 0, sum_asm = 0, sum_snes = 0, first_step = 0, tprog0, tprog1;
+  PetscInt       sum_newton = 0, sum_ksp = 0, counted = 0, step;
+  VecType        vtype;
+  MatType        mtype;
+  DMAssemblyType atype;
+  KSPType        ksptype;
+  PCType         pctype;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscTime(&tprog0));
+  PetscCall(PetscOptionsHasHelp(NULL, &helpflg));
+  PetscCall(PetscMemzero(&cc, sizeof(cc)));
+  PetscCall(PetscMemzero(&app, sizeof(app)));
+  cc.p.c           = 8.0;
+  cc.p.alpha       = 0.01;
+  cc.p.gamma       = 0.002;
+  cc.p.b           = 0.15;
+  cc.p.mu1         = 0.2;
+  cc.p.mu2         = 0.3;
+  cc.p.tscale      = 12.9;
+  cc.p.diso        = 0.15;
+  cc.p.dani        = 0.85;
+  cc.p.lumped      = 0;
+  cc.p.local_maxit = 25;
+  cc.p.local_tol   = 1e-13;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Cardiac example: model, time stepping and output", NULL);
+  PetscCall(PetscOptionsReal("-ap_c", "Aliev-Panfilov c", NULL, cc.p.c, &cc.p.c, NULL));
+  PetscCall(PetscOptionsReal("-ap_alpha", "Aliev-Panfilov alpha", NULL, cc.p.alpha, &cc.p.alpha, NULL));
+  PetscCall(PetscOptionsReal("-ap_gamma", "Aliev-Panfilov gamma", NULL, cc.p.gamma, &cc.p.gamma, NULL));
+  PetscCall(PetscOptionsReal("-ap_b", "Aliev-Panfilov b", NULL, cc.p.b, &cc.p.b, NULL));
+  PetscCall(PetscOptionsReal("-ap_mu1", "Aliev-Panfilov mu1", NULL, cc.p.mu1, &cc.p.mu1, NULL));
+  PetscCall(PetscOptionsReal("-ap_mu2", "Aliev-Panfilov mu2", NULL, cc.p.mu2, &cc.p.mu2, NULL));
+  PetscCall(PetscOptionsReal("-ap_tscale", "ms per model time unit (t = tscale tau)", NULL, cc.p.tscale, &cc.p.tscale, NULL));
+  PetscCall(PetscOptionsReal("-d_iso", "isotropic conductivity (mm^2/ms)", NULL, cc.p.diso, &cc.p.diso, NULL));
+  PetscCall(PetscOptionsReal("-d_ani", "additional conductivity along the fibres (mm^2/ms)", NULL, cc.p.dani, &cc.p.dani, NULL));
+  {
+    PetscBool lumped = PETSC_FALSE;
+    PetscCall(PetscOptionsBool("-lumped", "lumped mass matrix (default: consistent)", NULL, lumped, &lumped, NULL));
+    cc.p.lumped = lumped;
+  }
+  PetscCall(PetscOptionsInt("-local_maxit", "local Newton (r) iterations at most", NULL, cc.p.local_maxit, &cc.p.local_maxit, NULL));
+  PetscCall(PetscOptionsReal("-local_tol", "local Newton tolerance on dt |R_r|", NULL, cc.p.local_tol, &cc.p.local_tol, NULL));
+  PetscCall(PetscOptionsReal("-dt", "time step (ms)", NULL, dt, &dt, NULL));
+  PetscCall(PetscOptionsReal("-t_end", "simulated time (ms)", NULL, t_end, &t_end, NULL));
+  PetscCall(PetscOptionsInt("-steps", "number of steps (overrides -t_end when >= 0)", NULL, max_steps, &max_steps, NULL));
+  PetscCall(PetscOptionsReal("-stim_amp", "stimulus current (1/ms, nondimensional potential per ms)", NULL, stim_amp, &stim_amp, NULL));
+  PetscCall(PetscOptionsReal("-stim_dur", "stimulus duration from t = 0 (ms)", NULL, stim_dur, &stim_dur, NULL));
+  PetscCall(PetscOptionsReal("-phi_thr", "activation threshold (nondimensional; 0.4 = -40 mV)", NULL, phi_thr, &phi_thr, NULL));
+  PetscCall(PetscOptionsReal("-phi_tol", "Newton: absolute residual tolerance, as a uniform potential change per step", NULL, phi_tol, &phi_tol, NULL));
+  PetscCall(PetscOptionsBool("-stop_when_activated", "stop once every vertex has activated", NULL, stop_activated, &stop_activated, NULL));
+  PetscCall(PetscOptionsInt("-vtu_every", "VTU output every n steps (0: none)", NULL, vtu_every, &vtu_every, NULL));
+  PetscCall(PetscOptionsBool("-final_vtu", "write the activation map VTU at the end", NULL, final_vtu, &final_vtu, NULL));
+  PetscCall(PetscOptionsBool("-png", "write the activation map PNG at the end", NULL, png, &png, NULL));
+  PetscCall(PetscOptionsString("-output_dir", "directory for VTU/PVD/PNG output", NULL, outdir, outdir, sizeof(outdir), NULL));
+  PetscCall(PetscOptionsString("-json", "write a JSON summary to this file", NULL, json, json, sizeof(json), NULL));
+  PetscCall(PetscOptionsString("-label", "label of this run in the JSON summary", NULL, label, label, sizeof(label), NULL));
+  PetscCall(PetscOptionsInt("-monitor_every", "progress line every n steps (0: none)", NULL, monitor_every, &monitor_every, NULL));
+  PetscCall(PetscOptionsBool("-quiet", "no progress lines", NULL, quiet, &quiet, NULL));
+  PetscOptionsEnd();
+  PetscCheck(dt > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dt must be positive");
+  PetscCheck(cc.p.diso > 0 && cc.p.dani >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-d_iso must be positive and -d_ani nonnegative");
+  if (quiet) monitor_every = 0;
+  cc.p.dt = dt;
+  nsteps  = max_steps >= 0 ? max_steps : (PetscInt)PetscCeilReal(t_end / dt - 1e-9);
+
+  /* mesh and discretization */
+  PetscCall(PetscTime(&tsetup0));
+  PetscCall(CardiacMeshCreate(&cm, NULL));
+  PetscCall(CardiacMeshToDMPlex(&cm, &dm));
+  PetscCall(DMSetFromOptions(dm));
+  PetscCall(DMViewFromOptions(dm, NULL, "-dm_view"));
+  PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, 3, 1, PETSC_TRUE, 1, PETSC_DETERMINE, &fe));
+  PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
+  PetscCall(DMCreateDS(dm));
+  PetscCall(PetscFEDestroy(&fe));
+  PetscCall(DMGetVecType(dm, &vtype));
+  PetscCall(PetscStrbeginswith(vtype, "cuda", &app.device));
+  if (!app.device) PetscCall(PetscStrcmp(vtype, VECSEQCUDA, &app.device));
+
+  /* per-element data */
+  cc.nelem = cm.m.nt;
+  PetscCall(PetscMalloc1(3 * (size_t)cc.nelem, &cc.fib));
+  PetscCall(PetscMalloc1((size_t)cc.nelem, &cc.stim));
+  PetscCall(PetscCalloc1((size_t)cc.nelem, &cc.rn));
+  PetscCall(PetscCalloc1((size_t)cc.nelem, &cc.rnew));
+  PetscCall(PetscArraycpy(cc.fib, cm.fib, 3 * (size_t)cc.nelem));
+  PetscCall(PetscArraycpy(cc.stim, cm.stim, (size_t)cc.nelem));
+
+  /* the assembler */
+  PetscCall(DMAssemblyCreate(dm, &app.as));
+  /* host vectors: host assembly (the device methods need device vectors); -dm_assembly_type overrides */
+  if (!app.device) PetscCall(DMAssemblySetType(app.as, DMASSEMBLYHOST));
+  PetscCall(DMAssemblySetFromOptions(app.as));
+  {
+    PetscMemType amt;
+    PetscCall(DMAssemblyGetMemType(app.as, &amt));
+    PetscCall(CardiacCtxSetUp(&cc, PetscMemTypeDevice(amt) ? PETSC_TRUE : PETSC_FALSE));
+  }
+  app.cc      = &cc;
+  kern.nen      = 4;
+  kern.residual = CardiacResidual;
+  kern.jacobian = CardiacJacobian;
+  kern.ctx      = &cc;
+  PetscCall(DMAssemblySetElementKernels(app.as, &kern));
+  PetscCall(DMCreateGlobalVector(dm, &phi));
+  PetscCall(PetscObjectSetName((PetscObject)phi, "phi"));
+  PetscCall(VecDuplicate(phi, &phin));
+  PetscCall(VecDuplicate(phi, &act));
+  PetscCall(VecDuplicate(phi, &mvol));
+  PetscCall(VecSet(phi, 0.0));
+  PetscCall(VecSet(phin, 0.0));
+  PetscCall(VecSet(act, -1.0));
+  PetscCall(DMAssemblySetAuxiliaryVec(app.as, phin));
+  PetscCall(DMAssemblySetUp(app.as));
+  PetscCall(PetscLogEventRegister("CardiacResidual", DM_CLASSID, &app.ev_res));
+  PetscCall(PetscLogEventRegister("CardiacJacobian", DM_CLASSID, &app.ev_jac));
+
+  /* Newton tolerance: a residual worth a uniform potential change phi_tol per step, ||lumped mass|| phi_tol / dt */
+  {
+    PetscScalar *m;
+    PetscCall(VecSet(mvol, 0.0));
+    PetscCall(VecGetArray(mvol, &m));
+    for (PetscInt t = 0; t < cm.m.nt; t++) {
+      PetscReal x[12], g[4][3], vol;
+      for (int a = 0; a < 4; a++)
+        for (int d = 0; d < 3; d++) x[3 * a + d] = cm.m.xyz[3 * cm.m.tet[4 * t + a] + d];
+      vol = CardiacTetGeometry(x, g);
+      for (int a = 0; a < 4; a++) m[cm.m.tet[4 * t + a]] += 0.25 * vol;
+    }
+    PetscCall(VecRestoreArray(mvol, &m));
+    PetscCall(VecNorm(mvol, NORM_2, &mnorm));
+    atol = phi_tol * mnorm / dt;
+  }
+
+  /* solver: Newton (basic line search: the last residual evaluation is at the solution, see CardiacCtxCommit),
+     CG + Jacobi; everything can be changed by options */
+  PetscCall(DMCreateMatrix(dm, &J));
+  PetscCall(MatSetOption(J, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(SNESCreate(PETSC_COMM_WORLD, &snes));
+  PetscCall(SNESSetDM(snes, dm));
+  PetscCall(SNESSetFunction(snes, NULL, FormResidual, &app));
+  PetscCall(SNESSetJacobian(snes, J, J, FormJacobian, &app));
+  PetscCall(SNESSetTolerances(snes, atol, 1e-8, 1e-12, 20, -1));
+  PetscCall(SNESGetLineSearch(snes, &ls));
+  PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHNONE));
+  PetscCall(SNESGetKSP(snes, &ksp));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-4, 1e-50, PETSC_CURRENT, 1000)); /* inexact Newton: 1e-4 halves CG vs 1e-6 at equal Newton counts */
+  PetscCall(SNESSetFromOptions(snes));
+  PetscCall(KSPGetType(ksp, &ksptype));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCGetType(pc, &pctype));
+  PetscCall(MatGetType(J, &mtype));
+  PetscCall(DMAssemblyGetType(app.as, &atype));
+  PetscCall(PetscTime(&tsetup1));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: %" PetscInt_FMT " vertices, %" PetscInt_FMT " tetrahedra; matrix %s, vectors %s, assembly %s (%s callbacks); KSP %s + PC %s; dt %g ms, %" PetscInt_FMT " steps (%g ms); setup %.2f s\n", cm.m.nv, cm.m.nt, mtype, vtype, atype, cc.device ? "device" : "host", ksptype, pctype, (double)dt, nsteps, (double)(nsteps * dt), tsetup1 - tsetup0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: Aliev-Panfilov c %g alpha %g gamma %g b %g mu1 %g mu2 %g, t = %g tau ms; D = %g I + %g f f (mm^2/ms); %s mass; Newton atol %.3e\n", (double)cc.p.c, (double)cc.p.alpha, (double)cc.p.gamma, (double)cc.p.b, (double)cc.p.mu1, (double)cc.p.mu2, (double)cc.p.tscale, (double)cc.p.diso, (double)cc.p.dani, cc.p.lumped ? "lumped" : "consistent", (double)atol));
+  PetscCall(DMAssemblyView(app.as, PETSC_VIEWER_STDOUT_WORLD));
+  if (helpflg) goto finish;
+
+  if (vtu_every > 0) {
+    PetscCall(PetscMkdir(outdir));
+    maxvtu = nsteps / vtu_every + 2;
+    PetscCall(PetscCalloc2(maxvtu, &vtunames, maxvtu, &vtutimes));
+  }
+  for (step = 1; step <= nsteps; step++) {
+    PetscReal          t = step * dt;
+    PetscLogDouble     s0, s1, s2;
+    PetscInt           its, kits;
+    SNESConvergedReason reason;
+
+    PetscCall(CardiacSync(app.device));
+    PetscCall(PetscTime(&s0));
+    app.t_asm   = 0;
+    cc.p.istim  = t <= stim_dur + 1e-9 * dt ? stim_amp : 0.0;
+    PetscCall(VecCopy(phi, phin));
+    PetscCall(SNESSolve(snes, NULL, phi));
+    PetscCall(SNESGetConvergedReason(snes, &reason));
+    PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "cardiac: Newton did not converge at t = %g ms (%s); try a smaller -dt or other solver options", (double)t, SNESConvergedReasons[reason]);
+    PetscCall(CardiacSync(app.device));
+    PetscCall(PetscTime(&s1));
+    PetscCall(CardiacCtxCommit(&cc));
+    PetscCall(CardiacUpdateActivation(phin, phi, act, t, dt, phi_thr));
+    PetscCall(SNESGetIterationNumber(snes, &its));
+    PetscCall(SNESGetLinearSolveIterations(snes, &kits));
+    if (vtu_every > 0 && step % vtu_every == 0) {
+      const PetscScalar *p, *a;
+      PetscReal         *r;
+      char               name[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN];
+      PetscCall(PetscSNPrintf(name, sizeof(name), "cardiac_%05" PetscInt_FMT ".vtu", step));
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", outdir, name));
+      PetscCall(PetscMalloc1(cc.nelem, &r));
+      PetscCall(CardiacCtxGetR(&cc, r));
+      PetscCall(VecGetArrayRead(phi, &p));
+      PetscCall(VecGetArrayRead(act, &a));
+      PetscCall(CardiacWriteVTU(path, &cm, p, r, a, PETSC_FALSE));
+      PetscCall(VecRestoreArrayRead(act, &a));
+      PetscCall(VecRestoreArrayRead(phi, &p));
+      PetscCall(PetscFree(r));
+      PetscCall(PetscStrallocpy(name, &vtunames[nvtu]));
+      vtutimes[nvtu++] = t;
+    }
+    if (stop_activated || (monitor_every > 0 && step % monitor_every == 0)) PetscCall(CardiacSync(app.device));
+    PetscCall(PetscTime(&s2));
+    if (step > 1) {
+      sum_step += s2 - s0;
+      sum_asm += app.t_asm;
+      sum_snes += s1 - s0;
+      sum_newton += its;
+      sum_ksp += kits;
+      counted++;
+    } else first_step = s2 - s0;
+    if (monitor_every > 0 && step % monitor_every == 0)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "step %6" PetscInt_FMT "  t %8.2f ms  Newton %2" PetscInt_FMT "  KSP %4" PetscInt_FMT "  wall %9.3f ms (assembly %8.3f, solve %8.3f, rest %7.3f)\n", step, (double)t, its, kits, 1e3 * (s2 - s0), 1e3 * app.t_asm, 1e3 * (s1 - s0 - app.t_asm), 1e3 * (s2 - s1)));
+    if (stop_activated) {
+      PetscReal amin;
+      PetscCall(VecMin(act, NULL, &amin));
+      if (amin >= 0) {
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: all vertices activated at t = %g ms, stopping\n", (double)t));
+        step++;
+        break;
+      }
+    }
+  }
+  nsteps = step - 1;
+  PetscCall(PetscTime(&tprog1));
+
+  /* results */
+  {
+    const PetscScalar *a;
+    PetscReal          amax = 0, amin = PETSC_MAX_REAL, cv = -1, tprobe[2] = {-1, -1};
+    PetscInt           nact = 0;
+    PetscCall(VecGetArrayRead(act, &a));
+    for (PetscInt v = 0; v < cm.m.nv; v++) {
+      PetscReal av = PetscRealPart(a[v]);
+      if (av >= 0) {
+        nact++;
+        amax = PetscMax(amax, av);
+        amin = PetscMin(amin, av);
+      }
+    }
+    if (!nact) amin = -1;
+    if (cm.slab) {
+      PetscInt  v0 = NearestVertex(&cm.m, cm.probe[0]), v1 = NearestVertex(&cm.m, cm.probe[1]);
+      PetscReal dist = 0;
+      for (int d = 0; d < 3; d++) dist += PetscSqr(cm.m.xyz[3 * v1 + d] - cm.m.xyz[3 * v0 + d]);
+      tprobe[0] = PetscRealPart(a[v0]);
+      tprobe[1] = PetscRealPart(a[v1]);
+      if (tprobe[0] >= 0 && tprobe[1] > tprobe[0]) cv = PetscSqrtReal(dist) / (tprobe[1] - tprobe[0]);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: slab probes activated at %.4f and %.4f ms: conduction velocity %.5f mm/ms\n", (double)tprobe[0], (double)tprobe[1], (double)cv));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: %" PetscInt_FMT " steps; activated %" PetscInt_FMT " of %" PetscInt_FMT " vertices, activation times %.3f .. %.3f ms\n", nsteps, nact, cm.m.nv, (double)amin, (double)amax));
+    if (counted)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: per step (steps 2..%" PetscInt_FMT "): wall %.3f ms = assembly %.3f + solve %.3f + rest %.3f; Newton %.2f, KSP %.1f its per step; first step %.3f ms; total %.2f s\n", nsteps, 1e3 * sum_step / counted, 1e3 * sum_asm / counted, 1e3 * (sum_snes - sum_asm) / counted, 1e3 * (sum_step - sum_snes) / counted, (double)sum_newton / counted, (double)sum_ksp / counted, 1e3 * first_step, tprog1 - tprog0));
+    if (final_vtu || png) PetscCall(PetscMkdir(outdir));
+    if (final_vtu) {
+      const PetscScalar *p;
+      PetscReal         *r;
+      char               path[PETSC_MAX_PATH_LEN];
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/activation.vtu", outdir));
+      PetscCall(PetscMalloc1(cc.nelem, &r));
+      PetscCall(CardiacCtxGetR(&cc, r));
+      PetscCall(VecGetArrayRead(phi, &p));
+      PetscCall(CardiacWriteVTU(path, &cm, p, r, a, PETSC_TRUE));
+      PetscCall(VecRestoreArrayRead(phi, &p));
+      PetscCall(PetscFree(r));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: wrote %s (activation_ms, Phi_mV, r, fibre)\n", path));
+    }
+    if (png) {
+      char path[PETSC_MAX_PATH_LEN];
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/activation.png", outdir));
+      PetscCall(CardiacWriteActivationPNG(path, &cm, a, amax));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: wrote %s (activation map, 0 .. %.1f ms, grey: not activated)\n", path, (double)amax));
+    }
+    if (nvtu) {
+      char path[PETSC_MAX_PATH_LEN];
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/cardiac.pvd", outdir));
+      PetscCall(CardiacWritePVD(path, nvtu, (const char *const *)vtunames, vtutimes));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: wrote %s (%" PetscInt_FMT " VTU files)\n", path, nvtu));
+    }
+    if (json[0]) {
+      FILE *fp;
+      PetscCall(PetscFOpen(PETSC_COMM_WORLD, json, "w", &fp));
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "{\"label\": \"%s\", \"vertices\": %" PetscInt_FMT ", \"tets\": %" PetscInt_FMT ", \"mat_type\": \"%s\", \"vec_type\": \"%s\", \"assembly\": \"%s\", \"ksp\": \"%s\", \"pc\": \"%s\", ", label, cm.m.nv, cm.m.nt, mtype, vtype, atype, ksptype, pctype));
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "\"dt_ms\": %.6f, \"steps\": %" PetscInt_FMT ", \"t_sim_ms\": %.6f, \"setup_s\": %.4f, \"total_s\": %.4f, \"first_step_ms\": %.4f, ", (double)dt, nsteps, (double)(nsteps * dt), tsetup1 - tsetup0, tprog1 - tprog0, 1e3 * first_step));
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "\"step_ms\": %.5f, \"assembly_ms\": %.5f, \"solve_ms\": %.5f, \"rest_ms\": %.5f, \"newton_per_step\": %.3f, \"ksp_per_step\": %.3f, ", counted ? 1e3 * sum_step / counted : -1.0, counted ? 1e3 * sum_asm / counted : -1.0, counted ? 1e3 * (sum_snes - sum_asm) / counted : -1.0, counted ? 1e3 * (sum_step - sum_snes) / counted : -1.0, counted ? (double)sum_newton / counted : -1.0, counted ? (double)sum_ksp / counted : -1.0));
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "\"activated\": %" PetscInt_FMT ", \"act_min_ms\": %.5f, \"act_max_ms\": %.5f, \"cv_mm_per_ms\": %.6f, \"probe_ms\": [%.5f, %.5f]}\n", nact, (double)amin, (double)amax, (double)cv, (double)tprobe[0], (double)tprobe[1]));
+      PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
+    }
+    PetscCall(VecRestoreArrayRead(act, &a));
+  }
+  {
+    PetscViewer       v;
+    PetscViewerFormat fmt;
+    PetscBool         flg;
+    PetscCall(PetscOptionsCreateViewer(PETSC_COMM_WORLD, NULL, NULL, "-act_view", &v, &fmt, &flg));
+    if (flg) {
+      PetscCall(PetscObjectSetName((PetscObject)act, "activation"));
+      PetscCall(PetscViewerPushFormat(v, fmt));
+      PetscCall(VecView(act, v));
+      PetscCall(PetscViewerPopFormat(v));
+      PetscCall(PetscViewerDestroy(&v));
+    }
+  }
+  PetscCall(MatViewFromOptions(J, NULL, "-jac_view"));
+
+finish:
+  for (PetscInt i = 0; i < nvtu; i++) PetscCall(PetscFree(vtunames[i]));
+  PetscCall(PetscFree2(vtunames, vtutimes));
+  PetscCall(MatDestroy(&J));
+  PetscCall(SNESDestroy(&snes));
+  PetscCall(VecDestroy(&phi));
+  PetscCall(VecDestroy(&phin));
+  PetscCall(VecDestroy(&act));
+  PetscCall(VecDestroy(&mvol));
+  PetscCall(DMAssemblyDestroy(&app.as));
+  PetscCall(CardiacCtxDestroy(&cc));
+  PetscCall(CardiacMeshDestroy(&cm));
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return 0;
+}

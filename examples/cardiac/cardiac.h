@@ -1,0 +1,63 @@
+/* Cardiac electrophysiology example (issue 7): shared declarations. */
+#pragma once
+
+#include <petscdmplex.h>
+#include <petscsnes.h>
+#include "cardiac_model.h"
+#include "lvmesh.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/* the element callbacks' context: model parameters and per-element data on the host and (CUDA) the device */
+typedef struct {
+  CardiacParams      p;
+  PetscInt           nelem;
+  CardiacElementData host, dev;
+  PetscReal         *fib, *stim, *rn, *rnew;         /* host arrays (owned) */
+  PetscReal         *d_fib, *d_stim, *d_rn, *d_rnew; /* device arrays (owned), CUDA path */
+  PetscBool          device;
+  PetscLogDouble     t_res, t_jac;                   /* wall time in the callbacks' assembly (with sync) */
+} CardiacCtx;
+
+/* cardiac_kernels.c: the batched element callbacks of the DMAssembly API */
+PetscErrorCode CardiacResidual(PetscMemType, PetscInt, PetscInt, const PetscReal *, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
+PetscErrorCode CardiacJacobian(PetscMemType, PetscInt, PetscInt, const PetscReal *, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
+PetscErrorCode CardiacCtxSetUp(CardiacCtx *, PetscBool device);  /* copies per-element data to the device */
+PetscErrorCode CardiacCtxCommit(CardiacCtx *);                   /* r_n <- r_{n+1} after a converged step */
+PetscErrorCode CardiacCtxGetR(CardiacCtx *, PetscReal *);        /* host copy of r_n */
+PetscErrorCode CardiacCtxDestroy(CardiacCtx *);
+PetscErrorCode CardiacUpdateActivation(Vec phiold, Vec phinew, Vec act, PetscReal t, PetscReal dt, PetscReal thr);
+PetscErrorCode CardiacSync(PetscBool device);
+
+#if defined(ELLWARP_HAVE_CUDA)
+/* cardiac_kernels.cu */
+PetscErrorCode CardiacElementsCUDA(const CardiacParams *, CardiacElementData, PetscInt, PetscInt, const PetscReal *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PetscErrorCode CardiacActivationCUDA(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal, PetscReal, PetscReal);
+PetscErrorCode CardiacDeviceMalloc(void **, size_t);
+PetscErrorCode CardiacDeviceFree(void *);
+PetscErrorCode CardiacDeviceCopy(void *, const void *, size_t, PetscBool todevice);
+PetscErrorCode CardiacDeviceSync(void);
+#endif
+
+/* cardiac_mesh.c */
+typedef struct {
+  LVMesh    m;         /* vertices and tets (also kept for output) */
+  PetscReal *fib;      /* [3][nt] fibre per tet */
+  PetscReal *stim;     /* [nt] stimulus weight */
+  PetscBool  slab;
+  PetscReal  probe[2][3]; /* slab: the two points of the conduction-velocity measurement */
+} CardiacMesh;
+PetscErrorCode CardiacMeshCreate(CardiacMesh *, PetscBool *help_done);
+PetscErrorCode CardiacMeshToDMPlex(const CardiacMesh *, DM *);
+PetscErrorCode CardiacMeshDestroy(CardiacMesh *);
+
+/* cardiac_output.c */
+PetscErrorCode CardiacWriteVTU(const char *file, const CardiacMesh *, const PetscScalar *phi, const PetscReal *r, const PetscScalar *act, PetscBool fibres);
+PetscErrorCode CardiacWritePVD(const char *file, PetscInt n, const char *const *vtus, const PetscReal *times);
+PetscErrorCode CardiacWriteActivationPNG(const char *file, const CardiacMesh *, const PetscScalar *act, PetscReal tmax);
+
+#if defined(__cplusplus)
+}
+#endif

@@ -1,0 +1,193 @@
+/* Meshes of the cardiac example: the idealized left ventricle of Land et al. 2015 (gmsh mesh shipped in
+   benchmarks/common, or the structured generator of benchmarks/common/lvmesh.c), any gmsh tetrahedral mesh,
+   or the 20 x 7 x 3 mm slab of the conduction-velocity study; uniform refinement, RCM renumbering;
+   rule-based fibres and the stimulus region, per element. */
+#include "cardiac.h"
+#include <math.h>
+
+#define LV_ENDO_SHORT 7.0
+#define LV_ENDO_LONG  17.0
+#define LV_WALL       3.0
+
+#if !defined(CARDIAC_DATA_DIR)
+  #define CARDIAC_DATA_DIR "benchmarks/common"
+#endif
+
+/* transmural coordinate t in [0,1] (0 endocardium, 1 epicardium) from the family of ellipsoids
+   (x^2+y^2)/(7+3t)^2 + z^2/(17+3t)^2 = 1, and the rule-based fibre: helix angle +60 deg (endo) to -60 deg
+   (epi), measured from the circumferential direction towards the apex-base direction in the tangent plane */
+static void LVFibre(const PetscReal p[3], PetscReal helix_endo, PetscReal helix_epi, PetscReal f[3])
+{
+  PetscReal lo = -0.5, hi = 1.5, t, rs, rl, n[3], el[3], ec[3], nn, alpha, r2 = p[0] * p[0] + p[1] * p[1];
+
+  for (int it = 0; it < 40; it++) {
+    PetscReal mid = 0.5 * (lo + hi), s = LV_ENDO_SHORT + LV_WALL * mid, l = LV_ENDO_LONG + LV_WALL * mid;
+    if (r2 / (s * s) + p[2] * p[2] / (l * l) > 1) lo = mid;
+    else hi = mid;
+  }
+  t    = PetscMin(1.0, PetscMax(0.0, 0.5 * (lo + hi)));
+  rs   = LV_ENDO_SHORT + LV_WALL * t;
+  rl   = LV_ENDO_LONG + LV_WALL * t;
+  n[0] = p[0] / (rs * rs);
+  n[1] = p[1] / (rs * rs);
+  n[2] = p[2] / (rl * rl);
+  nn   = PetscSqrtReal(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  for (int d = 0; d < 3; d++) n[d] /= nn;
+  el[0] = -n[2] * n[0];
+  el[1] = -n[2] * n[1];
+  el[2] = 1 - n[2] * n[2];
+  nn    = PetscSqrtReal(el[0] * el[0] + el[1] * el[1] + el[2] * el[2]);
+  if (nn < 1e-8) { /* apex: any tangent */
+    el[0] = 1;
+    el[1] = el[2] = 0;
+    nn            = 1;
+  }
+  for (int d = 0; d < 3; d++) el[d] /= nn;
+  ec[0] = n[1] * el[2] - n[2] * el[1];
+  ec[1] = n[2] * el[0] - n[0] * el[2];
+  ec[2] = n[0] * el[1] - n[1] * el[0];
+  alpha = (helix_endo + (helix_epi - helix_endo) * t) * PETSC_PI / 180.0;
+  for (int d = 0; d < 3; d++) f[d] = PetscCosReal(alpha) * ec[d] + PetscSinReal(alpha) * el[d];
+}
+
+/* box [0,L0]x[0,L1]x[0,L2] with n0 x n1 x n2 cells, each cut into 6 Kuhn tetrahedra */
+static PetscErrorCode CreateBox(const PetscReal L[3], const PetscInt n[3], LVMesh *m)
+{
+  static const int kuhn[6][4] = {
+    {0, 1, 3, 7},
+    {0, 1, 5, 7},
+    {0, 2, 3, 7},
+    {0, 2, 6, 7},
+    {0, 4, 5, 7},
+    {0, 4, 6, 7}
+  };
+  PetscInt nx = n[0] + 1, ny = n[1] + 1, nz = n[2] + 1, t = 0;
+
+  PetscFunctionBegin;
+  m->nv = nx * ny * nz;
+  m->nt = 6 * n[0] * n[1] * n[2];
+  PetscCall(PetscMalloc1(3 * (size_t)m->nv, &m->xyz));
+  PetscCall(PetscMalloc1(4 * (size_t)m->nt, &m->tet));
+  for (PetscInt k = 0; k < nz; k++)
+    for (PetscInt j = 0; j < ny; j++)
+      for (PetscInt i = 0; i < nx; i++) {
+        PetscInt v       = i + nx * (j + ny * k);
+        m->xyz[3 * v + 0] = L[0] * i / n[0];
+        m->xyz[3 * v + 1] = L[1] * j / n[1];
+        m->xyz[3 * v + 2] = L[2] * k / n[2];
+      }
+  for (PetscInt k = 0; k < n[2]; k++)
+    for (PetscInt j = 0; j < n[1]; j++)
+      for (PetscInt i = 0; i < n[0]; i++)
+        for (int s = 0; s < 6; s++, t++)
+          for (int a = 0; a < 4; a++) {
+            int q               = kuhn[s][a];
+            m->tet[4 * t + a] = (i + (q & 1)) + nx * ((j + ((q >> 1) & 1)) + ny * (k + ((q >> 2) & 1)));
+          }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
+{
+  char      mesh[PETSC_MAX_PATH_LEN] = "lv";
+  PetscInt  refine = 0, lvnodes = 20000, nt;
+  PetscReal slab_h = 0.5, slabL[3] = {20, 7, 3}, helix[2] = {60, -60}, stimc[3] = {0, 0, -18.5}, stimr = 2.5, stimx = 1.5;
+  PetscInt  nL = 3, nh = 2, nc = 3;
+  PetscBool rcm = PETSC_TRUE, isfile;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Cardiac example: mesh, fibres and stimulus", NULL);
+  PetscCall(PetscOptionsString("-mesh", "lv (gmsh LV of Land et al. 2015, ~20k nodes), lvstruct (structured LV, -lv_nodes), slab (20x7x3 mm, -slab_h), or a gmsh .msh[.xz|.gz] tetrahedral mesh", NULL, mesh, mesh, sizeof(mesh), NULL));
+  PetscCall(PetscOptionsInt("-lv_nodes", "lvstruct: about this many vertices", NULL, lvnodes, &lvnodes, NULL));
+  PetscCall(PetscOptionsReal("-slab_h", "slab: mesh size (mm)", NULL, slab_h, &slab_h, NULL));
+  PetscCall(PetscOptionsRealArray("-slab_size", "slab: edge lengths (mm)", NULL, slabL, &nL, NULL));
+  PetscCall(PetscOptionsInt("-refine", "uniform refinements (1 tet -> 8)", NULL, refine, &refine, NULL));
+  PetscCall(PetscOptionsBool("-rcm", "renumber the vertices by reverse Cuthill-McKee", NULL, rcm, &rcm, NULL));
+  PetscCall(PetscOptionsRealArray("-helix", "LV fibres: helix angle endocardium,epicardium (degrees)", NULL, helix, &nh, NULL));
+  PetscCall(PetscOptionsRealArray("-stim_center", "LV/file meshes: centre of the stimulated ball (mm)", NULL, stimc, &nc, NULL));
+  PetscCall(PetscOptionsReal("-stim_radius", "LV/file meshes: radius of the stimulated ball (mm)", NULL, stimr, &stimr, NULL));
+  PetscCall(PetscOptionsReal("-stim_x", "slab: elements with centroid x below this are stimulated (mm)", NULL, stimx, &stimx, NULL));
+  PetscOptionsEnd();
+
+  PetscCall(PetscMemzero(cm, sizeof(*cm)));
+  PetscCall(PetscStrcmp(mesh, "slab", &cm->slab));
+  if (cm->slab) {
+    PetscInt n[3];
+    for (int d = 0; d < 3; d++) n[d] = PetscMax(1, (PetscInt)round(slabL[d] / slab_h));
+    PetscCall(CreateBox(slabL, n, &cm->m));
+    for (int q = 0; q < 2; q++) {
+      cm->probe[q][0] = q ? 0.75 * slabL[0] : 0.25 * slabL[0];
+      cm->probe[q][1] = 0.5 * slabL[1];
+      cm->probe[q][2] = 0.5 * slabL[2];
+    }
+  } else {
+    PetscBool lv, lvs;
+    PetscCall(PetscStrcmp(mesh, "lv", &lv));
+    PetscCall(PetscStrcmp(mesh, "lvstruct", &lvs));
+    isfile = (PetscBool)(!lv && !lvs);
+    if (lvs) PetscCall(LVMeshCreateStructuredByNodes(lvnodes, &cm->m));
+    else PetscCall(LVMeshReadGmsh(isfile ? mesh : CARDIAC_DATA_DIR "/lv_coarse.msh.xz", &cm->m));
+  }
+  for (PetscInt k = 0; k < refine; k++) {
+    LVMesh fine;
+    PetscCall(LVMeshRefineUniform(&cm->m, &fine));
+    PetscCall(LVMeshDestroy(&cm->m));
+    cm->m = fine;
+  }
+  if (rcm) PetscCall(LVMeshRenumberRCM(&cm->m));
+  nt = cm->m.nt;
+  PetscCall(PetscMalloc1(3 * (size_t)nt, &cm->fib));
+  PetscCall(PetscMalloc1((size_t)nt, &cm->stim));
+  for (PetscInt e = 0; e < nt; e++) {
+    PetscReal c[3] = {0, 0, 0}, f[3] = {1, 0, 0}, r2 = 0;
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) c[d] += 0.25 * cm->m.xyz[3 * cm->m.tet[4 * e + a] + d];
+    if (!cm->slab) LVFibre(c, helix[0], helix[1], f);
+    for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = f[d];
+    for (int d = 0; d < 3; d++) r2 += PetscSqr(c[d] - stimc[d]);
+    cm->stim[e] = cm->slab ? (c[0] < stimx ? 1.0 : 0.0) : (r2 < stimr * stimr ? 1.0 : 0.0);
+  }
+  {
+    PetscReal ns = 0;
+    for (PetscInt e = 0; e < nt; e++) ns += cm->stim[e];
+    PetscCheck(ns > 0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "cardiac: no element in the stimulus region (-stim_center, -stim_radius, -stim_x)");
+    PetscCall(PetscInfo(NULL, "cardiac mesh: %" PetscInt_FMT " vertices, %" PetscInt_FMT " tets, %g stimulated\n", cm->m.nv, nt, (double)ns));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CardiacMeshToDMPlex(const CardiacMesh *cm, DM *dm)
+{
+  PetscInt *cells;
+  PetscBool interpolate = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mesh_interpolate", &interpolate, NULL));
+  PetscCall(PetscMalloc1(4 * (size_t)cm->m.nt, &cells));
+  for (PetscInt t = 0; t < cm->m.nt; t++) {
+    const PetscInt *v = cm->m.tet + 4 * t;
+    PetscReal       e[3][3], det;
+    for (int a = 0; a < 3; a++)
+      for (int d = 0; d < 3; d++) e[a][d] = cm->m.xyz[3 * v[a + 1] + d] - cm->m.xyz[3 * v[0] + d];
+    det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) + e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+    PetscCheck(det != 0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "cardiac: degenerate tetrahedron %" PetscInt_FMT, t);
+    /* DMPlex wants the first face to point inward (negative volume) */
+    cells[4 * t + 0] = v[0];
+    cells[4 * t + 1] = det > 0 ? v[2] : v[1];
+    cells[4 * t + 2] = det > 0 ? v[1] : v[2];
+    cells[4 * t + 3] = v[3];
+  }
+  PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_WORLD, 3, cm->m.nt, cm->m.nv, 4, interpolate, cells, 3, cm->m.xyz, dm));
+  PetscCall(PetscFree(cells));
+  PetscCall(PetscObjectSetName((PetscObject)*dm, "heart"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CardiacMeshDestroy(CardiacMesh *cm)
+{
+  PetscFunctionBegin;
+  PetscCall(LVMeshDestroy(&cm->m));
+  PetscCall(PetscFree(cm->fib));
+  PetscCall(PetscFree(cm->stim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

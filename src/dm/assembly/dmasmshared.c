@@ -1,0 +1,308 @@
+/* sharednz (Cecka, Lew, Darve, section 4.2.4, "assembly by nonzero, shared memory"): the plan, built on the
+   host once per target array, and its plain-C reference (the same walk as the CUDA kernel in dmasmcuda.cu).
+
+   Blocks are contiguous ranges of the target array (ELLWARP slots, CSR values, residual dofs), grown by
+   chunks of 32 targets while the block's element matrices and nodal data fit the shared-memory budget.
+   Contiguous ranges keep the final stores coalesced and need no target index array; with the RCM numbering
+   of the mesh (and ELLWARP slices of 32 consecutive rows) a contiguous range of rows is a compact patch of
+   the mesh, so the elements computed twice (those on a block border) stay a moderate fraction, reported as
+   the redundancy in DMAssemblyView.  A METIS partition would make the patches rounder but would scatter
+   each block's targets over the whole array. */
+#include <petsc/private/dmassemblyimpl.h>
+#include <petsc/private/dmasmp1.h>
+
+#define SH_CHUNK 32
+
+/* a growing array of PetscInt */
+typedef struct {
+  PetscInt  *a;
+  PetscCount n, cap;
+} IntBuf;
+
+static PetscErrorCode IntBufPush(IntBuf *b, PetscInt v)
+{
+  PetscFunctionBegin;
+  if (b->n == b->cap) {
+    PetscInt  *na;
+    PetscCount nc = b->cap ? 2 * b->cap : 1024;
+    PetscCall(PetscMalloc1(nc, &na));
+    if (b->n) PetscCall(PetscArraycpy(na, b->a, b->n));
+    PetscCall(PetscFree(b->a));
+    b->a   = na;
+    b->cap = nc;
+  }
+  b->a[b->n++] = v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static size_t BlockBytes(PetscInt ne, PetscInt nn, PetscInt nper, PetscInt dim, PetscBool res)
+{
+  return (size_t)ne * nper * sizeof(PetscScalar) + (size_t)nn * dim * sizeof(PetscReal) + (res ? (size_t)nn * sizeof(PetscScalar) : 0);
+}
+
+/* q2t: source entry q = k*nelem + e (k < nper) -> target (-1: none); nper = nen (residual) or nen^2 */
+PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, DMAsmSharedPlan *S)
+{
+  const PetscInt   nelem = as->nelem, nen = as->nen, dim = as->dim, ndof = as->ndof;
+  const PetscBool  res   = (PetscBool)(nper == nen);
+  const PetscCount nsrc  = (PetscCount)nper * nelem;
+  const size_t     budget = (size_t)as->shsmem;
+  PetscCount      *tptr, *pos, *lists;
+  PetscInt        *emark, *nmark, *estamp, *nstamp, *eloc, *nloc, stamp = 0, b = 0, ne = 0, nn = 0, nblk = 0;
+  IntBuf           belem = {0}, bnode = {0}, tbv = {0};
+  PetscCount      *ebv = NULL, *nbv = NULL;
+  PetscCount       ecap = 0;
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmSharedPlanDestroy(S));
+  S->ntarget = ntarget;
+  S->nper    = nper;
+  S->nen     = nen;
+  /* lists by target, in element order then k (the order globalnz sums in) */
+  PetscCall(PetscCalloc1(ntarget + 1, &tptr));
+  for (PetscCount q = 0; q < nsrc; q++)
+    if (q2t[q] >= 0) tptr[q2t[q] + 1]++;
+  for (PetscCount t = 0; t < ntarget; t++) tptr[t + 1] += tptr[t];
+  PetscCall(PetscMalloc1(tptr[ntarget] + 1, &lists));
+  PetscCall(PetscMalloc1(ntarget + 1, &pos));
+  PetscCall(PetscArraycpy(pos, tptr, ntarget));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt k = 0; k < nper; k++) {
+      const PetscCount q = (PetscCount)k * nelem + e;
+      if (q2t[q] >= 0) lists[pos[q2t[q]]++] = q;
+    }
+  PetscCall(PetscFree(pos));
+  PetscCall(PetscMalloc4(nelem, &emark, nelem, &estamp, ndof, &nmark, ndof, &nstamp));
+  for (PetscInt e = 0; e < nelem; e++) emark[e] = estamp[e] = -1;
+  for (PetscInt i = 0; i < ndof; i++) nmark[i] = nstamp[i] = -1;
+
+  /* greedy blocks over chunks of targets; tbv: the blocks' first targets, ebv/nbv: their element/node starts */
+  PetscCall(IntBufPush(&tbv, 0));
+  ecap = 1024;
+  PetscCall(PetscMalloc2(ecap, &ebv, ecap, &nbv));
+  ebv[0] = nbv[0] = 0;
+  for (PetscCount t0 = 0; t0 < ntarget;) {
+    const PetscCount t1 = PetscMin(t0 + SH_CHUNK, ntarget);
+    PetscInt         newe = 0, newn = 0;
+
+    stamp++;
+    for (PetscCount t = t0; t < t1; t++)
+      for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
+        const PetscInt e = (PetscInt)(lists[s] % nelem);
+        if (emark[e] == b || estamp[e] == stamp) continue;
+        estamp[e] = stamp;
+        newe++;
+        for (PetscInt a = 0; a < nen; a++) {
+          const PetscInt v = as->edof[(PetscCount)a * nelem + e];
+          if (nmark[v] == b || nstamp[v] == stamp) continue;
+          nstamp[v] = stamp;
+          newn++;
+        }
+      }
+    if (BlockBytes(ne + newe, nn + newn, nper, dim, res) > budget || (PetscCount)(ne + newe) * nper > 65536 || nn + newn > 65536) {
+      if (tbv.a[b] == t0) { /* this chunk alone does not fit: no sharednz for this target array */
+        PetscCall(PetscInfo(as, "sharednz: targets %" PetscCount_FMT "..%" PetscCount_FMT " alone need %" PetscInt_FMT " elements, %" PetscInt_FMT " nodes (%g kB > the budget %g kB, -dm_assembly_sharednz_smem): globalnz takes this %s\n", t0, t1 - 1, newe, newn,
+                            BlockBytes(newe, newn, nper, dim, res) / 1024.0, budget / 1024.0, res ? "residual" : "Jacobian"));
+        S->fallback = PETSC_TRUE;
+        break;
+      }
+      /* close block b, retry the chunk in a new block */
+      b++;
+      PetscCall(IntBufPush(&tbv, (PetscInt)t0));
+      if (b + 1 >= ecap) {
+        PetscCount *ne2, *nn2;
+        PetscCall(PetscMalloc2(2 * ecap, &ne2, 2 * ecap, &nn2));
+        PetscCall(PetscArraycpy(ne2, ebv, b));
+        PetscCall(PetscArraycpy(nn2, nbv, b));
+        PetscCall(PetscFree2(ebv, nbv));
+        ebv = ne2;
+        nbv = nn2;
+        ecap *= 2;
+      }
+      ebv[b] = belem.n;
+      nbv[b] = bnode.n;
+      ne = nn = 0;
+      continue;
+    }
+    for (PetscCount t = t0; t < t1; t++)
+      for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
+        const PetscInt e = (PetscInt)(lists[s] % nelem);
+        if (emark[e] == b) continue;
+        emark[e] = b;
+        PetscCall(IntBufPush(&belem, e));
+        ne++;
+        for (PetscInt a = 0; a < nen; a++) {
+          const PetscInt v = as->edof[(PetscCount)a * nelem + e];
+          if (nmark[v] == b) continue;
+          nmark[v] = b;
+          PetscCall(IntBufPush(&bnode, v));
+          nn++;
+        }
+      }
+    t0 = t1;
+  }
+  PetscCall(PetscFree4(emark, estamp, nmark, nstamp));
+  if (S->fallback) {
+    PetscCall(PetscFree(tbv.a));
+    PetscCall(PetscFree(belem.a));
+    PetscCall(PetscFree(bnode.a));
+    PetscCall(PetscFree2(ebv, nbv));
+    PetscCall(PetscFree(tptr));
+    PetscCall(PetscFree(lists));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  nblk       = ntarget ? b + 1 : 0;
+  S->nblocks = nblk;
+  PetscCall(PetscMalloc4(nblk + 1, &S->tb, nblk + 1, &S->eb, nblk + 1, &S->nb, nblk + 1, &S->lb));
+  for (PetscInt i = 0; i < nblk; i++) {
+    S->tb[i] = tbv.a[i];
+    S->eb[i] = ebv[i];
+    S->nb[i] = nbv[i];
+  }
+  S->tb[nblk] = ntarget;
+  S->eb[nblk] = belem.n;
+  S->nb[nblk] = bnode.n;
+  S->belem    = belem.a;
+  S->bnode    = bnode.a;
+  PetscCall(PetscFree(tbv.a));
+  PetscCall(PetscFree2(ebv, nbv));
+  if (!S->belem) PetscCall(PetscMalloc1(1, &S->belem));
+  if (!S->bnode) PetscCall(PetscMalloc1(1, &S->bnode));
+
+  /* per block: elements in increasing order, local node indices, the targets' 16-bit offsets */
+  PetscCall(PetscMalloc2(nelem, &eloc, ndof, &nloc));
+  PetscCall(PetscMalloc1(nen * S->eb[nblk] + 1, &S->bloc));
+  PetscCall(PetscMalloc1(tptr[ntarget] + 1, &S->lo)); /* every source entry lands in exactly one block */
+  PetscCall(PetscMalloc1(ntarget + 1, &S->toff));
+  S->lb[0] = 0;
+  S->smem  = 0;
+  for (PetscInt bb = 0; bb < nblk; bb++) {
+    const PetscCount e0 = S->eb[bb], n0 = S->nb[bb];
+    const PetscInt   nb_e = (PetscInt)(S->eb[bb + 1] - e0), nb_n = (PetscInt)(S->nb[bb + 1] - n0);
+    PetscCount       l = S->lb[bb];
+
+    PetscCall(PetscSortInt(nb_e, S->belem + e0));
+    PetscCall(PetscSortInt(nb_n, S->bnode + n0));
+    for (PetscInt i = 0; i < nb_e; i++) eloc[S->belem[e0 + i]] = i;
+    for (PetscInt i = 0; i < nb_n; i++) nloc[S->bnode[n0 + i]] = i;
+    for (PetscInt i = 0; i < nb_e; i++)
+      for (PetscInt a = 0; a < nen; a++) S->bloc[nen * e0 + (PetscCount)a * nb_e + i] = (unsigned short)nloc[as->edof[(PetscCount)a * nelem + S->belem[e0 + i]]];
+    for (PetscCount t = S->tb[bb]; t < S->tb[bb + 1]; t++) {
+      S->toff[t] = (int)(l - S->lb[bb]);
+      for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
+        const PetscInt e = (PetscInt)(lists[s] % nelem), k = (PetscInt)(lists[s] / nelem);
+        S->lo[l++]       = (unsigned short)(k * nb_e + eloc[e]);
+      }
+    }
+    S->lb[bb + 1] = l;
+    S->smem       = PetscMax(S->smem, BlockBytes(nb_e, nb_n, nper, dim, res));
+  }
+  PetscCall(PetscFree2(eloc, nloc));
+  PetscCall(PetscFree(tptr));
+  PetscCall(PetscFree(lists));
+  PetscCall(PetscInfo(as, "sharednz %s plan: %" PetscInt_FMT " blocks, %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), largest block %g kB of shared memory\n", res ? "residual" : "Jacobian", nblk, S->eb[nblk], nelem, nelem ? (double)S->eb[nblk] / nelem : 0.0, S->smem / 1024.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmSharedPlanDestroy(DMAsmSharedPlan *S)
+{
+  PetscFunctionBegin;
+  if (S->tb) PetscCall(PetscFree4(S->tb, S->eb, S->nb, S->lb));
+  PetscCall(PetscFree(S->belem));
+  PetscCall(PetscFree(S->bnode));
+  PetscCall(PetscFree(S->bloc));
+  PetscCall(PetscFree(S->lo));
+  PetscCall(PetscFree(S->toff));
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(DMAsmCUDAFree((void **)&S->dtb));
+  PetscCall(DMAsmCUDAFree((void **)&S->deb));
+  PetscCall(DMAsmCUDAFree((void **)&S->dnb));
+  PetscCall(DMAsmCUDAFree((void **)&S->dlb));
+  PetscCall(DMAsmCUDAFree((void **)&S->dbelem));
+  PetscCall(DMAsmCUDAFree((void **)&S->dbnode));
+  PetscCall(DMAsmCUDAFree((void **)&S->dbloc));
+  PetscCall(DMAsmCUDAFree((void **)&S->dlo));
+  PetscCall(DMAsmCUDAFree((void **)&S->dtoff));
+#endif
+  PetscCall(PetscMemzero(S, sizeof(*S)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmSharedPlanUpload(DMAsmSharedPlan *S)
+{
+  PetscFunctionBegin;
+  if (S->fallback) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(ELLWARP_HAVE_CUDA)
+  {
+    const PetscInt   nb = S->nblocks;
+    const PetscCount ne = S->eb[nb], nn = S->nb[nb], nl = S->lb[nb];
+#define UP(d, h, T, n) \
+  do { \
+    PetscCall(DMAsmCUDAMalloc((void **)&(d), sizeof(T) * (size_t)(n))); \
+    PetscCall(DMAsmCUDAUpload((d), (h), sizeof(T) * (size_t)(n))); \
+  } while (0)
+    UP(S->dtb, S->tb, PetscCount, nb + 1);
+    UP(S->deb, S->eb, PetscCount, nb + 1);
+    UP(S->dnb, S->nb, PetscCount, nb + 1);
+    UP(S->dlb, S->lb, PetscCount, nb + 1);
+    UP(S->dbelem, S->belem, PetscInt, ne);
+    UP(S->dbnode, S->bnode, PetscInt, nn);
+    UP(S->dlo, S->lo, unsigned short, nl);
+    UP(S->dbloc, S->bloc, unsigned short, (PetscCount)S->nen * ne);
+    UP(S->dtoff, S->toff, int, S->ntarget);
+#undef UP
+  }
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The reference of the CUDA kernel: per block, nodal data -> "shared" scratch, its elements computed into
+   scratch (entry k of block element i at k*ne + i), then each target summed from scratch in list order. */
+PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, PetscInt nelem, const PetscReal *xn, const PetscScalar *u, PetscScalar *dst)
+{
+  const PetscInt  dim = c->dim, nen = dim + 1, nper = S->nper;
+  const PetscBool jac = (PetscBool)(nper == nen * nen);
+  PetscScalar    *scratch;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(S->smem / sizeof(PetscScalar) + 1, &scratch));
+  for (PetscInt b = 0; b < S->nblocks; b++) {
+    const PetscCount e0 = S->eb[b], n0 = S->nb[b], l0 = S->lb[b], t0 = S->tb[b];
+    const PetscInt   ne = (PetscInt)(S->eb[b + 1] - e0), nn = (PetscInt)(S->nb[b + 1] - n0), ltot = (PetscInt)(S->lb[b + 1] - l0);
+    const PetscInt   nt = (PetscInt)(S->tb[b + 1] - t0);
+    PetscScalar     *ks = scratch;
+    PetscReal       *xs = (PetscReal *)(ks + (size_t)ne * nper);
+    PetscScalar     *us = (PetscScalar *)(xs + (size_t)nn * dim);
+
+    for (PetscInt i = 0; i < nn; i++) {
+      const PetscInt v = S->bnode[n0 + i];
+      for (PetscInt d = 0; d < dim; d++) xs[i * dim + d] = xn[(PetscCount)v * dim + d];
+      if (!jac) us[i] = u[v];
+    }
+    for (PetscInt i = 0; i < ne; i++) {
+      const PetscInt e = S->belem[e0 + i];
+      PetscReal      xl[12], Dl[9];
+      PetscScalar    ul[4], vl[16];
+      for (PetscInt a = 0; a < nen; a++) {
+        const PetscInt l = S->bloc[nen * e0 + (PetscCount)a * ne + i];
+        for (PetscInt d = 0; d < dim; d++) xl[a * dim + d] = xs[l * dim + d];
+        ul[a] = jac ? 0 : us[l];
+      }
+      if (c->D)
+        for (PetscInt q = 0; q < dim * dim; q++) Dl[q] = c->D[(PetscCount)q * nelem + e];
+      DMAsmP1Element((int)dim, 0, 1, c->alpha, c->beta, c->source, c->D ? Dl : NULL, 1, xl, ul, jac ? vl : NULL, jac ? NULL : vl);
+      for (PetscInt k = 0; k < nper; k++) ks[k * ne + i] = vl[k];
+    }
+    for (PetscInt j = 0; j < nt; j++) {
+      const PetscInt p0 = S->toff[t0 + j], p1 = j + 1 < nt ? S->toff[t0 + j + 1] : ltot;
+      PetscScalar    s  = 0;
+      for (PetscInt p = p0; p < p1; p++) s += ks[S->lo[l0 + p]];
+      dst[t0 + j] = s;
+    }
+  }
+  PetscCall(PetscFree(scratch));
+  PetscCall(PetscLogFlops((PetscLogDouble)(dim == 3 ? 150.0 : 60.0) * (S->nblocks ? S->eb[S->nblocks] : 0) + (PetscLogDouble)(S->nblocks ? S->lb[S->nblocks] : 0)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
