@@ -126,6 +126,8 @@ struct _p_DMAssembly {
   DMAsmRowPlan jrow, rrow; /* localrow */
   DMAsmSharedPlan jsh, rsh; /* sharednz (the key of jsh is kept in jac) */
   PetscBool  shfallback;   /* sharednz with user kernels: globalnz runs instead (stated in -info and View) */
+  PetscBool  reorder;      /* built-in kernels: elements numbered by their lowest dof (DMAsmReorderElements) */
+  PetscInt  *eperm;        /* [nelem] assembler element -> mesh cell - cStart (NULL: identity) */
   PetscInt   shsmem;       /* sharednz shared-memory budget per block, bytes */
   PetscReal *xn, *dxn;     /* sharednz: nodal coordinates [ndof][dim], host and device */
   void      *phase[4];     /* bench/diagnostics: CUDA events at the phase boundaries (DMAssemblySetPhaseTiming) */
@@ -194,3 +196,5 @@ PETSC_INTERN PetscErrorCode DMAsmBuildPlan(DMAssembly, PetscInt, PetscCount, con
 PETSC_INTERN PetscErrorCode DMAsmPlanDestroy(DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmPlanUpload(DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmColor(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmReorderElements(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *, const PetscInt *);

@@ -32,6 +32,22 @@ PetscErrorCode DMAsmP1CtxDevice(DMAsmP1Ctx *c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the conductivities in the assembler's element order (DMAsmReorderElements): D_new[e] = D_old[perm[e]] */
+PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *c, const PetscInt *perm)
+{
+  PetscReal *D;
+
+  PetscFunctionBegin;
+  if (!c->D || !perm) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!c->dD, PETSC_COMM_SELF, PETSC_ERR_ORDER, "DMAssembly: conductivities already on the device");
+  PetscCall(PetscMalloc1((size_t)c->dim * c->dim * c->nelem, &D));
+  for (PetscInt i = 0; i < c->dim * c->dim; i++)
+    for (PetscInt e = 0; e < c->nelem; e++) D[(PetscCount)i * c->nelem + e] = c->D[(PetscCount)i * c->nelem + perm[e]];
+  PetscCall(PetscFree(c->D));
+  c->D = D;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode P1Run(PetscMemType mtype, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe, P1Ctx *c)
 {
   PetscFunctionBegin;
@@ -102,6 +118,7 @@ PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly as, PetscReal alpha, 
     for (PetscInt e = 0; e < c->nelem; e++)
       for (PetscInt i = 0; i < dim * dim; i++) c->D[i * c->nelem + e] = D[e * dim * dim + i];
   }
+  if (as->eperm) PetscCall(DMAsmP1CtxPermute(c, as->eperm)); /* set up already, elements renumbered */
   if (as->ownctxdestroy) PetscCall((*as->ownctxdestroy)(&as->ownctx));
   as->ownctx        = c;
   as->builtin       = c; /* atomic and color may fuse the element into their scatter (-dm_assembly_fuse) */

@@ -127,6 +127,51 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* With the built-in kernels (whose per-element data, the conductivities, the assembler owns) the elements
+   are numbered by their lowest dof, ties by mesh order.  The dofs follow the matrix rows (RCM on the
+   benchmark meshes), so elements contributing to neighbouring rows become neighbours in memory: the
+   globalnz reduction reads its element data from a few cache lines per block instead of all over the
+   element arrays, sharednz's blocks read their elements' inputs as (nearly) contiguous ranges, and the
+   atomic scatter's targets of consecutive threads are close.  User kernels keep the mesh order (their own
+   per-element data are indexed by it). */
+PetscErrorCode DMAsmReorderElements(DMAssembly as)
+{
+  const PetscInt nelem = as->nelem, nen = as->nen, dim = as->dim;
+  PetscInt64    *key;
+  PetscInt      *edof;
+  PetscReal     *xe;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nelem, &key));
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscInt m = as->edof[e];
+    for (PetscInt a = 1; a < nen; a++) m = PetscMin(m, as->edof[(PetscCount)a * nelem + e]);
+    key[e] = (PetscInt64)m * nelem + e;
+  }
+  PetscCall(PetscSortInt64(nelem, key));
+  PetscCall(PetscMalloc1(nelem, &as->eperm));
+  for (PetscInt e = 0; e < nelem; e++) as->eperm[e] = (PetscInt)(key[e] % nelem);
+  PetscCall(PetscFree(key));
+  PetscCall(PetscMalloc2((size_t)nen * nelem, &edof, (size_t)nen * dim * nelem, &xe));
+  for (PetscInt a = 0; a < nen; a++)
+    for (PetscInt e = 0; e < nelem; e++) edof[(PetscCount)a * nelem + e] = as->edof[(PetscCount)a * nelem + as->eperm[e]];
+  for (PetscInt q = 0; q < nen * dim; q++)
+    for (PetscInt e = 0; e < nelem; e++) xe[(PetscCount)q * nelem + e] = as->xe[(PetscCount)q * nelem + as->eperm[e]];
+  PetscCall(PetscFree2(as->edof, as->xe));
+  as->edof = edof;
+  as->xe   = xe;
+  { /* e2nz follows */
+    PetscInt *e2nz;
+    PetscCall(PetscMalloc1((size_t)nen * nen * nelem, &e2nz));
+    for (PetscInt k = 0; k < nen * nen; k++)
+      for (PetscInt e = 0; e < nelem; e++) e2nz[(PetscCount)k * nelem + e] = as->e2nz[(PetscCount)k * nelem + as->eperm[e]];
+    PetscCall(PetscFree(as->e2nz));
+    as->e2nz = e2nz;
+  }
+  PetscCall(DMAsmP1CtxPermute(as->builtin, as->eperm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Greedy colouring: elements in order, each takes the smallest colour no element sharing one of its nodes
    has.  Elements of one colour share no node, hence no matrix entry and no residual entry. */
 PetscErrorCode DMAsmColor(DMAssembly as)

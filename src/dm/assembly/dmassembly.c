@@ -64,7 +64,8 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->dm     = dm;
   a->method = DMASM_GLOBALNZ;
   a->nzpt   = 0; /* chosen per plan from the list lengths unless -dm_assembly_nz_per_thread is given */
-  a->shsmem = 64 * 1024;
+  a->shsmem = 100 * 1024;
+  a->reorder = PETSC_TRUE;
   a->mtype  = PETSC_MEMTYPE_HOST;
   a->jacstate = PETSC_TRUE;
   a->fuse     = PETSC_TRUE;
@@ -132,6 +133,7 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
     as->shsmem = kb * 1024;
   }
   PetscCall(PetscOptionsBool("-dm_assembly_fuse", "atomic/color with the built-in kernels: compute the element inside the scatter", "DMAssemblySetFuse", as->fuse, &as->fuse, NULL));
+  PetscCall(PetscOptionsBool("-dm_assembly_reorder", "Built-in kernels: number the elements by their lowest dof (the matrix row order)", "DMAssembly", as->reorder, &as->reorder, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_index64", "64-bit plan entries even where 32 bits fit (testing)", "DMAssembly", as->force64, &as->force64, NULL));
   PetscCheck(as->nzpt <= 64, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_nz_per_thread %" PetscInt_FMT ": at most 64 (shared memory holds 128 x n values)", as->nzpt);
   PetscOptionsEnd();
@@ -225,6 +227,7 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCall(PetscLogEventBegin(DMASSEMBLY_SetUp, as, 0, 0, 0));
   PetscCall(ChooseMemType(as));
   PetscCall(DMAsmBuildMesh(as));
+  if (as->builtin && as->k.ctx == (void *)as->builtin && as->reorder) PetscCall(DMAsmReorderElements(as));
   PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
   PetscCheck(as->method != DMASM_LOCALROW || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in kernels (DMAssemblyP1DiffusionMassKernels()); use globalnz with your own kernels");
   PetscCall(DMAsmColor(as));
@@ -308,6 +311,7 @@ PetscErrorCode DMAssemblyGetInfo(DMAssembly as, DMAssemblyInfo *info)
   info->resplanentries = as->rsh.tb ? as->rsh.lb[as->rsh.nblocks] : (as->res.blkptr ? as->res.blkptr[as->res.nblocks] : 0);
   info->shelements     = as->jsh.tb ? as->jsh.eb[as->jsh.nblocks] : 0;
   info->shresidualelements = as->rsh.tb ? as->rsh.eb[as->rsh.nblocks] : 0;
+  info->shresidualnodes = as->rsh.tb ? as->rsh.nb[as->rsh.nblocks] : 0;
   info->shnodes        = as->jsh.tb ? as->jsh.nb[as->jsh.nblocks] : 0;
   info->shblocks       = as->jsh.tb ? as->jsh.nblocks : 0;
   info->idx64          = as->jac.blkptr ? as->jac.idx64 : as->res.idx64;
@@ -389,6 +393,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "runs on the %s%s\n", as->mtype == PETSC_MEMTYPE_DEVICE ? "device (CUDA)" : "host", as->nodevice ? " (no CUDA device usable: host reference path)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "mesh: %" PetscInt_FMT " %s, %" PetscInt_FMT " dofs, pattern %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", as->nelem, as->dim == 3 ? "tetrahedra" : "triangles", as->ndof, as->nnz, (PetscCount)as->nen * as->nen * as->nelem));
   PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring: %" PetscInt_FMT " colours\n", as->ncolors));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "element order: %s\n", as->eperm ? "by lowest dof (built-in kernels; -dm_assembly_reorder 0: mesh order)" : "the mesh's cell order"));
   {
     PetscLogDouble b;
     PetscReal      f;
@@ -437,6 +442,7 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
   if (a->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAFree((void **)&a->dxn));
 #endif
   PetscCall(PetscFree(a->xn));
+  PetscCall(PetscFree(a->eperm));
   if (a->setupcalled && a->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmCUDAFree((void **)&a->ue));
