@@ -59,22 +59,27 @@ typedef struct {
    budget).  Its elements belem[eb[b] .. eb[b+1]) (every element contributing to one of its targets, in
    increasing order; elements on a block border are computed by each block they touch) and its nodes
    bnode[nb[b] .. nb[b+1]) (the scatter array: nodal coordinates and values are loaded once per block into
-   shared memory); bloc[nen*eb[b] + a*ne + i] is the local node of node a of block element i.  Target t's
-   contributions are the 16-bit shared-memory offsets lo[lb[b] + toff[t] ...] (k*ne + i, element k-th entry
-   of block element i) up to the next target's start (or the block's end), in element order: each target is
-   summed by one thread in the order globalnz uses (bitwise equal to it on the host). */
+   shared memory); bloc[nen*eb[b] + a*ne + i] is the local node of node a of block element i.  Only the
+   element rows some target of the block needs are kept in shared memory (incidences: row a of block element
+   i at islot[...], w = nper/nen values each), so a border element costs its needed rows only.  Target t's
+   contributions are the 16-bit shared-memory offsets lo[lb[b] + toff[t] ...] (c*ninc + j) up to the next
+   target's start (or the block's end), in element order: each target is summed by one thread in the order
+   globalnz uses (bitwise equal to it on the host). */
 typedef struct {
   PetscInt         nblocks, nper, nen;
   PetscCount       ntarget;
   PetscCount      *tb, *eb, *nb, *lb;
   PetscInt        *belem, *bnode;
   unsigned short  *bloc, *lo;
+  unsigned short  *islot;     /* [nen*eb[nb]]: incidence (shared row) of node a of block element i, 0xFFFF: row not needed */
+  int             *ninc;      /* [nblocks] incidences of block b */
   int             *toff;
   size_t           smem;      /* the largest block's shared memory, bytes */
   PetscBool        fallback;  /* some chunk of 32 targets alone exceeds the budget: globalnz takes this target */
   PetscCount      *dtb, *deb, *dnb, *dlb;
   PetscInt        *dbelem, *dbnode;
-  unsigned short  *dbloc, *dlo;
+  unsigned short  *dbloc, *dlo, *dislot;
+  int             *dninc;
   int             *dtoff;
 } DMAsmSharedPlan;
 

@@ -341,14 +341,14 @@ PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *c, const DMAsmRowPlan *P, Pet
    targets' 16-bit offsets in list order and the block stores its contiguous targets (coalesced). */
 #define DMASM_SH_THREADS 256
 template <int DIM, bool JAC>
-__global__ static void __launch_bounds__(DMASM_SH_THREADS) SharedKernel(const PetscCount *__restrict__ tb, const PetscCount *__restrict__ eb, const PetscCount *__restrict__ nb, const PetscCount *__restrict__ lb, const PetscInt *__restrict__ belem, const PetscInt *__restrict__ bnode, const unsigned short *__restrict__ bloc, const unsigned short *__restrict__ lo, const int *__restrict__ toff, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xn, const PetscScalar *__restrict__ u, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(DMASM_SH_THREADS) SharedKernel(const PetscCount *__restrict__ tb, const PetscCount *__restrict__ eb, const PetscCount *__restrict__ nb, const PetscCount *__restrict__ lb, const PetscInt *__restrict__ belem, const PetscInt *__restrict__ bnode, const unsigned short *__restrict__ bloc, const unsigned short *__restrict__ islot, const int *__restrict__ ninc, const unsigned short *__restrict__ lo, const int *__restrict__ toff, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xn, const PetscScalar *__restrict__ u, PetscScalar *__restrict__ dst)
 {
-  constexpr int    nen = DIM + 1, nper = JAC ? nen * nen : nen;
+  constexpr int    nen = DIM + 1, nper = JAC ? nen * nen : nen, w = nper / nen;
   extern __shared__ PetscScalar shm[];
   const PetscCount e0 = eb[blockIdx.x], n0 = nb[blockIdx.x], l0 = lb[blockIdx.x], t0 = tb[blockIdx.x];
-  const int        ne = (int)(eb[blockIdx.x + 1] - e0), nn = (int)(nb[blockIdx.x + 1] - n0), ltot = (int)(lb[blockIdx.x + 1] - l0), nt = (int)(tb[blockIdx.x + 1] - t0);
+  const int        ne = (int)(eb[blockIdx.x + 1] - e0), nn = (int)(nb[blockIdx.x + 1] - n0), ltot = (int)(lb[blockIdx.x + 1] - l0), nt = (int)(tb[blockIdx.x + 1] - t0), ni = ninc[blockIdx.x];
   PetscScalar     *ks = shm;
-  PetscReal       *xs = (PetscReal *)(ks + ne * nper);
+  PetscReal       *xs = (PetscReal *)(ks + ni * w);
   PetscScalar     *us = (PetscScalar *)(xs + nn * DIM);
 
   for (int i = threadIdx.x; i < nn; i += DMASM_SH_THREADS) {
@@ -374,7 +374,12 @@ __global__ static void __launch_bounds__(DMASM_SH_THREADS) SharedKernel(const Pe
       for (int q = 0; q < DIM * DIM; q++) Dl[q] = D[(PetscCount)q * nelem + e];
     DMAsmP1Element(DIM, 0, 1, alpha, beta, source, D ? Dl : NULL, 1, xl, ul, JAC ? vl : NULL, JAC ? NULL : vl);
 #pragma unroll
-    for (int k = 0; k < nper; k++) ks[k * ne + i] = vl[k];
+    for (int a = 0; a < nen; a++) {
+      const int j = islot[nen * e0 + a * ne + i];
+      if (j == 0xFFFF) continue; /* a row no target of this block needs */
+#pragma unroll
+      for (int c2 = 0; c2 < w; c2++) ks[c2 * ni + j] = vl[a * w + c2];
+    }
   }
   __syncthreads();
   for (int j = threadIdx.x; j < nt; j += DMASM_SH_THREADS) {
@@ -390,7 +395,7 @@ static PetscErrorCode LaunchShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S
 {
   PetscFunctionBegin;
   if (S->smem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(SharedKernel<DIM, JAC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S->smem));
-  SharedKernel<DIM, JAC><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, Stream()>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dlo, S->dtoff, nelem, c->alpha, c->beta, c->source, c->dD, xn, u, dst);
+  SharedKernel<DIM, JAC><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, Stream()>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dislot, S->dninc, S->dlo, S->dtoff, nelem, c->alpha, c->beta, c->source, c->dD, xn, u, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
