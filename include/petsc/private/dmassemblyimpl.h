@@ -4,6 +4,12 @@
 #include <petscellwarpassembly.h>
 #include <petsc/private/petscimpl.h>
 
+/* color: the colours with fewer elements than this (the "tail": a mesh with a high-valence node, like the LV
+   apex, needs at least that many colours, most of them tiny) are not launched one by one; their elements go
+   through a packed by-nonzero reduction (globalnz's) that runs first and writes every target, then the big
+   colours add to it: a fixed order, a handful of launches */
+#define DMASM_COLOR_TAIL 8192
+
 /* threads per block of the packed reduction; the plan is packed for this block size */
 #define DMASM_BLOCK 128
 
@@ -127,6 +133,9 @@ struct _p_DMAssembly {
   PetscInt  *e2nz;   /* [nen*nen][nelem] CSR nonzero of element entry (a,b) */
   PetscInt   ncolors;
   PetscInt  *colptr, *colelem; /* elements of colour c: colelem[colptr[c] .. colptr[c+1]) */
+  PetscInt   colortail;        /* colours smaller than this form the tail (-dm_assembly_color_tail, default DMASM_COLOR_TAIL) */
+  PetscInt   ntail, *tailelem, *dtailelem; /* color: elements of the colours smaller than DMASM_COLOR_TAIL, increasing */
+  DMAsmPlan  jtail, rtail;     /* color: packed reduction plans of the tail elements only (run first, write every target) */
   DMAsmPlan  jac, res;
   DMAsmRowPlan jrow, rrow; /* localrow */
   DMAsmSharedPlan jsh, rsh; /* sharednz (the key of jsh is kept in jac) */
@@ -167,8 +176,10 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt, PetscInt, PetscReal, 
 PETSC_INTERN PetscErrorCode DMAsmP1CtxDevice(DMAsmP1Ctx *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAP1FusedStore(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *, PetscScalar *);
 #endif
 PETSC_INTERN void DMAsmHostP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscScalar *);
+PETSC_INTERN void DMAsmHostP1FusedStore(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscScalar *, PetscScalar *);
 
 PETSC_INTERN PetscErrorCode DMAsmBuildRowPlan(DMAssembly, PetscBool, const PetscInt *, PetscCount, DMAsmRowPlan *);
 PETSC_INTERN PetscErrorCode DMAsmRowPlanDestroy(DMAsmRowPlan *);
@@ -202,4 +213,5 @@ PETSC_INTERN PetscErrorCode DMAsmPlanDestroy(DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmPlanUpload(DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmColor(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmReorderElements(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmBuildTailPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *, const PetscInt *);

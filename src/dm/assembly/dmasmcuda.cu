@@ -89,7 +89,7 @@ PetscErrorCode DMAsmCUDAGather(PetscInt nen, PetscInt nelem, const PetscInt *edo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#define DMASM_UNROLL 8
+#define DMASM_UNROLL 16
 
 /* Algorithm 5 of Cecka, Lew, Darve: block b reads its packed lists down the columns (coalesced, streamed
    once), each thread sums its targets in list order into shared memory, then the block writes its
@@ -220,7 +220,7 @@ PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alph
 
 /* Fused element + scatter (built-in P1 kernels, atomic and color): see DMAsmHostP1Fused */
 template <int DIM, bool JAC, bool ATOMIC>
-__global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ elems, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, const PetscInt *__restrict__ e2t, PetscScalar *__restrict__ dst)
+__global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ elems, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, const PetscInt *__restrict__ e2t, PetscScalar *__restrict__ dst, PetscScalar *__restrict__ store)
 {
   constexpr int nen = DIM + 1, nper = JAC ? nen * nen : nen;
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < ne; i += gridDim.x * blockDim.x) {
@@ -235,6 +235,11 @@ __global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ e
 #pragma unroll
       for (int a = 0; a < nen; a++) ul[a] = u[edof[(PetscCount)a * nelem + e]];
     DMAsmP1Element(DIM, 0, 1, alpha, beta, source, Dl, 1, xl, ul, JAC ? vl : NULL, JAC ? NULL : vl);
+    if (store) { /* the colour tail: element data to the buffer, reduced by its plan */
+#pragma unroll
+      for (int k = 0; k < nper; k++) store[(PetscCount)k * nelem + e] = vl[k];
+      continue;
+    }
 #pragma unroll
     for (int k = 0; k < nper; k++) {
       const PetscInt t = e2t[(PetscCount)k * nelem + e];
@@ -246,22 +251,29 @@ __global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ e
 }
 
 template <int DIM>
-static void LaunchFused(PetscBool jac, PetscBool atomic, PetscInt ne, const PetscInt *elems, PetscInt nelem, const DMAsmP1Ctx *c, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, PetscScalar *dst)
+static void LaunchFused(PetscBool jac, PetscBool atomic, PetscInt ne, const PetscInt *elems, PetscInt nelem, const DMAsmP1Ctx *c, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, PetscScalar *dst, PetscScalar *store)
 {
   const unsigned g = Blocks(ne, 128);
-  if (jac && atomic) P1FusedKernel<DIM, true, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
-  else if (jac) P1FusedKernel<DIM, true, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
-  else if (atomic) P1FusedKernel<DIM, false, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
-  else P1FusedKernel<DIM, false, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
+  if (jac && atomic) P1FusedKernel<DIM, true, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
+  else if (jac) P1FusedKernel<DIM, true, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
+  else if (atomic) P1FusedKernel<DIM, false, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
+  else P1FusedKernel<DIM, false, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
 }
 
 PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst)
 {
   PetscFunctionBegin;
+  PetscCall(DMAsmCUDAP1FusedStore(c, ne, elems, nelem, xe, u, edof, jac, e2t, atomic, dst, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmCUDAP1FusedStore(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst, PetscScalar *store)
+{
+  PetscFunctionBegin;
   if (!ne) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  if (c->dim == 3) LaunchFused<3>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst);
-  else LaunchFused<2>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst);
+  if (c->dim == 3) LaunchFused<3>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst, store);
+  else LaunchFused<2>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst, store);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((c->dim == 3 ? 150.0 : 60.0) * ne));

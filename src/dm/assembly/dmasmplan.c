@@ -217,6 +217,40 @@ PetscErrorCode DMAsmColor(DMAssembly as)
     PetscCall(PetscFree(pos));
   }
   PetscCall(PetscFree(color));
+  /* the tail: elements of the small colours, in increasing order */
+  PetscCall(PetscFree(as->tailelem));
+  as->ntail = 0;
+  for (PetscInt c = 0; c < ncolors; c++)
+    if (as->colptr[c + 1] - as->colptr[c] < as->colortail) as->ntail += as->colptr[c + 1] - as->colptr[c];
+  PetscCall(PetscMalloc1(as->ntail + 1, &as->tailelem));
+  {
+    PetscInt n = 0;
+    for (PetscInt c = 0; c < ncolors; c++)
+      if (as->colptr[c + 1] - as->colptr[c] < as->colortail)
+        for (PetscInt i = as->colptr[c]; i < as->colptr[c + 1]; i++) as->tailelem[n++] = as->colelem[i];
+    PetscCall(PetscSortInt(n, as->tailelem));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* color: the packed plan of the tail elements' contributions only (q2t as DMAsmBuildPlan's) */
+PetscErrorCode DMAsmBuildTailPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, DMAsmPlan *T)
+{
+  PetscInt  *q2tt;
+  PetscBool *tail;
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmPlanDestroy(T));
+  if (as->method != DMASM_COLOR || !as->ntail) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscCalloc1(as->nelem, &tail));
+  for (PetscInt i = 0; i < as->ntail; i++) tail[as->tailelem[i]] = PETSC_TRUE;
+  PetscCall(PetscMalloc1((size_t)nper * as->nelem, &q2tt));
+  for (PetscInt k = 0; k < nper; k++)
+    for (PetscInt e = 0; e < as->nelem; e++) q2tt[(PetscCount)k * as->nelem + e] = tail[e] ? q2t[(PetscCount)k * as->nelem + e] : -1;
+  PetscCall(DMAsmBuildPlan(as, nper, ntarget, q2tt, T));
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(T));
+  PetscCall(PetscFree(q2tt));
+  PetscCall(PetscFree(tail));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
