@@ -226,7 +226,7 @@ int main(int argc, char **argv)
     nmeth = 8;
     PetscCall(PetscStrallocpy(DMASSEMBLYGLOBALNZ, &meth[0]));
     PetscCall(PetscStrallocpy(DMASSEMBLYSHAREDNZ, &meth[1]));
-    PetscCall(PetscStrallocpy("sharednz:100", &meth[2]));
+    PetscCall(PetscStrallocpy("sharednz:110", &meth[2]));
     PetscCall(PetscStrallocpy(DMASSEMBLYLOCALROW, &meth[3]));
     PetscCall(PetscStrallocpy(DMASSEMBLYATOMIC, &meth[4]));
     PetscCall(PetscStrallocpy(DMASSEMBLYCOLOR, &meth[5]));

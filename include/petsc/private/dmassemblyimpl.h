@@ -94,6 +94,8 @@ typedef struct {
   PetscInt   dim, nelem;
   PetscReal  alpha, beta, source;
   PetscReal *D, *dD; /* entry-major [dim*dim][nelem] conductivities, host and (at the first device use) device; NULL: identity */
+  PetscReal *dDs;    /* sharednz: the upper triangles [dim(dim+1)/2][nelem] on the device when D is exactly symmetric (2/3 of the bytes) */
+  PetscBool  symchecked;
 } DMAsmP1Ctx;
 
 typedef struct _DMAssemblyOps *DMAssemblyOps;
@@ -174,6 +176,7 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt, PetscInt, PetscReal, 
 #endif
 
 PETSC_INTERN PetscErrorCode DMAsmP1CtxDevice(DMAsmP1Ctx *);
+PETSC_INTERN PetscErrorCode DMAsmP1CtxDeviceSym(DMAsmP1Ctx *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAP1FusedStore(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *, PetscScalar *);

@@ -257,6 +257,7 @@ static PetscErrorCode SharedAssembly(DMAssembly as, const DMAsmSharedPlan *S, co
   else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmP1CtxDevice(as->builtin));
+    PetscCall(DMAsmP1CtxDeviceSym(as->builtin));
     PetscCall(DMAsmCUDAShared(as->builtin, S, as->nelem, as->dxn, u, dst));
 #endif
   }

@@ -64,7 +64,7 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->dm     = dm;
   a->method = DMASM_GLOBALNZ;
   a->nzpt   = 0; /* chosen per plan from the list lengths unless -dm_assembly_nz_per_thread is given */
-  a->shsmem = 100 * 1024;
+  a->shsmem = 72 * 1024; /* 3 blocks of 256 threads per SM (H100/H200: 227 kB, 64k registers) */
   a->reorder = PETSC_TRUE;
   a->colortail = DMASM_COLOR_TAIL;
   a->mtype  = PETSC_MEMTYPE_HOST;
