@@ -2,8 +2,9 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "(anisotropic per-element conductivity + mass), per method, into MATSEQELLWARP and MATSEQAIJCUSPARSE, against\n"
                            "the peer (the same device element matrices through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once)\n"
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
-                           "-cpu_repeats r, -methods globalnz,localrow,atomic,color,atomic-unfused,color-unfused (atomic/color: the built-in element fused\n"
-                           "into the scatter; -unfused: through the element buffers like user kernels), -o dir (writes dir/assembly.json).\n";
+                           "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localrow,atomic,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
+                           "element fused into the scatter; -unfused: through the element buffers like user kernels; sharednz:KB: shared-memory budget per\n"
+                           "block), -o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
 /* Times are medians over -repeats runs after a warm-up (CUDA events on PETSc's stream; the host method with
    PetscTime).  Effective bandwidth = the bytes-moved model of each method (printed with the table) / time. */
 #include <petscellwarp.h>
@@ -474,14 +475,14 @@ int main(int argc, char **argv)
           PetscCall(DMAssemblyGetInfo(as, &info));
           r->redund = info.shblocks ? (double)info.shelements / N : 0;
           if (shnz && info.shblocks) { /* per block: its elements' inputs (coordinates via the node scatter array), offsets, targets */
-            elem = (double)info.shelements * (72 + 4 + 4 * 2) + (double)info.shnodes * (4 + 24);
+            elem = (double)info.shelements * (48 /* symmetric D: upper triangle */ + 4 + 4 * 2 + 4 * 2) + (double)info.shnodes * (4 + 24);
             red  = (double)info.jacplanentries * 2 + (4.0 + 8.0) * nnz /* toff + values, ELLWARP padding not counted */;
           } else if (lrow) red = (double)info.jacplanentries * 4 /* incidences + targets */ + 24.0 * nnz /* zero, read-modify-write */ - N * 128 /* no element matrix; inputs re-read per node counted once (L2) */;
           else if (gnz) red = (double)info.jacplanentries * (info.idx64 ? 8 : 4) /* plan */ + N * 16 * 8 /* ke */ + 8.0 * nnz /* values */;
           else if (fused) red = 8.0 * nnz /* zero */ + N * 16 * (4 + 16) /* e2t, read-modify-write */ - N * 128 /* no element matrix written */;
           else red = 8.0 * nnz /* zero */ + N * 16 * (4 + 8 + 16) /* e2t, ke, read-modify-write */;
           r->bytes    = gather + elem + red;
-          if (shnz && info.shblocks) r->bytesres = (double)info.shresidualelements * (72 + 4 + 4 * 2) + (double)info.shresidualnodes * (4 + 24 + 8) + (double)info.resplanentries * 2 + 12.0 * ndof;
+          if (shnz && info.shblocks) r->bytesres = (double)info.shresidualelements * (48 + 4 + 4 * 2 + 4 * 2) + (double)info.shresidualnodes * (4 + 24 + 8) + (double)info.resplanentries * 2 + 12.0 * ndof;
           else if (lrow) r->bytesres = N * (96 + 72) + N * 4 * (4 + 16 + 32) /* incidence, dofs, u of the element */ + 8.0 * ndof;
           else if (fused) r->bytesres = N * (96 + 72) + N * 4 * (4 + 8) /* dofs, u */ + 8.0 * ndof + N * 4 * (4 + 16);
           else r->bytesres = N * 4 * (4 + 8 + 8) /* gather */ + N * (96 + 72 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
