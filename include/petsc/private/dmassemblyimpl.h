@@ -32,6 +32,7 @@ typedef struct {
   /* device copies */
   void       *dpacked;
   PetscCount *dblkptr;
+  int        *dorder;   /* device: blocks by decreasing height (launch order) */
   PetscInt   *de2t;
   /* what it was built for */
   PetscObjectId    id;

@@ -95,17 +95,18 @@ PetscErrorCode DMAsmCUDAGather(PetscInt nen, PetscInt nelem, const PetscInt *edo
    once), each thread sums its targets in list order into shared memory, then the block writes its
    contiguous targets with coalesced stores (zeros where no element contributes, e.g. ELLWARP padding). */
 template <typename I>
-__global__ static void __launch_bounds__(DMASM_BLOCK) ReduceKernel(PetscInt C, PetscCount ntarget, const PetscCount *__restrict__ blkptr, const I *__restrict__ packed, const PetscScalar *__restrict__ src, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(DMASM_BLOCK) ReduceKernel(PetscInt C, PetscCount ntarget, const PetscCount *__restrict__ blkptr, const int *__restrict__ order, const I *__restrict__ packed, const PetscScalar *__restrict__ src, PetscScalar *__restrict__ dst)
 {
   extern __shared__ PetscScalar sm[];
-  const PetscCount t0 = (PetscCount)blockIdx.x * C;
+  const PetscInt   b  = order[blockIdx.x]; /* the tallest blocks first (a high-valence node's long list is the critical path) */
+  const PetscCount t0 = (PetscCount)b * C;
   const PetscInt   nt = (PetscInt)(ntarget - t0 < C ? ntarget - t0 : C);
-  const PetscCount end = blkptr[blockIdx.x + 1];
+  const PetscCount end = blkptr[b + 1];
   PetscScalar      s   = 0;
 
   for (PetscInt i = threadIdx.x; i < nt; i += DMASM_BLOCK) sm[i] = 0;
   __syncthreads();
-  PetscCount p = blkptr[blockIdx.x] + threadIdx.x;
+  PetscCount p = blkptr[b] + threadIdx.x;
   /* DMASM_UNROLL entries at a time: their plan words and then their sources are all loaded before the first
      is summed (independent loads in flight; one entry at a time left every thread waiting on two
      dependent global loads per entry).  The sum is still taken in list order. */
@@ -146,10 +147,10 @@ PetscErrorCode DMAsmCUDAReduce(const DMAsmPlan *P, const PetscScalar *src, Petsc
   PetscCall(PetscLogGpuTimeBegin());
   if (P->idx64) {
     if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(ReduceKernel<PetscInt64>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    ReduceKernel<PetscInt64><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, (const PetscInt64 *)P->dpacked, src, dst);
+    ReduceKernel<PetscInt64><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const PetscInt64 *)P->dpacked, src, dst);
   } else {
     if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(ReduceKernel<int>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    ReduceKernel<int><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, (const int *)P->dpacked, src, dst);
+    ReduceKernel<int><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const int *)P->dpacked, src, dst);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());

@@ -390,6 +390,7 @@ PetscErrorCode DMAsmPlanDestroy(DMAsmPlan *P)
 #if defined(ELLWARP_HAVE_CUDA)
   PetscCall(DMAsmCUDAFree(&P->dpacked));
   PetscCall(DMAsmCUDAFree((void **)&P->dblkptr));
+  PetscCall(DMAsmCUDAFree((void **)&P->dorder));
   PetscCall(DMAsmCUDAFree((void **)&P->de2t));
 #endif
   PetscCall(PetscMemzero(P, sizeof(*P)));
@@ -406,6 +407,17 @@ PetscErrorCode DMAsmPlanUpload(DMAsmPlan *P)
     PetscCall(DMAsmCUDAUpload(P->dpacked, P->idx64 ? (void *)P->p64 : (void *)P->p32, es * (size_t)P->blkptr[P->nblocks]));
     PetscCall(DMAsmCUDAMalloc((void **)&P->dblkptr, sizeof(PetscCount) * (P->nblocks + 1)));
     PetscCall(DMAsmCUDAUpload(P->dblkptr, P->blkptr, sizeof(PetscCount) * (P->nblocks + 1)));
+    { /* launch order: decreasing height, ties by index (the blocks are independent; only their start time changes) */
+      PetscInt64 *key;
+      int        *order;
+      PetscCall(PetscMalloc2(P->nblocks, &key, P->nblocks + 1, &order));
+      for (PetscInt b = 0; b < P->nblocks; b++) key[b] = (PetscInt64)(PETSC_INT32_MAX - (P->blkptr[b + 1] - P->blkptr[b]) / DMASM_BLOCK) * (P->nblocks + 1) + b;
+      PetscCall(PetscSortInt64(P->nblocks, key));
+      for (PetscInt b = 0; b < P->nblocks; b++) order[b] = (int)(key[b] % (P->nblocks + 1));
+      PetscCall(DMAsmCUDAMalloc((void **)&P->dorder, sizeof(int) * P->nblocks));
+      PetscCall(DMAsmCUDAUpload(P->dorder, order, sizeof(int) * P->nblocks));
+      PetscCall(PetscFree2(key, order));
+    }
     PetscCall(DMAsmCUDAMalloc((void **)&P->de2t, sizeof(PetscInt) * (size_t)P->nsrc));
     PetscCall(DMAsmCUDAUpload(P->de2t, P->e2t, sizeof(PetscInt) * (size_t)P->nsrc));
   }
