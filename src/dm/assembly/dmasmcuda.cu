@@ -349,9 +349,10 @@ PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *c, const DMAsmRowPlan *P, Pet
 }
 
 /* sharednz (dmasmshared.c; reference DMAsmHostShared): block b loads its nodes' coordinates (and values)
-   through the scatter array into shared memory, computes its elements there (entry k of block element i at
-   k*ne + i: consecutive threads write consecutive words, no bank conflicts), then each thread sums its
-   targets' 16-bit offsets in list order and the block stores its contiguous targets (coalesced). */
+   through the scatter array into shared memory, computes its elements (one thread each) and keeps the element
+   rows its targets need (value c of incidence j at c*ninc + j; incidences numbered node-major, so consecutive
+   threads write consecutive words), then each thread sums its targets' 16-bit offsets in list order and the
+   block stores its contiguous targets (coalesced). */
 #define DMASM_SH_THREADS 256
 template <int DIM, bool JAC>
 __global__ static void __launch_bounds__(DMASM_SH_THREADS, 3) SharedKernel(const PetscCount *__restrict__ tb, const PetscCount *__restrict__ eb, const PetscCount *__restrict__ nb, const PetscCount *__restrict__ lb, const PetscInt *__restrict__ belem, const PetscInt *__restrict__ bnode, const unsigned short *__restrict__ bloc, const unsigned short *__restrict__ islot, const int *__restrict__ ninc, const unsigned short *__restrict__ lo, const int *__restrict__ toff, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ Ds, const PetscReal *__restrict__ xn, const PetscScalar *__restrict__ u, PetscScalar *__restrict__ dst)
