@@ -76,7 +76,8 @@ typedef struct {
   PetscInt   shblocks;       /* sharednz Jacobian plan: thread blocks, */
   PetscCount shelements;     /* element computations (>= nelem: border elements once per block they touch), */
   PetscCount shnodes;        /* nodal loads through the scatter array */
-  PetscCount shresidualelements; /* sharednz residual plan: element computations */
+  PetscCount shresidualelements; /* sharednz residual plan: element computations, */
+  PetscCount shresidualnodes;    /* nodal loads */
 } DMAssemblyInfo;
 PETSC_EXTERN PetscErrorCode DMAssemblyGetInfo(DMAssembly, DMAssemblyInfo *);
 PETSC_EXTERN PetscErrorCode DMAssemblySetPhaseTiming(DMAssembly, PetscBool);

@@ -30,6 +30,9 @@
 /* ellwarp_add_test(assembly.localrow -mesh box -faces 3 -plex -snes -dm_assembly_type localrow) */
 /* ellwarp_add_test(assembly.gpu_localrow -mesh box -faces 5 -plex -snes -dm_assembly_type localrow -gpu GPU) */
 /* ellwarp_add_test(assembly.single -mesh single) */
+/* ellwarp_add_test(assembly.colortail -mesh box -faces 4 -dm_assembly_color_tail 24) */
+/* ellwarp_add_test(assembly.colortail_unfused -mesh box -faces 4 -dm_assembly_color_tail 24 -dm_assembly_fuse 0) */
+/* ellwarp_add_test(assembly.gpu_colortail -mesh box -faces 8 -dm_assembly_color_tail 100 -gpu GPU) */
 /* ellwarp_add_test(assembly.sharednz -mesh box -faces 4 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24) */
 /* ellwarp_add_test(assembly.sharednz_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8) */
 /* ellwarp_add_test(assembly.sharednz_fallback -mesh box -faces 3 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 1 -info) */

@@ -2,8 +2,9 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "(anisotropic per-element conductivity + mass), per method, into MATSEQELLWARP and MATSEQAIJCUSPARSE, against\n"
                            "the peer (the same device element matrices through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once)\n"
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
-                           "-cpu_repeats r, -methods globalnz,localrow,atomic,color,atomic-unfused,color-unfused (atomic/color: the built-in element fused\n"
-                           "into the scatter; -unfused: through the element buffers like user kernels), -o dir (writes dir/assembly.json).\n";
+                           "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localrow,atomic,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
+                           "element fused into the scatter; -unfused: through the element buffers like user kernels; sharednz:KB: shared-memory budget per\n"
+                           "block), -o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
 /* Times are medians over -repeats runs after a warm-up (CUDA events on PETSc's stream; the host method with
    PetscTime).  Effective bandwidth = the bytes-moved model of each method (printed with the table) / time. */
 #include <petscellwarp.h>
@@ -147,16 +148,69 @@ static PetscErrorCode RelDiff(Mat A, Mat B, PetscReal *r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#define MAXROWS 40
+#define MAXROWS 48
 typedef struct {
   char   name[48];
   double jac, res, bytes, bytesres, setup, err;
+  double pj[3], pr[3]; /* phase medians, ms: gather, element, reduce/scatter (fused methods: all in the third) */
+  double redund;       /* sharednz: element computations / elements (Jacobian plan) */
 } Row;
+
+/* per-phase medians over n assemblies (DMAssemblySetPhaseTiming: CUDA events at the phase boundaries) */
+static PetscErrorCode PhaseTimes(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt n, double ph[3])
+{
+  double *t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(3 * n, &t));
+  PetscCall(DMAssemblySetPhaseTiming(c->as, PETSC_TRUE));
+  for (PetscInt r = 0; r < n; r++) {
+    PetscReal ms[3];
+    PetscCall((*op)(c));
+    PetscCall(DMAssemblyGetPhaseTimes(c->as, ms));
+    for (int i = 0; i < 3; i++) t[i * n + r] = ms[i];
+  }
+  PetscCall(DMAssemblySetPhaseTiming(c->as, PETSC_FALSE));
+  for (int i = 0; i < 3; i++) {
+    qsort(t + i * n, n, sizeof(double), cmp);
+    ph[i] = t[i * n + n / 2];
+  }
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* "sharednz:96" -> type sharednz with a 96 kB shared-memory budget per block (-dm_assembly_sharednz_smem) */
+static PetscErrorCode SplitBudget(char *mname, PetscInt *kb)
+{
+  char *colon;
+
+  PetscFunctionBegin;
+  *kb   = 0;
+  colon = strchr(mname, ':');
+  if (colon) {
+    *colon = 0;
+    *kb    = (PetscInt)atoi(colon + 1);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetBudget(DMAssembly as, PetscInt kb)
+{
+  char v[32];
+
+  PetscFunctionBegin;
+  if (!kb) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscSNPrintf(v, sizeof(v), "%" PetscInt_FMT, kb));
+  PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_sharednz_smem", v));
+  PetscCall(DMAssemblySetFromOptions(as));
+  PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_sharednz_smem"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 int main(int argc, char **argv)
 {
-  PetscInt  sizes[8] = {60000, 350000}, nsizes = 8, reps = 10, creps = 3, nmeth = 8;
-  char     *meth[8], outdir[PETSC_MAX_PATH_LEN] = "";
+  PetscInt  sizes[8] = {60000, 350000}, nsizes = 8, reps = 10, creps = 3, nmeth = 12;
+  char     *meth[12], outdir[PETSC_MAX_PATH_LEN] = "";
   PetscBool device = PETSC_FALSE, hasout;
   FILE     *js = NULL;
 
@@ -170,13 +224,15 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cpu_repeats", &creps, NULL));
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-methods", meth, &nmeth, &set));
   if (!set) {
-    nmeth = 6;
+    nmeth = 8;
     PetscCall(PetscStrallocpy(DMASSEMBLYGLOBALNZ, &meth[0]));
-    PetscCall(PetscStrallocpy(DMASSEMBLYLOCALROW, &meth[1]));
-    PetscCall(PetscStrallocpy(DMASSEMBLYATOMIC, &meth[2]));
-    PetscCall(PetscStrallocpy(DMASSEMBLYCOLOR, &meth[3]));
-    PetscCall(PetscStrallocpy("atomic-unfused", &meth[4]));
-    PetscCall(PetscStrallocpy("color-unfused", &meth[5]));
+    PetscCall(PetscStrallocpy(DMASSEMBLYSHAREDNZ, &meth[1]));
+    PetscCall(PetscStrallocpy("sharednz:110", &meth[2]));
+    PetscCall(PetscStrallocpy(DMASSEMBLYLOCALROW, &meth[3]));
+    PetscCall(PetscStrallocpy(DMASSEMBLYATOMIC, &meth[4]));
+    PetscCall(PetscStrallocpy(DMASSEMBLYCOLOR, &meth[5]));
+    PetscCall(PetscStrallocpy("atomic-unfused", &meth[6]));
+    PetscCall(PetscStrallocpy("color-unfused", &meth[7]));
   }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &hasout));
 #if defined(ELLWARP_HAVE_CUDA)
@@ -199,7 +255,7 @@ int main(int argc, char **argv)
     LVMesh         m;
     DM             dm;
     PetscReal     *D;
-    Row            rows[MAXROWS];
+    Row            rows[MAXROWS] = {{{0}}};
     int            nrows = 0;
     Mat            Jref;
     PetscInt       nelem, ndof;
@@ -258,6 +314,40 @@ int main(int argc, char **argv)
     }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n# LV mesh: %" PetscInt_FMT " tetrahedra, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", nelem, ndof, nnz, (PetscCount)16 * nelem));
 
+    if (!device) { /* the sharednz plans are built on the host: their statistics (blocks, redundancy) without a GPU */
+      for (PetscInt mi = 0; mi < nmeth; mi++) {
+        DMAssembly               as;
+        DMAssemblyElementKernels k;
+        char                     mname[64];
+        PetscInt                 kb;
+        PetscBool                shnz;
+        Mat                      J;
+
+        PetscCall(PetscStrncpy(mname, meth[mi], sizeof(mname)));
+        PetscCall(SplitBudget(mname, &kb));
+        PetscCall(PetscStrcmp(mname, DMASSEMBLYSHAREDNZ, &shnz));
+        if (!shnz) continue;
+        PetscCall(DMAssemblyCreate(dm, &as));
+        PetscCall(DMAssemblySetType(as, mname));
+        PetscCall(DMAssemblySetFromOptions(as));
+        PetscCall(SetBudget(as, kb));
+        PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 1.0, 1.0, D, &k));
+        PetscCall(DMAssemblySetElementKernels(as, &k));
+        PetscCall(DMAssemblySetUp(as));
+        PetscCall(DMSetMatType(dm, MATELLWARP));
+        PetscCall(DMCreateMatrix(dm, &J));
+        PetscCall(DMAssemblyComputeJacobian(as, Uh, J));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "# %s (host reference, plan statistics):\n", meth[mi]));
+        PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
+        {
+          PetscReal err;
+          PetscCall(RelDiff(J, Jref, &err));
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   Jacobian vs host globalnz into aij: rel. error %.2e\n", (double)err));
+        }
+        PetscCall(MatDestroy(&J));
+        PetscCall(DMAssemblyDestroy(&as));
+      }
+    }
 #if defined(ELLWARP_HAVE_CUDA)
     if (device) {
       const char *targets[] = {MATELLWARP, MATAIJCUSPARSE};
@@ -274,8 +364,10 @@ int main(int argc, char **argv)
       PetscCallCUDA(cudaMalloc((void **)&dxe, sizeof(PetscReal) * 12 * (size_t)nelem));
 
       /* the peer: element kernel -> MatSetValuesCOO into AIJCUSPARSE; COO entry q = k*nelem + e, exactly the
-         layout of the element matrices, so the kernel's output is the COO value array */
-      {
+         layout of the element matrices, so the kernel's output is the COO value array.  pv = 0: the elements
+         in the assembler's order (by lowest dof, as every method here sees them; vs_peer uses this one);
+         pv = 1: the mesh's cell order (what a PETSc user feeding DMPlex cells gets) */
+      for (int pv = 0; pv < 2; pv++) {
         DMAssembly               as;
         DMAssemblyElementKernels k;
         Ctx                      c;
@@ -285,6 +377,11 @@ int main(int argc, char **argv)
         Row                     *r = &rows[nrows++];
 
         PetscCall(DMAssemblyCreate(dm, &as));
+        if (pv == 1) {
+          PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_reorder", "0"));
+          PetscCall(DMAssemblySetFromOptions(as));
+          PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_reorder"));
+        }
         PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 1.0, 1.0, D, &k));
         PetscCall(DMAssemblySetElementKernels(as, &k));
         PetscCall(DMAssemblySetUp(as));
@@ -312,11 +409,19 @@ int main(int argc, char **argv)
         c.ke    = dke;
         c.dxe   = dxe;
         c.nelem = nelem;
-        PetscCall(MedianTime(OpCOO, &c, reps, PETSC_TRUE, &tpeer));
-        PetscCall(MedianTime(OpElem, &c, reps, PETSC_TRUE, &telem));
+        {
+          double tp, te;
+          PetscCall(MedianTime(OpCOO, &c, reps, PETSC_TRUE, &tp));
+          PetscCall(MedianTime(OpElem, &c, reps, PETSC_TRUE, &te));
+          if (pv == 0) {
+            tpeer = tp;
+            telem = te;
+          }
+          r->jac = tp;
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "# peer (%s): element kernel alone %.4f ms\n", pv ? "mesh cell order" : "elements by lowest dof", 1e3 * te));
+        }
         PetscCall(RelDiff(c.J, Jref, &r->err));
-        PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "peer: COO -> aijcusparse"));
-        r->jac      = tpeer;
+        PetscCall(PetscSNPrintf(r->name, sizeof(r->name), pv ? "peer (cell order): COO -> aijcusp" : "peer: COO -> aijcusparse"));
         r->res      = 0;
         r->setup    = tprealloc;
         r->bytes    = N * (96 + 72 + 128) /* element */ + N * 16 * (8 + 8) /* ke + perm */ + (double)nnz * (8 + 8) /* jmap + values */;
@@ -337,7 +442,9 @@ int main(int argc, char **argv)
         PetscBool                unfused = PETSC_FALSE, fused;
         size_t                   len;
 
+        PetscInt kb;
         PetscCall(PetscStrncpy(mname, meth[mi], sizeof(mname)));
+        PetscCall(SplitBudget(mname, &kb));
         PetscCall(PetscStrlen(mname, &len));
         if (len > 8 && !strcmp(mname + len - 8, "-unfused")) { /* e.g. atomic-unfused: through the element buffers */
           mname[len - 8] = 0;
@@ -347,6 +454,7 @@ int main(int argc, char **argv)
         PetscCall(DMAssemblyCreate(dm, &as));
         PetscCall(DMAssemblySetType(as, mname));
         PetscCall(DMAssemblySetFromOptions(as));
+        PetscCall(SetBudget(as, kb));
         if (unfused) PetscCall(DMAssemblySetFuse(as, PETSC_FALSE));
         PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 1.0, 1.0, D, &k));
         PetscCall(DMAssemblySetElementKernels(as, &k));
@@ -360,10 +468,11 @@ int main(int argc, char **argv)
           Ctx            c;
           Row           *r = &rows[nrows++];
           double         tfirst, elem = N * (96 + 72 + 128), gather = 0 /* linear Jacobian: no gather */, red;
-          PetscBool      gnz, lrow;
+          PetscBool      gnz, lrow, shnz;
 
           PetscCall(PetscStrcmp(mname, DMASSEMBLYGLOBALNZ, &gnz));
           PetscCall(PetscStrcmp(mname, DMASSEMBLYLOCALROW, &lrow));
+          PetscCall(PetscStrcmp(mname, DMASSEMBLYSHAREDNZ, &shnz));
           c.J  = Jt[t];
           c.as = as;
           c.U  = U;
@@ -375,18 +484,26 @@ int main(int argc, char **argv)
           tfirst = t1 - t0;
           PetscCall(MedianTime(OpJac, &c, reps, PETSC_TRUE, &r->jac));
           PetscCall(MedianTime(OpRes, &c, reps, PETSC_TRUE, &r->res));
+          PetscCall(PhaseTimes(OpJac, &c, PetscMin(reps, 5), r->pj));
+          PetscCall(PhaseTimes(OpRes, &c, PetscMin(reps, 5), r->pr));
           r->setup = tsetup + tfirst - r->jac; /* mesh set-up + this target's plan */
           PetscCall(DMAssemblyGetInfo(as, &info));
-          if (lrow) red = (double)info.jacplanentries * 4 /* incidences + targets */ + 24.0 * nnz /* zero, read-modify-write */ - N * 128 /* no element matrix; inputs re-read per node counted once (L2) */;
+          r->redund = info.shblocks ? (double)info.shelements / N : 0;
+          if (shnz && info.shblocks) { /* per block: its elements' inputs (coordinates via the node scatter array), offsets, targets */
+            elem = (double)info.shelements * (48 /* symmetric D: upper triangle */ + 4 + 4 * 2 + 4 * 2) + (double)info.shnodes * (4 + 24);
+            red  = (double)info.jacplanentries * 2 + (4.0 + 8.0) * nnz /* toff + values, ELLWARP padding not counted */;
+          } else if (lrow) red = (double)info.jacplanentries * 4 /* incidences + targets */ + 24.0 * nnz /* zero, read-modify-write */ - N * 128 /* no element matrix; inputs re-read per node counted once (L2) */;
           else if (gnz) red = (double)info.jacplanentries * (info.idx64 ? 8 : 4) /* plan */ + N * 16 * 8 /* ke */ + 8.0 * nnz /* values */;
           else if (fused) red = 8.0 * nnz /* zero */ + N * 16 * (4 + 16) /* e2t, read-modify-write */ - N * 128 /* no element matrix written */;
           else red = 8.0 * nnz /* zero */ + N * 16 * (4 + 8 + 16) /* e2t, ke, read-modify-write */;
           r->bytes    = gather + elem + red;
-          if (lrow) r->bytesres = N * (96 + 72) + N * 4 * (4 + 16 + 32) /* incidence, dofs, u of the element */ + 8.0 * ndof;
+          if (shnz && info.shblocks) r->bytesres = (double)info.shresidualelements * (48 + 4 + 4 * 2 + 4 * 2) + (double)info.shresidualnodes * (4 + 24 + 8) + (double)info.resplanentries * 2 + 12.0 * ndof;
+          else if (lrow) r->bytesres = N * (96 + 72) + N * 4 * (4 + 16 + 32) /* incidence, dofs, u of the element */ + 8.0 * ndof;
           else if (fused) r->bytesres = N * (96 + 72) + N * 4 * (4 + 8) /* dofs, u */ + 8.0 * ndof + N * 4 * (4 + 16);
           else r->bytesres = N * 4 * (4 + 8 + 8) /* gather */ + N * (96 + 72 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
           PetscCall(RelDiff(c.J, Jref, &r->err));
           PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "%s%s -> %s", meth[mi], fused ? " (fused)" : "", targets[t]));
+          if (t == 0 && shnz) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF)); /* blocks, redundancy, or the fallback */
         }
         PetscCall(DMAssemblyDestroy(&as));
       }
@@ -405,12 +522,20 @@ int main(int argc, char **argv)
       Row *r = &rows[i];
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %12.4f %10.1f %12.4f %10.1f %12.3f %10.2f %10.1f %10.1e\n", r->name, 1e3 * r->jac, r->bytes / r->jac / 1e9, 1e3 * r->res, r->res > 0 && r->bytesres > 0 ? r->bytesres / r->res / 1e9 : 0.0, r->setup, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err));
     }
+    if (device) {
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "# phases (ms, medians; CUDA events at the boundaries): gather / element kernel / reduction or scatter; fused methods (atomic, color, localrow, sharednz) are all in the third\n"));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %9s %9s %9s | %9s %9s %9s | %8s\n", "method -> target", "J:gather", "J:elem", "J:reduce", "F:gather", "F:elem", "F:reduce", "redund"));
+      for (int i = 3; i < nrows; i++) {
+        Row *r = &rows[i];
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %9.4f %9.4f %9.4f | %9.4f %9.4f %9.4f | %8.2f\n", r->name, r->pj[0], r->pj[1], r->pj[2], r->pr[0], r->pr[1], r->pr[2], r->redund));
+      }
+    }
     if (device) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# element kernel alone: %.4f ms; MatSetPreallocationCOO (AIJCUSPARSE) %.3f s; vs_peer = peer Jacobian time / this Jacobian time; vs_cpu = host method / this\n", 1e3 * telem, tprealloc));
     if (js) {
       fprintf(js, "    {\"nelem\": %" PetscInt_FMT ", \"ndof\": %" PetscInt_FMT ", \"nnz\": %" PetscCount_FMT ", \"element_kernel_s\": %.6e, \"coo_prealloc_s\": %.6e, \"rows\": [\n", nelem, ndof, nnz, telem, tprealloc);
       for (int i = 0; i < nrows; i++) {
         Row *r = &rows[i];
-        fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err, i + 1 < nrows ? "," : "");
+        fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e, \"jac_phases_ms\": [%.5f, %.5f, %.5f], \"res_phases_ms\": [%.5f, %.5f, %.5f], \"sharednz_redundancy\": %.3f}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err, r->pj[0], r->pj[1], r->pj[2], r->pr[0], r->pr[1], r->pr[2], r->redund, i + 1 < nrows ? "," : "");
       }
       fprintf(js, "    ]}%s\n", s + 1 < nsizes ? "," : "");
       fflush(js); /* a run cut short by a timeout keeps the sizes done */

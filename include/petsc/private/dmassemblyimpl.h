@@ -4,6 +4,12 @@
 #include <petscellwarpassembly.h>
 #include <petsc/private/petscimpl.h>
 
+/* color: the colours with fewer elements than this (the "tail": a mesh with a high-valence node, like the LV
+   apex, needs at least that many colours, most of them tiny) are not launched one by one; their elements go
+   through a packed by-nonzero reduction (globalnz's) that runs first and writes every target, then the big
+   colours add to it: a fixed order, a handful of launches */
+#define DMASM_COLOR_TAIL 8192
+
 /* threads per block of the packed reduction; the plan is packed for this block size */
 #define DMASM_BLOCK 128
 
@@ -26,6 +32,7 @@ typedef struct {
   /* device copies */
   void       *dpacked;
   PetscCount *dblkptr;
+  int        *dorder;   /* device: blocks by decreasing height (launch order) */
   PetscInt   *de2t;
   /* what it was built for */
   PetscObjectId    id;
@@ -59,22 +66,27 @@ typedef struct {
    budget).  Its elements belem[eb[b] .. eb[b+1]) (every element contributing to one of its targets, in
    increasing order; elements on a block border are computed by each block they touch) and its nodes
    bnode[nb[b] .. nb[b+1]) (the scatter array: nodal coordinates and values are loaded once per block into
-   shared memory); bloc[nen*eb[b] + a*ne + i] is the local node of node a of block element i.  Target t's
-   contributions are the 16-bit shared-memory offsets lo[lb[b] + toff[t] ...] (k*ne + i, element k-th entry
-   of block element i) up to the next target's start (or the block's end), in element order: each target is
-   summed by one thread in the order globalnz uses (bitwise equal to it on the host). */
+   shared memory); bloc[nen*eb[b] + a*ne + i] is the local node of node a of block element i.  Only the
+   element rows some target of the block needs are kept in shared memory (incidences: row a of block element
+   i at islot[...], w = nper/nen values each), so a border element costs its needed rows only.  Target t's
+   contributions are the 16-bit shared-memory offsets lo[lb[b] + toff[t] ...] (c*ninc + j) up to the next
+   target's start (or the block's end), in element order: each target is summed by one thread in the order
+   globalnz uses (bitwise equal to it on the host). */
 typedef struct {
   PetscInt         nblocks, nper, nen;
   PetscCount       ntarget;
   PetscCount      *tb, *eb, *nb, *lb;
   PetscInt        *belem, *bnode;
   unsigned short  *bloc, *lo;
+  unsigned short  *islot;     /* [nen*eb[nb]]: incidence (shared row) of node a of block element i, 0xFFFF: row not needed */
+  int             *ninc;      /* [nblocks] incidences of block b */
   int             *toff;
   size_t           smem;      /* the largest block's shared memory, bytes */
   PetscBool        fallback;  /* some chunk of 32 targets alone exceeds the budget: globalnz takes this target */
   PetscCount      *dtb, *deb, *dnb, *dlb;
   PetscInt        *dbelem, *dbnode;
-  unsigned short  *dbloc, *dlo;
+  unsigned short  *dbloc, *dlo, *dislot;
+  int             *dninc;
   int             *dtoff;
 } DMAsmSharedPlan;
 
@@ -83,6 +95,8 @@ typedef struct {
   PetscInt   dim, nelem;
   PetscReal  alpha, beta, source;
   PetscReal *D, *dD; /* entry-major [dim*dim][nelem] conductivities, host and (at the first device use) device; NULL: identity */
+  PetscReal *dDs;    /* sharednz: the upper triangles [dim(dim+1)/2][nelem] on the device when D is exactly symmetric (2/3 of the bytes) */
+  PetscBool  symchecked;
 } DMAsmP1Ctx;
 
 typedef struct _DMAssemblyOps *DMAssemblyOps;
@@ -122,10 +136,15 @@ struct _p_DMAssembly {
   PetscInt  *e2nz;   /* [nen*nen][nelem] CSR nonzero of element entry (a,b) */
   PetscInt   ncolors;
   PetscInt  *colptr, *colelem; /* elements of colour c: colelem[colptr[c] .. colptr[c+1]) */
+  PetscInt   colortail;        /* colours smaller than this form the tail (-dm_assembly_color_tail, default DMASM_COLOR_TAIL) */
+  PetscInt   ntail, *tailelem, *dtailelem; /* color: elements of the colours smaller than DMASM_COLOR_TAIL, increasing */
+  DMAsmPlan  jtail, rtail;     /* color: packed reduction plans of the tail elements only (run first, write every target) */
   DMAsmPlan  jac, res;
   DMAsmRowPlan jrow, rrow; /* localrow */
   DMAsmSharedPlan jsh, rsh; /* sharednz (the key of jsh is kept in jac) */
   PetscBool  shfallback;   /* sharednz with user kernels: globalnz runs instead (stated in -info and View) */
+  PetscBool  reorder;      /* built-in kernels: elements numbered by their lowest dof (DMAsmReorderElements) */
+  PetscInt  *eperm;        /* [nelem] assembler element -> mesh cell - cStart (NULL: identity) */
   PetscInt   shsmem;       /* sharednz shared-memory budget per block, bytes */
   PetscReal *xn, *dxn;     /* sharednz: nodal coordinates [ndof][dim], host and device */
   void      *phase[4];     /* bench/diagnostics: CUDA events at the phase boundaries (DMAssemblySetPhaseTiming) */
@@ -158,10 +177,13 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt, PetscInt, PetscReal, 
 #endif
 
 PETSC_INTERN PetscErrorCode DMAsmP1CtxDevice(DMAsmP1Ctx *);
+PETSC_INTERN PetscErrorCode DMAsmP1CtxDeviceSym(DMAsmP1Ctx *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAP1FusedStore(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *, PetscScalar *);
 #endif
 PETSC_INTERN void DMAsmHostP1Fused(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscScalar *);
+PETSC_INTERN void DMAsmHostP1FusedStore(const DMAsmP1Ctx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscScalar *, PetscScalar *);
 
 PETSC_INTERN PetscErrorCode DMAsmBuildRowPlan(DMAssembly, PetscBool, const PetscInt *, PetscCount, DMAsmRowPlan *);
 PETSC_INTERN PetscErrorCode DMAsmRowPlanDestroy(DMAsmRowPlan *);
@@ -194,3 +216,6 @@ PETSC_INTERN PetscErrorCode DMAsmBuildPlan(DMAssembly, PetscInt, PetscCount, con
 PETSC_INTERN PetscErrorCode DMAsmPlanDestroy(DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmPlanUpload(DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmColor(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmReorderElements(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmBuildTailPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
+PETSC_INTERN PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *, const PetscInt *);

@@ -152,6 +152,7 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
   } else {
     PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
     if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
+    PetscCall(DMAsmBuildTailPlan(as, as->nen * as->nen, T->n, q2t, &as->jtail)); /* color only */
   }
   PetscCall(PetscFree(q2t));
   P->id     = id;
@@ -214,23 +215,34 @@ static PetscBool Fused(DMAssembly as)
 /* fused element + scatter into dst (zeroed first), ntarget values; u: the state (residual only) */
 static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
 {
-  const PetscBool col = (PetscBool)(as->method == DMASM_COLOR);
+  const PetscBool  col  = (PetscBool)(as->method == DMASM_COLOR);
+  const DMAsmPlan *tail = jac ? &as->jtail : &as->rtail;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
   if (as->mtype == PETSC_MEMTYPE_HOST) {
-    PetscCall(PetscArrayzero(dst, P->ntarget));
-    if (col)
-      for (PetscInt c = 0; c < as->ncolors; c++) DMAsmHostP1Fused(as->builtin, as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], as->nelem, as->xe, u, as->edof, jac, P->e2t, dst);
-    else DMAsmHostP1Fused(as->builtin, as->nelem, NULL, as->nelem, as->xe, u, as->edof, jac, P->e2t, dst);
+    if (col && as->ntail) { /* the tail first: element data of its elements, packed reduction writing every target */
+      PetscScalar *buf = jac ? as->ke : as->fe;
+      DMAsmHostP1FusedStore(as->builtin, as->ntail, as->tailelem, as->nelem, as->xe, u, as->edof, jac, NULL, NULL, buf);
+      DMAsmHostReduce(tail, buf, dst);
+    } else PetscCall(PetscArrayzero(dst, P->ntarget));
+    if (col) {
+      for (PetscInt c = 0; c < as->ncolors; c++)
+        if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) DMAsmHostP1Fused(as->builtin, as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], as->nelem, as->xe, u, as->edof, jac, P->e2t, dst);
+    } else DMAsmHostP1Fused(as->builtin, as->nelem, NULL, as->nelem, as->xe, u, as->edof, jac, P->e2t, dst);
     PetscCall(PetscLogFlops((as->dim == 3 ? 150.0 : 60.0) * as->nelem + (PetscLogDouble)P->nsrc));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmP1CtxDevice(as->builtin));
-    PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-    if (col)
-      for (PetscInt c = 0; c < as->ncolors; c++) PetscCall(DMAsmCUDAP1Fused(as->builtin, as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_FALSE, dst));
-    else PetscCall(DMAsmCUDAP1Fused(as->builtin, as->nelem, NULL, as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_TRUE, dst));
+    if (col && as->ntail) {
+      PetscScalar *buf = jac ? as->ke : as->fe;
+      PetscCall(DMAsmCUDAP1FusedStore(as->builtin, as->ntail, as->dtailelem, as->nelem, as->dxe, u, as->dedof, jac, NULL, PETSC_FALSE, NULL, buf));
+      PetscCall(DMAsmCUDAReduce(tail, buf, dst));
+    } else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+    if (col) {
+      for (PetscInt c = 0; c < as->ncolors; c++)
+        if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) PetscCall(DMAsmCUDAP1Fused(as->builtin, as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_FALSE, dst));
+    } else PetscCall(DMAsmCUDAP1Fused(as->builtin, as->nelem, NULL, as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_TRUE, dst));
 #endif
   }
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
@@ -245,6 +257,7 @@ static PetscErrorCode SharedAssembly(DMAssembly as, const DMAsmSharedPlan *S, co
   else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmP1CtxDevice(as->builtin));
+    PetscCall(DMAsmP1CtxDeviceSym(as->builtin));
     PetscCall(DMAsmCUDAShared(as->builtin, S, as->nelem, as->dxn, u, dst));
 #endif
   }
@@ -272,6 +285,8 @@ static PetscErrorCode LocalRowAssembly(DMAssembly as, const DMAsmRowPlan *P, con
 /* src (element data, nper entries per element) -> dst (ntarget values) by the chosen method */
 static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
 {
+  const DMAsmPlan *tail = P == &as->jac ? &as->jtail : &as->rtail;
+
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
   if (as->mtype == PETSC_MEMTYPE_HOST) {
@@ -281,8 +296,10 @@ static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, c
       DMAsmHostScatter(P->nsrc, P->e2t, src, dst);
       break;
     case DMASM_COLOR:
-      PetscCall(PetscArrayzero(dst, P->ntarget));
-      for (PetscInt c = 0; c < as->ncolors; c++) DMAsmHostScatterColor(as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], nper, as->nelem, P->e2t, src, dst);
+      if (as->ntail) DMAsmHostReduce(tail, src, dst); /* the tail first, writing every target */
+      else PetscCall(PetscArrayzero(dst, P->ntarget));
+      for (PetscInt c = 0; c < as->ncolors; c++)
+        if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) DMAsmHostScatterColor(as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], nper, as->nelem, P->e2t, src, dst);
       break;
     default:
       DMAsmHostReduce(P, src, dst);
@@ -296,8 +313,10 @@ static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, c
       PetscCall(DMAsmCUDAScatterAtomic(P->nsrc, P->de2t, src, dst));
       break;
     case DMASM_COLOR:
-      PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-      for (PetscInt c = 0; c < as->ncolors; c++) PetscCall(DMAsmCUDAScatterColor(as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], nper, as->nelem, P->de2t, src, dst));
+      if (as->ntail) PetscCall(DMAsmCUDAReduce(tail, src, dst));
+      else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+      for (PetscInt c = 0; c < as->ncolors; c++)
+        if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) PetscCall(DMAsmCUDAScatterColor(as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], nper, as->nelem, P->de2t, src, dst));
       break;
     default:
       PetscCall(DMAsmCUDAReduce(P, src, dst));

@@ -89,23 +89,24 @@ PetscErrorCode DMAsmCUDAGather(PetscInt nen, PetscInt nelem, const PetscInt *edo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#define DMASM_UNROLL 8
+#define DMASM_UNROLL 16
 
 /* Algorithm 5 of Cecka, Lew, Darve: block b reads its packed lists down the columns (coalesced, streamed
    once), each thread sums its targets in list order into shared memory, then the block writes its
    contiguous targets with coalesced stores (zeros where no element contributes, e.g. ELLWARP padding). */
 template <typename I>
-__global__ static void __launch_bounds__(DMASM_BLOCK) ReduceKernel(PetscInt C, PetscCount ntarget, const PetscCount *__restrict__ blkptr, const I *__restrict__ packed, const PetscScalar *__restrict__ src, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(DMASM_BLOCK) ReduceKernel(PetscInt C, PetscCount ntarget, const PetscCount *__restrict__ blkptr, const int *__restrict__ order, const I *__restrict__ packed, const PetscScalar *__restrict__ src, PetscScalar *__restrict__ dst)
 {
   extern __shared__ PetscScalar sm[];
-  const PetscCount t0 = (PetscCount)blockIdx.x * C;
+  const PetscInt   b  = order[blockIdx.x]; /* the tallest blocks first (a high-valence node's long list is the critical path) */
+  const PetscCount t0 = (PetscCount)b * C;
   const PetscInt   nt = (PetscInt)(ntarget - t0 < C ? ntarget - t0 : C);
-  const PetscCount end = blkptr[blockIdx.x + 1];
+  const PetscCount end = blkptr[b + 1];
   PetscScalar      s   = 0;
 
   for (PetscInt i = threadIdx.x; i < nt; i += DMASM_BLOCK) sm[i] = 0;
   __syncthreads();
-  PetscCount p = blkptr[blockIdx.x] + threadIdx.x;
+  PetscCount p = blkptr[b] + threadIdx.x;
   /* DMASM_UNROLL entries at a time: their plan words and then their sources are all loaded before the first
      is summed (independent loads in flight; one entry at a time left every thread waiting on two
      dependent global loads per entry).  The sum is still taken in list order. */
@@ -146,10 +147,10 @@ PetscErrorCode DMAsmCUDAReduce(const DMAsmPlan *P, const PetscScalar *src, Petsc
   PetscCall(PetscLogGpuTimeBegin());
   if (P->idx64) {
     if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(ReduceKernel<PetscInt64>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    ReduceKernel<PetscInt64><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, (const PetscInt64 *)P->dpacked, src, dst);
+    ReduceKernel<PetscInt64><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const PetscInt64 *)P->dpacked, src, dst);
   } else {
     if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(ReduceKernel<int>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    ReduceKernel<int><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, (const int *)P->dpacked, src, dst);
+    ReduceKernel<int><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const int *)P->dpacked, src, dst);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
@@ -220,7 +221,7 @@ PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alph
 
 /* Fused element + scatter (built-in P1 kernels, atomic and color): see DMAsmHostP1Fused */
 template <int DIM, bool JAC, bool ATOMIC>
-__global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ elems, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, const PetscInt *__restrict__ e2t, PetscScalar *__restrict__ dst)
+__global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ elems, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, const PetscInt *__restrict__ e2t, PetscScalar *__restrict__ dst, PetscScalar *__restrict__ store)
 {
   constexpr int nen = DIM + 1, nper = JAC ? nen * nen : nen;
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < ne; i += gridDim.x * blockDim.x) {
@@ -235,6 +236,11 @@ __global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ e
 #pragma unroll
       for (int a = 0; a < nen; a++) ul[a] = u[edof[(PetscCount)a * nelem + e]];
     DMAsmP1Element(DIM, 0, 1, alpha, beta, source, Dl, 1, xl, ul, JAC ? vl : NULL, JAC ? NULL : vl);
+    if (store) { /* the colour tail: element data to the buffer, reduced by its plan */
+#pragma unroll
+      for (int k = 0; k < nper; k++) store[(PetscCount)k * nelem + e] = vl[k];
+      continue;
+    }
 #pragma unroll
     for (int k = 0; k < nper; k++) {
       const PetscInt t = e2t[(PetscCount)k * nelem + e];
@@ -246,22 +252,29 @@ __global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ e
 }
 
 template <int DIM>
-static void LaunchFused(PetscBool jac, PetscBool atomic, PetscInt ne, const PetscInt *elems, PetscInt nelem, const DMAsmP1Ctx *c, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, PetscScalar *dst)
+static void LaunchFused(PetscBool jac, PetscBool atomic, PetscInt ne, const PetscInt *elems, PetscInt nelem, const DMAsmP1Ctx *c, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, PetscScalar *dst, PetscScalar *store)
 {
   const unsigned g = Blocks(ne, 128);
-  if (jac && atomic) P1FusedKernel<DIM, true, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
-  else if (jac) P1FusedKernel<DIM, true, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
-  else if (atomic) P1FusedKernel<DIM, false, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
-  else P1FusedKernel<DIM, false, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst);
+  if (jac && atomic) P1FusedKernel<DIM, true, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
+  else if (jac) P1FusedKernel<DIM, true, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
+  else if (atomic) P1FusedKernel<DIM, false, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
+  else P1FusedKernel<DIM, false, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
 }
 
 PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst)
 {
   PetscFunctionBegin;
+  PetscCall(DMAsmCUDAP1FusedStore(c, ne, elems, nelem, xe, u, edof, jac, e2t, atomic, dst, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmCUDAP1FusedStore(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst, PetscScalar *store)
+{
+  PetscFunctionBegin;
   if (!ne) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  if (c->dim == 3) LaunchFused<3>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst);
-  else LaunchFused<2>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst);
+  if (c->dim == 3) LaunchFused<3>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst, store);
+  else LaunchFused<2>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst, store);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((c->dim == 3 ? 150.0 : 60.0) * ne));
@@ -336,19 +349,20 @@ PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *c, const DMAsmRowPlan *P, Pet
 }
 
 /* sharednz (dmasmshared.c; reference DMAsmHostShared): block b loads its nodes' coordinates (and values)
-   through the scatter array into shared memory, computes its elements there (entry k of block element i at
-   k*ne + i: consecutive threads write consecutive words, no bank conflicts), then each thread sums its
-   targets' 16-bit offsets in list order and the block stores its contiguous targets (coalesced). */
+   through the scatter array into shared memory, computes its elements (one thread each) and keeps the element
+   rows its targets need (value c of incidence j at c*ninc + j; incidences numbered node-major, so consecutive
+   threads write consecutive words), then each thread sums its targets' 16-bit offsets in list order and the
+   block stores its contiguous targets (coalesced). */
 #define DMASM_SH_THREADS 256
 template <int DIM, bool JAC>
-__global__ static void __launch_bounds__(DMASM_SH_THREADS) SharedKernel(const PetscCount *__restrict__ tb, const PetscCount *__restrict__ eb, const PetscCount *__restrict__ nb, const PetscCount *__restrict__ lb, const PetscInt *__restrict__ belem, const PetscInt *__restrict__ bnode, const unsigned short *__restrict__ bloc, const unsigned short *__restrict__ lo, const int *__restrict__ toff, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xn, const PetscScalar *__restrict__ u, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(DMASM_SH_THREADS, 3) SharedKernel(const PetscCount *__restrict__ tb, const PetscCount *__restrict__ eb, const PetscCount *__restrict__ nb, const PetscCount *__restrict__ lb, const PetscInt *__restrict__ belem, const PetscInt *__restrict__ bnode, const unsigned short *__restrict__ bloc, const unsigned short *__restrict__ islot, const int *__restrict__ ninc, const unsigned short *__restrict__ lo, const int *__restrict__ toff, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ Ds, const PetscReal *__restrict__ xn, const PetscScalar *__restrict__ u, PetscScalar *__restrict__ dst)
 {
-  constexpr int    nen = DIM + 1, nper = JAC ? nen * nen : nen;
+  constexpr int    nen = DIM + 1, nper = JAC ? nen * nen : nen, w = nper / nen;
   extern __shared__ PetscScalar shm[];
   const PetscCount e0 = eb[blockIdx.x], n0 = nb[blockIdx.x], l0 = lb[blockIdx.x], t0 = tb[blockIdx.x];
-  const int        ne = (int)(eb[blockIdx.x + 1] - e0), nn = (int)(nb[blockIdx.x + 1] - n0), ltot = (int)(lb[blockIdx.x + 1] - l0), nt = (int)(tb[blockIdx.x + 1] - t0);
+  const int        ne = (int)(eb[blockIdx.x + 1] - e0), nn = (int)(nb[blockIdx.x + 1] - n0), ltot = (int)(lb[blockIdx.x + 1] - l0), nt = (int)(tb[blockIdx.x + 1] - t0), ni = ninc[blockIdx.x];
   PetscScalar     *ks = shm;
-  PetscReal       *xs = (PetscReal *)(ks + ne * nper);
+  PetscReal       *xs = (PetscReal *)(ks + ni * w);
   PetscScalar     *us = (PetscScalar *)(xs + nn * DIM);
 
   for (int i = threadIdx.x; i < nn; i += DMASM_SH_THREADS) {
@@ -369,18 +383,37 @@ __global__ static void __launch_bounds__(DMASM_SH_THREADS) SharedKernel(const Pe
       for (int d = 0; d < DIM; d++) xl[a * DIM + d] = xs[l * DIM + d];
       ul[a] = JAC ? 0 : us[l];
     }
-    if (D)
+    if (Ds) { /* upper triangle of an exactly symmetric D: the same values */
+      int q = 0;
+#pragma unroll
+      for (int r = 0; r < DIM; r++)
+#pragma unroll
+        for (int c2 = r; c2 < DIM; c2++, q++) Dl[r * DIM + c2] = Dl[c2 * DIM + r] = Ds[(PetscCount)q * nelem + e];
+    } else if (D)
 #pragma unroll
       for (int q = 0; q < DIM * DIM; q++) Dl[q] = D[(PetscCount)q * nelem + e];
     DMAsmP1Element(DIM, 0, 1, alpha, beta, source, D ? Dl : NULL, 1, xl, ul, JAC ? vl : NULL, JAC ? NULL : vl);
 #pragma unroll
-    for (int k = 0; k < nper; k++) ks[k * ne + i] = vl[k];
+    for (int a = 0; a < nen; a++) {
+      const int j = islot[nen * e0 + a * ne + i];
+      if (j == 0xFFFF) continue; /* a row no target of this block needs */
+#pragma unroll
+      for (int c2 = 0; c2 < w; c2++) ks[c2 * ni + j] = vl[a * w + c2];
+    }
   }
   __syncthreads();
   for (int j = threadIdx.x; j < nt; j += DMASM_SH_THREADS) {
     const int   p1 = j + 1 < nt ? toff[t0 + j + 1] : ltot;
     PetscScalar s  = 0;
-    for (int p = toff[t0 + j]; p < p1; p++) s += ks[lo[l0 + p]];
+    int         p  = toff[t0 + j];
+    for (; p + 7 < p1; p += 8) { /* the offsets of 8 entries in flight, then summed in list order */
+      unsigned short o[8];
+#pragma unroll
+      for (int q = 0; q < 8; q++) o[q] = lo[l0 + p + q];
+#pragma unroll
+      for (int q = 0; q < 8; q++) s += ks[o[q]];
+    }
+    for (; p < p1; p++) s += ks[lo[l0 + p]];
     dst[t0 + j] = s;
   }
 }
@@ -390,7 +423,7 @@ static PetscErrorCode LaunchShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S
 {
   PetscFunctionBegin;
   if (S->smem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(SharedKernel<DIM, JAC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S->smem));
-  SharedKernel<DIM, JAC><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, Stream()>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dlo, S->dtoff, nelem, c->alpha, c->beta, c->source, c->dD, xn, u, dst);
+  SharedKernel<DIM, JAC><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, Stream()>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dislot, S->dninc, S->dlo, S->dtoff, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xn, u, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -73,6 +73,12 @@ void DMAsmHostP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alpha, PetscRe
    dof map) and added straight to its targets; no element data in memory.  elems: the elements (NULL: all). */
 void DMAsmHostP1Fused(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscScalar *dst)
 {
+  DMAsmHostP1FusedStore(c, ne, elems, nelem, xe, u, edof, jac, e2t, dst, NULL);
+}
+
+/* the same; store != NULL: the element data go to store[k*nelem + e] instead (the colour tail) */
+void DMAsmHostP1FusedStore(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscScalar *dst, PetscScalar *store)
+{
   const PetscInt dim = c->dim, nen = dim + 1, nper = jac ? nen * nen : nen;
   for (PetscInt i = 0; i < ne; i++) {
     const PetscInt e = elems ? elems[i] : i;
@@ -83,9 +89,12 @@ void DMAsmHostP1Fused(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, P
     if (!jac)
       for (PetscInt a = 0; a < nen; a++) ul[a] = u[edof[(PetscCount)a * nelem + e]];
     DMAsmP1Element((int)dim, 0, 1, c->alpha, c->beta, c->source, Dl, 1, xl, ul, jac ? vl : NULL, jac ? NULL : vl);
-    for (PetscInt k = 0; k < nper; k++) {
-      const PetscInt t = e2t[(PetscCount)k * nelem + e];
-      if (t >= 0) dst[t] += vl[k];
-    }
+    if (store)
+      for (PetscInt k = 0; k < nper; k++) store[(PetscCount)k * nelem + e] = vl[k];
+    else
+      for (PetscInt k = 0; k < nper; k++) {
+        const PetscInt t = e2t[(PetscCount)k * nelem + e];
+        if (t >= 0) dst[t] += vl[k];
+      }
   }
 }

@@ -13,6 +13,7 @@ static PetscErrorCode P1CtxDestroy(void **ctx)
   PetscCall(PetscFree(c->D));
 #if defined(ELLWARP_HAVE_CUDA)
   PetscCall(DMAsmCUDAFree((void **)&c->dD));
+  PetscCall(DMAsmCUDAFree((void **)&c->dDs));
 #endif
   PetscCall(PetscFree(c));
   *ctx = NULL;
@@ -27,6 +28,54 @@ PetscErrorCode DMAsmP1CtxDevice(DMAsmP1Ctx *c)
   if (c->D && !c->dD) {
     PetscCall(DMAsmCUDAMalloc((void **)&c->dD, sizeof(PetscReal) * c->dim * c->dim * c->nelem));
     PetscCall(DMAsmCUDAUpload(c->dD, c->D, sizeof(PetscReal) * c->dim * c->dim * c->nelem));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the conductivities in the assembler's element order (DMAsmReorderElements): D_new[e] = D_old[perm[e]] */
+PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *c, const PetscInt *perm)
+{
+  PetscReal *D;
+
+  PetscFunctionBegin;
+  if (!c->D || !perm) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!c->dD, PETSC_COMM_SELF, PETSC_ERR_ORDER, "DMAssembly: conductivities already on the device");
+  PetscCall(PetscMalloc1((size_t)c->dim * c->dim * c->nelem, &D));
+  for (PetscInt i = 0; i < c->dim * c->dim; i++)
+    for (PetscInt e = 0; e < c->nelem; e++) D[(PetscCount)i * c->nelem + e] = c->D[(PetscCount)i * c->nelem + perm[e]];
+  PetscCall(PetscFree(c->D));
+  c->D = D;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* sharednz reads every border element's conductivity once per block it touches: when D is exactly symmetric
+   it reads the upper triangle only (the same values, so the same arithmetic as the full tensor) */
+PetscErrorCode DMAsmP1CtxDeviceSym(DMAsmP1Ctx *c)
+{
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (c->D && !c->symchecked) {
+    const PetscInt dim = c->dim, ns = dim * (dim + 1) / 2;
+    PetscBool      sym = PETSC_TRUE;
+    c->symchecked      = PETSC_TRUE;
+    for (PetscInt i = 0; i < dim && sym; i++)
+      for (PetscInt j = i + 1; j < dim && sym; j++)
+        for (PetscInt e = 0; e < c->nelem; e++)
+          if (c->D[(PetscCount)(i * dim + j) * c->nelem + e] != c->D[(PetscCount)(j * dim + i) * c->nelem + e]) {
+            sym = PETSC_FALSE;
+            break;
+          }
+    if (sym) {
+      PetscReal *h;
+      PetscInt   q = 0;
+      PetscCall(PetscMalloc1((size_t)ns * c->nelem, &h));
+      for (PetscInt i = 0; i < dim; i++)
+        for (PetscInt j = i; j < dim; j++, q++) PetscCall(PetscArraycpy(h + (PetscCount)q * c->nelem, c->D + (PetscCount)(i * dim + j) * c->nelem, c->nelem));
+      PetscCall(DMAsmCUDAMalloc((void **)&c->dDs, sizeof(PetscReal) * ns * c->nelem));
+      PetscCall(DMAsmCUDAUpload(c->dDs, h, sizeof(PetscReal) * ns * c->nelem));
+      PetscCall(PetscFree(h));
+    }
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -102,6 +151,7 @@ PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly as, PetscReal alpha, 
     for (PetscInt e = 0; e < c->nelem; e++)
       for (PetscInt i = 0; i < dim * dim; i++) c->D[i * c->nelem + e] = D[e * dim * dim + i];
   }
+  if (as->eperm) PetscCall(DMAsmP1CtxPermute(c, as->eperm)); /* set up already, elements renumbered */
   if (as->ownctxdestroy) PetscCall((*as->ownctxdestroy)(&as->ownctx));
   as->ownctx        = c;
   as->builtin       = c; /* atomic and color may fuse the element into their scatter (-dm_assembly_fuse) */

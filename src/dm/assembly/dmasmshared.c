@@ -35,9 +35,11 @@ static PetscErrorCode IntBufPush(IntBuf *b, PetscInt v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static size_t BlockBytes(PetscInt ne, PetscInt nn, PetscInt nper, PetscInt dim, PetscBool res)
+/* shared memory of a block: w values per incidence (w = nen for the Jacobian: the element row; 1 for the
+   residual), the nodes' coordinates (and values) */
+static size_t BlockBytes(PetscInt ninc, PetscInt nn, PetscInt w, PetscInt dim, PetscBool res)
 {
-  return (size_t)ne * nper * sizeof(PetscScalar) + (size_t)nn * dim * sizeof(PetscReal) + (res ? (size_t)nn * sizeof(PetscScalar) : 0);
+  return (size_t)ninc * w * sizeof(PetscScalar) + (size_t)nn * dim * sizeof(PetscReal) + (res ? (size_t)nn * sizeof(PetscScalar) : 0);
 }
 
 /* q2t: source entry q = k*nelem + e (k < nper) -> target (-1: none); nper = nen (residual) or nen^2 */
@@ -47,8 +49,9 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
   const PetscBool  res   = (PetscBool)(nper == nen);
   const PetscCount nsrc  = (PetscCount)nper * nelem;
   const size_t     budget = (size_t)as->shsmem;
+  const PetscInt   w      = nper / nen; /* values per incidence */
   PetscCount      *tptr, *pos, *lists;
-  PetscInt        *emark, *nmark, *estamp, *nstamp, *eloc, *nloc, stamp = 0, b = 0, ne = 0, nn = 0, nblk = 0;
+  PetscInt        *emark, *nmark, *estamp, *nstamp, *imark, *istamp, *eloc, *nloc, stamp = 0, b = 0, ne = 0, nn = 0, ni = 0, nblk = 0;
   IntBuf           belem = {0}, bnode = {0}, tbv = {0};
   PetscCount      *ebv = NULL, *nbv = NULL;
   PetscCount       ecap = 0;
@@ -73,6 +76,8 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
     }
   PetscCall(PetscFree(pos));
   PetscCall(PetscMalloc4(nelem, &emark, nelem, &estamp, ndof, &nmark, ndof, &nstamp));
+  PetscCall(PetscMalloc2((size_t)nen * nelem, &imark, (size_t)nen * nelem, &istamp));
+  for (PetscCount q = 0; q < (PetscCount)nen * nelem; q++) imark[q] = istamp[q] = -1;
   for (PetscInt e = 0; e < nelem; e++) emark[e] = estamp[e] = -1;
   for (PetscInt i = 0; i < ndof; i++) nmark[i] = nstamp[i] = -1;
 
@@ -83,12 +88,17 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
   ebv[0] = nbv[0] = 0;
   for (PetscCount t0 = 0; t0 < ntarget;) {
     const PetscCount t1 = PetscMin(t0 + SH_CHUNK, ntarget);
-    PetscInt         newe = 0, newn = 0;
+    PetscInt         newe = 0, newn = 0, newi = 0;
 
     stamp++;
     for (PetscCount t = t0; t < t1; t++)
       for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
-        const PetscInt e = (PetscInt)(lists[s] % nelem);
+        const PetscInt   e = (PetscInt)(lists[s] % nelem), a = (PetscInt)(lists[s] / nelem) / w;
+        const PetscCount ia = (PetscCount)a * nelem + e;
+        if (imark[ia] != b && istamp[ia] != stamp) {
+          istamp[ia] = stamp;
+          newi++;
+        }
         if (emark[e] == b || estamp[e] == stamp) continue;
         estamp[e] = stamp;
         newe++;
@@ -99,10 +109,10 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
           newn++;
         }
       }
-    if (BlockBytes(ne + newe, nn + newn, nper, dim, res) > budget || (PetscCount)(ne + newe) * nper > 65536 || nn + newn > 65536) {
+    if (BlockBytes(ni + newi, nn + newn, w, dim, res) > budget || (PetscCount)(ni + newi) * w > 65535 || nn + newn > 65535 || ne + newe > 65535) {
       if (tbv.a[b] == t0) { /* this chunk alone does not fit: no sharednz for this target array */
-        PetscCall(PetscInfo(as, "sharednz: targets %" PetscCount_FMT "..%" PetscCount_FMT " alone need %" PetscInt_FMT " elements, %" PetscInt_FMT " nodes (%g kB > the budget %g kB, -dm_assembly_sharednz_smem): globalnz takes this %s\n", t0, t1 - 1, newe, newn,
-                            BlockBytes(newe, newn, nper, dim, res) / 1024.0, budget / 1024.0, res ? "residual" : "Jacobian"));
+        PetscCall(PetscInfo(as, "sharednz: targets %" PetscCount_FMT "..%" PetscCount_FMT " alone need %" PetscInt_FMT " element rows, %" PetscInt_FMT " nodes (%g kB > the budget %g kB, -dm_assembly_sharednz_smem): globalnz takes this %s\n", t0, t1 - 1, newi, newn,
+                            BlockBytes(newi, newn, w, dim, res) / 1024.0, budget / 1024.0, res ? "residual" : "Jacobian"));
         S->fallback = PETSC_TRUE;
         break;
       }
@@ -121,12 +131,17 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
       }
       ebv[b] = belem.n;
       nbv[b] = bnode.n;
-      ne = nn = 0;
+      ne = nn = ni = 0;
       continue;
     }
     for (PetscCount t = t0; t < t1; t++)
       for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
-        const PetscInt e = (PetscInt)(lists[s] % nelem);
+        const PetscInt   e = (PetscInt)(lists[s] % nelem), a = (PetscInt)(lists[s] / nelem) / w;
+        const PetscCount ia = (PetscCount)a * nelem + e;
+        if (imark[ia] != b) {
+          imark[ia] = b;
+          ni++;
+        }
         if (emark[e] == b) continue;
         emark[e] = b;
         PetscCall(IntBufPush(&belem, e));
@@ -143,6 +158,7 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
   }
   PetscCall(PetscFree4(emark, estamp, nmark, nstamp));
   if (S->fallback) {
+    PetscCall(PetscFree2(imark, istamp));
     PetscCall(PetscFree(tbv.a));
     PetscCall(PetscFree(belem.a));
     PetscCall(PetscFree(bnode.a));
@@ -172,6 +188,8 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
   /* per block: elements in increasing order, local node indices, the targets' 16-bit offsets */
   PetscCall(PetscMalloc2(nelem, &eloc, ndof, &nloc));
   PetscCall(PetscMalloc1(nen * S->eb[nblk] + 1, &S->bloc));
+  PetscCall(PetscMalloc1(nen * S->eb[nblk] + 1, &S->islot));
+  PetscCall(PetscMalloc1(nblk + 1, &S->ninc));
   PetscCall(PetscMalloc1(tptr[ntarget] + 1, &S->lo)); /* every source entry lands in exactly one block */
   PetscCall(PetscMalloc1(ntarget + 1, &S->toff));
   S->lb[0] = 0;
@@ -185,19 +203,33 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
     PetscCall(PetscSortInt(nb_n, S->bnode + n0));
     for (PetscInt i = 0; i < nb_e; i++) eloc[S->belem[e0 + i]] = i;
     for (PetscInt i = 0; i < nb_n; i++) nloc[S->bnode[n0 + i]] = i;
+    PetscInt nb_i = 0;
+    /* the element rows this block's targets need (a row's targets may straddle two blocks: marked again here) */
+    for (PetscCount t = S->tb[bb]; t < S->tb[bb + 1]; t++)
+      for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) imark[(PetscCount)((lists[s] / nelem) / w) * nelem + lists[s] % nelem] = bb;
     for (PetscInt i = 0; i < nb_e; i++)
       for (PetscInt a = 0; a < nen; a++) S->bloc[nen * e0 + (PetscCount)a * nb_e + i] = (unsigned short)nloc[as->edof[(PetscCount)a * nelem + S->belem[e0 + i]]];
+    /* incidences (element rows the block's targets need) numbered node-major: consecutive threads (block
+       elements) write consecutive shared words */
+    for (PetscInt a = 0; a < nen; a++)
+      for (PetscInt i = 0; i < nb_e; i++) {
+        const PetscCount ia = (PetscCount)a * nelem + S->belem[e0 + i];
+        S->islot[nen * e0 + (PetscCount)a * nb_e + i] = imark[ia] == bb ? (unsigned short)nb_i++ : (unsigned short)0xFFFF;
+      }
+    S->ninc[bb] = nb_i;
     for (PetscCount t = S->tb[bb]; t < S->tb[bb + 1]; t++) {
       S->toff[t] = (int)(l - S->lb[bb]);
       for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
-        const PetscInt e = (PetscInt)(lists[s] % nelem), k = (PetscInt)(lists[s] / nelem);
-        S->lo[l++]       = (unsigned short)(k * nb_e + eloc[e]);
+        const PetscInt e = (PetscInt)(lists[s] % nelem), k = (PetscInt)(lists[s] / nelem), a = k / w, c = k % w;
+        const int      j = S->islot[nen * e0 + (PetscCount)a * nb_e + eloc[e]];
+        S->lo[l++]       = (unsigned short)(c * nb_i + j);
       }
     }
     S->lb[bb + 1] = l;
-    S->smem       = PetscMax(S->smem, BlockBytes(nb_e, nb_n, nper, dim, res));
+    S->smem       = PetscMax(S->smem, BlockBytes(nb_i, nb_n, w, dim, res));
   }
   PetscCall(PetscFree2(eloc, nloc));
+  PetscCall(PetscFree2(imark, istamp));
   PetscCall(PetscFree(tptr));
   PetscCall(PetscFree(lists));
   PetscCall(PetscInfo(as, "sharednz %s plan: %" PetscInt_FMT " blocks, %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), largest block %g kB of shared memory\n", res ? "residual" : "Jacobian", nblk, S->eb[nblk], nelem, nelem ? (double)S->eb[nblk] / nelem : 0.0, S->smem / 1024.0));
@@ -211,6 +243,8 @@ PetscErrorCode DMAsmSharedPlanDestroy(DMAsmSharedPlan *S)
   PetscCall(PetscFree(S->belem));
   PetscCall(PetscFree(S->bnode));
   PetscCall(PetscFree(S->bloc));
+  PetscCall(PetscFree(S->islot));
+  PetscCall(PetscFree(S->ninc));
   PetscCall(PetscFree(S->lo));
   PetscCall(PetscFree(S->toff));
 #if defined(ELLWARP_HAVE_CUDA)
@@ -221,6 +255,8 @@ PetscErrorCode DMAsmSharedPlanDestroy(DMAsmSharedPlan *S)
   PetscCall(DMAsmCUDAFree((void **)&S->dbelem));
   PetscCall(DMAsmCUDAFree((void **)&S->dbnode));
   PetscCall(DMAsmCUDAFree((void **)&S->dbloc));
+  PetscCall(DMAsmCUDAFree((void **)&S->dislot));
+  PetscCall(DMAsmCUDAFree((void **)&S->dninc));
   PetscCall(DMAsmCUDAFree((void **)&S->dlo));
   PetscCall(DMAsmCUDAFree((void **)&S->dtoff));
 #endif
@@ -249,6 +285,8 @@ PetscErrorCode DMAsmSharedPlanUpload(DMAsmSharedPlan *S)
     UP(S->dbnode, S->bnode, PetscInt, nn);
     UP(S->dlo, S->lo, unsigned short, nl);
     UP(S->dbloc, S->bloc, unsigned short, (PetscCount)S->nen * ne);
+    UP(S->dislot, S->islot, unsigned short, (PetscCount)S->nen * ne);
+    UP(S->dninc, S->ninc, int, nb);
     UP(S->dtoff, S->toff, int, S->ntarget);
 #undef UP
   }
@@ -258,8 +296,9 @@ PetscErrorCode DMAsmSharedPlanUpload(DMAsmSharedPlan *S)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The reference of the CUDA kernel: per block, nodal data -> "shared" scratch, its elements computed into
-   scratch (entry k of block element i at k*ne + i), then each target summed from scratch in list order. */
+/* The reference of the CUDA kernel: per block, nodal data -> "shared" scratch, its elements computed, the
+   rows its targets need stored in scratch (value c of incidence j at c*ninc + j), then each target summed
+   from scratch in list order. */
 PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, PetscInt nelem, const PetscReal *xn, const PetscScalar *u, PetscScalar *dst)
 {
   const PetscInt  dim = c->dim, nen = dim + 1, nper = S->nper;
@@ -271,9 +310,9 @@ PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, Pe
   for (PetscInt b = 0; b < S->nblocks; b++) {
     const PetscCount e0 = S->eb[b], n0 = S->nb[b], l0 = S->lb[b], t0 = S->tb[b];
     const PetscInt   ne = (PetscInt)(S->eb[b + 1] - e0), nn = (PetscInt)(S->nb[b + 1] - n0), ltot = (PetscInt)(S->lb[b + 1] - l0);
-    const PetscInt   nt = (PetscInt)(S->tb[b + 1] - t0);
+    const PetscInt   nt = (PetscInt)(S->tb[b + 1] - t0), ni = S->ninc[b], w = nper / nen;
     PetscScalar     *ks = scratch;
-    PetscReal       *xs = (PetscReal *)(ks + (size_t)ne * nper);
+    PetscReal       *xs = (PetscReal *)(ks + (size_t)ni * w);
     PetscScalar     *us = (PetscScalar *)(xs + (size_t)nn * dim);
 
     for (PetscInt i = 0; i < nn; i++) {
@@ -293,7 +332,11 @@ PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, Pe
       if (c->D)
         for (PetscInt q = 0; q < dim * dim; q++) Dl[q] = c->D[(PetscCount)q * nelem + e];
       DMAsmP1Element((int)dim, 0, 1, c->alpha, c->beta, c->source, c->D ? Dl : NULL, 1, xl, ul, jac ? vl : NULL, jac ? NULL : vl);
-      for (PetscInt k = 0; k < nper; k++) ks[k * ne + i] = vl[k];
+      for (PetscInt a = 0; a < nen; a++) {
+        const PetscInt j = S->islot[nen * e0 + (PetscCount)a * ne + i];
+        if (j == 0xFFFF) continue; /* a row no target of this block needs */
+        for (PetscInt c2 = 0; c2 < w; c2++) ks[c2 * ni + j] = vl[a * w + c2];
+      }
     }
     for (PetscInt j = 0; j < nt; j++) {
       const PetscInt p0 = S->toff[t0 + j], p1 = j + 1 < nt ? S->toff[t0 + j + 1] : ltot;

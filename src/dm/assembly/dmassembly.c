@@ -64,7 +64,9 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->dm     = dm;
   a->method = DMASM_GLOBALNZ;
   a->nzpt   = 0; /* chosen per plan from the list lengths unless -dm_assembly_nz_per_thread is given */
-  a->shsmem = 64 * 1024;
+  a->shsmem = 72 * 1024; /* 3 blocks of 256 threads per SM (H100/H200: 227 kB, 64k registers) */
+  a->reorder = PETSC_TRUE;
+  a->colortail = DMASM_COLOR_TAIL;
   a->mtype  = PETSC_MEMTYPE_HOST;
   a->jacstate = PETSC_TRUE;
   a->fuse     = PETSC_TRUE;
@@ -132,6 +134,8 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
     as->shsmem = kb * 1024;
   }
   PetscCall(PetscOptionsBool("-dm_assembly_fuse", "atomic/color with the built-in kernels: compute the element inside the scatter", "DMAssemblySetFuse", as->fuse, &as->fuse, NULL));
+  PetscCall(PetscOptionsBoundedInt("-dm_assembly_color_tail", "color: colours with fewer elements go through one packed reduction (run first)", "DMAssembly", as->colortail, &as->colortail, NULL, 0));
+  PetscCall(PetscOptionsBool("-dm_assembly_reorder", "Built-in kernels: number the elements by their lowest dof (the matrix row order)", "DMAssembly", as->reorder, &as->reorder, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_index64", "64-bit plan entries even where 32 bits fit (testing)", "DMAssembly", as->force64, &as->force64, NULL));
   PetscCheck(as->nzpt <= 64, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_nz_per_thread %" PetscInt_FMT ": at most 64 (shared memory holds 128 x n values)", as->nzpt);
   PetscOptionsEnd();
@@ -225,10 +229,12 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCall(PetscLogEventBegin(DMASSEMBLY_SetUp, as, 0, 0, 0));
   PetscCall(ChooseMemType(as));
   PetscCall(DMAsmBuildMesh(as));
+  if (as->builtin && as->k.ctx == (void *)as->builtin && as->reorder) PetscCall(DMAsmReorderElements(as));
   PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
   PetscCheck(as->method != DMASM_LOCALROW || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in kernels (DMAssemblyP1DiffusionMassKernels()); use globalnz with your own kernels");
   PetscCall(DMAsmColor(as));
   PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
+  PetscCall(DMAsmBuildTailPlan(as, as->nen, as->ndof, as->edof, &as->rtail));
   if (as->method == DMASM_SHAREDNZ) {
     as->shfallback = (PetscBool)!(as->builtin && as->k.ctx == (void *)as->builtin);
     if (as->shfallback) PetscCall(PetscInfo(as, "sharednz computes the element inside its kernel and needs the built-in kernels (DMAssemblyP1DiffusionMassKernels()); with user kernels globalnz runs instead\n"));
@@ -256,6 +262,8 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
     PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
     PetscCall(DMAsmCUDAMalloc((void **)&as->dcolelem, sizeof(PetscInt) * as->nelem));
     PetscCall(DMAsmCUDAUpload(as->dcolelem, as->colelem, sizeof(PetscInt) * as->nelem));
+    PetscCall(DMAsmCUDAMalloc((void **)&as->dtailelem, sizeof(PetscInt) * as->ntail));
+    PetscCall(DMAsmCUDAUpload(as->dtailelem, as->tailelem, sizeof(PetscInt) * as->ntail));
     if (as->aux) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
     if (as->xn) {
       PetscCall(DMAsmCUDAMalloc((void **)&as->dxn, sizeof(PetscReal) * as->ndof * as->dim));
@@ -271,6 +279,7 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
     as->dxn      = as->xn;
     as->dedof    = as->edof;
     as->dcolelem = as->colelem;
+    as->dtailelem = as->tailelem;
   }
   as->setupcalled = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(DMASSEMBLY_SetUp, as, 0, 0, 0));
@@ -308,6 +317,7 @@ PetscErrorCode DMAssemblyGetInfo(DMAssembly as, DMAssemblyInfo *info)
   info->resplanentries = as->rsh.tb ? as->rsh.lb[as->rsh.nblocks] : (as->res.blkptr ? as->res.blkptr[as->res.nblocks] : 0);
   info->shelements     = as->jsh.tb ? as->jsh.eb[as->jsh.nblocks] : 0;
   info->shresidualelements = as->rsh.tb ? as->rsh.eb[as->rsh.nblocks] : 0;
+  info->shresidualnodes = as->rsh.tb ? as->rsh.nb[as->rsh.nblocks] : 0;
   info->shnodes        = as->jsh.tb ? as->jsh.nb[as->jsh.nblocks] : 0;
   info->shblocks       = as->jsh.tb ? as->jsh.nblocks : 0;
   info->idx64          = as->jac.blkptr ? as->jac.idx64 : as->res.idx64;
@@ -388,7 +398,26 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "runs on the %s%s\n", as->mtype == PETSC_MEMTYPE_DEVICE ? "device (CUDA)" : "host", as->nodevice ? " (no CUDA device usable: host reference path)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "mesh: %" PetscInt_FMT " %s, %" PetscInt_FMT " dofs, pattern %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", as->nelem, as->dim == 3 ? "tetrahedra" : "triangles", as->ndof, as->nnz, (PetscCount)as->nen * as->nen * as->nelem));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring: %" PetscInt_FMT " colours\n", as->ncolors));
+  {
+    PetscInt big = 0, maxc = 0, tailc = 0, taile = 0, maxval = 0, *val;
+    for (PetscInt c = 0; c < as->ncolors; c++) {
+      const PetscInt n = as->colptr[c + 1] - as->colptr[c];
+      maxc = PetscMax(maxc, n);
+      if (n >= as->colortail) big++;
+      else {
+        tailc++;
+        taile += n;
+      }
+    }
+    PetscCall(PetscCalloc1(as->ndof, &val));
+    for (PetscCount q = 0; q < (PetscCount)as->nen * as->nelem; q++) {
+      const PetscInt v = ++val[as->edof[q]]; /* not inside PetscMax(): a macro */
+      maxval           = PetscMax(maxval, v);
+    }
+    PetscCall(PetscFree(val));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring: %" PetscInt_FMT " colours (largest node valence %" PetscInt_FMT "); %" PetscInt_FMT " colours of >= %" PetscInt_FMT " elements (largest %" PetscInt_FMT "), %" PetscInt_FMT " smaller ones with %" PetscInt_FMT " elements in all (color: their packed reduction first, then one launch per big colour)\n", as->ncolors, maxval, big, as->colortail, maxc, tailc, taile));
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "element order: %s\n", as->eperm ? "by lowest dof (built-in kernels; -dm_assembly_reorder 0: mesh order)" : "the mesh's cell order"));
   {
     PetscLogDouble b;
     PetscReal      f;
@@ -437,6 +466,7 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
   if (a->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAFree((void **)&a->dxn));
 #endif
   PetscCall(PetscFree(a->xn));
+  PetscCall(PetscFree(a->eperm));
   if (a->setupcalled && a->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmCUDAFree((void **)&a->ue));
@@ -446,6 +476,7 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
     PetscCall(DMAsmCUDAFree((void **)&a->dxe));
     PetscCall(DMAsmCUDAFree((void **)&a->dedof));
     PetscCall(DMAsmCUDAFree((void **)&a->dcolelem));
+    PetscCall(DMAsmCUDAFree((void **)&a->dtailelem));
 #endif
   } else {
     PetscCall(PetscFree3(a->ue, a->fe, a->ke));
@@ -457,6 +488,9 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
   PetscCall(PetscFree(a->e2nz));
   PetscCall(PetscFree(a->colptr));
   PetscCall(PetscFree(a->colelem));
+  PetscCall(PetscFree(a->tailelem));
+  PetscCall(DMAsmPlanDestroy(&a->jtail));
+  PetscCall(DMAsmPlanDestroy(&a->rtail));
   PetscCall(VecDestroy(&a->aux));
   PetscCall(DMDestroy(&a->dm));
   PetscCall(PetscHeaderDestroy(as));
