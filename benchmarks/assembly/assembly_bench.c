@@ -4,7 +4,8 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
                            "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localrow,atomic,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
                            "element fused into the scatter; -unfused: through the element buffers like user kernels; sharednz:KB: shared-memory budget per\n"
-                           "block), -o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
+                           "block), -order rcm,sfc,morton,none (vertex numberings, each size is run once per order; sfc = Hilbert curve; default rcm),\n"
+                           "-o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
 /* Times are medians over -repeats runs after a warm-up (CUDA events on PETSc's stream; the host method with
    PetscTime).  Effective bandwidth = the bytes-moved model of each method (printed with the table) / time. */
 #include <petscellwarp.h>
@@ -209,8 +210,8 @@ static PetscErrorCode SetBudget(DMAssembly as, PetscInt kb)
 
 int main(int argc, char **argv)
 {
-  PetscInt  sizes[8] = {60000, 350000}, nsizes = 8, reps = 10, creps = 3, nmeth = 12;
-  char     *meth[12], outdir[PETSC_MAX_PATH_LEN] = "";
+  PetscInt  sizes[8] = {60000, 350000}, nsizes = 8, reps = 10, creps = 3, nmeth = 12, norders = 4;
+  char     *meth[12], *orders[4], outdir[PETSC_MAX_PATH_LEN] = "";
   PetscBool device = PETSC_FALSE, hasout;
   FILE     *js = NULL;
 
@@ -234,6 +235,21 @@ int main(int argc, char **argv)
     PetscCall(PetscStrallocpy("atomic-unfused", &meth[6]));
     PetscCall(PetscStrallocpy("color-unfused", &meth[7]));
   }
+  /* the vertex numbering: the peer and every method see the same mesh numbering in one table, so the ratios stay fair */
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-order", orders, &norders, &set));
+  if (!set) {
+    norders = 1;
+    PetscCall(PetscStrallocpy("rcm", &orders[0]));
+  }
+  for (PetscInt o = 0; o < norders; o++) {
+    PetscBool ok = PETSC_FALSE, f;
+    const char *known[] = {"rcm", "sfc", "hilbert", "morton", "none"};
+    for (int i = 0; i < 5; i++) {
+      PetscCall(PetscStrcmp(orders[o], known[i], &f));
+      ok = (PetscBool)(ok || f);
+    }
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-order %s: expected rcm, sfc (= hilbert), morton or none", orders[o]);
+  }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &hasout));
 #if defined(ELLWARP_HAVE_CUDA)
   {
@@ -251,7 +267,9 @@ int main(int argc, char **argv)
     fprintf(js, "{\n  \"benchmark\": \"assembly\",\n  \"sizes\": [\n");
   }
 
-  for (PetscInt s = 0; s < nsizes; s++) {
+  for (PetscInt so = 0; so < nsizes * norders; so++) {
+    const PetscInt s = so / norders;
+    const char    *order = orders[so % norders];
     LVMesh         m;
     DM             dm;
     PetscReal     *D;
@@ -265,7 +283,9 @@ int main(int argc, char **argv)
     Vec            Uh, Fh;
 
     PetscCall(LVMeshCreateStructuredByNodes(sizes[s], &m));
-    PetscCall(LVMeshRenumberRCM(&m));
+    if (!strcmp(order, "rcm")) PetscCall(LVMeshRenumberRCM(&m));
+    else if (!strcmp(order, "sfc") || !strcmp(order, "hilbert")) PetscCall(LVMeshRenumberSFC(&m, PETSC_TRUE));
+    else if (!strcmp(order, "morton")) PetscCall(LVMeshRenumberSFC(&m, PETSC_FALSE));
     PetscCall(CreateDM(&m, &dm));
     PetscCall(Conductivity(&m, &D));
     nelem = m.nt;
@@ -312,7 +332,7 @@ int main(int argc, char **argv)
       r->err      = 0;
       PetscCall(DMAssemblyDestroy(&as));
     }
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n# LV mesh: %" PetscInt_FMT " tetrahedra, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", nelem, ndof, nnz, (PetscCount)16 * nelem));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n# LV mesh: %" PetscInt_FMT " tetrahedra, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries, vertex order %s\n", nelem, ndof, nnz, (PetscCount)16 * nelem, order));
 
     if (!device) { /* the sharednz plans are built on the host: their statistics (blocks, redundancy) without a GPU */
       for (PetscInt mi = 0; mi < nmeth; mi++) {
@@ -532,12 +552,12 @@ int main(int argc, char **argv)
     }
     if (device) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# element kernel alone: %.4f ms; MatSetPreallocationCOO (AIJCUSPARSE) %.3f s; vs_peer = peer Jacobian time / this Jacobian time; vs_cpu = host method / this\n", 1e3 * telem, tprealloc));
     if (js) {
-      fprintf(js, "    {\"nelem\": %" PetscInt_FMT ", \"ndof\": %" PetscInt_FMT ", \"nnz\": %" PetscCount_FMT ", \"element_kernel_s\": %.6e, \"coo_prealloc_s\": %.6e, \"rows\": [\n", nelem, ndof, nnz, telem, tprealloc);
+      fprintf(js, "    {\"order\": \"%s\", \"nelem\": %" PetscInt_FMT ", \"ndof\": %" PetscInt_FMT ", \"nnz\": %" PetscCount_FMT ", \"element_kernel_s\": %.6e, \"coo_prealloc_s\": %.6e, \"rows\": [\n", order, nelem, ndof, nnz, telem, tprealloc);
       for (int i = 0; i < nrows; i++) {
         Row *r = &rows[i];
         fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e, \"jac_phases_ms\": [%.5f, %.5f, %.5f], \"res_phases_ms\": [%.5f, %.5f, %.5f], \"sharednz_redundancy\": %.3f}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err, r->pj[0], r->pj[1], r->pj[2], r->pr[0], r->pr[1], r->pr[2], r->redund, i + 1 < nrows ? "," : "");
       }
-      fprintf(js, "    ]}%s\n", s + 1 < nsizes ? "," : "");
+      fprintf(js, "    ]}%s\n", so + 1 < nsizes * norders ? "," : "");
       fflush(js); /* a run cut short by a timeout keeps the sizes done */
     }
     PetscCall(MatDestroy(&Jref));
@@ -552,6 +572,7 @@ int main(int argc, char **argv)
     fclose(js);
   }
   for (PetscInt i = 0; i < nmeth; i++) PetscCall(PetscFree(meth[i]));
+  for (PetscInt i = 0; i < norders; i++) PetscCall(PetscFree(orders[i]));
   PetscCall(PetscFinalize());
   return 0;
 }
