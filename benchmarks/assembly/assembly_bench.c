@@ -553,6 +553,14 @@ int main(int argc, char **argv)
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %9.4f %9.4f %9.4f | %9.4f %9.4f %9.4f | %8.2f\n", r->name, r->pj[0], r->pj[1], r->pj[2], r->pr[0], r->pr[1], r->pr[2], r->redund));
       }
     }
+    if (device) { /* one line per (size, order): grep "# summary" to compare the vertex orders */
+      int best = -1;
+      for (int i = 3; i < nrows; i++)
+        if (strstr(rows[i].name, "-> " MATELLWARP) && (best < 0 || rows[i].jac < rows[best].jac)) best = i;
+      if (best >= 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# summary: %" PetscInt_FMT " tets, order %s: peer %.4f ms; best into ellwarp %s %.4f ms (%.2fx the peer)\n", nelem, order, 1e3 * tpeer, rows[best].name, 1e3 * rows[best].jac, tpeer / rows[best].jac));
+      for (int i = 3; i < nrows; i++)
+        if (rows[i].redund > 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# summary:   %-28s %.4f ms (%.2fx the peer), redundancy %.2f\n", rows[i].name, 1e3 * rows[i].jac, tpeer / rows[i].jac, rows[i].redund));
+    }
     if (device) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# element kernel alone: %.4f ms; MatSetPreallocationCOO (AIJCUSPARSE) %.3f s; vs_peer = peer Jacobian time / this Jacobian time; vs_cpu = host method / this\n", 1e3 * telem, tprealloc));
     if (js) {
       fprintf(js, "    {\"order\": \"%s\", \"nelem\": %" PetscInt_FMT ", \"ndof\": %" PetscInt_FMT ", \"nnz\": %" PetscCount_FMT ", \"element_kernel_s\": %.6e, \"coo_prealloc_s\": %.6e, \"rows\": [\n", order, nelem, ndof, nnz, telem, tprealloc);
