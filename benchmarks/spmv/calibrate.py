@@ -119,8 +119,11 @@ def main():
             peers = {k: v["cold_us"] for k, v in m["formats"].items() if v.get("status") == "ok" and k != "ellwarp_auto" and k != "cusparse_csr_best"}
             if peers:
                 pk = min(peers, key=peers.get)
-                ref = ct if ct else pts.get(runc, best)
-                print(f"  fastest peer {pk} {peers[pk]:.2f} us: candidate/peer {ref / peers[pk]:.3f}, sweep best/peer {best / peers[pk]:.3f}")
+                if ct:
+                    lab, ref = "candidate/peer", ct
+                else:
+                    lab, ref = "run's auto/peer", au.get("cold_us", best)
+                print(f"  fastest peer {pk} {peers[pk]:.2f} us: {lab} {ref / peers[pk]:.3f}, sweep best/peer {best / peers[pk]:.3f}")
             rows.append((m["name"], dev, fmt(cand), ct / best if ct else None, bench_ratio, run_sweep / best if run_sweep else None))
     print("\n| matrix | device | candidate | candidate/best (sweep) | run's auto/best (bench) | run's auto/best (sweep) |")
     print("| --- | --- | --- | ---: | ---: | ---: |")
