@@ -44,6 +44,9 @@
 /* ellwarp_add_test(assembly.index64 -mesh box -faces 3 -dm_assembly_index64 -dm_assembly_nz_per_thread 16) */
 /* ellwarp_add_test(assembly.gpu_index64 -mesh box -faces 4 -dm_assembly_index64 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu -mesh box -faces 6 -plex -snes -gpu GPU) */
+/* ellwarp_add_test(assembly.symD -mesh box -faces 4 -sym_D) */
+/* ellwarp_add_test(assembly.gpu_symD -mesh box -faces 6 -sym_D -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_symD_unfused -mesh box -faces 5 -sym_D -dm_assembly_fuse 0 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_two -mesh two -gpu GPU) */
 
 /* PETSc's FE integration uses the signed cell volume: orient every simplex as DMPlex expects (triangles
@@ -548,6 +551,16 @@ int main(int argc, char **argv)
     nelem = cEnd - cStart;
   }
   PetscCall(Conductivities(dim, nelem, &D));
+  {
+    PetscBool symD = PETSC_FALSE; /* mirror the upper triangle: an exactly symmetric D, whose upper triangle alone
+                                     the device kernels read (sharednz, fused atomic/color); without it the rounding
+                                     of R diag R^T leaves D a few ulps off symmetric and the full tensor is read */
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-sym_D", &symD, NULL));
+    if (symD)
+      for (PetscInt e = 0; e < nelem; e++)
+        for (PetscInt i = 0; i < dim; i++)
+          for (PetscInt j = 0; j < i; j++) D[e * dim * dim + i * dim + j] = D[e * dim * dim + j * dim + i];
+  }
   PetscCall(DMCreateGlobalVector(dm, &U));
   PetscCall(VecGetLocalSize(U, &ndof));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));

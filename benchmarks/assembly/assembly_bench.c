@@ -4,7 +4,8 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
                            "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localrow,atomic,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
                            "element fused into the scatter; -unfused: through the element buffers like user kernels; sharednz:KB: shared-memory budget per\n"
-                           "block), -o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
+                           "block), -order rcm,sfc,morton,none (vertex numberings, each size is run once per order; sfc = Hilbert curve; default rcm),\n"
+                           "-o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
 /* Times are medians over -repeats runs after a warm-up (CUDA events on PETSc's stream; the host method with
    PetscTime).  Effective bandwidth = the bytes-moved model of each method (printed with the table) / time. */
 #include <petscellwarp.h>
@@ -113,8 +114,10 @@ static PetscErrorCode Conductivity(const LVMesh *m, PetscReal **D)
     f[1] = c[0] + 0.1;
     f[2] = 0.5 + 0.01 * c[2];
     nrm  = PetscSqrtReal(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    /* the upper triangle, mirrored: exactly symmetric (3 f_i f_j and 3 f_j f_i round differently in ~13% of the
+       entries), so the device kernels read the upper triangle only (-info: "exactly symmetric") */
     for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++) (*D)[9 * e + 3 * i + j] = (i == j) + 3 * f[i] * f[j] / (nrm * nrm);
+      for (int j = i; j < 3; j++) (*D)[9 * e + 3 * i + j] = (*D)[9 * e + 3 * j + i] = (i == j) + 3 * f[i] * f[j] / (nrm * nrm);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -209,8 +212,8 @@ static PetscErrorCode SetBudget(DMAssembly as, PetscInt kb)
 
 int main(int argc, char **argv)
 {
-  PetscInt  sizes[8] = {60000, 350000}, nsizes = 8, reps = 10, creps = 3, nmeth = 12;
-  char     *meth[12], outdir[PETSC_MAX_PATH_LEN] = "";
+  PetscInt  sizes[8] = {60000, 350000}, nsizes = 8, reps = 10, creps = 3, nmeth = 12, norders = 4;
+  char     *meth[12], *orders[4], outdir[PETSC_MAX_PATH_LEN] = "";
   PetscBool device = PETSC_FALSE, hasout;
   FILE     *js = NULL;
 
@@ -234,6 +237,21 @@ int main(int argc, char **argv)
     PetscCall(PetscStrallocpy("atomic-unfused", &meth[6]));
     PetscCall(PetscStrallocpy("color-unfused", &meth[7]));
   }
+  /* the vertex numbering: the peer and every method see the same mesh numbering in one table, so the ratios stay fair */
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-order", orders, &norders, &set));
+  if (!set) {
+    norders = 1;
+    PetscCall(PetscStrallocpy("rcm", &orders[0]));
+  }
+  for (PetscInt o = 0; o < norders; o++) {
+    PetscBool ok = PETSC_FALSE, f;
+    const char *known[] = {"rcm", "sfc", "hilbert", "morton", "none"};
+    for (int i = 0; i < 5; i++) {
+      PetscCall(PetscStrcmp(orders[o], known[i], &f));
+      ok = (PetscBool)(ok || f);
+    }
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-order %s: expected rcm, sfc (= hilbert), morton or none", orders[o]);
+  }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &hasout));
 #if defined(ELLWARP_HAVE_CUDA)
   {
@@ -251,7 +269,9 @@ int main(int argc, char **argv)
     fprintf(js, "{\n  \"benchmark\": \"assembly\",\n  \"sizes\": [\n");
   }
 
-  for (PetscInt s = 0; s < nsizes; s++) {
+  for (PetscInt so = 0; so < nsizes * norders; so++) {
+    const PetscInt s = so / norders;
+    const char    *order = orders[so % norders];
     LVMesh         m;
     DM             dm;
     PetscReal     *D;
@@ -265,7 +285,9 @@ int main(int argc, char **argv)
     Vec            Uh, Fh;
 
     PetscCall(LVMeshCreateStructuredByNodes(sizes[s], &m));
-    PetscCall(LVMeshRenumberRCM(&m));
+    if (!strcmp(order, "rcm")) PetscCall(LVMeshRenumberRCM(&m));
+    else if (!strcmp(order, "sfc") || !strcmp(order, "hilbert")) PetscCall(LVMeshRenumberSFC(&m, PETSC_TRUE));
+    else if (!strcmp(order, "morton")) PetscCall(LVMeshRenumberSFC(&m, PETSC_FALSE));
     PetscCall(CreateDM(&m, &dm));
     PetscCall(Conductivity(&m, &D));
     nelem = m.nt;
@@ -312,7 +334,7 @@ int main(int argc, char **argv)
       r->err      = 0;
       PetscCall(DMAssemblyDestroy(&as));
     }
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n# LV mesh: %" PetscInt_FMT " tetrahedra, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", nelem, ndof, nnz, (PetscCount)16 * nelem));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n# LV mesh: %" PetscInt_FMT " tetrahedra, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries, vertex order %s\n", nelem, ndof, nnz, (PetscCount)16 * nelem, order));
 
     if (!device) { /* the sharednz plans are built on the host: their statistics (blocks, redundancy) without a GPU */
       for (PetscInt mi = 0; mi < nmeth; mi++) {
@@ -424,7 +446,7 @@ int main(int argc, char **argv)
         PetscCall(PetscSNPrintf(r->name, sizeof(r->name), pv ? "peer (cell order): COO -> aijcusp" : "peer: COO -> aijcusparse"));
         r->res      = 0;
         r->setup    = tprealloc;
-        r->bytes    = N * (96 + 72 + 128) /* element */ + N * 16 * (8 + 8) /* ke + perm */ + (double)nnz * (8 + 8) /* jmap + values */;
+        r->bytes    = N * (96 + 48 + 128) /* element (symmetric D: upper triangle) */ + N * 16 * (8 + 8) /* ke + perm */ + (double)nnz * (8 + 8) /* jmap + values */;
         r->bytesres = 0;
         PetscCall(MatDestroy(&c.J));
         PetscCall(DMAssemblyDestroy(&as));
@@ -467,12 +489,13 @@ int main(int argc, char **argv)
           DMAssemblyInfo info;
           Ctx            c;
           Row           *r = &rows[nrows++];
-          double         tfirst, elem = N * (96 + 72 + 128), gather = 0 /* linear Jacobian: no gather */, red;
+          double         tfirst, elem = N * (96 + 48 + 128) /* symmetric D: its upper triangle */, gather = 0 /* linear Jacobian: no gather */, red;
           PetscBool      gnz, lrow, shnz;
 
           PetscCall(PetscStrcmp(mname, DMASSEMBLYGLOBALNZ, &gnz));
           PetscCall(PetscStrcmp(mname, DMASSEMBLYLOCALROW, &lrow));
           PetscCall(PetscStrcmp(mname, DMASSEMBLYSHAREDNZ, &shnz));
+          if (lrow) elem = N * (96 + 72 + 128); /* localrow reads the full tensor */
           c.J  = Jt[t];
           c.as = as;
           c.U  = U;
@@ -494,13 +517,16 @@ int main(int argc, char **argv)
             red  = (double)info.jacplanentries * 2 + (4.0 + 8.0) * nnz /* toff + values, ELLWARP padding not counted */;
           } else if (lrow) red = (double)info.jacplanentries * 4 /* incidences + targets */ + 24.0 * nnz /* zero, read-modify-write */ - N * 128 /* no element matrix; inputs re-read per node counted once (L2) */;
           else if (gnz) red = (double)info.jacplanentries * (info.idx64 ? 8 : 4) /* plan */ + N * 16 * 8 /* ke */ + 8.0 * nnz /* values */;
-          else if (fused) red = 8.0 * nnz /* zero */ + N * 16 * (4 + 16) /* e2t, read-modify-write */ - N * 128 /* no element matrix written */;
+          else if (fused) {
+            elem = N * (96 + 48 + 128); /* the conductivity is symmetric here: its upper triangle (dDs) */
+            red  = 8.0 * nnz /* zero */ + N * 16 * (4 + 16) /* e2t, read-modify-write */ - N * 128 /* no element matrix written */;
+          }
           else red = 8.0 * nnz /* zero */ + N * 16 * (4 + 8 + 16) /* e2t, ke, read-modify-write */;
           r->bytes    = gather + elem + red;
           if (shnz && info.shblocks) r->bytesres = (double)info.shresidualelements * (48 + 4 + 4 * 2 + 4 * 2) + (double)info.shresidualnodes * (4 + 24 + 8) + (double)info.resplanentries * 2 + 12.0 * ndof;
           else if (lrow) r->bytesres = N * (96 + 72) + N * 4 * (4 + 16 + 32) /* incidence, dofs, u of the element */ + 8.0 * ndof;
-          else if (fused) r->bytesres = N * (96 + 72) + N * 4 * (4 + 8) /* dofs, u */ + 8.0 * ndof + N * 4 * (4 + 16);
-          else r->bytesres = N * 4 * (4 + 8 + 8) /* gather */ + N * (96 + 72 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
+          else if (fused) r->bytesres = N * (96 + 48) + N * 4 * (4 + 8) /* dofs, u */ + 8.0 * ndof + N * 4 * (4 + 16);
+          else r->bytesres = N * 4 * (4 + 8 + 8) /* gather */ + N * (96 + 48 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
           PetscCall(RelDiff(c.J, Jref, &r->err));
           PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "%s%s -> %s", meth[mi], fused ? " (fused)" : "", targets[t]));
           if (t == 0 && shnz) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF)); /* blocks, redundancy, or the fallback */
@@ -530,14 +556,22 @@ int main(int argc, char **argv)
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %9.4f %9.4f %9.4f | %9.4f %9.4f %9.4f | %8.2f\n", r->name, r->pj[0], r->pj[1], r->pj[2], r->pr[0], r->pr[1], r->pr[2], r->redund));
       }
     }
+    if (device) { /* one line per (size, order): grep "# summary" to compare the vertex orders */
+      int best = -1;
+      for (int i = 3; i < nrows; i++)
+        if (strstr(rows[i].name, "-> " MATELLWARP) && (best < 0 || rows[i].jac < rows[best].jac)) best = i;
+      if (best >= 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# summary: %" PetscInt_FMT " tets, order %s: peer %.4f ms; best into ellwarp %s %.4f ms (%.2fx the peer)\n", nelem, order, 1e3 * tpeer, rows[best].name, 1e3 * rows[best].jac, tpeer / rows[best].jac));
+      for (int i = 3; i < nrows; i++)
+        if (rows[i].redund > 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# summary:   %-28s %.4f ms (%.2fx the peer), redundancy %.2f\n", rows[i].name, 1e3 * rows[i].jac, tpeer / rows[i].jac, rows[i].redund));
+    }
     if (device) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# element kernel alone: %.4f ms; MatSetPreallocationCOO (AIJCUSPARSE) %.3f s; vs_peer = peer Jacobian time / this Jacobian time; vs_cpu = host method / this\n", 1e3 * telem, tprealloc));
     if (js) {
-      fprintf(js, "    {\"nelem\": %" PetscInt_FMT ", \"ndof\": %" PetscInt_FMT ", \"nnz\": %" PetscCount_FMT ", \"element_kernel_s\": %.6e, \"coo_prealloc_s\": %.6e, \"rows\": [\n", nelem, ndof, nnz, telem, tprealloc);
+      fprintf(js, "    {\"order\": \"%s\", \"nelem\": %" PetscInt_FMT ", \"ndof\": %" PetscInt_FMT ", \"nnz\": %" PetscCount_FMT ", \"element_kernel_s\": %.6e, \"coo_prealloc_s\": %.6e, \"rows\": [\n", order, nelem, ndof, nnz, telem, tprealloc);
       for (int i = 0; i < nrows; i++) {
         Row *r = &rows[i];
         fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e, \"jac_phases_ms\": [%.5f, %.5f, %.5f], \"res_phases_ms\": [%.5f, %.5f, %.5f], \"sharednz_redundancy\": %.3f}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err, r->pj[0], r->pj[1], r->pj[2], r->pr[0], r->pr[1], r->pr[2], r->redund, i + 1 < nrows ? "," : "");
       }
-      fprintf(js, "    ]}%s\n", s + 1 < nsizes ? "," : "");
+      fprintf(js, "    ]}%s\n", so + 1 < nsizes * norders ? "," : "");
       fflush(js); /* a run cut short by a timeout keeps the sizes done */
     }
     PetscCall(MatDestroy(&Jref));
@@ -552,6 +586,7 @@ int main(int argc, char **argv)
     fclose(js);
   }
   for (PetscInt i = 0; i < nmeth; i++) PetscCall(PetscFree(meth[i]));
+  for (PetscInt i = 0; i < norders; i++) PetscCall(PetscFree(orders[i]));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 #define LV_ENDO_SHORT 7.0
 #define LV_ENDO_LONG  17.0
@@ -441,6 +443,102 @@ PetscErrorCode LVMeshRenumberRCM(LVMesh *mesh)
   PetscCall(PetscFree(vals));
   PetscCall(PetscFree(ia));
   PetscCall(PetscFree(ja));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Space-filling-curve renumbering                                                                              */
+
+/* 3-D Hilbert index of integer coordinates with b bits each (J. Skilling, "Programming the Hilbert curve", AIP
+   Conf. Proc. 707, 2004): the axes are transformed in place into the transposed Hilbert index, whose bits are then
+   interleaved (most significant first).  b <= 21, so the key fits in 63 bits. */
+static inline uint64_t HilbertKey3(uint32_t X[3], int b)
+{
+  uint32_t M = 1u << (b - 1), P, Q, t;
+  uint64_t key = 0;
+
+  for (Q = M; Q > 1; Q >>= 1) { /* inverse undo */
+    P = Q - 1;
+    for (int i = 0; i < 3; i++) {
+      if (X[i] & Q) X[0] ^= P; /* invert */
+      else {                   /* exchange */
+        t = (X[0] ^ X[i]) & P;
+        X[0] ^= t;
+        X[i] ^= t;
+      }
+    }
+  }
+  for (int i = 1; i < 3; i++) X[i] ^= X[i - 1]; /* Gray encode */
+  t = 0;
+  for (Q = M; Q > 1; Q >>= 1)
+    if (X[2] & Q) t ^= Q - 1;
+  for (int i = 0; i < 3; i++) X[i] ^= t;
+  for (int j = b - 1; j >= 0; j--)
+    for (int i = 0; i < 3; i++) key = (key << 1) | ((X[i] >> j) & 1u);
+  return key;
+}
+
+/* Morton (Z-order) key: plain bit interleaving, z y x from most significant */
+static inline uint64_t MortonKey3(const uint32_t X[3], int b)
+{
+  uint64_t key = 0;
+  for (int j = b - 1; j >= 0; j--)
+    for (int i = 0; i < 3; i++) key = (key << 1) | ((X[i] >> j) & 1u);
+  return key;
+}
+
+typedef struct {
+  uint64_t key;
+  PetscInt v;
+} SFCItem;
+
+static int SFCItemCmp(const void *a, const void *b)
+{
+  const SFCItem *x = (const SFCItem *)a, *y = (const SFCItem *)b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return (x->v > y->v) - (x->v < y->v); /* ties (same cell of the 2^21 grid): keep the old order, deterministic */
+}
+
+PetscErrorCode LVMeshRenumberSFC(LVMesh *mesh, PetscBool hilbert)
+{
+  const int  b  = 21;
+  PetscInt   nv = mesh->nv, *newnum;
+  PetscReal  lo[3], hi[3], h = 0, *xyz;
+  SFCItem   *it;
+
+  PetscFunctionBegin;
+  if (!nv) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int d = 0; d < 3; d++) lo[d] = hi[d] = mesh->xyz[d];
+  for (PetscInt v = 0; v < nv; v++)
+    for (int d = 0; d < 3; d++) {
+      lo[d] = PetscMin(lo[d], mesh->xyz[3 * v + d]);
+      hi[d] = PetscMax(hi[d], mesh->xyz[3 * v + d]);
+    }
+  /* one cubic bounding box (the same scale on every axis), so that curve segments stay isotropic clusters */
+  for (int d = 0; d < 3; d++) h = PetscMax(h, hi[d] - lo[d]);
+  if (h <= 0) h = 1;
+  PetscCall(PetscMalloc1(nv, &it));
+  for (PetscInt v = 0; v < nv; v++) {
+    uint32_t X[3];
+    for (int d = 0; d < 3; d++) {
+      PetscReal s = (mesh->xyz[3 * v + d] - lo[d]) / h * (PetscReal)((1u << b) - 1);
+      X[d]        = (uint32_t)PetscMin(PetscMax(s, 0), (PetscReal)((1u << b) - 1));
+    }
+    it[v].key = hilbert ? HilbertKey3(X, b) : MortonKey3(X, b);
+    it[v].v   = v;
+  }
+  qsort(it, (size_t)nv, sizeof(SFCItem), SFCItemCmp);
+  PetscCall(PetscMalloc1(nv, &newnum));
+  PetscCall(PetscMalloc1(3 * (size_t)nv, &xyz));
+  for (PetscInt k = 0; k < nv; k++) {
+    newnum[it[k].v] = k;
+    for (int d = 0; d < 3; d++) xyz[3 * k + d] = mesh->xyz[3 * it[k].v + d];
+  }
+  for (PetscInt q = 0; q < 4 * mesh->nt; q++) mesh->tet[q] = newnum[mesh->tet[q]];
+  PetscCall(PetscFree(mesh->xyz));
+  mesh->xyz = xyz;
+  PetscCall(PetscFree(newnum));
+  PetscCall(PetscFree(it));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

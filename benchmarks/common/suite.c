@@ -19,7 +19,7 @@ enum {
   GEN_MM
 };
 
-static PetscBool suite_rcm_struct = PETSC_FALSE, suite_rcm_gmsh = PETSC_TRUE;
+static PetscBool suite_rcm_struct = PETSC_FALSE, suite_rcm_gmsh = PETSC_TRUE, suite_sfc = PETSC_FALSE;
 static char      suite_msh[PETSC_MAX_PATH_LEN];
 #define SUITE_MAX_LEVEL 4
 static LVMesh    gmsh_levels[SUITE_MAX_LEVEL + 1];
@@ -80,6 +80,7 @@ PetscErrorCode SuiteGetEntries(PetscInt *n, SuiteEntry e[])
   PetscCall(PetscOptionsString("-lv_msh", "Coarse gmsh LV mesh (.msh, .msh.xz)", NULL, suite_msh, suite_msh, sizeof(suite_msh), NULL));
   PetscCall(PetscOptionsBool("-lv_rcm", "RCM-renumber the structured LV meshes", NULL, suite_rcm_struct, &suite_rcm_struct, NULL));
   PetscCall(PetscOptionsBool("-lv_rcm_gmsh", "RCM-renumber the (refined) gmsh LV meshes", NULL, suite_rcm_gmsh, &suite_rcm_gmsh, NULL));
+  PetscCall(PetscOptionsBool("-lv_sfc", "Hilbert-curve renumbering of the LV meshes (after any RCM, so it replaces it)", NULL, suite_sfc, &suite_sfc, NULL));
   PetscOptionsEnd();
   PetscCheck(s > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-scale must be positive");
 
@@ -169,6 +170,7 @@ PetscErrorCode SuiteBuildMatrix(const SuiteEntry *e, Mat *A)
     LVMesh mesh;
     PetscCall(LVMeshCreateStructuredByNodes((PetscCount)e->rp[0], &mesh));
     if (suite_rcm_struct) PetscCall(LVMeshRenumberRCM(&mesh));
+    if (suite_sfc) PetscCall(LVMeshRenumberSFC(&mesh, PETSC_TRUE));
     if (e->id == GEN_LV_STRUCT_P1) PetscCall(LVMeshAssembleDiffusion(&mesh, A));
     else PetscCall(LVMeshAssembleElasticity(&mesh, A));
     PetscCall(LVMeshDestroy(&mesh));
@@ -184,6 +186,7 @@ PetscErrorCode SuiteBuildMatrix(const SuiteEntry *e, Mat *A)
     PetscCall(PetscArraycpy(mesh.xyz, c->xyz, 3 * (size_t)c->nv));
     PetscCall(PetscArraycpy(mesh.tet, c->tet, 4 * (size_t)c->nt));
     if (suite_rcm_gmsh) PetscCall(LVMeshRenumberRCM(&mesh));
+    if (suite_sfc) PetscCall(LVMeshRenumberSFC(&mesh, PETSC_TRUE));
     if (e->id == GEN_LV_GMSH_P1) PetscCall(LVMeshAssembleDiffusion(&mesh, A));
     else PetscCall(LVMeshAssembleElasticity(&mesh, A));
     PetscCall(LVMeshDestroy(&mesh));

@@ -93,7 +93,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscInt  refine = 0, lvnodes = 20000, nt;
   PetscReal slab_h = 0.5, slabL[3] = {20, 7, 3}, helix[2] = {60, -60}, stimc[3] = {0, 0, -18.5}, stimr = 2.5, stimx = 1.5;
   PetscInt  nL = 3, nh = 2, nc = 3;
-  PetscBool rcm = PETSC_TRUE, isfile;
+  PetscBool rcm = PETSC_TRUE, sfc = PETSC_FALSE, isfile;
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Cardiac example: mesh, fibres and stimulus", NULL);
@@ -103,6 +103,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscCall(PetscOptionsRealArray("-slab_size", "slab: edge lengths (mm)", NULL, slabL, &nL, NULL));
   PetscCall(PetscOptionsInt("-refine", "uniform refinements (1 tet -> 8)", NULL, refine, &refine, NULL));
   PetscCall(PetscOptionsBool("-rcm", "renumber the vertices by reverse Cuthill-McKee", NULL, rcm, &rcm, NULL));
+  PetscCall(PetscOptionsBool("-sfc", "renumber the vertices along a Hilbert curve (replaces -rcm): row blocks are compact 3-D clusters", NULL, sfc, &sfc, NULL));
   PetscCall(PetscOptionsRealArray("-helix", "LV fibres: helix angle endocardium,epicardium (degrees)", NULL, helix, &nh, NULL));
   PetscCall(PetscOptionsRealArray("-stim_center", "LV/file meshes: centre of the stimulated ball (mm)", NULL, stimc, &nc, NULL));
   PetscCall(PetscOptionsReal("-stim_radius", "LV/file meshes: radius of the stimulated ball (mm)", NULL, stimr, &stimr, NULL));
@@ -134,7 +135,8 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
     PetscCall(LVMeshDestroy(&cm->m));
     cm->m = fine;
   }
-  if (rcm) PetscCall(LVMeshRenumberRCM(&cm->m));
+  if (sfc) PetscCall(LVMeshRenumberSFC(&cm->m, PETSC_TRUE));
+  else if (rcm) PetscCall(LVMeshRenumberRCM(&cm->m));
   nt = cm->m.nt;
   PetscCall(PetscMalloc1(3 * (size_t)nt, &cm->fib));
   PetscCall(PetscMalloc1((size_t)nt, &cm->stim));

@@ -234,6 +234,7 @@ static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmP1CtxDevice(as->builtin));
+    PetscCall(DMAsmP1CtxDeviceSym(as->builtin)); /* symmetric D: the fused kernels read its upper triangle */
     if (col && as->ntail) {
       PetscScalar *buf = jac ? as->ke : as->fe;
       PetscCall(DMAsmCUDAP1FusedStore(as->builtin, as->ntail, as->dtailelem, as->nelem, as->dxe, u, as->dedof, jac, NULL, PETSC_FALSE, NULL, buf));

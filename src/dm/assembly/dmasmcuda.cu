@@ -201,18 +201,43 @@ PetscErrorCode DMAsmCUDAScatterColor(PetscInt ne, const PetscInt *elems, PetscIn
 
 /* DIM as a template parameter: the element's loops unroll and its small arrays stay in registers */
 template <int DIM>
-__global__ static void P1Kernel(PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+__global__ static void P1Kernel(PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const PetscReal *Ds, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
-  for (PetscInt e = blockIdx.x * blockDim.x + threadIdx.x; e < n; e += gridDim.x * blockDim.x) DMAsmP1Element(DIM, e, n, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  constexpr int nen = DIM + 1;
+  for (PetscInt e = blockIdx.x * blockDim.x + threadIdx.x; e < n; e += gridDim.x * blockDim.x) {
+    if (!Ds) {
+      DMAsmP1Element(DIM, e, n, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+      continue;
+    }
+    /* exactly symmetric D: its upper triangle (the same values, the same arithmetic), the element in registers */
+    PetscReal   xl[nen * DIM], Dl[DIM * DIM];
+    PetscScalar ul[nen], kl[nen * nen], fl[nen];
+    int         q = 0;
+#pragma unroll
+    for (int i = 0; i < nen * DIM; i++) xl[i] = xe[(PetscCount)i * n + e];
+#pragma unroll
+    for (int a = 0; a < nen; a++) ul[a] = ue ? ue[(PetscCount)a * n + e] : 0;
+#pragma unroll
+    for (int r = 0; r < DIM; r++)
+#pragma unroll
+      for (int c2 = r; c2 < DIM; c2++, q++) Dl[r * DIM + c2] = Dl[c2 * DIM + r] = Ds[(PetscCount)q * ldD + e];
+    DMAsmP1Element(DIM, 0, 1, alpha, beta, source, Dl, 1, xl, ue ? ul : NULL, ke ? kl : NULL, fe ? fl : NULL);
+    if (ke)
+#pragma unroll
+      for (int k = 0; k < nen * nen; k++) ke[(PetscCount)k * n + e] = kl[k];
+    if (fe)
+#pragma unroll
+      for (int a = 0; a < nen; a++) fe[(PetscCount)a * n + e] = fl[a];
+  }
 }
 
-PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const PetscReal *Ds, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   PetscFunctionBegin;
   if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  if (dim == 3) P1Kernel<3><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
-  else P1Kernel<2><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  if (dim == 3) P1Kernel<3><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, Ds, ldD, xe, ue, ke, fe);
+  else P1Kernel<2><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, Ds, ldD, xe, ue, ke, fe);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((dim == 3 ? 150.0 : 60.0) * nelem));
@@ -221,7 +246,7 @@ PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alph
 
 /* Fused element + scatter (built-in P1 kernels, atomic and color): see DMAsmHostP1Fused */
 template <int DIM, bool JAC, bool ATOMIC>
-__global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ elems, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, const PetscInt *__restrict__ e2t, PetscScalar *__restrict__ dst, PetscScalar *__restrict__ store)
+__global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ elems, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ Ds, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, const PetscInt *__restrict__ e2t, PetscScalar *__restrict__ dst, PetscScalar *__restrict__ store)
 {
   constexpr int nen = DIM + 1, nper = JAC ? nen * nen : nen;
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < ne; i += gridDim.x * blockDim.x) {
@@ -230,8 +255,15 @@ __global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ e
     PetscScalar    ul[nen], vl[nper];
 #pragma unroll
     for (int q = 0; q < nen * DIM; q++) xl[q] = xe[(PetscCount)q * nelem + e];
+    if (Ds) { /* upper triangle of an exactly symmetric D (the same values): 6 of 9 loads, ~1/10 of the fused Jacobian's bytes */
+      int q = 0;
 #pragma unroll
-    for (int q = 0; q < DIM * DIM; q++) Dl[q] = D ? D[(PetscCount)q * nelem + e] : (PetscReal)(q % (DIM + 1) == 0);
+      for (int r = 0; r < DIM; r++)
+#pragma unroll
+        for (int c2 = r; c2 < DIM; c2++, q++) Dl[r * DIM + c2] = Dl[c2 * DIM + r] = Ds[(PetscCount)q * nelem + e];
+    } else
+#pragma unroll
+      for (int q = 0; q < DIM * DIM; q++) Dl[q] = D ? D[(PetscCount)q * nelem + e] : (PetscReal)(q % (DIM + 1) == 0);
     if (!JAC)
 #pragma unroll
       for (int a = 0; a < nen; a++) ul[a] = u[edof[(PetscCount)a * nelem + e]];
@@ -255,10 +287,10 @@ template <int DIM>
 static void LaunchFused(PetscBool jac, PetscBool atomic, PetscInt ne, const PetscInt *elems, PetscInt nelem, const DMAsmP1Ctx *c, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, PetscScalar *dst, PetscScalar *store)
 {
   const unsigned g = Blocks(ne, 128);
-  if (jac && atomic) P1FusedKernel<DIM, true, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
-  else if (jac) P1FusedKernel<DIM, true, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
-  else if (atomic) P1FusedKernel<DIM, false, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
-  else P1FusedKernel<DIM, false, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, e2t, dst, store);
+  if (jac && atomic) P1FusedKernel<DIM, true, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
+  else if (jac) P1FusedKernel<DIM, true, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
+  else if (atomic) P1FusedKernel<DIM, false, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
+  else P1FusedKernel<DIM, false, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
 }
 
 PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst)

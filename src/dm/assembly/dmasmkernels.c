@@ -66,6 +66,7 @@ PetscErrorCode DMAsmP1CtxDeviceSym(DMAsmP1Ctx *c)
             sym = PETSC_FALSE;
             break;
           }
+    PetscCall(PetscInfo(NULL, "P1 conductivity %s: the device kernels read %s\n", sym ? "exactly symmetric" : "not exactly symmetric", sym ? "its upper triangle" : "the full tensor"));
     if (sym) {
       PetscReal *h;
       PetscInt   q = 0;
@@ -90,7 +91,8 @@ static PetscErrorCode P1Run(PetscMemType mtype, PetscInt e0, PetscInt nelem, con
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmP1CtxDevice(c));
-    PetscCall(DMAsmCUDAP1Diffusion(c->dim, nelem, c->alpha, c->beta, c->source, c->dD ? c->dD + e0 : NULL, c->nelem, xe, ue, ke, fe));
+    PetscCall(DMAsmP1CtxDeviceSym(c)); /* exactly symmetric D: the upper triangle (also for the benchmark's peer, which calls this) */
+    PetscCall(DMAsmCUDAP1Diffusion(c->dim, nelem, c->alpha, c->beta, c->source, c->dD ? c->dD + e0 : NULL, c->dDs ? c->dDs + e0 : NULL, c->nelem, xe, ue, ke, fe));
 #else
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "built without CUDA");
 #endif

@@ -635,7 +635,9 @@ PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *L)
 
 void EllwarpHostRefresh(const EllwarpLayout *L, const PetscScalar *csr, PetscScalar *val)
 {
-  for (PetscCount k = 0; k < L->nslots; k++) val[k] = L->slot2csr[k] >= 0 ? csr[L->slot2csr[k]] : 0.0;
+  /* padding (slot2csr -1) is zero from the store's creation on and is not written (as the device gather) */
+  for (PetscCount k = 0; k < L->nslots; k++)
+    if (L->slot2csr[k] >= 0) val[k] = csr[L->slot2csr[k]];
 }
 
 void EllwarpHostDownload(const EllwarpLayout *L, const PetscScalar *val, PetscScalar *csr)

@@ -150,6 +150,7 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   if (L->nlong) PetscCallCUDA(cudaMemsetAsync(S->count, 0, L->nlong * sizeof(int), Stream()));
   PetscCall(DevMalloc((void **)&S->partial, L->nchunks * sizeof(PetscScalar), "chunk sums"));
   PetscCall(DevMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
+  if (L->nslots) PetscCallCUDA(cudaMemsetAsync(S->val, 0, L->nslots * sizeof(PetscScalar), Stream())); /* padding is zero for good: the refreshes skip it */
   PetscCall(DevMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
   *out = S;
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Upload, 0, 0, 0, 0));
@@ -182,6 +183,7 @@ PetscErrorCode EllwarpCUDACreateFromDevice(const EllwarpLayout *L, EllwarpDevice
   if (L->nlong) PetscCallCUDA(cudaMemsetAsync(S->count, 0, L->nlong * sizeof(int), Stream()));
   PetscCall(DevMalloc((void **)&S->partial, L->nchunks * sizeof(PetscScalar), "chunk sums"));
   PetscCall(DevMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
+  if (L->nslots) PetscCallCUDA(cudaMemsetAsync(S->val, 0, L->nslots * sizeof(PetscScalar), Stream())); /* padding is zero for good: the refreshes skip it */
   PetscCall(DevMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
   *out = S;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -235,11 +237,101 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
 }
 
 /* ---- kernels ------------------------------------------------------------------------------------- */
-__global__ static void GatherKernel(PetscCount n, const PetscInt *__restrict__ map, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
+/* ---- streaming helpers for the value refreshes ------------------------------------------------------
+   The refresh kernels (gather, COO, AXPY) are pure bandwidth: each thread takes EW_VEC = 4 consecutive
+   slots, loads their plan/map entries in one 128-bit load (two for 64-bit indices), issues all the value
+   loads before any use, and writes the 4 values with two 128-bit stores.  Data touched once (plan, map,
+   the layout values) goes with the streaming hints __ldcs/__stcs so it does not evict what is reused
+   (the gathered source values: several slots read each 32-byte sector, through the read-only path).
+   cudaMalloc'ed arrays are 256-byte aligned and a group starts at a multiple of 4 slots, so the vector
+   accesses are aligned; the last nslots % 4 slots are done one by one. */
+#define EW_VEC 4
+#if !defined(PETSC_USE_COMPLEX) && defined(PETSC_USE_REAL_DOUBLE)
+  #define EW_VEC_VALUES 1 /* 2 x double2 per group */
+#endif
+
+template <typename I>
+__device__ __forceinline__ void LdIdx4(const I *__restrict__ p, I q[EW_VEC])
 {
-  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) {
-    PetscInt m = map[k];
-    val[k]     = m >= 0 ? csr[m] : 0.0;
+  if (sizeof(I) == sizeof(int)) {
+    const int4 t = __ldcs(reinterpret_cast<const int4 *>(p));
+    q[0]         = (I)t.x;
+    q[1]         = (I)t.y;
+    q[2]         = (I)t.z;
+    q[3]         = (I)t.w;
+  } else {
+    const longlong2 a = __ldcs(reinterpret_cast<const longlong2 *>(p)), b = __ldcs(reinterpret_cast<const longlong2 *>(p) + 1);
+    q[0]              = (I)a.x;
+    q[1]              = (I)a.y;
+    q[2]              = (I)b.x;
+    q[3]              = (I)b.y;
+  }
+}
+
+/* one index, streamed (read once) */
+template <typename I>
+__device__ __forceinline__ I LdIdx(const I *__restrict__ p)
+{
+  if (sizeof(I) == sizeof(int)) return (I)__ldcs(reinterpret_cast<const int *>(p));
+  return (I)__ldcs(reinterpret_cast<const long long *>(p));
+}
+
+__device__ __forceinline__ void LdVal4(const PetscScalar *__restrict__ p, PetscScalar v[EW_VEC])
+{
+#if defined(EW_VEC_VALUES)
+  const double2 a = __ldcs(reinterpret_cast<const double2 *>(p)), b = __ldcs(reinterpret_cast<const double2 *>(p) + 1);
+  v[0]            = a.x;
+  v[1]            = a.y;
+  v[2]            = b.x;
+  v[3]            = b.y;
+#else
+  for (int i = 0; i < EW_VEC; i++) v[i] = p[i];
+#endif
+}
+
+__device__ __forceinline__ void StVal4(PetscScalar *__restrict__ p, const PetscScalar v[EW_VEC])
+{
+#if defined(EW_VEC_VALUES)
+  __stcs(reinterpret_cast<double2 *>(p), make_double2(v[0], v[1]));
+  __stcs(reinterpret_cast<double2 *>(p) + 1, make_double2(v[2], v[3]));
+#else
+  for (int i = 0; i < EW_VEC; i++) p[i] = v[i];
+#endif
+}
+
+/* a gathered source value (reused by neighbouring slots: cached, read-only path) */
+__device__ __forceinline__ PetscScalar LdGather(const PetscScalar *__restrict__ p)
+{
+#if defined(EW_VEC_VALUES)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+#define EW_GROUPS_LOOP(n) \
+  for (PetscCount g = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x, ng_ = ((n) + EW_VEC - 1) / EW_VEC; g < ng_; g += (PetscCount)gridDim.x * blockDim.x)
+
+/* path 1: staging CSR -> slots.  Padding (map -1) is zero from creation on and never written: a group of
+   4 padding slots is skipped, a mixed group writes 0 where it was 0 already. */
+__global__ static void __launch_bounds__(256) GatherKernel(PetscCount n, const PetscInt *__restrict__ map, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
+{
+  EW_GROUPS_LOOP(n)
+  {
+    const PetscCount s = g * EW_VEC;
+    if (s + EW_VEC <= n) {
+      PetscInt    m[EW_VEC];
+      PetscScalar x[EW_VEC];
+      LdIdx4(map + s, m);
+      if ((m[0] & m[1] & m[2] & m[3]) < 0) continue; /* all padding */
+#pragma unroll
+      for (int i = 0; i < EW_VEC; i++) x[i] = m[i] >= 0 ? LdGather(csr + m[i]) : 0.0;
+      StVal4(val + s, x);
+    } else
+      for (PetscCount k = s; k < n; k++) {
+        const PetscInt m = LdIdx(map + k);
+        if (m >= 0) val[k] = csr[m];
+      }
   }
 }
 
@@ -382,9 +474,23 @@ __global__ static void ScaleKernel(PetscCount n, PetscScalar a, PetscScalar *val
   for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) val[k] *= a;
 }
 
-__global__ static void AXPYKernel(PetscCount n, PetscScalar a, const PetscScalar *x, PetscScalar *y)
+/* path 3: Y += a X over the slots (the same layout; padding 0 + a 0 stays 0).  x and y are each read once:
+   4 values of each loaded (128-bit, streaming) before any arithmetic, 4 stored. */
+__global__ static void __launch_bounds__(256) AXPYKernel(PetscCount n, PetscScalar a, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscCount)gridDim.x * blockDim.x) y[k] += a * x[k];
+  EW_GROUPS_LOOP(n)
+  {
+    const PetscCount s = g * EW_VEC;
+    if (s + EW_VEC <= n) {
+      PetscScalar xv[EW_VEC], yv[EW_VEC];
+      LdVal4(x + s, xv);
+      LdVal4(y + s, yv);
+#pragma unroll
+      for (int i = 0; i < EW_VEC; i++) yv[i] += a * xv[i];
+      StVal4(y + s, yv);
+    } else
+      for (PetscCount k = s; k < n; k++) y[k] += a * x[k];
+  }
 }
 
 __global__ static void ShiftKernel(PetscInt n, const PetscCount *diagslot, PetscScalar a, PetscScalar *val)
@@ -434,7 +540,7 @@ static PetscErrorCode CUDAGather(EllwarpStore *S, const PetscScalar *csr)
 {
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nslots) GatherKernel<<<GRID(S->L->nslots)>>>(S->L->nslots, S->slot2csr, csr, S->val);
+  if (S->L->nslots) GatherKernel<<<GRID((S->L->nslots + EW_VEC - 1) / EW_VEC)>>>(S->L->nslots, S->slot2csr, csr, S->val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -550,7 +656,7 @@ static PetscErrorCode CUDAAXPY(EllwarpStore *Y, PetscScalar a, const EllwarpStor
 {
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
-  if (Y->L->nslots) AXPYKernel<<<GRID(Y->L->nslots)>>>(Y->L->nslots, a, X->val, Y->val);
+  if (Y->L->nslots) AXPYKernel<<<GRID((Y->L->nslots + EW_VEC - 1) / EW_VEC)>>>(Y->L->nslots, a, X->val, Y->val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * Y->L->nnz));
@@ -665,7 +771,7 @@ __global__ static void COOUniqueKernel(PetscCount nslots, const PetscInt *__rest
 {
   for (PetscCount s = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (PetscCount)gridDim.x * blockDim.x) {
     const PetscInt k = slot2csr[s];
-    slotperm[s]      = (k >= 0 && jmap[k + 1] > jmap[k]) ? perm[jmap[k]] : (I)-1;
+    slotperm[s]      = k < 0 ? (I)-1 : (jmap[k + 1] > jmap[k] ? perm[jmap[k]] : (I)-2); /* -1 padding, -2 no entry */
   }
 }
 
@@ -688,19 +794,80 @@ __global__ static void COOFillKernel(PetscCount nslots, const PetscInt *__restri
   }
 }
 
-template <typename I, bool UNIQUE>
-__global__ static void COOKernel(PetscCount nslots, const I *__restrict__ slotjmap, const I *__restrict__ slotperm, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val, bool insert)
+/* One entry per slot: the plan is a COO index per slot (-1 padding: skipped, stays zero; -2 a nonzero with
+   no entry: INSERT writes 0).  Per group of 4 slots: one 128-bit plan load, the 4 gathers, ADD's 128-bit
+   read of the old values, all issued before the two 128-bit stores.  Sums as the host: v, or old + v. */
+template <typename I, bool ADD>
+__global__ static void __launch_bounds__(256) COOUniqueValuesKernel(PetscCount nslots, const I *__restrict__ slotperm, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val)
 {
-  for (PetscCount s = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (PetscCount)gridDim.x * blockDim.x) {
-    PetscScalar sum = 0.0;
-    if (UNIQUE) {
-      const I p = slotperm[s];
-      if (p >= 0) sum = v[p];
-    } else {
-      for (I q = slotjmap[s]; q < slotjmap[s + 1]; q++) sum += v[slotperm[q]];
-    }
-    val[s] = insert ? sum : val[s] + sum;
+  EW_GROUPS_LOOP(nslots)
+  {
+    const PetscCount s = g * EW_VEC;
+    if (s + EW_VEC <= nslots) {
+      I           p[EW_VEC];
+      PetscScalar x[EW_VEC], o[EW_VEC];
+      LdIdx4(slotperm + s, p);
+      if (p[0] == -1 && p[1] == -1 && p[2] == -1 && p[3] == -1) continue; /* all padding */
+      if (ADD) LdVal4(val + s, o);
+#pragma unroll
+      for (int i = 0; i < EW_VEC; i++) x[i] = p[i] >= 0 ? LdGather(v + p[i]) : 0.0;
+      if (ADD) {
+#pragma unroll
+        for (int i = 0; i < EW_VEC; i++) x[i] = o[i] + x[i];
+      }
+      StVal4(val + s, x);
+    } else
+      for (PetscCount k = s; k < nslots; k++) {
+        const I p = LdIdx(slotperm + k);
+        if (p == -1) continue;
+        const PetscScalar sum = p >= 0 ? v[p] : 0.0;
+        val[k]                = ADD ? val[k] + sum : sum;
+      }
   }
+}
+
+/* Several entries per slot: slot s sums v[slotperm[q]], q in [slotjmap[s], slotjmap[s + 1]), in that order
+   (SeqAIJ's order: bitwise reproducible, the host's sums).  Per group of 4 slots: the 5 offsets (one
+   128-bit load + the next group's first), ADD's old values, then the 4 sums, the two 128-bit stores.
+   A group without entries is padding (or nonzeros without entries) and is written as in the host code. */
+template <typename I, bool ADD>
+__global__ static void __launch_bounds__(256) COOSumValuesKernel(PetscCount nslots, const I *__restrict__ slotjmap, const I *__restrict__ slotperm, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val)
+{
+  EW_GROUPS_LOOP(nslots)
+  {
+    const PetscCount s = g * EW_VEC;
+    if (s + EW_VEC <= nslots) {
+      I           j[EW_VEC + 1];
+      PetscScalar x[EW_VEC], o[EW_VEC];
+      LdIdx4(slotjmap + s, j);
+      j[EW_VEC] = __ldg(slotjmap + s + EW_VEC);
+      if (ADD) {
+        if (j[0] == j[EW_VEC]) continue; /* old + 0 */
+        LdVal4(val + s, o);
+      }
+#pragma unroll
+      for (int i = 0; i < EW_VEC; i++) {
+        PetscScalar sum = 0.0;
+#pragma unroll 4
+        for (I q = j[i]; q < j[i + 1]; q++) sum += LdGather(v + LdIdx(slotperm + q));
+        x[i] = ADD ? o[i] + sum : sum;
+      }
+      StVal4(val + s, x);
+    } else
+      for (PetscCount k = s; k < nslots; k++) {
+        PetscScalar sum = 0.0;
+        for (I q = slotjmap[k]; q < slotjmap[k + 1]; q++) sum += v[slotperm[q]];
+        val[k] = ADD ? val[k] + sum : sum;
+      }
+  }
+}
+
+template <typename I, bool ADD>
+static void LaunchCOO(const EllwarpStore *S, const PetscScalar *v)
+{
+  const PetscCount nslots = S->L->nslots, ng = (nslots + EW_VEC - 1) / EW_VEC;
+  if (S->coounique) COOUniqueValuesKernel<I, ADD><<<GRID(ng)>>>(nslots, (const I *)S->cooperm, v, S->val);
+  else COOSumValuesKernel<I, ADD><<<GRID(ng)>>>(nslots, (const I *)S->coojmap, (const I *)S->cooperm, v, S->val);
 }
 
 template <typename I>
@@ -795,10 +962,10 @@ static PetscErrorCode CUDACOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
   }
   PetscCall(PetscLogGpuTimeBegin());
   if (nslots) {
-    if (S->coo32 && S->coounique) COOKernel<int, true><<<GRID(nslots)>>>(nslots, (const int *)S->coojmap, (const int *)S->cooperm, dv, S->val, ins);
-    else if (S->coo32) COOKernel<int, false><<<GRID(nslots)>>>(nslots, (const int *)S->coojmap, (const int *)S->cooperm, dv, S->val, ins);
-    else if (S->coounique) COOKernel<PetscCount, true><<<GRID(nslots)>>>(nslots, (const PetscCount *)S->coojmap, (const PetscCount *)S->cooperm, dv, S->val, ins);
-    else COOKernel<PetscCount, false><<<GRID(nslots)>>>(nslots, (const PetscCount *)S->coojmap, (const PetscCount *)S->cooperm, dv, S->val, ins);
+    if (S->coo32 && ins) LaunchCOO<int, false>(S, dv);
+    else if (S->coo32) LaunchCOO<int, true>(S, dv);
+    else if (ins) LaunchCOO<PetscCount, false>(S, dv);
+    else LaunchCOO<PetscCount, true>(S, dv);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());

@@ -173,14 +173,15 @@ static PetscErrorCode HostCSRCopy(PetscCount n, const PetscScalar *src, PetscSca
 /* The COO plan in slot order (the device builds the same, ellwarpcuda.cu): for each slot its COO entries,
    in SeqAIJ's order for the nonzero the slot holds (so sums are bitwise those of a CSR-order plan).  Reads
    and writes then follow the layout: the values are written once, in order.  When no nonzero has more than
-   one entry (maxcount <= 1) the plan is one COO index per slot (-1: none), with no offsets at all. */
+   one entry (maxcount <= 1) the plan is one COO index per slot, with no offsets at all: -1 for padding (never
+   written: padding stays zero), -2 for a nonzero without an entry (INSERT_VALUES writes 0). */
 PetscErrorCode EllwarpCOOSlotPlan(PetscCount nslots, const PetscInt *slot2csr, const PetscCount *jmap, const PetscCount *perm, PetscBool unique, PetscCount *slotjmap, PetscCount *slotperm)
 {
   PetscFunctionBegin;
   if (unique) {
     for (PetscCount s = 0; s < nslots; s++) {
       const PetscInt k = slot2csr[s];
-      slotperm[s]      = (k >= 0 && jmap[k + 1] > jmap[k]) ? perm[jmap[k]] : -1;
+      slotperm[s]      = k < 0 ? -1 : (jmap[k + 1] > jmap[k] ? perm[jmap[k]] : -2);
     }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -215,6 +216,7 @@ static PetscErrorCode HostCOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MATSEQELLWARP (host backend): MatSetValuesCOO() needs host values");
   for (PetscCount s = 0; s < S->L->nslots; s++) {
     PetscScalar sum = 0.0;
+    if (S->coounique && S->cooperm[s] == -1) continue; /* padding: stays zero (as the device kernel) */
     if (S->coounique) sum = S->cooperm[s] >= 0 ? v[S->cooperm[s]] : 0.0;
     else
       for (PetscCount q = S->coojmap[s]; q < S->coojmap[s + 1]; q++) sum += v[S->cooperm[q]];
