@@ -305,6 +305,7 @@ static PetscErrorCode CompareDevice(const CSR *A, const EllwarpParams *par, cons
   SAME(kernel);
   SAME(threshold);
   SAME(sortwindow);
+  SAME(blocksize);
   SAME(longrow);
   SAME(nsplit);
   SAME(n16);
@@ -372,6 +373,13 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
     PetscCall(EllwarpLayoutCreate(A->m, A->n, A->ai, A->aj, A->map, &par, &H));
     PetscCall(Validate(A, H, what));
     PetscCall(CheckDeviceSliceLogic(A, H, what));
+    { /* the chooser's documented rule (layout.c): power-law rows (std/mean > 1) sort in 4096-row windows,
+         split at T = 8 (automatic kernel) and run 256-thread blocks; every other matrix 128-thread blocks */
+      PetscBool irregular = (PetscBool)(H->nrows > 0 && H->stdrowlen > H->meanrowlen);
+      CHECK(H->blocksize == (irregular ? 256 : 128), "%s: block size %" PetscInt_FMT, what, H->blocksize);
+      if (irregular && psets[p].sortwindow < 0) CHECK(H->sortwindow == 4096, "%s: sort window %" PetscInt_FMT " for power-law rows", what, H->sortwindow);
+      if (irregular && psets[p].kernel == MAT_ELLWARP_KERNEL_AUTO) CHECK(H->threshold == 8, "%s: threshold %" PetscInt_FMT " for power-law rows", what, H->threshold);
+    }
 #if defined(ELLWARP_HAVE_CUDA)
     if (gpu) PetscCall(CompareDevice(A, &par, H, what));
 #endif

@@ -1,5 +1,7 @@
 static const char help[] = "Layout statistics of the SpMV suite (host only): padded slots and widest slice for each sort window and\n"
-                           "kernel choice, and what the automatic choice picks.  Used to calibrate the a-priori model.\n";
+                           "kernel choice, and what the automatic choice picks.  Used to calibrate the a-priori model.\n"
+                           "  -auto_only: only the automatic choice per matrix (the lines benchmarks/spmv/calibrate.py --layout-stats reads)\n"
+                           "  (suite selection options as spmv_bench: -matrices a,b,...)\n";
 #include <petscellwarp.h>
 #include "suite.h"
 
@@ -7,16 +9,19 @@ int main(int argc, char **argv)
 {
   SuiteEntry     e[SUITE_MAX_ENTRIES];
   PetscInt       n;
+  PetscBool      autoonly = PETSC_FALSE;
   const char    *wins[] = {"0", "256", "4096"};
   const char    *ks[][2] = {{"k1", "0"}, {"k2", "8"}, {"k2", "16"}, {"k2", "64"}, {"auto", "0"}};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-auto_only", &autoonly, NULL));
   PetscCall(SuiteGetEntries(&n, e));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_backend", "host"));
   for (PetscInt i = 0; i < n; i++) {
     Mat A;
     PetscCall(SuiteBuildMatrix(&e[i], &A));
-    for (size_t w = 0; w < 3; w++)
+    for (size_t w = 0; w < (autoonly ? 0 : 3); w++)
       for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(ks); k++) {
         Mat            B;
         MatEllwarpInfo info;
@@ -37,7 +42,7 @@ int main(int argc, char **argv)
       PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_threshold"));
       PetscCall(MatConvert(A, MATSEQELLWARP, MAT_INITIAL_MATRIX, &B));
       PetscCall(MatEllwarpGetInfo(B, &info));
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s AUTO: W=%" PetscInt_FMT " %s T=%" PetscInt_FMT " slots/nnz %.4f\n", e[i].name, info.sortwindow, MatEllwarpKernels[info.kernel], info.threshold, (double)info.nslots / (double)info.nnz));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s AUTO: W=%" PetscInt_FMT " %s T=%" PetscInt_FMT " bs=%" PetscInt_FMT " slots/nnz %.4f rows %" PetscInt_FMT " mean %.3f std %.3f\n", e[i].name, info.sortwindow, MatEllwarpKernels[info.kernel], info.threshold, info.blocksize, (double)info.nslots / (double)info.nnz, info.nrows, (double)info.meanrowlen, (double)info.stdrowlen));
       PetscCall(MatDestroy(&B));
     }
     PetscCall(MatDestroy(&A));

@@ -44,6 +44,7 @@ typedef struct {
   /* what the analysis chose and saw */
   MatEllwarpKernel kernel;
   PetscInt         threshold, sortwindow, longrow, nsplit, n16, maxrowlen, minrowlen;
+  PetscInt         blocksize;        /* threads per CUDA block the chooser picked (-mat_ellwarp_block_size overrides) */
   PetscReal        meanrowlen, stdrowlen;
   PetscBool        analysedondevice; /* built by the device analysis (ellwarpanalysis.h) */
   PetscBool        hostarrays;       /* the arrays above are on the host: always after the host analysis;
@@ -84,7 +85,7 @@ typedef struct {
 } EllwarpRowStats;
 
 typedef struct {
-  PetscInt         W, T;
+  PetscInt         W, T, blocksize;
   MatEllwarpKernel kernel;
   EllwarpWalk      walk;
 } EllwarpPlan;

@@ -79,6 +79,12 @@ typedef struct {
   struct _MatOps          aijops;       /* MATSEQAIJ's operations, for what we inherit */
 } Mat_SeqELLWARP;
 
+/* threads per CUDA block for a product with layout L: -mat_ellwarp_block_size, else the chooser's (layout.c) */
+static inline PetscInt MatSeqELLWARPBlockSize(const Mat_SeqELLWARP *e, const EllwarpLayout *L)
+{
+  return e->blocksize ? e->blocksize : (L && L->blocksize ? L->blocksize : 128);
+}
+
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayout(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayoutAssembled(Mat);

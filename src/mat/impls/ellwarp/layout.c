@@ -10,16 +10,36 @@
    threshold T with the least time wins, ties going to fewer lanes per row.  Rows too long for 32 lanes
    go to the chunked path, and a matrix under ELLWARP_SMALL_BYTES is latency bound throughout: it gets
    the most lanes per row.  Constants from H200 runs of benchmarks/spmv (sweeps over T, block size,
-   window); the benchmark checks the choice against the exhaustive search on every suite matrix. */
+   window); the benchmark checks the choice against the exhaustive search on every suite matrix.
+
+   Recalibration on the H200 and H100 sweeps (benchmarks/spmv/calibrate.py reads both main.json files
+   and replays this rule): the regular matrices (FE, QCD, epidemiology) and the small one keep the rule
+   above (within 4% of each device's best), but power-law matrices (row-length std/mean > 1) do not: on
+   the H100 the former choice (whole-matrix sort, T = 4, 128 threads) was 15% behind the best on
+   powerlaw_circuit and 5% on powerlaw_web.  Their best configurations on both devices sort in windows
+   (256 or 4096 rows) and split at T = 8..16; on the H100 only the 4096-row window with blocks of 256+
+   threads comes within 5% on powerlaw_circuit.  Why: half or more of the columns are near the row
+   (the "local" columns of circuit and web graphs), so a whole-matrix sort, which gathers the short rows
+   of the whole matrix into the same warps, scatters x and y accesses; a 4096-row window keeps them
+   local and, unlike a 256-row one, still groups rows of similar length (few padded slots).  The larger
+   block gives the long-row chunks (one block per 2048 entries, latency-bound strided loads) 2x the
+   threads, so they finish under the slices.  Power-law rule: window ELLWARP_IRREGULAR_WINDOW,
+   T = ELLWARP_IRREGULAR_T, ELLWARP_IRREGULAR_BLOCK threads (H100: 1.02 and 1.01 of the best on circuit
+   and web; H200, measured at 128 threads only: 1.03 on circuit, web not swept in that window).  The
+   block size is otherwise ELLWARP_BLOCK (a -mat_ellwarp_block_size given by the user wins). */
 #define ELLWARP_BYTES_PER_SLOT 12.0
 #define ELLWARP_BW             3.0e12
 #define ELLWARP_T_ITER         1.0e-6
 #define ELLWARP_SMALL_BYTES    24.0e6 /* below this the SpMV is latency bound */
 #define ELLWARP_IRREGULAR_CV   1.0    /* row-length std/mean above which rows are "power-law" */
+#define ELLWARP_IRREGULAR_WINDOW 4096 /* power-law rows: sort window, threshold, threads per block (see above) */
+#define ELLWARP_IRREGULAR_T      8
+#define ELLWARP_IRREGULAR_BLOCK  256
+#define ELLWARP_BLOCK            128  /* every other matrix: best or within 1% on the H200 and H100 sweeps */
 /* Sort window: a whole-matrix sort pads least, but scatters each warp's rows (and so its y writes and
    row-permutation reads) over the matrix; a 256-row window keeps them local.  Cost in bytes: slots at
    12, padding slots once more (a padded lane still walks the slice), per row 40 (whole matrix) or 12
-   (window).  Matrices with power-law rows always sort whole (windows pad them by 20-40%). */
+   (window).  Matrices with power-law rows sort in windows of ELLWARP_IRREGULAR_WINDOW rows. */
 #define ELLWARP_ROW_BYTES_WHOLE  40.0
 #define ELLWARP_ROW_BYTES_WINDOW 12.0
 #define ELLWARP_AUTO_WINDOW      256
@@ -154,7 +174,16 @@ PetscInt EllwarpLayoutWalkWindow(const EllwarpParams *par, PetscInt m, PetscCoun
 
   if (par->sortwindow >= 0) return par->sortwindow;
   Moments(m, nnz, sum2, &mean, &std);
-  return std > ELLWARP_IRREGULAR_CV * mean ? 0 : ELLWARP_AUTO_WINDOW;
+  return std > ELLWARP_IRREGULAR_CV * mean ? ELLWARP_IRREGULAR_WINDOW : ELLWARP_AUTO_WINDOW;
+}
+
+/* power-law rows (std/mean of all row lengths above ELLWARP_IRREGULAR_CV): the same test as the window's */
+static PetscBool Irregular(const EllwarpRowStats *st)
+{
+  PetscReal mean, std;
+
+  Moments(st->nrows, st->nnz, st->sum2, &mean, &std);
+  return (PetscBool)(st->nrows > 0 && std > ELLWARP_IRREGULAR_CV * mean);
 }
 
 /* The whole-matrix sort from the histogram: the sorted lengths are the bins, longest first.  The slice
@@ -243,9 +272,14 @@ static PetscErrorCode ChooseThreshold(const EllwarpRowStats *st, const EllwarpPa
     PetscReal mean = n > 0 ? (PetscReal)st->nnzshort / n : 0, var = 0;
     for (PetscInt L = 0; L <= st->maxshort; L++) var += (PetscReal)st->hist[L] * (L - mean) * (L - mean);
     var = n > 0 ? var / n : 0;
-    /* a matrix this small leaves most of the GPU idle with one lane per row, and short power-law rows
-       are latency bound: spread rows over the most lanes (measured on an H200: 2x faster than K1 at
-       20k rows, 4-40% faster than any other threshold on power-law matrices) */
+    /* power-law rows: T = 8 (see the top of the file: H100 and H200 sweeps).  A matrix this small leaves
+       most of the GPU idle with one lane per row: spread rows over the most lanes (2x faster than K1 at
+       20k rows on both devices) */
+    if (st->nrows > 0 && Irregular(st)) {
+      *threshold = ELLWARP_IRREGULAR_T;
+      *kernel    = MAT_ELLWARP_KERNEL_K2;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     if (st->nrows > 0 && ((PetscReal)st->nnzshort * ELLWARP_BYTES_PER_SLOT < ELLWARP_SMALL_BYTES || PetscSqrtReal(var) > ELLWARP_IRREGULAR_CV * mean)) {
       *threshold = ChooserCand[PETSC_STATIC_ARRAY_LENGTH(ChooserCand) - 1];
       *kernel    = MAT_ELLWARP_KERNEL_K2;
@@ -274,7 +308,8 @@ static PetscErrorCode ChooseThreshold(const EllwarpRowStats *st, const EllwarpPa
 static PetscErrorCode PlanWindow(const EllwarpRowStats *st, const EllwarpParams *par, PetscInt W, EllwarpPlan *plan)
 {
   PetscFunctionBegin;
-  plan->W = W;
+  plan->W         = W;
+  plan->blocksize = Irregular(st) ? ELLWARP_IRREGULAR_BLOCK : ELLWARP_BLOCK;
   PetscCall(ChooseThreshold(st, par, W, &plan->kernel, &plan->T));
   PetscCall(Walk(st, W, plan->T, &plan->walk));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -287,7 +322,7 @@ PetscErrorCode EllwarpLayoutChoose(const EllwarpRowStats *st, const EllwarpParam
   PetscFunctionBegin;
   PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
   W = EllwarpLayoutWalkWindow(par, st->nrows, st->nnz, st->sum2);
-  if (par->sortwindow < 0 && W > 0) { /* automatic: the window or the whole matrix, whichever moves fewer bytes */
+  if (par->sortwindow < 0 && W > 0 && !Irregular(st)) { /* automatic: the window or the whole matrix, whichever moves fewer bytes */
     EllwarpPlan p[2];
     PetscReal   cost[2];
     for (int w = 0; w < 2; w++) {
@@ -320,6 +355,7 @@ void EllwarpLayoutSetPlanned(EllwarpLayout *L, PetscInt m, PetscInt n, const Ell
   L->minrowlen = st->minlen;
   Moments(m, st->nnz, st->sum2, &L->meanrowlen, &L->stdrowlen);
   L->sortwindow = plan->W;
+  L->blocksize  = plan->blocksize;
   L->threshold  = plan->T;
   L->kernel     = plan->kernel;
   L->nslices    = plan->walk.nslices;

@@ -314,7 +314,7 @@ static PetscErrorCode MultGeneric(Mat A, Vec xx, Vec zz, Vec yy, PetscBool trans
   if (zz && zz != yy) PetscCall(GetArrayRead(A, zz, &z));
   PetscCall(GetArray(A, yy, (PetscBool)(zz == yy), &y));
   if (zz == yy) z = y;
-  PetscCall(e->k->mult(trans ? e->St : e->S, e->blocksize, x, z, y));
+  PetscCall(e->k->mult(trans ? e->St : e->S, MatSeqELLWARPBlockSize(e, trans ? e->Lt : e->L), x, z, y));
   PetscCall(RestoreArray(A, yy, (PetscBool)(zz == yy), &y));
   if (zz && zz != yy) PetscCall(RestoreArrayRead(A, zz, &z));
   PetscCall(RestoreArrayRead(A, xx, &x));
@@ -445,6 +445,32 @@ static PetscErrorCode MatZeroEntries_SeqELLWARP(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* SeqAIJ's MatZeroRows with a nonzero diagonal (PETSc 3.26, pattern not kept) holds the value array across
+   MatSetValues_SeqAIJ for an empty row, which may reallocate it: a later non-empty row in the same call then
+   writes into freed memory (valgrind: invalid write in MatZeroRows_SeqAIJ).  Call it twice: first for the rows
+   it only shortens, then for the empty ones (MatSetValues only).  Same result, b included. */
+static PetscErrorCode ZeroRowsAIJ(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  Mat_SeqAIJ     *a = (Mat_SeqAIJ *)A->data;
+  PetscInt       *r, nf = 0, ne = 0;
+
+  PetscFunctionBegin;
+  if (diag == 0.0 || a->keepnonzeropattern) {
+    PetscCall(e->aijops.zerorows(A, n, rows, diag, x, b));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMalloc1(n, &r));
+  for (PetscInt i = 0; i < n; i++) /* empty rows (to receive a new diagonal entry) at the end */
+    if (!(rows[i] >= 0 && rows[i] < A->rmap->n && a->ilen[rows[i]] == 0 && rows[i] < A->cmap->n)) r[nf++] = rows[i];
+  for (PetscInt i = 0; i < n; i++)
+    if (rows[i] >= 0 && rows[i] < A->rmap->n && a->ilen[rows[i]] == 0 && rows[i] < A->cmap->n) r[nf + ne++] = rows[i];
+  if (nf || !ne) PetscCall(e->aijops.zerorows(A, nf, r, diag, x, b));
+  if (ne) PetscCall(e->aijops.zerorows(A, ne, r + nf, diag, x, b));
+  PetscCall(PetscFree(r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ZeroRowsAndColumns(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b, PetscBool cols)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
@@ -462,7 +488,7 @@ static PetscErrorCode ZeroRowsAndColumns(Mat A, PetscInt n, const PetscInt rows[
   if (missing) {
     PetscCall(HostFallback(A, cols ? "MatZeroRowsColumns with missing diagonal entries" : "MatZeroRows with missing diagonal entries"));
     if (cols) PetscCall(e->aijops.zerorowscolumns(A, n, rows, diag, x, b));
-    else PetscCall(e->aijops.zerorows(A, n, rows, diag, x, b));
+    else PetscCall(ZeroRowsAIJ(A, n, rows, diag, x, b));
     A->offloadmask = PETSC_OFFLOAD_CPU;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
