@@ -446,7 +446,7 @@ int main(int argc, char **argv)
         PetscCall(PetscSNPrintf(r->name, sizeof(r->name), pv ? "peer (cell order): COO -> aijcusp" : "peer: COO -> aijcusparse"));
         r->res      = 0;
         r->setup    = tprealloc;
-        r->bytes    = N * (96 + 48 + 128) /* element (symmetric D: upper triangle) */ + N * 16 * (8 + 8) /* ke + perm */ + (double)nnz * (8 + 8) /* jmap + values */;
+        r->bytes    = N * (96 + 72 + 128) /* element (the plain kernel reads the full D) */ + N * 16 * (8 + 8) /* ke + perm */ + (double)nnz * (8 + 8) /* jmap + values */;
         r->bytesres = 0;
         PetscCall(MatDestroy(&c.J));
         PetscCall(DMAssemblyDestroy(&as));
@@ -489,13 +489,12 @@ int main(int argc, char **argv)
           DMAssemblyInfo info;
           Ctx            c;
           Row           *r = &rows[nrows++];
-          double         tfirst, elem = N * (96 + 48 + 128) /* symmetric D: its upper triangle */, gather = 0 /* linear Jacobian: no gather */, red;
+          double         tfirst, elem = N * (96 + 72 + 128) /* the plain element kernel reads the full D */, gather = 0 /* linear Jacobian: no gather */, red;
           PetscBool      gnz, lrow, shnz;
 
           PetscCall(PetscStrcmp(mname, DMASSEMBLYGLOBALNZ, &gnz));
           PetscCall(PetscStrcmp(mname, DMASSEMBLYLOCALROW, &lrow));
           PetscCall(PetscStrcmp(mname, DMASSEMBLYSHAREDNZ, &shnz));
-          if (lrow) elem = N * (96 + 72 + 128); /* localrow reads the full tensor */
           c.J  = Jt[t];
           c.as = as;
           c.U  = U;
@@ -526,7 +525,7 @@ int main(int argc, char **argv)
           if (shnz && info.shblocks) r->bytesres = (double)info.shresidualelements * (48 + 4 + 4 * 2 + 4 * 2) + (double)info.shresidualnodes * (4 + 24 + 8) + (double)info.resplanentries * 2 + 12.0 * ndof;
           else if (lrow) r->bytesres = N * (96 + 72) + N * 4 * (4 + 16 + 32) /* incidence, dofs, u of the element */ + 8.0 * ndof;
           else if (fused) r->bytesres = N * (96 + 48) + N * 4 * (4 + 8) /* dofs, u */ + 8.0 * ndof + N * 4 * (4 + 16);
-          else r->bytesres = N * 4 * (4 + 8 + 8) /* gather */ + N * (96 + 48 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
+          else r->bytesres = N * 4 * (4 + 8 + 8) /* gather */ + N * (96 + 72 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
           PetscCall(RelDiff(c.J, Jref, &r->err));
           PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "%s%s -> %s", meth[mi], fused ? " (fused)" : "", targets[t]));
           if (t == 0 && shnz) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF)); /* blocks, redundancy, or the fallback */

@@ -173,7 +173,7 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAGather(PetscInt, PetscInt, const PetscInt *
 PETSC_INTERN PetscErrorCode DMAsmCUDAReduce(const DMAsmPlan *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAScatterAtomic(PetscCount, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAScatterColor(PetscInt, const PetscInt *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, const PetscReal *, const PetscReal *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, const PetscReal *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
 #endif
 
 PETSC_INTERN PetscErrorCode DMAsmP1CtxDevice(DMAsmP1Ctx *);

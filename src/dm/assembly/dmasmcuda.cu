@@ -201,43 +201,18 @@ PetscErrorCode DMAsmCUDAScatterColor(PetscInt ne, const PetscInt *elems, PetscIn
 
 /* DIM as a template parameter: the element's loops unroll and its small arrays stay in registers */
 template <int DIM>
-__global__ static void P1Kernel(PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const PetscReal *Ds, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+__global__ static void P1Kernel(PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
-  constexpr int nen = DIM + 1;
-  for (PetscInt e = blockIdx.x * blockDim.x + threadIdx.x; e < n; e += gridDim.x * blockDim.x) {
-    if (!Ds) {
-      DMAsmP1Element(DIM, e, n, alpha, beta, source, D, ldD, xe, ue, ke, fe);
-      continue;
-    }
-    /* exactly symmetric D: its upper triangle (the same values, the same arithmetic), the element in registers */
-    PetscReal   xl[nen * DIM], Dl[DIM * DIM];
-    PetscScalar ul[nen], kl[nen * nen], fl[nen];
-    int         q = 0;
-#pragma unroll
-    for (int i = 0; i < nen * DIM; i++) xl[i] = xe[(PetscCount)i * n + e];
-#pragma unroll
-    for (int a = 0; a < nen; a++) ul[a] = ue ? ue[(PetscCount)a * n + e] : 0;
-#pragma unroll
-    for (int r = 0; r < DIM; r++)
-#pragma unroll
-      for (int c2 = r; c2 < DIM; c2++, q++) Dl[r * DIM + c2] = Dl[c2 * DIM + r] = Ds[(PetscCount)q * ldD + e];
-    DMAsmP1Element(DIM, 0, 1, alpha, beta, source, Dl, 1, xl, ue ? ul : NULL, ke ? kl : NULL, fe ? fl : NULL);
-    if (ke)
-#pragma unroll
-      for (int k = 0; k < nen * nen; k++) ke[(PetscCount)k * n + e] = kl[k];
-    if (fe)
-#pragma unroll
-      for (int a = 0; a < nen; a++) fe[(PetscCount)a * n + e] = fl[a];
-  }
+  for (PetscInt e = blockIdx.x * blockDim.x + threadIdx.x; e < n; e += gridDim.x * blockDim.x) DMAsmP1Element(DIM, e, n, alpha, beta, source, D, ldD, xe, ue, ke, fe);
 }
 
-PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const PetscReal *Ds, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   PetscFunctionBegin;
   if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  if (dim == 3) P1Kernel<3><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, Ds, ldD, xe, ue, ke, fe);
-  else P1Kernel<2><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, Ds, ldD, xe, ue, ke, fe);
+  if (dim == 3) P1Kernel<3><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  else P1Kernel<2><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((dim == 3 ? 150.0 : 60.0) * nelem));
