@@ -211,16 +211,10 @@ int main(int argc, char **argv)
   comm = PETSC_COMM_WORLD;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscOptionsBegin(comm, NULL, "mpicoo", NULL);
-  PetscCall(PetscOptionsString("-type", "ELLWARP type to create", NULL, type, type, sizeof(type), NULL));
-  PetscCall(PetscOptionsString("-matrix", "random or fe", NULL, kind, kind, sizeof(kind), NULL));
-  PetscCall(PetscOptionsInt("-n", "random: rows / 10; fe: cells per side", NULL, n, &n, NULL));
-  PetscCall(PetscOptionsBool("-uneven", "uneven row ownership", NULL, uneven, &uneven, NULL));
-  PetscCall(PetscOptionsInt("-empty_rank", "this rank owns no rows", NULL, empty, &empty, NULL));
+  PetscCall(MpiTestReadOptions(PetscOptionsObject, type, sizeof(type), kind, sizeof(kind), &n, &uneven, &empty));
   PetscCall(PetscOptionsBool("-device_values", "MatSetValuesCOO values in device memory", NULL, devvals, &devvals, NULL));
   PetscOptionsEnd();
-  PetscCall(PetscStrcmp(kind, "fe", &is));
-  N = is ? (n + 1) * (n + 1) * (n + 1) : 10 * n + 3;
-  PetscCall(MpiTestLocalSize(comm, N, uneven, empty, &m));
+  PetscCall(MpiTestSizes(comm, kind, n, uneven, empty, &N, &m));
 
   PetscCall(MatCreate(comm, &ref));
   PetscCall(MatSetSizes(ref, m, m, N, N));

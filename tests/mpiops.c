@@ -221,19 +221,10 @@ int main(int argc, char **argv)
   comm = PETSC_COMM_WORLD;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscOptionsBegin(comm, NULL, "mpiops", NULL);
-  PetscCall(PetscOptionsString("-type", "ELLWARP type to create", NULL, type, type, sizeof(type), NULL));
-  PetscCall(PetscOptionsString("-matrix", "random or fe", NULL, kind, kind, sizeof(kind), NULL));
-  PetscCall(PetscOptionsInt("-n", "random: rows / 10; fe: cells per side", NULL, n, &n, NULL));
-  PetscCall(PetscOptionsBool("-uneven", "uneven row ownership", NULL, uneven, &uneven, NULL));
-  PetscCall(PetscOptionsInt("-empty_rank", "this rank owns no rows", NULL, empty, &empty, NULL));
+  PetscCall(MpiTestReadOptions(PetscOptionsObject, type, sizeof(type), kind, sizeof(kind), &n, &uneven, &empty));
   PetscCall(PetscOptionsBool("-setup_only", "MatSetUp() without preallocation (PETSc's hash assembly)", NULL, setuponly, &setuponly, NULL));
   PetscOptionsEnd();
-  {
-    PetscBool fe;
-    PetscCall(PetscStrcmp(kind, "fe", &fe));
-    N = fe ? (n + 1) * (n + 1) * (n + 1) : 10 * n + 3;
-  }
-  PetscCall(MpiTestLocalSize(comm, N, uneven, empty, &m));
+  PetscCall(MpiTestSizes(comm, kind, n, uneven, empty, &N, &m));
 
   /* the reference and two ELLWARP matrices: one preallocated and filled like the reference, one converted */
   PetscCall(MatCreate(comm, &ref));

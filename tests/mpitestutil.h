@@ -1,6 +1,6 @@
 /* Shared by the MATMPIELLWARP tests: row ownership (uneven, a rank with no rows), the test matrices (random
    with off-rank entries and a few long rows; P1 tetrahedra of a Kuhn cube, assembled element by element with
-   the stash), and vector comparisons against MATMPIAIJ. */
+   the stash), the common options, and vector comparisons against MATMPIAIJ. */
 #pragma once
 #include <petscellwarp.h>
 #include <petsc/private/ellwarpkuhn.h>
@@ -30,6 +30,32 @@ static inline PetscErrorCode MpiTestLocalSize(MPI_Comm comm, PetscInt N, PetscBo
     done += mr;
     if (r == rank) *m = mr;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the options every MPI test reads (-type -matrix -n -uneven -empty_rank), inside the caller's
+   PetscOptionsBegin() so that its own options follow them in -help */
+static inline PetscErrorCode MpiTestReadOptions(PetscOptionItems PetscOptionsObject, char type[], size_t ltype, char kind[], size_t lkind, PetscInt *n, PetscBool *uneven, PetscInt *empty)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsString("-type", "ELLWARP type to create", NULL, type, type, ltype, NULL));
+  PetscCall(PetscOptionsString("-matrix", "random or fe", NULL, kind, kind, lkind, NULL));
+  PetscCall(PetscOptionsInt("-n", "random: rows / 10; fe: cells per side", NULL, *n, n, NULL));
+  PetscCall(PetscOptionsBool("-uneven", "uneven row ownership", NULL, *uneven, uneven, NULL));
+  PetscCall(PetscOptionsInt("-empty_rank", "this rank owns no rows", NULL, *empty, empty, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* global rows N of the test matrix kind ("fe": the Kuhn cube's (n+1)^3 vertices, else 10 n + 3) and this
+   rank's share m (MpiTestLocalSize) */
+static inline PetscErrorCode MpiTestSizes(MPI_Comm comm, const char kind[], PetscInt n, PetscBool uneven, PetscInt empty, PetscInt *N, PetscInt *m)
+{
+  PetscBool fe;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(kind, "fe", &fe));
+  *N = fe ? (n + 1) * (n + 1) * (n + 1) : 10 * n + 3;
+  PetscCall(MpiTestLocalSize(comm, *N, uneven, empty, m));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

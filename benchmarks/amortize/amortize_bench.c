@@ -13,6 +13,7 @@ static const char help[] = "Issue 4 amortization (Table IV of Wong, Kuhl, Darve,
 #include <petsctime.h>
 #include <petsc/private/ellwarpanalysis.h>
 #include "suite.h"
+#include "benchtime.h"
 
 #define NMAX SUITE_MAX_ENTRIES
 
@@ -30,75 +31,42 @@ typedef struct {
   PetscBool p3ok[2], p3dev;         /* path 3 results right (per type); ELLWARP's stayed in the layout (no refresh, no analysis) */
 } Row;
 
-static int cmpd(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double Median(double *t, PetscInt n)
-{
-  qsort(t, (size_t)n, sizeof(double), cmpd);
-  return t[n / 2];
-}
-
 typedef struct {
   Mat                A, B;
   Vec                x, y;
   const PetscScalar *dv;
 } Ctx;
 
-static PetscErrorCode OpMult(Ctx *c)
+static PetscErrorCode OpMult(void *ctx)
 {
+  Ctx *c = (Ctx *)ctx;
+
   PetscFunctionBegin;
   PetscCall(MatMult(c->A, c->x, c->y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-static PetscErrorCode OpCOO(Ctx *c)
+static PetscErrorCode OpCOO(void *ctx)
 {
+  Ctx *c = (Ctx *)ctx;
+
   PetscFunctionBegin;
   PetscCall(MatSetValuesCOO(c->A, c->dv, INSERT_VALUES));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-static PetscErrorCode OpAXPY(Ctx *c)
+static PetscErrorCode OpAXPY(void *ctx)
 {
+  Ctx *c = (Ctx *)ctx;
+
   PetscFunctionBegin;
   PetscCall(MatAXPY(c->A, 1e-3, c->B, SAME_NONZERO_PATTERN));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-static PetscErrorCode OpCopy(Ctx *c)
+static PetscErrorCode OpCopy(void *ctx)
 {
+  Ctx *c = (Ctx *)ctx;
+
   PetscFunctionBegin;
   PetscCall(MatCopy(c->B, c->A, SAME_NONZERO_PATTERN));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* median seconds of op, CUDA events on PETSc's stream, after one warm-up */
-static PetscErrorCode DeviceTime(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt reps, double *sec)
-{
-  cudaEvent_t  e0, e1;
-  cudaStream_t s;
-  double      *t;
-
-  PetscFunctionBegin;
-  PetscCall(PetscGetCurrentCUDAStream(&s));
-  PetscCallCUDA(cudaEventCreate(&e0));
-  PetscCallCUDA(cudaEventCreate(&e1));
-  PetscCall(PetscMalloc1(reps, &t));
-  PetscCall((*op)(c));
-  for (PetscInt r = 0; r < reps; r++) {
-    float ms;
-    PetscCallCUDA(cudaEventRecord(e0, s));
-    PetscCall((*op)(c));
-    PetscCallCUDA(cudaEventRecord(e1, s));
-    PetscCallCUDA(cudaEventSynchronize(e1));
-    PetscCallCUDA(cudaEventElapsedTime(&ms, e0, e1));
-    t[r] = ms * 1e-3;
-  }
-  *sec = Median(t, reps);
-  PetscCall(PetscFree(t));
-  PetscCallCUDA(cudaEventDestroy(e0));
-  PetscCallCUDA(cudaEventDestroy(e1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -143,8 +111,8 @@ static PetscErrorCode TimeAnalyses(Mat A, PetscInt reps, PetscInt cpureps, Row *
       tu[k] = tm.upload;
     }
   }
-  r->an_gpu    = Median(t, reps);
-  r->an_gpu_up = Median(tu, reps);
+  r->an_gpu    = BenchMedian(t, reps);
+  r->an_gpu_up = BenchMedian(tu, reps);
   /* the pattern already on the device (e.g. assembled there) */
   PetscCallCUDA(cudaMalloc((void **)&dai, (m + 1) * sizeof(PetscInt)));
   PetscCallCUDA(cudaMalloc((void **)&daj, PetscMax(ai[m], 1) * sizeof(PetscInt)));
@@ -159,7 +127,7 @@ static PetscErrorCode TimeAnalyses(Mat A, PetscInt reps, PetscInt cpureps, Row *
     PetscCall(EllwarpLayoutDestroy(&L));
     td[k] = tm.analysis;
   }
-  r->an_gpu_dev = Median(td, reps);
+  r->an_gpu_dev = BenchMedian(td, reps);
   PetscCallCUDA(cudaFree(dai));
   PetscCallCUDA(cudaFree(daj));
   for (PetscInt k = 0; k < cpureps; k++) {
@@ -171,7 +139,7 @@ static PetscErrorCode TimeAnalyses(Mat A, PetscInt reps, PetscInt cpureps, Row *
     PetscCall(EllwarpLayoutDestroy(&L));
     t[k] = t1 - t0;
   }
-  r->an_cpu = Median(t, cpureps);
+  r->an_cpu = BenchMedian(t, cpureps);
   PetscCall(PetscFree3(t, tu, td));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -197,7 +165,7 @@ static PetscErrorCode TimePath1(Mat A, Vec x, Vec y, double spmv, PetscInt reps,
     PetscCall(SyncNow(&t1));
     t[k] = t1 - t0 - spmv;
   }
-  *sec = Median(t, reps);
+  *sec = BenchMedian(t, reps);
   PetscCall(PetscFree(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -227,7 +195,7 @@ static PetscErrorCode TimeH2D(Mat A, PetscInt reps, double *sec)
     PetscCall(PetscTime(&t1));
     if (k >= 0) t[k] = t1 - t0;
   }
-  *sec = Median(t, reps);
+  *sec = BenchMedian(t, reps);
   PetscCall(PetscFree(t));
   PetscCallCUDA(cudaFree(d));
   PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
@@ -339,7 +307,7 @@ static PetscErrorCode Measure(const SuiteEntry *se, PetscInt reps, PetscInt arep
     c.A = E[t];
     c.x = x;
     c.y = y;
-    PetscCall(DeviceTime(OpMult, &c, reps, &r->spmv[t]));
+    PetscCall(BenchDeviceMedianTime(OpMult, &c, reps, &r->spmv[t]));
     if (t == 1) r->aij_setup -= r->spmv[1];
     PetscCall(TimePath1(E[t], x, y, r->spmv[t], PetscMax(3, areps), &r->p1[t]));
     PetscCall(MatDuplicate(E[t], MAT_COPY_VALUES, &c.B));
@@ -348,8 +316,8 @@ static PetscErrorCode Measure(const SuiteEntry *se, PetscInt reps, PetscInt arep
       Vec            y2;
       PetscReal      d, nrm;
       if (t == 0) PetscCall(MatEllwarpGetInfo(E[t], &i0));
-      PetscCall(DeviceTime(OpAXPY, &c, reps, &r->axpy[t]));
-      PetscCall(DeviceTime(OpCopy, &c, reps, &r->copy[t]));
+      PetscCall(BenchDeviceMedianTime(OpAXPY, &c, reps, &r->axpy[t]));
+      PetscCall(BenchDeviceMedianTime(OpCopy, &c, reps, &r->copy[t]));
       /* check: A = B, then A += 0.5 B gives 1.5 B x */
       PetscCall(VecDuplicate(y, &y2));
       PetscCall(MatCopy(c.B, E[t], SAME_NONZERO_PATTERN));
@@ -390,7 +358,7 @@ static PetscErrorCode Measure(const SuiteEntry *se, PetscInt reps, PetscInt arep
     PetscCall(COOMatrix(types[t], m, n, nc, ci, cj, dv, x, yn[t], &E[t], &r->newton_setup[t]));
     c.A  = E[t];
     c.dv = dv;
-    PetscCall(DeviceTime(OpCOO, &c, reps, &r->coo[t]));
+    PetscCall(BenchDeviceMedianTime(OpCOO, &c, reps, &r->coo[t]));
     PetscCall(VecCUDARestoreArrayRead(vals, &dv));
     PetscCall(VecDestroy(&x));
   }

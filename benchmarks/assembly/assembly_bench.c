@@ -13,15 +13,10 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
 #include <petscdmplex.h>
 #include <petscfe.h>
 #include "lvmesh.h"
+#include "benchtime.h"
 #if defined(ELLWARP_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
-
-static int cmp(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 typedef struct {
   DMAssembly                as;
@@ -95,8 +90,7 @@ static PetscErrorCode MedianTime(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt r
       t[r] = t1 - t0;
     }
   }
-  qsort(t, reps, sizeof(double), cmp);
-  *sec = t[reps / 2];
+  *sec = BenchMedian(t, reps);
   PetscCall(PetscFree(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -174,10 +168,7 @@ static PetscErrorCode PhaseTimes(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt n
     for (int i = 0; i < 3; i++) t[i * n + r] = ms[i];
   }
   PetscCall(DMAssemblySetPhaseTiming(c->as, PETSC_FALSE));
-  for (int i = 0; i < 3; i++) {
-    qsort(t + i * n, n, sizeof(double), cmp);
-    ph[i] = t[i * n + n / 2];
-  }
+  for (int i = 0; i < 3; i++) ph[i] = BenchMedian(t + i * n, n);
   PetscCall(PetscFree(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -5,12 +5,7 @@ static const char help[] = "COO assembly of P1 tetrahedral element matrices (Kuh
 #include <petscellwarp.h>
 #include <petscdevice_cuda.h>
 #include <petsc/private/ellwarpkuhn.h>
-
-static int cmp(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+#include "benchtime.h"
 
 typedef struct {
   Mat                A;
@@ -18,47 +13,21 @@ typedef struct {
   Vec                x, y;
 } BenchCtx;
 
-static PetscErrorCode OpCOO(BenchCtx *c)
+static PetscErrorCode OpCOO(void *ctx)
 {
+  BenchCtx *c = (BenchCtx *)ctx;
+
   PetscFunctionBegin;
   PetscCall(MatSetValuesCOO(c->A, c->dv, INSERT_VALUES));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode OpMult(BenchCtx *c)
+static PetscErrorCode OpMult(void *ctx)
 {
+  BenchCtx *c = (BenchCtx *)ctx;
+
   PetscFunctionBegin;
   PetscCall(MatMult(c->A, c->x, c->y));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* median seconds of op over reps runs after one warm-up (plans, analysis), CUDA events on PETSc's stream */
-static PetscErrorCode MedianTime(PetscErrorCode (*op)(BenchCtx *), BenchCtx *c, PetscInt reps, double *sec)
-{
-  cudaEvent_t  e0, e1;
-  cudaStream_t s;
-  double      *t;
-
-  PetscFunctionBegin;
-  PetscCall(PetscGetCurrentCUDAStream(&s));
-  PetscCallCUDA(cudaEventCreate(&e0));
-  PetscCallCUDA(cudaEventCreate(&e1));
-  PetscCall(PetscMalloc1(reps, &t));
-  PetscCall((*op)(c));
-  for (PetscInt r = 0; r < reps; r++) {
-    float ms;
-    PetscCallCUDA(cudaEventRecord(e0, s));
-    PetscCall((*op)(c));
-    PetscCallCUDA(cudaEventRecord(e1, s));
-    PetscCallCUDA(cudaEventSynchronize(e1));
-    PetscCallCUDA(cudaEventElapsedTime(&ms, e0, e1));
-    t[r] = ms * 1e-3;
-  }
-  qsort(t, reps, sizeof(double), cmp);
-  *sec = t[reps / 2];
-  PetscCall(PetscFree(t));
-  PetscCallCUDA(cudaEventDestroy(e0));
-  PetscCallCUDA(cudaEventDestroy(e1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -68,10 +37,10 @@ static PetscErrorCode TimeCOO(Mat A, const PetscScalar *dv, PetscInt reps, doubl
   BenchCtx c = {A, dv, NULL, NULL};
 
   PetscFunctionBegin;
-  PetscCall(MedianTime(OpCOO, &c, reps, sec));
+  PetscCall(BenchDeviceMedianTime(OpCOO, &c, reps, sec));
   PetscCall(MatCreateVecs(A, &c.x, &c.y));
   PetscCall(VecSet(c.x, 1.0));
-  PetscCall(MedianTime(OpMult, &c, reps, spmv));
+  PetscCall(BenchDeviceMedianTime(OpMult, &c, reps, spmv));
   PetscCall(VecDestroy(&c.x));
   PetscCall(VecDestroy(&c.y));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -12,6 +12,7 @@ static const char help[] = "MATMPIELLWARP vs a peer (MPIAIJCUSPARSE on GPUs) acr
 #include <petscdevice.h>
 #include <../src/mat/impls/aij/mpi/mpiaij.h>
 #include "suite.h"
+#include "benchtime.h"
 
 typedef struct {
   char      test[16], matrix[64], format[32];
@@ -26,12 +27,6 @@ static Result    res[MAXRES];
 static PetscInt  nres;
 static PetscBool gpu;
 static PetscInt  reps = 50, trials = 3, cgits = 100;
-
-static int cmpd(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static PetscErrorCode Sync(void)
 {
@@ -94,8 +89,7 @@ static PetscErrorCode Time(MPI_Comm comm, PetscErrorCode (*op)(Ctx *), Ctx *c, d
     dt = (t1 - t0) / reps;
     PetscCallMPI(MPI_Allreduce(&dt, &t[k], 1, MPI_DOUBLE, MPI_MAX, comm));
   }
-  qsort(t, trials, sizeof(double), cmpd);
-  *sec = t[trials / 2];
+  *sec = BenchMedian(t, trials);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -3,6 +3,7 @@
    or the 20 x 7 x 3 mm slab of the conduction-velocity study; uniform refinement, RCM renumbering;
    rule-based fibres and the stimulus region, per element. */
 #include "cardiac.h"
+#include <petsc/private/ellwarpkuhn.h>
 #include <math.h>
 
 #define LV_ENDO_SHORT 7.0
@@ -53,15 +54,7 @@ static void LVFibre(const PetscReal p[3], PetscReal helix_endo, PetscReal helix_
 /* box [0,L0]x[0,L1]x[0,L2] with n0 x n1 x n2 cells, each cut into 6 Kuhn tetrahedra */
 static PetscErrorCode CreateBox(const PetscReal L[3], const PetscInt n[3], LVMesh *m)
 {
-  static const int kuhn[6][4] = {
-    {0, 1, 3, 7},
-    {0, 1, 5, 7},
-    {0, 2, 3, 7},
-    {0, 2, 6, 7},
-    {0, 4, 5, 7},
-    {0, 4, 6, 7}
-  };
-  PetscInt nx = n[0] + 1, ny = n[1] + 1, nz = n[2] + 1, t = 0;
+  PetscInt nx = n[0] + 1, ny = n[1] + 1, nz = n[2] + 1;
 
   PetscFunctionBegin;
   m->nv = nx * ny * nz;
@@ -76,14 +69,8 @@ static PetscErrorCode CreateBox(const PetscReal L[3], const PetscInt n[3], LVMes
         m->xyz[3 * v + 1] = L[1] * j / n[1];
         m->xyz[3 * v + 2] = L[2] * k / n[2];
       }
-  for (PetscInt k = 0; k < n[2]; k++)
-    for (PetscInt j = 0; j < n[1]; j++)
-      for (PetscInt i = 0; i < n[0]; i++)
-        for (int s = 0; s < 6; s++, t++)
-          for (int a = 0; a < 4; a++) {
-            int q               = kuhn[s][a];
-            m->tet[4 * t + a] = (i + (q & 1)) + nx * ((j + ((q >> 1) & 1)) + ny * (k + ((q >> 2) & 1)));
-          }
+  for (PetscInt c = 0; c < n[0] * n[1] * n[2]; c++)
+    for (int s = 0; s < 6; s++) EllwarpKuhnBoxTet(n, c, s, m->tet + 4 * (6 * c + s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -7,23 +7,11 @@
    MatMult starts the ghost exchange (a PetscSF behind VecScatter: device buffers when the MPI is GPU-aware,
    staged through the host otherwise), multiplies A while the ghosts travel, then adds B times the ghosts. */
 #include <petsc/private/matmpiellwarpimpl.h>
+#include <petsc/private/matellwarpcommon.h>
 
 #define MPIE(A) ((Mat_MPIELLWARP *)((Mat_MPIAIJ *)(A)->data)->spptr)
 
 static const char *const ComposedNames[] = {"MatConvert_mpiellwarp_mpiaij_C", "MatConvert_mpiellwarp_mpiaijcusparse_C", "MatConvert_mpiaij_mpiellwarp_C", "MatConvert_mpiaijcusparse_mpiellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetBackend_C", "MatEllwarpSetKernel_C", "MatEllwarpGetInfo_C"};
-
-static PetscErrorCode DefaultBackend(Mat A, MatEllwarpBackend *b)
-{
-  PetscBool avail = PETSC_FALSE;
-
-  PetscFunctionBegin;
-#if defined(ELLWARP_HAVE_CUDA)
-  PetscCall(EllwarpCUDADeviceAvailable(&avail));
-#endif
-  *b = avail ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
-  if (!avail) PetscCall(PetscInfo(A, "No usable CUDA device: MATMPIELLWARP blocks use the host reference backend\n"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* Which GPU this rank uses.  PETSc's device initialization picks (rank in PETSC_COMM_WORLD) % (visible
    devices), unless -device_select_cuda says otherwise; on one host that is round-robin by local rank. We
@@ -341,17 +329,8 @@ static PetscErrorCode MatConvert_MPIELLWARP_MPIAIJCUSPARSE(Mat A, MatType type, 
 
 static PetscErrorCode MatConvert_MPIAIJCUSPARSE_MPIELLWARP(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat T;
-
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(MatConvert(A, MATMPIAIJ, MAT_INITIAL_MATRIX, &T));
-  PetscCall(MatConvert_MPIAIJ_MPIELLWARP(T, MATMPIELLWARP, MAT_INPLACE_MATRIX, &T));
-  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &T));
-  else *newmat = T;
+  PetscCall(MatConvert_AIJCUSPARSE_ELLWARP_Private(A, MATMPIAIJ, MATMPIELLWARP, MatConvert_MPIAIJ_MPIELLWARP, reuse, newmat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -417,7 +396,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse,
   PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetPreallocationCOO_C", &m->aijcooprealloc));
   PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetValuesCOO_C", &m->aijcoovalues));
   PetscCheck(m->aijprealloc && m->aijcooprealloc && m->aijcoovalues, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATMPIAIJ's preallocation functions not found");
-  PetscCall(DefaultBackend(A, &m->backend));
+  PetscCall(MatEllwarpDefaultBackend_Private(A, "MATMPIELLWARP blocks use", &m->backend));
   A->boundtocpu = PETSC_FALSE;
 
   A->ops->assemblyend    = MatAssemblyEnd_MPIELLWARP;

@@ -1,23 +1,9 @@
 /* MATSEQELLWARP life cycle: creation from (or conversion of) a SeqAIJ, options, assembly, view,
    duplication, conversion back, destruction. */
-#include <petsc/private/matellwarpimpl.h>
+#include <petsc/private/matellwarpcommon.h>
 
 const char *const MatEllwarpKernels[]  = {"auto", "k1", "k2", "MatEllwarpKernel", "MAT_ELLWARP_KERNEL_", NULL};
 const char *const MatEllwarpBackends[] = {"cuda", "host", "MatEllwarpBackend", "MAT_ELLWARP_BACKEND_", NULL};
-
-/* default backend: the device when one is usable, else the reference backend, said in -info */
-static PetscErrorCode DefaultBackend(Mat A, MatEllwarpBackend *b)
-{
-  PetscBool avail = PETSC_FALSE;
-
-  PetscFunctionBegin;
-#if defined(ELLWARP_HAVE_CUDA)
-  PetscCall(EllwarpCUDADeviceAvailable(&avail));
-#endif
-  *b = avail ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
-  if (!avail) PetscCall(PetscInfo(A, "No usable CUDA device: MATSEQELLWARP uses the host reference backend\n"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode SetBackend(Mat A, MatEllwarpBackend b)
 {
@@ -190,17 +176,8 @@ static PetscErrorCode MatConvert_SeqELLWARP_SeqAIJCUSPARSE(Mat A, MatType type, 
 
 static PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqELLWARP(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat B;
-
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &B));
-  PetscCall(MatConvert_SeqAIJ_SeqELLWARP(B, MATSEQELLWARP, MAT_INPLACE_MATRIX, &B));
-  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
-  else *newmat = B;
+  PetscCall(MatConvert_AIJCUSPARSE_ELLWARP_Private(A, MATSEQAIJ, MATSEQELLWARP, MatConvert_SeqAIJ_SeqELLWARP, reuse, newmat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -408,7 +385,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
      have the right type */
   {
     MatEllwarpBackend b = MAT_ELLWARP_BACKEND_HOST;
-    PetscCall(DefaultBackend(B, &b));
+    PetscCall(MatEllwarpDefaultBackend_Private(B, "MATSEQELLWARP uses", &b));
     PetscCall(SetBackend(B, b));
     PetscObjectOptionsBegin((PetscObject)B);
     PetscCall(ReadOptions(B, PetscOptionsObject));
