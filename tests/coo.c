@@ -137,6 +137,19 @@ int main(int argc, char **argv)
       }
       PetscCall(MatSeqAIJRestoreArrayRead(C1, &a1));
       PetscCall(MatSeqAIJRestoreArrayRead(C2, &a2));
+      /* bitwise equal to SeqAIJ too: every backend and plan (slot or CSR order) sums a nonzero's entries in
+         SeqAIJ's order, from 0, as MatSetValuesCOO_SeqAIJ does (A holds the same INSERT_VALUES) */
+      for (PetscInt i = 0; i < nv; i++) {
+        PetscInt           na, nc;
+        const PetscInt    *ja, *jc;
+        const PetscScalar *va, *vc;
+        PetscCall(MatGetRow(A, i, &na, &ja, &va));
+        PetscCall(MatGetRow(C1, i, &nc, &jc, &vc));
+        PetscCheck(na == nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "row %" PetscInt_FMT ": %" PetscInt_FMT " entries, SeqAIJ has %" PetscInt_FMT, i, nc, na);
+        for (PetscInt k = 0; k < na; k++) PetscCheck(ja[k] == jc[k] && va[k] == vc[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "row %" PetscInt_FMT " entry %" PetscInt_FMT ": not bitwise SeqAIJ's COO sum", i, k);
+        PetscCall(MatRestoreRow(A, i, &na, &ja, &va));
+        PetscCall(MatRestoreRow(C1, i, &nc, &jc, &vc));
+      }
       PetscCall(MatDestroy(&C1));
       PetscCall(MatDestroy(&C2));
       nchecks++;

@@ -33,8 +33,8 @@ typedef struct {
   PetscErrorCode (*csrupload)(PetscCount, const PetscScalar *, PetscScalar *); /* host csr -> staging */
   PetscErrorCode (*csrdownload)(PetscCount, const PetscScalar *, PetscScalar *); /* staging -> host csr */
   /* COO assembly: for each CSR nonzero its COO entries (SeqAIJ's jmap/perm, host arrays); the store turns
-     them into a plan in slot order with its own slot -> CSR map (EllwarpCOOSlotPlan; on the device for the
-     CUDA store); values then go straight into the layout, in a fixed order */
+     them into a plan with its own slot -> CSR map (host: slot order, EllwarpCOOSlotPlan; CUDA, on the device:
+     slot order when unique, else CSR order plus CSR -> slot); values then go straight into the layout, in a fixed order */
   PetscErrorCode (*coosetup)(EllwarpStore *, PetscCount, PetscCount, const PetscCount *, const PetscCount *); /* COO length, perm length, jmap, perm */
   PetscErrorCode (*coovalues)(EllwarpStore *, const PetscScalar *, PetscMemType, InsertMode);
   PetscErrorCode (*zero)(EllwarpStore *); /* all values (padding included) zero */

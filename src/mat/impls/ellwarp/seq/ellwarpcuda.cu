@@ -4,7 +4,6 @@
 #include <petsc/private/matellwarpimpl.h>
 #include <petsc/private/ellwarpanalysis.h>
 #include <petscdevice_cuda.h>
-#include <cub/device/device_scan.cuh>
 
 struct _EllwarpStore {
   const EllwarpLayout *L;
@@ -17,7 +16,7 @@ struct _EllwarpStore {
   PetscScalar         *val;
   PetscScalar         *partial; /* [nchunks] long-row chunk sums */
   PetscReal           *work;    /* reduction partials */
-  void                *coojmap, *cooperm, *coo2slot; /* COO plan in slot order (EllwarpCOOSlotPlan): int when it fits, else PetscCount; coo2slot unused */
+  void                *coojmap, *cooperm, *coo2slot; /* COO plan, int when it fits, else PetscCount: unique: cooperm per slot; else CSR order, coo2slot CSR -> slot */
   PetscCount           ncoo;
   PetscBool            coo32, coounique; /* unique: at most one entry per slot, cooperm[slot] (-1: none), no coojmap */
   PetscScalar         *coobuf;                 /* COO values staged from the host */
@@ -760,11 +759,15 @@ static PetscErrorCode CUDACSRDownload(PetscCount n, const PetscScalar *d, PetscS
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The COO plan in slot order, built on the device from the store's slot -> CSR map and SeqAIJ's jmap/perm
-   (the same plan as EllwarpCOOSlotPlan() on the host).  One thread per slot: its entries in SeqAIJ's order
-   (bitwise reproducible, and equal to a CSR-order plan), one coalesced write of the value; the plan is read
-   in order.  Per slot: 4 bytes of plan (unique: one COO index; else an offset, plus 4 per entry), the COO
-   values gathered, 8 bytes written: against 28+ bytes per nonzero and scattered writes for a CSR-order plan.
+/* The COO plan, built on the device from the store's slot -> CSR map and SeqAIJ's jmap/perm.
+   - At most one entry per nonzero (unique): in slot order (the plan EllwarpCOOSlotPlan() builds on the
+     host), one COO index per slot: one thread per 4 slots, coalesced plan reads and value writes.
+   - Duplicates (FE assembly: ~6 entries per nonzero): in CSR order, SeqAIJ's jmap/perm as they are plus a
+     CSR -> slot map.  The element loops wrote the entries of neighbouring CSR nonzeros next to each other,
+     so neighbouring threads read neighbouring COO values; the one scattered write per nonzero is cheap next
+     to that.  (A slot-order plan puts different rows of a slice in neighbouring threads: scattered reads of
+     ~6 entries per slot, measured 4x slower on an H100.)
+   Both sum a nonzero's entries in SeqAIJ's order from 0, so the values are bitwise those of the host store.
    32-bit indices where they fit (PETSc's own plan is 64-bit throughout). */
 template <typename I>
 __global__ static void COOUniqueKernel(PetscCount nslots, const PetscInt *__restrict__ slot2csr, const I *__restrict__ jmap, const I *__restrict__ perm, I *__restrict__ slotperm)
@@ -775,22 +778,14 @@ __global__ static void COOUniqueKernel(PetscCount nslots, const PetscInt *__rest
   }
 }
 
+/* CSR -> slot from slot -> CSR (csr2slot is -1 beforehand: a nonzero without a slot, which the layout never
+   makes, would be skipped, as the slot-order plans skip it) */
 template <typename I>
-__global__ static void COOCountKernel(PetscCount nslots, const PetscInt *__restrict__ slot2csr, const I *__restrict__ jmap, I *__restrict__ cnt)
-{
-  for (PetscCount s = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; s <= nslots; s += (PetscCount)gridDim.x * blockDim.x) {
-    const PetscInt k = s < nslots ? slot2csr[s] : -1;
-    cnt[s]           = k >= 0 ? jmap[k + 1] - jmap[k] : 0;
-  }
-}
-
-template <typename I>
-__global__ static void COOFillKernel(PetscCount nslots, const PetscInt *__restrict__ slot2csr, const I *__restrict__ jmap, const I *__restrict__ perm, const I *__restrict__ slotjmap, I *__restrict__ slotperm)
+__global__ static void COOCsr2SlotKernel(PetscCount nslots, const PetscInt *__restrict__ slot2csr, I *__restrict__ csr2slot)
 {
   for (PetscCount s = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += (PetscCount)gridDim.x * blockDim.x) {
     const PetscInt k = slot2csr[s];
-    if (k >= 0)
-      for (I q = jmap[k]; q < jmap[k + 1]; q++) slotperm[slotjmap[s] + (q - jmap[k])] = perm[q];
+    if (k >= 0) csr2slot[k] = (I)s;
   }
 }
 
@@ -826,48 +821,27 @@ __global__ static void __launch_bounds__(256) COOUniqueValuesKernel(PetscCount n
   }
 }
 
-/* Several entries per slot: slot s sums v[slotperm[q]], q in [slotjmap[s], slotjmap[s + 1]), in that order
-   (SeqAIJ's order: bitwise reproducible, the host's sums).  Per group of 4 slots: the 5 offsets (one
-   128-bit load + the next group's first), ADD's old values, then the 4 sums, the two 128-bit stores.
-   A group without entries is padding (or nonzeros without entries) and is written as in the host code. */
+/* Duplicates: one thread per CSR nonzero k sums v[perm[q]], q in [jmap[k], jmap[k + 1]), in that order from
+   0 (SeqAIJ's order: bitwise the host's sums) and writes its slot as the host does: 0 + sum or old + sum.
+   Padding slots have no nonzero and keep their zero. */
 template <typename I, bool ADD>
-__global__ static void __launch_bounds__(256) COOSumValuesKernel(PetscCount nslots, const I *__restrict__ slotjmap, const I *__restrict__ slotperm, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val)
+__global__ static void __launch_bounds__(256) COOCSRValuesKernel(PetscCount nnz, const I *__restrict__ jmap, const I *__restrict__ perm, const I *__restrict__ csr2slot, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val)
 {
-  EW_GROUPS_LOOP(nslots)
-  {
-    const PetscCount s = g * EW_VEC;
-    if (s + EW_VEC <= nslots) {
-      I           j[EW_VEC + 1];
-      PetscScalar x[EW_VEC], o[EW_VEC];
-      LdIdx4(slotjmap + s, j);
-      j[EW_VEC] = __ldg(slotjmap + s + EW_VEC);
-      if (ADD) {
-        if (j[0] == j[EW_VEC]) continue; /* old + 0 */
-        LdVal4(val + s, o);
-      }
-#pragma unroll
-      for (int i = 0; i < EW_VEC; i++) {
-        PetscScalar sum = 0.0;
-#pragma unroll 4
-        for (I q = j[i]; q < j[i + 1]; q++) sum += LdGather(v + LdIdx(slotperm + q));
-        x[i] = ADD ? o[i] + sum : sum;
-      }
-      StVal4(val + s, x);
-    } else
-      for (PetscCount k = s; k < nslots; k++) {
-        PetscScalar sum = 0.0;
-        for (I q = slotjmap[k]; q < slotjmap[k + 1]; q++) sum += v[slotperm[q]];
-        val[k] = ADD ? val[k] + sum : sum;
-      }
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (PetscCount)gridDim.x * blockDim.x) {
+    const I s = LdIdx(csr2slot + k), q1 = __ldg(jmap + k + 1);
+    if (s < 0) continue;
+    PetscScalar sum = 0.0;
+    for (I q = __ldg(jmap + k); q < q1; q++) sum += LdGather(v + LdIdx(perm + q));
+    val[s] = (ADD ? val[s] : (PetscScalar)0.0) + sum;
   }
 }
 
 template <typename I, bool ADD>
 static void LaunchCOO(const EllwarpStore *S, const PetscScalar *v)
 {
-  const PetscCount nslots = S->L->nslots, ng = (nslots + EW_VEC - 1) / EW_VEC;
+  const PetscCount nslots = S->L->nslots, ng = (nslots + EW_VEC - 1) / EW_VEC, nnz = S->L->nnz;
   if (S->coounique) COOUniqueValuesKernel<I, ADD><<<GRID(ng)>>>(nslots, (const I *)S->cooperm, v, S->val);
-  else COOSumValuesKernel<I, ADD><<<GRID(ng)>>>(nslots, (const I *)S->coojmap, (const I *)S->cooperm, v, S->val);
+  else if (nnz) COOCSRValuesKernel<I, ADD><<<GRID(nnz)>>>(nnz, (const I *)S->coojmap, (const I *)S->cooperm, (const I *)S->coo2slot, v, S->val);
 }
 
 template <typename I>
@@ -890,38 +864,31 @@ template <typename I>
 static PetscErrorCode COOPlan(EllwarpStore *S, PetscCount nperm, const PetscCount *jmap, const PetscCount *perm)
 {
   const PetscCount nslots = S->L->nslots;
-  I               *djmap = NULL, *dperm = NULL, *slotperm = NULL, *slotjmap = NULL;
+  I               *djmap = NULL, *dperm = NULL;
 
   PetscFunctionBegin;
   PetscCall(UploadAs<I>(&djmap, jmap, S->L->nnz + 1, "COO plan"));
   PetscCall(UploadAs<I>(&dperm, perm, nperm, "COO plan"));
   if (S->coounique) {
+    I *slotperm = NULL;
     PetscCall(DevMalloc((void **)&slotperm, (size_t)nslots * sizeof(I), "COO plan"));
     if (nslots) COOUniqueKernel<I><<<GRID(nslots)>>>(nslots, S->slot2csr, djmap, dperm, slotperm);
     PetscCallCUDA(cudaGetLastError());
-  } else {
-    I     *cnt;
-    void  *tmp   = NULL;
-    size_t bytes = 0;
-    PetscCall(DevMalloc((void **)&cnt, (size_t)(nslots + 1) * sizeof(I), "COO plan"));
-    PetscCall(DevMalloc((void **)&slotjmap, (size_t)(nslots + 1) * sizeof(I), "COO plan"));
-    PetscCall(DevMalloc((void **)&slotperm, (size_t)nperm * sizeof(I), "COO plan"));
-    COOCountKernel<I><<<GRID(nslots + 1)>>>(nslots, S->slot2csr, djmap, cnt);
-    PetscCallCUDA(cudaGetLastError());
-    PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, bytes, cnt, slotjmap, (int64_t)(nslots + 1), Stream()));
-    PetscCall(DevMalloc(&tmp, bytes, "scan workspace"));
-    PetscCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, bytes, cnt, slotjmap, (int64_t)(nslots + 1), Stream()));
-    if (nslots) COOFillKernel<I><<<GRID(nslots)>>>(nslots, S->slot2csr, djmap, dperm, slotjmap, slotperm);
+    PetscCallCUDA(cudaStreamSynchronize(Stream()));
+    PetscCallCUDA(cudaFree(djmap));
+    PetscCallCUDA(cudaFree(dperm));
+    S->cooperm = slotperm;
+  } else { /* CSR order: SeqAIJ's plan plus CSR -> slot, built from the layout's slot -> CSR (never on the host) */
+    I *csr2slot = NULL;
+    PetscCall(DevMalloc((void **)&csr2slot, (size_t)S->L->nnz * sizeof(I), "COO plan"));
+    if (S->L->nnz) PetscCallCUDA(cudaMemsetAsync(csr2slot, 0xff, (size_t)S->L->nnz * sizeof(I), Stream())); /* -1 */
+    if (nslots) COOCsr2SlotKernel<I><<<GRID(nslots)>>>(nslots, S->slot2csr, csr2slot);
     PetscCallCUDA(cudaGetLastError());
     PetscCallCUDA(cudaStreamSynchronize(Stream()));
-    PetscCallCUDA(cudaFree(tmp));
-    PetscCallCUDA(cudaFree(cnt));
+    S->coojmap  = djmap;
+    S->cooperm  = dperm;
+    S->coo2slot = csr2slot;
   }
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
-  PetscCallCUDA(cudaFree(djmap));
-  PetscCallCUDA(cudaFree(dperm));
-  S->coojmap = slotjmap;
-  S->cooperm = slotperm;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -19,8 +19,8 @@ static PetscErrorCode BuildPlan(Mat A)
   PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: call MatSetPreallocationCOO() before MatSetValuesCOO()");
   PetscCall(PetscContainerGetPointer(container, &coo));
   PetscCheck(coo->nz == L->nnz, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: the nonzero pattern changed since MatSetPreallocationCOO() (%" PetscCount_FMT " nonzeros, %" PetscInt_FMT " then); call it again", L->nnz, coo->nz);
-  /* the plan in slot order, built by the store from its own slot -> CSR map (on the device for the CUDA
-     store: the layout's arrays never come to the host) */
+  /* the plan, built by the store from its own slot -> CSR map (on the device for the CUDA store: the
+     layout's arrays never come to the host) */
   PetscCall(e->k->coosetup(e->S, coo->n, coo->Atot, coo->jmap, coo->perm));
   e->coostore = e->S;
   e->coostate = A->nonzerostate;
