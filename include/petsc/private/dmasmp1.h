@@ -15,15 +15,14 @@
   #define DMASM_HD
 #endif
 
-/* element e of a batch of n: xe [(a*dim+d)*n + e], D [(i*dim+j)*ldD + e] (NULL: identity), ue [a*n+e],
-   ke [(a*nen+b)*n + e], fe [a*n + e]; ke or fe may be NULL */
-static DMASM_HD inline void DMAsmP1Element(int dim, PetscInt e, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+/* geometry of a P1 simplex from J (column j: x_{j+1} - x_0): the barycentric gradients g_a (g_a for
+   a >= 1 is row a-1 of J^{-1}; g_0 = -sum), the volume and the mass factor |T| / ((d+1)(d+2)); shared
+   by the whole-element and the row form so both run the same arithmetic in the same order */
+static DMASM_HD inline void DMAsmP1Geometry(int dim, PetscReal J[3][3], PetscReal g[4][3], PetscReal *volp, PetscReal *massp)
 {
   const int nen = dim + 1;
-  PetscReal J[3][3], Ji[3][3], g[4][3], Dl[3][3], det, idet, vol, mass;
+  PetscReal Ji[3][3], det, idet, vol, mass;
 
-  for (int i = 0; i < dim; i++)
-    for (int j = 0; j < dim; j++) J[i][j] = xe[((j + 1) * dim + i) * n + e] - xe[(0 * dim + i) * n + e]; /* column j: x_{j+1} - x_0 */
   if (dim == 2) {
     det      = J[0][0] * J[1][1] - J[0][1] * J[1][0];
     idet     = 1 / det; /* one division per element */
@@ -48,7 +47,6 @@ static DMASM_HD inline void DMAsmP1Element(int dim, PetscInt e, PetscInt n, Pets
     vol      = (det < 0 ? -det : det) / 6;
     mass     = vol / 20;
   }
-  /* grad lambda_{a} for a >= 1 is row a-1 of J^{-1}; lambda_0 = 1 - sum */
   for (int d = 0; d < dim; d++) {
     g[0][d] = 0;
     for (int a = 1; a < nen; a++) {
@@ -56,6 +54,20 @@ static DMASM_HD inline void DMAsmP1Element(int dim, PetscInt e, PetscInt n, Pets
       g[0][d] -= Ji[a - 1][d];
     }
   }
+  *volp  = vol;
+  *massp = mass;
+}
+
+/* element e of a batch of n: xe [(a*dim+d)*n + e], D [(i*dim+j)*ldD + e] (NULL: identity), ue [a*n+e],
+   ke [(a*nen+b)*n + e], fe [a*n + e]; ke or fe may be NULL */
+static DMASM_HD inline void DMAsmP1Element(int dim, PetscInt e, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  const int nen = dim + 1;
+  PetscReal J[3][3], g[4][3], Dl[3][3], vol, mass;
+
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) J[i][j] = xe[((j + 1) * dim + i) * n + e] - xe[(0 * dim + i) * n + e]; /* column j: x_{j+1} - x_0 */
+  DMAsmP1Geometry(dim, J, g, &vol, &mass);
   for (int i = 0; i < dim; i++)
     for (int j = 0; j < dim; j++) Dl[i][j] = D ? D[(i * dim + j) * ldD + e] : (PetscReal)(i == j);
   for (int a = 0; a < nen; a++) {
@@ -83,42 +95,12 @@ static DMASM_HD inline void DMAsmP1Element(int dim, PetscInt e, PetscInt n, Pets
 static DMASM_HD inline void DMAsmP1ElementRow(int dim, int a, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *Dl, const PetscReal *xl, const PetscScalar *ul, PetscScalar *kr, PetscScalar *fr)
 {
   const int nen = dim + 1;
-  PetscReal J[3][3], Ji[3][3], g[4][3], ga[3], Dg[3], det, idet, vol, mass;
+  PetscReal J[3][3], g[4][3], ga[3], Dg[3], vol, mass;
   PetscScalar f = 0;
 
   for (int i = 0; i < dim; i++)
     for (int j = 0; j < dim; j++) J[i][j] = xl[(j + 1) * dim + i] - xl[0 * dim + i];
-  if (dim == 2) {
-    det      = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-    idet     = 1 / det;
-    Ji[0][0] = J[1][1] * idet;
-    Ji[0][1] = -J[0][1] * idet;
-    Ji[1][0] = -J[1][0] * idet;
-    Ji[1][1] = J[0][0] * idet;
-    vol      = (det < 0 ? -det : det) / 2;
-    mass     = vol / 12;
-  } else {
-    det      = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-    idet     = 1 / det;
-    Ji[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * idet;
-    Ji[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * idet;
-    Ji[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * idet;
-    Ji[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) * idet;
-    Ji[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * idet;
-    Ji[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * idet;
-    Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * idet;
-    Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * idet;
-    Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * idet;
-    vol      = (det < 0 ? -det : det) / 6;
-    mass     = vol / 20;
-  }
-  for (int d = 0; d < dim; d++) {
-    g[0][d] = 0;
-    for (int b = 1; b < nen; b++) {
-      g[b][d] = Ji[b - 1][d];
-      g[0][d] -= Ji[b - 1][d];
-    }
-  }
+  DMAsmP1Geometry(dim, J, g, &vol, &mass);
   for (int d = 0; d < dim; d++) { /* g_a without a dynamic register index */
     ga[d] = g[0][d];
     for (int b = 1; b < nen; b++)
