@@ -589,29 +589,29 @@ PetscErrorCode LVMeshGetVolume(const LVMesh *mesh, PetscReal *volume, PetscInt *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* fibre direction at a point: transmural coordinate from the confocal-free family of ellipsoids
-   (x^2+y^2)/rs(t)^2 + z^2/rl(t)^2 = 1, helix angle 60 deg (endo) -> -60 deg (epi) */
-static void FibreAt(const PetscReal p[3], PetscReal f[3])
+/* transmural coordinate t in [0,1] (0 endocardium, 1 epicardium) from the family of ellipsoids
+   (x^2+y^2)/(7+3t)^2 + z^2/(17+3t)^2 = 1, and the rule-based fibre: helix angle +60 deg (endo) to -60 deg
+   (epi), measured from the circumferential direction towards the apex-base direction in the tangent plane */
+void LVMeshFibre(const PetscReal p[3], PetscReal helix_endo, PetscReal helix_epi, PetscReal f[3])
 {
-  PetscReal lo = -0.5, hi = 1.5, t, rs, rl, n[3], el[3], ec[3], nn, dot, alpha, r2 = p[0] * p[0] + p[1] * p[1];
+  PetscReal lo = -0.5, hi = 1.5, t, rs, rl, n[3], el[3], ec[3], nn, alpha, r2 = p[0] * p[0] + p[1] * p[1];
 
-  for (int it = 0; it < 30; it++) {
+  for (int it = 0; it < 40; it++) {
     PetscReal mid = 0.5 * (lo + hi), s = LV_ENDO_SHORT + LV_WALL * mid, l = LV_ENDO_LONG + LV_WALL * mid;
     if (r2 / (s * s) + p[2] * p[2] / (l * l) > 1) lo = mid;
     else hi = mid;
   }
-  t     = PetscMin(1.0, PetscMax(0.0, 0.5 * (lo + hi)));
-  rs    = LV_ENDO_SHORT + LV_WALL * t;
-  rl    = LV_ENDO_LONG + LV_WALL * t;
-  n[0]  = p[0] / (rs * rs);
-  n[1]  = p[1] / (rs * rs);
-  n[2]  = p[2] / (rl * rl);
-  nn    = PetscSqrtReal(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  t    = PetscMin(1.0, PetscMax(0.0, 0.5 * (lo + hi)));
+  rs   = LV_ENDO_SHORT + LV_WALL * t;
+  rl   = LV_ENDO_LONG + LV_WALL * t;
+  n[0] = p[0] / (rs * rs);
+  n[1] = p[1] / (rs * rs);
+  n[2] = p[2] / (rl * rl);
+  nn   = PetscSqrtReal(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
   for (int d = 0; d < 3; d++) n[d] /= nn;
-  dot   = n[2];
-  el[0] = -dot * n[0];
-  el[1] = -dot * n[1];
-  el[2] = 1 - dot * n[2];
+  el[0] = -n[2] * n[0];
+  el[1] = -n[2] * n[1];
+  el[2] = 1 - n[2] * n[2];
   nn    = PetscSqrtReal(el[0] * el[0] + el[1] * el[1] + el[2] * el[2]);
   if (nn < 1e-8) { /* apex: any tangent */
     el[0] = 1;
@@ -622,8 +622,8 @@ static void FibreAt(const PetscReal p[3], PetscReal f[3])
   ec[0] = n[1] * el[2] - n[2] * el[1];
   ec[1] = n[2] * el[0] - n[0] * el[2];
   ec[2] = n[0] * el[1] - n[1] * el[0];
-  alpha = (PETSC_PI / 3) * (1 - 2 * t);
-  for (int d = 0; d < 3; d++) f[d] = cos(alpha) * ec[d] + sin(alpha) * el[d];
+  alpha = (helix_endo + (helix_epi - helix_endo) * t) * PETSC_PI / 180.0;
+  for (int d = 0; d < 3; d++) f[d] = PetscCosReal(alpha) * ec[d] + PetscSinReal(alpha) * el[d];
 }
 
 static PetscErrorCode MatCreateFromCSR(PetscInt n, PetscInt bs, PetscInt *ia, PetscInt *ja, PetscScalar *va, Mat *A)
@@ -653,7 +653,7 @@ PetscErrorCode LVMeshAssembleDiffusion(const LVMesh *mesh, Mat *A)
     PetscReal       g[4][3], c[3], f[3], D[3][3], det = TetGradients(mesh->xyz, v, g, c), vol = PetscAbsReal(det) / 6;
 
     if (det == 0) continue;
-    FibreAt(c, f);
+    LVMeshFibre(c, 60.0, -60.0, f);
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 3; j++) D[i][j] = (i == j ? 1.0 : 0.0) + 3.0 * f[i] * f[j];
     for (int a = 0; a < 4; a++) {

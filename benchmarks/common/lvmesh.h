@@ -35,6 +35,10 @@ PetscErrorCode LVMeshDestroy(LVMesh *mesh);
 /* Signed volume sum check etc.: total volume (mm^3) and number of inverted/degenerate tets */
 PetscErrorCode LVMeshGetVolume(const LVMesh *mesh, PetscReal *volume, PetscInt *ndegenerate);
 
+/* Rule-based fibre direction at p: transmural coordinate t in [0,1] (0 endocardium, 1 epicardium) from the
+   family of ellipsoids between the two surfaces, helix angle (degrees, from the circumferential direction
+   towards the apex-base direction) going linearly from helix_endo to helix_epi. */
+void LVMeshFibre(const PetscReal p[3], PetscReal helix_endo, PetscReal helix_epi, PetscReal f[3]);
 /* P1 scalar diffusion: K = int grad(u) . D grad(v) + c_mass int u v, D = I + 3 f f^T with a fibre direction f
    rotating transmurally (helix angle +60 deg endo -> -60 deg epi). SPD. Assembled directly in CSR. */
 PetscErrorCode LVMeshAssembleDiffusion(const LVMesh *mesh, Mat *A);

@@ -6,50 +6,9 @@
 #include <petsc/private/ellwarpkuhn.h>
 #include <math.h>
 
-#define LV_ENDO_SHORT 7.0
-#define LV_ENDO_LONG  17.0
-#define LV_WALL       3.0
-
 #if !defined(CARDIAC_DATA_DIR)
   #define CARDIAC_DATA_DIR "benchmarks/common"
 #endif
-
-/* transmural coordinate t in [0,1] (0 endocardium, 1 epicardium) from the family of ellipsoids
-   (x^2+y^2)/(7+3t)^2 + z^2/(17+3t)^2 = 1, and the rule-based fibre: helix angle +60 deg (endo) to -60 deg
-   (epi), measured from the circumferential direction towards the apex-base direction in the tangent plane */
-static void LVFibre(const PetscReal p[3], PetscReal helix_endo, PetscReal helix_epi, PetscReal f[3])
-{
-  PetscReal lo = -0.5, hi = 1.5, t, rs, rl, n[3], el[3], ec[3], nn, alpha, r2 = p[0] * p[0] + p[1] * p[1];
-
-  for (int it = 0; it < 40; it++) {
-    PetscReal mid = 0.5 * (lo + hi), s = LV_ENDO_SHORT + LV_WALL * mid, l = LV_ENDO_LONG + LV_WALL * mid;
-    if (r2 / (s * s) + p[2] * p[2] / (l * l) > 1) lo = mid;
-    else hi = mid;
-  }
-  t    = PetscMin(1.0, PetscMax(0.0, 0.5 * (lo + hi)));
-  rs   = LV_ENDO_SHORT + LV_WALL * t;
-  rl   = LV_ENDO_LONG + LV_WALL * t;
-  n[0] = p[0] / (rs * rs);
-  n[1] = p[1] / (rs * rs);
-  n[2] = p[2] / (rl * rl);
-  nn   = PetscSqrtReal(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-  for (int d = 0; d < 3; d++) n[d] /= nn;
-  el[0] = -n[2] * n[0];
-  el[1] = -n[2] * n[1];
-  el[2] = 1 - n[2] * n[2];
-  nn    = PetscSqrtReal(el[0] * el[0] + el[1] * el[1] + el[2] * el[2]);
-  if (nn < 1e-8) { /* apex: any tangent */
-    el[0] = 1;
-    el[1] = el[2] = 0;
-    nn            = 1;
-  }
-  for (int d = 0; d < 3; d++) el[d] /= nn;
-  ec[0] = n[1] * el[2] - n[2] * el[1];
-  ec[1] = n[2] * el[0] - n[0] * el[2];
-  ec[2] = n[0] * el[1] - n[1] * el[0];
-  alpha = (helix_endo + (helix_epi - helix_endo) * t) * PETSC_PI / 180.0;
-  for (int d = 0; d < 3; d++) f[d] = PetscCosReal(alpha) * ec[d] + PetscSinReal(alpha) * el[d];
-}
 
 /* box [0,L0]x[0,L1]x[0,L2] with n0 x n1 x n2 cells, each cut into 6 Kuhn tetrahedra */
 static PetscErrorCode CreateBox(const PetscReal L[3], const PetscInt n[3], LVMesh *m)
@@ -131,7 +90,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
     PetscReal c[3] = {0, 0, 0}, f[3] = {1, 0, 0}, r2 = 0;
     for (int a = 0; a < 4; a++)
       for (int d = 0; d < 3; d++) c[d] += 0.25 * cm->m.xyz[3 * cm->m.tet[4 * e + a] + d];
-    if (!cm->slab) LVFibre(c, helix[0], helix[1], f);
+    if (!cm->slab) LVMeshFibre(c, helix[0], helix[1], f);
     for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = f[d];
     for (int d = 0; d < 3; d++) r2 += PetscSqr(c[d] - stimc[d]);
     cm->stim[e] = cm->slab ? (c[0] < stimx ? 1.0 : 0.0) : (r2 < stimr * stimr ? 1.0 : 0.0);
