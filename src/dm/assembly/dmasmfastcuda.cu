@@ -1,0 +1,112 @@
+/* The compact fused atomic Jacobian kernel (-dm_assembly_atomic_variant compact|agg); plan and plain-C
+   reference: dmasmfast.c; design: include/petsc/private/dmasmfast.h. */
+#include <petsc/private/dmasmfast.h>
+#include <petscdevice_cuda.h>
+
+#define DMASM_FAST_THREADS 128
+
+/* one thread per element; the loop keeps whole warps together (the agg variant shuffles) */
+template <int DIM, bool SYM, bool AGG>
+__global__ static void __launch_bounds__(DMASM_FAST_THREADS) FastKernel(PetscInt nelem, PetscReal alpha, PetscReal beta, const PetscReal *__restrict__ D, const PetscInt *__restrict__ enode, const unsigned *__restrict__ code, const DMAsmFastNode *__restrict__ node, PetscScalar *__restrict__ dst)
+{
+  constexpr int      nen = DIM + 1;
+  const unsigned     lane = threadIdx.x & 31;
+  for (PetscInt i0 = (PetscInt)blockIdx.x * DMASM_FAST_THREADS; i0 < nelem; i0 += (PetscInt)gridDim.x * DMASM_FAST_THREADS) {
+    const PetscInt e     = i0 + (PetscInt)threadIdx.x;
+    bool           valid = e < nelem;
+    unsigned       w[nen];
+    PetscScalar    ke[nen * nen];
+    int            rb[nen], sh[nen];
+
+    if (valid) {
+#pragma unroll
+      for (int a = 0; a < nen; a++) w[a] = __ldcs(code + (PetscCount)a * nelem + e);
+      valid = (w[0] & 0xFFu) != DMASM_FAST_IRREGULAR;
+    }
+    if (valid) {
+      PetscReal xl[nen * DIM], Dl[DIM * DIM];
+#pragma unroll
+      for (int a = 0; a < nen; a++) {
+        const PetscInt  n  = __ldcs(enode + (PetscCount)a * nelem + e);
+        const double2  *p  = (const double2 *)(node + n);
+        const double2   v0 = __ldg(p), v1 = __ldg(p + 1);
+        const long long bs = __double_as_longlong(v1.y);
+        xl[a * DIM + 0] = v0.x;
+        xl[a * DIM + 1] = v0.y;
+        if (DIM == 3) xl[a * DIM + (DIM - 1)] = v1.x;
+        rb[a] = (int)(bs & 0xFFFFFFFFll);
+        sh[a] = (int)(bs >> 32);
+      }
+      if (D) {
+        if (SYM) { /* the upper triangle [dim(dim+1)/2][nelem] */
+          int q = 0;
+#pragma unroll
+          for (int r = 0; r < DIM; r++)
+#pragma unroll
+            for (int c2 = r; c2 < DIM; c2++, q++) Dl[r * DIM + c2] = Dl[c2 * DIM + r] = __ldcs(D + (PetscCount)q * nelem + e);
+        } else
+#pragma unroll
+          for (int q = 0; q < DIM * DIM; q++) Dl[q] = __ldcs(D + (PetscCount)q * nelem + e);
+      }
+      DMAsmFastP1Element(DIM, SYM, alpha, beta, xl, D ? Dl : NULL, ke);
+#pragma unroll
+      for (int a = 0; a < nen; a++)
+#pragma unroll
+        for (int b = 0; b < nen; b++) {
+          if (AGG && a == 0 && b == 0) continue; /* below */
+          atomicAdd(dst + DMAsmFastSlot(rb[a], sh[a], (w[a] >> (8 * b)) & 0xFFu), ke[a * nen + b]);
+        }
+    }
+    if (AGG) { /* the lowest node's diagonal: one atomic per run of equal targets in the warp (elements
+                  numbered by their lowest dof: ~5 consecutive elements share it); invalid lanes get keys of
+                  their own */
+      const long long key  = valid ? (long long)DMAsmFastSlot(rb[0], sh[0], w[0] & 0xFFu) : -1 - (long long)lane;
+      PetscScalar     v    = valid ? ke[0] : 0;
+      const long long prev = __shfl_up_sync(0xFFFFFFFFu, key, 1);
+      const bool      head = lane == 0 || prev != key;
+      const unsigned  hm   = __ballot_sync(0xFFFFFFFFu, head);
+      const int       segstart = 31 - __clz(hm & (0xFFFFFFFFu >> (31 - lane))); /* the last head at or before this lane */
+#pragma unroll
+      for (int off = 1; off < 32; off <<= 1) { /* segmented inclusive scan */
+        const PetscScalar o = __shfl_up_sync(0xFFFFFFFFu, v, off);
+        if ((int)lane - off >= segstart) v += o;
+      }
+      if (valid && (lane == 31 || ((hm >> (lane + 1)) & 1u))) atomicAdd(dst + key, v); /* the run's last lane */
+    }
+  }
+}
+
+template <int DIM, bool AGG>
+static void Launch(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, const PetscReal *D, PetscBool sym, unsigned g, cudaStream_t s, PetscScalar *dst)
+{
+  if (sym) FastKernel<DIM, true, AGG><<<g, DMASM_FAST_THREADS, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, dst);
+  else FastKernel<DIM, false, AGG><<<g, DMASM_FAST_THREADS, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, dst);
+}
+
+PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, PetscBool agg, PetscScalar *dst)
+{
+  cudaStream_t     s = NULL;
+  const PetscCount nb = (F->nelem + DMASM_FAST_THREADS - 1) / DMASM_FAST_THREADS;
+  const unsigned   g  = (unsigned)PetscMax((PetscCount)1, PetscMin(nb, (PetscCount)2147483647));
+  const PetscReal *D  = NULL;
+
+  PetscFunctionBegin;
+  if (!F->nelem) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->D) {
+    PetscCheck(!F->sym || c->dDs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "atomic variant: symmetric D without its device upper triangle");
+    D = F->sym ? c->dDs : c->dD;
+  }
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (F->nen == 4) {
+    if (agg) Launch<3, true>(c, F, D, F->sym, g, s, dst);
+    else Launch<3, false>(c, F, D, F->sym, g, s, dst);
+  } else {
+    if (agg) Launch<2, true>(c, F, D, F->sym, g, s, dst);
+    else Launch<2, false>(c, F, D, F->sym, g, s, dst);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((F->nen == 4 ? 150.0 : 60.0) * F->nelem + (PetscLogDouble)F->nen * F->nen * F->nelem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
