@@ -173,9 +173,8 @@ void DMAsmHostFast(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, PetscScalar *dst
     if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
     for (PetscInt a = 0; a < nen; a++)
       for (PetscInt d = 0; d < dim; d++) xl[a * dim + d] = F->node[F->enode[(PetscCount)a * nelem + e]].x[d];
-    if (c->D)
-      for (PetscInt q = 0; q < dim * dim; q++) Dl[q] = c->D[(PetscCount)q * nelem + e];
-    DMAsmFastP1Element((int)dim, (int)F->sym, c->alpha, c->beta, xl, c->D ? Dl : NULL, ke);
+    for (PetscInt q = 0; q < dim * dim; q++) Dl[q] = c->D ? c->D[(PetscCount)q * nelem + e] : (PetscReal)(q % (dim + 1) == 0); /* as the device kernel */
+    DMAsmFastP1Element((int)dim, (int)F->sym, c->alpha, c->beta, xl, Dl, ke);
     for (PetscInt a = 0; a < nen; a++) {
       const DMAsmFastNode *n = &F->node[F->enode[(PetscCount)a * nelem + e]];
       const unsigned       w = F->code[(PetscCount)a * nelem + e];

@@ -37,7 +37,10 @@ __global__ static void __launch_bounds__(DMASM_FAST_THREADS) FastKernel(PetscInt
         rb[a] = (int)(bs & 0xFFFFFFFFll);
         sh[a] = (int)(bs >> 32);
       }
-      if (D) {
+      if (!D) /* identity, in registers: a NULL-or-array pointer would put Dl in local memory */
+#pragma unroll
+        for (int q = 0; q < DIM * DIM; q++) Dl[q] = (PetscReal)(q % (DIM + 1) == 0);
+      else {
         if (SYM) { /* the upper triangle [dim(dim+1)/2][nelem] */
           int q = 0;
 #pragma unroll
@@ -48,7 +51,7 @@ __global__ static void __launch_bounds__(DMASM_FAST_THREADS) FastKernel(PetscInt
 #pragma unroll
           for (int q = 0; q < DIM * DIM; q++) Dl[q] = __ldcs(D + (PetscCount)q * nelem + e);
       }
-      DMAsmFastP1Element(DIM, SYM, alpha, beta, xl, D ? Dl : NULL, ke);
+      DMAsmFastP1Element(DIM, SYM, alpha, beta, xl, Dl, ke);
 #pragma unroll
       for (int a = 0; a < nen; a++)
 #pragma unroll
