@@ -16,7 +16,11 @@
    neighbouring threads hit neighbouring rows.  The element computes the upper triangle only (10 of 16
    entries) when D is exactly symmetric (or the identity).
    agg: additionally sums the diagonal entry of the lowest node (the hottest address: ~5 consecutive elements
-   share it) over runs of equal targets within a warp (segmented shuffle scan) before one atomic per run. */
+   share it) over runs of equal targets within a warp (segmented shuffle scan) before one atomic per run.
+   match: every entry summed over the lanes of its warp with the same target (__match_any_sync, the group's
+   lowest lane gathers the others' values by shuffles and adds once): a warp of 32 elements numbered by lowest
+   dof spans a compact cluster of ~6 lowest nodes, so many of its 512 entries share targets (fewer atomics
+   for more instructions). */
 #pragma once
 
 #include <petsc/private/dmassemblyimpl.h>
@@ -25,7 +29,8 @@
 typedef enum {
   DMASM_ATOMIC_DEFAULT = 0,
   DMASM_ATOMIC_COMPACT = 1,
-  DMASM_ATOMIC_AGG     = 2
+  DMASM_ATOMIC_AGG     = 2,
+  DMASM_ATOMIC_MATCH   = 3
 } DMAsmAtomicVariant;
 
 #define DMASM_FAST_IRREGULAR 0xFFu /* byte 0 of word 0: the element runs through the default fused kernel */
@@ -89,5 +94,5 @@ PETSC_INTERN PetscErrorCode DMAsmFastAssembly(DMAssembly, const DMAsmPlan *, Pet
 PETSC_INTERN PetscErrorCode DMAsmFastView(DMAssembly, PetscViewer);
 PETSC_INTERN void           DMAsmHostFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscScalar *);
 #if defined(ELLWARP_HAVE_CUDA)
-PETSC_INTERN PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscInt, PetscScalar *);
 #endif

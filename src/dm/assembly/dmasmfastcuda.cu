@@ -5,8 +5,11 @@
 
 #define DMASM_FAST_THREADS 128
 
-/* one thread per element; the loop keeps whole warps together (the agg variant shuffles) */
-template <int DIM, bool SYM, bool AGG>
+/* one thread per element; the loop keeps whole warps together (agg and match shuffle).
+   MODE 0 (compact): 16 atomics per element; 1 (agg): the lowest node's diagonal summed over runs of equal
+   targets first; 2 (match): every entry summed over the lanes of the warp with the same target
+   (__match_any_sync; the lowest lane adds the group's sum with one atomic) */
+template <int DIM, bool SYM, int MODE>
 __global__ static void __launch_bounds__(DMASM_FAST_THREADS) FastKernel(PetscInt nelem, PetscReal alpha, PetscReal beta, const PetscReal *__restrict__ D, const PetscInt *__restrict__ enode, const unsigned *__restrict__ code, const DMAsmFastNode *__restrict__ node, PetscScalar *__restrict__ dst)
 {
   constexpr int      nen = DIM + 1;
@@ -14,9 +17,9 @@ __global__ static void __launch_bounds__(DMASM_FAST_THREADS) FastKernel(PetscInt
   for (PetscInt i0 = (PetscInt)blockIdx.x * DMASM_FAST_THREADS; i0 < nelem; i0 += (PetscInt)gridDim.x * DMASM_FAST_THREADS) {
     const PetscInt e     = i0 + (PetscInt)threadIdx.x;
     bool           valid = e < nelem;
-    unsigned       w[nen];
-    PetscScalar    ke[nen * nen];
-    int            rb[nen], sh[nen];
+    unsigned       w[nen] = {0};
+    PetscScalar    ke[nen * nen] = {0};
+    int            rb[nen] = {0}, sh[nen] = {0};
 
     if (valid) {
 #pragma unroll
@@ -52,15 +55,37 @@ __global__ static void __launch_bounds__(DMASM_FAST_THREADS) FastKernel(PetscInt
           for (int q = 0; q < DIM * DIM; q++) Dl[q] = __ldcs(D + (PetscCount)q * nelem + e);
       }
       DMAsmFastP1Element(DIM, SYM, alpha, beta, xl, Dl, ke);
+      if (MODE != 2)
+#pragma unroll
+        for (int a = 0; a < nen; a++)
+#pragma unroll
+          for (int b = 0; b < nen; b++) {
+            if (MODE == 1 && a == 0 && b == 0) continue; /* below */
+            atomicAdd(dst + DMAsmFastSlot(rb[a], sh[a], (w[a] >> (8 * b)) & 0xFFu), ke[a * nen + b]);
+          }
+    }
+    if (MODE == 2) { /* invalid lanes: keys of their own (negative), never added */
 #pragma unroll
       for (int a = 0; a < nen; a++)
 #pragma unroll
         for (int b = 0; b < nen; b++) {
-          if (AGG && a == 0 && b == 0) continue; /* below */
-          atomicAdd(dst + DMAsmFastSlot(rb[a], sh[a], (w[a] >> (8 * b)) & 0xFFu), ke[a * nen + b]);
+          const int      key  = valid ? (int)DMAsmFastSlot(rb[a], sh[a], (w[a] >> (8 * b)) & 0xFFu) : -1 - (int)lane;
+          const unsigned mask = __match_any_sync(0xFFFFFFFFu, key);
+          const bool     lead = (unsigned)(__ffs(mask) - 1) == lane;
+          unsigned       rem  = lead ? mask & (mask - 1) : 0u; /* the other lanes of the group, added by the leader */
+          PetscScalar    v    = ke[a * nen + b];
+          while (__any_sync(0xFFFFFFFFu, rem != 0u)) {
+            const int         src = rem ? __ffs(rem) - 1 : (int)lane;
+            const PetscScalar o   = __shfl_sync(0xFFFFFFFFu, v, src);
+            if (rem) {
+              v += o;
+              rem &= rem - 1u;
+            }
+          }
+          if (valid && lead) atomicAdd(dst + key, v);
         }
     }
-    if (AGG) { /* the lowest node's diagonal: one atomic per run of equal targets in the warp (elements
+    if (MODE == 1) { /* the lowest node's diagonal: one atomic per run of equal targets in the warp (elements
                   numbered by their lowest dof: ~5 consecutive elements share it); invalid lanes get keys of
                   their own */
       const long long key  = valid ? (long long)DMAsmFastSlot(rb[0], sh[0], w[0] & 0xFFu) : -1 - (long long)lane;
@@ -79,14 +104,14 @@ __global__ static void __launch_bounds__(DMASM_FAST_THREADS) FastKernel(PetscInt
   }
 }
 
-template <int DIM, bool AGG>
+template <int DIM, int MODE>
 static void Launch(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, const PetscReal *D, PetscBool sym, unsigned g, cudaStream_t s, PetscScalar *dst)
 {
-  if (sym) FastKernel<DIM, true, AGG><<<g, DMASM_FAST_THREADS, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, dst);
-  else FastKernel<DIM, false, AGG><<<g, DMASM_FAST_THREADS, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, dst);
+  if (sym) FastKernel<DIM, true, MODE><<<g, DMASM_FAST_THREADS, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, dst);
+  else FastKernel<DIM, false, MODE><<<g, DMASM_FAST_THREADS, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, dst);
 }
 
-PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, PetscBool agg, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, PetscInt mode, PetscScalar *dst)
 {
   cudaStream_t     s = NULL;
   const PetscCount nb = (F->nelem + DMASM_FAST_THREADS - 1) / DMASM_FAST_THREADS;
@@ -102,11 +127,13 @@ PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, PetscB
   PetscCall(PetscGetCurrentCUDAStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
   if (F->nen == 4) {
-    if (agg) Launch<3, true>(c, F, D, F->sym, g, s, dst);
-    else Launch<3, false>(c, F, D, F->sym, g, s, dst);
+    if (mode == 1) Launch<3, 1>(c, F, D, F->sym, g, s, dst);
+    else if (mode == 2) Launch<3, 2>(c, F, D, F->sym, g, s, dst);
+    else Launch<3, 0>(c, F, D, F->sym, g, s, dst);
   } else {
-    if (agg) Launch<2, true>(c, F, D, F->sym, g, s, dst);
-    else Launch<2, false>(c, F, D, F->sym, g, s, dst);
+    if (mode == 1) Launch<2, 1>(c, F, D, F->sym, g, s, dst);
+    else if (mode == 2) Launch<2, 2>(c, F, D, F->sym, g, s, dst);
+    else Launch<2, 0>(c, F, D, F->sym, g, s, dst);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
