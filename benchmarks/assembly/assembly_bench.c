@@ -90,7 +90,7 @@ static PetscErrorCode MedianTime(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt r
       t[r] = t1 - t0;
     }
   }
-  *sec = BenchMedian(t, reps);
+  *sec = reps > 0 ? BenchMedian(t, reps) : 0; /* -cpu_repeats 0: the warm-up only (the reference matrix) */
   PetscCall(PetscFree(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -557,7 +557,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %12s %10s %12s %10s %12s %10s %10s %10s\n", "method -> target", "jac_ms", "jac_GB/s", "res_ms", "res_GB/s", "setup_s", "vs_peer", "vs_cpu", "rel_err"));
     for (int i = 0; i < nrows; i++) {
       Row *r = &rows[i];
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %12.4f %10.1f %12.4f %10.1f %12.3f %10.2f %10.1f %10.1e\n", r->name, 1e3 * r->jac, r->bytes / r->jac / 1e9, 1e3 * r->res, r->res > 0 && r->bytesres > 0 ? r->bytesres / r->res / 1e9 : 0.0, r->setup, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %12.4f %10.1f %12.4f %10.1f %12.3f %10.2f %10.1f %10.1e\n", r->name, 1e3 * r->jac, r->jac > 0 ? r->bytes / r->jac / 1e9 : 0.0, 1e3 * r->res, r->res > 0 && r->bytesres > 0 ? r->bytesres / r->res / 1e9 : 0.0, r->setup, tpeer > 0 ? tpeer / r->jac : 0.0, r->jac > 0 ? tcpu / r->jac : 0.0, (double)r->err));
     }
     if (device) {
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "# phases (ms, medians; CUDA events at the boundaries): gather / element kernel / reduction or scatter; fused methods (atomic, color, localrow, sharednz) are all in the third\n"));
@@ -580,7 +580,7 @@ int main(int argc, char **argv)
       fprintf(js, "    {\"order\": \"%s\", \"nelem\": %" PetscInt_FMT ", \"ndof\": %" PetscInt_FMT ", \"nnz\": %" PetscCount_FMT ", \"element_kernel_s\": %.6e, \"coo_prealloc_s\": %.6e, \"rows\": [\n", order, nelem, ndof, nnz, telem, tprealloc);
       for (int i = 0; i < nrows; i++) {
         Row *r = &rows[i];
-        fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e, \"jac_phases_ms\": [%.5f, %.5f, %.5f], \"res_phases_ms\": [%.5f, %.5f, %.5f], \"sharednz_redundancy\": %.3f}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err, r->pj[0], r->pj[1], r->pj[2], r->pr[0], r->pr[1], r->pr[2], r->redund, i + 1 < nrows ? "," : "");
+        fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e, \"jac_phases_ms\": [%.5f, %.5f, %.5f], \"res_phases_ms\": [%.5f, %.5f, %.5f], \"sharednz_redundancy\": %.3f}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, r->jac > 0 ? tcpu / r->jac : 0.0, (double)r->err, r->pj[0], r->pj[1], r->pj[2], r->pr[0], r->pr[1], r->pr[2], r->redund, i + 1 < nrows ? "," : "");
       }
       fprintf(js, "    ]}%s\n", so + 1 < nsizes * norders ? "," : "");
       fflush(js); /* a run cut short by a timeout keeps the sizes done */
