@@ -60,6 +60,10 @@
 /* ellwarp_add_test(assembly.atomic_match -mesh box -faces 3 -sym_D -dm_assembly_atomic_variant match) */
 /* ellwarp_add_test(assembly.gpu_atomic_match -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant match -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_match_irregular -mesh box -faces 6 -dm_assembly_atomic_variant match -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
+/* ellwarp_add_test(assembly.atomic_hash -mesh box -faces 3 -sym_D -dm_assembly_atomic_variant hash) */
+/* ellwarp_add_test(assembly.gpu_atomic_hash -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant hash -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_hash_probe1 -mesh box -faces 8 -dm_assembly_atomic_variant hash -dm_assembly_atomic_hash_probes 1 -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_hash_tri -mesh tri -faces 12 -dm_assembly_atomic_variant hash -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_compact_tri -mesh tri -faces 12 -sym_D -dm_assembly_atomic_variant compact -gpu GPU) */
 
 /* PETSc's FE integration uses the signed cell volume: orient every simplex as DMPlex expects (triangles

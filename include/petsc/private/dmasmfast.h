@@ -20,7 +20,9 @@
    match: every entry summed over the lanes of its warp with the same target (__match_any_sync, the group's
    lowest lane gathers the others' values by shuffles and adds once): a warp of 32 elements numbered by lowest
    dof spans a compact cluster of ~6 lowest nodes, so many of its 512 entries share targets (fewer atomics
-   for more instructions). */
+   for more instructions).
+   hash: each block of 128 elements sums its entries in a shared-memory hash table grouped by 32-byte sector,
+   then adds each distinct target once (dmasmfastcuda.cu, HashKernel): fewer atomics and fewer sectors. */
 #pragma once
 
 #include <petsc/private/dmassemblyimpl.h>
@@ -30,7 +32,8 @@ typedef enum {
   DMASM_ATOMIC_DEFAULT = 0,
   DMASM_ATOMIC_COMPACT = 1,
   DMASM_ATOMIC_AGG     = 2,
-  DMASM_ATOMIC_MATCH   = 3
+  DMASM_ATOMIC_MATCH   = 3,
+  DMASM_ATOMIC_HASH    = 4
 } DMAsmAtomicVariant;
 
 #define DMASM_FAST_IRREGULAR 0xFFu /* byte 0 of word 0: the element runs through the default fused kernel */
@@ -46,6 +49,10 @@ typedef struct _DMAsmFastPlan {
   PetscInt       nelem, nen, ndof, nirr, maxcode;
   PetscCount     ntarget;
   PetscBool      sym;       /* D exactly symmetric or identity: the element computes its upper triangle */
+  /* address statistics per warp instruction (32 consecutive elements, one entry (a,b) each), summed over the
+     instructions and divided by the element count: 32-byte sectors the atomics touch with this map and with
+     the default map (closure node order), and the atomics after match's aggregation (distinct targets) */
+  PetscReal      sectors, sectorsdefault, matchatomics, warptargets, warpsectors;
   PetscInt      *enode;     /* [nen][nelem] nodes (dofs) of element e, increasing */
   unsigned      *code;      /* [nen][nelem] word a: byte b = code of entry (a,b) in the sorted node order */
   DMAsmFastNode *node;      /* [ndof] */
@@ -94,5 +101,5 @@ PETSC_INTERN PetscErrorCode DMAsmFastAssembly(DMAssembly, const DMAsmPlan *, Pet
 PETSC_INTERN PetscErrorCode DMAsmFastView(DMAssembly, PetscViewer);
 PETSC_INTERN void           DMAsmHostFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscScalar *);
 #if defined(ELLWARP_HAVE_CUDA)
-PETSC_INTERN PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscInt, PetscInt, PetscScalar *);
 #endif

@@ -164,6 +164,7 @@ struct _p_DMAssembly {
   PetscInt               atomicvariant; /* DMAsmAtomicVariant: -dm_assembly_atomic_variant */
   PetscInt               fastmaxcode;   /* largest entry code of the compact map (testing: smaller forces irregular elements) */
   struct _DMAsmFastPlan *fast;
+  PetscInt               fasthashprobes; /* hash variant: groups probed before an entry goes straight to global memory (testing) */
 };
 
 /* CUDA side (dmasmcuda.cu); plain-C references of the same logic are in dmasmhost.c */

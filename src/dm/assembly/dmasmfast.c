@@ -54,7 +54,7 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
   PetscFunctionBegin;
   PetscCall(DMAsmFastPlanDestroy(fp));
   PetscCheck(nen <= 4, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant: P1 simplices only (%" PetscInt_FMT " nodes per element)", nen);
-  PetscCheck(ntarget <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant %s: %" PetscCount_FMT " targets exceed its 32-bit row bases; use -dm_assembly_atomic_variant default", as->atomicvariant == DMASM_ATOMIC_AGG ? "agg" : as->atomicvariant == DMASM_ATOMIC_MATCH ? "match" : "compact", ntarget);
+  PetscCheck(ntarget <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant %s: %" PetscCount_FMT " targets exceed its 32-bit row bases; use -dm_assembly_atomic_variant default", as->atomicvariant == DMASM_ATOMIC_AGG ? "agg" : as->atomicvariant == DMASM_ATOMIC_MATCH ? "match" : as->atomicvariant == DMASM_ATOMIC_HASH ? "hash" : "compact", ntarget);
   PetscCall(PetscNew(&F));
   F->nelem   = nelem;
   F->nen     = nen;
@@ -131,6 +131,58 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
   }
   PetscCall(PetscFree2(base, maxsub));
   F->nirr = nirr;
+  { /* address statistics (View): per warp instruction, distinct sectors and targets */
+    PetscInt64 nsec = 0, nsecdef = 0, ndist = 0, wdist = 0, wsec = 0;
+    for (PetscInt e0 = 0; e0 < nelem; e0 += 32) {
+      const PetscInt ne = PetscMin(32, nelem - e0);
+      PetscInt64     all[512];
+      PetscInt       na = 0;
+      for (PetscInt i = 0; i < ne; i++) { /* the whole warp's targets: what a warp-wide sort could merge */
+        const PetscInt e = e0 + i;
+        if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
+        for (PetscInt a = 0; a < nen; a++) {
+          const DMAsmFastNode *nd0 = &F->node[F->enode[(PetscCount)a * nelem + e]];
+          for (PetscInt b = 0; b < nen; b++) all[na++] = DMAsmFastSlot(nd0->base, nd0->sh, (F->code[(PetscCount)a * nelem + e] >> (8 * b)) & 0xFFu);
+        }
+      }
+      PetscCall(PetscSortInt64(na, all));
+      for (PetscInt i = 0; i < na; i++) {
+        wdist += (i == 0 || all[i] != all[i - 1]);
+        wsec += (i == 0 || (all[i] >> 2) != (all[i - 1] >> 2));
+      }
+      for (PetscInt a = 0; a < nen; a++)
+        for (PetscInt b = 0; b < nen; b++) {
+          PetscInt64 s[32], sd[32], t[32];
+          PetscInt   n = 0, nd = 0;
+          for (PetscInt i = 0; i < ne; i++) {
+            const PetscInt       e = e0 + i;
+            const DMAsmFastNode *nd0;
+            if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
+            nd0  = &F->node[F->enode[(PetscCount)a * nelem + e]];
+            t[n] = DMAsmFastSlot(nd0->base, nd0->sh, (F->code[(PetscCount)a * nelem + e] >> (8 * b)) & 0xFFu);
+            s[n] = t[n] >> 2;
+            n++;
+          }
+          for (PetscInt i = 0; i < ne; i++) {
+            const PetscInt q = q2t[((PetscCount)a * nen + b) * nelem + e0 + i];
+            if (q >= 0) sd[nd++] = q >> 2;
+          }
+          PetscCall(PetscSortInt64(n, s));
+          PetscCall(PetscSortInt64(n, t));
+          PetscCall(PetscSortInt64(nd, sd));
+          for (PetscInt i = 0; i < n; i++) {
+            nsec += (i == 0 || s[i] != s[i - 1]);
+            ndist += (i == 0 || t[i] != t[i - 1]);
+          }
+          for (PetscInt i = 0; i < nd; i++) nsecdef += (i == 0 || sd[i] != sd[i - 1]);
+        }
+    }
+    F->sectors        = nelem ? (PetscReal)nsec / nelem : 0;
+    F->sectorsdefault = nelem ? (PetscReal)nsecdef / nelem : 0;
+    F->matchatomics   = nelem ? (PetscReal)ndist / nelem : 0;
+    F->warptargets    = nelem ? (PetscReal)wdist / nelem : 0;
+    F->warpsectors    = nelem ? (PetscReal)wsec / nelem : 0;
+  }
   F->sym  = PETSC_TRUE;
   if (c->D)
     for (PetscInt i = 0; i < dim && F->sym; i++)
@@ -156,7 +208,7 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
     PetscCall(DMAsmCUDAUpload(F->dirr, F->irr, sizeof(PetscInt) * nirr));
   }
 #endif
-  PetscCall(PetscInfo(as, "atomic variant %s: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel), element matrix %s\n", as->atomicvariant == DMASM_ATOMIC_AGG ? "agg" : as->atomicvariant == DMASM_ATOMIC_MATCH ? "match" : "compact", nirr, nelem, F->sym ? "upper triangle (D symmetric)" : "full (D not exactly symmetric)"));
+  PetscCall(PetscInfo(as, "atomic variant %s: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel), element matrix %s\n", as->atomicvariant == DMASM_ATOMIC_AGG ? "agg" : as->atomicvariant == DMASM_ATOMIC_MATCH ? "match" : as->atomicvariant == DMASM_ATOMIC_HASH ? "hash" : "compact", nirr, nelem, F->sym ? "upper triangle (D symmetric)" : "full (D not exactly symmetric)"));
   *fp = F;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -201,7 +253,7 @@ PetscErrorCode DMAsmFastAssembly(DMAssembly as, const DMAsmPlan *P, PetscScalar 
     PetscCall(DMAsmP1CtxDevice(as->builtin));
     PetscCall(DMAsmP1CtxDeviceSym(as->builtin));
     PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-    PetscCall(DMAsmCUDAFast(as->builtin, F, as->atomicvariant == DMASM_ATOMIC_AGG ? 1 : as->atomicvariant == DMASM_ATOMIC_MATCH ? 2 : 0, dst));
+    PetscCall(DMAsmCUDAFast(as->builtin, F, as->atomicvariant == DMASM_ATOMIC_AGG ? 1 : as->atomicvariant == DMASM_ATOMIC_MATCH ? 2 : as->atomicvariant == DMASM_ATOMIC_HASH ? 3 : 0, as->fasthashprobes, dst));
     if (F->nirr) PetscCall(DMAsmCUDAP1Fused(as->builtin, F->nirr, F->dirr, as->nelem, as->dxe, NULL, as->dedof, PETSC_TRUE, P->de2t, PETSC_TRUE, dst));
 #endif
   }
@@ -210,7 +262,7 @@ PetscErrorCode DMAsmFastAssembly(DMAssembly as, const DMAsmPlan *P, PetscScalar 
 
 PetscErrorCode DMAsmFastView(DMAssembly as, PetscViewer viewer)
 {
-  const char *name = as->atomicvariant == DMASM_ATOMIC_AGG ? "agg" : as->atomicvariant == DMASM_ATOMIC_MATCH ? "match" : "compact";
+  const char *name = as->atomicvariant == DMASM_ATOMIC_AGG ? "agg" : as->atomicvariant == DMASM_ATOMIC_MATCH ? "match" : as->atomicvariant == DMASM_ATOMIC_HASH ? "hash" : "compact";
 
   PetscFunctionBegin;
   if (as->atomicvariant == DMASM_ATOMIC_DEFAULT || as->method != DMASM_ATOMIC) PetscFunctionReturn(PETSC_SUCCESS);
@@ -218,9 +270,11 @@ PetscErrorCode DMAsmFastView(DMAssembly as, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s: NOT USED (needs type atomic with the built-in kernels, fused)\n", name));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s (Jacobian; the residual runs the default fused kernel): sorted nodes 4 B + D + 1-byte entry codes per element, 32-byte node records%s\n", name, as->atomicvariant == DMASM_ATOMIC_AGG ? ", lowest node's diagonal summed per warp run before its atomic" : as->atomicvariant == DMASM_ATOMIC_MATCH ? ", each entry summed over the warp's lanes with the same target before one atomic" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s (Jacobian; the residual runs the default fused kernel): sorted nodes 4 B + D + 1-byte entry codes per element, 32-byte node records%s\n", name, as->atomicvariant == DMASM_ATOMIC_AGG ? ", lowest node's diagonal summed per warp run before its atomic" : as->atomicvariant == DMASM_ATOMIC_MATCH ? ", each entry summed over the warp's lanes with the same target before one atomic" : as->atomicvariant == DMASM_ATOMIC_HASH ? ", each block's entries summed in a shared-memory hash table by sector, one atomic per distinct target" : ""));
   if (as->fast)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  compact map: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel, full map), largest code %" PetscInt_FMT ", element matrix %s\n", as->fast->nirr, as->fast->nelem, as->fast->maxcode,
                                      as->fast->sym ? "upper triangle (D symmetric or identity)" : "full (D not exactly symmetric)"));
+  if (as->fast)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  atomics per element (regular elements, warps of 32 consecutive elements): %d; 32-byte sectors per element %.2f (default map %.2f); match's atomics per element %.2f; a whole warp's distinct targets per element %.2f in %.2f sectors\n", (int)(as->nen * as->nen), (double)as->fast->sectors, (double)as->fast->sectorsdefault, (double)as->fast->matchatomics, (double)as->fast->warptargets, (double)as->fast->warpsectors));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
