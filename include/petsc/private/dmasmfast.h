@@ -52,7 +52,7 @@ typedef struct _DMAsmFastPlan {
   /* address statistics per warp instruction (32 consecutive elements, one entry (a,b) each), summed over the
      instructions and divided by the element count: 32-byte sectors the atomics touch with this map and with
      the default map (closure node order), and the atomics after match's aggregation (distinct targets) */
-  PetscReal      sectors, sectorsdefault, matchatomics, warptargets, warpsectors;
+  PetscReal      sectors, sectorsdefault, matchatomics, warptargets, warpsectors, blocktargets, blocksectors;
   PetscInt      *enode;     /* [nen][nelem] nodes (dofs) of element e, increasing */
   unsigned      *code;      /* [nen][nelem] word a: byte b = code of entry (a,b) in the sorted node order */
   DMAsmFastNode *node;      /* [ndof] */

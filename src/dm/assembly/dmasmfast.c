@@ -177,6 +177,30 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
           for (PetscInt i = 0; i < nd; i++) nsecdef += (i == 0 || sd[i] != sd[i - 1]);
         }
     }
+    { /* the hash variant's block of 128 elements */
+      PetscInt64 *all, bdist = 0, bsec = 0;
+      PetscCall(PetscMalloc1(128 * 16, &all));
+      for (PetscInt e0 = 0; e0 < nelem; e0 += 128) {
+        const PetscInt ne = PetscMin(128, nelem - e0);
+        PetscInt       na = 0;
+        for (PetscInt i = 0; i < ne; i++) {
+          const PetscInt e = e0 + i;
+          if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
+          for (PetscInt a = 0; a < nen; a++) {
+            const DMAsmFastNode *nd0 = &F->node[F->enode[(PetscCount)a * nelem + e]];
+            for (PetscInt b = 0; b < nen; b++) all[na++] = DMAsmFastSlot(nd0->base, nd0->sh, (F->code[(PetscCount)a * nelem + e] >> (8 * b)) & 0xFFu);
+          }
+        }
+        PetscCall(PetscSortInt64(na, all));
+        for (PetscInt i = 0; i < na; i++) {
+          bdist += (i == 0 || all[i] != all[i - 1]);
+          bsec += (i == 0 || (all[i] >> 2) != (all[i - 1] >> 2));
+        }
+      }
+      PetscCall(PetscFree(all));
+      F->blocktargets = nelem ? (PetscReal)bdist / nelem : 0;
+      F->blocksectors = nelem ? (PetscReal)bsec / nelem : 0;
+    }
     F->sectors        = nelem ? (PetscReal)nsec / nelem : 0;
     F->sectorsdefault = nelem ? (PetscReal)nsecdef / nelem : 0;
     F->matchatomics   = nelem ? (PetscReal)ndist / nelem : 0;
@@ -275,6 +299,6 @@ PetscErrorCode DMAsmFastView(DMAssembly as, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  compact map: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel, full map), largest code %" PetscInt_FMT ", element matrix %s\n", as->fast->nirr, as->fast->nelem, as->fast->maxcode,
                                      as->fast->sym ? "upper triangle (D symmetric or identity)" : "full (D not exactly symmetric)"));
   if (as->fast)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  atomics per element (regular elements, warps of 32 consecutive elements): %d; 32-byte sectors per element %.2f (default map %.2f); match's atomics per element %.2f; a whole warp's distinct targets per element %.2f in %.2f sectors\n", (int)(as->nen * as->nen), (double)as->fast->sectors, (double)as->fast->sectorsdefault, (double)as->fast->matchatomics, (double)as->fast->warptargets, (double)as->fast->warpsectors));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  atomics per element (regular elements, warps of 32 consecutive elements): %d; 32-byte sectors per element %.2f (default map %.2f); match's atomics per element %.2f; a whole warp's distinct targets per element %.2f in %.2f sectors; a block of 128 (hash) %.2f in %.2f\n", (int)(as->nen * as->nen), (double)as->fast->sectors, (double)as->fast->sectorsdefault, (double)as->fast->matchatomics, (double)as->fast->warptargets, (double)as->fast->warpsectors, (double)as->fast->blocktargets, (double)as->fast->blocksectors));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
