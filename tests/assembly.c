@@ -64,6 +64,8 @@
 /* ellwarp_add_test(assembly.gpu_atomic_hash -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant hash -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_hash_probe1 -mesh box -faces 8 -dm_assembly_atomic_variant hash -dm_assembly_atomic_hash_probes 1 -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_hash_tri -mesh tri -faces 12 -dm_assembly_atomic_variant hash -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_hash256 -mesh box -faces 10 -sym_D -dm_assembly_atomic_variant hash256 -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_hash256_probe1 -mesh box -faces 8 -dm_assembly_atomic_variant hash256 -dm_assembly_atomic_hash_probes 1 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_compact_tri -mesh tri -faces 12 -sym_D -dm_assembly_atomic_variant compact -gpu GPU) */
 
 /* PETSc's FE integration uses the signed cell volume: orient every simplex as DMPlex expects (triangles

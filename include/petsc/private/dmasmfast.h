@@ -22,7 +22,8 @@
    dof spans a compact cluster of ~6 lowest nodes, so many of its 512 entries share targets (fewer atomics
    for more instructions).
    hash: each block of 128 elements sums its entries in a shared-memory hash table grouped by 32-byte sector,
-   then adds each distinct target once (dmasmfastcuda.cu, HashKernel): fewer atomics and fewer sectors. */
+   then adds each distinct target once (dmasmfastcuda.cu, HashKernel): fewer atomics and fewer sectors.
+   hash256: the same with blocks of 256 elements (a 48 kB table): a larger window, fewer atomics, lower occupancy. */
 #pragma once
 
 #include <petsc/private/dmassemblyimpl.h>
@@ -33,7 +34,8 @@ typedef enum {
   DMASM_ATOMIC_COMPACT = 1,
   DMASM_ATOMIC_AGG     = 2,
   DMASM_ATOMIC_MATCH   = 3,
-  DMASM_ATOMIC_HASH    = 4
+  DMASM_ATOMIC_HASH    = 4,
+  DMASM_ATOMIC_HASH256 = 5
 } DMAsmAtomicVariant;
 
 #define DMASM_FAST_IRREGULAR 0xFFu /* byte 0 of word 0: the element runs through the default fused kernel */

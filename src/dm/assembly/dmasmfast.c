@@ -3,6 +3,12 @@
    the device kernel: dmasmfastcuda.cu. */
 #include <petsc/private/dmasmfast.h>
 
+static const char *VariantName(DMAssembly as)
+{
+  static const char *const names[] = {"default", "compact", "agg", "match", "hash", "hash256"};
+  return as->atomicvariant >= 0 && as->atomicvariant <= DMASM_ATOMIC_HASH256 ? names[as->atomicvariant] : "unknown";
+}
+
 PetscBool DMAsmFastActive(DMAssembly as)
 {
   return (PetscBool)(as->atomicvariant != DMASM_ATOMIC_DEFAULT && as->method == DMASM_ATOMIC && as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
@@ -54,7 +60,7 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
   PetscFunctionBegin;
   PetscCall(DMAsmFastPlanDestroy(fp));
   PetscCheck(nen <= 4, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant: P1 simplices only (%" PetscInt_FMT " nodes per element)", nen);
-  PetscCheck(ntarget <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant %s: %" PetscCount_FMT " targets exceed its 32-bit row bases; use -dm_assembly_atomic_variant default", as->atomicvariant == DMASM_ATOMIC_AGG ? "agg" : as->atomicvariant == DMASM_ATOMIC_MATCH ? "match" : as->atomicvariant == DMASM_ATOMIC_HASH ? "hash" : "compact", ntarget);
+  PetscCheck(ntarget <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant %s: %" PetscCount_FMT " targets exceed its 32-bit row bases; use -dm_assembly_atomic_variant default", VariantName(as), ntarget);
   PetscCall(PetscNew(&F));
   F->nelem   = nelem;
   F->nen     = nen;
@@ -232,7 +238,7 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
     PetscCall(DMAsmCUDAUpload(F->dirr, F->irr, sizeof(PetscInt) * nirr));
   }
 #endif
-  PetscCall(PetscInfo(as, "atomic variant %s: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel), element matrix %s\n", as->atomicvariant == DMASM_ATOMIC_AGG ? "agg" : as->atomicvariant == DMASM_ATOMIC_MATCH ? "match" : as->atomicvariant == DMASM_ATOMIC_HASH ? "hash" : "compact", nirr, nelem, F->sym ? "upper triangle (D symmetric)" : "full (D not exactly symmetric)"));
+  PetscCall(PetscInfo(as, "atomic variant %s: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel), element matrix %s\n", VariantName(as), nirr, nelem, F->sym ? "upper triangle (D symmetric)" : "full (D not exactly symmetric)"));
   *fp = F;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -277,7 +283,7 @@ PetscErrorCode DMAsmFastAssembly(DMAssembly as, const DMAsmPlan *P, PetscScalar 
     PetscCall(DMAsmP1CtxDevice(as->builtin));
     PetscCall(DMAsmP1CtxDeviceSym(as->builtin));
     PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-    PetscCall(DMAsmCUDAFast(as->builtin, F, as->atomicvariant == DMASM_ATOMIC_AGG ? 1 : as->atomicvariant == DMASM_ATOMIC_MATCH ? 2 : as->atomicvariant == DMASM_ATOMIC_HASH ? 3 : 0, as->fasthashprobes, dst));
+    PetscCall(DMAsmCUDAFast(as->builtin, F, as->atomicvariant == DMASM_ATOMIC_AGG ? 1 : as->atomicvariant == DMASM_ATOMIC_MATCH ? 2 : as->atomicvariant == DMASM_ATOMIC_HASH ? 3 : as->atomicvariant == DMASM_ATOMIC_HASH256 ? 4 : 0, as->fasthashprobes, dst));
     if (F->nirr) PetscCall(DMAsmCUDAP1Fused(as->builtin, F->nirr, F->dirr, as->nelem, as->dxe, NULL, as->dedof, PETSC_TRUE, P->de2t, PETSC_TRUE, dst));
 #endif
   }
@@ -286,7 +292,7 @@ PetscErrorCode DMAsmFastAssembly(DMAssembly as, const DMAsmPlan *P, PetscScalar 
 
 PetscErrorCode DMAsmFastView(DMAssembly as, PetscViewer viewer)
 {
-  const char *name = as->atomicvariant == DMASM_ATOMIC_AGG ? "agg" : as->atomicvariant == DMASM_ATOMIC_MATCH ? "match" : as->atomicvariant == DMASM_ATOMIC_HASH ? "hash" : "compact";
+  const char *name = VariantName(as);
 
   PetscFunctionBegin;
   if (as->atomicvariant == DMASM_ATOMIC_DEFAULT || as->method != DMASM_ATOMIC) PetscFunctionReturn(PETSC_SUCCESS);
@@ -294,7 +300,7 @@ PetscErrorCode DMAsmFastView(DMAssembly as, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s: NOT USED (needs type atomic with the built-in kernels, fused)\n", name));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s (Jacobian; the residual runs the default fused kernel): sorted nodes 4 B + D + 1-byte entry codes per element, 32-byte node records%s\n", name, as->atomicvariant == DMASM_ATOMIC_AGG ? ", lowest node's diagonal summed per warp run before its atomic" : as->atomicvariant == DMASM_ATOMIC_MATCH ? ", each entry summed over the warp's lanes with the same target before one atomic" : as->atomicvariant == DMASM_ATOMIC_HASH ? ", each block's entries summed in a shared-memory hash table by sector, one atomic per distinct target" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s (Jacobian; the residual runs the default fused kernel): sorted nodes 4 B + D + 1-byte entry codes per element, 32-byte node records%s\n", name, as->atomicvariant == DMASM_ATOMIC_AGG ? ", lowest node's diagonal summed per warp run before its atomic" : as->atomicvariant == DMASM_ATOMIC_MATCH ? ", each entry summed over the warp's lanes with the same target before one atomic" : as->atomicvariant >= DMASM_ATOMIC_HASH ? (as->atomicvariant == DMASM_ATOMIC_HASH ? ", each block's (128 elements) entries summed in a shared-memory hash table by sector, one atomic per distinct target" : ", each block's (256 elements) entries summed in a shared-memory hash table by sector, one atomic per distinct target") : ""));
   if (as->fast)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  compact map: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel, full map), largest code %" PetscInt_FMT ", element matrix %s\n", as->fast->nirr, as->fast->nelem, as->fast->maxcode,
                                      as->fast->sym ? "upper triangle (D symmetric or identity)" : "full (D not exactly symmetric)"));

@@ -111,17 +111,17 @@ __global__ static void __launch_bounds__(DMASM_FAST_THREADS) FastKernel(PetscInt
    A warp of 32 consecutive elements has ~6 distinct targets per element in ~2.5 sectors (LV mesh, RCM), against
    16 atomics in ~7 sectors per element without it.  After maxprobe groups (a full column) the entry goes
    straight to global memory. */
-#define DMASM_HASH_GROUPS 512
-template <int DIM, bool SYM>
-__global__ static void __launch_bounds__(DMASM_FAST_THREADS) HashKernel(PetscInt nelem, PetscReal alpha, PetscReal beta, const PetscReal *__restrict__ D, const PetscInt *__restrict__ enode, const unsigned *__restrict__ code, const DMAsmFastNode *__restrict__ node, int maxprobe, PetscScalar *__restrict__ dst)
+#define DMASM_HASH_GROUPS 512 /* per 128 threads; hash256: 256 threads, 1024 groups, 48 kB */
+template <int DIM, bool SYM, int NTH>
+__global__ static void __launch_bounds__(NTH) HashKernel(PetscInt nelem, PetscReal alpha, PetscReal beta, const PetscReal *__restrict__ D, const PetscInt *__restrict__ enode, const unsigned *__restrict__ code, const DMAsmFastNode *__restrict__ node, int maxprobe, PetscScalar *__restrict__ dst)
 {
-  constexpr int  nen = DIM + 1, NT = 4 * DMASM_HASH_GROUPS;
+  constexpr int  nen = DIM + 1, NG = DMASM_HASH_GROUPS * (NTH / 128), NT = 4 * NG, HB = NTH == 256 ? 10 : 9;
   __shared__ int hkey[NT];
   __shared__ PetscScalar hval[NT];
-  const PetscInt e = (PetscInt)blockIdx.x * DMASM_FAST_THREADS + (PetscInt)threadIdx.x;
+  const PetscInt e = (PetscInt)blockIdx.x * NTH + (PetscInt)threadIdx.x;
   unsigned       w[nen];
 
-  for (int p = threadIdx.x; p < NT; p += DMASM_FAST_THREADS) {
+  for (int p = threadIdx.x; p < NT; p += NTH) {
     hkey[p] = -1;
     hval[p] = 0;
   }
@@ -165,9 +165,9 @@ __global__ static void __launch_bounds__(DMASM_FAST_THREADS) HashKernel(PetscInt
       for (int b = 0; b < nen; b++) {
         const int      t    = (int)DMAsmFastSlot(rb[a], sh[a], (w[a] >> (8 * b)) & 0xFFu);
         const unsigned sec  = (unsigned)t >> 2;
-        unsigned       g    = (sec * 2654435769u) >> (32 - 9); /* Fibonacci hash of the sector, 9 bits = DMASM_HASH_GROUPS */
+        unsigned       g    = (sec * 2654435769u) >> (32 - HB); /* Fibonacci hash of the sector, HB bits = NG groups */
         bool           done = false;
-        for (int probe = 0; probe < maxprobe; probe++, g = (g + 1) & (DMASM_HASH_GROUPS - 1)) {
+        for (int probe = 0; probe < maxprobe; probe++, g = (g + 1) & (NG - 1)) {
           const int p   = (int)(g * 4) + (t & 3);
           int       old = hkey[p];
           if (old == -1) old = atomicCAS(&hkey[p], -1, t);
@@ -181,7 +181,7 @@ __global__ static void __launch_bounds__(DMASM_FAST_THREADS) HashKernel(PetscInt
       }
   }
   __syncthreads();
-  for (int p = threadIdx.x; p < NT; p += DMASM_FAST_THREADS) {
+  for (int p = threadIdx.x; p < NT; p += NTH) {
     const int t = hkey[p];
     if (t >= 0) atomicAdd(dst + t, hval[p]);
   }
@@ -209,15 +209,25 @@ PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, PetscI
   }
   PetscCall(PetscGetCurrentCUDAStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCheck(mode != 3 || F->ntarget <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "hash: 32-bit keys");
+  PetscCheck(mode < 3 || F->ntarget <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "hash: 32-bit keys");
   if (mode == 3) {
     const int mp = (int)PetscMax(1, PetscMin(maxprobe, (PetscInt)DMASM_HASH_GROUPS));
     if (F->nen == 4) {
-      if (F->sym) HashKernel<3, true><<<g, DMASM_FAST_THREADS, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
-      else HashKernel<3, false><<<g, DMASM_FAST_THREADS, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
+      if (F->sym) HashKernel<3, true, 128><<<g, 128, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
+      else HashKernel<3, false, 128><<<g, 128, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
     } else {
-      if (F->sym) HashKernel<2, true><<<g, DMASM_FAST_THREADS, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
-      else HashKernel<2, false><<<g, DMASM_FAST_THREADS, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
+      if (F->sym) HashKernel<2, true, 128><<<g, 128, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
+      else HashKernel<2, false, 128><<<g, 128, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
+    }
+  } else if (mode == 4) {
+    const int      mp = (int)PetscMax(1, PetscMin(maxprobe, (PetscInt)2 * DMASM_HASH_GROUPS));
+    const unsigned g2 = (unsigned)PetscMax((PetscCount)1, PetscMin((F->nelem + 255) / 256, (PetscCount)2147483647));
+    if (F->nen == 4) {
+      if (F->sym) HashKernel<3, true, 256><<<g2, 256, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
+      else HashKernel<3, false, 256><<<g2, 256, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
+    } else {
+      if (F->sym) HashKernel<2, true, 256><<<g2, 256, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
+      else HashKernel<2, false, 256><<<g2, 256, 0, s>>>(F->nelem, c->alpha, c->beta, D, F->denode, F->dcode, F->dnode, mp, dst);
     }
   } else if (F->nen == 4) {
     if (mode == 1) Launch<3, 1>(c, F, D, F->sym, g, s, dst);
