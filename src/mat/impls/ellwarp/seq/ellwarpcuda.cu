@@ -23,6 +23,7 @@ struct _EllwarpStore {
   PetscInt            *rowstart; /* row form of the CSR -> slot map (EllwarpLayoutRowForm), made at the first gather */
   int                 *rowlen;
   int                  rowform;  /* 0: not looked at yet, 1: the row form holds, -1: it does not (a transpose) */
+  int                  gatherslices; /* slices per warp of the row-form gather */
 };
 
 /* the device view of a layout, passed by value to the kernels */
@@ -377,24 +378,47 @@ __global__ static void LongRowFormKernel(PetscInt nlong, const PetscCount *__res
   }
 }
 
-/* path 1 through the row form: one warp per slice, step by step: the warp writes 32 consecutive slots
-   (coalesced), each lane reads its own row's CSR values in order (each 32-byte sector serves 4 steps from
-   L1).  16 bytes per slot instead of the slot map's 20.  Padding is not written (zero since creation). */
+/* path 1 through the row form: a warp per G consecutive slices, step by step: the warp writes 32 consecutive
+   slots (coalesced), each lane reads its own row's CSR values in order (each 32-byte sector serves several
+   steps from L1).  16 bytes per slot instead of the slot map's 20.  Small slices (a few steps of K2 rows)
+   leave a warp mostly waiting on its slice headers: G > 1 loads the headers of all its slices first, as
+   independent loads.  Padding is not written (zero since creation). */
+template <int G>
 __global__ static void __launch_bounds__(256) GatherRowsKernel(DevLayout d, const PetscInt *__restrict__ start, const int *__restrict__ len, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
 {
   const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
-  const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
-  if (s >= d.nslices) return;
-  const PetscCount base = d.sliceptr[s];
-  const int        l2 = d.meta[s] & 15, tpr = 1 << l2, sub = lane & (tpr - 1);
-  const PetscInt   r = d.slicerow[s] + (lane >> l2);
-  const bool       live = r < d.slicerow[s + 1];
-  const PetscInt   st   = live ? start[r] : 0;
-  const int        n    = live ? len[r] : 0;
-  PetscScalar     *v    = val + base + lane;
-  const int        kmax = n > sub ? (n - sub + tpr - 1) / tpr : 0; /* this lane's entries */
+  const PetscInt s0   = ((PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES) * G;
+  PetscCount     base[G];
+  PetscInt       st[G];
+  int            kmax[G], tpr[G], sub[G];
+
+#pragma unroll
+  for (int g = 0; g < G; g++) {
+    const PetscInt s = s0 + g;
+    kmax[g]          = 0;
+    base[g]          = 0;
+    st[g]            = 0;
+    tpr[g]           = 1;
+    sub[g]           = 0;
+    if (s < d.nslices) {
+      const int      l2   = d.meta[s] & 15;
+      const PetscInt r    = d.slicerow[s] + (lane >> l2);
+      const bool     live = r < d.slicerow[s + 1];
+      const int      n    = live ? __ldg(len + r) : 0;
+      tpr[g]              = 1 << l2;
+      sub[g]              = lane & (tpr[g] - 1);
+      base[g]             = d.sliceptr[s];
+      st[g]               = live ? __ldg(start + r) : 0;
+      kmax[g]             = n > sub[g] ? (n - sub[g] + tpr[g] - 1) / tpr[g] : 0; /* this lane's entries */
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < G; g++) {
+    PetscScalar       *v = val + base[g] + lane;
+    const PetscScalar *c = csr + st[g] + sub[g];
 #pragma unroll 4
-  for (int k = 0; k < kmax; k++) __stcs(v + (size_t)k * ELLWARP_LANES, __ldg(csr + st + k * tpr + sub));
+    for (int k = 0; k < kmax[g]; k++) __stcs(v + (size_t)k * ELLWARP_LANES, __ldg(c + k * tpr[g]));
+  }
 }
 
 __global__ static void GatherLongKernel(PetscInt nlong, const PetscCount *__restrict__ longptr, const PetscInt *__restrict__ start, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
@@ -616,6 +640,21 @@ static PetscErrorCode RowForm(EllwarpStore *S)
   PetscFunctionBegin;
   if (S->rowform) PetscFunctionReturn(PETSC_SUCCESS);
   S->rowform = -1;
+  { /* tuning knobs (benchmarks/amortize): -mat_ellwarp_gather rows|map, -mat_ellwarp_gather_slices 1|2|4|8 (0: by slice size) */
+    char      how[8] = "rows";
+    PetscInt  g      = 0;
+    PetscBool set;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_gather", how, sizeof(how), &set));
+    PetscCheck(!set || !strcmp(how, "rows") || !strcmp(how, "map"), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather %s: rows or map", how);
+    if (!strcmp(how, "map")) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ellwarp_gather_slices", &g, NULL));
+    PetscCheck(g == 0 || g == 1 || g == 2 || g == 4 || g == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather_slices %" PetscInt_FMT ": 0, 1, 2, 4 or 8", g);
+    if (!g) { /* about 1024 slots per warp */
+      const PetscCount per = L->nslices ? L->nsliceslots / L->nslices : 0;
+      g                    = per >= 1024 ? 1 : per >= 512 ? 2 : per >= 256 ? 4 : 8;
+    }
+    S->gatherslices = (int)g;
+  }
   if (!L->nrows || !L->nslots) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DevMalloc((void **)&S->rowstart, L->nrows * sizeof(PetscInt), "row starts"));
   PetscCall(DevMalloc((void **)&S->rowlen, L->nrows * sizeof(int), "row lengths"));
@@ -645,7 +684,23 @@ static PetscErrorCode CUDAGather(EllwarpStore *S, const PetscScalar *csr)
   PetscCall(PetscLogGpuTimeBegin());
   if (S->rowform > 0) {
     if (L->nlong) GatherLongKernel<<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, Stream()>>>(L->nlong, S->longptr, S->rowstart, csr, S->val);
-    if (L->nslices) GatherRowsKernel<<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+    if (L->nslices) {
+      const int      G  = S->gatherslices;
+      const unsigned nb = (unsigned)((L->nslices + 8 * G - 1) / (8 * G));
+      switch (G) {
+      case 1:
+        GatherRowsKernel<1><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+        break;
+      case 2:
+        GatherRowsKernel<2><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+        break;
+      case 4:
+        GatherRowsKernel<4><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+        break;
+      default:
+        GatherRowsKernel<8><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+      }
+    }
   } else if (L->nslots) GatherKernel<<<GRID((L->nslots + EW_VEC - 1) / EW_VEC)>>>(L->nslots, S->slot2csr, csr, S->val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
