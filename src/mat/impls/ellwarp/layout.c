@@ -656,6 +656,11 @@ static inline PetscScalar Val(const PetscScalar *val, PetscCount k, PetscBool ab
    rows chunk by chunk as the device does (within a chunk the device's order depends on its block size). */
 void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, PetscBool abs)
 {
+  EllwarpHostMultAcc(L, val, x, z, y, abs, 1);
+}
+
+void EllwarpHostMultAcc(const EllwarpLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, PetscBool abs, PetscInt acc)
+{
   /* in place (y += A x): slices of zero-length rows change nothing; the device skips them too */
   const PetscInt ns = (z && z == y && !abs) ? L->nactive : L->nslices;
 
@@ -667,12 +672,13 @@ void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const Petsc
     for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
       PetscInt q   = lane >> l2;
       PetscInt row = q < rows ? L->rowperm[L->slicerow[s] + q] : 0;
-      part[lane]   = 0;
+      PetscScalar a[4] = {0, 0, 0, 0}; /* step k goes to a[k % acc] (-mat_ellwarp_mult_acc; 1: a[0] only) */
       for (PetscInt k = 0; k < w; k++) {
         PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
         int        c   = EllwarpSliceCol(L, s, off, row);
-        if (c >= 0) part[lane] += Val(val, L->sliceptr[s] + off, abs) * x[c];
+        if (c >= 0) a[k % acc] += Val(val, L->sliceptr[s] + off, abs) * x[c];
       }
+      part[lane] = acc == 1 ? a[0] : (acc == 2 ? a[0] + a[1] : (a[0] + a[1]) + (a[2] + a[3]));
     }
     for (PetscInt off = tpr >> 1; off > 0; off >>= 1)
       for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++)

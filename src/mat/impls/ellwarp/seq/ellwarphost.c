@@ -8,7 +8,13 @@ struct _EllwarpStore {
   PetscCount          *coojmap, *cooperm, *coo2slot; /* COO plan in slot order (EllwarpCOOSlotPlan); coo2slot unused */
   PetscBool            coounique;                    /* at most one COO entry per slot: cooperm[slot], no coojmap */
   EllwarpLayout       *own; /* -mat_ellwarp_analysis_drop_host: the store keeps the arrays, as a device store does */
+  const EllwarpTune   *tune; /* the matrix's kernel variants (only mult_acc changes what the host computes) */
 };
+
+static void HostSetTune(EllwarpStore *S, const EllwarpTune *t)
+{
+  S->tune = t;
+}
 
 /* the store takes L over (its arrays play the device arrays; the matrix keeps only the scalars) */
 PetscErrorCode EllwarpHostStoreAdopt(EllwarpStore *S, EllwarpLayout *L)
@@ -62,7 +68,7 @@ static PetscErrorCode HostMult(const EllwarpStore *S, PetscInt bs, const PetscSc
 {
   PetscFunctionBegin;
   (void)bs;
-  EllwarpHostMult(S->L, S->val, x, z, y, PETSC_FALSE);
+  EllwarpHostMultAcc(S->L, S->val, x, z, y, PETSC_FALSE, S->tune ? S->tune->multacc : 1);
   PetscCall(PetscLogFlops(2.0 * S->L->nnz - (z ? 0 : S->L->nrows)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -242,7 +248,7 @@ static PetscErrorCode HostDiagMissing(const EllwarpStore *S, PetscInt n, const P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues, HostZero, HostDiagMissing};
+const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues, HostZero, HostDiagMissing, HostSetTune};
 
 /* the layout's value array (host), for writers that fill the slots directly (the DM assembler) */
 PetscScalar *EllwarpHostStoreValues(EllwarpStore *S)
