@@ -145,8 +145,8 @@ typedef struct {
   PetscInt multlanes;  /* slice kernel: consecutive lanes (rows) per thread, 1, 2 or 4 (vector loads of values and columns) */
   PetscInt multacc;    /* slice kernel: independent accumulators per lane, 1, 2 or 4 */
   PetscBool multnc;    /* slice kernel: values and columns through ld.global.nc.L1::no_allocate instead of ld.global.cs */
-  PetscInt longunroll; /* long-row chunks: entries per thread loaded before they are summed (0 or 1: the plain loop; 2..16) */
+  PetscInt longunroll; /* long-row chunks: entries per thread loaded before they are summed (0, 1: the plain loop; 2, 4, 8: in LongKernel, launched before the slices) */
   PetscInt longblock;  /* long-row chunks: 0: in the slice kernel's blocks; else a kernel of their own with this block size */
-  PetscInt coounroll;  /* COO with duplicates: entries per thread in flight (1: the plain loop; 2..16) */
+  PetscInt coounroll;  /* COO with duplicates: entries per thread in flight (1: the plain loop; 2, 4, 8, 16) */
   PetscInt cooblock;   /* COO kernels: threads per block (0: 256) */
 } EllwarpTune;

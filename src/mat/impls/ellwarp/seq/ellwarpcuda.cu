@@ -578,8 +578,7 @@ __device__ static void LongChunkU(const DevLayout &d, const PetscScalar *__restr
 template <bool ADD>
 __device__ __forceinline__ void LongChunkAny(const DevLayout &d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
 {
-  if (lu >= 16) LongChunkU<ADD, 16>(d, val, x, z, y);
-  else if (lu >= 8) LongChunkU<ADD, 8>(d, val, x, z, y);
+  if (lu >= 8) LongChunkU<ADD, 8>(d, val, x, z, y);
   else if (lu >= 4) LongChunkU<ADD, 4>(d, val, x, z, y);
   else if (lu >= 2) LongChunkU<ADD, 2>(d, val, x, z, y);
   else LongChunk<ADD, false>(d, val, x, z, y);
@@ -595,8 +594,8 @@ __global__ static void __launch_bounds__(1024) LongKernel(DevLayout d, const Pet
 template <bool ADD, int R, int A, int NC>
 __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
 {
-  if (blockIdx.x < d.nchunks) {
-    LongChunkAny<ADD>(d, val, x, z, y, lu);
+  if (blockIdx.x < d.nchunks) { /* the plain chunk loop; the unrolled ones run in LongKernel (their registers would limit this kernel's occupancy) */
+    LongChunk<ADD, false>(d, val, x, z, y);
     return;
   }
   constexpr int  TPS = ELLWARP_LANES / R; /* threads per slice */
@@ -695,10 +694,16 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
         const PetscScalar o = __shfl_down_sync(0xffffffffu, sum[j], off / R, TPS);
         if (off < tpr) sum[j] += o;
       }
-    } else {
+    } else if (off < tpr) { /* off = 1 or 2 < R: static indices (sum[] stays in registers) */
+      if (off == 2) {
 #pragma unroll
-      for (int j = 0; j < R; j++)
-        if (j + off < R && off < tpr && ((t * R + j) & (tpr - 1)) < off) sum[j] += sum[(j + off) % R];
+        for (int j = 0; j + 2 < R; j++)
+          if (((t * R + j) & (tpr - 1)) < 2) sum[j] += sum[j + 2 < R ? j + 2 : 0];
+      } else {
+#pragma unroll
+        for (int j = 0; j + 1 < R; j++)
+          if (((t * R + j) & (tpr - 1)) < 1) sum[j] += sum[j + 1 < R ? j + 1 : 0];
+      }
     }
   }
 #pragma unroll
@@ -863,9 +868,10 @@ static PetscErrorCode LaunchMultVariant(const EllwarpStore *S, PetscInt bs, DevL
   PetscInt           nb;
 
   PetscFunctionBegin;
-  if (t->longblock && d.nchunks) { /* the chunks in a kernel of their own, then the slices */
-    if (add) LongKernel<true><<<(unsigned)d.nchunks, (unsigned)t->longblock, 0, Stream()>>>(d, vals, x, z, y, lu);
-    else LongKernel<false><<<(unsigned)d.nchunks, (unsigned)t->longblock, 0, Stream()>>>(d, vals, x, z, y, lu);
+  if ((t->longblock || lu > 1) && d.nchunks) { /* the chunks in a kernel of their own (block size: long_block_size, else the product's), then the slices */
+    const unsigned lb = (unsigned)(t->longblock ? t->longblock : bs);
+    if (add) LongKernel<true><<<(unsigned)d.nchunks, lb, 0, Stream()>>>(d, vals, x, z, y, lu);
+    else LongKernel<false><<<(unsigned)d.nchunks, lb, 0, Stream()>>>(d, vals, x, z, y, lu);
     PetscCallCUDA(cudaGetLastError());
     d.nchunks = 0;
   }

@@ -53,16 +53,16 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscOptionsInt("-mat_ellwarp_mult_lanes", "Slice kernel: lanes (rows) per thread, 1, 2 or 4 (vector loads)", "", e->tune.multlanes, &e->tune.multlanes, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_mult_acc", "Slice kernel: independent accumulators per lane, 1, 2 or 4 (changes the order of summation)", "", e->tune.multacc, &e->tune.multacc, NULL));
   PetscCall(PetscOptionsBool("-mat_ellwarp_mult_nc", "Slice kernel: values and columns through ld.global.nc.L1::no_allocate", "", e->tune.multnc, &e->tune.multnc, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_long_unroll", "Long-row chunks: entries per thread loaded before summing (0, 1: plain loop; up to 16)", "", e->tune.longunroll, &e->tune.longunroll, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_long_unroll", "Long-row chunks: entries per thread loaded before summing (0, 1: plain loop; 2, 4, 8: in a kernel of their own)", "", e->tune.longunroll, &e->tune.longunroll, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_long_block_size", "Long-row chunks: 0 in the slice kernel, else a kernel of their own with this block size", "", e->tune.longblock, &e->tune.longblock, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_coo_unroll", "COO with duplicates: entries per thread in flight (1: plain loop; up to 16)", "", e->tune.coounroll, &e->tune.coounroll, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_coo_unroll", "COO with duplicates: entries per thread in flight (1: plain loop; 2, 4, 8, 16)", "", e->tune.coounroll, &e->tune.coounroll, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_coo_block_size", "COO kernels: threads per block (0: 256)", "", e->tune.cooblock, &e->tune.cooblock, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(e->tune.multlanes == 1 || e->tune.multlanes == 2 || e->tune.multlanes == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_lanes %" PetscInt_FMT " must be 1, 2 or 4", e->tune.multlanes);
   PetscCheck(e->tune.multacc == 1 || e->tune.multacc == 2 || e->tune.multacc == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_acc %" PetscInt_FMT " must be 1, 2 or 4", e->tune.multacc);
-  PetscCheck(e->tune.longunroll >= 0 && e->tune.longunroll <= 16, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_unroll %" PetscInt_FMT " must be in [0,16]", e->tune.longunroll);
+  PetscCheck(e->tune.longunroll >= 0 && e->tune.longunroll <= 8 && !(e->tune.longunroll & (e->tune.longunroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_unroll %" PetscInt_FMT " must be 0, 1, 2, 4 or 8", e->tune.longunroll);
   PetscCheck(e->tune.longblock == 0 || (e->tune.longblock >= ELLWARP_LANES && e->tune.longblock <= 1024 && e->tune.longblock % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_block_size %" PetscInt_FMT " must be 0 or a multiple of %d in [32,1024]", e->tune.longblock, ELLWARP_LANES);
-  PetscCheck(e->tune.coounroll >= 1 && e->tune.coounroll <= 16, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_coo_unroll %" PetscInt_FMT " must be in [1,16]", e->tune.coounroll);
+  PetscCheck(e->tune.coounroll >= 1 && e->tune.coounroll <= 16 && !(e->tune.coounroll & (e->tune.coounroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_coo_unroll %" PetscInt_FMT " must be 1, 2, 4, 8 or 16", e->tune.coounroll);
   PetscCheck(e->tune.cooblock == 0 || (e->tune.cooblock >= ELLWARP_LANES && e->tune.cooblock <= 1024 && e->tune.cooblock % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_coo_block_size %" PetscInt_FMT " must be 0 or a multiple of %d in [32,1024]", e->tune.cooblock, ELLWARP_LANES);
   {
     /* test hook, left out of -help: the matrix keeps only the layout's scalars after a host analysis, as after
