@@ -636,6 +636,10 @@ static const char *const SpmvVariants[][2] = {
   {"a4", "-mat_ellwarp_mult_acc 4"},
   {"l2a2", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_acc 2"},
   {"l4a2", "-mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_acc 2"},
+  {"u8", "-mat_ellwarp_mult_unroll 8"},
+  {"u8nc", "-mat_ellwarp_mult_unroll 8 -mat_ellwarp_mult_nc"},
+  {"l2u8", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_unroll 8"},
+  {"a2u8", "-mat_ellwarp_mult_acc 2 -mat_ellwarp_mult_unroll 8"},
   {"nc", "-mat_ellwarp_mult_nc"},
   {"l2nc", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_nc"},
   {"l4nc", "-mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_nc"},
@@ -648,7 +652,7 @@ static const char *const SpmvVariants[][2] = {
   {"lb1024u2", "-mat_ellwarp_long_block_size 1024 -mat_ellwarp_long_unroll 2"},
   {"l2lb1024", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_long_block_size 1024"},
 };
-static const char *const SpmvVariantKeys[] = {"-mat_ellwarp_mult_lanes", "-mat_ellwarp_mult_acc", "-mat_ellwarp_mult_nc", "-mat_ellwarp_long_unroll", "-mat_ellwarp_long_block_size"};
+static const char *const SpmvVariantKeys[] = {"-mat_ellwarp_mult_lanes", "-mat_ellwarp_mult_acc", "-mat_ellwarp_mult_nc", "-mat_ellwarp_mult_unroll", "-mat_ellwarp_long_unroll", "-mat_ellwarp_long_block_size"};
 
 static PetscErrorCode RunVariants(Mat A, Vec xh, Vec yref, const char *list, MatrixResult *res)
 {

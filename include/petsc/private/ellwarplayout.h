@@ -149,4 +149,5 @@ typedef struct {
   PetscInt longblock;  /* long-row chunks: 0: in the slice kernel's blocks; else a kernel of their own with this block size */
   PetscInt coounroll;  /* COO with duplicates: entries per thread in flight (1: the plain loop; 2, 4, 8, 16) */
   PetscInt cooblock;   /* COO kernels: threads per block (0: 256) */
+  PetscInt multunroll; /* slice kernel: steps of a lane in flight, 4 (MultKernel's) or 8 */
 } EllwarpTune;

@@ -591,15 +591,17 @@ __global__ static void __launch_bounds__(1024) LongKernel(DevLayout d, const Pet
   LongChunkAny<ADD>(d, val, x, z, y, lu);
 }
 
-template <bool ADD, int R, int A, int NC>
+template <bool ADD, int R, int A, int FL>
 __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
 {
   if (blockIdx.x < d.nchunks) { /* the plain chunk loop; the unrolled ones run in LongKernel (their registers would limit this kernel's occupancy) */
     LongChunk<ADD, false>(d, val, x, z, y);
     return;
   }
-  constexpr int  TPS = ELLWARP_LANES / R; /* threads per slice */
-  constexpr int  UN  = A >= 4 ? 1 : 4 / A; /* ellwarp_unroll = 4 steps in flight, as MultKernel */
+  constexpr int  NC    = FL & 1;                /* -mat_ellwarp_mult_nc */
+  constexpr int  STEPS = (FL & 2) ? 8 : 4;        /* steps in flight: 4 as MultKernel (ellwarp_unroll), or -mat_ellwarp_mult_unroll 8 */
+  constexpr int  TPS   = ELLWARP_LANES / R;       /* threads per slice */
+  constexpr int  UN    = A >= STEPS ? 1 : STEPS / A;
   const int      t   = threadIdx.x & (TPS - 1);
   const PetscInt s   = (PetscInt)(blockIdx.x - d.nchunks) * (blockDim.x / TPS) + threadIdx.x / TPS;
   const bool     sv  = s < d.nslices; /* no early return: the warp's other slices shuffle with full mask */
@@ -848,7 +850,9 @@ static PetscErrorCode CUDAScatter(const EllwarpStore *S, PetscScalar *csr)
 template <bool ADD, int R, int A>
 static void LaunchMultV(int nc, unsigned nb, unsigned bs, const DevLayout &d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
 {
-  if (nc) MultKernelV<ADD, R, A, 1><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+  if (nc == 3) MultKernelV<ADD, R, A, 3><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+  else if (nc == 2) MultKernelV<ADD, R, A, 2><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+  else if (nc == 1) MultKernelV<ADD, R, A, 1><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
   else MultKernelV<ADD, R, A, 0><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
 }
 
@@ -878,7 +882,7 @@ static PetscErrorCode LaunchMultVariant(const EllwarpStore *S, PetscInt bs, DevL
   nb = d.nchunks + (d.nslices + spb - 1) / spb;
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
   if (nb) {
-    const int acc = (int)t->multacc, nc = t->multnc ? 1 : 0;
+    const int acc = (int)t->multacc, nc = (t->multnc ? 1 : 0) | (t->multunroll == 8 ? 2 : 0); /* MultKernelV's FL */
     if (add) {
       if (R == 4) LaunchMultVA<true, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
       else if (R == 2) LaunchMultVA<true, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
@@ -902,7 +906,7 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
 
   PetscFunctionBegin;
   if (z && z == y && !abs) d.nslices = L->nactive; /* in place: trailing slices of zero-length rows add nothing */
-  if (!abs && S->tune && (S->tune->multlanes > 1 || S->tune->multacc > 1 || S->tune->multnc || S->tune->longunroll > 1 || S->tune->longblock)) {
+  if (!abs && S->tune && (S->tune->multlanes > 1 || S->tune->multacc > 1 || S->tune->multnc || S->tune->multunroll == 8 || S->tune->longunroll > 1 || S->tune->longblock)) {
     PetscCall(LaunchMultVariant(S, bs, d, x, vals, z, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

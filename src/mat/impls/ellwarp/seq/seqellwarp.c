@@ -52,6 +52,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   /* kernel variants, to be measured against each other (benchmarks/spmv -formats variants, benchmarks/coo -variants) */
   PetscCall(PetscOptionsInt("-mat_ellwarp_mult_lanes", "Slice kernel: lanes (rows) per thread, 1, 2 or 4 (vector loads)", "", e->tune.multlanes, &e->tune.multlanes, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_mult_acc", "Slice kernel: independent accumulators per lane, 1, 2 or 4 (changes the order of summation)", "", e->tune.multacc, &e->tune.multacc, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_mult_unroll", "Slice kernel: steps of a lane in flight, 4 or 8", "", e->tune.multunroll, &e->tune.multunroll, NULL));
   PetscCall(PetscOptionsBool("-mat_ellwarp_mult_nc", "Slice kernel: values and columns through ld.global.nc.L1::no_allocate", "", e->tune.multnc, &e->tune.multnc, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_long_unroll", "Long-row chunks: entries per thread loaded before summing (0, 1: plain loop; 2, 4, 8: in a kernel of their own)", "", e->tune.longunroll, &e->tune.longunroll, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_long_block_size", "Long-row chunks: 0 in the slice kernel, else a kernel of their own with this block size", "", e->tune.longblock, &e->tune.longblock, NULL));
@@ -59,6 +60,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscOptionsInt("-mat_ellwarp_coo_block_size", "COO kernels: threads per block (0: 256)", "", e->tune.cooblock, &e->tune.cooblock, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(e->tune.multlanes == 1 || e->tune.multlanes == 2 || e->tune.multlanes == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_lanes %" PetscInt_FMT " must be 1, 2 or 4", e->tune.multlanes);
+  PetscCheck(e->tune.multunroll == 4 || e->tune.multunroll == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_unroll %" PetscInt_FMT " must be 4 or 8", e->tune.multunroll);
   PetscCheck(e->tune.multacc == 1 || e->tune.multacc == 2 || e->tune.multacc == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_acc %" PetscInt_FMT " must be 1, 2 or 4", e->tune.multacc);
   PetscCheck(e->tune.longunroll >= 0 && e->tune.longunroll <= 8 && !(e->tune.longunroll & (e->tune.longunroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_unroll %" PetscInt_FMT " must be 0, 1, 2, 4 or 8", e->tune.longunroll);
   PetscCheck(e->tune.longblock == 0 || (e->tune.longblock >= ELLWARP_LANES && e->tune.longblock <= 1024 && e->tune.longblock % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_block_size %" PetscInt_FMT " must be 0 or a multiple of %d in [32,1024]", e->tune.longblock, ELLWARP_LANES);
@@ -299,8 +301,8 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult,
                                      info.nnz ? info.bytes_mult / (double)info.nnz : 0.0, info.nnz ? (12.0 * (double)info.nnz + 8.0 * (info.nrows + info.ncols) + 4.0 * (info.nrows + 1)) / (double)info.nnz : 0.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  analyses %" PetscInt_FMT " (pattern analysis on the %s%s), value refreshes %" PetscInt_FMT "\n", e->nanalyses, e->L->analysedondevice ? "device" : "host", e->par.analysis < 0 ? ", the default for this backend" : ", requested", e->nrefreshes));
-    if (e->tune.multlanes != 1 || e->tune.multacc != 1 || e->tune.multnc || e->tune.longunroll > 1 || e->tune.longblock || e->tune.coounroll != 1 || e->tune.cooblock)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants: mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT " block %" PetscInt_FMT ", coo unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", e->tune.multlanes, e->tune.multacc, e->tune.multnc ? " nc" : "", e->tune.longunroll, e->tune.longblock, e->tune.coounroll, e->tune.cooblock));
+    if (e->tune.multlanes != 1 || e->tune.multacc != 1 || e->tune.multnc || e->tune.multunroll != 4 || e->tune.longunroll > 1 || e->tune.longblock || e->tune.coounroll != 1 || e->tune.cooblock)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants: mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT " block %" PetscInt_FMT ", coo unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", e->tune.multlanes, e->tune.multacc, e->tune.multunroll, e->tune.multnc ? " nc" : "", e->tune.longunroll, e->tune.longblock, e->tune.coounroll, e->tune.cooblock));
     if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(e->aijops.view(A, viewer));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -374,6 +376,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   e->tune.multlanes = 1; /* kernel variants: the defaults are the original kernels */
   e->tune.multacc   = 1;
   e->tune.coounroll = 1;
+  e->tune.multunroll = 4;
   e->par.kernel   = MAT_ELLWARP_KERNEL_AUTO;
   e->par.compress   = PETSC_TRUE;
   e->par.sortwindow = -1;
