@@ -300,7 +300,7 @@ static PetscErrorCode TestCOO(void)
 /* bad variant options: a clear error at MatSetFromOptions */
 static PetscErrorCode TestBadOptions(Mat A)
 {
-  const char *bad[] = {"-mat_ellwarp_mult_lanes 3", "-mat_ellwarp_mult_unroll 6", "-mat_ellwarp_mult_acc 8", "-mat_ellwarp_long_unroll 3", "-mat_ellwarp_long_block_size 48", "-mat_ellwarp_coo_unroll 0", "-mat_ellwarp_coo_block_size 2048"};
+  const char *bad[] = {"-mat_ellwarp_mult_lanes 3", "-mat_ellwarp_mult_unroll 6", "-mat_ellwarp_mult_acc 8", "-mat_ellwarp_long_unroll 3", "-mat_ellwarp_long_block_size 48", "-mat_ellwarp_coo_unroll 3", "-mat_ellwarp_coo_block_size 2048"};
 
   PetscFunctionBegin;
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(bad); i++) {

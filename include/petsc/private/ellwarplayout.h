@@ -138,7 +138,8 @@ PETSC_INTERN void EllwarpHostDiagScale(const EllwarpLayout *, PetscScalar *, con
 PETSC_INTERN void EllwarpHostZeroMasked(const EllwarpLayout *, PetscScalar *, const char *, const char *, PetscScalar);
 
 /* Run-time kernel variants (-mat_ellwarp_mult_*, -mat_ellwarp_long_*, -mat_ellwarp_coo_*), for measuring
-   them against each other in one GPU run; the defaults (all 0 or 1) are the kernels as they were.  Only
+   them against each other in one GPU run.  0 means automatic: EllwarpTuneResolve() decides (now: the
+   kernels as they were).  Only
    multacc changes the order of summation (the host reference follows it); the others give bitwise the
    products and COO values of the defaults. */
 typedef struct {
@@ -151,3 +152,5 @@ typedef struct {
   PetscInt cooblock;   /* COO kernels: threads per block (0: 256) */
   PetscInt multunroll; /* slice kernel: steps of a lane in flight, 4 (MultKernel's) or 8 */
 } EllwarpTune;
+
+PETSC_INTERN void EllwarpTuneResolve(const EllwarpLayout *, const EllwarpTune *, EllwarpTune *);

@@ -742,3 +742,19 @@ void EllwarpHostZeroMasked(const EllwarpLayout *L, PetscScalar *val, const char 
     if ((rowmask && rowmask[row]) || (colmask && colmask[col])) val[slot] = (col == row) ? diag : 0.0;
   });
 }
+
+/* The kernel variants a store's kernels use for layout L: the requested ones (-mat_ellwarp_mult_*, _long_*,
+   _coo_*), and for those left automatic (0) this rule.  The rule gives the original kernels (MultKernel with
+   4 steps in flight, one lane and one accumulator per thread; the plain COO loop) until GPU measurements of
+   the variants (benchmarks/spmv -formats ...,variants; benchmarks/coo -variants all) say otherwise; both
+   backends resolve through here, so the host reference follows any change of the accumulator count. */
+void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpTune *t)
+{
+  (void)L;
+  if (req) *t = *req;
+  else (void)PetscMemzero(t, sizeof(*t));
+  if (t->multlanes <= 0) t->multlanes = 1;
+  if (t->multacc <= 0) t->multacc = 1;
+  if (t->multunroll <= 0) t->multunroll = 4;
+  if (t->coounroll <= 0) t->coounroll = 1;
+}

@@ -20,7 +20,7 @@ struct _EllwarpStore {
   PetscCount           ncoo;
   PetscBool            coo32, coounique; /* unique: at most one entry per slot, cooperm[slot] (-1: none), no coojmap */
   PetscScalar         *coobuf;                 /* COO values staged from the host */
-  const EllwarpTune   *tune;                   /* the matrix's kernel variants (NULL: the defaults) */
+  const EllwarpTune   *tune;                   /* the matrix's requested kernel variants (NULL: automatic), resolved at each use by EllwarpTuneResolve() */
 };
 
 /* the device view of a layout, passed by value to the kernels */
@@ -864,9 +864,8 @@ static void LaunchMultVA(int acc, int nc, unsigned nb, unsigned bs, const DevLay
   else LaunchMultV<ADD, R, 1>(nc, nb, bs, d, x, vals, z, y, lu);
 }
 
-static PetscErrorCode LaunchMultVariant(const EllwarpStore *S, PetscInt bs, DevLayout d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLayout d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
-  const EllwarpTune *t   = S->tune;
   const int          R   = (int)t->multlanes, spb = (int)(bs * R / ELLWARP_LANES), lu = (int)t->longunroll;
   const bool         add = z != NULL;
   PetscInt           nb;
@@ -906,9 +905,13 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
 
   PetscFunctionBegin;
   if (z && z == y && !abs) d.nslices = L->nactive; /* in place: trailing slices of zero-length rows add nothing */
-  if (!abs && S->tune && (S->tune->multlanes > 1 || S->tune->multacc > 1 || S->tune->multnc || S->tune->multunroll == 8 || S->tune->longunroll > 1 || S->tune->longblock)) {
-    PetscCall(LaunchMultVariant(S, bs, d, x, vals, z, y));
-    PetscFunctionReturn(PETSC_SUCCESS);
+  if (!abs) {
+    EllwarpTune t;
+    EllwarpTuneResolve(L, S->tune, &t);
+    if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll > 1 || t.longblock) {
+      PetscCall(LaunchMultVariant(&t, bs, d, x, vals, z, y));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
   }
   nb = L->nchunks + (d.nslices + wpb - 1) / wpb;
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
@@ -1208,10 +1211,10 @@ __global__ static void __launch_bounds__(1024) COOCSRValuesKernelU(PetscCount nn
 }
 
 template <typename I, bool ADD>
-static void LaunchCOOVariant(const EllwarpStore *S, const PetscScalar *v)
+static void LaunchCOOVariant(const EllwarpStore *S, const EllwarpTune *t, const PetscScalar *v)
 {
   const PetscCount nnz = S->L->nnz;
-  const int        bs  = S->tune->cooblock ? (int)S->tune->cooblock : 256, u = (int)S->tune->coounroll;
+  const int        bs  = t->cooblock ? (int)t->cooblock : 256, u = (int)t->coounroll;
   const unsigned   nb  = PetscMin(Blocks(nnz, bs), 65535u);
   const I         *jm = (const I *)S->coojmap, *pm = (const I *)S->cooperm, *cs = (const I *)S->coo2slot;
   if (u >= 16) COOCSRValuesKernelU<I, ADD, 16><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
@@ -1225,8 +1228,10 @@ template <typename I, bool ADD>
 static void LaunchCOO(const EllwarpStore *S, const PetscScalar *v)
 {
   const PetscCount nslots = S->L->nslots, ng = (nslots + EW_VEC - 1) / EW_VEC, nnz = S->L->nnz;
+  EllwarpTune      t;
+  EllwarpTuneResolve(S->L, S->tune, &t);
   if (S->coounique) COOUniqueValuesKernel<I, ADD><<<GRID(ng)>>>(nslots, (const I *)S->cooperm, v, S->val);
-  else if (nnz && S->tune && (S->tune->coounroll > 1 || S->tune->cooblock)) LaunchCOOVariant<I, ADD>(S, v);
+  else if (nnz && (t.coounroll > 1 || t.cooblock)) LaunchCOOVariant<I, ADD>(S, &t, v);
   else if (nnz) COOCSRValuesKernel<I, ADD><<<GRID(nnz)>>>(nnz, (const I *)S->coojmap, (const I *)S->cooperm, (const I *)S->coo2slot, v, S->val);
 }
 

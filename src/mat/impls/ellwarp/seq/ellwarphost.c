@@ -68,7 +68,10 @@ static PetscErrorCode HostMult(const EllwarpStore *S, PetscInt bs, const PetscSc
 {
   PetscFunctionBegin;
   (void)bs;
-  EllwarpHostMultAcc(S->L, S->val, x, z, y, PETSC_FALSE, S->tune ? S->tune->multacc : 1);
+  EllwarpTune t;
+
+  EllwarpTuneResolve(S->L, S->tune, &t);
+  EllwarpHostMultAcc(S->L, S->val, x, z, y, PETSC_FALSE, t.multacc);
   PetscCall(PetscLogFlops(2.0 * S->L->nnz - (z ? 0 : S->L->nrows)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
