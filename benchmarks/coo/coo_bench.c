@@ -62,6 +62,10 @@ static const char *const coo_variants[][2] = {
   {"u8b128",   "-mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 128" },
   {"u8b512",   "-mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 512" },
   {"u8b1024",  "-mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 1024"},
+  {"lane",     "-mat_ellwarp_coo_walk lane"                                },
+  {"laneu4",   "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4"      },
+  {"laneu8",   "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 8"      },
+  {"laneu4b128", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 128"},
 };
 
 /* an ELLWARP matrix with the variant's options (under its own prefix), COO-preallocated, and its times */

@@ -151,6 +151,7 @@ typedef struct {
   PetscInt coounroll;  /* COO with duplicates: entries per thread in flight (1: the plain loop; 2, 4, 8, 16) */
   PetscInt cooblock;   /* COO kernels: threads per block (0: 256) */
   PetscInt multunroll; /* slice kernel: steps of a lane in flight, 4 (MultKernel's) or 8 */
+  PetscInt coowalk;    /* COO with duplicates: 1 csr (a thread per nonzero, CSR order), 2 lane (a thread per slice lane, slot order) */
 } EllwarpTune;
 
 PETSC_INTERN void EllwarpTuneResolve(const EllwarpLayout *, const EllwarpTune *, EllwarpTune *);

@@ -757,4 +757,5 @@ void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpT
   if (t->multacc <= 0) t->multacc = 1;
   if (t->multunroll <= 0) t->multunroll = 4;
   if (t->coounroll <= 0) t->coounroll = 1;
+  if (t->coowalk <= 0) t->coowalk = 1;
 }

@@ -57,6 +57,12 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscOptionsInt("-mat_ellwarp_long_unroll", "Long-row chunks: entries per thread loaded before summing (0, 1: plain loop; 2, 4, 8: in a kernel of their own)", "", e->tune.longunroll, &e->tune.longunroll, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_long_block_size", "Long-row chunks: 0 in the slice kernel, else a kernel of their own with this block size", "", e->tune.longblock, &e->tune.longblock, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_coo_unroll", "COO with duplicates: entries per thread in flight (1: plain loop; 2, 4, 8, 16); 0: automatic", "", e->tune.coounroll, &e->tune.coounroll, NULL));
+  {
+    static const char *const walks[] = {"auto", "csr", "lane"};
+    PetscInt                  wk      = e->tune.coowalk;
+    PetscCall(PetscOptionsEList("-mat_ellwarp_coo_walk", "COO with duplicates: a thread per nonzero in CSR order, or per slice lane in slot order", "", walks, 3, walks[wk], &wk, NULL));
+    e->tune.coowalk = wk;
+  }
   PetscCall(PetscOptionsInt("-mat_ellwarp_coo_block_size", "COO kernels: threads per block (0: 256)", "", e->tune.cooblock, &e->tune.cooblock, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(e->tune.multlanes == 0 || e->tune.multlanes == 1 || e->tune.multlanes == 2 || e->tune.multlanes == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_lanes %" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", e->tune.multlanes);
@@ -304,8 +310,8 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     {
       EllwarpTune t;
       EllwarpTuneResolve(e->L, &e->tune, &t);
-      if (t.multlanes != 1 || t.multacc != 1 || t.multnc || t.multunroll != 4 || t.longunroll > 1 || t.longblock || t.coounroll != 1 || t.cooblock)
-        PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants: mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT " block %" PetscInt_FMT ", coo unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.longblock, t.coounroll, t.cooblock));
+      if (t.multlanes != 1 || t.multacc != 1 || t.multnc || t.multunroll != 4 || t.longunroll > 1 || t.longblock || t.coounroll != 1 || t.cooblock || t.coowalk != 1)
+        PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants: mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT " block %" PetscInt_FMT ", coo %s walk unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.longblock, t.coowalk == 2 ? "lane" : "csr", t.coounroll, t.cooblock));
     }
     if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(e->aijops.view(A, viewer));
