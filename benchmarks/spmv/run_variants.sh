@@ -30,7 +30,7 @@ timeout -k 10 300 bash "$here/run_suite.sh" --no-sell --bench "$build/benchmarks
   -formats ellwarp,aijcusparse,cusparse,sell32,variants -variants all "$@" || rc=$?
 {
   echo "# COO with duplicates (ms; aijcsp/var > 1: faster than AIJCUSPARSE)"
-  grep -E '^(VARIANT|type|MATSEQ|seq|ratio|#)' "$out/coo-variants.txt"
+  grep -E '^(VARIANT|variant|type|seq|ratio|#)' "$out/coo-variants.txt"
   echo
   echo "# SpMV, per matrix: the defaults (variant 'default' re-measured, and 'ellwarp_auto') and the best variant by /bestpeer"
   awk '$1 == "VARIANT" && $4 == "ok" {
