@@ -7,7 +7,7 @@
 #    -variants all                                                  -> DIR/spmv/main.txt, main.json, spmv.json
 # 3. DIR/summary.txt: the COO VARIANT lines, and per matrix the defaults and the best variant against
 #    the best peer (ratios of cold times, > 1: faster than every peer).
-# B defaults to $ELLWARP_GPU_BUILD, else build/.  Each step runs under timeout (COO 90 s, SpMV 300 s).
+# B defaults to $ELLWARP_GPU_BUILD, else build/.  Each step runs under timeout (COO 120 s, SpMV 300 s).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -24,7 +24,7 @@ out=${out:-$root/benchmarks/results/variants-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 rc=0
 echo "[run_variants] COO -> $out/coo-variants.txt" >&2
-timeout -k 10 90 "$build/benchmarks/coo/coo_bench" -n 40 -repeats 50 -variants all > "$out/coo-variants.txt" 2>&1 || rc=$?
+timeout -k 10 120 "$build/benchmarks/coo/coo_bench" -n 40 -repeats 50 -variants all > "$out/coo-variants.txt" 2>&1 || rc=$?
 echo "[run_variants] SpMV -> $out/spmv" >&2
 timeout -k 10 300 bash "$here/run_suite.sh" --no-sell --bench "$build/benchmarks/spmv/spmv_bench" -o "$out/spmv" -- \
   -formats ellwarp,aijcusparse,cusparse,sell32,variants -variants all "$@" || rc=$?
