@@ -46,7 +46,7 @@ static const Variant mult_variants[] = {
 
 static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 4", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 1 -mat_ellwarp_block_size 64 -mat_ellwarp_long_row 300"};
 
-static const char *const coo_variants[] = {"", "-mat_ellwarp_coo_unroll 2", "-mat_ellwarp_coo_unroll 4", "-mat_ellwarp_coo_unroll 8", "-mat_ellwarp_coo_unroll 16", "-mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 128", "-mat_ellwarp_coo_block_size 1024", "-mat_ellwarp_coo_walk lane", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 128", "-mat_ellwarp_coo_walk csr -mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2 -mat_ellwarp_long_row 20", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 2 -mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2 -mat_ellwarp_long_row 20"};
+static const char *const coo_variants[] = {"", "-mat_ellwarp_coo_unroll 1", "-mat_ellwarp_coo_unroll 2", "-mat_ellwarp_coo_unroll 4", "-mat_ellwarp_coo_unroll 8", "-mat_ellwarp_coo_unroll 16", "-mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 128", "-mat_ellwarp_coo_block_size 1024", "-mat_ellwarp_coo_walk lane", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 128", "-mat_ellwarp_coo_walk csr -mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2 -mat_ellwarp_long_row 20", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 2 -mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2 -mat_ellwarp_long_row 20"};
 
 static char backend[16] = "host";
 

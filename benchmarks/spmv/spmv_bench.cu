@@ -657,7 +657,8 @@ static const char *const SpmvVariantKeys[] = {"-mat_ellwarp_mult_lanes", "-mat_e
 static PetscErrorCode RunVariants(Mat A, Vec xh, Vec yref, const char *list, MatrixResult *res)
 {
   PetscFunctionBegin;
-  for (size_t v = 0; v < PETSC_STATIC_ARRAY_LENGTH(SpmvVariants); v++) {
+  /* not PETSC_STATIC_ARRAY_LENGTH: in C++ PETSc defines it as the extent of the LAST dimension (2 here) */
+  for (size_t v = 0; v < sizeof(SpmvVariants) / sizeof(SpmvVariants[0]); v++) {
     std::string  l = std::string(",") + list + ",", key = std::string(",") + SpmvVariants[v][0] + ",";
     FormatResult r;
     Mat          B = NULL;

@@ -806,6 +806,6 @@ void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpT
   if (t->multlanes <= 0) t->multlanes = 1;
   if (t->multacc <= 0) t->multacc = 1;
   if (t->multunroll <= 0) t->multunroll = 4;
-  if (t->coounroll <= 0) t->coounroll = 1;
+  if (t->coounroll <= 0) t->coounroll = 8; /* H100, coo_bench (384 k tets, ~6 entries per nonzero): 8 in flight 0.0516 ms, 1: 0.0638 ms, AIJCUSPARSE 0.0609 ms */
   if (t->coowalk <= 0) t->coowalk = 1;
 }

@@ -310,7 +310,7 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     {
       EllwarpTune t;
       EllwarpTuneResolve(e->L, &e->tune, &t);
-      if (t.multlanes != 1 || t.multacc != 1 || t.multnc || t.multunroll != 4 || t.longunroll > 1 || t.longblock || t.coounroll != 1 || t.cooblock || t.coowalk != 1)
+      if (t.multlanes != 1 || t.multacc != 1 || t.multnc || t.multunroll != 4 || t.longunroll > 1 || t.longblock || t.coounroll != 8 || t.cooblock || t.coowalk != 1)
         PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants: mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT " block %" PetscInt_FMT ", coo %s walk unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.longblock, t.coowalk == 2 ? "lane" : "csr", t.coounroll, t.cooblock));
     }
     if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
