@@ -800,12 +800,18 @@ void EllwarpHostZeroMasked(const EllwarpLayout *L, PetscScalar *val, const char 
    backends resolve through here, so the host reference follows any change of the accumulator count. */
 void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpTune *t)
 {
-  (void)L;
+  const PetscBool irregular = (PetscBool)(L && L->nrows > 0 && L->stdrowlen > L->meanrowlen);
+  const PetscBool uniform   = (PetscBool)(L && L->nrows > 0 && L->nnz > 0 && L->maxrowlen == L->minrowlen);
+
   if (req) *t = *req;
   else (void)PetscMemzero(t, sizeof(*t));
   if (t->multlanes <= 0) t->multlanes = 1;
-  if (t->multacc <= 0) t->multacc = 1;
-  if (t->multunroll <= 0) t->multunroll = 4;
+  /* from the H100 variant sweep (benchmarks/results/variants-h100/spmv-variants.txt, cold L2): power-law rows
+     (std > mean, the chooser's irregular class) gain from two accumulators and 8 steps in flight (web +3.8%,
+     circuit +2.6%), rows of one length (QCD-like, no padding) from 8 steps in flight (+2.9%); the FE matrices
+     lose 0.5-2% with either, so they keep one accumulator and 4 steps */
+  if (t->multacc <= 0) t->multacc = irregular ? 2 : 1;
+  if (t->multunroll <= 0) t->multunroll = irregular || uniform ? 8 : 4;
   if (t->coounroll <= 0) t->coounroll = 8; /* H100, coo_bench (384 k tets, ~6 entries per nonzero): 8 in flight 0.0516 ms, 1: 0.0638 ms, AIJCUSPARSE 0.0609 ms */
   if (t->coowalk <= 0) t->coowalk = 1;
 }

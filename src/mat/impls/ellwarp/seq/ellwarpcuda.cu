@@ -940,9 +940,13 @@ static PetscErrorCode RowForm(EllwarpStore *S)
     if (!strcmp(how, "map")) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ellwarp_gather_slices", &g, NULL));
     PetscCheck(g == 0 || g == 1 || g == 2 || g == 4 || g == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather_slices %" PetscInt_FMT ": 0, 1, 2, 4 or 8", g);
-    if (!g) { /* about 1024 slots per warp */
-      const PetscCount per = L->nslices ? L->nsliceslots / L->nslices : 0;
-      g                    = per >= 1024 ? 1 : per >= 512 ? 2 : per >= 256 ? 4 : 8;
+    if (!g) { /* H100 (amortize_bench, the gather alone, in SpMVs of each matrix): the row form at one slice per warp
+                 beats the map gather on scalar P1 (K1 slices ~15 steps wide: 1.4 vs 1.7) and loses on 3-dof
+                 elasticity (K1, ~43 steps: 2.2 vs 2.0-2.1); more slices per warp were slower on both (2.0-4.1).
+                 Not understood yet: an empirical cut between the two, on the mean slice width */
+      const PetscCount steps = L->nslices ? L->nsliceslots / L->nslices / ELLWARP_LANES : 0;
+      if (steps > 24) PetscFunctionReturn(PETSC_SUCCESS); /* the map gather */
+      g = 1;
     }
     S->gatherslices = (int)g;
   }

@@ -310,8 +310,9 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     {
       EllwarpTune t;
       EllwarpTuneResolve(e->L, &e->tune, &t);
-      if (t.multlanes != 1 || t.multacc != 1 || t.multnc || t.multunroll != 4 || t.longunroll > 1 || t.longblock || t.coounroll != 8 || t.cooblock || t.coowalk != 1)
-        PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants: mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT " block %" PetscInt_FMT ", coo %s walk unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.longblock, t.coowalk == 2 ? "lane" : "csr", t.coounroll, t.cooblock));
+      const EllwarpTune *q = &e->tune;
+      const PetscBool    requested = (PetscBool)(q->multlanes || q->multacc || q->multnc || q->multunroll || q->longunroll || q->longblock || q->coounroll || q->cooblock || q->coowalk);
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants (%s): mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT " block %" PetscInt_FMT ", coo %s walk unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", requested ? "some requested" : "automatic", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.longblock, t.coowalk == 2 ? "lane" : "csr", t.coounroll, t.cooblock));
     }
     if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(e->aijops.view(A, viewer));
