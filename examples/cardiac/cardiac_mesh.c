@@ -33,13 +33,92 @@ static PetscErrorCode CreateBox(const PetscReal L[3], const PetscInt n[3], LVMes
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Mesh quality (why: the structured LV's collapsed apex pole makes slivers whose aspect ratio grows with the
+   circumferential count, and CG + Jacobi iterations grow with it until they exceed the limit): signed volumes
+   (degenerate and each orientation counted), dihedral angles, tets per vertex. */
+static PetscErrorCode CardiacMeshQuality(const LVMesh *m)
+{
+  static const int edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  PetscInt        *val, vmax = 0, vmaxat = 0, npos = 0, nneg = 0, ndeg = 0, nsmall = 0;
+  PetscReal        vol = 0, dmin = 180, dmax = 0, vmin = PETSC_MAX_REAL, vmx = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(m->nv, &val));
+  for (PetscInt t = 0; t < m->nt; t++) {
+    const PetscInt *v = m->tet + 4 * t;
+    PetscReal       x[4][3], n[4][3], det, L = 0;
+    for (int a = 0; a < 4; a++) {
+      val[v[a]]++;
+      for (int d = 0; d < 3; d++) x[a][d] = m->xyz[3 * v[a] + d];
+    }
+    for (int e = 0; e < 6; e++) {
+      PetscReal l = 0;
+      for (int d = 0; d < 3; d++) l += PetscSqr(x[edges[e][1]][d] - x[edges[e][0]][d]);
+      L = PetscMax(L, l);
+    }
+    {
+      PetscReal a[3], b[3], c[3];
+      for (int d = 0; d < 3; d++) {
+        a[d] = x[1][d] - x[0][d];
+        b[d] = x[2][d] - x[0][d];
+        c[d] = x[3][d] - x[0][d];
+      }
+      det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+    }
+    if (PetscAbsReal(det) <= 1e-12 * L * PetscSqrtReal(L)) {
+      ndeg++;
+      continue;
+    }
+    if (det > 0) npos++;
+    else nneg++;
+    vol += PetscAbsReal(det) / 6;
+    vmin = PetscMin(vmin, PetscAbsReal(det) / 6);
+    vmx  = PetscMax(vmx, PetscAbsReal(det) / 6);
+    /* face normals (face a = opposite vertex a, pointing away from it); dihedral angle at the edge shared by
+       faces a and b = pi - angle(n_a, n_b) */
+    for (int a = 0; a < 4; a++) {
+      const PetscReal *p = x[(a + 1) % 4], *q = x[(a + 2) % 4], *r = x[(a + 3) % 4];
+      PetscReal        u[3], w[3], nn = 0, s = 0;
+      for (int d = 0; d < 3; d++) {
+        u[d] = q[d] - p[d];
+        w[d] = r[d] - p[d];
+      }
+      n[a][0] = u[1] * w[2] - u[2] * w[1];
+      n[a][1] = u[2] * w[0] - u[0] * w[2];
+      n[a][2] = u[0] * w[1] - u[1] * w[0];
+      for (int d = 0; d < 3; d++) {
+        nn += n[a][d] * n[a][d];
+        s += n[a][d] * (x[a][d] - p[d]);
+      }
+      nn = PetscSqrtReal(nn);
+      for (int d = 0; d < 3; d++) n[a][d] /= (s > 0 ? -nn : nn);
+    }
+    for (int a = 0; a < 4; a++)
+      for (int b = a + 1; b < 4; b++) {
+        PetscReal c = n[a][0] * n[b][0] + n[a][1] * n[b][1] + n[a][2] * n[b][2], ang;
+        ang  = 180.0 - PetscAcosReal(PetscMin(1.0, PetscMax(-1.0, c))) * 180.0 / PETSC_PI;
+        dmin = PetscMin(dmin, ang);
+        dmax = PetscMax(dmax, ang);
+        if (ang < 5.0) nsmall++;
+      }
+  }
+  for (PetscInt v = 0; v < m->nv; v++)
+    if (val[v] > vmax) {
+      vmax   = val[v];
+      vmaxat = v;
+    }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: mesh quality: volume %.4f mm^3, element volumes %.3e .. %.3e, %" PetscInt_FMT " degenerate, orientation %" PetscInt_FMT " +/%" PetscInt_FMT " -; dihedral angles %.2f .. %.2f deg (%" PetscInt_FMT " below 5 deg); at most %" PetscInt_FMT " tets at a vertex (at %.3g,%.3g,%.3g)\n", (double)vol, (double)vmin, (double)vmx, ndeg, npos, nneg, (double)dmin, (double)dmax, nsmall, vmax, (double)m->xyz[3 * vmaxat], (double)m->xyz[3 * vmaxat + 1], (double)m->xyz[3 * vmaxat + 2]));
+  PetscCall(PetscFree(val));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
 {
   char      mesh[PETSC_MAX_PATH_LEN] = "lv";
   PetscInt  refine = 0, lvnodes = 20000, nt;
   PetscReal slab_h = 0.5, slabL[3] = {20, 7, 3}, helix[2] = {60, -60}, stimc[3] = {0, 0, -18.5}, stimr = 2.5, stimx = 1.5;
   PetscInt  nL = 3, nh = 2, nc = 3;
-  PetscBool rcm = PETSC_TRUE, sfc = PETSC_FALSE, isfile;
+  PetscBool rcm = PETSC_TRUE, sfc = PETSC_FALSE, isfile, quality = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Cardiac example: mesh, fibres and stimulus", NULL);
@@ -54,6 +133,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscCall(PetscOptionsRealArray("-stim_center", "LV/file meshes: centre of the stimulated ball (mm)", NULL, stimc, &nc, NULL));
   PetscCall(PetscOptionsReal("-stim_radius", "LV/file meshes: radius of the stimulated ball (mm)", NULL, stimr, &stimr, NULL));
   PetscCall(PetscOptionsReal("-stim_x", "slab: elements with centroid x below this are stimulated (mm)", NULL, stimx, &stimx, NULL));
+  PetscCall(PetscOptionsBool("-mesh_quality", "print mesh quality: volumes, orientation, dihedral angles, tets per vertex", NULL, quality, &quality, NULL));
   PetscOptionsEnd();
 
   PetscCall(PetscMemzero(cm, sizeof(*cm)));
@@ -83,6 +163,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   }
   if (sfc) PetscCall(LVMeshRenumberSFC(&cm->m, PETSC_TRUE));
   else if (rcm) PetscCall(LVMeshRenumberRCM(&cm->m));
+  if (quality) PetscCall(CardiacMeshQuality(&cm->m));
   nt = cm->m.nt;
   PetscCall(PetscMalloc1(3 * (size_t)nt, &cm->fib));
   PetscCall(PetscMalloc1((size_t)nt, &cm->stim));
