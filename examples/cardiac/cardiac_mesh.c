@@ -5,6 +5,8 @@
 #include "cardiac.h"
 #include <petsc/private/ellwarpkuhn.h>
 #include <math.h>
+#include <string.h>
+#include <strings.h>
 
 #if !defined(CARDIAC_DATA_DIR)
   #define CARDIAC_DATA_DIR "benchmarks/common"
@@ -112,23 +114,43 @@ static PetscErrorCode CardiacMeshQuality(const LVMesh *m)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* which file reader a -mesh name needs */
+static PetscErrorCode IsExodusName(const char name[], PetscBool *exo)
+{
+  static const char *const ext[] = {".exo", ".e", ".ex2", ".exii", ".g", ".gen"};
+  size_t                   len   = strlen(name);
+
+  PetscFunctionBegin;
+  *exo = PETSC_FALSE;
+  for (size_t k = 0; k < sizeof(ext) / sizeof(ext[0]); k++) {
+    size_t l = strlen(ext[k]);
+    if (len > l && !strcasecmp(name + len - l, ext[k])) *exo = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
 {
-  char      mesh[PETSC_MAX_PATH_LEN] = "lv";
-  PetscInt  refine = 0, lvnodes = 20000, nt;
-  PetscReal slab_h = 0.5, slabL[3] = {20, 7, 3}, helix[2] = {60, -60}, stimc[3] = {0, 0, -18.5}, stimr = 2.5, stimx = 1.5;
-  PetscInt  nL = 3, nh = 2, nc = 3;
-  PetscBool rcm = PETSC_TRUE, sfc = PETSC_FALSE, isfile, quality = PETSC_FALSE;
+  char        mesh[PETSC_MAX_PATH_LEN] = "lv", fname[256] = "", fdesc[sizeof(cm->fibres)] = "";
+  PetscInt    refine = 0, lvnodes = 20000, nt;
+  PetscReal   slab_h = 0.5, slabL[3] = {20, 7, 3}, helix[2] = {60, -60}, stimc[3] = {0, 0, -18.5}, stimr = 2.5, stimx = 1.5;
+  PetscInt    nL = 3, nh = 2, nc = 3;
+  PetscBool   rcm = PETSC_TRUE, sfc = PETSC_FALSE, isfile = PETSC_FALSE, quality = PETSC_FALSE, exo = PETSC_FALSE;
+  PetscReal  *ffib = NULL; /* [3][nt] fibres from the file, refined along with the mesh */
+  const char *srcs[] = {"auto", "file", "rule", "CardiacFibreSource", "CARDIAC_FIBRES_", NULL};
+  PetscEnum   src    = 0; /* auto: the file's fibres when it has them, else the rule */
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Cardiac example: mesh, fibres and stimulus", NULL);
-  PetscCall(PetscOptionsString("-mesh", "lv (gmsh LV of Land et al. 2015, ~20k nodes), lvstruct (structured LV, -lv_nodes), slab (20x7x3 mm, -slab_h), or a gmsh .msh[.xz|.gz] tetrahedral mesh", NULL, mesh, mesh, sizeof(mesh), NULL));
+  PetscCall(PetscOptionsString("-mesh", "lv (gmsh LV of Land et al. 2015, ~20k nodes), lv6k (gmsh LV, 6.5k nodes: base of the refinement study), lvstruct (structured LV, -lv_nodes), slab (20x7x3 mm, -slab_h), a gmsh .msh[.xz|.gz] or an ExodusII .exo/.e (netCDF classic, 64-bit offset or CDF-5) tetrahedral mesh", NULL, mesh, mesh, sizeof(mesh), NULL));
   PetscCall(PetscOptionsInt("-lv_nodes", "lvstruct: about this many vertices", NULL, lvnodes, &lvnodes, NULL));
   PetscCall(PetscOptionsReal("-slab_h", "slab: mesh size (mm)", NULL, slab_h, &slab_h, NULL));
   PetscCall(PetscOptionsRealArray("-slab_size", "slab: edge lengths (mm)", NULL, slabL, &nL, NULL));
   PetscCall(PetscOptionsInt("-refine", "uniform refinements (1 tet -> 8)", NULL, refine, &refine, NULL));
   PetscCall(PetscOptionsBool("-rcm", "renumber the vertices by reverse Cuthill-McKee", NULL, rcm, &rcm, NULL));
   PetscCall(PetscOptionsBool("-sfc", "renumber the vertices along a Hilbert curve (replaces -rcm): row blocks are compact 3-D clusters", NULL, sfc, &sfc, NULL));
+  PetscCall(PetscOptionsEnum("-fibres", "fibre directions: auto (from the mesh file when it has a fibre field, else rule-based), file (from the mesh file, error when absent), rule (rule-based LV helix, -helix)", NULL, srcs, src, &src, NULL));
+  PetscCall(PetscOptionsString("-fibres_field", "name of the fibre field in the mesh file (gmsh: a 3-component $ElementData/$NodeData/$ElementNodeData field; ExodusII: element variables, element attributes or nodal variables NAME_x/_y/_z, NAMEx/y/z or NAME1/2/3); default: any name starting with \"fib\"", NULL, fname, fname, sizeof(fname), NULL));
   PetscCall(PetscOptionsRealArray("-helix", "LV fibres: helix angle endocardium,epicardium (degrees)", NULL, helix, &nh, NULL));
   PetscCall(PetscOptionsRealArray("-stim_center", "LV/file meshes: centre of the stimulated ball (mm)", NULL, stimc, &nc, NULL));
   PetscCall(PetscOptionsReal("-stim_radius", "LV/file meshes: radius of the stimulated ball (mm)", NULL, stimr, &stimr, NULL));
@@ -140,6 +162,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscCall(PetscStrcmp(mesh, "slab", &cm->slab));
   if (cm->slab) {
     PetscInt n[3];
+    PetscCheck(src != 1, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "cardiac: -fibres file needs a mesh file (-mesh FILE)");
     for (int d = 0; d < 3; d++) n[d] = PetscMax(1, (PetscInt)round(slabL[d] / slab_h));
     PetscCall(CreateBox(slabL, n, &cm->m));
     for (int q = 0; q < 2; q++) {
@@ -148,34 +171,64 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
       cm->probe[q][2] = 0.5 * slabL[2];
     }
   } else {
-    PetscBool lv, lvs;
+    PetscBool lv, lv6k, lvs;
     PetscCall(PetscStrcmp(mesh, "lv", &lv));
+    PetscCall(PetscStrcmp(mesh, "lv6k", &lv6k));
     PetscCall(PetscStrcmp(mesh, "lvstruct", &lvs));
-    isfile = (PetscBool)(!lv && !lvs);
+    isfile = (PetscBool)(!lv && !lv6k && !lvs);
+    if (isfile) PetscCall(IsExodusName(mesh, &exo));
+    PetscCheck(isfile || src != 1, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "cardiac: -fibres file needs a mesh file (-mesh FILE); -mesh %s has no fibre data", mesh);
     if (lvs) PetscCall(LVMeshCreateStructuredByNodes(lvnodes, &cm->m));
-    else PetscCall(LVMeshReadGmsh(isfile ? mesh : CARDIAC_DATA_DIR "/lv_coarse.msh.xz", &cm->m));
+    else if (exo) PetscCall(CardiacExodusRead(mesh, &cm->m, src != 2, fname, &ffib, fdesc, sizeof(fdesc)));
+    else if (isfile && src != 2) {
+      PetscInt *vtag, *ttag;
+      PetscBool found;
+      PetscCall(LVMeshReadGmshTags(mesh, &cm->m, &vtag, &ttag));
+      PetscCall(PetscMalloc1(3 * (size_t)cm->m.nt, &ffib));
+      PetscCall(CardiacFibresReadGmsh(mesh, &cm->m, vtag, ttag, fname, ffib, &found, fdesc, sizeof(fdesc)));
+      if (!found) PetscCall(PetscFree(ffib));
+      PetscCall(PetscFree(vtag));
+      PetscCall(PetscFree(ttag));
+    } else PetscCall(LVMeshReadGmsh(isfile ? mesh : lv6k ? CARDIAC_DATA_DIR "/lv_6k.msh.xz" : CARDIAC_DATA_DIR "/lv_coarse.msh.xz", &cm->m));
+    PetscCheck(src != 1 || ffib, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "cardiac: -fibres file: %s has no fibre field (%s%s, 3 components)", mesh, fname[0] ? "named " : "a name starting with \"fib\"", fname);
   }
   for (PetscInt k = 0; k < refine; k++) {
     LVMesh fine;
     PetscCall(LVMeshRefineUniform(&cm->m, &fine));
+    if (ffib) { /* LVMeshRefineUniform puts the 8 children of tet e at 8e .. 8e+7: they inherit its fibre */
+      PetscReal *f;
+      PetscCall(PetscMalloc1(3 * (size_t)fine.nt, &f));
+      for (int d = 0; d < 3; d++)
+        for (PetscInt e = 0; e < fine.nt; e++) f[(size_t)d * fine.nt + e] = ffib[(size_t)d * cm->m.nt + e / 8];
+      PetscCall(PetscFree(ffib));
+      ffib = f;
+    }
     PetscCall(LVMeshDestroy(&cm->m));
     cm->m = fine;
   }
   if (sfc) PetscCall(LVMeshRenumberSFC(&cm->m, PETSC_TRUE));
-  else if (rcm) PetscCall(LVMeshRenumberRCM(&cm->m));
+  else if (rcm) PetscCall(LVMeshRenumberRCM(&cm->m)); /* vertices only: the tet order (and ffib) stays */
   if (quality) PetscCall(CardiacMeshQuality(&cm->m));
   nt = cm->m.nt;
-  PetscCall(PetscMalloc1(3 * (size_t)nt, &cm->fib));
   PetscCall(PetscMalloc1((size_t)nt, &cm->stim));
+  if (ffib) cm->fib = ffib;
+  else PetscCall(PetscMalloc1(3 * (size_t)nt, &cm->fib));
   for (PetscInt e = 0; e < nt; e++) {
     PetscReal c[3] = {0, 0, 0}, f[3] = {1, 0, 0}, r2 = 0;
     for (int a = 0; a < 4; a++)
       for (int d = 0; d < 3; d++) c[d] += 0.25 * cm->m.xyz[3 * cm->m.tet[4 * e + a] + d];
-    if (!cm->slab) LVMeshFibre(c, helix[0], helix[1], f);
-    for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = f[d];
+    if (!ffib) {
+      if (!cm->slab) LVMeshFibre(c, helix[0], helix[1], f);
+      for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = f[d];
+    }
     for (int d = 0; d < 3; d++) r2 += PetscSqr(c[d] - stimc[d]);
     cm->stim[e] = cm->slab ? (c[0] < stimx ? 1.0 : 0.0) : (r2 < stimr * stimr ? 1.0 : 0.0);
   }
+  if (ffib) PetscCall(PetscSNPrintf(cm->fibres, sizeof(cm->fibres), "from the mesh file: %s", fdesc));
+  else if (cm->slab) PetscCall(PetscSNPrintf(cm->fibres, sizeof(cm->fibres), "rule: along x (slab)"));
+  else PetscCall(PetscSNPrintf(cm->fibres, sizeof(cm->fibres), "rule: LV helix %g (endocardium) to %g (epicardium) degrees%s", (double)helix[0], (double)helix[1], isfile && src == 0 ? "; the mesh file has no fibre field" : ""));
+  cm->fibres_from_file = ffib ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: fibres %s\n", cm->fibres));
   {
     PetscReal ns = 0;
     for (PetscInt e = 0; e < nt; e++) ns += cm->stim[e];
