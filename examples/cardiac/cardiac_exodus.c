@@ -22,6 +22,8 @@
 #include <string.h>
 #include <ctype.h>
 #include <stdint.h>
+#include <strings.h>
+#include <sys/types.h>
 
 typedef struct {
   char      name[256];
