@@ -477,7 +477,7 @@ int main(int argc, char **argv)
   Box       b;
   char      dir[PETSC_MAX_PATH_LEN] = "/tmp", wexo[PETSC_MAX_PATH_LEN] = "", wmsh[PETSC_MAX_PATH_LEN] = "", path[PETSC_MAX_PATH_LEN];
   PetscInt  npass = 0;
-  PetscBool keep = PETSC_FALSE, chk;
+  PetscBool keep = PETSC_FALSE, chk, lvdone = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dir", dir, sizeof(dir), NULL));
@@ -485,6 +485,35 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-write_msh", wmsh, sizeof(wmsh), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-keep", &keep, NULL)); /* keep the files (to inspect them with ncdump) */
   PetscCall(BoxCreate(&b));
+  {                                      /* -lv_in MESH -lv_out FILE: MESH with the rule-based fibres as $ElementData "fibres" */
+    char      lvin[PETSC_MAX_PATH_LEN] = "", lvout[PETSC_MAX_PATH_LEN] = "";
+    PetscBool f1, f2;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-lv_in", lvin, sizeof(lvin), &f1));
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-lv_out", lvout, sizeof(lvout), &f2));
+    if (f1 && f2) {
+      LVMesh m;
+      FILE  *fp;
+      PetscCall(LVMeshReadGmsh(lvin, &m));
+      fp = fopen(lvout, "w");
+      PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot write %s", lvout);
+      fprintf(fp, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%" PetscInt_FMT "\n", m.nv);
+      for (PetscInt v = 0; v < m.nv; v++) fprintf(fp, "%" PetscInt_FMT " %.17g %.17g %.17g\n", v + 1, (double)m.xyz[3 * v], (double)m.xyz[3 * v + 1], (double)m.xyz[3 * v + 2]);
+      fprintf(fp, "$EndNodes\n$Elements\n%" PetscInt_FMT "\n", m.nt);
+      for (PetscInt e = 0; e < m.nt; e++) fprintf(fp, "%" PetscInt_FMT " 4 2 1 1 %" PetscInt_FMT " %" PetscInt_FMT " %" PetscInt_FMT " %" PetscInt_FMT "\n", e + 1, m.tet[4 * e] + 1, m.tet[4 * e + 1] + 1, m.tet[4 * e + 2] + 1, m.tet[4 * e + 3] + 1);
+      fprintf(fp, "$EndElements\n$ElementData\n1\n\"fibres\"\n1\n0.0\n3\n0\n3\n%" PetscInt_FMT "\n", m.nt);
+      for (PetscInt e = 0; e < m.nt; e++) {
+        PetscReal c[3] = {0, 0, 0}, f[3];
+        for (int a = 0; a < 4; a++)
+          for (int d = 0; d < 3; d++) c[d] += 0.25 * m.xyz[3 * m.tet[4 * e + a] + d]; /* as cardiac_mesh.c does */
+        LVMeshFibre(c, 60, -60, f);
+        fprintf(fp, "%" PetscInt_FMT " %.17g %.17g %.17g\n", e + 1, (double)f[0], (double)f[1], (double)f[2]);
+      }
+      fprintf(fp, "$EndElementData\n");
+      fclose(fp);
+      PetscCall(LVMeshDestroy(&m));
+      lvdone = PETSC_TRUE;
+    }
+  }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-check_exo", path, sizeof(path), &chk));
   if (chk) { /* an ExodusII file of the box written by other software (e.g. nccopy -k classic of one of ours): -check_kind 0..3 */
     PetscInt   fk = 0;
@@ -500,7 +529,7 @@ int main(int argc, char **argv)
     PetscCall(PetscFree(fib));
     PetscCall(LVMeshDestroy(&m));
   }
-  if (chk || wexo[0] || wmsh[0]) { /* files for the example run */
+  if (chk || lvdone || wexo[0] || wmsh[0]) { /* files for the example run */
     if (wexo[0]) PetscCall(WriteExodus(wexo, &b, 2, FIB_ELEMVAR, PETSC_FALSE, PETSC_FALSE));
     if (wmsh[0]) PetscCall(WriteGmsh(wmsh, &b, PETSC_TRUE, 0, "fibres"));
     PetscCall(BoxDestroy(&b));

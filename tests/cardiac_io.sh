@@ -3,9 +3,9 @@
 # 64-bit offset, fibres as element variables) and a gmsh 4.1 file ($ElementData "fibres"); a few steps each,
 # fibres from the file (-fibres file) and rule-based (-fibres rule); -fibres file on a mesh without fibre data
 # must fail with a clear message.
-#   cardiac_io.sh CARDIAC_EXE CARDIAC_IO_EXE [extra example options]
+#   cardiac_io.sh CARDIAC_EXE CARDIAC_IO_EXE LV_6K_MSH [extra example options]
 set -euo pipefail
-exe=$1; io=$2; shift 2
+exe=$1; io=$2; lv6k=$3; shift 3
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$io" -write_exo "$tmp/box.exo" -write_msh "$tmp/box.msh"
 common=(-dt 0.25 -steps 40 -stim_center 0,0,0 -stim_radius 1.0 -png 0 -final_vtu 0 -monitor_every 20
@@ -28,6 +28,15 @@ sa=$(grep "cardiac: 40 steps" "$tmp/a.log"); sb=$(grep "cardiac: 40 steps" "$tmp
 echo "exo : $sa"; echo "msh : $sb"; echo "rule: $sc"
 [ "$sa" = "$sb" ] || { echo "FAIL: ExodusII and gmsh runs differ"; exit 1; }
 [ "$sa" != "$sc" ] || { echo "FAIL: file and rule fibres give the same activation"; exit 1; }
+# a real LV: lv_6k with the rule's fibres written as $ElementData: -fibres file must reproduce -fibres rule exactly
+"$io" -lv_in "$lv6k" -lv_out "$tmp/lv.msh"
+lvopts=(-dt 0.25 -steps 24 -png 0 -final_vtu 0 -monitor_every 0 -dm_mat_type ellwarp -mat_ellwarp_backend host -dm_assembly_type host "$@")
+"$exe" -mesh "$tmp/lv.msh" -fibres file "${lvopts[@]}" > "$tmp/e.log" 2>&1 || { cat "$tmp/e.log"; echo "FAIL: LV file-fibre run"; exit 1; }
+"$exe" -mesh lv6k -fibres rule "${lvopts[@]}" > "$tmp/f.log" 2>&1 || { cat "$tmp/f.log"; echo "FAIL: LV rule run"; exit 1; }
+check "$tmp/e.log" 'fibres from the mesh file: field "fibres"' "LV file fibres"
+se=$(grep "cardiac: 24 steps" "$tmp/e.log"); sf=$(grep "cardiac: 24 steps" "$tmp/f.log")
+echo "LV file: $se"; echo "LV rule: $sf"
+[ -n "$se" ] && [ "$se" = "$sf" ] || { echo "FAIL: LV with the rule's fibres read from the file differs from the rule"; exit 1; }
 if "$exe" -mesh lv -fibres file "${common[@]}" > "$tmp/d.log" 2>&1; then echo "FAIL: -fibres file on -mesh lv did not fail"; exit 1; fi
 check "$tmp/d.log" "fibres file needs a mesh file" "-fibres file error"
 echo "PASS"
