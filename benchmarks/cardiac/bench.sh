@@ -17,7 +17,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/benchmarks/results/cardiac-bench
 exe=${ELLWARP_BUILD_DIR:-$root/build}/examples/cardiac
-meshes="s6k lv20k lv144k lv1m s2m"; cpumeshes="lv20k lv144k lv1m"; peermeshes="lv144k lv1m"
+meshes="s6k lv20k lv144k lv1m lv6k-r3"; cpumeshes="lv20k lv144k lv1m"; peermeshes="lv144k lv1m"
 gsteps=40; csteps=5; gpu=${ELLWARP_HAVE_DEVICE:-0}; tableonly=0
 while [ $# -gt 0 ]; do
   case $1 in

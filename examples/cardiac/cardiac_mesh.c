@@ -178,7 +178,11 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
     isfile = (PetscBool)(!lv && !lv6k && !lvs);
     if (isfile) PetscCall(IsExodusName(mesh, &exo));
     PetscCheck(isfile || src != 1, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "cardiac: -fibres file needs a mesh file (-mesh FILE); -mesh %s has no fibre data", mesh);
-    if (lvs) PetscCall(LVMeshCreateStructuredByNodes(lvnodes, &cm->m));
+    if (lvs) {
+      PetscCall(LVMeshCreateStructuredByNodes(lvnodes, &cm->m));
+      if (cm->m.nv > 200000) /* README.md: min dihedral 0.75 deg and ~700 CG its per solve at 328k */
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: note: the structured LV's apex pole makes slivers that get thinner with the circumferential count (-mesh_quality); CG + Jacobi iterations grow fast with it and exceed 1000 near 2 M vertices; -mesh lv6k -refine k is shape-regular at every size\n"));
+    }
     else if (exo) PetscCall(CardiacExodusRead(mesh, &cm->m, src != 2, fname, &ffib, fdesc, sizeof(fdesc)));
     else if (isfile && src != 2) {
       PetscInt *vtag, *ttag;
