@@ -28,6 +28,10 @@ sa=$(grep "cardiac: 40 steps" "$tmp/a.log"); sb=$(grep "cardiac: 40 steps" "$tmp
 echo "exo : $sa"; echo "msh : $sb"; echo "rule: $sc"
 [ "$sa" = "$sb" ] || { echo "FAIL: ExodusII and gmsh runs differ"; exit 1; }
 [ "$sa" != "$sc" ] || { echo "FAIL: file and rule fibres give the same activation"; exit 1; }
+# refined: the children inherit the file's fibres
+"$exe" -mesh "$tmp/box.msh" -refine 1 -fibres file "${common[@]}" -steps 4 > "$tmp/g.log" 2>&1 || { cat "$tmp/g.log"; echo "FAIL: refined msh run"; exit 1; }
+check "$tmp/g.log" 'fibres from the mesh file: field "fibres"' "refined gmsh fibres"
+check "$tmp/g.log" "cardiac: 4 steps" "refined gmsh run"
 # a real LV: lv_6k with the rule's fibres written as $ElementData: -fibres file must reproduce -fibres rule exactly
 "$io" -lv_in "$lv6k" -lv_out "$tmp/lv.msh"
 lvopts=(-dt 0.25 -steps 24 -png 0 -final_vtu 0 -monitor_every 0 -dm_mat_type ellwarp -mat_ellwarp_backend host -dm_assembly_type host "$@")
