@@ -9,7 +9,8 @@
 # halves with every 8x vertices, and CG + Jacobi needs > 1000 iterations at 2.4 M (see README.md there).
 #
 #   refine_study.sh gpu [-o OUTDIR] [-x CARDIAC_EXE] [-- extra options]   GPU pipelines (ELLWARP on all four, AIJCUSPARSE
-#                                                                         on r2, r3), 40 steps each
+#                                                                         on r2; REFINE_PEERS="lv6k-r2 lv6k-r3" adds r3,
+#                                                                         ~1.5 min more), 40 steps each
 #   refine_study.sh cpu [-o OUTDIR] [-x CARDIAC_EXE] [-- extra options]   CPU pipeline, 5 steps (2 on r3: set-up ~1 min + first step ~1 min there)
 #   refine_study.sh table [-o OUTDIR]                                     merge both into OUTDIR/table.md
 # Host budget at r3 (measured on the 2-core development machine, set-up only): see README.md in this directory.
@@ -30,7 +31,7 @@ done
 meshes="lv6k lv6k-r1 lv6k-r2 lv6k-r3"
 case $mode in
   gpu)
-    bash "$here/bench.sh" -o "$out" -x "$exe" -m "$meshes" -c "" -p "lv6k-r2 lv6k-r3" -s 40 -g 1 -- "$@" ;;
+    bash "$here/bench.sh" -o "$out" -x "$exe" -m "$meshes" -c "" -p "${REFINE_PEERS:-lv6k-r2}" -s 40 -g 1 -- "$@" ;;
   cpu)
     bash "$here/bench.sh" -o "$out" -x "$exe" -m "lv6k lv6k-r1 lv6k-r2" -c "lv6k lv6k-r1 lv6k-r2" -p "" -S 5 -g 0 -- "$@"
     bash "$here/bench.sh" -o "$out" -x "$exe" -m "lv6k-r3" -c "lv6k-r3" -p "" -S 2 -g 0 -- "$@" ;;
