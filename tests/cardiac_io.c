@@ -5,6 +5,12 @@ static const char help[] = "Cardiac example mesh input (examples/cardiac/cardiac
                            "  -write_exo FILE / -write_msh FILE: only write one file (for the example run in cardiac_io.sh)\n";
 
 /* ellwarp_add_test(cardiac_io PASS_REGULAR_EXPRESSION "cardiac_io: all [0-9]+ round trips PASS") */
+/* files of the same box rewritten by libnetcdf (nccopy) and gmsh: tests/data/cardiac_io/README.md */
+/* ellwarp_add_test(cardiac_io.libnetcdf_classic -check_exo ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_libnetcdf_classic_elemvar.exo -check_kind 0 PASS_REGULAR_EXPRESSION "PASS .*element variables") */
+/* ellwarp_add_test(cardiac_io.libnetcdf_64bit -check_exo ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_libnetcdf_64bit_attrib.exo -check_kind 1 PASS_REGULAR_EXPRESSION "PASS .*element attributes") */
+/* ellwarp_add_test(cardiac_io.libnetcdf_cdf5 -check_exo ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_libnetcdf_cdf5_nodal.exo -check_kind 2 PASS_REGULAR_EXPRESSION "PASS .*nodal variables") */
+/* ellwarp_add_test(cardiac_io.gmsh_v41 -check_msh ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_gmsh484_v41_elementdata.msh -check_kind 0 -coord_tol 1e-15 PASS_REGULAR_EXPRESSION "PASS .*ElementData") */
+/* ellwarp_add_test(cardiac_io.gmsh_v22 -check_msh ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_gmsh484_v22_nodedata.msh -check_kind 1 -coord_tol 1e-15 PASS_REGULAR_EXPRESSION "PASS .*NodeData") */
 
 /* The readers themselves, not copies (tests link petscellwarp only) */
 #include "../benchmarks/common/lvmesh.c"
