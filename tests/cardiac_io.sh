@@ -3,9 +3,9 @@
 # 64-bit offset, fibres as element variables) and a gmsh 4.1 file ($ElementData "fibres"); a few steps each,
 # fibres from the file (-fibres file) and rule-based (-fibres rule); -fibres file on a mesh without fibre data
 # must fail with a clear message.
-#   cardiac_io.sh CARDIAC_EXE CARDIAC_IO_EXE LV_6K_MSH [extra example options]
+#   cardiac_io.sh CARDIAC_EXE CARDIAC_IO_EXE LV_6K_MSH FIXTURE_DIR [extra example options]
 set -euo pipefail
-exe=$1; io=$2; lv6k=$3; shift 3
+exe=$1; io=$2; lv6k=$3; fixtures=$4; shift 4
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$io" -write_exo "$tmp/box.exo" -write_msh "$tmp/box.msh"
 common=(-dt 0.25 -steps 40 -stim_center 0,0,0 -stim_radius 1.0 -png 0 -final_vtu 0 -monitor_every 20
@@ -28,6 +28,11 @@ sa=$(grep "cardiac: 40 steps" "$tmp/a.log"); sb=$(grep "cardiac: 40 steps" "$tmp
 echo "exo : $sa"; echo "msh : $sb"; echo "rule: $sc"
 [ "$sa" = "$sb" ] || { echo "FAIL: ExodusII and gmsh runs differ"; exit 1; }
 [ "$sa" != "$sc" ] || { echo "FAIL: file and rule fibres give the same activation"; exit 1; }
+# the same box written by the SEACAS ExodusII library (tests/data/cardiac_io): the same activation
+"$exe" -mesh "$fixtures/box_libexodus_large_attrib.exo" -fibres file "${common[@]}" > "$tmp/h.log" 2>&1 || { cat "$tmp/h.log"; echo "FAIL: libexodus file run"; exit 1; }
+check "$tmp/h.log" "fibres from the mesh file: element attributes fiber_x, fiber_y, fiber_z" "libexodus attributes"
+sh=$(grep "cardiac: 40 steps" "$tmp/h.log"); echo "libexodus: $sh"
+[ "$sa" = "$sh" ] || { echo "FAIL: the libexodus file gives another activation than ours"; exit 1; }
 # refined: the children inherit the file's fibres
 "$exe" -mesh "$tmp/box.msh" -refine 1 -fibres file "${common[@]}" -steps 4 > "$tmp/g.log" 2>&1 || { cat "$tmp/g.log"; echo "FAIL: refined msh run"; exit 1; }
 check "$tmp/g.log" 'fibres from the mesh file: field "fibres"' "refined gmsh fibres"
