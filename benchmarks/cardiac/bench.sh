@@ -8,14 +8,16 @@
 # -t: no runs, only the table and JSON from OUTDIR/runs/*.json (to merge runs made by several invocations).
 # PEER_MESHES: meshes also run with the GPU peer matrix AIJCUSPARSE (same assembler, device vectors).
 # MESHES: names from  s6k (structured LV, ~6.5k vertices), lv20k (gmsh LV), lv144k (gmsh LV refined once),
-#   lv1m (gmsh LV refined twice, 1.08 M), s2m (structured LV, ~2.4 M).  -g 0: no GPU runs (CPU only, for testing
+#   lv1m (gmsh LV refined twice, 1.08 M), s2m (structured LV, ~2.4 M: CG + Jacobi exceeds 1000 iterations, apex
+#   slivers), lv6k lv6k-r1 lv6k-r2 lv6k-r3 (6.5k gmsh LV refined 0..3 times, up to 2.48 M).  Each run is limited
+#   to $CARDIAC_BENCH_TIMEOUT seconds (900).  -g 0: no GPU runs (CPU only, for testing
 #   the script here).  Each run: dt 0.25 ms from t = 0 (stimulus and first propagation), first step (set-up of
 #   plans and analyses) excluded from the means.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/benchmarks/results/cardiac-bench
 exe=${ELLWARP_BUILD_DIR:-$root/build}/examples/cardiac
-meshes="s6k lv20k lv144k lv1m s2m"; cpumeshes="lv20k lv144k lv1m"; peermeshes="lv144k lv1m"
+meshes="s6k lv20k lv144k lv1m lv6k-r3"; cpumeshes="lv20k lv144k lv1m"; peermeshes="lv144k lv1m"
 gsteps=40; csteps=5; gpu=${ELLWARP_HAVE_DEVICE:-0}; tableonly=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -40,6 +42,11 @@ mesh_opts() {
     lv144k) echo "-mesh lv -refine 1" ;;
     lv1m) echo "-mesh lv -refine 2" ;;
     s2m) echo "-mesh lvstruct -lv_nodes 2400000" ;;
+    # the refinement study (refine_study.sh): the 6.5k gmsh LV refined 0..3 times (6.5k, 46k, 326k, 2.48 M vertices)
+    lv6k) echo "-mesh lv6k" ;;
+    lv6k-r1) echo "-mesh lv6k -refine 1" ;;
+    lv6k-r2) echo "-mesh lv6k -refine 2" ;;
+    lv6k-r3) echo "-mesh lv6k -refine 3" ;;
     *) echo "unknown mesh $1" >&2; exit 2 ;;
   esac
 }
@@ -54,7 +61,7 @@ run() { # tag pipeline steps mesh-options...
     *) popts=(-dm_mat_type aij -dm_assembly_type host) ;;
   esac
   echo "[bench] $tag $pipe: $* ${popts[*]} -steps $steps" >&2
-  "$exe" "$@" "${common[@]}" "${popts[@]}" -steps "$steps" -label "$tag-$pipe" -json "$out/runs/$tag-$pipe.json" "${extra[@]}" \
+  timeout "${CARDIAC_BENCH_TIMEOUT:-900}" "$exe" "$@" "${common[@]}" "${popts[@]}" -steps "$steps" -label "$tag-$pipe" -json "$out/runs/$tag-$pipe.json" "${extra[@]}" \
     > "$out/runs/$tag-$pipe.log" 2>&1 || { echo "[bench] $tag $pipe FAILED:" >&2; tail -20 "$out/runs/$tag-$pipe.log" >&2; return 1; }
   grep -E "^cardiac: (per step|[0-9]+ vertices)" "$out/runs/$tag-$pipe.log" >&2
 }

@@ -114,6 +114,13 @@ static PetscErrorCode SkipSection(FILE *fp, const char *end)
 
 PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh)
 {
+  PetscFunctionBegin;
+  PetscCall(LVMeshReadGmshTags(filename, mesh, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode LVMeshReadGmshTags(const char filename[], LVMesh *mesh, PetscInt **vtag_out, PetscInt **ttag_out)
+{
   FILE      *fp;
   PetscBool  piped = PETSC_FALSE;
   char       line[4096];
@@ -122,6 +129,7 @@ PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh)
   long      *tags = NULL; /* node tag of stored node k */
   double    *coords = NULL;
   PetscInt  *tets   = NULL; /* node tags first, then local numbers */
+  PetscInt  *etags  = NULL; /* element tag of each stored tet */
   size_t     len    = strlen(filename);
   PetscInt  *tag2loc, *used, nused = 0;
   PetscReal *xyz;
@@ -185,7 +193,7 @@ PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh)
       if (version < 3.0) {
         PetscCheck(fscanf(fp, "%ld", &nelem) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad $Elements");
         captets = nelem;
-        PetscCall(PetscMalloc1(4 * captets, &tets));
+        PetscCall(PetscMalloc2(4 * captets, &tets, captets, &etags));
         for (long e = 0; e < nelem; e++) {
           long id;
           int  type, ntags;
@@ -196,6 +204,7 @@ PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh)
             long v[4];
             PetscCheck(fscanf(fp, "%ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3]) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad tetrahedron");
             for (int q = 0; q < 4; q++) tets[4 * ntets + q] = (PetscInt)v[q];
+            etags[ntets] = (PetscInt)id;
             ntets++;
           } else PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: truncated element"); /* rest of line */
         }
@@ -204,7 +213,7 @@ PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh)
 
         PetscCheck(fscanf(fp, "%ld %ld %ld %ld", &nblocks, &nelem, &mintag, &mxtag) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad $Elements");
         captets = nelem;
-        PetscCall(PetscMalloc1(4 * captets, &tets));
+        PetscCall(PetscMalloc2(4 * captets, &tets, captets, &etags));
         for (long b = 0; b < nblocks; b++) {
           int  edim, etag, type;
           long nb;
@@ -217,6 +226,7 @@ PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh)
               long id, v[4];
               PetscCheck(sscanf(line, "%ld %ld %ld %ld %ld", &id, &v[0], &v[1], &v[2], &v[3]) == 5, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: bad tetrahedron");
               for (int r = 0; r < 4; r++) tets[4 * ntets + r] = (PetscInt)v[r];
+              etags[ntets] = (PetscInt)id;
               ntets++;
             }
           }
@@ -251,13 +261,24 @@ PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh)
   for (long k = 0; k < nnodes; k++)
     if (used[k] >= 0)
       for (int d = 0; d < 3; d++) xyz[3 * used[k] + d] = coords[3 * k + d];
+  if (vtag_out) {
+    PetscCall(PetscMalloc1(nused, vtag_out));
+    for (long k = 0; k < nnodes; k++)
+      if (used[k] >= 0) (*vtag_out)[used[k]] = (PetscInt)tags[k];
+  }
   for (long q = 0; q < 4 * ntets; q++) tets[q] = used[tag2loc[tets[q]]];
   PetscCall(PetscFree2(tag2loc, used));
   PetscCall(PetscFree2(tags, coords));
-  mesh->nv  = nused;
-  mesh->nt  = (PetscInt)ntets;
+  mesh->nv = nused;
+  mesh->nt = (PetscInt)ntets;
   mesh->xyz = xyz;
-  mesh->tet = tets;
+  PetscCall(PetscMalloc1(4 * (size_t)ntets, &mesh->tet)); /* own allocation: LVMeshDestroy frees it alone */
+  PetscCall(PetscArraycpy(mesh->tet, tets, 4 * (size_t)ntets));
+  if (ttag_out) {
+    PetscCall(PetscMalloc1(ntets, ttag_out));
+    PetscCall(PetscArraycpy(*ttag_out, etags, ntets));
+  }
+  PetscCall(PetscFree2(tets, etags));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

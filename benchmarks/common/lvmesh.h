@@ -22,6 +22,9 @@ PetscErrorCode LVMeshCreateStructuredByNodes(PetscCount nodes, LVMesh *mesh);
 /* gmsh .msh, ASCII format 2.2 or 4.1; only tetrahedra (element type 4) are kept, unused nodes dropped.
    Names ending in .xz or .gz are read through `xz -dc` / `gzip -dc`. */
 PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh);
+/* Same, also returning (when not NULL; PetscFree them) the gmsh tag of each kept vertex and each tet, for reading
+   data sections ($NodeData, $ElementData) that refer to those tags. */
+PetscErrorCode LVMeshReadGmshTags(const char filename[], LVMesh *mesh, PetscInt **vtag, PetscInt **ttag);
 /* Uniform refinement, 1 tet -> 8 (Bey 1995; the inner octahedron is cut along its shortest diagonal). */
 PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine);
 /* Renumber the vertices with PETSc's reverse Cuthill-McKee ordering (MATORDERINGRCM) of the node graph. */

@@ -48,10 +48,24 @@ typedef struct {
   PetscReal *stim;     /* [nt] stimulus weight */
   PetscBool  slab;
   PetscReal  probe[2][3]; /* slab: the two points of the conduction-velocity measurement */
+  char       fibres[PETSC_MAX_PATH_LEN + 256]; /* where the fibres came from (printed, for reports) */
+  PetscBool  fibres_from_file;
 } CardiacMesh;
 PetscErrorCode CardiacMeshCreate(CardiacMesh *, PetscBool *help_done);
 PetscErrorCode CardiacMeshToDMPlex(const CardiacMesh *, DM *);
 PetscErrorCode CardiacMeshDestroy(CardiacMesh *);
+
+/* cardiac_fibres.c: a 3-component fibre field of a gmsh file ($ElementData, $NodeData, $ElementNodeData) -> fib[3][nt]
+   (unit vectors per tet); name NULL or "": any field whose name starts with "fib" */
+PetscErrorCode CardiacFibresReadGmsh(const char file[], const LVMesh *, const PetscInt vtag[], const PetscInt ttag[], const char name[], PetscReal fib[], PetscBool *found, char desc[], size_t ldesc);
+PetscBool      CardiacFibreNameMatches(const char field[], const char want[]);
+PetscErrorCode CardiacFibreAverage(PetscInt k, const PetscReal *v, PetscReal f[3], PetscBool *ok);
+
+/* cardiac_exodus.c: an ExodusII file in netCDF classic (CDF-1), 64-bit offset (CDF-2) or CDF-5 format: the
+   4-node tetrahedra of all element blocks, and (want_fibres) *fib[3][nt] from element variables, element
+   attributes or nodal variables named for fibres (NULL when there are none); netCDF-4/HDF5 files: an error
+   telling how to convert them */
+PetscErrorCode CardiacExodusRead(const char file[], LVMesh *, PetscBool want_fibres, const char name[], PetscReal **fib, char desc[], size_t ldesc);
 
 /* cardiac_output.c */
 PetscErrorCode CardiacWriteVTU(const char *file, const CardiacMesh *, const PetscScalar *phi, const PetscReal *r, const PetscScalar *act, PetscBool fibres);

@@ -5,6 +5,8 @@
 #include "cardiac.h"
 #include <petsc/private/ellwarpkuhn.h>
 #include <math.h>
+#include <string.h>
+#include <strings.h>
 
 #if !defined(CARDIAC_DATA_DIR)
   #define CARDIAC_DATA_DIR "benchmarks/common"
@@ -33,33 +35,134 @@ static PetscErrorCode CreateBox(const PetscReal L[3], const PetscInt n[3], LVMes
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Mesh quality (why: the structured LV's collapsed apex pole makes slivers whose aspect ratio grows with the
+   circumferential count, and CG + Jacobi iterations grow with it until they exceed the limit): signed volumes
+   (degenerate and each orientation counted), dihedral angles, tets per vertex. */
+static PetscErrorCode CardiacMeshQuality(const LVMesh *m)
+{
+  static const int edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  PetscInt        *val, vmax = 0, vmaxat = 0, npos = 0, nneg = 0, ndeg = 0, nsmall = 0;
+  PetscReal        vol = 0, dmin = 180, dmax = 0, vmin = PETSC_MAX_REAL, vmx = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(m->nv, &val));
+  for (PetscInt t = 0; t < m->nt; t++) {
+    const PetscInt *v = m->tet + 4 * t;
+    PetscReal       x[4][3], n[4][3], det, L = 0;
+    for (int a = 0; a < 4; a++) {
+      val[v[a]]++;
+      for (int d = 0; d < 3; d++) x[a][d] = m->xyz[3 * v[a] + d];
+    }
+    for (int e = 0; e < 6; e++) {
+      PetscReal l = 0;
+      for (int d = 0; d < 3; d++) l += PetscSqr(x[edges[e][1]][d] - x[edges[e][0]][d]);
+      L = PetscMax(L, l);
+    }
+    {
+      PetscReal a[3], b[3], c[3];
+      for (int d = 0; d < 3; d++) {
+        a[d] = x[1][d] - x[0][d];
+        b[d] = x[2][d] - x[0][d];
+        c[d] = x[3][d] - x[0][d];
+      }
+      det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+    }
+    if (PetscAbsReal(det) <= 1e-12 * L * PetscSqrtReal(L)) {
+      ndeg++;
+      continue;
+    }
+    if (det > 0) npos++;
+    else nneg++;
+    vol += PetscAbsReal(det) / 6;
+    vmin = PetscMin(vmin, PetscAbsReal(det) / 6);
+    vmx  = PetscMax(vmx, PetscAbsReal(det) / 6);
+    /* face normals (face a = opposite vertex a, pointing away from it); dihedral angle at the edge shared by
+       faces a and b = pi - angle(n_a, n_b) */
+    for (int a = 0; a < 4; a++) {
+      const PetscReal *p = x[(a + 1) % 4], *q = x[(a + 2) % 4], *r = x[(a + 3) % 4];
+      PetscReal        u[3], w[3], nn = 0, s = 0;
+      for (int d = 0; d < 3; d++) {
+        u[d] = q[d] - p[d];
+        w[d] = r[d] - p[d];
+      }
+      n[a][0] = u[1] * w[2] - u[2] * w[1];
+      n[a][1] = u[2] * w[0] - u[0] * w[2];
+      n[a][2] = u[0] * w[1] - u[1] * w[0];
+      for (int d = 0; d < 3; d++) {
+        nn += n[a][d] * n[a][d];
+        s += n[a][d] * (x[a][d] - p[d]);
+      }
+      nn = PetscSqrtReal(nn);
+      for (int d = 0; d < 3; d++) n[a][d] /= (s > 0 ? -nn : nn);
+    }
+    for (int a = 0; a < 4; a++)
+      for (int b = a + 1; b < 4; b++) {
+        PetscReal c = n[a][0] * n[b][0] + n[a][1] * n[b][1] + n[a][2] * n[b][2], ang;
+        ang  = 180.0 - PetscAcosReal(PetscMin(1.0, PetscMax(-1.0, c))) * 180.0 / PETSC_PI;
+        dmin = PetscMin(dmin, ang);
+        dmax = PetscMax(dmax, ang);
+        if (ang < 5.0) nsmall++;
+      }
+  }
+  for (PetscInt v = 0; v < m->nv; v++)
+    if (val[v] > vmax) {
+      vmax   = val[v];
+      vmaxat = v;
+    }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: mesh quality: volume %.4f mm^3, element volumes %.3e .. %.3e, %" PetscInt_FMT " degenerate, orientation %" PetscInt_FMT " +/%" PetscInt_FMT " -; dihedral angles %.2f .. %.2f deg (%" PetscInt_FMT " below 5 deg); at most %" PetscInt_FMT " tets at a vertex (at %.3g,%.3g,%.3g)\n", (double)vol, (double)vmin, (double)vmx, ndeg, npos, nneg, (double)dmin, (double)dmax, nsmall, vmax, (double)m->xyz[3 * vmaxat], (double)m->xyz[3 * vmaxat + 1], (double)m->xyz[3 * vmaxat + 2]));
+  PetscCall(PetscFree(val));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* which file reader a -mesh name needs */
+static PetscErrorCode IsExodusName(const char name[], PetscBool *exo)
+{
+  static const char *const ext[] = {".exo", ".e", ".ex2", ".exii", ".g", ".gen"};
+  size_t                   len   = strlen(name);
+
+  PetscFunctionBegin;
+  *exo = PETSC_FALSE;
+  for (size_t k = 0; k < sizeof(ext) / sizeof(ext[0]); k++) {
+    size_t l = strlen(ext[k]);
+    if (len > l && !strcasecmp(name + len - l, ext[k])) *exo = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
 {
-  char      mesh[PETSC_MAX_PATH_LEN] = "lv";
-  PetscInt  refine = 0, lvnodes = 20000, nt;
-  PetscReal slab_h = 0.5, slabL[3] = {20, 7, 3}, helix[2] = {60, -60}, stimc[3] = {0, 0, -18.5}, stimr = 2.5, stimx = 1.5;
-  PetscInt  nL = 3, nh = 2, nc = 3;
-  PetscBool rcm = PETSC_TRUE, sfc = PETSC_FALSE, isfile;
+  char        mesh[PETSC_MAX_PATH_LEN] = "lv", fname[256] = "", fdesc[sizeof(cm->fibres)] = "";
+  PetscInt    refine = 0, lvnodes = 20000, nt;
+  PetscReal   slab_h = 0.5, slabL[3] = {20, 7, 3}, helix[2] = {60, -60}, stimc[3] = {0, 0, -18.5}, stimr = 2.5, stimx = 1.5;
+  PetscInt    nL = 3, nh = 2, nc = 3;
+  PetscBool   rcm = PETSC_TRUE, sfc = PETSC_FALSE, isfile = PETSC_FALSE, quality = PETSC_FALSE, exo = PETSC_FALSE;
+  PetscReal  *ffib = NULL; /* [3][nt] fibres from the file, refined along with the mesh */
+  const char *srcs[] = {"auto", "file", "rule", "CardiacFibreSource", "CARDIAC_FIBRES_", NULL};
+  PetscEnum   src    = 0; /* auto: the file's fibres when it has them, else the rule */
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Cardiac example: mesh, fibres and stimulus", NULL);
-  PetscCall(PetscOptionsString("-mesh", "lv (gmsh LV of Land et al. 2015, ~20k nodes), lvstruct (structured LV, -lv_nodes), slab (20x7x3 mm, -slab_h), or a gmsh .msh[.xz|.gz] tetrahedral mesh", NULL, mesh, mesh, sizeof(mesh), NULL));
+  PetscCall(PetscOptionsString("-mesh", "lv (gmsh LV of Land et al. 2015, ~20k nodes), lv6k (gmsh LV, 6.5k nodes: base of the refinement study), lvstruct (structured LV, -lv_nodes), slab (20x7x3 mm, -slab_h), a gmsh .msh[.xz|.gz] or an ExodusII .exo/.e (netCDF classic, 64-bit offset or CDF-5) tetrahedral mesh", NULL, mesh, mesh, sizeof(mesh), NULL));
   PetscCall(PetscOptionsInt("-lv_nodes", "lvstruct: about this many vertices", NULL, lvnodes, &lvnodes, NULL));
   PetscCall(PetscOptionsReal("-slab_h", "slab: mesh size (mm)", NULL, slab_h, &slab_h, NULL));
   PetscCall(PetscOptionsRealArray("-slab_size", "slab: edge lengths (mm)", NULL, slabL, &nL, NULL));
   PetscCall(PetscOptionsInt("-refine", "uniform refinements (1 tet -> 8)", NULL, refine, &refine, NULL));
   PetscCall(PetscOptionsBool("-rcm", "renumber the vertices by reverse Cuthill-McKee", NULL, rcm, &rcm, NULL));
   PetscCall(PetscOptionsBool("-sfc", "renumber the vertices along a Hilbert curve (replaces -rcm): row blocks are compact 3-D clusters", NULL, sfc, &sfc, NULL));
+  PetscCall(PetscOptionsEnum("-fibres", "fibre directions: auto (from the mesh file when it has a fibre field, else rule-based), file (from the mesh file, error when absent), rule (rule-based LV helix, -helix)", NULL, srcs, src, &src, NULL));
+  PetscCall(PetscOptionsString("-fibres_field", "name of the fibre field in the mesh file (gmsh: a 3-component $ElementData/$NodeData/$ElementNodeData field; ExodusII: element variables, element attributes or nodal variables NAME_x/_y/_z, NAMEx/y/z or NAME1/2/3); default: any name starting with \"fib\"", NULL, fname, fname, sizeof(fname), NULL));
   PetscCall(PetscOptionsRealArray("-helix", "LV fibres: helix angle endocardium,epicardium (degrees)", NULL, helix, &nh, NULL));
   PetscCall(PetscOptionsRealArray("-stim_center", "LV/file meshes: centre of the stimulated ball (mm)", NULL, stimc, &nc, NULL));
   PetscCall(PetscOptionsReal("-stim_radius", "LV/file meshes: radius of the stimulated ball (mm)", NULL, stimr, &stimr, NULL));
   PetscCall(PetscOptionsReal("-stim_x", "slab: elements with centroid x below this are stimulated (mm)", NULL, stimx, &stimx, NULL));
+  PetscCall(PetscOptionsBool("-mesh_quality", "print mesh quality: volumes, orientation, dihedral angles, tets per vertex", NULL, quality, &quality, NULL));
   PetscOptionsEnd();
 
   PetscCall(PetscMemzero(cm, sizeof(*cm)));
   PetscCall(PetscStrcmp(mesh, "slab", &cm->slab));
   if (cm->slab) {
     PetscInt n[3];
+    PetscCheck(src != 1, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "cardiac: -fibres file needs a mesh file (-mesh FILE)");
     for (int d = 0; d < 3; d++) n[d] = PetscMax(1, (PetscInt)round(slabL[d] / slab_h));
     PetscCall(CreateBox(slabL, n, &cm->m));
     for (int q = 0; q < 2; q++) {
@@ -68,33 +171,68 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
       cm->probe[q][2] = 0.5 * slabL[2];
     }
   } else {
-    PetscBool lv, lvs;
+    PetscBool lv, lv6k, lvs;
     PetscCall(PetscStrcmp(mesh, "lv", &lv));
+    PetscCall(PetscStrcmp(mesh, "lv6k", &lv6k));
     PetscCall(PetscStrcmp(mesh, "lvstruct", &lvs));
-    isfile = (PetscBool)(!lv && !lvs);
-    if (lvs) PetscCall(LVMeshCreateStructuredByNodes(lvnodes, &cm->m));
-    else PetscCall(LVMeshReadGmsh(isfile ? mesh : CARDIAC_DATA_DIR "/lv_coarse.msh.xz", &cm->m));
+    isfile = (PetscBool)(!lv && !lv6k && !lvs);
+    if (isfile) PetscCall(IsExodusName(mesh, &exo));
+    PetscCheck(isfile || src != 1, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "cardiac: -fibres file needs a mesh file (-mesh FILE); -mesh %s has no fibre data", mesh);
+    if (lvs) {
+      PetscCall(LVMeshCreateStructuredByNodes(lvnodes, &cm->m));
+      if (cm->m.nv > 200000) /* README.md: min dihedral 0.75 deg and ~700 CG its per solve at 328k */
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: note: the structured LV's apex pole makes slivers that get thinner with the circumferential count (-mesh_quality); CG + Jacobi iterations grow fast with it and exceed 1000 near 2 M vertices; -mesh lv6k -refine k is shape-regular at every size\n"));
+    }
+    else if (exo) PetscCall(CardiacExodusRead(mesh, &cm->m, src != 2, fname, &ffib, fdesc, sizeof(fdesc)));
+    else if (isfile && src != 2) {
+      PetscInt *vtag, *ttag;
+      PetscBool found;
+      PetscCall(LVMeshReadGmshTags(mesh, &cm->m, &vtag, &ttag));
+      PetscCall(PetscMalloc1(3 * (size_t)cm->m.nt, &ffib));
+      PetscCall(CardiacFibresReadGmsh(mesh, &cm->m, vtag, ttag, fname, ffib, &found, fdesc, sizeof(fdesc)));
+      if (!found) PetscCall(PetscFree(ffib));
+      PetscCall(PetscFree(vtag));
+      PetscCall(PetscFree(ttag));
+    } else PetscCall(LVMeshReadGmsh(isfile ? mesh : lv6k ? CARDIAC_DATA_DIR "/lv_6k.msh.xz" : CARDIAC_DATA_DIR "/lv_coarse.msh.xz", &cm->m));
+    PetscCheck(src != 1 || ffib, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "cardiac: -fibres file: %s has no fibre field (%s%s, 3 components)", mesh, fname[0] ? "named " : "a name starting with \"fib\"", fname);
   }
   for (PetscInt k = 0; k < refine; k++) {
     LVMesh fine;
     PetscCall(LVMeshRefineUniform(&cm->m, &fine));
+    if (ffib) { /* LVMeshRefineUniform puts the 8 children of tet e at 8e .. 8e+7: they inherit its fibre */
+      PetscReal *f;
+      PetscCall(PetscMalloc1(3 * (size_t)fine.nt, &f));
+      for (int d = 0; d < 3; d++)
+        for (PetscInt e = 0; e < fine.nt; e++) f[(size_t)d * fine.nt + e] = ffib[(size_t)d * cm->m.nt + e / 8];
+      PetscCall(PetscFree(ffib));
+      ffib = f;
+    }
     PetscCall(LVMeshDestroy(&cm->m));
     cm->m = fine;
   }
   if (sfc) PetscCall(LVMeshRenumberSFC(&cm->m, PETSC_TRUE));
-  else if (rcm) PetscCall(LVMeshRenumberRCM(&cm->m));
+  else if (rcm) PetscCall(LVMeshRenumberRCM(&cm->m)); /* vertices only: the tet order (and ffib) stays */
+  if (quality) PetscCall(CardiacMeshQuality(&cm->m));
   nt = cm->m.nt;
-  PetscCall(PetscMalloc1(3 * (size_t)nt, &cm->fib));
   PetscCall(PetscMalloc1((size_t)nt, &cm->stim));
+  if (ffib) cm->fib = ffib;
+  else PetscCall(PetscMalloc1(3 * (size_t)nt, &cm->fib));
   for (PetscInt e = 0; e < nt; e++) {
     PetscReal c[3] = {0, 0, 0}, f[3] = {1, 0, 0}, r2 = 0;
     for (int a = 0; a < 4; a++)
       for (int d = 0; d < 3; d++) c[d] += 0.25 * cm->m.xyz[3 * cm->m.tet[4 * e + a] + d];
-    if (!cm->slab) LVMeshFibre(c, helix[0], helix[1], f);
-    for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = f[d];
+    if (!ffib) {
+      if (!cm->slab) LVMeshFibre(c, helix[0], helix[1], f);
+      for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = f[d];
+    }
     for (int d = 0; d < 3; d++) r2 += PetscSqr(c[d] - stimc[d]);
     cm->stim[e] = cm->slab ? (c[0] < stimx ? 1.0 : 0.0) : (r2 < stimr * stimr ? 1.0 : 0.0);
   }
+  if (ffib) PetscCall(PetscSNPrintf(cm->fibres, sizeof(cm->fibres), "from the mesh file: %s", fdesc));
+  else if (cm->slab) PetscCall(PetscSNPrintf(cm->fibres, sizeof(cm->fibres), "rule: along x (slab)"));
+  else PetscCall(PetscSNPrintf(cm->fibres, sizeof(cm->fibres), "rule: LV helix %g (endocardium) to %g (epicardium) degrees%s", (double)helix[0], (double)helix[1], isfile && src == 0 ? "; the mesh file has no fibre field" : ""));
+  cm->fibres_from_file = ffib ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: fibres %s\n", cm->fibres));
   {
     PetscReal ns = 0;
     for (PetscInt e = 0; e < nt; e++) ns += cm->stim[e];
