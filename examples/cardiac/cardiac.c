@@ -58,6 +58,18 @@ static PetscErrorCode FormJacobian(SNES snes, Vec U, Mat J, Mat P, void *ptr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* rank 0 makes the directory (concurrent PetscMkdir calls race), the others wait */
+static PetscErrorCode MakeOutputDir(const char *dir)
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (!rank) PetscCall(PetscMkdir(dir));
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* index of the vertex nearest to p */
 static PetscInt NearestVertex(const LVMesh *m, const PetscReal p[3])
 {
@@ -289,7 +301,7 @@ int main(int argc, char **argv)
   if (helpflg) goto finish;
 
   if (vtu_every > 0) {
-    PetscCall(PetscMkdir(outdir));
+    PetscCall(MakeOutputDir(outdir));
     maxvtu = nsteps / vtu_every + 2;
     PetscCall(PetscCalloc2(maxvtu, &vtunames, maxvtu, &vtutimes));
   }
@@ -394,7 +406,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: %" PetscInt_FMT " steps; activated %" PetscInt_FMT " of %" PetscInt_FMT " vertices, activation times %.3f .. %.3f ms\n", nsteps, nact, cm.m.nv, (double)amin, (double)amax));
     if (counted)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: per step (steps 2..%" PetscInt_FMT "): wall %.3f ms = assembly %.3f + solve %.3f + rest %.3f; Newton %.2f, KSP %.1f its per step; first step %.3f ms; total %.2f s\n", nsteps, 1e3 * sum_step / counted, 1e3 * sum_asm / counted, 1e3 * (sum_snes - sum_asm) / counted, 1e3 * (sum_step - sum_snes) / counted, (double)sum_newton / counted, (double)sum_ksp / counted, 1e3 * first_step, tprog1 - tprog0));
-    if (final_vtu || png) PetscCall(PetscMkdir(outdir));
+    if (final_vtu || png) PetscCall(MakeOutputDir(outdir));
     if (final_vtu) {
       const PetscScalar *p;
       PetscReal         *r;
