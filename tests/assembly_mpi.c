@@ -32,6 +32,7 @@
 /* ellwarp_add_test(assembly_mpi.gpu_np2 NPROCS 2 -mesh box -faces 6 -snes -gpu GPU) */
 /* ellwarp_add_test(assembly_mpi.gpu_np3 NPROCS 3 -mesh box -faces 6 -gpu GPU) */
 /* ellwarp_add_test(assembly_mpi.overlap0 NPROCS 2 -mesh box -faces 3 -overlap 0 PASS_REGULAR_EXPRESSION "must be distributed with overlap >= 1") */
+/* ellwarp_add_test(assembly_mpi.localrow NPROCS 2 -mesh box -faces 2 -dm_assembly_type localrow PASS_REGULAR_EXPRESSION "methods are globalnz, host and atomic") */
 
 static void OrientCells(PetscInt dim, PetscInt nt, PetscInt *cells, const PetscReal *x)
 {

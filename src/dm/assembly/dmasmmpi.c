@@ -18,8 +18,9 @@
 
    Targets: MATMPIAIJ (host CSR of both blocks), MATMPIELLWARP (MATSEQELLWARP blocks, slot values, host or
    cuda backend), MATMPIAIJCUSPARSE (device CSR of both blocks).  Methods: globalnz, host and atomic with
-   element buffers; the fused methods (sharednz, localrow, fused atomic/color) and color give a clear error
-   for now. */
+   element buffers (and sharednz with user kernels, which runs globalnz as on one process); the fused
+   methods (sharednz and localrow with the built-in kernels, fused atomic) and color give a clear error for
+   now. */
 #include <petsc/private/dmassemblyimpl.h>
 #include <petsc/private/hashmapi.h>
 #include <petscellwarp.h>
@@ -57,7 +58,8 @@ static PetscErrorCode CheckMethod(DMAssembly as)
   const PetscBool builtin = (PetscBool)(as->builtin && as->k.ctx == (void *)as->builtin);
 
   PetscFunctionBegin;
-  PetscCheck(as->method == DMASM_GLOBALNZ || as->method == DMASM_HOST || as->method == DMASM_ATOMIC, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: on more than one MPI process the methods are globalnz, host and atomic (unfused); %s is not available there yet", ((PetscObject)as)->type_name);
+  /* sharednz with user kernels runs globalnz anyway (stated in -info and View, as on one process) */
+  PetscCheck(as->method == DMASM_GLOBALNZ || as->method == DMASM_HOST || as->method == DMASM_ATOMIC || (as->method == DMASM_SHAREDNZ && !builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: on more than one MPI process the methods are globalnz, host and atomic (unfused); %s is not available there yet", ((PetscObject)as)->type_name);
   PetscCheck(!(as->method == DMASM_ATOMIC && builtin && as->fuse), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: the fused atomic method is not available on more than one MPI process yet; use -dm_assembly_fuse 0 (or globalnz)");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
