@@ -221,12 +221,26 @@ static PetscErrorCode ReferenceAssembly(DM dm, PetscReal alpha, PetscReal beta, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the blocks' host values up to date (device targets) before a conversion reads them */
+static PetscErrorCode SyncHost(Mat A)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    const PetscScalar *v;
+    Mat                X = k ? ((Mat_MPIAIJ *)A->data)->B : ((Mat_MPIAIJ *)A->data)->A;
+    PetscCall(MatSeqAIJGetArrayRead(X, &v));
+    PetscCall(MatSeqAIJRestoreArrayRead(X, &v));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode RelErrMat(Mat A, Mat Ref, PetscReal *err)
 {
   Mat       Ac;
   PetscReal nd, nr;
 
   PetscFunctionBegin;
+  PetscCall(SyncHost(A));
   PetscCall(MatConvert(A, MATMPIAIJ, MAT_INITIAL_MATRIX, &Ac));
   PetscCall(MatAXPY(Ac, -1.0, Ref, DIFFERENT_NONZERO_PATTERN));
   PetscCall(MatNorm(Ac, NORM_FROBENIUS, &nd));
@@ -276,7 +290,9 @@ static PetscErrorCode SameBits(Mat A, Mat B, PetscBool *same)
   int s = 1;
 
   PetscFunctionBegin;
+  PetscCall(SyncHost(A));
   PetscCall(MatConvert(A, MATMPIAIJ, MAT_INITIAL_MATRIX, &Ac));
+  PetscCall(SyncHost(B));
   PetscCall(MatConvert(B, MATMPIAIJ, MAT_INITIAL_MATRIX, &Bc));
   for (int k = 0; k < 2; k++) {
     Mat                a = k ? ((Mat_MPIAIJ *)Ac->data)->B : ((Mat_MPIAIJ *)Ac->data)->A, b = k ? ((Mat_MPIAIJ *)Bc->data)->B : ((Mat_MPIAIJ *)Bc->data)->A;

@@ -233,7 +233,18 @@ static PetscErrorCode GatherMPI(DMAssembly as, Vec U)
     PetscMemType       mt;
 
     if (!g[i]) continue;
-    if (!*l[i]) PetscCall(DMCreateLocalVector(as->dm, l[i]));
+    { /* the ghosted copy lives where the global vector does (a device vector: VECSEQCUDA), whatever the DM's vec type */
+      PetscBool gdev, ldev = PETSC_FALSE;
+      PetscCall(PetscObjectTypeCompareAny((PetscObject)g[i], &gdev, VECMPICUDA, VECSEQCUDA, VECCUDA, ""));
+      if (*l[i]) PetscCall(PetscObjectTypeCompareAny((PetscObject)*l[i], &ldev, VECSEQCUDA, VECCUDA, ""));
+      if (*l[i] && ldev != gdev) PetscCall(VecDestroy(l[i]));
+      if (!*l[i]) {
+        PetscCall(DMCreateLocalVector(as->dm, l[i]));
+        PetscCall(PetscObjectTypeCompareAny((PetscObject)*l[i], &ldev, VECSEQCUDA, VECCUDA, ""));
+        if (gdev && !ldev) PetscCall(VecSetType(*l[i], VECSEQCUDA));
+        if (!gdev && ldev) PetscCall(VecSetType(*l[i], VECSEQ));
+      }
+    }
     PetscCall(DMGlobalToLocalBegin(as->dm, g[i], INSERT_VALUES, *l[i]));
     PetscCall(DMGlobalToLocalEnd(as->dm, g[i], INSERT_VALUES, *l[i]));
     PetscCall(VecGetArrayReadAndMemType(*l[i], &u, &mt));
