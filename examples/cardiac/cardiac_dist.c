@@ -10,18 +10,49 @@
    numbering for the VTU/PNG writers, the summary and -act_view, so that the output of a run on N
    processes has the layout of the one-process run.
 
-   Partition: by default the cells are cut into equal contiguous ranges of their lowest vertex number
-   (the mesh's vertices are in RCM or Hilbert order, so a range is a slab of level sets or a compact cluster;
-   PETSc here has no ParMETIS).  -petscpartitioner_type <type> uses a PETSc partitioner instead. */
+   Partition (PETSc here has no ParMETIS): by default recursive coordinate bisection of the cell centroids
+   (compact parts, so a thin ghost layer); -cardiac_partition range: equal ranges of the cells sorted by
+   their lowest vertex; -petscpartitioner_type <type>: a PETSc partitioner. */
 #include "cardiac.h"
 #include <petscsf.h>
 
-/* rank 0: cells sorted by their lowest vertex, cut into size equal ranges (a shell partition) */
+/* recursive coordinate bisection of cells idx[0..n) (centroids c[3*cell]) into nparts parts: the longest
+   axis of the bounding box, split at the part-count-proportional quantile; part p's cells end up contiguous */
+static PetscErrorCode Bisect(const PetscReal *c, PetscInt *idx, PetscReal *key, PetscInt n, PetscInt nparts, PetscInt *sizes)
+{
+  PetscReal lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {PETSC_MIN_REAL, PETSC_MIN_REAL, PETSC_MIN_REAL};
+  PetscInt  ax = 0, p1 = nparts / 2, n1;
+
+  PetscFunctionBegin;
+  if (nparts == 1) {
+    sizes[0] = n;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt i = 0; i < n; i++)
+    for (int d = 0; d < 3; d++) {
+      lo[d] = PetscMin(lo[d], c[3 * idx[i] + d]);
+      hi[d] = PetscMax(hi[d], c[3 * idx[i] + d]);
+    }
+  for (int d = 1; d < 3; d++)
+    if (hi[d] - lo[d] > hi[ax] - lo[ax]) ax = d;
+  for (PetscInt i = 0; i < n; i++) key[i] = c[3 * idx[i] + ax] + 1e-12 * (hi[ax] - lo[ax]) * ((PetscReal)idx[i] / (PetscReal)PETSC_INT_MAX); /* ties by cell number: a deterministic order */
+  PetscCall(PetscSortRealWithArrayInt(n, key, idx));
+  n1 = (PetscInt)(((PetscInt64)n * p1) / nparts);
+  PetscCall(Bisect(c, idx, key, n1, p1, sizes));
+  PetscCall(Bisect(c, idx + n1, key, n - n1, nparts - p1, sizes + p1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* rank 0: the cells' partition (a shell partition; the other ranks have no cells).  -cardiac_partition rcb
+   (default): recursive coordinate bisection of the centroids, compact parts; range: equal contiguous ranges
+   of the cells sorted by their lowest vertex number (RCM: slabs of level sets; -sfc: Hilbert clusters).
+   -petscpartitioner_type <type>: a PETSc partitioner instead. */
 static PetscErrorCode SetPartition(DM dm, const CardiacMesh *cm, PetscMPIInt rank, PetscMPIInt size)
 {
   PetscPartitioner part;
-  PetscBool        given;
+  PetscBool        given, rcb;
   PetscInt        *sizes, *points = NULL;
+  char             type[16] = "rcb";
 
   PetscFunctionBegin;
   PetscCall(DMPlexGetPartitioner(dm, &part));
@@ -30,21 +61,41 @@ static PetscErrorCode SetPartition(DM dm, const CardiacMesh *cm, PetscMPIInt ran
     PetscCall(PetscPartitionerSetFromOptions(part));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-cardiac_partition", type, sizeof(type), NULL));
+  PetscCall(PetscStrcmp(type, "rcb", &rcb));
+  if (!rcb) {
+    PetscBool range;
+    PetscCall(PetscStrcmp(type, "range", &range));
+    PetscCheck(range, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-cardiac_partition rcb|range, got %s", type);
+  }
   PetscCall(PetscCalloc1(size, &sizes));
   if (rank == 0) {
     const PetscInt nt = cm->m.nt;
-    PetscInt64    *key;
-    PetscCall(PetscMalloc1(nt, &key));
     PetscCall(PetscMalloc1(nt, &points));
-    for (PetscInt t = 0; t < nt; t++) {
-      PetscInt m = cm->m.tet[4 * t];
-      for (int a = 1; a < 4; a++) m = PetscMin(m, cm->m.tet[4 * t + a]);
-      key[t] = (PetscInt64)m * nt + t;
+    if (rcb) {
+      PetscReal *c, *key;
+      PetscCall(PetscMalloc2(3 * (size_t)nt, &c, nt, &key));
+      for (PetscInt t = 0; t < nt; t++) {
+        for (int d = 0; d < 3; d++) c[3 * t + d] = 0;
+        for (int a = 0; a < 4; a++)
+          for (int d = 0; d < 3; d++) c[3 * t + d] += 0.25 * cm->m.xyz[3 * cm->m.tet[4 * t + a] + d];
+        points[t] = t; /* cell t of the DM is tet t */
+      }
+      PetscCall(Bisect(c, points, key, nt, size, sizes));
+      PetscCall(PetscFree2(c, key));
+    } else {
+      PetscInt64 *key;
+      PetscCall(PetscMalloc1(nt, &key));
+      for (PetscInt t = 0; t < nt; t++) {
+        PetscInt m = cm->m.tet[4 * t];
+        for (int a = 1; a < 4; a++) m = PetscMin(m, cm->m.tet[4 * t + a]);
+        key[t] = (PetscInt64)m * nt + t;
+      }
+      PetscCall(PetscSortInt64(nt, key));
+      for (PetscInt t = 0; t < nt; t++) points[t] = (PetscInt)(key[t] % nt);
+      for (PetscMPIInt r = 0; r < size; r++) sizes[r] = nt / size + (r < nt % size ? 1 : 0);
+      PetscCall(PetscFree(key));
     }
-    PetscCall(PetscSortInt64(nt, key));
-    for (PetscInt t = 0; t < nt; t++) points[t] = (PetscInt)(key[t] % nt); /* cell t of the DM is tet t */
-    for (PetscMPIInt r = 0; r < size; r++) sizes[r] = nt / size + (r < nt % size ? 1 : 0);
-    PetscCall(PetscFree(key));
   }
   PetscCall(PetscPartitionerSetType(part, PETSCPARTITIONERSHELL));
   PetscCall(PetscPartitionerShellSetPartition(part, size, sizes, points));
