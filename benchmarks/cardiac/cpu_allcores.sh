@@ -3,9 +3,11 @@
 # distributed DMPlex) on all cores of the machine under mpiexec, per-step wall time split into assembly /
 # solve / rest, in the format of bench.sh (same JSON fields; runs/<mesh>-cpunp<N>.json and .log).  If OUTDIR
 # also holds bench.sh's runs (runs/<mesh>-gpu.json, <mesh>-cpu.json), the table adds the ratios to the GPU
-# ELLWARP run and to the one-core CPU run of the same mesh.
+# ELLWARP run and to the one-core CPU run of the same mesh; -r REFDIR reads those from another directory
+# (bench.sh's bench.json, *.json or runs/*.json, by label <mesh>-gpu / <mesh>-cpu, e.g.
+# benchmarks/results/cardiac-bench-h100).
 #   cpu_allcores.sh [-o OUTDIR] [-x CARDIAC_EXE] [-m "MESHES"] [-n NPROCS] [-S STEPS] [-b "BIND OPTIONS"] [-t]
-#                   [-- extra options of the example]
+#                   [-r REFDIR] [-- extra options of the example]
 #   -n: processes (default: nproc); -S: time steps per run (default 5; step 1 holds the one-time plans and
 #   is excluded from the means); -m: mesh names of bench.sh (s6k lv20k lv144k lv1m s2m; default "lv20k lv144k lv1m");
 #   -b: binding options of mpiexec (default Open MPI: --bind-to core --map-by core, with --oversubscribe when
@@ -17,7 +19,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/benchmarks/results/cardiac-cpu-allcores
 exe=${ELLWARP_BUILD_DIR:-$root/build}/examples/cardiac
-meshes="lv20k lv144k lv1m"; np=$(nproc); steps=5; bind=""; bindset=0; tableonly=0
+meshes="lv20k lv144k lv1m"; np=$(nproc); steps=5; bind=""; bindset=0; tableonly=0; ref="" 
 while [ $# -gt 0 ]; do
   case $1 in
     -o) out=$2; shift 2 ;;
@@ -27,6 +29,7 @@ while [ $# -gt 0 ]; do
     -S) steps=$2; shift 2 ;;
     -b) bind=$2; bindset=1; shift 2 ;;
     -t) tableonly=1; shift ;;
+    -r) ref=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -68,12 +71,21 @@ if [ "$tableonly" = 0 ]; then
     fi
   done
 fi
-python3 - "$out" "$meshes" "$tag" "$np" <<'PY'
-import json, os, sys
-out, meshes, tag, np = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4]
+python3 - "$out" "$meshes" "$tag" "$np" "${ref:-$out}" <<'PY'
+import glob, json, os, sys
+out, meshes, tag, np, ref = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4], sys.argv[5]
+refruns = {}
+for d in dict.fromkeys([ref, out]):
+    for f in [os.path.join(d, "bench.json")] + glob.glob(os.path.join(d, "*.json")) + glob.glob(os.path.join(d, "runs", "*.json")):
+        try:
+            data = json.load(open(f))
+        except Exception:
+            continue
+        for r in (data if isinstance(data, list) else [data]):
+            if isinstance(r, dict) and "label" in r and "step_ms" in r: refruns.setdefault(r["label"], r)
 def load(t):
     p = os.path.join(out, "runs", t + ".json")
-    return json.load(open(p)) if os.path.exists(p) else None
+    return json.load(open(p)) if os.path.exists(p) else refruns.get(t)
 lines = [f"# Cardiac example on the CPU: {np} MPI processes (AIJ, host assembly through DMAssembly on the distributed DMPlex)", "",
          "dt 0.25 ms from t = 0, Newton with CG + Jacobi (rtol 1e-4), as bench.sh; means over steps 2..N.  assembly = residual +",
          "Jacobian assembly (each rank its owned rows, ghost-layer elements computed redundantly, no communication), solve = SNES",
