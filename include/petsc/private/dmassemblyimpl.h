@@ -168,6 +168,8 @@ struct _p_DMAssembly {
   PetscInt  *l2g;           /* [ndof] local dof -> global row (pattern columns) */
   DMAsmPlan  jacB;          /* MPI matrices: the plan of the off-diagonal block (jac: the diagonal block's) */
   Vec        uloc, aloc;    /* ghosted copies of U and of the auxiliary vector (DMGlobalToLocal) */
+  PetscObjectId    locid[2];    /* the global vectors the ghosted copies were last filled from, */
+  PetscObjectState locstate[2]; /* and their states then (the same state: no new ghost exchange) */
 };
 
 /* CUDA side (dmasmcuda.cu); plain-C references of the same logic are in dmasmhost.c */

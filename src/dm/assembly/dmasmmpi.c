@@ -239,14 +239,26 @@ static PetscErrorCode GatherMPI(DMAssembly as, Vec U)
       if (*l[i]) PetscCall(PetscObjectTypeCompareAny((PetscObject)*l[i], &ldev, VECSEQCUDA, VECCUDA, ""));
       if (*l[i] && ldev != gdev) PetscCall(VecDestroy(l[i]));
       if (!*l[i]) {
+        as->locid[i] = 0;
         PetscCall(DMCreateLocalVector(as->dm, l[i]));
         PetscCall(PetscObjectTypeCompareAny((PetscObject)*l[i], &ldev, VECSEQCUDA, VECCUDA, ""));
         if (gdev && !ldev) PetscCall(VecSetType(*l[i], VECSEQCUDA));
         if (!gdev && ldev) PetscCall(VecSetType(*l[i], VECSEQ));
       }
     }
-    PetscCall(DMGlobalToLocalBegin(as->dm, g[i], INSERT_VALUES, *l[i]));
-    PetscCall(DMGlobalToLocalEnd(as->dm, g[i], INSERT_VALUES, *l[i]));
+    { /* the residual and the Jacobian at the same U (SNES), or the same auxiliary vector all along a time step:
+         the ghosted copy is current, no ghost exchange */
+      PetscObjectId    id;
+      PetscObjectState st;
+      PetscCall(PetscObjectGetId((PetscObject)g[i], &id));
+      PetscCall(PetscObjectStateGet((PetscObject)g[i], &st));
+      if (id != as->locid[i] || st != as->locstate[i]) {
+        PetscCall(DMGlobalToLocalBegin(as->dm, g[i], INSERT_VALUES, *l[i]));
+        PetscCall(DMGlobalToLocalEnd(as->dm, g[i], INSERT_VALUES, *l[i]));
+        as->locid[i]    = id;
+        as->locstate[i] = st;
+      }
+    }
     PetscCall(VecGetArrayReadAndMemType(*l[i], &u, &mt));
     PetscCheck(!(as->mtype == PETSC_MEMTYPE_DEVICE && PetscMemTypeHost(mt)), PetscObjectComm((PetscObject)g[i]), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but the vector is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)g[i])->type_name);
     if (as->mtype == PETSC_MEMTYPE_HOST && PetscMemTypeDevice(mt)) { /* a device vector with a host method: read its host copy */
