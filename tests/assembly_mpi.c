@@ -327,9 +327,14 @@ static PetscErrorCode CreateTarget(DM dm, const char *type, PetscMemType mt, Mat
 
 static PetscErrorCode CreateVecLike(Vec ref, PetscMemType mt, Vec *v)
 {
+  PetscInt n, N;
+
   PetscFunctionBegin;
-  PetscCall(VecDuplicate(ref, v));
-  if (mt == PETSC_MEMTYPE_DEVICE) PetscCall(VecSetType(*v, VECCUDA));
+  PetscCall(VecGetLocalSize(ref, &n));
+  PetscCall(VecGetSize(ref, &N));
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)ref), v));
+  PetscCall(VecSetSizes(*v, n, N));
+  PetscCall(VecSetType(*v, mt == PETSC_MEMTYPE_DEVICE ? VECCUDA : VECSTANDARD));
   PetscCall(CopyValues(ref, *v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
