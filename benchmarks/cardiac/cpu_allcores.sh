@@ -10,8 +10,9 @@
 #                   [-r REFDIR] [-- extra options of the example]
 #   -n: processes (default: nproc); -S: time steps per run (default 5; step 1 holds the one-time plans and
 #   is excluded from the means); -m: mesh names of bench.sh (s6k lv20k lv144k lv1m s2m; default "lv20k lv144k lv1m");
-#   -b: binding options of mpiexec (default Open MPI: --bind-to core --map-by core, with --oversubscribe when
-#   NPROCS exceeds the cores); -t: only the table from OUTDIR/runs.
+#   -b: binding options of mpiexec (default Open MPI: --bind-to core --map-by core; with more processes than
+#   physical cores but not than logical CPUs, one per hardware thread; beyond that --oversubscribe, unbound);
+#   -t: only the table from OUTDIR/runs.
 #   MPIEXEC (environment): the launcher (default mpiexec).
 # Example (16-core GPU host, Open MPI 4.1):
 #   timeout 900 bash benchmarks/cardiac/cpu_allcores.sh -x $B/examples/cardiac -n 16 -o OUT
@@ -41,6 +42,7 @@ if [ "$bindset" = 0 ] && "${mpiexec[@]}" --version 2>&1 | grep -qE "Open MPI|Ope
   cores=$(lscpu -p=core,socket 2>/dev/null | grep -v '^#' | sort -u | wc -l || echo 0)
   [ "$cores" -gt 0 ] || cores=$(nproc)
   if [ "$np" -le "$cores" ]; then bind="--bind-to core --map-by core"
+  elif [ "$np" -le "$(nproc)" ]; then bind="--use-hwthread-cpus --map-by core --bind-to hwthread"  # SMT: one rank per hardware thread
   else bind="--oversubscribe --bind-to none"; fi
 fi
 read -r -a bindopts <<< "$bind"
