@@ -239,7 +239,7 @@ static PetscErrorCode GatherMPI(DMAssembly as, Vec U)
       if (*l[i]) PetscCall(PetscObjectTypeCompareAny((PetscObject)*l[i], &ldev, VECSEQCUDA, VECCUDA, ""));
       if (*l[i] && ldev != gdev) PetscCall(VecDestroy(l[i]));
       if (!*l[i]) {
-        as->locid[i] = 0;
+        as->locid[i] = -1; /* no object has this id: the first use exchanges */
         PetscCall(DMCreateLocalVector(as->dm, l[i]));
         PetscCall(PetscObjectTypeCompareAny((PetscObject)*l[i], &ldev, VECSEQCUDA, VECCUDA, ""));
         if (gdev && !ldev) PetscCall(VecSetType(*l[i], VECSEQCUDA));
