@@ -640,6 +640,56 @@ void EllwarpHostRefresh(const EllwarpLayout *L, const PetscScalar *csr, PetscSca
     if (L->slot2csr[k] >= 0) val[k] = csr[L->slot2csr[k]];
 }
 
+/* The row form of the CSR -> slot map, for the value refresh of path 1.  A matrix's own layout maps entry e of
+   sorted row r to CSR entry start[r] + e, so per row a start and a length replace the per-slot map: the gather
+   then reads no map at all (20 -> 16 bytes per slot).  A transposed layout's map permutes (perm_in): not the
+   row form.  The test reads the map itself, once: *rowform says whether it holds; start/len [nrows], by
+   sorted position (long rows first). */
+void EllwarpLayoutRowForm(const EllwarpLayout *L, PetscInt *start, int *len, PetscBool *rowform)
+{
+  PetscBool ok = PETSC_TRUE;
+
+  for (PetscInt s = 0; s < L->nslices; s++) {
+    const PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2;
+    const PetscCount base = L->sliceptr[s], w = (L->sliceptr[s + 1] - base) / ELLWARP_LANES;
+    for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
+      const PetscInt r = L->slicerow[s] + q;
+      PetscInt       n = 0, st = 0;
+      for (PetscCount e = 0; e < w * tpr; e++) {
+        const PetscInt k = L->slot2csr[base + (e >> l2) * ELLWARP_LANES + q * tpr + (e & (tpr - 1))];
+        if (e == 0) st = k;
+        if (k >= 0 && n == e && k == st + e) n++;
+        else if (k >= 0) ok = PETSC_FALSE; /* an entry after a gap, or not consecutive */
+      }
+      start[r] = n ? st : 0;
+      len[r]   = (int)n;
+    }
+  }
+  for (PetscInt q = 0; q < L->nlong; q++) {
+    const PetscCount a = L->longptr[q], b = L->longptr[q + 1];
+    start[q] = L->slot2csr[a];
+    len[q]   = (int)(b - a);
+    for (PetscCount k = a; k < b; k++)
+      if (L->slot2csr[k] != start[q] + (k - a)) ok = PETSC_FALSE;
+  }
+  *rowform = ok;
+}
+
+/* path 1 through the row form: the same slots get the same values as EllwarpHostRefresh (padding untouched) */
+void EllwarpHostRefreshRows(const EllwarpLayout *L, const PetscInt *start, const int *len, const PetscScalar *csr, PetscScalar *val)
+{
+  for (PetscInt s = 0; s < L->nslices; s++) {
+    const PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2;
+    const PetscCount base = L->sliceptr[s];
+    for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
+      const PetscInt r = L->slicerow[s] + q;
+      for (PetscInt e = 0; e < len[r]; e++) val[base + (PetscCount)(e >> l2) * ELLWARP_LANES + q * tpr + (e & (tpr - 1))] = csr[start[r] + e];
+    }
+  }
+  for (PetscInt q = 0; q < L->nlong; q++)
+    for (PetscInt e = 0; e < len[q]; e++) val[L->longptr[q] + e] = csr[start[q] + e];
+}
+
 void EllwarpHostDownload(const EllwarpLayout *L, const PetscScalar *val, PetscScalar *csr)
 {
   for (PetscCount k = 0; k < L->nslots; k++)
@@ -656,6 +706,11 @@ static inline PetscScalar Val(const PetscScalar *val, PetscCount k, PetscBool ab
    rows chunk by chunk as the device does (within a chunk the device's order depends on its block size). */
 void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, PetscBool abs)
 {
+  EllwarpHostMultAcc(L, val, x, z, y, abs, 1);
+}
+
+void EllwarpHostMultAcc(const EllwarpLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, PetscBool abs, PetscInt acc)
+{
   /* in place (y += A x): slices of zero-length rows change nothing; the device skips them too */
   const PetscInt ns = (z && z == y && !abs) ? L->nactive : L->nslices;
 
@@ -667,12 +722,13 @@ void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const Petsc
     for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
       PetscInt q   = lane >> l2;
       PetscInt row = q < rows ? L->rowperm[L->slicerow[s] + q] : 0;
-      part[lane]   = 0;
+      PetscScalar a[4] = {0, 0, 0, 0}; /* step k goes to a[k % acc] (-mat_ellwarp_mult_acc; 1: a[0] only) */
       for (PetscInt k = 0; k < w; k++) {
         PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
         int        c   = EllwarpSliceCol(L, s, off, row);
-        if (c >= 0) part[lane] += Val(val, L->sliceptr[s] + off, abs) * x[c];
+        if (c >= 0) a[k % acc] += Val(val, L->sliceptr[s] + off, abs) * x[c];
       }
+      part[lane] = acc == 1 ? a[0] : (acc == 2 ? a[0] + a[1] : (a[0] + a[1]) + (a[2] + a[3]));
     }
     for (PetscInt off = tpr >> 1; off > 0; off >>= 1)
       for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++)
@@ -735,4 +791,21 @@ void EllwarpHostZeroMasked(const EllwarpLayout *L, PetscScalar *val, const char 
   ELLWARP_FOREACH_SLOT(L, {
     if ((rowmask && rowmask[row]) || (colmask && colmask[col])) val[slot] = (col == row) ? diag : 0.0;
   });
+}
+
+/* The kernel variants a store's kernels use for layout L: the requested ones (-mat_ellwarp_mult_*, _long_*,
+   _coo_*), and for those left automatic (0) this rule.  The rule gives the original kernels (MultKernel with
+   4 steps in flight, one lane and one accumulator per thread; the plain COO loop) until GPU measurements of
+   the variants (benchmarks/spmv -formats ...,variants; benchmarks/coo -variants all) say otherwise; both
+   backends resolve through here, so the host reference follows any change of the accumulator count. */
+void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpTune *t)
+{
+  (void)L;
+  if (req) *t = *req;
+  else (void)PetscMemzero(t, sizeof(*t));
+  if (t->multlanes <= 0) t->multlanes = 1;
+  if (t->multacc <= 0) t->multacc = 1;
+  if (t->multunroll <= 0) t->multunroll = 4;
+  if (t->coounroll <= 0) t->coounroll = 1;
+  if (t->coowalk <= 0) t->coowalk = 1;
 }

@@ -8,7 +8,16 @@ struct _EllwarpStore {
   PetscCount          *coojmap, *cooperm, *coo2slot; /* COO plan in slot order (EllwarpCOOSlotPlan); coo2slot unused */
   PetscBool            coounique;                    /* at most one COO entry per slot: cooperm[slot], no coojmap */
   EllwarpLayout       *own; /* -mat_ellwarp_analysis_drop_host: the store keeps the arrays, as a device store does */
+  PetscInt            *rowstart; /* row form of the CSR -> slot map (EllwarpLayoutRowForm), made at the first gather */
+  int                 *rowlen;
+  int                  rowform;  /* 0: not looked at yet, 1: the row form holds, -1: it does not (a transpose) */
+  const EllwarpTune   *tune; /* the matrix's kernel variants (only mult_acc changes what the host computes) */
 };
+
+static void HostSetTune(EllwarpStore *S, const EllwarpTune *t)
+{
+  S->tune = t;
+}
 
 /* the store takes L over (its arrays play the device arrays; the matrix keeps only the scalars) */
 PetscErrorCode EllwarpHostStoreAdopt(EllwarpStore *S, EllwarpLayout *L)
@@ -38,16 +47,26 @@ static PetscErrorCode HostDestroy(EllwarpStore **S)
   PetscFunctionBegin;
   if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree((*S)->val));
+  PetscCall(PetscFree2((*S)->rowstart, (*S)->rowlen));
   PetscCall(PetscFree3((*S)->coojmap, (*S)->cooperm, (*S)->coo2slot));
   PetscCall(EllwarpLayoutDestroy(&(*S)->own));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* as the device gather: the row form when it holds (no map read), else the slot map */
 static PetscErrorCode HostGather(EllwarpStore *S, const PetscScalar *csr)
 {
   PetscFunctionBegin;
-  EllwarpHostRefresh(S->L, csr, S->val);
+  if (!S->rowform) {
+    PetscBool ok;
+    PetscCall(PetscMalloc2(S->L->nrows, &S->rowstart, S->L->nrows, &S->rowlen));
+    EllwarpLayoutRowForm(S->L, S->rowstart, S->rowlen, &ok);
+    S->rowform = ok ? 1 : -1;
+    if (!ok) PetscCall(PetscFree2(S->rowstart, S->rowlen));
+  }
+  if (S->rowform > 0) EllwarpHostRefreshRows(S->L, S->rowstart, S->rowlen, csr, S->val);
+  else EllwarpHostRefresh(S->L, csr, S->val);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -62,7 +81,10 @@ static PetscErrorCode HostMult(const EllwarpStore *S, PetscInt bs, const PetscSc
 {
   PetscFunctionBegin;
   (void)bs;
-  EllwarpHostMult(S->L, S->val, x, z, y, PETSC_FALSE);
+  EllwarpTune t;
+
+  EllwarpTuneResolve(S->L, S->tune, &t);
+  EllwarpHostMultAcc(S->L, S->val, x, z, y, PETSC_FALSE, t.multacc);
   PetscCall(PetscLogFlops(2.0 * S->L->nnz - (z ? 0 : S->L->nrows)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -242,7 +264,7 @@ static PetscErrorCode HostDiagMissing(const EllwarpStore *S, PetscInt n, const P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues, HostZero, HostDiagMissing};
+const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues, HostZero, HostDiagMissing, HostSetTune};
 
 /* the layout's value array (host), for writers that fill the slots directly (the DM assembler) */
 PetscScalar *EllwarpHostStoreValues(EllwarpStore *S)
