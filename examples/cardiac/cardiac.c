@@ -58,6 +58,18 @@ static PetscErrorCode FormJacobian(SNES snes, Vec U, Mat J, Mat P, void *ptr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* rank 0 makes the directory (concurrent PetscMkdir calls race), the others wait */
+static PetscErrorCode MakeOutputDir(const char *dir)
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (!rank) PetscCall(PetscMkdir(dir));
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* index of the vertex nearest to p */
 static PetscInt NearestVertex(const LVMesh *m, const PetscReal p[3])
 {
@@ -100,6 +112,10 @@ int main(int argc, char **argv)
   DMAssemblyType atype;
   KSPType        ksptype;
   PCType         pctype;
+  PetscMPIInt    size, rank;
+  CardiacDist    dist;                                       /* several processes (cardiac_dist.c) */
+  PetscScalar   *phinat = NULL, *actnat = NULL;              /* rank 0: gathered vertex fields, original order */
+  PetscReal     *rnat   = NULL;                              /* rank 0: gathered r per original cell */
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscEllwarpInitializePackage());
@@ -107,6 +123,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsHasHelp(NULL, &helpflg));
   PetscCall(PetscMemzero(&cc, sizeof(cc)));
   PetscCall(PetscMemzero(&app, sizeof(app)));
+  PetscCall(PetscMemzero(&dist, sizeof(dist)));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   cc.p.c           = 8.0;
   cc.p.alpha       = 0.01;
   cc.p.gamma       = 0.002;
@@ -162,25 +181,29 @@ int main(int argc, char **argv)
   /* mesh and discretization */
   PetscCall(PetscTime(&tsetup0));
   PetscCall(CardiacMeshCreate(&cm, NULL));
-  PetscCall(CardiacMeshToDMPlex(&cm, &dm));
+  if (size > 1) { /* mesh on rank 0, distributed with overlap 1, per-element data migrated with the cells */
+    PetscCall(CardiacDistCreate(&cm, &dm, &dist));
+    if (!rank) PetscCall(PetscMalloc3(cm.m.nv, &phinat, cm.m.nv, &actnat, cm.m.nt, &rnat));
+  } else PetscCall(CardiacMeshToDMPlex(&cm, &dm));
   PetscCall(DMSetFromOptions(dm));
   PetscCall(DMViewFromOptions(dm, NULL, "-dm_view"));
   PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, 3, 1, PETSC_TRUE, 1, PETSC_DETERMINE, &fe));
   PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
   PetscCall(DMCreateDS(dm));
   PetscCall(PetscFEDestroy(&fe));
+  if (size > 1) PetscCall(CardiacDistSetUpVertices(&dist, dm));
   PetscCall(DMGetVecType(dm, &vtype));
   PetscCall(PetscStrbeginswith(vtype, "cuda", &app.device));
   if (!app.device) PetscCall(PetscStrcmp(vtype, VECSEQCUDA, &app.device));
 
   /* per-element data */
-  cc.nelem = cm.m.nt;
+  cc.nelem = size > 1 ? dist.nelem : cm.m.nt;
   PetscCall(PetscMalloc1(3 * (size_t)cc.nelem, &cc.fib));
   PetscCall(PetscMalloc1((size_t)cc.nelem, &cc.stim));
   PetscCall(PetscCalloc1((size_t)cc.nelem, &cc.rn));
   PetscCall(PetscCalloc1((size_t)cc.nelem, &cc.rnew));
-  PetscCall(PetscArraycpy(cc.fib, cm.fib, 3 * (size_t)cc.nelem));
-  PetscCall(PetscArraycpy(cc.stim, cm.stim, (size_t)cc.nelem));
+  PetscCall(PetscArraycpy(cc.fib, size > 1 ? dist.fib : cm.fib, 3 * (size_t)cc.nelem));
+  PetscCall(PetscArraycpy(cc.stim, size > 1 ? dist.stim : cm.stim, (size_t)cc.nelem));
 
   /* the assembler */
   PetscCall(DMAssemblyCreate(dm, &app.as));
@@ -212,7 +235,28 @@ int main(int argc, char **argv)
   PetscCall(PetscLogEventRegister("CardiacJacobian", DM_CLASSID, &app.ev_jac));
 
   /* Newton tolerance: a residual worth a uniform potential change phi_tol per step, ||lumped mass|| phi_tol / dt */
-  {
+  if (size > 1) { /* rank 0 on the whole mesh, as one process does (same vector norm, same tolerance) */
+    mnorm = 0;
+    if (!rank) {
+      Vec          mv;
+      PetscScalar *m;
+      PetscCall(VecCreateSeq(PETSC_COMM_SELF, cm.m.nv, &mv));
+      PetscCall(VecSet(mv, 0.0));
+      PetscCall(VecGetArray(mv, &m));
+      for (PetscInt t = 0; t < cm.m.nt; t++) {
+        PetscReal x[12], g[4][3], vol;
+        for (int a = 0; a < 4; a++)
+          for (int d = 0; d < 3; d++) x[3 * a + d] = cm.m.xyz[3 * cm.m.tet[4 * t + a] + d];
+        vol = CardiacTetGeometry(x, g);
+        for (int a = 0; a < 4; a++) m[cm.m.tet[4 * t + a]] += 0.25 * vol;
+      }
+      PetscCall(VecRestoreArray(mv, &m));
+      PetscCall(VecNorm(mv, NORM_2, &mnorm));
+      PetscCall(VecDestroy(&mv));
+    }
+    PetscCallMPI(MPI_Bcast(&mnorm, 1, MPIU_REAL, 0, PETSC_COMM_WORLD));
+    atol = phi_tol * mnorm / dt;
+  } else {
     PetscScalar *m;
     PetscCall(VecSet(mvol, 0.0));
     PetscCall(VecGetArray(mvol, &m));
@@ -257,7 +301,7 @@ int main(int argc, char **argv)
   if (helpflg) goto finish;
 
   if (vtu_every > 0) {
-    PetscCall(PetscMkdir(outdir));
+    PetscCall(MakeOutputDir(outdir));
     maxvtu = nsteps / vtu_every + 2;
     PetscCall(PetscCalloc2(maxvtu, &vtunames, maxvtu, &vtutimes));
   }
@@ -289,17 +333,28 @@ int main(int argc, char **argv)
       PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", outdir, name));
       PetscCall(PetscMalloc1(cc.nelem, &r));
       PetscCall(CardiacCtxGetR(&cc, r));
-      PetscCall(VecGetArrayRead(phi, &p));
-      PetscCall(VecGetArrayRead(act, &a));
-      PetscCall(CardiacWriteVTU(path, &cm, p, r, a, PETSC_FALSE));
-      PetscCall(VecRestoreArrayRead(act, &a));
-      PetscCall(VecRestoreArrayRead(phi, &p));
+      if (size > 1) { /* gathered to rank 0, which writes */
+        PetscCall(CardiacDistGatherVertices(&dist, phi, phinat));
+        PetscCall(CardiacDistGatherVertices(&dist, act, actnat));
+        PetscCall(CardiacDistGatherCells(&dist, r, rnat));
+        if (!rank) PetscCall(CardiacWriteVTU(path, &cm, phinat, rnat, actnat, PETSC_FALSE));
+      } else {
+        PetscCall(VecGetArrayRead(phi, &p));
+        PetscCall(VecGetArrayRead(act, &a));
+        PetscCall(CardiacWriteVTU(path, &cm, p, r, a, PETSC_FALSE));
+        PetscCall(VecRestoreArrayRead(act, &a));
+        PetscCall(VecRestoreArrayRead(phi, &p));
+      }
       PetscCall(PetscFree(r));
       PetscCall(PetscStrallocpy(name, &vtunames[nvtu]));
       vtutimes[nvtu++] = t;
     }
     if (stop_activated || (monitor_every > 0 && step % monitor_every == 0)) PetscCall(CardiacSync(app.device));
     PetscCall(PetscTime(&s2));
+    if (size > 1) { /* assembly: the slowest rank's (the others wait for it in the solve's first reduction) */
+      PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &app.t_asm, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+      if (app.t_asm > s1 - s0) app.t_asm = s1 - s0;
+    }
     if (step > 1) {
       sum_step += s2 - s0;
       sum_asm += app.t_asm;
@@ -325,11 +380,16 @@ int main(int argc, char **argv)
 
   /* results */
   {
-    const PetscScalar *a;
+    const PetscScalar *a = NULL;
     PetscReal          amax = 0, amin = PETSC_MAX_REAL, cv = -1, tprobe[2] = {-1, -1};
     PetscInt           nact = 0;
-    PetscCall(VecGetArrayRead(act, &a));
-    for (PetscInt v = 0; v < cm.m.nv; v++) {
+    const PetscBool    writer = (PetscBool)(size == 1 || !rank); /* the rank holding the whole field */
+    if (size > 1) { /* the activation times in the original vertex order on rank 0 */
+      PetscCall(CardiacDistGatherVertices(&dist, act, actnat));
+      PetscCall(CardiacDistGatherVertices(&dist, phi, phinat));
+      a = actnat;
+    } else PetscCall(VecGetArrayRead(act, &a));
+    for (PetscInt v = 0; v < (writer ? cm.m.nv : 0); v++) {
       PetscReal av = PetscRealPart(a[v]);
       if (av >= 0) {
         nact++;
@@ -338,7 +398,7 @@ int main(int argc, char **argv)
       }
     }
     if (!nact) amin = -1;
-    if (cm.slab) {
+    if (cm.slab && writer) {
       PetscInt  v0 = NearestVertex(&cm.m, cm.probe[0]), v1 = NearestVertex(&cm.m, cm.probe[1]);
       PetscReal dist = 0;
       for (int d = 0; d < 3; d++) dist += PetscSqr(cm.m.xyz[3 * v1 + d] - cm.m.xyz[3 * v0 + d]);
@@ -350,7 +410,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: %" PetscInt_FMT " steps; activated %" PetscInt_FMT " of %" PetscInt_FMT " vertices, activation times %.3f .. %.3f ms\n", nsteps, nact, cm.m.nv, (double)amin, (double)amax));
     if (counted)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: per step (steps 2..%" PetscInt_FMT "): wall %.3f ms = assembly %.3f + solve %.3f + rest %.3f; Newton %.2f, KSP %.1f its per step; first step %.3f ms; total %.2f s\n", nsteps, 1e3 * sum_step / counted, 1e3 * sum_asm / counted, 1e3 * (sum_snes - sum_asm) / counted, 1e3 * (sum_step - sum_snes) / counted, (double)sum_newton / counted, (double)sum_ksp / counted, 1e3 * first_step, tprog1 - tprog0));
-    if (final_vtu || png) PetscCall(PetscMkdir(outdir));
+    if (final_vtu || png) PetscCall(MakeOutputDir(outdir));
     if (final_vtu) {
       const PetscScalar *p;
       PetscReal         *r;
@@ -358,41 +418,59 @@ int main(int argc, char **argv)
       PetscCall(PetscSNPrintf(path, sizeof(path), "%s/activation.vtu", outdir));
       PetscCall(PetscMalloc1(cc.nelem, &r));
       PetscCall(CardiacCtxGetR(&cc, r));
-      PetscCall(VecGetArrayRead(phi, &p));
-      PetscCall(CardiacWriteVTU(path, &cm, p, r, a, PETSC_TRUE));
-      PetscCall(VecRestoreArrayRead(phi, &p));
+      if (size > 1) {
+        PetscCall(CardiacDistGatherCells(&dist, r, rnat));
+        if (!rank) PetscCall(CardiacWriteVTU(path, &cm, phinat, rnat, a, PETSC_TRUE));
+      } else {
+        PetscCall(VecGetArrayRead(phi, &p));
+        PetscCall(CardiacWriteVTU(path, &cm, p, r, a, PETSC_TRUE));
+        PetscCall(VecRestoreArrayRead(phi, &p));
+      }
       PetscCall(PetscFree(r));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: wrote %s (activation_ms, Phi_mV, r, fibre)\n", path));
     }
     if (png) {
       char path[PETSC_MAX_PATH_LEN];
       PetscCall(PetscSNPrintf(path, sizeof(path), "%s/activation.png", outdir));
-      PetscCall(CardiacWriteActivationPNG(path, &cm, a, amax));
+      if (writer) PetscCall(CardiacWriteActivationPNG(path, &cm, a, amax));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: wrote %s (activation map, 0 .. %.1f ms, grey: not activated)\n", path, (double)amax));
     }
     if (nvtu) {
       char path[PETSC_MAX_PATH_LEN];
       PetscCall(PetscSNPrintf(path, sizeof(path), "%s/cardiac.pvd", outdir));
-      PetscCall(CardiacWritePVD(path, nvtu, (const char *const *)vtunames, vtutimes));
+      if (writer) PetscCall(CardiacWritePVD(path, nvtu, (const char *const *)vtunames, vtutimes));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: wrote %s (%" PetscInt_FMT " VTU files)\n", path, nvtu));
     }
     if (json[0]) {
       FILE *fp;
       PetscCall(PetscFOpen(PETSC_COMM_WORLD, json, "w", &fp));
-      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "{\"label\": \"%s\", \"vertices\": %" PetscInt_FMT ", \"tets\": %" PetscInt_FMT ", \"mat_type\": \"%s\", \"vec_type\": \"%s\", \"assembly\": \"%s\", \"ksp\": \"%s\", \"pc\": \"%s\", ", label, cm.m.nv, cm.m.nt, mtype, vtype, atype, ksptype, pctype));
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "{\"label\": \"%s\", \"vertices\": %" PetscInt_FMT ", \"tets\": %" PetscInt_FMT ", \"mat_type\": \"%s\", \"vec_type\": \"%s\", \"assembly\": \"%s\", \"ksp\": \"%s\", \"pc\": \"%s\", \"nprocs\": %d, ", label, cm.m.nv, cm.m.nt, mtype, vtype, atype, ksptype, pctype, size));
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "\"dt_ms\": %.6f, \"steps\": %" PetscInt_FMT ", \"t_sim_ms\": %.6f, \"setup_s\": %.4f, \"total_s\": %.4f, \"first_step_ms\": %.4f, ", (double)dt, nsteps, (double)(nsteps * dt), tsetup1 - tsetup0, tprog1 - tprog0, 1e3 * first_step));
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "\"step_ms\": %.5f, \"assembly_ms\": %.5f, \"solve_ms\": %.5f, \"rest_ms\": %.5f, \"newton_per_step\": %.3f, \"ksp_per_step\": %.3f, ", counted ? 1e3 * sum_step / counted : -1.0, counted ? 1e3 * sum_asm / counted : -1.0, counted ? 1e3 * (sum_snes - sum_asm) / counted : -1.0, counted ? 1e3 * (sum_step - sum_snes) / counted : -1.0, counted ? (double)sum_newton / counted : -1.0, counted ? (double)sum_ksp / counted : -1.0));
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "\"activated\": %" PetscInt_FMT ", \"act_min_ms\": %.5f, \"act_max_ms\": %.5f, \"cv_mm_per_ms\": %.6f, \"probe_ms\": [%.5f, %.5f]}\n", nact, (double)amin, (double)amax, (double)cv, (double)tprobe[0], (double)tprobe[1]));
       PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
     }
-    PetscCall(VecRestoreArrayRead(act, &a));
+    if (size == 1) PetscCall(VecRestoreArrayRead(act, &a));
   }
   {
     PetscViewer       v;
     PetscViewerFormat fmt;
     PetscBool         flg;
     PetscCall(PetscOptionsCreateViewer(PETSC_COMM_WORLD, NULL, NULL, "-act_view", &v, &fmt, &flg));
-    if (flg) {
+    if (flg && size > 1) { /* the original vertex order (rank 0 holds it all): the one-process layout */
+      Vec          an;
+      PetscScalar *x;
+      PetscCall(VecCreateMPI(PETSC_COMM_WORLD, rank ? 0 : cm.m.nv, PETSC_DETERMINE, &an));
+      PetscCall(VecGetArrayWrite(an, &x));
+      if (!rank) PetscCall(PetscArraycpy(x, actnat, cm.m.nv));
+      PetscCall(VecRestoreArrayWrite(an, &x));
+      PetscCall(PetscObjectSetName((PetscObject)an, "activation"));
+      PetscCall(PetscViewerPushFormat(v, fmt));
+      PetscCall(VecView(an, v));
+      PetscCall(PetscViewerPopFormat(v));
+      PetscCall(PetscViewerDestroy(&v));
+      PetscCall(VecDestroy(&an));
+    } else if (flg) {
       PetscCall(PetscObjectSetName((PetscObject)act, "activation"));
       PetscCall(PetscViewerPushFormat(v, fmt));
       PetscCall(VecView(act, v));
@@ -414,6 +492,8 @@ finish:
   PetscCall(DMAssemblyDestroy(&app.as));
   PetscCall(CardiacCtxDestroy(&cc));
   PetscCall(CardiacMeshDestroy(&cm));
+  PetscCall(CardiacDistDestroy(&dist));
+  PetscCall(PetscFree3(phinat, actnat, rnat));
   PetscCall(DMDestroy(&dm));
   PetscCall(PetscFinalize());
   return 0;

@@ -72,6 +72,22 @@ PetscErrorCode CardiacWriteVTU(const char *file, const CardiacMesh *, const Pets
 PetscErrorCode CardiacWritePVD(const char *file, PetscInt n, const char *const *vtus, const PetscReal *times);
 PetscErrorCode CardiacWriteActivationPNG(const char *file, const CardiacMesh *, const PetscScalar *act, PetscReal tmax);
 
+/* cardiac_dist.c: several MPI processes (mesh made on rank 0, distributed with overlap 1; output gathered
+   to rank 0 in the original numbering) */
+typedef struct {
+  PetscInt   nelem;       /* local cells (ghost layer included) */
+  PetscInt   nownedcells; /* cells this rank owns */
+  PetscReal *fib, *stim;  /* per local cell, migrated from rank 0's CardiacMesh: [3][nelem], [nelem] */
+  PetscSF    vsf, csf;    /* owned dofs / owned cells -> original vertex / cell on rank 0 */
+  PetscInt   nv, nt;      /* rank 0: the whole mesh's sizes (0 elsewhere) */
+  PetscInt  *vorig;       /* original vertex of each local vertex */
+} CardiacDist;
+PetscErrorCode CardiacDistCreate(const CardiacMesh *, DM *, CardiacDist *);
+PetscErrorCode CardiacDistSetUpVertices(CardiacDist *, DM); /* once the DM has its P1 field */
+PetscErrorCode CardiacDistGatherVertices(CardiacDist *, Vec, PetscScalar *);
+PetscErrorCode CardiacDistGatherCells(CardiacDist *, const PetscReal *, PetscReal *);
+PetscErrorCode CardiacDistDestroy(CardiacDist *);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -165,6 +165,16 @@ struct _p_DMAssembly {
   PetscInt               fastmaxcode;   /* largest entry code of the compact map (testing: smaller forces irregular elements) */
   struct _DMAsmFastPlan *fast;
   PetscInt               fasthashprobes; /* hash variant: groups probed before an entry goes straight to global memory (testing) */
+  /* distributed DMPlex (dmasmmpi.c; unused on one process).  Nodes are the local (ghosted) vector's dofs:
+     edof holds local-vector offsets, ndof their number; rows are this rank's owned dofs only. */
+  PetscBool  mpi;
+  PetscInt   nown, rstart;  /* owned rows, first global row */
+  PetscInt  *l2row;         /* [ndof] local dof -> owned row (-1: ghost) */
+  PetscInt  *l2g;           /* [ndof] local dof -> global row (pattern columns) */
+  DMAsmPlan  jacB;          /* MPI matrices: the plan of the off-diagonal block (jac: the diagonal block's) */
+  Vec        uloc, aloc;    /* ghosted copies of U and of the auxiliary vector (DMGlobalToLocal) */
+  PetscObjectId    locid[2];    /* the global vectors the ghosted copies were last filled from, */
+  PetscObjectState locstate[2]; /* and their states then (the same state: no new ghost exchange) */
 };
 
 /* CUDA side (dmasmcuda.cu); plain-C references of the same logic are in dmasmhost.c */
@@ -224,3 +234,22 @@ PETSC_INTERN PetscErrorCode DMAsmColor(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmReorderElements(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmBuildTailPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *, const PetscInt *);
+
+/* distributed DMPlex (dmasmmpi.c) */
+typedef struct { /* the value array of one sequential matrix (a block of an MPI matrix), as dmasmcompute.c's targets */
+  int             kind;
+  PetscScalar    *val;
+  PetscMemType    mtype;
+  PetscCount      n;
+  const PetscInt *slot2csr;
+  const void     *layout;
+} DMAsmBlockValues;
+PETSC_INTERN PetscErrorCode DMAsmBlockValuesGet(DMAssembly, Mat, DMAsmBlockValues *);
+PETSC_INTERN PetscErrorCode DMAsmBlockValuesRestore(Mat, DMAsmBlockValues *);
+PETSC_INTERN PetscErrorCode DMAsmReducePlan(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmBuildMeshMPI(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmMPIBuildResidualPlan(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmMPIComputeResidual(DMAssembly, Vec, Vec);
+PETSC_INTERN PetscErrorCode DMAsmMPIComputeJacobian(DMAssembly, Vec, Mat);
+PETSC_INTERN PetscErrorCode DMAsmMPIView(DMAssembly, PetscViewer);
+PETSC_INTERN PetscErrorCode DMAsmMPIDestroy(DMAssembly);

@@ -353,6 +353,10 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
   PetscValidHeaderSpecific(F, VEC_CLASSID, 3);
   PetscCall(DMAssemblySetUp(as));
   PetscCheck(as->k.residual, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no residual element kernel set");
+  if (as->mpi) { /* distributed DM: owned rows only (dmasmmpi.c) */
+    PetscCall(DMAsmMPIComputeResidual(as, U, F));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   as->phasen = 0;
   PHASE(as);
   if (Fused(as) || as->method == DMASM_LOCALROW || (SharedActive(as) && !as->rsh.fallback)) {
@@ -419,6 +423,10 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
   PetscValidHeaderSpecific(J, MAT_CLASSID, 3);
   PetscCall(DMAssemblySetUp(as));
   PetscCheck(as->k.jacobian, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly: no Jacobian element kernel set");
+  if (as->mpi) { /* distributed DM: both blocks of the MPI matrix, owned rows only (dmasmmpi.c) */
+    PetscCall(DMAsmMPIComputeJacobian(as, U, J));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(GetTarget(as, J, &T));
   PetscCall(EnsureJacobianPlan(as, J, &T));
   as->phasen = 0;
@@ -444,5 +452,42 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
   PHASE(as);
   PetscCall(RestoreTarget(J, &T));
   as->nreductions++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dmasmmpi.c assembles the diagonal and off-diagonal blocks of an MPI matrix (sequential matrices) through
+   the same targets and reductions */
+PetscErrorCode DMAsmBlockValuesGet(DMAssembly as, Mat X, DMAsmBlockValues *v)
+{
+  Target T;
+
+  PetscFunctionBegin;
+  PetscCall(GetTarget(as, X, &T));
+  v->kind     = (int)T.kind;
+  v->val      = T.val;
+  v->mtype    = T.mtype;
+  v->n        = T.n;
+  v->slot2csr = T.slot2csr;
+  v->layout   = T.layout;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmBlockValuesRestore(Mat X, DMAsmBlockValues *v)
+{
+  Target T;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&T, sizeof(T)));
+  T.kind = (TargetKind)v->kind;
+  T.val  = v->val;
+  PetscCall(RestoreTarget(X, &T));
+  v->val = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmReducePlan(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(Reduce(as, P, nper, src, dst));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

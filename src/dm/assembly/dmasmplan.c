@@ -20,7 +20,10 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-  PetscCheck(size == 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMAssembly: one MPI process only for now (got %d); the distributed version is future work", size);
+  if (size > 1) { /* a distributed DM: owned rows only (dmasmmpi.c) */
+    PetscCall(DMAsmBuildMeshMPI(as));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(DMGetDimension(dm, &dim));
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: meshes of dimension 2 (triangles) or 3 (tetrahedra) only, got %" PetscInt_FMT, dim);
   PetscCall(DMGetNumFields(dm, &nf));

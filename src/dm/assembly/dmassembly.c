@@ -244,7 +244,8 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
   PetscCheck(as->method != DMASM_LOCALROW || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in kernels (DMAssemblyP1DiffusionMassKernels()); use globalnz with your own kernels");
   PetscCall(DMAsmColor(as));
-  PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
+  if (as->mpi) PetscCall(DMAsmMPIBuildResidualPlan(as)); /* owned rows only */
+  else PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
   PetscCall(DMAsmBuildTailPlan(as, as->nen, as->ndof, as->edof, &as->rtail));
   if (as->method == DMASM_SHAREDNZ) {
     as->shfallback = (PetscBool)!(as->builtin && as->k.ctx == (void *)as->builtin);
@@ -429,6 +430,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
     PetscCall(PetscFree(val));
     PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring: %" PetscInt_FMT " colours (largest node valence %" PetscInt_FMT "); %" PetscInt_FMT " colours of >= %" PetscInt_FMT " elements (largest %" PetscInt_FMT "), %" PetscInt_FMT " smaller ones with %" PetscInt_FMT " elements in all (color: their packed reduction first, then one launch per big colour)\n", as->ncolors, maxval, big, as->colortail, maxc, tailc, taile));
   }
+  if (as->mpi) PetscCall(DMAsmMPIView(as, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "element order: %s\n", as->eperm ? "by lowest dof (built-in kernels; -dm_assembly_reorder 0: mesh order)" : "the mesh's cell order"));
   {
     PetscLogDouble b;
@@ -467,6 +469,7 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
   }
   a = *as;
   if (a->ownctxdestroy) PetscCall((*a->ownctxdestroy)(&a->ownctx));
+  if (a->mpi) PetscCall(DMAsmMPIDestroy(a));
   PetscCall(DMAsmPlanDestroy(&a->jac));
   PetscCall(DMAsmPlanDestroy(&a->res));
   PetscCall(DMAsmRowPlanDestroy(&a->jrow));

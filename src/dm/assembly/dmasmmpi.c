@@ -1,0 +1,450 @@
+/* DMAssembly on a distributed DMPlex (more than one MPI process).
+
+   The DM must be distributed with overlap >= 1 (DMPlexDistribute(dm, 1, ...)): each rank then holds every
+   cell touching a vertex it owns.  Each rank assembles ONLY its owned rows -- Jacobian: the owned rows'
+   nonzeros, in the diagonal block and in the (compacted) off-diagonal block of the MPI matrix; residual: the
+   owned dofs -- from all its local cells, computing the cells of the ghost layer redundantly.  So assembly
+   itself needs no communication at all, and each target is summed by one thread in element order exactly as
+   on one process (fixed order, bitwise reproducible run to run for a given partition).  The nodal inputs
+   (state and auxiliary vector) come through DMGlobalToLocal (ghost values).
+
+   Nodes are the dofs of the local (ghosted) vector: edof holds local-vector offsets (the gather reads the
+   local vector), l2row maps a node to its owned row (-1 for a ghost: its entries go nowhere), l2g to its
+   global number (the columns).  The pattern (pi, pj, e2nz) has the owned rows only, global columns; at the
+   first Jacobian into an MPI matrix each pattern nonzero is mapped to its block (diagonal: column - cstart;
+   off-diagonal: through garray) and to its position in that block's value array (CSR, or ELLWARP slot),
+   and two packed plans are built: jac (diagonal block) and jacB (off-diagonal block).  Both are the
+   one-process plan format: the same reductions (host and CUDA) run on them unchanged.
+
+   Targets: MATMPIAIJ (host CSR of both blocks), MATMPIELLWARP (MATSEQELLWARP blocks, slot values, host or
+   cuda backend), MATMPIAIJCUSPARSE (device CSR of both blocks).  Methods: globalnz, host and atomic with
+   element buffers (and sharednz with user kernels, which runs globalnz as on one process); the fused
+   methods (sharednz and localrow with the built-in kernels, fused atomic) and color give a clear error for
+   now. */
+#include <petsc/private/dmassemblyimpl.h>
+#include <petsc/private/hashmapi.h>
+#include <petscellwarp.h>
+#include <../src/mat/impls/aij/mpi/mpiaij.h>
+#include <petscdmplex.h>
+#include <petscfe.h>
+
+static PetscErrorCode CheckDiscretization(DM dm, PetscInt *dimout)
+{
+  PetscObject  obj;
+  PetscClassId id;
+  PetscInt     dim, nf, nc, nb, cdim;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: meshes of dimension 2 (triangles) or 3 (tetrahedra) only, got %" PetscInt_FMT, dim);
+  PetscCall(DMGetNumFields(dm, &nf));
+  PetscCheck(nf == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the DM must have exactly one field (a scalar P1 PetscFE), got %" PetscInt_FMT, nf);
+  PetscCall(DMGetField(dm, 0, NULL, &obj));
+  PetscCall(PetscObjectGetClassId(obj, &id));
+  PetscCheck(id == PETSCFE_CLASSID, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the field must be a PetscFE");
+  PetscCall(PetscFEGetNumComponents((PetscFE)obj, &nc));
+  PetscCall(PetscFEGetDimension((PetscFE)obj, &nb));
+  PetscCheck(nc == 1 && nb == dim + 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: scalar P1 Lagrange on simplices only (got %" PetscInt_FMT " components, %" PetscInt_FMT " basis functions)", nc, nb);
+  PetscCall(DMGetCoordinateDim(dm, &cdim));
+  PetscCheck(cdim == dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT, cdim, dim);
+  *dimout = dim;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the methods that run on a distributed DM: the packed reduction (globalnz, host) and the unfused atomic
+   scatter, all through the element buffers */
+static PetscErrorCode CheckMethod(DMAssembly as)
+{
+  const PetscBool builtin = (PetscBool)(as->builtin && as->k.ctx == (void *)as->builtin);
+
+  PetscFunctionBegin;
+  /* sharednz with user kernels runs globalnz anyway (stated in -info and View, as on one process) */
+  PetscCheck(as->method == DMASM_GLOBALNZ || as->method == DMASM_HOST || as->method == DMASM_ATOMIC || (as->method == DMASM_SHAREDNZ && !builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: on more than one MPI process the methods are globalnz, host and atomic (unfused); %s is not available there yet", ((PetscObject)as)->type_name);
+  PetscCheck(!(as->method == DMASM_ATOMIC && builtin && as->fuse), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: the fused atomic method is not available on more than one MPI process yet; use -dm_assembly_fuse 0 (or globalnz)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmBuildMeshMPI(DMAssembly as)
+{
+  DM                 dm = as->dm;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
+  PetscSection       gs, ls, cs;
+  PetscInt           dim, nen, cStart, cEnd, vStart, vEnd, nelem, nloc, nown, ov, scan;
+  Vec                cvec;
+  const PetscScalar *coords;
+
+  PetscFunctionBegin;
+  PetscCall(CheckMethod(as));
+  PetscCall(CheckDiscretization(dm, &dim));
+  PetscCall(DMPlexGetOverlap(dm, &ov));
+  PetscCheck(ov >= 1, comm, PETSC_ERR_ARG_WRONGSTATE, "DMAssembly on %s: the DM must be distributed with overlap >= 1 (DMPlexDistribute(dm, 1, ...)), so that every rank holds all cells around its own vertices; its overlap is %" PetscInt_FMT, "more than one MPI process", ov);
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  PetscCall(DMGetGlobalSection(dm, &gs));
+  PetscCall(DMGetLocalSection(dm, &ls));
+  PetscCall(DMGetCoordinateSection(dm, &cs));
+  PetscCall(DMGetCoordinatesLocal(dm, &cvec));
+  PetscCall(PetscSectionGetStorageSize(ls, &nloc));
+  PetscCall(PetscSectionGetConstrainedStorageSize(gs, &nown));
+  PetscCallMPI(MPI_Scan(&nown, &scan, 1, MPIU_INT, MPI_SUM, comm));
+  nen        = dim + 1;
+  nelem      = cEnd - cStart;
+  as->mpi    = PETSC_TRUE;
+  as->nown   = nown;
+  as->rstart = scan - nown;
+  as->ndof   = nloc;
+  as->nelem  = nelem;
+  as->nen    = nen;
+  as->dim    = dim;
+  as->cStart = cStart;
+  PetscCheck((PetscCount)nen * nen * nelem < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: %" PetscInt_FMT " elements: element entries exceed the PetscInt range; configure PETSc with 64-bit indices", nelem);
+  /* nodes: local dof -> owned row / global row */
+  PetscCall(PetscMalloc2(nloc, &as->l2row, nloc, &as->l2g));
+  for (PetscInt i = 0; i < nloc; i++) as->l2row[i] = as->l2g[i] = -1;
+  for (PetscInt v = vStart; v < vEnd; v++) {
+    PetscInt ldof, lcdof, loff, goff;
+    PetscCall(PetscSectionGetDof(ls, v, &ldof));
+    PetscCall(PetscSectionGetConstraintDof(ls, v, &lcdof));
+    PetscCheck(ldof == 1 && lcdof == 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: vertex %" PetscInt_FMT " has %" PetscInt_FMT " dofs, %" PetscInt_FMT " constrained; essential conditions through the section are not supported (apply them with MatZeroRowsColumns)", v, ldof, lcdof);
+    PetscCall(PetscSectionGetOffset(ls, v, &loff));
+    PetscCall(PetscSectionGetOffset(gs, v, &goff));
+    if (goff >= 0) {
+      as->l2row[loff] = goff - as->rstart;
+      as->l2g[loff]   = goff;
+    } else as->l2g[loff] = -(goff + 1);
+  }
+  for (PetscInt i = 0; i < nloc; i++) PetscCheck(as->l2g[i] >= 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: local dof %" PetscInt_FMT " is not on a vertex (P1 only)", i);
+  /* elements: closure vertices (the closure order, as DMPlexMatSetClosure uses), local offsets, coordinates */
+  PetscCall(VecGetArrayRead(cvec, &coords));
+  PetscCall(PetscMalloc2((size_t)nen * nelem, &as->edof, (size_t)nen * dim * nelem, &as->xe));
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscInt       ncl, *cl = NULL, a = 0;
+    DMPolytopeType ct;
+
+    PetscCall(DMPlexGetCellType(dm, cStart + e, &ct));
+    PetscCheck(ct == (dim == 3 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_TRIANGLE), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " is a %s; simplices only", cStart + e, DMPolytopeTypes[ct]);
+    PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+    for (PetscInt i = 0; i < ncl; i++) {
+      const PetscInt p = cl[2 * i];
+      PetscInt       loff, coff;
+      if (p < vStart || p >= vEnd) continue;
+      PetscCall(PetscSectionGetOffset(ls, p, &loff));
+      PetscCall(PetscSectionGetOffset(cs, p, &coff));
+      as->edof[a * nelem + e] = loff;
+      for (PetscInt d = 0; d < dim; d++) as->xe[(a * dim + d) * nelem + e] = PetscRealPart(coords[coff + d]);
+      a++;
+    }
+    PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+    PetscCheck(a == nen, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly: cell %" PetscInt_FMT " has %" PetscInt_FMT " vertices, expected %" PetscInt_FMT, cStart + e, a, nen);
+  }
+  PetscCall(VecRestoreArrayRead(cvec, &coords));
+  /* the pattern of the owned rows (global columns): row i holds the dofs of every element touching i */
+  {
+    PetscInt  *nptr, *nel, *cnt, *pi, *pj, *work;
+    PetscCount tot = 0;
+
+    PetscCall(PetscCalloc1(nown + 1, &nptr));
+    for (PetscCount q = 0; q < (PetscCount)nen * nelem; q++) {
+      const PetscInt r = as->l2row[as->edof[q]];
+      if (r >= 0) nptr[r + 1]++;
+    }
+    for (PetscInt i = 0; i < nown; i++) nptr[i + 1] += nptr[i];
+    PetscCall(PetscMalloc2(nptr[nown], &nel, nown + 1, &cnt));
+    PetscCall(PetscArraycpy(cnt, nptr, nown + 1));
+    for (PetscInt e = 0; e < nelem; e++)
+      for (PetscInt a = 0; a < nen; a++) {
+        const PetscInt r = as->l2row[as->edof[a * nelem + e]];
+        if (r >= 0) nel[cnt[r]++] = e;
+      }
+    PetscCall(PetscMalloc1(nown + 1, &pi));
+    PetscCall(PetscMalloc1((size_t)nen * nptr[nown] + nown + 1, &work));
+    pi[0] = 0;
+    for (PetscInt i = 0; i < nown; i++) {
+      PetscInt m = 0;
+      for (PetscInt k = nptr[i]; k < nptr[i + 1]; k++)
+        for (PetscInt b = 0; b < nen; b++) work[tot + m++] = as->l2g[as->edof[b * nelem + nel[k]]];
+      if (!m) work[tot + m++] = as->rstart + i; /* a dof in no element keeps its diagonal, as DMCreateMatrix() does */
+      PetscCall(PetscSortRemoveDupsInt(&m, work + tot));
+      tot += m;
+      pi[i + 1] = (PetscInt)tot;
+    }
+    PetscCall(PetscMalloc1(tot, &pj));
+    PetscCall(PetscArraycpy(pj, work, tot));
+    PetscCall(PetscFree(work));
+    PetscCall(PetscFree(nptr));
+    PetscCall(PetscFree2(nel, cnt));
+    as->pi  = pi;
+    as->pj  = pj;
+    as->nnz = tot;
+  }
+  /* element entry (a,b) of e -> its nonzero in the owned pattern (-1: row a is a ghost) */
+  PetscCall(PetscMalloc1((size_t)nen * nen * nelem, &as->e2nz));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < nen; a++) {
+      const PetscInt r = as->l2row[as->edof[a * nelem + e]];
+      for (PetscInt b = 0; b < nen; b++) {
+        PetscInt loc = -1;
+        if (r >= 0) {
+          PetscCall(PetscFindInt(as->l2g[as->edof[b * nelem + e]], as->pi[r + 1] - as->pi[r], as->pj + as->pi[r], &loc));
+          PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pattern misses an element entry");
+          loc += as->pi[r];
+        }
+        as->e2nz[(a * nen + b) * nelem + e] = loc;
+      }
+    }
+  PetscCall(PetscInfo(as, "Distributed DM: %" PetscInt_FMT " owned rows from %" PetscInt_FMT ", %" PetscInt_FMT " local dofs (with ghosts), %" PetscInt_FMT " local cells (overlap %" PetscInt_FMT ")\n", nown, as->rstart, nloc, nelem, ov));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the residual's plan: node a of element e adds into its owned row (ghost nodes: nowhere) */
+PetscErrorCode DMAsmMPIBuildResidualPlan(DMAssembly as)
+{
+  const PetscCount nq = (PetscCount)as->nen * as->nelem;
+  PetscInt        *q2t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nq, &q2t));
+  for (PetscCount q = 0; q < nq; q++) q2t[q] = as->l2row[as->edof[q]];
+  PetscCall(DMAsmBuildPlan(as, as->nen, as->nown, q2t, &as->res));
+  PetscCall(PetscFree(q2t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* U (and the auxiliary vector) -> ghosted local vectors -> ue (ae) in the execution memory */
+static PetscErrorCode GatherMPI(DMAssembly as, Vec U)
+{
+  Vec          g[2] = {U, as->aux}, *l[2] = {&as->uloc, &as->aloc};
+  PetscScalar *bufs[2];
+
+  PetscFunctionBegin;
+  if (as->aux && !as->ae) {
+    const PetscCount ne = (PetscCount)as->nen * as->nelem;
+#if defined(ELLWARP_HAVE_CUDA)
+    if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
+    else
+#endif
+      PetscCall(PetscMalloc1(ne, &as->ae));
+  }
+  bufs[0] = as->ue;
+  bufs[1] = as->ae;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Gather, as, 0, 0, 0));
+  for (int i = 0; i < 2; i++) {
+    const PetscScalar *u;
+    PetscMemType       mt;
+
+    if (!g[i]) continue;
+    { /* the ghosted copy lives where the global vector does (a device vector: VECSEQCUDA), whatever the DM's vec type */
+      PetscBool gdev, ldev = PETSC_FALSE;
+      PetscCall(PetscObjectTypeCompareAny((PetscObject)g[i], &gdev, VECMPICUDA, VECSEQCUDA, VECCUDA, ""));
+      if (*l[i]) PetscCall(PetscObjectTypeCompareAny((PetscObject)*l[i], &ldev, VECSEQCUDA, VECCUDA, ""));
+      if (*l[i] && ldev != gdev) PetscCall(VecDestroy(l[i]));
+      if (!*l[i]) {
+        as->locid[i] = -1; /* no object has this id: the first use exchanges */
+        PetscCall(DMCreateLocalVector(as->dm, l[i]));
+        PetscCall(PetscObjectTypeCompareAny((PetscObject)*l[i], &ldev, VECSEQCUDA, VECCUDA, ""));
+        if (gdev && !ldev) PetscCall(VecSetType(*l[i], VECSEQCUDA));
+        if (!gdev && ldev) PetscCall(VecSetType(*l[i], VECSEQ));
+      }
+    }
+    { /* the residual and the Jacobian at the same U (SNES), or the same auxiliary vector all along a time step:
+         the ghosted copy is current, no ghost exchange */
+      PetscObjectId    id;
+      PetscObjectState st;
+      PetscCall(PetscObjectGetId((PetscObject)g[i], &id));
+      PetscCall(PetscObjectStateGet((PetscObject)g[i], &st));
+      if (id != as->locid[i] || st != as->locstate[i]) {
+        PetscCall(DMGlobalToLocalBegin(as->dm, g[i], INSERT_VALUES, *l[i]));
+        PetscCall(DMGlobalToLocalEnd(as->dm, g[i], INSERT_VALUES, *l[i]));
+        as->locid[i]    = id;
+        as->locstate[i] = st;
+      }
+    }
+    PetscCall(VecGetArrayReadAndMemType(*l[i], &u, &mt));
+    PetscCheck(!(as->mtype == PETSC_MEMTYPE_DEVICE && PetscMemTypeHost(mt)), PetscObjectComm((PetscObject)g[i]), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but the vector is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)g[i])->type_name);
+    if (as->mtype == PETSC_MEMTYPE_HOST && PetscMemTypeDevice(mt)) { /* a device vector with a host method: read its host copy */
+      PetscCall(VecRestoreArrayReadAndMemType(*l[i], &u));
+      PetscCall(VecGetArrayRead(*l[i], &u));
+      DMAsmHostGather(as->nen, as->nelem, as->edof, u, bufs[i]);
+      PetscCall(VecRestoreArrayRead(*l[i], &u));
+      continue;
+    }
+    if (as->mtype == PETSC_MEMTYPE_HOST) DMAsmHostGather(as->nen, as->nelem, as->edof, u, bufs[i]);
+#if defined(ELLWARP_HAVE_CUDA)
+    else PetscCall(DMAsmCUDAGather(as->nen, as->nelem, as->dedof, u, bufs[i]));
+#endif
+    PetscCall(VecRestoreArrayReadAndMemType(*l[i], &u));
+  }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Gather, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmMPIComputeResidual(DMAssembly as, Vec U, Vec F)
+{
+  PetscScalar *f;
+  PetscMemType mt;
+  PetscInt     n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(F, &n));
+  PetscCheck(n == as->nown, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "DMAssembly: F has %" PetscInt_FMT " local entries, this rank owns %" PetscInt_FMT " dofs; use a global vector of the DM", n, as->nown);
+  PetscCall(GatherMPI(as, U));
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
+  PetscCall((*as->k.residual)(as->mtype, 0, as->nelem, as->dxe, as->ue, as->aux ? as->ae : NULL, as->fe, as->k.ctx));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecGetArrayWrite(F, &f));
+  else {
+    PetscCall(VecGetArrayWriteAndMemType(F, &f, &mt));
+    PetscCheck(PetscMemTypeDevice(mt), PetscObjectComm((PetscObject)F), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but F is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)F)->type_name);
+  }
+  PetscCall(DMAsmReducePlan(as, &as->res, as->nen, as->fe, f));
+  if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecRestoreArrayWrite(F, &f));
+  else PetscCall(VecRestoreArrayWriteAndMemType(F, &f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the blocks of an MPI matrix: MATMPIAIJ and the types built on it (mpiaijcusparse, mpiellwarp) */
+static PetscErrorCode GetBlocks(Mat J, Mat *A, Mat *B, const PetscInt **garray)
+{
+  PetscBool ok;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)J, &ok, MATMPIAIJ, MATMPIAIJCUSPARSE, MATMPIELLWARP, ""));
+  PetscCheck(ok, PetscObjectComm((PetscObject)J), PETSC_ERR_SUP, "DMAssembly: on more than one MPI process the target must be mpiaij, mpiellwarp or mpiaijcusparse (DMCreateMatrix with -dm_mat_type aij|ellwarp|aijcusparse), got %s", ((PetscObject)J)->type_name);
+  if (!J->assembled) {
+    PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
+  }
+  *A      = ((Mat_MPIAIJ *)J->data)->A;
+  *B      = ((Mat_MPIAIJ *)J->data)->B;
+  *garray = ((Mat_MPIAIJ *)J->data)->garray;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* position of every owned-pattern nonzero in block X's value array (-1: the nonzero is in the other block);
+   diag: X is the diagonal block (column - cstart), else the off-diagonal block (global column -> garray) */
+static PetscErrorCode MapBlock(DMAssembly as, Mat J, Mat X, PetscBool diag, const PetscInt *garray, const DMAsmBlockValues *v, PetscInt *nz2t)
+{
+  const PetscInt  cstart = J->cmap->rstart, cend = J->cmap->rend;
+  PetscInt        n, *csr2slot = NULL;
+  const PetscInt *ia, *ja;
+  PetscBool       done;
+  PetscHMapI      g2l = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(X, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done && n == as->nown, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " local rows, this rank owns %" PetscInt_FMT " dofs", n, as->nown);
+  if (!diag) {
+    PetscCall(PetscHMapICreateWithSize(X->cmap->n, &g2l));
+    for (PetscInt j = 0; j < X->cmap->n; j++) PetscCall(PetscHMapISet(g2l, garray[j], j));
+  }
+  if (v->slot2csr) {
+    PetscCall(PetscMalloc1(ia[n] + 1, &csr2slot));
+    for (PetscCount s = 0; s < v->n; s++)
+      if (v->slot2csr[s] >= 0) csr2slot[v->slot2csr[s]] = (PetscInt)s;
+  }
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
+      const PetscInt c = as->pj[k];
+      PetscInt       col = -1, loc;
+
+      nz2t[k] = -1;
+      if (diag && c >= cstart && c < cend) col = c - cstart;
+      else if (!diag && (c < cstart || c >= cend)) {
+        PetscCall(PetscHMapIGetWithDefault(g2l, c, -1, &col));
+        PetscCheck(col >= 0, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern (column not in the off-diagonal block); create it with DMCreateMatrix()", as->rstart + i, c);
+      }
+      if (col < 0) continue;
+      PetscCall(PetscFindInt(col, ia[i + 1] - ia[i], ja + ia[i], &loc));
+      PetscCheck(loc >= 0, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMCreateMatrix()", as->rstart + i, c);
+      nz2t[k] = csr2slot ? csr2slot[ia[i] + loc] : ia[i] + loc;
+    }
+  PetscCall(PetscFree(csr2slot));
+  PetscCall(PetscHMapIDestroy(&g2l));
+  PetscCall(MatRestoreRowIJ(X, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the two block plans for J, built at the first assembly into a given matrix / pattern / pair of layouts */
+static PetscErrorCode EnsurePlansMPI(DMAssembly as, Mat J, Mat A, Mat B, const PetscInt *garray, const DMAsmBlockValues *vA, const DMAsmBlockValues *vB)
+{
+  PetscObjectId    id;
+  const PetscCount nq = (PetscCount)as->nen * as->nen * as->nelem;
+  PetscInt        *nz2t, *q2t;
+  DMAsmPlan       *P[2] = {&as->jac, &as->jacB};
+  const Mat        X[2] = {A, B};
+  const DMAsmBlockValues *V[2] = {vA, vB};
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetId((PetscObject)J, &id));
+  if (as->jac.blkptr && as->jacB.blkptr && as->jac.id == id && as->jac.state == J->nonzerostate && as->jac.layout == vA->layout && as->jacB.layout == vB->layout && as->jac.slots == (PetscBool)(vA->slot2csr != NULL)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
+  PetscCall(PetscMalloc2(as->nnz, &nz2t, nq, &q2t));
+  for (int b = 0; b < 2; b++) {
+    PetscCall(MapBlock(as, J, X[b], (PetscBool)(b == 0), garray, V[b], nz2t));
+    for (PetscCount q = 0; q < nq; q++) q2t[q] = as->e2nz[q] >= 0 ? nz2t[as->e2nz[q]] : -1;
+    PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, V[b]->n, q2t, P[b]));
+    if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P[b]));
+    P[b]->id     = id;
+    P[b]->state  = J->nonzerostate;
+    P[b]->layout = V[b]->layout;
+    P[b]->slots  = (PetscBool)(V[b]->slot2csr != NULL);
+  }
+  PetscCall(PetscFree2(nz2t, q2t));
+  as->njacplans++;
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Plan, as, J, 0, 0));
+  PetscCall(PetscInfo(as, "Jacobian plan %" PetscInt_FMT " for %s: %" PetscCount_FMT " diagonal-block and %" PetscCount_FMT " off-diagonal-block targets\n", as->njacplans, ((PetscObject)J)->type_name, vA->n, vB->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmMPIComputeJacobian(DMAssembly as, Vec U, Mat J)
+{
+  Mat              A, B;
+  const PetscInt  *garray;
+  DMAsmBlockValues vA, vB;
+
+  PetscFunctionBegin;
+  PetscCall(GetBlocks(J, &A, &B, &garray));
+  PetscCall(DMAsmBlockValuesGet(as, A, &vA));
+  PetscCall(DMAsmBlockValuesGet(as, B, &vB));
+  PetscCall(EnsurePlansMPI(as, J, A, B, garray, &vA, &vB));
+  if (as->jacstate) PetscCall(GatherMPI(as, U));
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
+  PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->jacstate ? as->ue : NULL, as->jacstate && as->aux ? as->ae : NULL, as->ke, as->k.ctx));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  PetscCall(DMAsmReducePlan(as, &as->jac, as->nen * as->nen, as->ke, vA.val));
+  PetscCall(DMAsmReducePlan(as, &as->jacB, as->nen * as->nen, as->ke, vB.val));
+  PetscCall(DMAsmBlockValuesRestore(A, &vA));
+  PetscCall(DMAsmBlockValuesRestore(B, &vB));
+  /* the blocks' values changed in place (pattern and communication plan unchanged): J is still assembled,
+     its new state tells KSP/PC that the operator changed */
+  PetscCall(PetscObjectStateIncrease((PetscObject)J));
+  as->nreductions++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmMPIView(DMAssembly as, PetscViewer viewer)
+{
+  PetscMPIInt size;
+  PetscInt    loc[3], mx[3], sum[3];
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)as), &size));
+  loc[0] = as->nown;
+  loc[1] = as->nelem;
+  loc[2] = as->ndof - as->nown;
+  PetscCallMPI(MPIU_Allreduce(loc, mx, 3, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)as)));
+  PetscCallMPI(MPIU_Allreduce(loc, sum, 3, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)as)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "distributed over %d processes: each assembles its owned rows only from its local cells (overlap: ghost-layer cells computed redundantly, no communication in assembly); owned rows %" PetscInt_FMT " in all (at most %" PetscInt_FMT " per rank), local cells %" PetscInt_FMT " in all (at most %" PetscInt_FMT "), ghost dofs %" PetscInt_FMT " in all; sizes below are rank 0's\n", size, sum[0], mx[0], sum[1], mx[1], sum[2]));
+  if (as->jacB.blkptr) PetscCall(PetscViewerASCIIPrintf(viewer, "off-diagonal block plan (rank 0): %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks\n", as->jacB.ntarget, as->jacB.nblocks));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmMPIDestroy(DMAssembly as)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(as->l2row, as->l2g));
+  PetscCall(DMAsmPlanDestroy(&as->jacB));
+  PetscCall(VecDestroy(&as->uloc));
+  PetscCall(VecDestroy(&as->aloc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
