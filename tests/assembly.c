@@ -58,6 +58,8 @@
 /* ellwarp_add_test(assembly.gpu_atomic_agg -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant agg -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_agg_irregular -mesh box -faces 6 -dm_assembly_atomic_variant agg -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
 /* ellwarp_add_test(assembly.atomic_match -mesh box -faces 3 -sym_D -dm_assembly_atomic_variant match) */
+/* ellwarp_add_test(assembly.atomic_full -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant full) */
+/* ellwarp_add_test(assembly.gpu_atomic_full -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant full -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_match -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant match -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_match_irregular -mesh box -faces 6 -dm_assembly_atomic_variant match -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
 /* ellwarp_add_test(assembly.atomic_hash -mesh box -faces 3 -sym_D -dm_assembly_atomic_variant hash) */

@@ -381,6 +381,13 @@ static PetscErrorCode SolveSNES(DM dm, PetscBool gpu, PetscReal alpha, PetscReal
 
   PetscFunctionBegin;
   PetscCall(DMAssemblyCreate(dm, &as));
+  /* the CPU solve stays on the host even where a GPU exists: host method, host ELLWARP backend, host vectors */
+  if (!gpu) {
+    PetscBool set;
+    PetscCall(DMAssemblySetType(as, DMASSEMBLYHOST));
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_ellwarp_backend", &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_backend", "host"));
+  }
   PetscCall(DMAssemblySetFromOptions(as));
   PetscCall(DMAssemblyP1DiffusionMassKernels(as, alpha, beta, source, D, &k));
   PetscCall(DMAssemblySetElementKernels(as, &k));

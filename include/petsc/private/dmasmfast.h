@@ -55,6 +55,7 @@ typedef struct _DMAsmFastPlan {
      instructions and divided by the element count: 32-byte sectors the atomics touch with this map and with
      the default map (closure node order), and the atomics after match's aggregation (distinct targets) */
   PetscReal      sectors, sectorsdefault, matchatomics, warptargets, warpsectors, blocktargets, blocksectors;
+  PetscBool      havestats; /* the address statistics were computed (-dm_assembly_atomic_stats: sorts per warp and block, seconds at millions of elements) */
   PetscInt      *enode;     /* [nen][nelem] nodes (dofs) of element e, increasing */
   unsigned      *code;      /* [nen][nelem] word a: byte b = code of entry (a,b) in the sorted node order */
   DMAsmFastNode *node;      /* [ndof] */

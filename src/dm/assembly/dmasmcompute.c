@@ -154,8 +154,11 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
     PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
     if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
     PetscCall(DMAsmBuildTailPlan(as, as->nen * as->nen, T->n, q2t, &as->jtail)); /* color only */
-    if (DMAsmFastActive(as)) PetscCall(DMAsmBuildFastPlan(as, q2t, T->n, &as->fast)); /* -dm_assembly_atomic_variant */
-    else if (as->atomicvariant && as->method == DMASM_ATOMIC) PetscCall(PetscInfo(as, "-dm_assembly_atomic_variant: NOT USED, it needs the built-in kernels fused (the default atomic scatter runs)\n"));
+    if (DMAsmFastActive(as) && T->n <= PETSC_INT32_MAX) PetscCall(DMAsmBuildFastPlan(as, q2t, T->n, &as->fast)); /* -dm_assembly_atomic_variant */
+    else if (as->atomicvariant && as->method == DMASM_ATOMIC) {
+      PetscCall(DMAsmFastPlanDestroy(&as->fast));
+      PetscCall(PetscInfo(as, "-dm_assembly_atomic_variant: NOT USED, it needs the built-in P1 simplex kernels fused and at most 2^31 targets (%" PetscCount_FMT "): the full-map atomic scatter runs\n", T->n));
+    }
   }
   PetscCall(PetscFree(q2t));
   P->id     = id;
@@ -223,7 +226,7 @@ static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  if (jac && DMAsmFastActive(as)) { /* -dm_assembly_atomic_variant compact|agg (dmasmfast.c) */
+  if (jac && DMAsmFastActive(as) && as->fast) { /* -dm_assembly_atomic_variant compact|agg|match|hash (dmasmfast.c) */
     PetscCall(DMAsmFastAssembly(as, P, dst));
     PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);

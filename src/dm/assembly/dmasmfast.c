@@ -5,13 +5,14 @@
 
 static const char *VariantName(DMAssembly as)
 {
-  static const char *const names[] = {"default", "compact", "agg", "match", "hash", "hash256"};
+  static const char *const names[] = {"full", "compact", "agg", "match", "hash", "hash256"};
   return as->atomicvariant >= 0 && as->atomicvariant <= DMASM_ATOMIC_HASH256 ? names[as->atomicvariant] : "unknown";
 }
 
 PetscBool DMAsmFastActive(DMAssembly as)
 {
-  return (PetscBool)(as->atomicvariant != DMASM_ATOMIC_DEFAULT && as->method == DMASM_ATOMIC && as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
+  /* P1 simplices only (the compact map's sorted 4 nodes); other elements run the full-map kernel */
+  return (PetscBool)(as->atomicvariant != DMASM_ATOMIC_DEFAULT && as->method == DMASM_ATOMIC && as->fuse && as->builtin && as->k.ctx == (void *)as->builtin && as->nen == as->dim + 1 && as->nen <= 4);
 }
 
 PetscErrorCode DMAsmFastPlanDestroy(DMAsmFastPlan **fp)
@@ -60,7 +61,7 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
   PetscFunctionBegin;
   PetscCall(DMAsmFastPlanDestroy(fp));
   PetscCheck(nen <= 4, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant: P1 simplices only (%" PetscInt_FMT " nodes per element)", nen);
-  PetscCheck(ntarget <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant %s: %" PetscCount_FMT " targets exceed its 32-bit row bases; use -dm_assembly_atomic_variant default", VariantName(as), ntarget);
+  PetscCheck(ntarget <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant %s: %" PetscCount_FMT " targets exceed its 32-bit row bases (the caller runs the full map)", VariantName(as), ntarget);
   PetscCall(PetscNew(&F));
   F->nelem   = nelem;
   F->nen     = nen;
@@ -137,7 +138,8 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
   }
   PetscCall(PetscFree2(base, maxsub));
   F->nirr = nirr;
-  { /* address statistics (View): per warp instruction, distinct sectors and targets */
+  PetscCall(PetscOptionsGetBool(((PetscObject)as)->options, ((PetscObject)as)->prefix, "-dm_assembly_atomic_stats", &F->havestats, NULL));
+  if (F->havestats) { /* address statistics (View): per warp instruction, distinct sectors and targets */
     PetscInt64 nsec = 0, nsecdef = 0, ndist = 0, wdist = 0, wsec = 0;
     for (PetscInt e0 = 0; e0 < nelem; e0 += 32) {
       const PetscInt ne = PetscMin(32, nelem - e0);
@@ -304,7 +306,8 @@ PetscErrorCode DMAsmFastView(DMAssembly as, PetscViewer viewer)
   if (as->fast)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  compact map: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel, full map), largest code %" PetscInt_FMT ", element matrix %s\n", as->fast->nirr, as->fast->nelem, as->fast->maxcode,
                                      as->fast->sym ? "upper triangle (D symmetric or identity)" : "full (D not exactly symmetric)"));
-  if (as->fast)
+  if (as->fast && !as->fast->havestats) PetscCall(PetscViewerASCIIPrintf(viewer, "  address statistics: -dm_assembly_atomic_stats\n"));
+  if (as->fast && as->fast->havestats)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  atomics per element (regular elements, warps of 32 consecutive elements): %d; 32-byte sectors per element %.2f (default map %.2f); match's atomics per element %.2f; a whole warp's distinct targets per element %.2f in %.2f sectors; a block of 128 (hash) %.2f in %.2f\n", (int)(as->nen * as->nen), (double)as->fast->sectors, (double)as->fast->sectorsdefault, (double)as->fast->matchatomics, (double)as->fast->warptargets, (double)as->fast->warpsectors, (double)as->fast->blocktargets, (double)as->fast->blocksectors));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
