@@ -95,3 +95,11 @@ PETSC_EXTERN PetscErrorCode DMAssemblyGetElementCoordinates(DMAssembly, const Pe
    context is owned by the assembler (copied; on the device when the assembler runs there).  Calls
    DMAssemblySetJacobianUsesState(as, PETSC_FALSE): the Jacobian is linear. */
 PETSC_EXTERN PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal D[], DMAssemblyElementKernels *);
+
+/* Built-in kernels for every element the assembler supports beyond the fused P1 path (and P1 itself, unfused):
+   scalar Lagrange P1..P5 triangles and tetrahedra of any order (affine), Q1 quadrilaterals and hexahedra:
+     ke = alpha * int grad(phi_a) . D grad(phi_b) + beta * int phi_a phi_b,   fe = ke ue - source * int phi_a
+   D: constant symmetric dim x dim conductivity (row-major) or NULL (identity).  Reference data tabulated once from
+   the DM's PetscFE (exact quadrature on affine simplices; Gauss p+1 per direction on Q1 cells).  For elements
+   other than P1 simplices, xe holds the element's VERTEX coordinates [nvert*dim][nelem] (closure order). */
+PETSC_EXTERN PetscErrorCode DMAssemblyLagrangeKernels(DMAssembly, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal D[], DMAssemblyElementKernels *);

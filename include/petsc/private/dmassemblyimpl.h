@@ -160,7 +160,29 @@ struct _p_DMAssembly {
   PetscBool   fuse;    /* atomic/color with built-in kernels: element computed inside the scatter, no element data in memory */
   void *ownctx;
   PetscErrorCode (*ownctxdestroy)(void **);
+  /* elements beyond the fused P1 path (dmasmho.c): Lagrange P1..P5 triangles, P2 tets, Q1 quads/hexes */
+  PetscInt    nvert;     /* vertices per element: the coordinates in xe (== nen for P1) */
+  PetscBool   p1;        /* the P1 simplex the fused kernels (sharednz, localrow, fused atomic/color) are made for */
+  char        ename[32]; /* "P3 triangles", "Q1 hexahedra", ... (View) */
+  struct _DMAsmHOCtx *hobuiltin; /* the built-in kernels of DMAssemblyLagrangeKernels() (k.ctx == hobuiltin) */
 };
+
+/* the built-in Lagrange kernels' context (dmasmho.c; the element is include/petsc/private/dmasmho.h) */
+typedef struct _DMAsmHOCtx {
+  PetscInt   dim, nen, nvert, nq, degree;
+  PetscBool  tensor;            /* Q1 quadrature element (else the affine simplex with reference matrices) */
+  PetscReal  alpha, beta, source;
+  PetscReal  D[9];              /* constant symmetric conductivity */
+  PetscBool  hasD;              /* else identity */
+  PetscInt   nref;
+  PetscReal *ref, *dref;        /* reference data (host; device copy at the first device use) */
+} DMAsmHOCtx;
+
+PETSC_INTERN PetscErrorCode DMAsmBuildElementMapHO(DMAssembly);
+PETSC_INTERN void           DMAsmHostHOElement(const DMAsmHOCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDAHOElement(const DMAsmHOCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+#endif
 
 /* CUDA side (dmasmcuda.cu); plain-C references of the same logic are in dmasmhost.c */
 #if defined(ELLWARP_HAVE_CUDA)
