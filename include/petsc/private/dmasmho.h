@@ -8,8 +8,9 @@
    device kernel (as dmasmp1.h) -- so both paths run the same double-precision arithmetic (up to FMA contraction).
    The reference-element data are tabulated once on the host from the PetscFE (dmasmho.c) and passed in `ref`:
 
-   simplices (affine: x = x_0 + J (xi + 1), xi in PETSc's reference simplex [-1,1]^d, vertex a of the closure at
-   reference vertex a): the element matrix is a fixed combination of reference matrices (Cecka, Lew, Darve, 3.1):
+   simplices (affine: x = x_0 + J (xi + 1), J = (x_{a+1} - x_0)/2 column a, xi in the canonical reference simplex of
+   [-1,1]^d with closure vertex a+1 at -1 + 2 e_a; dmasmho.c maps PETSc's reference cell onto it): the element
+   matrix is a fixed combination of reference matrices (Cecka, Lew, Darve, 3.1):
      ref = Ks[ns][nen*nen]  (ns = dim(dim+1)/2 pairs i <= j: int d_i phi_a d_j phi_b + (i < j) int d_j phi_a d_i phi_b)
            M[nen*nen]       (int phi_a phi_b),  B[nen] (int phi_a)       -- all over the reference cell
      ke_ab = |det J| (sum_s C_s Ks[s]_ab + beta M_ab),  C = alpha J^-1 D J^-T (pairs i <= j);  symmetric in (a, b)

@@ -174,6 +174,7 @@ typedef struct _DMAsmHOCtx {
   PetscReal  alpha, beta, source;
   PetscReal  D[9];              /* constant symmetric conductivity */
   PetscBool  hasD;              /* else identity */
+  PetscReal  A[9];              /* simplices: the canonical reference cell -> PETSc's (an axis permutation) */
   PetscInt   nref;
   PetscReal *ref, *dref;        /* reference data (host; device copy at the first device use) */
 } DMAsmHOCtx;

@@ -326,7 +326,43 @@ PetscErrorCode DMAssemblyLagrangeKernels(DMAssembly as, PetscReal alpha, PetscRe
   if (c->tensor) PetscCall(PetscDTGaussTensorQuadrature(dim, 1, deg + 1, -1.0, 1.0, &q));
   else PetscCall(PetscDTStroudConicalQuadrature(dim, 1, deg + 1, -1.0, 1.0, &q));
   PetscCall(PetscQuadratureGetData(q, &nqd, &nqc, &npts, &pts, &wts));
-  PetscCall(PetscFECreateTabulation(fe, 1, npts, pts, 1, &T));
+  if (!c->tensor) {
+    /* The element kernel maps the canonical reference simplex (vertex a+1 of the closure at xi = -1 + 2 e_a) with
+       J = (x_{a+1} - x_0) / 2.  PETSc's reference cell assigns its closure vertices to the axes differently (the
+       tetrahedron: vertex 2 on the first axis, 1 on the second), so the quadrature points are mapped into PETSc's
+       reference cell, xi = V_0 + A (xi' + 1), A's column a = (V_{a+1} - V_0)/2, the basis is tabulated there and
+       its gradients pulled back, grad' = A^T grad; the canonical reference data then follow. */
+    DM                 rdm;
+    PetscBool          isDG;
+    PetscInt           ncx;
+    const PetscScalar *arr;
+    PetscScalar       *cx;
+    PetscReal         *mp;
+    PetscCall(DMPlexCreateReferenceCell(PETSC_COMM_SELF, ct, &rdm));
+    PetscCall(DMPlexGetCellCoordinates(rdm, 0, &isDG, &ncx, &arr, &cx));
+    PetscCheck(ncx == (dim + 1) * dim, PETSC_COMM_SELF, PETSC_ERR_PLIB, "reference simplex: %" PetscInt_FMT " coordinates", ncx);
+    for (PetscInt i = 0; i < dim; i++)
+      for (PetscInt j = 0; j < dim; j++) c->A[i * dim + j] = (PetscRealPart(cx[(j + 1) * dim + i]) - PetscRealPart(cx[i])) / 2;
+    PetscCall(PetscMalloc1(npts * dim, &mp));
+    for (PetscInt p = 0; p < npts; p++)
+      for (PetscInt i = 0; i < dim; i++) {
+        mp[p * dim + i] = PetscRealPart(cx[i]);
+        for (PetscInt j = 0; j < dim; j++) mp[p * dim + i] += c->A[i * dim + j] * (pts[p * dim + j] + 1);
+      }
+    PetscCall(DMPlexRestoreCellCoordinates(rdm, 0, &isDG, &ncx, &arr, &cx));
+    PetscCall(DMDestroy(&rdm));
+    PetscCall(PetscFECreateTabulation(fe, 1, npts, mp, 1, &T));
+    PetscCall(PetscFree(mp));
+    for (PetscInt p = 0; p < npts; p++) /* pull the gradients back to the canonical cell (|det A| = 1: the same cell) */
+      for (PetscInt a = 0; a < nb; a++) {
+        PetscReal *g = T->T[1] + (p * nb + a) * dim, gp[3];
+        for (PetscInt j = 0; j < dim; j++) {
+          gp[j] = 0;
+          for (PetscInt i = 0; i < dim; i++) gp[j] += c->A[i * dim + j] * g[i];
+        }
+        for (PetscInt j = 0; j < dim; j++) g[j] = gp[j];
+      }
+  } else PetscCall(PetscFECreateTabulation(fe, 1, npts, pts, 1, &T));
   if (c->tensor) {
     c->nq   = npts;
     c->nref = npts * (1 + nb + nb * dim);
