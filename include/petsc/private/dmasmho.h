@@ -72,11 +72,19 @@ static DMASM_HD inline void DMAsmHOSimplexGeometry(int dim, PetscInt e, PetscInt
   }
 }
 
+/* entry ab (upper triangle) of the affine simplex element from its C_s and beta |det J| */
+static DMASM_HD inline PetscReal DMAsmHOSimplexEntry(int ns, int nn, int ab, const PetscReal Cs[6], PetscReal m, const PetscReal *__restrict__ ref)
+{
+  PetscReal k = m * ref[ns * nn + ab];
+  for (int s = 0; s < ns; s++) k += Cs[s] * ref[s * nn + ab];
+  return k;
+}
+
 /* affine simplex element of any order (see the header comment); NEN and DIM may be compile-time constants */
 static DMASM_HD inline void DMAsmHOSimplexElement(int dim, int nen, PetscInt e, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const PetscReal *__restrict__ ref, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   const int        ns = dim * (dim + 1) / 2, nn = nen * nen;
-  const PetscReal *M = ref + ns * nn, *B = M + nn;
+  const PetscReal *B = ref + (ns + 1) * nn;
   PetscReal        Cs[6], adet, m;
 
   DMAsmHOSimplexGeometry(dim, e, n, alpha, D, xe, Cs, &adet);
@@ -84,9 +92,8 @@ static DMASM_HD inline void DMAsmHOSimplexElement(int dim, int nen, PetscInt e, 
   if (ke)
     for (int a = 0; a < nen; a++)
       for (int b = a; b < nen; b++) { /* the upper triangle, mirrored: ke is exactly symmetric */
-        const int ab = a * nen + b;
-        PetscReal k  = m * M[ab];
-        for (int s = 0; s < ns; s++) k += Cs[s] * ref[s * nn + ab];
+        const int       ab = a * nen + b;
+        const PetscReal k  = DMAsmHOSimplexEntry(ns, nn, ab, Cs, m, ref);
         ke[(PetscCount)ab * n + e] = k;
         if (b != a) ke[(PetscCount)(b * nen + a) * n + e] = k;
       }
@@ -95,9 +102,7 @@ static DMASM_HD inline void DMAsmHOSimplexElement(int dim, int nen, PetscInt e, 
       PetscScalar f = 0;
       for (int b = 0; b < nen; b++) {
         const int ab = a < b ? a * nen + b : b * nen + a; /* the same (upper) entry as the Jacobian */
-        PetscReal k  = m * M[ab];
-        for (int s = 0; s < ns; s++) k += Cs[s] * ref[s * nn + ab];
-        f += k * ue[(PetscCount)b * n + e];
+        f += DMAsmHOSimplexEntry(ns, nn, ab, Cs, m, ref) * ue[(PetscCount)b * n + e];
       }
       fe[(PetscCount)a * n + e] = f - source * adet * B[a];
     }
@@ -177,4 +182,81 @@ static DMASM_HD inline void DMAsmHOTensorElement(int dim, int nen, int nq, Petsc
       for (int b = 0; b < nen; b++) f += kl[a < b ? a * nen + b : b * nen + a] * ue[(PetscCount)b * n + e];
       fe[(PetscCount)a * n + e] = f - source * bl[a];
     }
+}
+
+/* ---- fused element + scatter (atomic and color with the built-in kernels): no element data in memory ---------- */
+
+static DMASM_HD inline void DMAsmHOAdd(PetscScalar *p, PetscScalar v, int atomic)
+{
+#if defined(__CUDA_ARCH__)
+  if (atomic) atomicAdd(p, v);
+  else *p += v;
+#else
+  (void)atomic;
+  *p += v;
+#endif
+}
+
+/* simplex element e entry by entry, each added to its target right away (e2t: entry-major [k][n], -1: nowhere) or,
+   with store, written to store[k*n + e] (the colour tail); u: the global state read through edof (residual).  The
+   same entries, in the same order and arithmetic, as DMAsmHOSimplexElement(). */
+static DMASM_HD inline void DMAsmHOSimplexFused(int dim, int nen, PetscInt e, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const PetscReal *__restrict__ ref, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, int jac, int atomic, PetscScalar *dst, PetscScalar *store)
+{
+  const int        ns = dim * (dim + 1) / 2, nn = nen * nen;
+  const PetscReal *B  = ref + (ns + 1) * nn;
+  PetscReal        Cs[6], adet, m;
+
+  DMAsmHOSimplexGeometry(dim, e, n, alpha, D, xe, Cs, &adet);
+  m = beta * adet;
+  if (jac)
+    for (int a = 0; a < nen; a++)
+      for (int b = a; b < nen; b++) {
+        const int       ab = a * nen + b, ba = b * nen + a;
+        const PetscReal k  = DMAsmHOSimplexEntry(ns, nn, ab, Cs, m, ref);
+        if (store) {
+          store[(PetscCount)ab * n + e] = k;
+          if (b != a) store[(PetscCount)ba * n + e] = k;
+        } else {
+          const PetscInt t = e2t[(PetscCount)ab * n + e];
+          if (t >= 0) DMAsmHOAdd(dst + t, k, atomic);
+          if (b != a) {
+            const PetscInt t2 = e2t[(PetscCount)ba * n + e];
+            if (t2 >= 0) DMAsmHOAdd(dst + t2, k, atomic);
+          }
+        }
+      }
+  else
+    for (int a = 0; a < nen; a++) {
+      PetscScalar f = 0;
+      for (int b = 0; b < nen; b++) {
+        const int ab = a < b ? a * nen + b : b * nen + a;
+        f += DMAsmHOSimplexEntry(ns, nn, ab, Cs, m, ref) * u[edof[(PetscCount)b * n + e]];
+      }
+      f = f - source * adet * B[a];
+      if (store) store[(PetscCount)a * n + e] = f;
+      else {
+        const PetscInt t = e2t[(PetscCount)a * n + e];
+        if (t >= 0) DMAsmHOAdd(dst + t, f, atomic);
+      }
+    }
+}
+
+/* Q1 element e in registers (DMAsmHOTensorElement on local copies: the same arithmetic), then scattered or stored */
+static DMASM_HD inline void DMAsmHOTensorFused(int dim, int nen, int nq, PetscInt e, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const PetscReal *__restrict__ ref, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, int jac, int atomic, PetscScalar *dst, PetscScalar *store)
+{
+  PetscReal   xl[DMASM_HO_TENSOR_MAXNEN * 3];
+  PetscScalar ul[DMASM_HO_TENSOR_MAXNEN], vl[DMASM_HO_TENSOR_MAXNEN * DMASM_HO_TENSOR_MAXNEN];
+  const int   nper = jac ? nen * nen : nen;
+
+  for (int q = 0; q < nen * dim; q++) xl[q] = xe[(PetscCount)q * n + e];
+  if (!jac)
+    for (int a = 0; a < nen; a++) ul[a] = u[edof[(PetscCount)a * n + e]];
+  DMAsmHOTensorElement(dim, nen, nq, 0, 1, alpha, beta, source, D, ref, xl, ul, jac ? vl : NULL, jac ? NULL : vl);
+  for (int k = 0; k < nper; k++) {
+    if (store) store[(PetscCount)k * n + e] = vl[k];
+    else {
+      const PetscInt t = e2t[(PetscCount)k * n + e];
+      if (t >= 0) DMAsmHOAdd(dst + t, vl[k], atomic);
+    }
+  }
 }

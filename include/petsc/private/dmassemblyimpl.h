@@ -180,8 +180,10 @@ typedef struct _DMAsmHOCtx {
 } DMAsmHOCtx;
 
 PETSC_INTERN PetscErrorCode DMAsmBuildElementMapHO(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmHOFused(DMAssembly, const DMAsmPlan *, PetscBool, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void           DMAsmHostHOElement(const DMAsmHOCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
 #if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDAHOFused(const DMAsmHOCtx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAHOElement(const DMAsmHOCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
 #endif
 

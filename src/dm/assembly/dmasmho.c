@@ -195,6 +195,17 @@ void DMAsmHostHOElement(const DMAsmHOCtx *c, PetscInt nelem, const PetscReal *xe
     for (PetscInt e = 0; e < nelem; e++) DMAsmHOSimplexElement((int)c->dim, (int)c->nen, e, nelem, c->alpha, c->beta, c->source, D, c->ref, xe, ue, ke, fe);
 }
 
+/* fused element + scatter (or store, the colour tail) over elems (NULL: all) */
+static void HostHOFused(const DMAsmHOCtx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscScalar *dst, PetscScalar *store)
+{
+  const PetscReal *D = c->hasD ? c->D : NULL;
+  for (PetscInt i = 0; i < ne; i++) {
+    const PetscInt e = elems ? elems[i] : i;
+    if (c->tensor) DMAsmHOTensorFused((int)c->dim, (int)c->nen, (int)c->nq, e, nelem, c->alpha, c->beta, c->source, D, c->ref, xe, u, edof, e2t, (int)jac, 0, dst, store);
+    else DMAsmHOSimplexFused((int)c->dim, (int)c->nen, e, nelem, c->alpha, c->beta, c->source, D, c->ref, xe, u, edof, e2t, (int)jac, 0, dst, store);
+  }
+}
+
 static PetscLogDouble HOFlops(const DMAsmHOCtx *c, PetscBool jac)
 {
   const PetscLogDouble nn = (PetscLogDouble)c->nen * c->nen;
@@ -233,6 +244,47 @@ static PetscErrorCode HORun(PetscMemType mtype, PetscInt nelem, const PetscReal 
     PetscCall(PetscLogGpuFlops(HOFlops(c, (PetscBool)(ke != NULL)) * nelem));
 #else
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "built without CUDA");
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* atomic and color with the Lagrange kernels (called by the fused path of dmasmcompute.c): each thread computes its
+   element and adds it to its targets (atomicAdd, or plain adds within a colour); color first reduces its tail of
+   small colours through their packed plan, as the P1 fused path does */
+PetscErrorCode DMAsmHOFused(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  DMAsmHOCtx      *c    = as->hobuiltin;
+  const PetscBool  col  = (PetscBool)(as->method == DMASM_COLOR);
+  const DMAsmPlan *tail = jac ? &as->jtail : &as->rtail;
+  PetscScalar     *buf  = jac ? as->ke : as->fe;
+
+  PetscFunctionBegin;
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    if (col && as->ntail) {
+      HostHOFused(c, as->ntail, as->tailelem, as->nelem, as->xe, u, as->edof, jac, NULL, NULL, buf);
+      DMAsmHostReduce(tail, buf, dst);
+    } else PetscCall(PetscArrayzero(dst, P->ntarget));
+    if (col) {
+      for (PetscInt k = 0; k < as->ncolors; k++)
+        if (!as->ntail || as->colptr[k + 1] - as->colptr[k] >= as->colortail) HostHOFused(c, as->colptr[k + 1] - as->colptr[k], as->colelem + as->colptr[k], as->nelem, as->xe, u, as->edof, jac, P->e2t, dst, NULL);
+    } else HostHOFused(c, as->nelem, NULL, as->nelem, as->xe, u, as->edof, jac, P->e2t, dst, NULL);
+    PetscCall(PetscLogFlops(HOFlops(c, jac) * as->nelem + (PetscLogDouble)P->nsrc));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    if (!c->dref) {
+      PetscCall(DMAsmCUDAMalloc((void **)&c->dref, sizeof(PetscReal) * c->nref));
+      PetscCall(DMAsmCUDAUpload(c->dref, c->ref, sizeof(PetscReal) * c->nref));
+    }
+    if (col && as->ntail) {
+      PetscCall(DMAsmCUDAHOFused(c, as->ntail, as->dtailelem, as->nelem, as->dxe, u, as->dedof, jac, NULL, PETSC_FALSE, NULL, buf));
+      PetscCall(DMAsmCUDAReduce(tail, buf, dst));
+    } else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+    if (col) {
+      for (PetscInt k = 0; k < as->ncolors; k++)
+        if (!as->ntail || as->colptr[k + 1] - as->colptr[k] >= as->colortail) PetscCall(DMAsmCUDAHOFused(c, as->colptr[k + 1] - as->colptr[k], as->dcolelem + as->colptr[k], as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_FALSE, dst, NULL));
+    } else PetscCall(DMAsmCUDAHOFused(c, as->nelem, NULL, as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_TRUE, dst, NULL));
+    PetscCall(PetscLogGpuFlops(HOFlops(c, jac) * as->nelem + (PetscLogDouble)P->nsrc));
 #endif
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -278,8 +330,8 @@ static PetscErrorCode HOJacobian(PetscMemType mtype, PetscInt e0, PetscInt nelem
   J^-1 D J^-T |det J| (exact on affine elements).  Q1 cells: Gauss quadrature with p+1 points per direction at
   every element (PETSc's default for that element).  Host and device run the same inline code
   (include/petsc/private/dmasmho.h).  The element is computed in the element buffers: globalnz, host, atomic and
-  color (unfused) run it; sharednz falls back visibly to globalnz; localrow errors (both compute the P1 element
-  inside their kernels).  Calls `DMAssemblySetJacobianUsesState(as, PETSC_FALSE)`.
+  color run it (atomic and color fuse it into their scatter unless -dm_assembly_fuse 0: no element data in
+  memory); sharednz falls back visibly to globalnz; localrow errors (both compute the P1 element inside their kernels).  Calls `DMAssemblySetJacobianUsesState(as, PETSC_FALSE)`.
 
   Level: beginner
 

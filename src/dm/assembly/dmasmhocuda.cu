@@ -80,3 +80,45 @@ PetscErrorCode DMAsmCUDAHOElement(const DMAsmHOCtx *c, PetscInt nelem, const Pet
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* fused element + scatter (atomic, color; the colour tail with store): see DMAsmHOFused in dmasmho.c */
+template <int DIM, int NEN, bool TENSOR, bool JAC, bool ATOMIC>
+__global__ static void HOFusedKernel(PetscInt ne, const PetscInt *__restrict__ elems, PetscInt nelem, int nen, int nq, PetscReal alpha, PetscReal beta, PetscReal source, HOTensorD D, int hasD, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, const PetscInt *__restrict__ e2t, PetscScalar *__restrict__ dst, PetscScalar *__restrict__ store)
+{
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < ne; i += (PetscInt)gridDim.x * blockDim.x) {
+    const PetscInt e = elems ? elems[i] : i;
+    if (TENSOR) DMAsmHOTensorFused(DIM, NEN, nq, e, nelem, alpha, beta, source, hasD ? D.v : NULL, ref, xe, u, edof, e2t, JAC, ATOMIC, dst, store);
+    else DMAsmHOSimplexFused(DIM, NEN > 0 ? NEN : nen, e, nelem, alpha, beta, source, hasD ? D.v : NULL, ref, xe, u, edof, e2t, JAC, ATOMIC, dst, store);
+  }
+}
+
+template <int DIM, int NEN, bool TENSOR>
+static void LaunchHOFused(const DMAsmHOCtx *c, unsigned g, PetscInt ne, const PetscInt *elems, PetscInt nelem, HOTensorD D, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst, PetscScalar *store)
+{
+#define HO_FUSED_ARGS ne, elems, nelem, (int)c->nen, (int)c->nq, c->alpha, c->beta, c->source, D, (int)c->hasD, c->dref, xe, u, edof, e2t, dst, store
+  if (jac && atomic) HOFusedKernel<DIM, NEN, TENSOR, true, true><<<g, 128, 0, Stream()>>>(HO_FUSED_ARGS);
+  else if (jac) HOFusedKernel<DIM, NEN, TENSOR, true, false><<<g, 128, 0, Stream()>>>(HO_FUSED_ARGS);
+  else if (atomic) HOFusedKernel<DIM, NEN, TENSOR, false, true><<<g, 128, 0, Stream()>>>(HO_FUSED_ARGS);
+  else HOFusedKernel<DIM, NEN, TENSOR, false, false><<<g, 128, 0, Stream()>>>(HO_FUSED_ARGS);
+#undef HO_FUSED_ARGS
+}
+
+PetscErrorCode DMAsmCUDAHOFused(const DMAsmHOCtx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst, PetscScalar *store)
+{
+  HOTensorD      D;
+  const unsigned g = (unsigned)PetscMax((PetscInt)1, PetscMin((ne + 127) / 128, (PetscInt)2147483647));
+
+  PetscFunctionBegin;
+  if (!ne) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int i = 0; i < 9; i++) D.v[i] = c->D[i];
+  PetscCall(PetscLogGpuTimeBegin());
+  if (c->tensor) {
+    if (c->dim == 3 && c->nen == 8) LaunchHOFused<3, 8, true>(c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store);
+    else if (c->dim == 2 && c->nen == 4) LaunchHOFused<2, 4, true>(c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store);
+    else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly Lagrange kernels: tensor cell with dim %" PetscInt_FMT ", %" PetscInt_FMT " nodes has no fused device kernel", c->dim, c->nen);
+  } else if (c->dim == 2) LaunchHOFused<2, 0, false>(c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store); /* runtime nen: one entry at a time, nothing to keep in registers */
+  else LaunchHOFused<3, 0, false>(c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -389,7 +389,8 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
                                                                 : "plain-C reference on the host (same plan as globalnz)"));
   if ((as->method == DMASM_ATOMIC || as->method == DMASM_COLOR) && as->kset) {
     const PetscBool fused = (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
-    PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : "through the element buffers"));
+    const PetscBool hofused = (PetscBool)(as->fuse && as->hobuiltin && as->k.ctx == (void *)as->hobuiltin);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : hofused ? "built-in Lagrange, fused into the scatter (no element data in memory)" : "through the element buffers"));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "not implemented: localnz\n"));
   if (!as->setupcalled) {
