@@ -4,7 +4,8 @@ static const char help[] = "The Figure 13/14 study of Cecka, Lew, Darve on today
                            "method into MATSEQELLWARP and MATSEQAIJCUSPARSE, of the peer (the same device element kernel, then PETSc's\n"
                            "MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once) and of the serial CPU (the host method: the same\n"
                            "kernels and plan in C, into AIJ), ratios vs the peer and vs the CPU.  Options: -orders 1,2,3,4,5, -ndofs N (target\n"
-                           "dofs per order, default 1000000), -methods globalnz,sharednz,atomic,color, -targets ellwarp,aijcusparse, -repeats r\n"
+                           "dofs per order, default 1000000), -methods globalnz,sharednz,atomic,color[,atomic-unfused,color-unfused] (atomic/color\n"
+                           "fuse the built-in element into their scatter; -unfused: through the element buffers), -targets ellwarp,aijcusparse, -repeats r\n"
                            "(device, default 10), -cpu_repeats r (default 2), -petsc_cpu 0|1 (also time DMPlexSNESComputeJacobianFEM once,\n"
                            "default 1), -p1_builtin 0|1 (order 1 with the fused P1 kernels, default 1; else the Lagrange kernels), -reorder\n"
                            "rcm|none (mesh points, default rcm), -o dir (writes dir/order.json; plot: benchmarks/assembly/plot_order.py).\n"
@@ -195,7 +196,7 @@ static PetscErrorCode SetKernels(DMAssembly as, PetscInt order, PetscBool p1buil
 
 #define MAXROWS 16
 typedef struct {
-  char   name[40], method[16], target[16];
+  char   name[40], method[24], target[16];
   double s, err;
 } Row;
 
@@ -312,8 +313,7 @@ int main(int argc, char **argv)
       PetscReal err;
       PetscCall(DMGetDS(dm, &ds));
       PetscCall(PetscDSSetJacobian(ds, 0, 0, g0_one, NULL, NULL, g3_identity));
-      PetscCall(DMSetMatType(dm, MATAIJ));
-      PetscCall(DMCreateMatrix(dm, &Jp));
+      PetscCall(MatDuplicate(Jcpu, MAT_DO_NOT_COPY_VALUES, &Jp)); /* DMCreateMatrix()'s pattern */
       PetscCall(DMGetLocalVector(dm, &Ul));
       PetscCall(DMGlobalToLocal(dm, Uh, INSERT_VALUES, Ul));
       PetscCall(PetscTime(&t0));
@@ -338,13 +338,19 @@ int main(int argc, char **argv)
       Ctx                      c;
       PetscBool                shnz;
 
+      char      mname[16];
+      PetscBool unfused;
+      PetscCall(PetscStrncpy(mname, meth[m], sizeof(mname)));
+      PetscCall(PetscStrendswith(mname, "-unfused", &unfused)); /* atomic-unfused, color-unfused: through the element buffers */
+      if (unfused) mname[strlen(mname) - 8] = 0;
       PetscCall(DMAssemblyCreate(dm, &as));
-      PetscCall(DMAssemblySetType(as, meth[m]));
+      PetscCall(DMAssemblySetType(as, mname));
       PetscCall(DMAssemblySetFromOptions(as));
+      if (unfused) PetscCall(DMAssemblySetFuse(as, PETSC_FALSE));
       PetscCall(SetKernels(as, p, p1builtin, &k));
       PetscCall(DMAssemblySetUp(as));
       PetscCall(DMAssemblyGetMemType(as, &mt));
-      PetscCall(PetscStrcmp(meth[m], DMASSEMBLYSHAREDNZ, &shnz));
+      PetscCall(PetscStrcmp(mname, DMASSEMBLYSHAREDNZ, &shnz));
       if (shnz && !(p == 1 && p1builtin)) { /* sharednz computes the P1 element in its kernel: globalnz would run (not timed twice) */
         for (PetscInt t = 0; t < ntgt; t++) {
           Row *r = &R->rows[R->nrows++];
@@ -366,10 +372,10 @@ int main(int argc, char **argv)
         PetscCall(PetscStrcmp(tgts[t], "aijcusparse", &iscusp));
         PetscCheck(isell || iscusp, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-targets ellwarp,aijcusparse");
         /* without a device the CSR target is host AIJ */
-        if (!Jt[isell ? 0 : 1][mt == PETSC_MEMTYPE_DEVICE]) {
+        if (!Jt[isell ? 0 : 1][mt == PETSC_MEMTYPE_DEVICE]) { /* DMCreateMatrix()'s pattern, converted (its preallocation took seconds per call) */
           Mat *J = &Jt[isell ? 0 : 1][mt == PETSC_MEMTYPE_DEVICE];
-          PetscCall(DMSetMatType(dm, isell ? MATELLWARP : (mt == PETSC_MEMTYPE_DEVICE ? MATAIJCUSPARSE : MATAIJ)));
-          PetscCall(DMCreateMatrix(dm, J));
+          PetscCall(MatDuplicate(Jcpu, MAT_DO_NOT_COPY_VALUES, J));
+          if (isell || mt == PETSC_MEMTYPE_DEVICE) PetscCall(MatConvert(*J, isell ? MATSEQELLWARP : MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, J));
           if (isell) PetscCall(MatEllwarpSetBackend(*J, mt == PETSC_MEMTYPE_DEVICE ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST));
         }
         c.J  = Jt[isell ? 0 : 1][mt == PETSC_MEMTYPE_DEVICE];
