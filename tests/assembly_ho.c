@@ -375,6 +375,13 @@ static PetscErrorCode RunOrder(const char *elem, PetscInt order, PetscInt faces,
       PetscReal errJ;
 
       PetscCall(CreateTarget(dm, targets[t], mt, &J));
+      if (m == 0 && t == 0) { /* DMCreateMatrix()'s preallocation against the element pattern (the assembly checks containment entry by entry) */
+        MatInfo mi;
+        PetscCall(DMAssemblyGetInfo(as, &info));
+        PetscCall(MatGetInfo(J, MAT_LOCAL, &mi));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "DMCreateMatrix pattern: %.0f nonzeros, element pattern %" PetscCount_FMT ": %s\n", mi.nz_allocated, info.nnz, mi.nz_allocated >= (PetscLogDouble)info.nnz ? "ok" : "FAIL"));
+        if (mi.nz_allocated < (PetscLogDouble)info.nnz) *fail = PETSC_TRUE;
+      }
       PetscCall(DMAssemblyComputeJacobian(as, Ux, J)); /* errors if DMCreateMatrix() missed an element entry */
       PetscCall(RelErrMat(J, Jref, &errJ));
       PetscCall(CreateTarget(dm, targets[t], mt, &J2));
