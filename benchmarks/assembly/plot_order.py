@@ -45,7 +45,8 @@ def main():
     for a in ax:
         a.set_xticks(orders)
         a.grid(True, which="both", alpha=0.3)
-    ax[1].legend(fontsize=7, loc="best")
+    ax[0].legend(fontsize=6, loc="upper left")
+    ax[1].legend(fontsize=6, loc="best")
     fig.suptitle("2-D heat problem, ~%d dofs per order, %s" % (d["ndofs_target"], d["device"]))
     fig.tight_layout()
     fig.savefig(out, dpi=120)
