@@ -188,6 +188,36 @@ static PetscErrorCode Validate(const CSR *A, const EllwarpLayout *L, const char 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The row form of the map (path 1's gather without a map): it must hold exactly when the layout's map is the
+   CSR's own order (no entry map, or an identity one), and the row gather must write what the map gather writes. */
+static PetscErrorCode CheckRowForm(const CSR *A, const EllwarpLayout *L, const char *what)
+{
+  PetscInt    *start, nnz = A->m ? A->ai[A->m] : 0;
+  int         *len;
+  PetscBool    rowform, identity = PETSC_TRUE;
+  PetscScalar *csr, *v0, *v1;
+
+  PetscFunctionBegin;
+  if (A->map)
+    for (PetscInt k = 0; k < nnz; k++) identity = (PetscBool)(identity && A->map[k] == k);
+  PetscCall(PetscMalloc2(PetscMax(L->nrows, 1), &start, PetscMax(L->nrows, 1), &len));
+  EllwarpLayoutRowForm(L, start, len, &rowform);
+  CHECK(rowform == identity, "%s: row form %s but the entry map is %sthe identity", what, rowform ? "holds" : "fails", identity ? "" : "not ");
+  if (rowform) {
+    PetscCall(PetscMalloc1(PetscMax(nnz, 1), &csr));
+    PetscCall(PetscCalloc2(PetscMax(L->nslots, 1), &v0, PetscMax(L->nslots, 1), &v1));
+    for (PetscInt k = 0; k < nnz; k++) csr[k] = 1.0 + k;
+    for (PetscCount k = 0; k < L->nslots; k++) v0[k] = L->slot2csr[k] >= 0 ? csr[L->slot2csr[k]] : 0.0; /* the map gather */
+    EllwarpHostRefreshRows(L, start, len, csr, v1);
+    for (PetscCount k = 0; k < L->nslots; k++) CHECK(v0[k] == v1[k], "%s: row gather differs from the map gather at slot %" PetscCount_FMT, what, k);
+    for (PetscInt r = 0; r < L->nrows; r++) CHECK(len[r] == A->ai[L->rowperm[r] + 1] - A->ai[L->rowperm[r]] && (!len[r] || start[r] == A->ai[L->rowperm[r]]), "%s: row form of sorted row %" PetscInt_FMT, what, r);
+    PetscCall(PetscFree(csr));
+    PetscCall(PetscFree2(v0, v1));
+  }
+  PetscCall(PetscFree2(start, len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef struct {
   unsigned long long key;
   PetscInt           row;
@@ -372,6 +402,7 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s/%s", A->name, psets[p].name));
     PetscCall(EllwarpLayoutCreate(A->m, A->n, A->ai, A->aj, A->map, &par, &H));
     PetscCall(Validate(A, H, what));
+    PetscCall(CheckRowForm(A, H, what));
     PetscCall(CheckDeviceSliceLogic(A, H, what));
     { /* the chooser's documented rule (layout.c): power-law rows (std/mean > 1) sort in 4096-row windows,
          split at T = 8 (automatic kernel) and run 256-thread blocks; every other matrix 128-thread blocks */

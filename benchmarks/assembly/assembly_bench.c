@@ -2,7 +2,7 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "(anisotropic per-element conductivity + mass), per method, into MATSEQELLWARP and MATSEQAIJCUSPARSE, against\n"
                            "the peer (the same device element matrices through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once)\n"
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
-                           "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localrow,atomic,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
+                           "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localrow,atomic,atomic:compact,atomic:agg,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
                            "element fused into the scatter; -unfused: through the element buffers like user kernels; sharednz:KB: shared-memory budget per\n"
                            "block), -order rcm,sfc,morton,none (vertex numberings, each size is run once per order; sfc = Hilbert curve; default rcm),\n"
                            "-o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
@@ -90,7 +90,7 @@ static PetscErrorCode MedianTime(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt r
       t[r] = t1 - t0;
     }
   }
-  *sec = BenchMedian(t, reps);
+  *sec = reps > 0 ? BenchMedian(t, reps) : 0; /* -cpu_repeats 0: the warm-up only (the reference matrix) */
   PetscCall(PetscFree(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -173,18 +173,31 @@ static PetscErrorCode PhaseTimes(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt n
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* "sharednz:96" -> type sharednz with a 96 kB shared-memory budget per block (-dm_assembly_sharednz_smem) */
-static PetscErrorCode SplitBudget(char *mname, PetscInt *kb)
+/* "sharednz:96" -> type sharednz with a 96 kB shared-memory budget per block (-dm_assembly_sharednz_smem);
+   "atomic:compact" -> type atomic with -dm_assembly_atomic_variant compact (variant: the non-numeric suffix) */
+static PetscErrorCode SplitBudget(char *mname, PetscInt *kb, char *variant, size_t vlen)
 {
   char *colon;
 
   PetscFunctionBegin;
-  *kb   = 0;
-  colon = strchr(mname, ':');
+  *kb        = 0;
+  variant[0] = 0;
+  colon      = strchr(mname, ':');
   if (colon) {
     *colon = 0;
-    *kb    = (PetscInt)atoi(colon + 1);
+    if (colon[1] >= '0' && colon[1] <= '9') *kb = (PetscInt)atoi(colon + 1);
+    else PetscCall(PetscStrncpy(variant, colon + 1, vlen));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetAtomicVariant(DMAssembly as, const char *variant)
+{
+  PetscFunctionBegin;
+  if (!variant[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_atomic_variant", variant));
+  PetscCall(DMAssemblySetFromOptions(as));
+  PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_atomic_variant"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -336,14 +349,17 @@ int main(int argc, char **argv)
         PetscBool                shnz;
         Mat                      J;
 
+        char                     variant[32];
+
         PetscCall(PetscStrncpy(mname, meth[mi], sizeof(mname)));
-        PetscCall(SplitBudget(mname, &kb));
+        PetscCall(SplitBudget(mname, &kb, variant, sizeof(variant)));
         PetscCall(PetscStrcmp(mname, DMASSEMBLYSHAREDNZ, &shnz));
-        if (!shnz) continue;
+        if (!shnz && !variant[0]) continue; /* sharednz's plan statistics, the atomic variants' irregular elements */
         PetscCall(DMAssemblyCreate(dm, &as));
         PetscCall(DMAssemblySetType(as, mname));
         PetscCall(DMAssemblySetFromOptions(as));
         PetscCall(SetBudget(as, kb));
+        PetscCall(SetAtomicVariant(as, variant));
         PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 1.0, 1.0, D, &k));
         PetscCall(DMAssemblySetElementKernels(as, &k));
         PetscCall(DMAssemblySetUp(as));
@@ -456,8 +472,9 @@ int main(int argc, char **argv)
         size_t                   len;
 
         PetscInt kb;
+        char     variant[32];
         PetscCall(PetscStrncpy(mname, meth[mi], sizeof(mname)));
-        PetscCall(SplitBudget(mname, &kb));
+        PetscCall(SplitBudget(mname, &kb, variant, sizeof(variant)));
         PetscCall(PetscStrlen(mname, &len));
         if (len > 8 && !strcmp(mname + len - 8, "-unfused")) { /* e.g. atomic-unfused: through the element buffers */
           mname[len - 8] = 0;
@@ -468,6 +485,7 @@ int main(int argc, char **argv)
         PetscCall(DMAssemblySetType(as, mname));
         PetscCall(DMAssemblySetFromOptions(as));
         PetscCall(SetBudget(as, kb));
+        PetscCall(SetAtomicVariant(as, variant));
         if (unfused) PetscCall(DMAssemblySetFuse(as, PETSC_FALSE));
         PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 1.0, 1.0, D, &k));
         PetscCall(DMAssemblySetElementKernels(as, &k));
@@ -507,7 +525,10 @@ int main(int argc, char **argv)
             red  = (double)info.jacplanentries * 2 + (4.0 + 8.0) * nnz /* toff + values, ELLWARP padding not counted */;
           } else if (lrow) red = (double)info.jacplanentries * 4 /* incidences + targets */ + 24.0 * nnz /* zero, read-modify-write */ - N * 128 /* no element matrix; inputs re-read per node counted once (L2) */;
           else if (gnz) red = (double)info.jacplanentries * (info.idx64 ? 8 : 4) /* plan */ + N * 16 * 8 /* ke */ + 8.0 * nnz /* values */;
-          else if (fused) {
+          else if (fused && variant[0] && strcmp(variant, "default")) { /* atomic:compact / atomic:agg: nodes by index (their 32-byte records from L2, not counted), D, 1-byte codes */
+            elem = N * (16 + 48 + 16 + 128);
+            red  = 8.0 * nnz /* zero */ + N * 16 * 16 /* read-modify-write */ - N * 128 /* no element matrix written */;
+          } else if (fused) {
             elem = N * (96 + 48 + 128); /* the conductivity is symmetric here: its upper triangle (dDs) */
             red  = 8.0 * nnz /* zero */ + N * 16 * (4 + 16) /* e2t, read-modify-write */ - N * 128 /* no element matrix written */;
           }
@@ -519,7 +540,7 @@ int main(int argc, char **argv)
           else r->bytesres = N * 4 * (4 + 8 + 8) /* gather */ + N * (96 + 72 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
           PetscCall(RelDiff(c.J, Jref, &r->err));
           PetscCall(PetscSNPrintf(r->name, sizeof(r->name), "%s%s -> %s", meth[mi], fused ? " (fused)" : "", targets[t]));
-          if (t == 0 && shnz) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF)); /* blocks, redundancy, or the fallback */
+          if (t == 0 && (shnz || variant[0])) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF)); /* atomic variants: irregular elements */ /* blocks, redundancy, or the fallback */
         }
         PetscCall(DMAssemblyDestroy(&as));
       }
@@ -536,7 +557,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %12s %10s %12s %10s %12s %10s %10s %10s\n", "method -> target", "jac_ms", "jac_GB/s", "res_ms", "res_GB/s", "setup_s", "vs_peer", "vs_cpu", "rel_err"));
     for (int i = 0; i < nrows; i++) {
       Row *r = &rows[i];
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %12.4f %10.1f %12.4f %10.1f %12.3f %10.2f %10.1f %10.1e\n", r->name, 1e3 * r->jac, r->bytes / r->jac / 1e9, 1e3 * r->res, r->res > 0 && r->bytesres > 0 ? r->bytesres / r->res / 1e9 : 0.0, r->setup, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-30s %12.4f %10.1f %12.4f %10.1f %12.3f %10.2f %10.1f %10.1e\n", r->name, 1e3 * r->jac, r->jac > 0 ? r->bytes / r->jac / 1e9 : 0.0, 1e3 * r->res, r->res > 0 && r->bytesres > 0 ? r->bytesres / r->res / 1e9 : 0.0, r->setup, tpeer > 0 ? tpeer / r->jac : 0.0, r->jac > 0 ? tcpu / r->jac : 0.0, (double)r->err));
     }
     if (device) {
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "# phases (ms, medians; CUDA events at the boundaries): gather / element kernel / reduction or scatter; fused methods (atomic, color, localrow, sharednz) are all in the third\n"));
@@ -559,7 +580,7 @@ int main(int argc, char **argv)
       fprintf(js, "    {\"order\": \"%s\", \"nelem\": %" PetscInt_FMT ", \"ndof\": %" PetscInt_FMT ", \"nnz\": %" PetscCount_FMT ", \"element_kernel_s\": %.6e, \"coo_prealloc_s\": %.6e, \"rows\": [\n", order, nelem, ndof, nnz, telem, tprealloc);
       for (int i = 0; i < nrows; i++) {
         Row *r = &rows[i];
-        fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e, \"jac_phases_ms\": [%.5f, %.5f, %.5f], \"res_phases_ms\": [%.5f, %.5f, %.5f], \"sharednz_redundancy\": %.3f}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, tcpu / r->jac, (double)r->err, r->pj[0], r->pj[1], r->pj[2], r->pr[0], r->pr[1], r->pr[2], r->redund, i + 1 < nrows ? "," : "");
+        fprintf(js, "      {\"name\": \"%s\", \"jacobian_s\": %.6e, \"residual_s\": %.6e, \"setup_s\": %.6e, \"bytes_jacobian\": %.6e, \"bytes_residual\": %.6e, \"speedup_vs_peer\": %.4f, \"speedup_vs_cpu\": %.4f, \"rel_err\": %.3e, \"jac_phases_ms\": [%.5f, %.5f, %.5f], \"res_phases_ms\": [%.5f, %.5f, %.5f], \"sharednz_redundancy\": %.3f}%s\n", r->name, r->jac, r->res, r->setup, r->bytes, r->bytesres, tpeer > 0 ? tpeer / r->jac : 0.0, r->jac > 0 ? tcpu / r->jac : 0.0, (double)r->err, r->pj[0], r->pj[1], r->pj[2], r->pr[0], r->pr[1], r->pr[2], r->redund, i + 1 < nrows ? "," : "");
       }
       fprintf(js, "    ]}%s\n", so + 1 < nsizes * norders ? "," : "");
       fflush(js); /* a run cut short by a timeout keeps the sizes done */

@@ -160,6 +160,11 @@ struct _p_DMAssembly {
   PetscBool   fuse;    /* atomic/color with built-in kernels: element computed inside the scatter, no element data in memory */
   void *ownctx;
   PetscErrorCode (*ownctxdestroy)(void **);
+  /* atomic variants for the built-in P1 Jacobian (dmasmfast.c, include/petsc/private/dmasmfast.h) */
+  PetscInt               atomicvariant; /* DMAsmAtomicVariant: -dm_assembly_atomic_variant */
+  PetscInt               fastmaxcode;   /* largest entry code of the compact map (testing: smaller forces irregular elements) */
+  struct _DMAsmFastPlan *fast;
+  PetscInt               fasthashprobes; /* hash variant: groups probed before an entry goes straight to global memory (testing) */
   /* elements beyond the fused P1 path (dmasmho.c): Lagrange P1..P5 triangles, P2 tets, Q1 quads/hexes */
   PetscInt    nvert;     /* vertices per element: the coordinates in xe (== nen for P1) */
   PetscBool   p1;        /* the P1 simplex the fused kernels (sharednz, localrow, fused atomic/color) are made for */

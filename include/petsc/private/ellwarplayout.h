@@ -129,6 +129,8 @@ PETSC_INTERN PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *);
 
 /* Host reference kernels: the same layout, the same per-lane order of summation. */
 PETSC_INTERN void EllwarpHostRefresh(const EllwarpLayout *, const PetscScalar *, PetscScalar *);
+PETSC_EXTERN void EllwarpLayoutRowForm(const EllwarpLayout *, PetscInt *, int *, PetscBool *);
+PETSC_EXTERN void EllwarpHostRefreshRows(const EllwarpLayout *, const PetscInt *, const int *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void EllwarpHostDownload(const EllwarpLayout *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void EllwarpHostMult(const EllwarpLayout *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN void EllwarpHostDiagScale(const EllwarpLayout *, PetscScalar *, const PetscScalar *, const PetscScalar *);

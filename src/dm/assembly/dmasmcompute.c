@@ -2,6 +2,7 @@
    its own storage order (ELLWARP slots, or CSR for AIJ/AIJCUSPARSE). */
 #include <petsc/private/dmassemblyimpl.h>
 #include <petsc/private/matellwarpimpl.h>
+#include <petsc/private/dmasmfast.h>
 
 typedef enum {
   TARGET_AIJ,         /* host SeqAIJ CSR values (also AIJCUSPARSE's host copy) */
@@ -153,6 +154,8 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
     PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
     if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
     PetscCall(DMAsmBuildTailPlan(as, as->nen * as->nen, T->n, q2t, &as->jtail)); /* color only */
+    if (DMAsmFastActive(as)) PetscCall(DMAsmBuildFastPlan(as, q2t, T->n, &as->fast)); /* -dm_assembly_atomic_variant */
+    else if (as->atomicvariant && as->method == DMASM_ATOMIC) PetscCall(PetscInfo(as, "-dm_assembly_atomic_variant: NOT USED, it needs the built-in kernels fused (the default atomic scatter runs)\n"));
   }
   PetscCall(PetscFree(q2t));
   P->id     = id;
@@ -220,6 +223,11 @@ static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  if (jac && DMAsmFastActive(as)) { /* -dm_assembly_atomic_variant compact|agg (dmasmfast.c) */
+    PetscCall(DMAsmFastAssembly(as, P, dst));
+    PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin) PetscCall(DMAsmHOFused(as, P, jac, u, dst)); /* the Lagrange kernels (dmasmho.c) */
   else if (as->mtype == PETSC_MEMTYPE_HOST) {
     if (col && as->ntail) { /* the tail first: element data of its elements, packed reduction writing every target */

@@ -1,6 +1,7 @@
 /* DMAssembly: the object (class, type, options, set-up, view, destroy).  The work is in dmasmplan.c
    (set-up), dmasmcompute.c (assembly), dmasmhost.c / dmasmcuda.cu (kernels), dmasmsnes.c (SNES). */
 #include <petsc/private/dmassemblyimpl.h>
+#include <petsc/private/dmasmfast.h>
 
 PetscClassId  DMASSEMBLY_CLASSID;
 PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
@@ -70,6 +71,8 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->mtype  = PETSC_MEMTYPE_HOST;
   a->jacstate = PETSC_TRUE;
   a->fuse     = PETSC_TRUE;
+  a->fastmaxcode = 254;
+  a->fasthashprobes = 512;
   PetscCall(PetscObjectChangeTypeName((PetscObject)a, DMASSEMBLYGLOBALNZ));
   *as = a;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -137,6 +140,14 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscCall(PetscOptionsBoundedInt("-dm_assembly_color_tail", "color: colours with fewer elements go through one packed reduction (run first)", "DMAssembly", as->colortail, &as->colortail, NULL, 0));
   PetscCall(PetscOptionsBool("-dm_assembly_reorder", "Built-in kernels: number the elements by their lowest dof (the matrix row order)", "DMAssembly", as->reorder, &as->reorder, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_index64", "64-bit plan entries even where 32 bits fit (testing)", "DMAssembly", as->force64, &as->force64, NULL));
+  {
+    const char *const variants[] = {"default", "compact", "agg", "match", "hash", "hash256", "DMAsmAtomicVariant", "DMASM_ATOMIC_", NULL};
+    PetscEnum         v          = (PetscEnum)as->atomicvariant;
+    PetscCall(PetscOptionsEnum("-dm_assembly_atomic_variant", "atomic with the built-in kernels, Jacobian: default (full map), compact (1-byte entry codes, nodes by index), agg (compact + warp sum of the lowest node's diagonal), match (compact + warp sums of equal targets), hash (compact + per-block shared-memory sums by sector), hash256 (the same, 256-element blocks)", "DMAssembly", variants, v, &v, NULL));
+    as->atomicvariant = (PetscInt)v;
+    PetscCall(PetscOptionsBoundedInt("-dm_assembly_atomic_hash_probes", "atomic hash: table groups probed before an entry goes straight to global memory (testing)", "DMAssembly", as->fasthashprobes, &as->fasthashprobes, NULL, 1));
+    PetscCall(PetscOptionsBoundedInt("-dm_assembly_atomic_compact_maxcode", "atomic compact/agg: largest entry code (testing: smaller makes more elements irregular)", "DMAssembly", as->fastmaxcode, &as->fastmaxcode, NULL, 0));
+  }
   PetscCheck(as->nzpt <= 64, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_nz_per_thread %" PetscInt_FMT ": at most 64 (shared memory holds 128 x n values)", as->nzpt);
   PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -391,6 +402,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
     const PetscBool fused = (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
     const PetscBool hofused = (PetscBool)(as->fuse && as->hobuiltin && as->k.ctx == (void *)as->hobuiltin);
     PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : hofused ? "built-in Lagrange, fused into the scatter (no element data in memory)" : "through the element buffers"));
+    PetscCall(DMAsmFastView(as, viewer));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "not implemented: localnz\n"));
   if (!as->setupcalled) {
@@ -463,6 +475,7 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
   PetscCall(DMAsmRowPlanDestroy(&a->rrow));
   PetscCall(DMAsmSharedPlanDestroy(&a->jsh));
   PetscCall(DMAsmSharedPlanDestroy(&a->rsh));
+  PetscCall(DMAsmFastPlanDestroy(&a->fast));
 #if defined(ELLWARP_HAVE_CUDA)
   PetscCall(DMAsmCUDAPhaseDestroy(a));
   if (a->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAFree((void **)&a->dxn));

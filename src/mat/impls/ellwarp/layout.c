@@ -640,6 +640,56 @@ void EllwarpHostRefresh(const EllwarpLayout *L, const PetscScalar *csr, PetscSca
     if (L->slot2csr[k] >= 0) val[k] = csr[L->slot2csr[k]];
 }
 
+/* The row form of the CSR -> slot map, for the value refresh of path 1.  A matrix's own layout maps entry e of
+   sorted row r to CSR entry start[r] + e, so per row a start and a length replace the per-slot map: the gather
+   then reads no map at all (20 -> 16 bytes per slot).  A transposed layout's map permutes (perm_in): not the
+   row form.  The test reads the map itself, once: *rowform says whether it holds; start/len [nrows], by
+   sorted position (long rows first). */
+void EllwarpLayoutRowForm(const EllwarpLayout *L, PetscInt *start, int *len, PetscBool *rowform)
+{
+  PetscBool ok = PETSC_TRUE;
+
+  for (PetscInt s = 0; s < L->nslices; s++) {
+    const PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2;
+    const PetscCount base = L->sliceptr[s], w = (L->sliceptr[s + 1] - base) / ELLWARP_LANES;
+    for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
+      const PetscInt r = L->slicerow[s] + q;
+      PetscInt       n = 0, st = 0;
+      for (PetscCount e = 0; e < w * tpr; e++) {
+        const PetscInt k = L->slot2csr[base + (e >> l2) * ELLWARP_LANES + q * tpr + (e & (tpr - 1))];
+        if (e == 0) st = k;
+        if (k >= 0 && n == e && k == st + e) n++;
+        else if (k >= 0) ok = PETSC_FALSE; /* an entry after a gap, or not consecutive */
+      }
+      start[r] = n ? st : 0;
+      len[r]   = (int)n;
+    }
+  }
+  for (PetscInt q = 0; q < L->nlong; q++) {
+    const PetscCount a = L->longptr[q], b = L->longptr[q + 1];
+    start[q] = L->slot2csr[a];
+    len[q]   = (int)(b - a);
+    for (PetscCount k = a; k < b; k++)
+      if (L->slot2csr[k] != start[q] + (k - a)) ok = PETSC_FALSE;
+  }
+  *rowform = ok;
+}
+
+/* path 1 through the row form: the same slots get the same values as EllwarpHostRefresh (padding untouched) */
+void EllwarpHostRefreshRows(const EllwarpLayout *L, const PetscInt *start, const int *len, const PetscScalar *csr, PetscScalar *val)
+{
+  for (PetscInt s = 0; s < L->nslices; s++) {
+    const PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2;
+    const PetscCount base = L->sliceptr[s];
+    for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
+      const PetscInt r = L->slicerow[s] + q;
+      for (PetscInt e = 0; e < len[r]; e++) val[base + (PetscCount)(e >> l2) * ELLWARP_LANES + q * tpr + (e & (tpr - 1))] = csr[start[r] + e];
+    }
+  }
+  for (PetscInt q = 0; q < L->nlong; q++)
+    for (PetscInt e = 0; e < len[q]; e++) val[L->longptr[q] + e] = csr[start[q] + e];
+}
+
 void EllwarpHostDownload(const EllwarpLayout *L, const PetscScalar *val, PetscScalar *csr)
 {
   for (PetscCount k = 0; k < L->nslots; k++)

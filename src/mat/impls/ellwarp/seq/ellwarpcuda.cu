@@ -20,6 +20,10 @@ struct _EllwarpStore {
   PetscCount           ncoo;
   PetscBool            coo32, coounique; /* unique: at most one entry per slot, cooperm[slot] (-1: none), no coojmap */
   PetscScalar         *coobuf;                 /* COO values staged from the host */
+  PetscInt            *rowstart; /* row form of the CSR -> slot map (EllwarpLayoutRowForm), made at the first gather */
+  int                 *rowlen;
+  int                  rowform;  /* 0: not looked at yet, 1: the row form holds, -1: it does not (a transpose) */
+  int                  gatherslices; /* slices per warp of the row-form gather */
 };
 
 /* the device view of a layout, passed by value to the kernels */
@@ -231,6 +235,8 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
   PetscCallCUDA(cudaFree((*S)->cooperm));
   PetscCallCUDA(cudaFree((*S)->coo2slot));
   PetscCallCUDA(cudaFree((*S)->coobuf));
+  PetscCallCUDA(cudaFree((*S)->rowstart));
+  PetscCallCUDA(cudaFree((*S)->rowlen));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -331,6 +337,96 @@ __global__ static void __launch_bounds__(256) GatherKernel(PetscCount n, const P
         const PetscInt m = LdIdx(map + k);
         if (m >= 0) val[k] = csr[m];
       }
+  }
+}
+
+/* The row form of the map (EllwarpLayoutRowForm, layout.c), built and checked on the device from the slot map, once:
+   one warp per slice; each lane walks its slots; a row's lanes agree through shuffles within their group of
+   tpr lanes.  *bad is set when some row's entries are not start + e for e < len followed by padding. */
+__global__ static void RowFormKernel(DevLayout d, const PetscInt *__restrict__ map, PetscInt *start, int *len, int *bad)
+{
+  const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
+  const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
+  if (s >= d.nslices) return; /* whole warps leave together: a slice is one warp */
+  const PetscCount base = d.sliceptr[s];
+  const int        w = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES), l2 = d.meta[s] & 15, tpr = 1 << l2, sub = lane & (tpr - 1);
+  const PetscInt   r    = d.slicerow[s] + (lane >> l2);
+  const bool       live = r < d.slicerow[s + 1];
+  const PetscInt   st   = __shfl_sync(0xffffffffu, w ? map[base + lane] : -1, lane & ~(tpr - 1)); /* the row's entry 0 */
+  int              n    = 0;
+  for (int k = 0; k < w; k++) n += map[base + (PetscCount)k * ELLWARP_LANES + lane] >= 0;
+  for (int off = tpr >> 1; off > 0; off >>= 1) n += __shfl_xor_sync(0xffffffffu, n, off); /* the row's entries */
+  for (int k = 0; k < w; k++) {
+    const PetscInt m = map[base + (PetscCount)k * ELLWARP_LANES + lane];
+    const int      e = k * tpr + sub;
+    if (e < n ? m != st + e : m >= 0) atomicOr(bad, 1);
+  }
+  if (live && sub == 0) {
+    start[r] = n ? st : 0;
+    len[r]   = n;
+  }
+}
+
+__global__ static void LongRowFormKernel(PetscInt nlong, const PetscCount *__restrict__ longptr, const PetscInt *__restrict__ map, PetscInt *start, int *len, int *bad)
+{
+  for (PetscInt q = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; q < nlong; q += (PetscInt)gridDim.x * blockDim.x) {
+    const PetscCount a = longptr[q], b = longptr[q + 1];
+    start[q] = map[a];
+    len[q]   = (int)(b - a);
+    for (PetscCount k = a; k < b; k++)
+      if (map[k] != map[a] + (k - a)) atomicOr(bad, 1);
+  }
+}
+
+/* path 1 through the row form: a warp per G consecutive slices, step by step: the warp writes 32 consecutive
+   slots (coalesced), each lane reads its own row's CSR values in order (each 32-byte sector serves several
+   steps from L1).  16 bytes per slot instead of the slot map's 20.  Small slices (a few steps of K2 rows)
+   leave a warp mostly waiting on its slice headers: G > 1 loads the headers of all its slices first, as
+   independent loads.  Padding is not written (zero since creation). */
+template <int G>
+__global__ static void __launch_bounds__(256) GatherRowsKernel(DevLayout d, const PetscInt *__restrict__ start, const int *__restrict__ len, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
+{
+  const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
+  const PetscInt s0   = ((PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES) * G;
+  PetscCount     base[G];
+  PetscInt       st[G];
+  int            kmax[G], tpr[G], sub[G];
+
+#pragma unroll
+  for (int g = 0; g < G; g++) {
+    const PetscInt s = s0 + g;
+    kmax[g]          = 0;
+    base[g]          = 0;
+    st[g]            = 0;
+    tpr[g]           = 1;
+    sub[g]           = 0;
+    if (s < d.nslices) {
+      const int      l2   = d.meta[s] & 15;
+      const PetscInt r    = d.slicerow[s] + (lane >> l2);
+      const bool     live = r < d.slicerow[s + 1];
+      const int      n    = live ? __ldg(len + r) : 0;
+      tpr[g]              = 1 << l2;
+      sub[g]              = lane & (tpr[g] - 1);
+      base[g]             = d.sliceptr[s];
+      st[g]               = live ? __ldg(start + r) : 0;
+      kmax[g]             = n > sub[g] ? (n - sub[g] + tpr[g] - 1) / tpr[g] : 0; /* this lane's entries */
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < G; g++) {
+    PetscScalar       *v = val + base[g] + lane;
+    const PetscScalar *c = csr + st[g] + sub[g];
+#pragma unroll 4
+    for (int k = 0; k < kmax[g]; k++) __stcs(v + (size_t)k * ELLWARP_LANES, __ldg(c + k * tpr[g]));
+  }
+}
+
+__global__ static void GatherLongKernel(PetscInt nlong, const PetscCount *__restrict__ longptr, const PetscInt *__restrict__ start, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
+{
+  /* one block per long row: contiguous copy */
+  for (PetscInt q = blockIdx.x; q < nlong; q += gridDim.x) {
+    const PetscCount a = longptr[q], n = longptr[q + 1] - a;
+    for (PetscCount k = threadIdx.x; k < n; k += blockDim.x) val[a + k] = csr[start[q] + k];
   }
 }
 
@@ -535,11 +631,77 @@ __global__ static void FillKernel(PetscCount n, PetscScalar a, PetscScalar *v)
 /* ---- operations ---------------------------------------------------------------------------------- */
 #define GRID(n) PetscMin(Blocks((n), 256), 65535u), 256, 0, Stream()
 
+/* the row form of the map, checked once per store (one read of the slot map and a host synchronization) */
+static PetscErrorCode RowForm(EllwarpStore *S)
+{
+  const EllwarpLayout *L = S->L;
+  int                 *dbad, bad = 0;
+
+  PetscFunctionBegin;
+  if (S->rowform) PetscFunctionReturn(PETSC_SUCCESS);
+  S->rowform = -1;
+  { /* tuning knobs (benchmarks/amortize): -mat_ellwarp_gather rows|map, -mat_ellwarp_gather_slices 1|2|4|8 (0: by slice size) */
+    char      how[8] = "rows";
+    PetscInt  g      = 0;
+    PetscBool set;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_gather", how, sizeof(how), &set));
+    PetscCheck(!set || !strcmp(how, "rows") || !strcmp(how, "map"), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather %s: rows or map", how);
+    if (!strcmp(how, "map")) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ellwarp_gather_slices", &g, NULL));
+    PetscCheck(g == 0 || g == 1 || g == 2 || g == 4 || g == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather_slices %" PetscInt_FMT ": 0, 1, 2, 4 or 8", g);
+    if (!g) { /* about 1024 slots per warp */
+      const PetscCount per = L->nslices ? L->nsliceslots / L->nslices : 0;
+      g                    = per >= 1024 ? 1 : per >= 512 ? 2 : per >= 256 ? 4 : 8;
+    }
+    S->gatherslices = (int)g;
+  }
+  if (!L->nrows || !L->nslots) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DevMalloc((void **)&S->rowstart, L->nrows * sizeof(PetscInt), "row starts"));
+  PetscCall(DevMalloc((void **)&S->rowlen, L->nrows * sizeof(int), "row lengths"));
+  PetscCall(DevMalloc((void **)&dbad, sizeof(int), "flag"));
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), Stream()));
+  if (L->nslices) RowFormKernel<<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->slot2csr, S->rowstart, S->rowlen, dbad);
+  if (L->nlong) LongRowFormKernel<<<GRID(L->nlong)>>>(L->nlong, S->longptr, S->slot2csr, S->rowstart, S->rowlen, dbad);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaMemcpyAsync(&bad, dbad, sizeof(int), cudaMemcpyDeviceToHost, Stream()));
+  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCallCUDA(cudaFree(dbad));
+  if (bad) {
+    PetscCallCUDA(cudaFree(S->rowstart));
+    PetscCallCUDA(cudaFree(S->rowlen));
+    S->rowstart = NULL;
+    S->rowlen   = NULL;
+  } else S->rowform = 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CUDAGather(EllwarpStore *S, const PetscScalar *csr)
 {
+  const EllwarpLayout *L = S->L;
+
   PetscFunctionBegin;
+  PetscCall(RowForm(S));
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nslots) GatherKernel<<<GRID((S->L->nslots + EW_VEC - 1) / EW_VEC)>>>(S->L->nslots, S->slot2csr, csr, S->val);
+  if (S->rowform > 0) {
+    if (L->nlong) GatherLongKernel<<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, Stream()>>>(L->nlong, S->longptr, S->rowstart, csr, S->val);
+    if (L->nslices) {
+      const int      G  = S->gatherslices;
+      const unsigned nb = (unsigned)((L->nslices + 8 * G - 1) / (8 * G));
+      switch (G) {
+      case 1:
+        GatherRowsKernel<1><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+        break;
+      case 2:
+        GatherRowsKernel<2><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+        break;
+      case 4:
+        GatherRowsKernel<4><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+        break;
+      default:
+        GatherRowsKernel<8><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+      }
+    }
+  } else if (L->nslots) GatherKernel<<<GRID((L->nslots + EW_VEC - 1) / EW_VEC)>>>(L->nslots, S->slot2csr, csr, S->val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -8,6 +8,9 @@ struct _EllwarpStore {
   PetscCount          *coojmap, *cooperm, *coo2slot; /* COO plan in slot order (EllwarpCOOSlotPlan); coo2slot unused */
   PetscBool            coounique;                    /* at most one COO entry per slot: cooperm[slot], no coojmap */
   EllwarpLayout       *own; /* -mat_ellwarp_analysis_drop_host: the store keeps the arrays, as a device store does */
+  PetscInt            *rowstart; /* row form of the CSR -> slot map (EllwarpLayoutRowForm), made at the first gather */
+  int                 *rowlen;
+  int                  rowform;  /* 0: not looked at yet, 1: the row form holds, -1: it does not (a transpose) */
 };
 
 /* the store takes L over (its arrays play the device arrays; the matrix keeps only the scalars) */
@@ -38,16 +41,26 @@ static PetscErrorCode HostDestroy(EllwarpStore **S)
   PetscFunctionBegin;
   if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree((*S)->val));
+  PetscCall(PetscFree2((*S)->rowstart, (*S)->rowlen));
   PetscCall(PetscFree3((*S)->coojmap, (*S)->cooperm, (*S)->coo2slot));
   PetscCall(EllwarpLayoutDestroy(&(*S)->own));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* as the device gather: the row form when it holds (no map read), else the slot map */
 static PetscErrorCode HostGather(EllwarpStore *S, const PetscScalar *csr)
 {
   PetscFunctionBegin;
-  EllwarpHostRefresh(S->L, csr, S->val);
+  if (!S->rowform) {
+    PetscBool ok;
+    PetscCall(PetscMalloc2(S->L->nrows, &S->rowstart, S->L->nrows, &S->rowlen));
+    EllwarpLayoutRowForm(S->L, S->rowstart, S->rowlen, &ok);
+    S->rowform = ok ? 1 : -1;
+    if (!ok) PetscCall(PetscFree2(S->rowstart, S->rowlen));
+  }
+  if (S->rowform > 0) EllwarpHostRefreshRows(S->L, S->rowstart, S->rowlen, csr, S->val);
+  else EllwarpHostRefresh(S->L, csr, S->val);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,0 +1,107 @@
+/* Compact fused atomic Jacobian assembly for the built-in P1 kernels (src/dm/assembly/dmasmfast.c, kernel in
+   dmasmfastcuda.cu): -dm_assembly_atomic_variant compact|agg.
+
+   Why: the default fused atomic kernel streams, per element, its coordinates (96 B), the conductivity's upper
+   triangle (48 B) and 16 32-bit targets (64 B) = 208 B.  Here an element carries only
+   - its nodes, sorted by dof (16 B), whose 32-byte node records (coordinates + the row's base slot and
+     lane shift) come from L2 (9-12 MB for 0.4 M nodes: gathered, not streamed);
+   - the conductivity's upper triangle (48 B);
+   - one byte per entry (16 B): entry (a,b) goes to row r = node a at slot
+       base[r] + ((c >> sh[r]) << 5) + (c & ((1 << sh[r]) - 1)),
+     the ELLWARP formula for entry c of a row owning 2^sh lanes of a 32-lane slice (sh = 5 makes it
+     base + c, i.e. CSR);
+   80 B in all.  Entries that do not fit (long rows, codes > maxcode) make their element "irregular": those few
+   elements run through the default fused kernel with the full element -> target map.
+   Nodes sorted by dof also put the lowest node (row) first: with elements numbered by their lowest dof,
+   neighbouring threads hit neighbouring rows.  The element computes the upper triangle only (10 of 16
+   entries) when D is exactly symmetric (or the identity).
+   agg: additionally sums the diagonal entry of the lowest node (the hottest address: ~5 consecutive elements
+   share it) over runs of equal targets within a warp (segmented shuffle scan) before one atomic per run.
+   match: every entry summed over the lanes of its warp with the same target (__match_any_sync, the group's
+   lowest lane gathers the others' values by shuffles and adds once): a warp of 32 elements numbered by lowest
+   dof spans a compact cluster of ~6 lowest nodes, so many of its 512 entries share targets (fewer atomics
+   for more instructions).
+   hash: each block of 128 elements sums its entries in a shared-memory hash table grouped by 32-byte sector,
+   then adds each distinct target once (dmasmfastcuda.cu, HashKernel): fewer atomics and fewer sectors.
+   hash256: the same with blocks of 256 elements (a 48 kB table): a larger window, fewer atomics, lower occupancy. */
+#pragma once
+
+#include <petsc/private/dmassemblyimpl.h>
+#include <petsc/private/dmasmp1.h>
+
+typedef enum {
+  DMASM_ATOMIC_DEFAULT = 0,
+  DMASM_ATOMIC_COMPACT = 1,
+  DMASM_ATOMIC_AGG     = 2,
+  DMASM_ATOMIC_MATCH   = 3,
+  DMASM_ATOMIC_HASH    = 4,
+  DMASM_ATOMIC_HASH256 = 5
+} DMAsmAtomicVariant;
+
+#define DMASM_FAST_IRREGULAR 0xFFu /* byte 0 of word 0: the element runs through the default fused kernel */
+
+/* 32 bytes per node: one sector */
+typedef struct {
+  PetscReal x[3];
+  int       base; /* slot of code 0 of the node's row (-1: the row has no element entry) */
+  int       sh;   /* log2 of the lanes of the row (5: contiguous row, e.g. CSR) */
+} DMAsmFastNode;
+
+typedef struct _DMAsmFastPlan {
+  PetscInt       nelem, nen, ndof, nirr, maxcode;
+  PetscCount     ntarget;
+  PetscBool      sym;       /* D exactly symmetric or identity: the element computes its upper triangle */
+  /* address statistics per warp instruction (32 consecutive elements, one entry (a,b) each), summed over the
+     instructions and divided by the element count: 32-byte sectors the atomics touch with this map and with
+     the default map (closure node order), and the atomics after match's aggregation (distinct targets) */
+  PetscReal      sectors, sectorsdefault, matchatomics, warptargets, warpsectors, blocktargets, blocksectors;
+  PetscInt      *enode;     /* [nen][nelem] nodes (dofs) of element e, increasing */
+  unsigned      *code;      /* [nen][nelem] word a: byte b = code of entry (a,b) in the sorted node order */
+  DMAsmFastNode *node;      /* [ndof] */
+  PetscInt      *irr;       /* [nirr] irregular elements */
+  PetscInt      *denode, *dirr;
+  unsigned      *dcode;
+  DMAsmFastNode *dnode;
+} DMAsmFastPlan;
+
+/* slot of code c in a row with base and lane shift sh */
+static DMASM_HD inline PetscCount DMAsmFastSlot(int base, int sh, unsigned c)
+{
+  return (PetscCount)base + ((PetscCount)(c >> sh) << 5) + (PetscCount)(c & ((1u << sh) - 1u));
+}
+
+/* the element matrix from nodal coordinates xl [(a*dim+d)], Dl [i*dim+j] (NULL: identity); sym: entries
+   (b,a), b < a, copied from (a,b) (D symmetric).  The same arithmetic on both compilers. */
+static DMASM_HD inline void DMAsmFastP1Element(int dim, int sym, PetscReal alpha, PetscReal beta, const PetscReal *xl, const PetscReal *Dl, PetscScalar *ke)
+{
+  const int nen = dim + 1;
+  PetscReal J[3][3], g[4][3], vol, mass;
+
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) J[i][j] = xl[(j + 1) * dim + i] - xl[i];
+  DMAsmP1Geometry(dim, J, g, &vol, &mass);
+  for (int a = 0; a < nen; a++) {
+    PetscReal Dg[3];
+    for (int i = 0; i < dim; i++) {
+      Dg[i] = 0;
+      for (int j = 0; j < dim; j++) Dg[i] += (Dl ? Dl[i * dim + j] : (PetscReal)(i == j)) * g[a][j];
+    }
+    for (int b = sym ? a : 0; b < nen; b++) {
+      PetscReal k = 0;
+      for (int i = 0; i < dim; i++) k += g[b][i] * Dg[i];
+      k               = alpha * vol * k + beta * mass * (a == b ? 2 : 1);
+      ke[a * nen + b] = k;
+      if (sym) ke[b * nen + a] = k;
+    }
+  }
+}
+
+PETSC_INTERN PetscBool      DMAsmFastActive(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmBuildFastPlan(DMAssembly, const PetscInt *, PetscCount, DMAsmFastPlan **);
+PETSC_INTERN PetscErrorCode DMAsmFastPlanDestroy(DMAsmFastPlan **);
+PETSC_INTERN PetscErrorCode DMAsmFastAssembly(DMAssembly, const DMAsmPlan *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmFastView(DMAssembly, PetscViewer);
+PETSC_INTERN void           DMAsmHostFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscScalar *);
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscInt, PetscInt, PetscScalar *);
+#endif

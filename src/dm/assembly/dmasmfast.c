@@ -1,0 +1,310 @@
+/* Compact fused atomic Jacobian assembly (-dm_assembly_atomic_variant compact|agg): the plan (host, once per
+   target array), its plain-C reference and the dispatch.  Design and bytes: include/petsc/private/dmasmfast.h;
+   the device kernel: dmasmfastcuda.cu. */
+#include <petsc/private/dmasmfast.h>
+
+static const char *VariantName(DMAssembly as)
+{
+  static const char *const names[] = {"default", "compact", "agg", "match", "hash", "hash256"};
+  return as->atomicvariant >= 0 && as->atomicvariant <= DMASM_ATOMIC_HASH256 ? names[as->atomicvariant] : "unknown";
+}
+
+PetscBool DMAsmFastActive(DMAssembly as)
+{
+  return (PetscBool)(as->atomicvariant != DMASM_ATOMIC_DEFAULT && as->method == DMASM_ATOMIC && as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
+}
+
+PetscErrorCode DMAsmFastPlanDestroy(DMAsmFastPlan **fp)
+{
+  DMAsmFastPlan *F = *fp;
+
+  PetscFunctionBegin;
+  if (!F) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(ELLWARP_HAVE_CUDA)
+  if (F->denode != F->enode) {
+    PetscCall(DMAsmCUDAFree((void **)&F->denode));
+    PetscCall(DMAsmCUDAFree((void **)&F->dcode));
+    PetscCall(DMAsmCUDAFree((void **)&F->dnode));
+    PetscCall(DMAsmCUDAFree((void **)&F->dirr));
+  }
+#endif
+  PetscCall(PetscFree4(F->enode, F->code, F->node, F->irr));
+  PetscCall(PetscFree(*fp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* local node order of element e by increasing dof (insertion sort of at most 4) */
+static inline void SortedLocal(PetscInt nen, PetscInt nelem, const PetscInt *edof, PetscInt e, int o[4])
+{
+  for (int a = 0; a < nen; a++) {
+    int j = a;
+    while (j > 0 && edof[(PetscCount)o[j - 1] * nelem + e] > edof[(PetscCount)a * nelem + e]) {
+      o[j] = o[j - 1];
+      j--;
+    }
+    o[j] = a;
+  }
+}
+
+/* q2t: target of element entry (a,b) of e at [(a*nen+b)*nelem + e] in the assembler's local order */
+PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount ntarget, DMAsmFastPlan **fp)
+{
+  const PetscInt   nelem = as->nelem, nen = as->nen, dim = as->dim, ndof = as->ndof;
+  const PetscInt  *edof = as->edof;
+  const DMAsmP1Ctx *c   = as->builtin;
+  DMAsmFastPlan   *F;
+  PetscInt64      *base;
+  int             *maxsub;
+  PetscInt         nirr = 0;
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmFastPlanDestroy(fp));
+  PetscCheck(nen <= 4, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant: P1 simplices only (%" PetscInt_FMT " nodes per element)", nen);
+  PetscCheck(ntarget <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly atomic variant %s: %" PetscCount_FMT " targets exceed its 32-bit row bases; use -dm_assembly_atomic_variant default", VariantName(as), ntarget);
+  PetscCall(PetscNew(&F));
+  F->nelem   = nelem;
+  F->nen     = nen;
+  F->ndof    = ndof;
+  F->ntarget = ntarget;
+  F->maxcode = PetscMin(as->fastmaxcode, 254);
+  PetscCall(PetscMalloc4((size_t)nen * nelem, &F->enode, (size_t)nen * nelem, &F->code, ndof, &F->node, nelem, &F->irr));
+  PetscCall(PetscMalloc2(ndof, &base, ndof, &maxsub));
+  for (PetscInt r = 0; r < ndof; r++) {
+    base[r]   = PETSC_INT64_MAX;
+    maxsub[r] = 0;
+  }
+  PetscCall(PetscMemzero(F->node, sizeof(DMAsmFastNode) * ndof));
+  /* pass 1: the sorted nodes, coordinates, each row's smallest slot */
+  for (PetscInt e = 0; e < nelem; e++) {
+    int o[4];
+    SortedLocal(nen, nelem, edof, e, o);
+    for (PetscInt a = 0; a < nen; a++) {
+      const PetscInt r = edof[(PetscCount)o[a] * nelem + e];
+      F->enode[(PetscCount)a * nelem + e] = r;
+      for (PetscInt d = 0; d < dim; d++) F->node[r].x[d] = as->xe[((PetscCount)o[a] * dim + d) * nelem + e];
+      for (PetscInt b = 0; b < nen; b++) {
+        const PetscInt s = q2t[((PetscCount)o[a] * nen + o[b]) * nelem + e];
+        if (s >= 0) base[r] = PetscMin(base[r], (PetscInt64)s);
+      }
+    }
+  }
+  /* pass 2: the lanes a row needs (the largest offset within a 32-lane step) */
+  for (PetscInt e = 0; e < nelem; e++) {
+    int o[4];
+    SortedLocal(nen, nelem, edof, e, o);
+    for (PetscInt a = 0; a < nen; a++) {
+      const PetscInt r = F->enode[(PetscCount)a * nelem + e];
+      for (PetscInt b = 0; b < nen; b++) {
+        const PetscInt s = q2t[((PetscCount)o[a] * nen + o[b]) * nelem + e];
+        if (s >= 0) maxsub[r] = PetscMax(maxsub[r], (int)((s - base[r]) & 31));
+      }
+    }
+  }
+  for (PetscInt r = 0; r < ndof; r++) {
+    int sh = 0;
+    while ((1 << sh) <= maxsub[r]) sh++;
+    F->node[r].sh   = sh;
+    F->node[r].base = base[r] == PETSC_INT64_MAX ? -1 : (int)base[r];
+  }
+  /* pass 3: the codes; an entry without a target or with a code above maxcode makes its element irregular */
+  for (PetscInt e = 0; e < nelem; e++) {
+    int       o[4];
+    PetscBool regular = PETSC_TRUE;
+    SortedLocal(nen, nelem, edof, e, o);
+    for (PetscInt a = 0; a < nen; a++) {
+      const PetscInt       r = F->enode[(PetscCount)a * nelem + e];
+      const DMAsmFastNode *n = &F->node[r];
+      unsigned             w = 0;
+      for (PetscInt b = 0; b < nen; b++) {
+        const PetscInt s = q2t[((PetscCount)o[a] * nen + o[b]) * nelem + e];
+        PetscInt64     d, cd = PETSC_INT64_MAX;
+        if (s >= 0) {
+          d  = s - base[r];
+          cd = ((d >> 5) << n->sh) + (d & 31);
+        }
+        if (cd > F->maxcode) {
+          regular = PETSC_FALSE;
+          cd      = 0;
+        } else PetscCheck(DMAsmFastSlot(n->base, n->sh, (unsigned)cd) == s, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly compact map: code %" PetscInt64_FMT " of slot %" PetscInt_FMT " does not decode", cd, s);
+        w |= (unsigned)cd << (8 * b);
+      }
+      F->code[(PetscCount)a * nelem + e] = w;
+    }
+    if (!regular) {
+      F->code[e]    = DMASM_FAST_IRREGULAR; /* byte 0 of word 0 */
+      F->irr[nirr++] = e;
+    }
+  }
+  PetscCall(PetscFree2(base, maxsub));
+  F->nirr = nirr;
+  { /* address statistics (View): per warp instruction, distinct sectors and targets */
+    PetscInt64 nsec = 0, nsecdef = 0, ndist = 0, wdist = 0, wsec = 0;
+    for (PetscInt e0 = 0; e0 < nelem; e0 += 32) {
+      const PetscInt ne = PetscMin(32, nelem - e0);
+      PetscInt64     all[512];
+      PetscInt       na = 0;
+      for (PetscInt i = 0; i < ne; i++) { /* the whole warp's targets: what a warp-wide sort could merge */
+        const PetscInt e = e0 + i;
+        if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
+        for (PetscInt a = 0; a < nen; a++) {
+          const DMAsmFastNode *nd0 = &F->node[F->enode[(PetscCount)a * nelem + e]];
+          for (PetscInt b = 0; b < nen; b++) all[na++] = DMAsmFastSlot(nd0->base, nd0->sh, (F->code[(PetscCount)a * nelem + e] >> (8 * b)) & 0xFFu);
+        }
+      }
+      PetscCall(PetscSortInt64(na, all));
+      for (PetscInt i = 0; i < na; i++) {
+        wdist += (i == 0 || all[i] != all[i - 1]);
+        wsec += (i == 0 || (all[i] >> 2) != (all[i - 1] >> 2));
+      }
+      for (PetscInt a = 0; a < nen; a++)
+        for (PetscInt b = 0; b < nen; b++) {
+          PetscInt64 s[32], sd[32], t[32];
+          PetscInt   n = 0, nd = 0;
+          for (PetscInt i = 0; i < ne; i++) {
+            const PetscInt       e = e0 + i;
+            const DMAsmFastNode *nd0;
+            if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
+            nd0  = &F->node[F->enode[(PetscCount)a * nelem + e]];
+            t[n] = DMAsmFastSlot(nd0->base, nd0->sh, (F->code[(PetscCount)a * nelem + e] >> (8 * b)) & 0xFFu);
+            s[n] = t[n] >> 2;
+            n++;
+          }
+          for (PetscInt i = 0; i < ne; i++) {
+            const PetscInt q = q2t[((PetscCount)a * nen + b) * nelem + e0 + i];
+            if (q >= 0) sd[nd++] = q >> 2;
+          }
+          PetscCall(PetscSortInt64(n, s));
+          PetscCall(PetscSortInt64(n, t));
+          PetscCall(PetscSortInt64(nd, sd));
+          for (PetscInt i = 0; i < n; i++) {
+            nsec += (i == 0 || s[i] != s[i - 1]);
+            ndist += (i == 0 || t[i] != t[i - 1]);
+          }
+          for (PetscInt i = 0; i < nd; i++) nsecdef += (i == 0 || sd[i] != sd[i - 1]);
+        }
+    }
+    { /* the hash variant's block of 128 elements */
+      PetscInt64 *all, bdist = 0, bsec = 0;
+      PetscCall(PetscMalloc1(128 * 16, &all));
+      for (PetscInt e0 = 0; e0 < nelem; e0 += 128) {
+        const PetscInt ne = PetscMin(128, nelem - e0);
+        PetscInt       na = 0;
+        for (PetscInt i = 0; i < ne; i++) {
+          const PetscInt e = e0 + i;
+          if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
+          for (PetscInt a = 0; a < nen; a++) {
+            const DMAsmFastNode *nd0 = &F->node[F->enode[(PetscCount)a * nelem + e]];
+            for (PetscInt b = 0; b < nen; b++) all[na++] = DMAsmFastSlot(nd0->base, nd0->sh, (F->code[(PetscCount)a * nelem + e] >> (8 * b)) & 0xFFu);
+          }
+        }
+        PetscCall(PetscSortInt64(na, all));
+        for (PetscInt i = 0; i < na; i++) {
+          bdist += (i == 0 || all[i] != all[i - 1]);
+          bsec += (i == 0 || (all[i] >> 2) != (all[i - 1] >> 2));
+        }
+      }
+      PetscCall(PetscFree(all));
+      F->blocktargets = nelem ? (PetscReal)bdist / nelem : 0;
+      F->blocksectors = nelem ? (PetscReal)bsec / nelem : 0;
+    }
+    F->sectors        = nelem ? (PetscReal)nsec / nelem : 0;
+    F->sectorsdefault = nelem ? (PetscReal)nsecdef / nelem : 0;
+    F->matchatomics   = nelem ? (PetscReal)ndist / nelem : 0;
+    F->warptargets    = nelem ? (PetscReal)wdist / nelem : 0;
+    F->warpsectors    = nelem ? (PetscReal)wsec / nelem : 0;
+  }
+  F->sym  = PETSC_TRUE;
+  if (c->D)
+    for (PetscInt i = 0; i < dim && F->sym; i++)
+      for (PetscInt j = i + 1; j < dim && F->sym; j++)
+        for (PetscInt e = 0; e < nelem; e++)
+          if (c->D[(PetscCount)(i * dim + j) * nelem + e] != c->D[(PetscCount)(j * dim + i) * nelem + e]) {
+            F->sym = PETSC_FALSE;
+            break;
+          }
+  F->denode = F->enode;
+  F->dcode  = F->code;
+  F->dnode  = F->node;
+  F->dirr   = F->irr;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) {
+    PetscCall(DMAsmCUDAMalloc((void **)&F->denode, sizeof(PetscInt) * nen * nelem));
+    PetscCall(DMAsmCUDAUpload(F->denode, F->enode, sizeof(PetscInt) * nen * nelem));
+    PetscCall(DMAsmCUDAMalloc((void **)&F->dcode, sizeof(unsigned) * nen * nelem));
+    PetscCall(DMAsmCUDAUpload(F->dcode, F->code, sizeof(unsigned) * nen * nelem));
+    PetscCall(DMAsmCUDAMalloc((void **)&F->dnode, sizeof(DMAsmFastNode) * ndof));
+    PetscCall(DMAsmCUDAUpload(F->dnode, F->node, sizeof(DMAsmFastNode) * ndof));
+    PetscCall(DMAsmCUDAMalloc((void **)&F->dirr, sizeof(PetscInt) * PetscMax(nirr, 1)));
+    PetscCall(DMAsmCUDAUpload(F->dirr, F->irr, sizeof(PetscInt) * nirr));
+  }
+#endif
+  PetscCall(PetscInfo(as, "atomic variant %s: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel), element matrix %s\n", VariantName(as), nirr, nelem, F->sym ? "upper triangle (D symmetric)" : "full (D not exactly symmetric)"));
+  *fp = F;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* plain-C reference of the compact kernel (the agg variant sums the same entries, in another order on the
+   device): dst += the regular elements' entries; dst is zeroed by the caller */
+void DMAsmHostFast(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, PetscScalar *dst)
+{
+  const PetscInt nelem = F->nelem, nen = F->nen, dim = nen - 1;
+
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscReal   xl[12], Dl[9];
+    PetscScalar ke[16];
+    if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
+    for (PetscInt a = 0; a < nen; a++)
+      for (PetscInt d = 0; d < dim; d++) xl[a * dim + d] = F->node[F->enode[(PetscCount)a * nelem + e]].x[d];
+    for (PetscInt q = 0; q < dim * dim; q++) Dl[q] = c->D ? c->D[(PetscCount)q * nelem + e] : (PetscReal)(q % (dim + 1) == 0); /* as the device kernel */
+    DMAsmFastP1Element((int)dim, (int)F->sym, c->alpha, c->beta, xl, Dl, ke);
+    for (PetscInt a = 0; a < nen; a++) {
+      const DMAsmFastNode *n = &F->node[F->enode[(PetscCount)a * nelem + e]];
+      const unsigned       w = F->code[(PetscCount)a * nelem + e];
+      for (PetscInt b = 0; b < nen; b++) dst[DMAsmFastSlot(n->base, n->sh, (w >> (8 * b)) & 0xFFu)] += ke[a * nen + b];
+    }
+  }
+}
+
+/* the Jacobian into dst (P->ntarget values): zero, the regular elements by the compact map, then the irregular
+   ones through the default fused kernel with the full map (P->e2t) */
+PetscErrorCode DMAsmFastAssembly(DMAssembly as, const DMAsmPlan *P, PetscScalar *dst)
+{
+  const DMAsmFastPlan *F = as->fast;
+
+  PetscFunctionBegin;
+  PetscCheck(F && F->ntarget == P->ntarget, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly atomic variant: no plan for this target");
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    PetscCall(PetscArrayzero(dst, P->ntarget));
+    DMAsmHostFast(as->builtin, F, dst);
+    if (F->nirr) DMAsmHostP1Fused(as->builtin, F->nirr, F->irr, as->nelem, as->xe, NULL, as->edof, PETSC_TRUE, P->e2t, dst);
+    PetscCall(PetscLogFlops((as->dim == 3 ? 150.0 : 60.0) * as->nelem + (PetscLogDouble)P->nsrc));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmP1CtxDevice(as->builtin));
+    PetscCall(DMAsmP1CtxDeviceSym(as->builtin));
+    PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+    PetscCall(DMAsmCUDAFast(as->builtin, F, as->atomicvariant == DMASM_ATOMIC_AGG ? 1 : as->atomicvariant == DMASM_ATOMIC_MATCH ? 2 : as->atomicvariant == DMASM_ATOMIC_HASH ? 3 : as->atomicvariant == DMASM_ATOMIC_HASH256 ? 4 : 0, as->fasthashprobes, dst));
+    if (F->nirr) PetscCall(DMAsmCUDAP1Fused(as->builtin, F->nirr, F->dirr, as->nelem, as->dxe, NULL, as->dedof, PETSC_TRUE, P->de2t, PETSC_TRUE, dst));
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmFastView(DMAssembly as, PetscViewer viewer)
+{
+  const char *name = VariantName(as);
+
+  PetscFunctionBegin;
+  if (as->atomicvariant == DMASM_ATOMIC_DEFAULT || as->method != DMASM_ATOMIC) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!DMAsmFastActive(as)) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s: NOT USED (needs type atomic with the built-in kernels, fused)\n", name));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s (Jacobian; the residual runs the default fused kernel): sorted nodes 4 B + D + 1-byte entry codes per element, 32-byte node records%s\n", name, as->atomicvariant == DMASM_ATOMIC_AGG ? ", lowest node's diagonal summed per warp run before its atomic" : as->atomicvariant == DMASM_ATOMIC_MATCH ? ", each entry summed over the warp's lanes with the same target before one atomic" : as->atomicvariant >= DMASM_ATOMIC_HASH ? (as->atomicvariant == DMASM_ATOMIC_HASH ? ", each block's (128 elements) entries summed in a shared-memory hash table by sector, one atomic per distinct target" : ", each block's (256 elements) entries summed in a shared-memory hash table by sector, one atomic per distinct target") : ""));
+  if (as->fast)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  compact map: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel, full map), largest code %" PetscInt_FMT ", element matrix %s\n", as->fast->nirr, as->fast->nelem, as->fast->maxcode,
+                                     as->fast->sym ? "upper triangle (D symmetric or identity)" : "full (D not exactly symmetric)"));
+  if (as->fast)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  atomics per element (regular elements, warps of 32 consecutive elements): %d; 32-byte sectors per element %.2f (default map %.2f); match's atomics per element %.2f; a whole warp's distinct targets per element %.2f in %.2f sectors; a block of 128 (hash) %.2f in %.2f\n", (int)(as->nen * as->nen), (double)as->fast->sectors, (double)as->fast->sectorsdefault, (double)as->fast->matchatomics, (double)as->fast->warptargets, (double)as->fast->warpsectors, (double)as->fast->blocktargets, (double)as->fast->blocksectors));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
