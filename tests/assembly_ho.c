@@ -10,7 +10,9 @@
    - relative error of J and F <= 1e-13 against PETSc;
    - globalnz, host, color (and the sharednz fallback): bitwise equal run to run (a second matrix and a reassembly);
    - the matrix DMCreateMatrix() preallocates contains the element pattern (else the assembly errors).
-   Options: -elem tri|tet|quad|hex, -orders 1,2,.. (each order is a mesh + FE), -faces n, -gpu (GPU label). */
+   With -snes: SNESSolve through DMAssemblySetSNES (ELLWARP, device vectors where it runs) equals a KSP solve of
+   PETSc's system, one Jacobian plan for two solves.
+   Options: -elem tri|tet|quad|hex, -orders 1,2,.. (each order is a mesh + FE), -faces n, -snes, -gpu (GPU label). */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
@@ -19,18 +21,18 @@
 #include <petsc/private/ellwarpkuhn.h>
 #include "testutil.h"
 
-/* ellwarp_add_test(assembly_ho.tri -elem tri -orders 1,2,3,4,5 -faces 3 -dm_assembly_color_tail 4) */
+/* ellwarp_add_test(assembly_ho.tri -elem tri -orders 1,2,3,4,5 -faces 3 -dm_assembly_color_tail 4 -snes) */
 /* ellwarp_add_test(assembly_ho.tet_p1 -elem tet -orders 1 -faces 2) */
-/* ellwarp_add_test(assembly_ho.tet_p2 -elem tet -orders 2 -faces 2 -dm_assembly_color_tail 4) */
+/* ellwarp_add_test(assembly_ho.tet_p2 -elem tet -orders 2 -faces 2 -dm_assembly_color_tail 4 -snes) */
 /* ellwarp_add_test(assembly_ho.quad_q1 -elem quad -orders 1 -faces 4) */
-/* ellwarp_add_test(assembly_ho.hex_q1 -elem hex -orders 1 -faces 3 -dm_assembly_color_tail 3) */
+/* ellwarp_add_test(assembly_ho.hex_q1 -elem hex -orders 1 -faces 3 -dm_assembly_color_tail 3 -snes) */
 /* ellwarp_add_test(assembly_ho.tri_index64 -elem tri -orders 3 -faces 3 -dm_assembly_index64 -dm_assembly_color_tail 4) */
 /* ellwarp_add_test(assembly_ho.tri_unfused -elem tri -orders 2,4 -faces 3 -dm_assembly_fuse 0) */
 /* ellwarp_add_test(assembly_ho.hex_unfused -elem hex -orders 1 -faces 2 -dm_assembly_fuse 0 -dm_assembly_color_tail 4) */
 /* ellwarp_add_test(assembly_ho.gpu_tri_unfused -elem tri -orders 2,5 -faces 6 -dm_assembly_fuse 0 -gpu GPU) */
-/* ellwarp_add_test(assembly_ho.gpu_tri -elem tri -orders 1,2,3,4,5 -faces 8 -dm_assembly_color_tail 16 -gpu GPU) */
-/* ellwarp_add_test(assembly_ho.gpu_tet_p2 -elem tet -orders 2 -faces 4 -dm_assembly_color_tail 8 -gpu GPU) */
-/* ellwarp_add_test(assembly_ho.gpu_hex_q1 -elem hex -orders 1 -faces 6 -dm_assembly_color_tail 16 -gpu GPU) */
+/* ellwarp_add_test(assembly_ho.gpu_tri -elem tri -orders 1,2,3,4,5 -faces 8 -dm_assembly_color_tail 16 -snes -gpu GPU) */
+/* ellwarp_add_test(assembly_ho.gpu_tet_p2 -elem tet -orders 2 -faces 4 -dm_assembly_color_tail 8 -snes -gpu GPU) */
+/* ellwarp_add_test(assembly_ho.gpu_hex_q1 -elem hex -orders 1 -faces 6 -dm_assembly_color_tail 16 -snes -gpu GPU) */
 /* ellwarp_add_test(assembly_ho.gpu_quad_q1 -elem quad -orders 1 -faces 8 -dm_assembly_color_tail 16 -gpu GPU) */
 
 static void g0_beta(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g0[])
@@ -303,6 +305,70 @@ static PetscErrorCode CheckRefused(DM dm, const char *method, PetscBool p1kernel
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* SNESSolve through DMAssemblySetSNES on the linear problem (alpha K + beta M) u = source B (default method, ELLWARP,
+   device vectors where it runs) against a KSP solve of PETSc's own system: J_ref u = J_ref U - F_ref(U) */
+static PetscErrorCode CheckSNES(DM dm, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, Mat Jref, Vec U, Vec Fref, PetscBool *fail)
+{
+  DMAssembly               as;
+  DMAssemblyElementKernels k;
+  DMAssemblyInfo           info;
+  SNES                     s;
+  KSP                      ksp;
+  PC                       pc;
+  Vec                      u, uref, b;
+  PetscReal                err;
+  PetscMemType             mt;
+
+  PetscFunctionBegin;
+  PetscCall(DMAssemblyCreate(dm, &as));
+  PetscCall(DMAssemblySetFromOptions(as));
+  PetscCall(DMAssemblyLagrangeKernels(as, alpha, beta, source, D, &k));
+  PetscCall(DMAssemblySetElementKernels(as, &k));
+  PetscCall(DMAssemblySetUp(as));
+  PetscCall(DMAssemblyGetMemType(as, &mt));
+  PetscCall(DMSetMatType(dm, MATELLWARP));
+  if (mt == PETSC_MEMTYPE_DEVICE) PetscCall(DMSetVecType(dm, VECCUDA)); /* ELLWARP: cuda backend where a device is, else host */
+  PetscCall(SNESCreate(PETSC_COMM_SELF, &s));
+  PetscCall(DMAssemblySetSNES(as, s));
+  PetscCall(SNESGetKSP(s, &ksp));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
+  PetscCall(SNESSetTolerances(s, 1e-30, 1e-10, 1e-30, 10, 1000));
+  PetscCall(DMCreateGlobalVector(dm, &u));
+  for (int rep = 0; rep < 2; rep++) {
+    PetscCall(VecZeroEntries(u));
+    PetscCall(SNESSolve(s, NULL, u));
+  }
+  PetscCall(DMSetVecType(dm, VECSTANDARD));
+  PetscCall(VecDuplicate(U, &b));
+  PetscCall(VecDuplicate(U, &uref));
+  PetscCall(MatMult(Jref, U, b));
+  PetscCall(VecAXPY(b, -1.0, Fref)); /* = source B */
+  {
+    KSP kr;
+    PetscCall(KSPCreate(PETSC_COMM_SELF, &kr));
+    PetscCall(KSPSetOperators(kr, Jref, Jref));
+    PetscCall(KSPSetType(kr, KSPCG));
+    PetscCall(KSPGetPC(kr, &pc));
+    PetscCall(PCSetType(pc, PCJACOBI));
+    PetscCall(KSPSetTolerances(kr, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
+    PetscCall(KSPSolve(kr, b, uref));
+    PetscCall(KSPDestroy(&kr));
+  }
+  PetscCall(RelErrVec(u, uref, &err));
+  PetscCall(DMAssemblyGetInfo(as, &info));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "SNES through the assembler (%s, %s vectors): solution rel. error %.2e %s; %" PetscInt_FMT " Jacobian plan(s) for %" PetscInt_FMT " assemblies %s\n", ((PetscObject)as)->type_name, mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)err, err < 1e-9 ? "ok" : "FAIL", info.njacplans, info.nreductions, info.njacplans == 1 && info.nreductions >= 2 ? "ok" : "FAIL"));
+  if (err >= 1e-9 || info.njacplans != 1 || info.nreductions < 2) *fail = PETSC_TRUE;
+  PetscCall(VecDestroy(&u));
+  PetscCall(VecDestroy(&uref));
+  PetscCall(VecDestroy(&b));
+  PetscCall(SNESDestroy(&s));
+  PetscCall(DMAssemblyDestroy(&as));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode RunOrder(const char *elem, PetscInt order, PetscInt faces, PetscBool gpu, PetscBool *fail)
 {
   DM          dm;
@@ -419,6 +485,11 @@ static PetscErrorCode RunOrder(const char *elem, PetscInt order, PetscInt faces,
     PetscCall(VecDestroy(&F));
     PetscCall(VecDestroy(&F2));
     PetscCall(DMAssemblyDestroy(&as));
+  }
+  {
+    PetscBool snes = PETSC_FALSE;
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-snes", &snes));
+    if (snes) PetscCall(CheckSNES(dm, alpha, beta, source, D, Jref, U, Fref, fail));
   }
   {
     PetscBool simplex;
