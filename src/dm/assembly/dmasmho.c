@@ -172,6 +172,19 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
       as->edof[(PetscCount)a * nelem + e] = idx[a];
     }
     PetscCall(DMPlexRestoreClosureIndices(dm, ls, gs, cStart + e, PETSC_TRUE, &nidx, &idx, NULL, NULL));
+    if (!simplex) { /* Q1: the kernel's geometry uses the basis itself, so node a must be closure vertex a (no closure permutation) */
+      PetscInt *cl = NULL, ncl, a = 0, vStart, vEnd;
+      PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+      PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+      for (PetscInt i = 0; i < ncl; i++) {
+        PetscInt off;
+        if (cl[2 * i] < vStart || cl[2 * i] >= vEnd) continue;
+        PetscCall(PetscSectionGetOffset(gs, cl[2 * i], &off));
+        PetscCheck(a < nb && off == as->edof[(PetscCount)a * nelem + e], PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT ": the field's closure order differs from the vertex order (a closure permutation on the section?); not supported for %s", cStart + e, DMPolytopeTypes[ct]);
+        a++;
+      }
+      PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+    }
     PetscCall(DMPlexGetCellCoordinates(dm, cStart + e, &isDG, &ncx, &arr, &cx));
     PetscCheck(ncx == nvert * dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate values, expected %" PetscInt_FMT " (vertex coordinates; higher-order geometry is not supported)", cStart + e, ncx, nvert * dim);
     for (PetscInt a = 0; a < nvert; a++)
