@@ -6,6 +6,8 @@
    ellwarp_add_test(coo.host_drop -mat_ellwarp_backend host -mat_ellwarp_analysis_drop_host)
    ellwarp_add_test(coo.cuda GPU)
    ellwarp_add_test(coo.cuda_device_values -device_values GPU)
+   ellwarp_add_test(coo.host_variant -mat_ellwarp_backend host -mat_ellwarp_coo_unroll 8)
+   ellwarp_add_test(coo.cuda_variant -device_values -mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 512 GPU)
 */
 #include <petscellwarp.h>
 #include "testutil.h"

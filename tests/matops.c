@@ -20,6 +20,9 @@
    ellwarp_add_test(matops.cuda_hostanalysis_drop -backend cuda -kernel auto -mat_ellwarp_analysis host -mat_ellwarp_analysis_drop_host GPU)
    ellwarp_add_test(matops.cuda_k2 -backend cuda -kernel k2 -threshold 4 GPU)
    ellwarp_add_test(matops.cuda_window -backend cuda -kernel k2 -threshold 8 -sort_window 64 -block_size 64 GPU)
+   ellwarp_add_test(matops.host_variant_acc -backend host -kernel k2 -threshold 4 -mat_ellwarp_mult_acc 4)
+   ellwarp_add_test(matops.cuda_variant_lanes -backend cuda -kernel k2 -threshold 4 -mat_ellwarp_long_row 100 -mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_acc 2 -mat_ellwarp_mult_nc GPU)
+   ellwarp_add_test(matops.cuda_variant_long -backend cuda -kernel auto -mat_ellwarp_long_row 100 -mat_ellwarp_long_block_size 512 -mat_ellwarp_long_unroll 4 -mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_unroll 8 GPU)
 */
 #include <petscellwarp.h>
 #include "testutil.h"

@@ -1,6 +1,8 @@
 static const char help[] = "COO assembly of P1 tetrahedral element matrices (Kuhn cube, -n cells per side) on the GPU:\n"
                            "MatSetValuesCOO with device values into MATSEQELLWARP vs MATSEQAIJCUSPARSE (the peer), same COO input,\n"
-                           "plus one SpMV of each for scale.  Prints times (median of -repeats) and ratios.\n";
+                           "plus one SpMV of each for scale.  Prints times (median of -repeats) and ratios.\n"
+                           "-variants all|name,name,...: also time ELLWARP's COO kernel variants (-mat_ellwarp_coo_*), in the same run,\n"
+                           "  each against AIJCUSPARSE and the default ELLWARP kernel (names: see the table printed with -variants all).\n";
 /* Part of issue 4's measurements: a Newton step refreshes the Jacobian's values through COO. */
 #include <petscellwarp.h>
 #include <petscdevice_cuda.h>
@@ -43,6 +45,68 @@ static PetscErrorCode TimeCOO(Mat A, const PetscScalar *dv, PetscInt reps, doubl
   PetscCall(BenchDeviceMedianTime(OpMult, &c, reps, spmv));
   PetscCall(VecDestroy(&c.x));
   PetscCall(VecDestroy(&c.y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* COO kernel variants (EllwarpTune): name and the options that select it */
+static const char *const coo_variants[][2] = {
+  {"default",  ""                                                          },
+  {"u2",       "-mat_ellwarp_coo_unroll 2"                                 },
+  {"u4",       "-mat_ellwarp_coo_unroll 4"                                 },
+  {"u8",       "-mat_ellwarp_coo_unroll 8"                                 },
+  {"u16",      "-mat_ellwarp_coo_unroll 16"                                },
+  {"b128",     "-mat_ellwarp_coo_block_size 128"                           },
+  {"b512",     "-mat_ellwarp_coo_block_size 512"                           },
+  {"u4b128",   "-mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 128" },
+  {"u4b512",   "-mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 512" },
+  {"u8b128",   "-mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 128" },
+  {"u8b512",   "-mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 512" },
+  {"u8b1024",  "-mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 1024"},
+  {"lane",     "-mat_ellwarp_coo_walk lane"                                },
+  {"laneu4",   "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4"      },
+  {"laneu8",   "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 8"      },
+  {"laneu4b128", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 128"},
+};
+
+/* an ELLWARP matrix with the variant's options (under its own prefix), COO-preallocated, and its times */
+static PetscErrorCode TimeVariant(PetscInt v, PetscInt nv, PetscCount n, const PetscInt *ci, const PetscInt *cj, Vec vv, Mat ref, PetscInt reps, double *tcoo, double *tmv, PetscReal *diff)
+{
+  Mat          B, C;
+  PetscInt    *i2, *j2;
+  PetscScalar *dv;
+  char         prefix[32], buf[256], tmp[256], *tok, *save = NULL;
+  PetscReal    na;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "cv%d_", (int)v));
+  PetscCall(PetscStrncpy(tmp, coo_variants[v][1], sizeof(tmp)));
+  buf[0] = 0;
+  for (tok = strtok_r(tmp, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    size_t l = strlen(buf);
+    if (tok[0] == '-') PetscCall(PetscSNPrintf(buf + l, sizeof(buf) - l, " -%s%s", prefix, tok + 1));
+    else PetscCall(PetscSNPrintf(buf + l, sizeof(buf) - l, " %s", tok));
+  }
+  PetscCall(PetscOptionsInsertString(NULL, buf));
+  PetscCall(MatCreate(PETSC_COMM_SELF, &B));
+  PetscCall(MatSetOptionsPrefix(B, prefix));
+  PetscCall(MatSetSizes(B, nv, nv, nv, nv));
+  PetscCall(MatSetType(B, MATSEQELLWARP));
+  PetscCall(MatSetFromOptions(B));
+  PetscCall(PetscMalloc2(n, &i2, n, &j2));
+  PetscCall(PetscArraycpy(i2, ci, n));
+  PetscCall(PetscArraycpy(j2, cj, n));
+  PetscCall(MatSetPreallocationCOO(B, n, i2, j2));
+  PetscCall(PetscFree2(i2, j2));
+  PetscCall(VecCUDAGetArray(vv, &dv));
+  PetscCall(TimeCOO(B, dv, reps, tcoo, tmv));
+  PetscCall(VecCUDARestoreArray(vv, &dv));
+  PetscCall(MatConvert(B, MATSEQAIJ, MAT_INITIAL_MATRIX, &C));
+  PetscCall(MatAXPY(C, -1.0, ref, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(C, NORM_FROBENIUS, diff));
+  PetscCall(MatNorm(ref, NORM_FROBENIUS, &na));
+  *diff /= na;
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -99,6 +163,36 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s %14s %14s %14s\n", "type", "prealloc_s", "setvalues_ms", "spmv_ms"));
   for (int t = 0; t < 2; t++) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s %14.3f %14.4f %14.4f\n", types[t], tprealloc[t], 1e3 * tcoo[t], 1e3 * tmv[t]));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "ratio MatSetValuesCOO AIJCUSPARSE/ELLWARP: %.2f, MatMult AIJCUSPARSE/ELLWARP: %.2f\n", tcoo[1] / tcoo[0], tmv[1] / tmv[0]));
+  {
+    char      list[512] = "";
+    PetscBool set;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-variants", list, sizeof(list), &set));
+    if (set) {
+      const PetscInt nvar = (PetscInt)PETSC_STATIC_ARRAY_LENGTH(coo_variants);
+      double         peer2, mv2, tv, mv, tdef = 0;
+      PetscReal      diff;
+      PetscScalar   *dv;
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "# COO kernel variants (ELLWARP, device values, INSERT), median of %" PetscInt_FMT "; peer AIJCUSPARSE %.4f ms (measured above)\n", reps, 1e3 * tcoo[1]));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s %-58s %12s %10s %10s %10s\n", "variant", "options", "setvalues_ms", "aijcsp/var", "def/var", "rel_diff"));
+      for (PetscInt v = 0; v < nvar; v++) {
+        char key[40];
+        PetscCall(PetscSNPrintf(key, sizeof(key), ",%s,", coo_variants[v][0]));
+        {
+          char l2[520];
+          PetscCall(PetscSNPrintf(l2, sizeof(l2), ",%s,", list));
+          if (strcmp(list, "all") && !strstr(l2, key)) continue;
+        }
+        PetscCall(TimeVariant(v, nv, n, ci, cj, vv, B[1], reps, &tv, &mv, &diff));
+        if (v == 0) tdef = tv; /* "default" first (list order), else the column reads 0 */
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "VARIANT %-9s %-50s %12.4f %10.3f %10.3f %10.2e\n", coo_variants[v][0], coo_variants[v][1][0] ? coo_variants[v][1] : "(defaults)", 1e3 * tv, tcoo[1] / tv, tdef > 0 ? tdef / tv : 0.0, (double)diff));
+      }
+      /* the peer again, after the variants: drift between the two measures the noise of the ratios */
+      PetscCall(VecCUDAGetArray(vv, &dv));
+      PetscCall(TimeCOO(B[1], dv, reps, &peer2, &mv2));
+      PetscCall(VecCUDARestoreArray(vv, &dv));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "# AIJCUSPARSE again after the variants: %.4f ms (first %.4f ms)\n", 1e3 * peer2, 1e3 * tcoo[1]));
+    }
+  }
   PetscCall(MatDestroy(&B[0]));
   PetscCall(MatDestroy(&B[1]));
   PetscCall(VecDestroy(&vv));

@@ -1,7 +1,9 @@
 static const char help[] = "SpMV benchmark (issue 3): MATSEQELLWARP (auto and exhaustive parameters) against AIJCUSPARSE,\n"
                            "raw cuSPARSE CSR (ALG1/ALG2), cuSPARSE sliced-ELL (slice 32) and PETSc SELLCUDA.\n"
                            "Suite options: -suite all|fe,irregular,regular,mm -matrices a,b -scale s -mm f.mtx,... -lv_msh f -lv_rcm\n"
-                           "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda\n"
+                           "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants]\n"
+                           "  variants: ELLWARP (automatic parameters) with each kernel variant of -variants all|name,... (-mat_ellwarp_mult_*,\n"
+                           "  -mat_ellwarp_long_*), timed as the others; lines VARIANT give the ratios to the peers of the same run\n"
                            "  -sweep_products N (50) -sweep_budget s (30 per matrix) -time_budget s (300: later sweeps are skipped)\n"
                            "  -sell_timeout s (30) -sell_max_rows n (0: no limit) -sell_mode fork|inline|skip -json out.json -tmpdir dir\n"
                            "  (-sell_mode fork starts a nested MPI singleton, which fails with some Open MPI installs; benchmarks/spmv/run_suite.sh\n"
@@ -623,6 +625,64 @@ static FormatResult *Find(MatrixResult &m, const char *name)
   return NULL;
 }
 
+/* ------------------------------------------------------------------------------------------------------------ */
+/* ELLWARP kernel variants (EllwarpTune): the automatic parameters plus the variant's options; "default"
+   re-measures the defaults among them (the noise of the comparison) */
+static const char *const SpmvVariants[][2] = {
+  {"default", ""},
+  {"l2", "-mat_ellwarp_mult_lanes 2"},
+  {"l4", "-mat_ellwarp_mult_lanes 4"},
+  {"a2", "-mat_ellwarp_mult_acc 2"},
+  {"a4", "-mat_ellwarp_mult_acc 4"},
+  {"l2a2", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_acc 2"},
+  {"l4a2", "-mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_acc 2"},
+  {"u8", "-mat_ellwarp_mult_unroll 8"},
+  {"u8nc", "-mat_ellwarp_mult_unroll 8 -mat_ellwarp_mult_nc"},
+  {"l2u8", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_unroll 8"},
+  {"a2u8", "-mat_ellwarp_mult_acc 2 -mat_ellwarp_mult_unroll 8"},
+  {"nc", "-mat_ellwarp_mult_nc"},
+  {"l2nc", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_nc"},
+  {"l4nc", "-mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_nc"},
+  {"bs512", "-mat_ellwarp_block_size 512"},
+  {"l2bs512", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_block_size 512"},
+  {"lu8", "-mat_ellwarp_long_unroll 8"},
+  {"lb512", "-mat_ellwarp_long_block_size 512"},
+  {"lb1024", "-mat_ellwarp_long_block_size 1024"},
+  {"lb512u4", "-mat_ellwarp_long_block_size 512 -mat_ellwarp_long_unroll 4"},
+  {"lb1024u2", "-mat_ellwarp_long_block_size 1024 -mat_ellwarp_long_unroll 2"},
+  {"l2lb1024", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_long_block_size 1024"},
+};
+static const char *const SpmvVariantKeys[] = {"-mat_ellwarp_mult_lanes", "-mat_ellwarp_mult_acc", "-mat_ellwarp_mult_nc", "-mat_ellwarp_mult_unroll", "-mat_ellwarp_long_unroll", "-mat_ellwarp_long_block_size"};
+
+static PetscErrorCode RunVariants(Mat A, Vec xh, Vec yref, const char *list, MatrixResult *res)
+{
+  PetscFunctionBegin;
+  /* not PETSC_STATIC_ARRAY_LENGTH: in C++ PETSc defines it as the extent of the LAST dimension (2 here) */
+  for (size_t v = 0; v < sizeof(SpmvVariants) / sizeof(SpmvVariants[0]); v++) {
+    std::string  l = std::string(",") + list + ",", key = std::string(",") + SpmvVariants[v][0] + ",";
+    FormatResult r;
+    Mat          B = NULL;
+    PetscErrorCode ierr;
+    if (strcmp(list, "all") && l.find(key) == std::string::npos) continue;
+    r.name = std::string("ew_var_") + SpmvVariants[v][0];
+    r.note = SpmvVariants[v][1][0] ? SpmvVariants[v][1] : "(defaults)";
+    PetscCall(EwRestoreUserOptions());
+    PetscCall(PetscOptionsInsertString(NULL, SpmvVariants[v][1]));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = RunPetscFormat(A, MATSEQELLWARP, xh, yref, g_products, g_repeats, PETSC_FALSE, &r, &B);
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) {
+      r.status = ST_ERROR;
+      r.note += " (PETSc error " + std::to_string((int)ierr) + ")";
+    }
+    PetscCall(MatDestroy(&B));
+    for (auto k : SpmvVariantKeys) PetscCall(PetscOptionsClearValue(NULL, k));
+    if (strstr(SpmvVariants[v][1], "-mat_ellwarp_block_size")) PetscCall(EwRestoreUserOptions());
+    res->f.push_back(r);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static std::string Jd(double v)
 {
   char b[64];
@@ -638,6 +698,7 @@ static void JsonFormat(FILE *fp, const FormatResult &f, double bytes, bool last)
 
 int main(int argc, char **argv)
 {
+  char                      variants[512] = "all";
   char                      sellchild[PETSC_MAX_PATH_LEN] = "", json[PETSC_MAX_PATH_LEN] = "", formats[256] = "ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda", sellmode[16] = "fork", tmpdir[PETSC_MAX_PATH_LEN] = "/tmp";
   PetscBool                 flg;
   PetscReal                 sweep_budget = 30, time_budget = 300, sell_timeout = 30;
@@ -669,6 +730,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-sweep_products", &g_sweep_products, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-json", json, sizeof(json), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-formats", formats, sizeof(formats), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-variants", variants, sizeof(variants), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-sell_mode", sellmode, sizeof(sellmode), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-tmpdir", tmpdir, sizeof(tmpdir), NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-sweep_budget", &sweep_budget, NULL));
@@ -800,6 +862,8 @@ int main(int argc, char **argv)
       if (ierr) r.status = ST_ERROR;
       res.f.push_back(r);
     }
+    /* 5b. ELLWARP kernel variants */
+    if (want("variants")) PetscCall(RunVariants(A, xh, yref, variants, &res));
     /* 6. PETSc SELLCUDA */
     if (want("sellcuda")) {
       FormatResult r;
@@ -842,6 +906,17 @@ int main(int argc, char **argv)
       FormatResult *au = Find(res, "ellwarp_auto"), *cs = Find(res, "aijcusparse"), *rb = Find(res, "cusparse_csr_best");
       if (au && au->status == ST_OK)
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "  speedup (cold): ELLWARP vs AIJCUSPARSE %.2fx, vs best raw cuSPARSE CSR %.2fx\n", cs && cs->status == ST_OK ? cs->cold_us / au->cold_us : 0.0, rb && rb->status == ST_OK ? rb->cold_us / au->cold_us : 0.0));
+    }
+    { /* the variants against the peers of this run: ratios of cold times (> 1: the variant is faster) */
+      FormatResult *au = Find(res, "ellwarp_auto"), *cs = Find(res, "aijcusparse"), *rb = Find(res, "cusparse_csr_best"), *se = Find(res, "cusparse_sell32");
+      auto          ratio = [](FormatResult *peer, FormatResult &f) { return peer && peer->status == ST_OK && f.status == ST_OK ? peer->cold_us / f.cold_us : 0.0; };
+      for (auto &f : res.f) {
+        if (f.name.rfind("ew_var_", 0)) continue;
+        double best = 0; /* against the best peer (cuSPARSE CSR, sliced ELL, AIJCUSPARSE) */
+        for (FormatResult *p : {cs, rb, se})
+          if (p && p->status == ST_OK && f.status == ST_OK) best = best == 0 ? p->cold_us / f.cold_us : PetscMin(best, p->cold_us / f.cold_us);
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "VARIANT %-18s %-10s %8s %9.2f us %8.1f GB/s  /auto %.3f  /aijcsp %.3f  /csr %.3f  /sell32 %.3f  /bestpeer %.3f  err %.1e  %s\n", res.e.name, f.name.c_str() + 7, StatusName[f.status], f.cold_us, GBs(res.csr_bytes, f.cold_us), ratio(au, f), ratio(cs, f), ratio(rb, f), ratio(se, f), best, f.err, f.note.c_str()));
+      }
     }
     results.push_back(res);
     PetscCall(VecDestroy(&xh));

@@ -133,5 +133,27 @@ PETSC_EXTERN void EllwarpLayoutRowForm(const EllwarpLayout *, PetscInt *, int *,
 PETSC_EXTERN void EllwarpHostRefreshRows(const EllwarpLayout *, const PetscInt *, const int *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void EllwarpHostDownload(const EllwarpLayout *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void EllwarpHostMult(const EllwarpLayout *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool);
+/* the same with acc independent accumulators per lane (-mat_ellwarp_mult_acc): step k of a lane goes to
+   accumulator k % acc, and the lane's sum is (a0 + a1) for 2, ((a0 + a1) + (a2 + a3)) for 4 */
+PETSC_INTERN void EllwarpHostMultAcc(const EllwarpLayout *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool, PetscInt);
 PETSC_INTERN void EllwarpHostDiagScale(const EllwarpLayout *, PetscScalar *, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN void EllwarpHostZeroMasked(const EllwarpLayout *, PetscScalar *, const char *, const char *, PetscScalar);
+
+/* Run-time kernel variants (-mat_ellwarp_mult_*, -mat_ellwarp_long_*, -mat_ellwarp_coo_*), for measuring
+   them against each other in one GPU run.  0 means automatic: EllwarpTuneResolve() decides (now: the
+   kernels as they were).  Only
+   multacc changes the order of summation (the host reference follows it); the others give bitwise the
+   products and COO values of the defaults. */
+typedef struct {
+  PetscInt multlanes;  /* slice kernel: consecutive lanes (rows) per thread, 1, 2 or 4 (vector loads of values and columns) */
+  PetscInt multacc;    /* slice kernel: independent accumulators per lane, 1, 2 or 4 */
+  PetscBool multnc;    /* slice kernel: values and columns through ld.global.nc.L1::no_allocate instead of ld.global.cs */
+  PetscInt longunroll; /* long-row chunks: entries per thread loaded before they are summed (0, 1: the plain loop; 2, 4, 8: in LongKernel, launched before the slices) */
+  PetscInt longblock;  /* long-row chunks: 0: in the slice kernel's blocks; else a kernel of their own with this block size */
+  PetscInt coounroll;  /* COO with duplicates: entries per thread in flight (1: the plain loop; 2, 4, 8, 16) */
+  PetscInt cooblock;   /* COO kernels: threads per block (0: 256) */
+  PetscInt multunroll; /* slice kernel: steps of a lane in flight, 4 (MultKernel's) or 8 */
+  PetscInt coowalk;    /* COO with duplicates: 1 csr (a thread per nonzero, CSR order), 2 lane (a thread per slice lane, slot order) */
+} EllwarpTune;
+
+PETSC_INTERN void EllwarpTuneResolve(const EllwarpLayout *, const EllwarpTune *, EllwarpTune *);

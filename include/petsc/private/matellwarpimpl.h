@@ -39,6 +39,7 @@ typedef struct {
   PetscErrorCode (*coovalues)(EllwarpStore *, const PetscScalar *, PetscMemType, InsertMode);
   PetscErrorCode (*zero)(EllwarpStore *); /* all values (padding included) zero */
   PetscErrorCode (*diagmissing)(const EllwarpStore *, PetscInt, const PetscInt *, PetscBool *); /* a listed row (host list) has no stored diagonal */
+  void (*settune)(EllwarpStore *, const EllwarpTune *); /* the kernel variants the store's kernels use (the matrix's own struct, read at each use) */
 } EllwarpKernelOps;
 
 PETSC_INTERN const EllwarpKernelOps EllwarpHostKernels;
@@ -77,6 +78,7 @@ typedef struct {
   EllwarpStore    *coostore;
   PetscObjectState coostate;
   struct _MatOps          aijops;       /* MATSEQAIJ's operations, for what we inherit */
+  EllwarpTune             tune;         /* kernel variants (-mat_ellwarp_mult_*, _long_*, _coo_*), shared with the stores */
 } Mat_SeqELLWARP;
 
 /* threads per CUDA block for a product with layout L: -mat_ellwarp_block_size, else the chooser's (layout.c) */

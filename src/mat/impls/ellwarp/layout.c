@@ -706,6 +706,11 @@ static inline PetscScalar Val(const PetscScalar *val, PetscCount k, PetscBool ab
    rows chunk by chunk as the device does (within a chunk the device's order depends on its block size). */
 void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, PetscBool abs)
 {
+  EllwarpHostMultAcc(L, val, x, z, y, abs, 1);
+}
+
+void EllwarpHostMultAcc(const EllwarpLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, PetscBool abs, PetscInt acc)
+{
   /* in place (y += A x): slices of zero-length rows change nothing; the device skips them too */
   const PetscInt ns = (z && z == y && !abs) ? L->nactive : L->nslices;
 
@@ -717,12 +722,13 @@ void EllwarpHostMult(const EllwarpLayout *L, const PetscScalar *val, const Petsc
     for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
       PetscInt q   = lane >> l2;
       PetscInt row = q < rows ? L->rowperm[L->slicerow[s] + q] : 0;
-      part[lane]   = 0;
+      PetscScalar a[4] = {0, 0, 0, 0}; /* step k goes to a[k % acc] (-mat_ellwarp_mult_acc; 1: a[0] only) */
       for (PetscInt k = 0; k < w; k++) {
         PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
         int        c   = EllwarpSliceCol(L, s, off, row);
-        if (c >= 0) part[lane] += Val(val, L->sliceptr[s] + off, abs) * x[c];
+        if (c >= 0) a[k % acc] += Val(val, L->sliceptr[s] + off, abs) * x[c];
       }
+      part[lane] = acc == 1 ? a[0] : (acc == 2 ? a[0] + a[1] : (a[0] + a[1]) + (a[2] + a[3]));
     }
     for (PetscInt off = tpr >> 1; off > 0; off >>= 1)
       for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++)
@@ -785,4 +791,21 @@ void EllwarpHostZeroMasked(const EllwarpLayout *L, PetscScalar *val, const char 
   ELLWARP_FOREACH_SLOT(L, {
     if ((rowmask && rowmask[row]) || (colmask && colmask[col])) val[slot] = (col == row) ? diag : 0.0;
   });
+}
+
+/* The kernel variants a store's kernels use for layout L: the requested ones (-mat_ellwarp_mult_*, _long_*,
+   _coo_*), and for those left automatic (0) this rule.  The rule gives the original kernels (MultKernel with
+   4 steps in flight, one lane and one accumulator per thread; the plain COO loop) until GPU measurements of
+   the variants (benchmarks/spmv -formats ...,variants; benchmarks/coo -variants all) say otherwise; both
+   backends resolve through here, so the host reference follows any change of the accumulator count. */
+void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpTune *t)
+{
+  (void)L;
+  if (req) *t = *req;
+  else (void)PetscMemzero(t, sizeof(*t));
+  if (t->multlanes <= 0) t->multlanes = 1;
+  if (t->multacc <= 0) t->multacc = 1;
+  if (t->multunroll <= 0) t->multunroll = 4;
+  if (t->coounroll <= 0) t->coounroll = 8; /* H100, coo_bench (384 k tets, ~6 entries per nonzero): 8 in flight 0.0516 ms, 1: 0.0638 ms, AIJCUSPARSE 0.0609 ms */
+  if (t->coowalk <= 0) t->coowalk = 1;
 }

@@ -24,6 +24,7 @@ struct _EllwarpStore {
   int                 *rowlen;
   int                  rowform;  /* 0: not looked at yet, 1: the row form holds, -1: it does not (a transpose) */
   int                  gatherslices; /* slices per warp of the row-form gather */
+  const EllwarpTune   *tune;                   /* the matrix's requested kernel variants (NULL: automatic), resolved at each use by EllwarpTuneResolve() */
 };
 
 /* the device view of a layout, passed by value to the kernels */
@@ -518,6 +519,296 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const Pet
   if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
 }
 
+/* ---- kernel variants (EllwarpTune; -mat_ellwarp_mult_*, -mat_ellwarp_long_*) ----------------------------
+   Measured against the kernels above in one GPU run (benchmarks/spmv -formats ...,variants); the defaults
+   keep MultKernel.  MultKernelV: a thread owns R consecutive lanes of a slice (R = 1, 2, 4: one 64/128-bit
+   column load and one or two 128-bit value loads per step for all its lanes), A independent accumulators
+   per lane (step k goes to accumulator k % A, combined as the host's EllwarpHostMultAcc does), and NC the
+   ld.global.nc.L1::no_allocate loads instead of ld.global.cs.  The lanes of a row meet in the same tree as
+   MultKernel's shuffles (levels of offset >= R through shuffles over threads, the others inside the thread),
+   so for A = 1 the products are bitwise MultKernel's. */
+__device__ __forceinline__ double LdNcF64(const double *p)
+{
+  double r;
+  asm("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ double2 LdNcF64x2(const double *p)
+{
+  double2 r;
+  asm("ld.global.nc.L1::no_allocate.v2.f64 {%0, %1}, [%2];" : "=d"(r.x), "=d"(r.y) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ int LdNcB16(const short *p)
+{
+  unsigned short r;
+  asm("ld.global.nc.L1::no_allocate.b16 %0, [%1];" : "=h"(r) : "l"(p));
+  return (int)(short)r;
+}
+__device__ __forceinline__ int LdNcB32(const void *p)
+{
+  int r;
+  asm("ld.global.nc.L1::no_allocate.b32 %0, [%1];" : "=r"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ int2 LdNcB32x2(const void *p)
+{
+  int2 r;
+  asm("ld.global.nc.L1::no_allocate.v2.b32 {%0, %1}, [%2];" : "=r"(r.x), "=r"(r.y) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ int4 LdNcB32x4(const void *p)
+{
+  int4 r;
+  asm("ld.global.nc.L1::no_allocate.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ int Lo16(int t)
+{
+  return (int)(short)(t & 0xffff);
+}
+__device__ __forceinline__ int Hi16(int t)
+{
+  return t >> 16; /* arithmetic shift: the sign of the high half */
+}
+
+/* R consecutive values (R-aligned: slices start at multiples of 32 slots) */
+template <int R, int NC>
+__device__ __forceinline__ void LdValsR(const PetscScalar *__restrict__ p, PetscScalar v[R])
+{
+#if defined(EW_VEC_VALUES)
+  if constexpr (R == 1) v[0] = NC ? LdNcF64(p) : __ldcs(p);
+  else {
+  #pragma unroll
+    for (int i = 0; i < R / 2; i++) {
+      const double2 t = NC ? LdNcF64x2(p + 2 * i) : __ldcs(reinterpret_cast<const double2 *>(p) + i);
+      v[2 * i]        = t.x;
+      v[2 * i + 1]    = t.y;
+    }
+  }
+#else
+  #pragma unroll
+  for (int i = 0; i < R; i++) v[i] = p[i];
+#endif
+}
+
+/* R consecutive 16-bit offsets, sign-extended (ELLWARP_PAD16 stays -32768) */
+template <int R, int NC>
+__device__ __forceinline__ void LdCol16R(const short *__restrict__ p, int c[R])
+{
+  if constexpr (R == 1) c[0] = NC ? LdNcB16(p) : (int)__ldcs(p);
+  else if constexpr (R == 2) {
+    const int t = NC ? LdNcB32(p) : __ldcs(reinterpret_cast<const int *>(p));
+    c[0]        = Lo16(t);
+    c[1]        = Hi16(t);
+  } else {
+    const int2 t = NC ? LdNcB32x2(p) : __ldcs(reinterpret_cast<const int2 *>(p));
+    c[0]         = Lo16(t.x);
+    c[1]         = Hi16(t.x);
+    c[2]         = Lo16(t.y);
+    c[3]         = Hi16(t.y);
+  }
+}
+
+template <int R, int NC>
+__device__ __forceinline__ void LdCol32R(const int *__restrict__ p, int c[R])
+{
+  if constexpr (R == 1) c[0] = NC ? LdNcB32(p) : __ldcs(p);
+  else if constexpr (R == 2) {
+    const int2 t = NC ? LdNcB32x2(p) : __ldcs(reinterpret_cast<const int2 *>(p));
+    c[0]         = t.x;
+    c[1]         = t.y;
+  } else {
+    const int4 t = NC ? LdNcB32x4(p) : __ldcs(reinterpret_cast<const int4 *>(p));
+    c[0]         = t.x;
+    c[1]         = t.y;
+    c[2]         = t.z;
+    c[3]         = t.w;
+  }
+}
+
+/* A long-row chunk with U entries per thread loaded (columns and values, then x) before any is summed; each
+   thread still adds its entries in the order of LongChunk, so the chunk sums are bitwise LongChunk's */
+template <bool ADD, int U>
+__device__ static void LongChunkU(const DevLayout &d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+{
+  __shared__ PetscScalar ws[32];
+  const PetscInt         c  = blockIdx.x;
+  const PetscCount       k1 = d.chunkptr[c + 1], cb = d.longcolbase - d.longptr[0], bs = blockDim.x;
+  PetscScalar            sum = 0.0;
+  for (PetscCount k = d.chunkptr[c] + threadIdx.x; k < k1; k += U * bs) {
+    PetscScalar vv[U], xx[U];
+    int         cc[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const PetscCount kk = k + u * bs;
+      vv[u]               = kk < k1 ? __ldcs(val + kk) : 0.0;
+      cc[u]               = kk < k1 ? __ldcs(d.col32 + cb + kk) : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) xx[u] = k + u * bs < k1 ? __ldg(x + cc[u]) : 0.0;
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (k + u * bs < k1) sum += vv[u] * xx[u];
+  }
+  for (int off = 16; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
+  if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const PetscInt q = d.chunkrow[c];
+    PetscScalar    t = 0.0;
+    for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];
+    d.partial[c] = t;
+    __threadfence();
+    if (atomicAdd(d.count + q, 1) == d.longchunk[q + 1] - d.longchunk[q] - 1) {
+      PetscScalar s = 0.0;
+      __threadfence();
+      for (PetscInt cc = d.longchunk[q]; cc < d.longchunk[q + 1]; cc++) s += __ldcg(d.partial + cc);
+      const PetscInt row = d.rowperm[q];
+      y[row]             = ADD ? z[row] + s : s;
+      d.count[q]         = 0;
+    }
+  }
+}
+
+template <bool ADD>
+__device__ __forceinline__ void LongChunkAny(const DevLayout &d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
+{
+  if (lu >= 8) LongChunkU<ADD, 8>(d, val, x, z, y);
+  else if (lu >= 4) LongChunkU<ADD, 4>(d, val, x, z, y);
+  else if (lu >= 2) LongChunkU<ADD, 2>(d, val, x, z, y);
+  else LongChunk<ADD, false>(d, val, x, z, y);
+}
+
+/* the long-row chunks alone (-mat_ellwarp_long_block_size > 0), before the slice kernel */
+template <bool ADD>
+__global__ static void __launch_bounds__(1024) LongKernel(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
+{
+  LongChunkAny<ADD>(d, val, x, z, y, lu);
+}
+
+template <bool ADD, int R, int A, int FL>
+__global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
+{
+  if (blockIdx.x < d.nchunks) { /* the plain chunk loop; the unrolled ones run in LongKernel (their registers would limit this kernel's occupancy) */
+    LongChunk<ADD, false>(d, val, x, z, y);
+    return;
+  }
+  constexpr int  NC    = FL & 1;                /* -mat_ellwarp_mult_nc */
+  constexpr int  STEPS = (FL & 2) ? 8 : 4;        /* steps in flight: 4 as MultKernel (ellwarp_unroll), or -mat_ellwarp_mult_unroll 8 */
+  constexpr int  TPS   = ELLWARP_LANES / R;       /* threads per slice */
+  constexpr int  UN    = A >= STEPS ? 1 : STEPS / A;
+  const int      t   = threadIdx.x & (TPS - 1);
+  const PetscInt s   = (PetscInt)(blockIdx.x - d.nchunks) * (blockDim.x / TPS) + threadIdx.x / TPS;
+  const bool     sv  = s < d.nslices; /* no early return: the warp's other slices shuffle with full mask */
+  PetscCount     base = 0;
+  int            w = 0, meta = 0;
+  PetscInt       r0 = 0, r1 = 0;
+  if (sv) {
+    base = d.sliceptr[s];
+    w    = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES);
+    meta = d.meta[s];
+    r0   = d.slicerow[s];
+    r1   = d.slicerow[s + 1];
+  }
+  const int   l2 = meta & 15, tpr = 1 << l2;
+  PetscInt    row[R];
+  bool        live[R];
+  PetscScalar acc[R][A];
+#pragma unroll
+  for (int j = 0; j < R; j++) {
+    const PetscInt r = r0 + ((t * R + j) >> l2);
+    live[j]          = sv && r < r1;
+    row[j]           = live[j] ? d.rowperm[r] : 0;
+#pragma unroll
+    for (int a = 0; a < A; a++) acc[j][a] = 0.0;
+  }
+  const PetscScalar *v = val + base + t * R;
+  if (meta & 16) {
+    const short *c = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
+    int          k = 0;
+#pragma unroll UN
+    for (; k + A <= w; k += A) {
+#pragma unroll
+      for (int a = 0; a < A; a++) {
+        int         cc[R];
+        PetscScalar vv[R];
+        LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
+        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+#pragma unroll
+        for (int j = 0; j < R; j++)
+          if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + row[j] + cc[j]);
+      }
+    }
+#pragma unroll
+    for (int a = 0; a < A; a++)
+      if (k + a < w) {
+        int         cc[R];
+        PetscScalar vv[R];
+        LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
+        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+#pragma unroll
+        for (int j = 0; j < R; j++)
+          if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + row[j] + cc[j]);
+      }
+  } else {
+    const int *c = d.col32 + (sv ? d.colbase[s] : 0) + t * R;
+    int        k = 0;
+#pragma unroll UN
+    for (; k + A <= w; k += A) {
+#pragma unroll
+      for (int a = 0; a < A; a++) {
+        int         cc[R];
+        PetscScalar vv[R];
+        LdCol32R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
+        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+#pragma unroll
+        for (int j = 0; j < R; j++)
+          if (cc[j] >= 0) acc[j][a] += vv[j] * __ldg(x + cc[j]);
+      }
+    }
+#pragma unroll
+    for (int a = 0; a < A; a++)
+      if (k + a < w) {
+        int         cc[R];
+        PetscScalar vv[R];
+        LdCol32R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
+        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+#pragma unroll
+        for (int j = 0; j < R; j++)
+          if (cc[j] >= 0) acc[j][a] += vv[j] * __ldg(x + cc[j]);
+      }
+  }
+  PetscScalar sum[R];
+#pragma unroll
+  for (int j = 0; j < R; j++) sum[j] = A == 1 ? acc[j][0] : (A == 2 ? acc[j][0] + acc[j][A - 1] : (acc[j][0] + acc[j][1 % A]) + (acc[j][2 % A] + acc[j][3 % A]));
+  /* the lanes of a row: the host's tree (EllwarpHostMultAcc); levels off >= R between threads, the others
+     inside the thread (a level's reads are lanes the level does not write) */
+  const int l2max = (int)__reduce_max_sync(0xffffffffu, (unsigned)l2); /* uniform over the warp: every thread shuffles */
+  for (int off = (1 << l2max) >> 1; off > 0; off >>= 1) {
+    if (off >= R) {
+#pragma unroll
+      for (int j = 0; j < R; j++) {
+        const PetscScalar o = __shfl_down_sync(0xffffffffu, sum[j], off / R, TPS);
+        if (off < tpr) sum[j] += o;
+      }
+    } else if (off < tpr) { /* off = 1 or 2 < R: static indices (sum[] stays in registers) */
+      if (off == 2) {
+#pragma unroll
+        for (int j = 0; j + 2 < R; j++)
+          if (((t * R + j) & (tpr - 1)) < 2) sum[j] += sum[j + 2 < R ? j + 2 : 0];
+      } else {
+#pragma unroll
+        for (int j = 0; j + 1 < R; j++)
+          if (((t * R + j) & (tpr - 1)) < 1) sum[j] += sum[j + 1 < R ? j + 1 : 0];
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < R; j++)
+    if (live[j] && ((t * R + j) & (tpr - 1)) == 0) y[row[j]] = ADD ? z[row[j]] + sum[j] : sum[j];
+}
+
 /* one thread per (slice lane): visit the lane's slots with their row and column */
 #define SLICE_LANE_PROLOGUE \
   const int      lane = threadIdx.x & (ELLWARP_LANES - 1); \
@@ -717,6 +1008,56 @@ static PetscErrorCode CUDAScatter(const EllwarpStore *S, PetscScalar *csr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the kernel variants of EllwarpTune (only for the products; MatNorm's |A| product keeps MultKernel) */
+template <bool ADD, int R, int A>
+static void LaunchMultV(int nc, unsigned nb, unsigned bs, const DevLayout &d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
+{
+  if (nc == 3) MultKernelV<ADD, R, A, 3><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+  else if (nc == 2) MultKernelV<ADD, R, A, 2><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+  else if (nc == 1) MultKernelV<ADD, R, A, 1><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+  else MultKernelV<ADD, R, A, 0><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+}
+
+template <bool ADD, int R>
+static void LaunchMultVA(int acc, int nc, unsigned nb, unsigned bs, const DevLayout &d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
+{
+  if (acc == 4) LaunchMultV<ADD, R, 4>(nc, nb, bs, d, x, vals, z, y, lu);
+  else if (acc == 2) LaunchMultV<ADD, R, 2>(nc, nb, bs, d, x, vals, z, y, lu);
+  else LaunchMultV<ADD, R, 1>(nc, nb, bs, d, x, vals, z, y, lu);
+}
+
+static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLayout d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+{
+  const int          R   = (int)t->multlanes, spb = (int)(bs * R / ELLWARP_LANES), lu = (int)t->longunroll;
+  const bool         add = z != NULL;
+  PetscInt           nb;
+
+  PetscFunctionBegin;
+  if ((t->longblock || lu > 1) && d.nchunks) { /* the chunks in a kernel of their own (block size: long_block_size, else the product's), then the slices */
+    const unsigned lb = (unsigned)(t->longblock ? t->longblock : bs);
+    if (add) LongKernel<true><<<(unsigned)d.nchunks, lb, 0, Stream()>>>(d, vals, x, z, y, lu);
+    else LongKernel<false><<<(unsigned)d.nchunks, lb, 0, Stream()>>>(d, vals, x, z, y, lu);
+    PetscCallCUDA(cudaGetLastError());
+    d.nchunks = 0;
+  }
+  nb = d.nchunks + (d.nslices + spb - 1) / spb;
+  PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
+  if (nb) {
+    const int acc = (int)t->multacc, nc = (t->multnc ? 1 : 0) | (t->multunroll == 8 ? 2 : 0); /* MultKernelV's FL */
+    if (add) {
+      if (R == 4) LaunchMultVA<true, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
+      else if (R == 2) LaunchMultVA<true, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
+      else LaunchMultVA<true, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
+    } else {
+      if (R == 4) LaunchMultVA<false, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
+      else if (R == 2) LaunchMultVA<false, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
+      else LaunchMultVA<false, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
+    }
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, PetscBool abs)
 {
   const EllwarpLayout *L   = S->L;
@@ -726,6 +1067,14 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
 
   PetscFunctionBegin;
   if (z && z == y && !abs) d.nslices = L->nactive; /* in place: trailing slices of zero-length rows add nothing */
+  if (!abs) {
+    EllwarpTune t;
+    EllwarpTuneResolve(L, S->tune, &t);
+    if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll > 1 || t.longblock) {
+      PetscCall(LaunchMultVariant(&t, bs, d, x, vals, z, y));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   nb = L->nchunks + (d.nslices + wpb - 1) / wpb;
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
   if (nb) {
@@ -998,11 +1347,109 @@ __global__ static void __launch_bounds__(256) COOCSRValuesKernel(PetscCount nnz,
   }
 }
 
+/* Variant of COOCSRValuesKernel (-mat_ellwarp_coo_unroll U, -mat_ellwarp_coo_block_size): a nonzero's
+   entries U at a time, their perm indices and then their values all loaded before they are added, in the
+   same order (bitwise COOCSRValuesKernel's sums): ~6 dependent load pairs per thread become ~2 rounds. */
+template <typename I, bool ADD, int U>
+__global__ static void __launch_bounds__(1024) COOCSRValuesKernelU(PetscCount nnz, const I *__restrict__ jmap, const I *__restrict__ perm, const I *__restrict__ csr2slot, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val)
+{
+  for (PetscCount k = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (PetscCount)gridDim.x * blockDim.x) {
+    const I s = LdIdx(csr2slot + k), q1 = __ldg(jmap + k + 1);
+    if (s < 0) continue;
+    PetscScalar sum = 0.0;
+    for (I q = __ldg(jmap + k); q < q1; q += U) {
+      I           p[U];
+      PetscScalar e[U];
+#pragma unroll
+      for (int u = 0; u < U; u++) p[u] = q + u < q1 ? LdIdx(perm + q + u) : (I)0;
+#pragma unroll
+      for (int u = 0; u < U; u++) e[u] = q + u < q1 ? LdGather(v + p[u]) : 0.0;
+#pragma unroll
+      for (int u = 0; u < U; u++)
+        if (q + u < q1) sum += e[u];
+    }
+    val[s] = (ADD ? val[s] : (PetscScalar)0.0) + sum;
+  }
+}
+
+/* Variant -mat_ellwarp_coo_walk lane: a thread per slice lane walks its slots step by step (the lanes of
+   a warp write 32 consecutive slots per step: coalesced writes, where the CSR walk writes one scattered
+   slot per nonzero), each slot's nonzero through slot2csr and its COO entries through jmap/perm, U in flight,
+   summed in the same order (bitwise the CSR walk's values); the long rows' slots one per thread after that.
+   The price: the lanes of a warp are 32 different rows, so their COO values are scattered. */
+template <typename I, bool ADD, int U>
+__global__ static void __launch_bounds__(1024) COOLaneValuesKernel(DevLayout d, PetscCount nsliceslots, PetscCount nslots, const PetscInt *__restrict__ slot2csr, const I *__restrict__ jmap, const I *__restrict__ perm, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val)
+{
+  const PetscCount nlanes = (PetscCount)d.nslices * ELLWARP_LANES;
+  for (PetscCount g = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; g < nlanes + (nslots - nsliceslots); g += (PetscCount)gridDim.x * blockDim.x) {
+    PetscCount slot, step = ELLWARP_LANES;
+    int        w = 1;
+    if (g < nlanes) {
+      const PetscInt s = (PetscInt)(g / ELLWARP_LANES);
+      slot             = d.sliceptr[s] + g % ELLWARP_LANES;
+      w                = (int)((d.sliceptr[s + 1] - d.sliceptr[s]) / ELLWARP_LANES);
+    } else slot = nsliceslots + (g - nlanes);
+    for (int k = 0; k < w; k++, slot += step) {
+      const PetscInt c = LdIdx(slot2csr + slot);
+      if (c < 0) continue; /* padding keeps its zero */
+      const I     q1  = __ldg(jmap + c + 1);
+      PetscScalar sum = 0.0;
+      for (I q = __ldg(jmap + c); q < q1; q += U) {
+        I           p[U];
+        PetscScalar e[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) p[u] = q + u < q1 ? __ldg(perm + q + u) : (I)0;
+#pragma unroll
+        for (int u = 0; u < U; u++) e[u] = q + u < q1 ? LdGather(v + p[u]) : 0.0;
+#pragma unroll
+        for (int u = 0; u < U; u++)
+          if (q + u < q1) sum += e[u];
+      }
+      val[slot] = (ADD ? val[slot] : (PetscScalar)0.0) + sum;
+    }
+  }
+}
+
+template <typename I, bool ADD>
+static void LaunchCOOLane(const EllwarpStore *S, const EllwarpTune *t, const PetscScalar *v)
+{
+  const EllwarpLayout *L  = S->L;
+  const PetscCount     n  = (PetscCount)L->nslices * ELLWARP_LANES + (L->nslots - L->nsliceslots);
+  const int            bs = t->cooblock ? (int)t->cooblock : 256, u = (int)t->coounroll;
+  const unsigned       nb = PetscMin(Blocks(n, bs), 65535u);
+  const I             *jm = (const I *)S->coojmap, *pm = (const I *)S->cooperm;
+  const DevLayout      d  = View(S);
+  if (!n) return;
+  if (u >= 16) COOLaneValuesKernel<I, ADD, 16><<<nb, bs, 0, Stream()>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
+  else if (u >= 8) COOLaneValuesKernel<I, ADD, 8><<<nb, bs, 0, Stream()>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
+  else if (u >= 4) COOLaneValuesKernel<I, ADD, 4><<<nb, bs, 0, Stream()>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
+  else if (u >= 2) COOLaneValuesKernel<I, ADD, 2><<<nb, bs, 0, Stream()>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
+  else COOLaneValuesKernel<I, ADD, 1><<<nb, bs, 0, Stream()>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
+}
+
+template <typename I, bool ADD>
+static void LaunchCOOVariant(const EllwarpStore *S, const EllwarpTune *t, const PetscScalar *v)
+{
+  const PetscCount nnz = S->L->nnz;
+  const int        bs  = t->cooblock ? (int)t->cooblock : 256, u = (int)t->coounroll;
+  const unsigned   nb  = PetscMin(Blocks(nnz, bs), 65535u);
+  const I         *jm = (const I *)S->coojmap, *pm = (const I *)S->cooperm, *cs = (const I *)S->coo2slot;
+  if (u >= 16) COOCSRValuesKernelU<I, ADD, 16><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
+  else if (u >= 8) COOCSRValuesKernelU<I, ADD, 8><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
+  else if (u >= 4) COOCSRValuesKernelU<I, ADD, 4><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
+  else if (u >= 2) COOCSRValuesKernelU<I, ADD, 2><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
+  else COOCSRValuesKernelU<I, ADD, 1><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
+}
+
 template <typename I, bool ADD>
 static void LaunchCOO(const EllwarpStore *S, const PetscScalar *v)
 {
   const PetscCount nslots = S->L->nslots, ng = (nslots + EW_VEC - 1) / EW_VEC, nnz = S->L->nnz;
+  EllwarpTune      t;
+  EllwarpTuneResolve(S->L, S->tune, &t);
   if (S->coounique) COOUniqueValuesKernel<I, ADD><<<GRID(ng)>>>(nslots, (const I *)S->cooperm, v, S->val);
+  else if (nnz && t.coowalk == 2) LaunchCOOLane<I, ADD>(S, &t, v);
+  else if (nnz && (t.coounroll > 1 || t.cooblock)) LaunchCOOVariant<I, ADD>(S, &t, v);
   else if (nnz) COOCSRValuesKernel<I, ADD><<<GRID(nnz)>>>(nnz, (const I *)S->coojmap, (const I *)S->cooperm, (const I *)S->coo2slot, v, S->val);
 }
 
@@ -1136,7 +1583,12 @@ static PetscErrorCode CUDADiagMissing(const EllwarpStore *S, PetscInt n, const P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpKernelOps EllwarpCUDAKernels = {CUDACreate, CUDADestroy, CUDAGather, CUDAScatter, CUDAMult, CUDAScale, CUDAShift, CUDAGetDiag, CUDADiagScale, CUDAZeroMasked, CUDAAXPY, CUDACopy, CUDANorm, CUDASetRows, CUDACSRAlloc, CUDACSRFree, CUDACSRUpload, CUDACSRDownload, CUDACOOSetup, CUDACOOValues, CUDAZero, CUDADiagMissing};
+static void CUDASetTune(EllwarpStore *S, const EllwarpTune *t)
+{
+  S->tune = t;
+}
+
+const EllwarpKernelOps EllwarpCUDAKernels = {CUDACreate, CUDADestroy, CUDAGather, CUDAScatter, CUDAMult, CUDAScale, CUDAShift, CUDAGetDiag, CUDADiagScale, CUDAZeroMasked, CUDAAXPY, CUDACopy, CUDANorm, CUDASetRows, CUDACSRAlloc, CUDACSRFree, CUDACSRUpload, CUDACSRDownload, CUDACOOSetup, CUDACOOValues, CUDAZero, CUDADiagMissing, CUDASetTune};
 
 /* the layout's value array (device), for writers that fill the slots directly (the DM assembler) */
 PetscScalar *EllwarpCUDAStoreValues(EllwarpStore *S)

@@ -11,7 +11,13 @@ struct _EllwarpStore {
   PetscInt            *rowstart; /* row form of the CSR -> slot map (EllwarpLayoutRowForm), made at the first gather */
   int                 *rowlen;
   int                  rowform;  /* 0: not looked at yet, 1: the row form holds, -1: it does not (a transpose) */
+  const EllwarpTune   *tune; /* the matrix's kernel variants (only mult_acc changes what the host computes) */
 };
+
+static void HostSetTune(EllwarpStore *S, const EllwarpTune *t)
+{
+  S->tune = t;
+}
 
 /* the store takes L over (its arrays play the device arrays; the matrix keeps only the scalars) */
 PetscErrorCode EllwarpHostStoreAdopt(EllwarpStore *S, EllwarpLayout *L)
@@ -75,7 +81,10 @@ static PetscErrorCode HostMult(const EllwarpStore *S, PetscInt bs, const PetscSc
 {
   PetscFunctionBegin;
   (void)bs;
-  EllwarpHostMult(S->L, S->val, x, z, y, PETSC_FALSE);
+  EllwarpTune t;
+
+  EllwarpTuneResolve(S->L, S->tune, &t);
+  EllwarpHostMultAcc(S->L, S->val, x, z, y, PETSC_FALSE, t.multacc);
   PetscCall(PetscLogFlops(2.0 * S->L->nnz - (z ? 0 : S->L->nrows)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -255,7 +264,7 @@ static PetscErrorCode HostDiagMissing(const EllwarpStore *S, PetscInt n, const P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues, HostZero, HostDiagMissing};
+const EllwarpKernelOps EllwarpHostKernels = {HostCreate, HostDestroy, HostGather, HostScatter, HostMult, HostScale, HostShift, HostGetDiag, HostDiagScale, HostZeroMasked, HostAXPY, HostCopy, HostNorm, HostSetRows, HostCSRAlloc, HostCSRFree, HostCSRCopy, HostCSRCopy, HostCOOSetup, HostCOOValues, HostZero, HostDiagMissing, HostSetTune};
 
 /* the layout's value array (host), for writers that fill the slots directly (the DM assembler) */
 PetscScalar *EllwarpHostStoreValues(EllwarpStore *S)

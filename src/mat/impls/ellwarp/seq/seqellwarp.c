@@ -49,7 +49,29 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
     if (wset) p.analysis = w;
   }
   PetscCall(PetscOptionsInt("-mat_ellwarp_block_size", "Threads per CUDA block (multiple of 32, at most 1024; 0: automatic)", "", e->blocksize, &e->blocksize, NULL));
+  /* kernel variants, to be measured against each other (benchmarks/spmv -formats variants, benchmarks/coo -variants) */
+  PetscCall(PetscOptionsInt("-mat_ellwarp_mult_lanes", "Slice kernel: lanes (rows) per thread, 1, 2 or 4 (vector loads); 0: automatic", "", e->tune.multlanes, &e->tune.multlanes, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_mult_acc", "Slice kernel: independent accumulators per lane, 1, 2 or 4 (changes the order of summation); 0: automatic", "", e->tune.multacc, &e->tune.multacc, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_mult_unroll", "Slice kernel: steps of a lane in flight, 4 or 8; 0: automatic", "", e->tune.multunroll, &e->tune.multunroll, NULL));
+  PetscCall(PetscOptionsBool("-mat_ellwarp_mult_nc", "Slice kernel: values and columns through ld.global.nc.L1::no_allocate", "", e->tune.multnc, &e->tune.multnc, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_long_unroll", "Long-row chunks: entries per thread loaded before summing (0, 1: plain loop; 2, 4, 8: in a kernel of their own)", "", e->tune.longunroll, &e->tune.longunroll, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_long_block_size", "Long-row chunks: 0 in the slice kernel, else a kernel of their own with this block size", "", e->tune.longblock, &e->tune.longblock, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_coo_unroll", "COO with duplicates: entries per thread in flight (1: plain loop; 2, 4, 8, 16); 0: automatic", "", e->tune.coounroll, &e->tune.coounroll, NULL));
+  {
+    static const char *const walks[] = {"auto", "csr", "lane"};
+    PetscInt                  wk      = e->tune.coowalk;
+    PetscCall(PetscOptionsEList("-mat_ellwarp_coo_walk", "COO with duplicates: a thread per nonzero in CSR order, or per slice lane in slot order", "", walks, 3, walks[wk], &wk, NULL));
+    e->tune.coowalk = wk;
+  }
+  PetscCall(PetscOptionsInt("-mat_ellwarp_coo_block_size", "COO kernels: threads per block (0: 256)", "", e->tune.cooblock, &e->tune.cooblock, NULL));
   PetscOptionsHeadEnd();
+  PetscCheck(e->tune.multlanes == 0 || e->tune.multlanes == 1 || e->tune.multlanes == 2 || e->tune.multlanes == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_lanes %" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", e->tune.multlanes);
+  PetscCheck(e->tune.multunroll == 0 || e->tune.multunroll == 4 || e->tune.multunroll == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_unroll %" PetscInt_FMT " must be 0 (automatic), 4 or 8", e->tune.multunroll);
+  PetscCheck(e->tune.multacc == 0 || e->tune.multacc == 1 || e->tune.multacc == 2 || e->tune.multacc == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_acc %" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", e->tune.multacc);
+  PetscCheck(e->tune.longunroll >= 0 && e->tune.longunroll <= 8 && !(e->tune.longunroll & (e->tune.longunroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_unroll %" PetscInt_FMT " must be 0, 1, 2, 4 or 8", e->tune.longunroll);
+  PetscCheck(e->tune.longblock == 0 || (e->tune.longblock >= ELLWARP_LANES && e->tune.longblock <= 1024 && e->tune.longblock % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_block_size %" PetscInt_FMT " must be 0 or a multiple of %d in [32,1024]", e->tune.longblock, ELLWARP_LANES);
+  PetscCheck(e->tune.coounroll >= 0 && e->tune.coounroll <= 16 && !(e->tune.coounroll & (e->tune.coounroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_coo_unroll %" PetscInt_FMT " must be 0 (automatic), 1, 2, 4, 8 or 16", e->tune.coounroll);
+  PetscCheck(e->tune.cooblock == 0 || (e->tune.cooblock >= ELLWARP_LANES && e->tune.cooblock <= 1024 && e->tune.cooblock % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_coo_block_size %" PetscInt_FMT " must be 0 or a multiple of %d in [32,1024]", e->tune.cooblock, ELLWARP_LANES);
   {
     /* test hook, left out of -help: the matrix keeps only the layout's scalars after a host analysis, as after
        a device analysis, so the host code paths of that state run (and are tested) without a GPU */
@@ -207,6 +229,7 @@ static PetscErrorCode MatDuplicate_SeqELLWARP(Mat A, MatDuplicateOption op, Mat 
   em             = (Mat_SeqELLWARP *)(*M)->spptr;
   em->par        = e->par;
   em->blocksize  = e->blocksize;
+  em->tune       = e->tune;
   em->backendset = e->backendset;
   em->drophost   = e->drophost;
   (*M)->boundtocpu = A->boundtocpu;
@@ -284,6 +307,12 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult,
                                      info.nnz ? info.bytes_mult / (double)info.nnz : 0.0, info.nnz ? (12.0 * (double)info.nnz + 8.0 * (info.nrows + info.ncols) + 4.0 * (info.nrows + 1)) / (double)info.nnz : 0.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  analyses %" PetscInt_FMT " (pattern analysis on the %s%s), value refreshes %" PetscInt_FMT "\n", e->nanalyses, e->L->analysedondevice ? "device" : "host", e->par.analysis < 0 ? ", the default for this backend" : ", requested", e->nrefreshes));
+    {
+      EllwarpTune t;
+      EllwarpTuneResolve(e->L, &e->tune, &t);
+      if (t.multlanes != 1 || t.multacc != 1 || t.multnc || t.multunroll != 4 || t.longunroll > 1 || t.longblock || t.coounroll != 8 || t.cooblock || t.coowalk != 1)
+        PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants: mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT " block %" PetscInt_FMT ", coo %s walk unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.longblock, t.coowalk == 2 ? "lane" : "csr", t.coounroll, t.cooblock));
+    }
     if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(e->aijops.view(A, viewer));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -354,6 +383,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   e->aijops      = *B->ops;
   e->nzstate     = -1;
   e->blocksize   = 0; /* automatic: the layout's choice (layout.c) */
+  /* kernel variants: all 0 (automatic, EllwarpTuneResolve() in layout.c) */
   e->par.kernel   = MAT_ELLWARP_KERNEL_AUTO;
   e->par.compress   = PETSC_TRUE;
   e->par.sortwindow = -1;

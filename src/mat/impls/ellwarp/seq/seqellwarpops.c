@@ -16,7 +16,7 @@ static PetscErrorCode AnalyseOnDevice(Mat A, PetscBool *dev)
 }
 
 /* the layout of a CSR pattern (host arrays) and its store, analysed on the device or on the host */
-static PetscErrorCode BuildLayout(Mat A, PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], EllwarpLayout **L, EllwarpStore **S)
+static PetscErrorCode BuildLayoutStore(Mat A, PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], EllwarpLayout **L, EllwarpStore **S)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
   PetscBool       dev;
@@ -43,6 +43,17 @@ static PetscErrorCode BuildLayout(Mat A, PetscInt m, PetscInt n, const PetscInt 
     } else PetscCall(EllwarpLayoutDropArrays(*L)); /* the CUDA store has its copy */
     PetscCall(PetscInfo(A, "-mat_ellwarp_analysis_drop_host: the layout's host arrays were dropped after the host analysis\n"));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ... and the store follows the matrix's kernel variants */
+static PetscErrorCode BuildLayout(Mat A, PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], EllwarpLayout **L, EllwarpStore **S)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(BuildLayoutStore(A, m, n, ai, aj, map, L, S));
+  if (*S && e->k->settune) e->k->settune(*S, &e->tune);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,0 +1,349 @@
+/* The run-time kernel variants (EllwarpTune: -mat_ellwarp_mult_*, -mat_ellwarp_long_*, -mat_ellwarp_coo_*)
+   against the default kernels, the host reference and SeqAIJ:
+   - MatMult, MatMultAdd and the in-place y += A x of every variant within 1e-13 of SeqAIJ, on irregular
+     matrices with long rows (chunk path), 16- and 32-bit column slices, a regular matrix without padding
+     and an FE matrix, under K1, K2 (2..32 lanes per row) and the automatic choice;
+   - variants that keep the order of summation (lanes per thread, nc loads, the unrolled chunk loop) give
+     bitwise the default's products; with the cuda backend every variant is also compared with the host
+     reference of the same variant (-mat_ellwarp_mult_acc changes the order on both);
+   - COO with duplicates (P1 tets), INSERT then ADD, every COO variant bitwise equal to SeqAIJ's
+     MatSetValuesCOO (both sum each nonzero's entries in the same order from 0);
+   - bad variant options give clear errors.
+
+   ellwarp_add_test(variants.host -backend host)
+   ellwarp_add_test(variants.cuda -backend cuda GPU)
+*/
+#include <petscellwarp.h>
+#include "testutil.h"
+#include <petsc/private/ellwarpkuhn.h>
+
+static PetscInt nchecks;
+
+typedef struct {
+  const char *opts;
+  PetscBool   bitwise; /* the products are bitwise the default kernels' (same block size) */
+} Variant;
+
+static const Variant mult_variants[] = {
+  {"",                                                                                      PETSC_TRUE },
+  {"-mat_ellwarp_mult_lanes 2",                                                             PETSC_TRUE },
+  {"-mat_ellwarp_mult_lanes 4",                                                             PETSC_TRUE },
+  {"-mat_ellwarp_mult_nc",                                                                  PETSC_TRUE },
+  {"-mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_nc",                                        PETSC_TRUE },
+  {"-mat_ellwarp_long_unroll 8",                                                            PETSC_TRUE },
+  {"-mat_ellwarp_mult_unroll 8",                                                            PETSC_TRUE },
+  {"-mat_ellwarp_mult_unroll 8 -mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_nc",             PETSC_TRUE },
+  {"-mat_ellwarp_mult_unroll 8 -mat_ellwarp_mult_acc 2",                                    PETSC_FALSE},
+  {"-mat_ellwarp_long_unroll 2 -mat_ellwarp_mult_lanes 2",                                  PETSC_TRUE },
+  {"-mat_ellwarp_mult_acc 2",                                                               PETSC_FALSE},
+  {"-mat_ellwarp_mult_acc 4",                                                               PETSC_FALSE},
+  {"-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_acc 2",                                     PETSC_FALSE},
+  {"-mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_acc 4 -mat_ellwarp_mult_nc",                PETSC_FALSE},
+  {"-mat_ellwarp_long_block_size 1024",                                                     PETSC_FALSE},
+  {"-mat_ellwarp_long_block_size 512 -mat_ellwarp_long_unroll 4",                           PETSC_FALSE},
+  {"-mat_ellwarp_long_block_size 64 -mat_ellwarp_long_unroll 8 -mat_ellwarp_mult_lanes 2", PETSC_FALSE},
+};
+
+static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 4", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 1 -mat_ellwarp_block_size 64 -mat_ellwarp_long_row 300"};
+
+static const char *const coo_variants[] = {"", "-mat_ellwarp_coo_unroll 1", "-mat_ellwarp_coo_unroll 2", "-mat_ellwarp_coo_unroll 4", "-mat_ellwarp_coo_unroll 8", "-mat_ellwarp_coo_unroll 16", "-mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 128", "-mat_ellwarp_coo_block_size 1024", "-mat_ellwarp_coo_walk lane", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 128", "-mat_ellwarp_coo_walk csr -mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2 -mat_ellwarp_long_row 20", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 2 -mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2 -mat_ellwarp_long_row 20"};
+
+static char backend[16] = "host";
+
+/* an ELLWARP copy of A with the options opts (under a fresh prefix) on the given backend */
+static PetscErrorCode MakeEllwarp(Mat A, const char *be, const char *kopts, const char *vopts, Mat *B)
+{
+  static int count;
+  char       prefix[32], buf[512];
+  PetscBool  assembled;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "v%d_", count++));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "-%smat_ellwarp_backend %s", prefix, be));
+  PetscCall(PetscOptionsInsertString(NULL, buf));
+  for (int k = 0; k < 2; k++) { /* prefix every option of kopts and vopts */
+    const char *s = k ? vopts : kopts;
+    char        tmp[512], *tok, *save = NULL;
+    PetscCall(PetscStrncpy(tmp, s, sizeof(tmp)));
+    buf[0] = 0;
+    for (tok = strtok_r(tmp, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+      size_t l = strlen(buf);
+      if (tok[0] == '-' && (tok[1] < '0' || tok[1] > '9')) PetscCall(PetscSNPrintf(buf + l, sizeof(buf) - l, " -%s%s", prefix, tok + 1));
+      else PetscCall(PetscSNPrintf(buf + l, sizeof(buf) - l, " %s", tok));
+    }
+    PetscCall(PetscOptionsInsertString(NULL, buf));
+  }
+  PetscCall(MatAssembled(A, &assembled));
+  if (assembled) PetscCall(MatConvert(A, MATSEQELLWARP, MAT_INITIAL_MATRIX, B));
+  else { /* an empty matrix of A's size (COO preallocation follows) */
+    PetscInt m, n;
+    PetscCall(MatGetSize(A, &m, &n));
+    PetscCall(MatCreate(PETSC_COMM_SELF, B));
+    PetscCall(MatSetSizes(*B, m, n, m, n));
+    PetscCall(MatSetType(*B, MATSEQELLWARP));
+  }
+  PetscCall(MatSetOptionsPrefix(*B, prefix));
+  PetscCall(MatSetFromOptions(*B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* copy a host array into a vector of B's type */
+static PetscErrorCode VecFrom(Mat B, const PetscScalar *h, PetscBool left, Vec *v)
+{
+  PetscScalar *a;
+  PetscInt     n;
+
+  PetscFunctionBegin;
+  if (left) PetscCall(MatCreateVecs(B, NULL, v));
+  else PetscCall(MatCreateVecs(B, v, NULL));
+  PetscCall(VecGetLocalSize(*v, &n));
+  PetscCall(VecGetArrayWrite(*v, &a));
+  PetscCall(PetscArraycpy(a, h, n));
+  PetscCall(VecRestoreArrayWrite(*v, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the three products of B on host inputs x, z, into host arrays: A x, A x + z, z += A x (in place) */
+static PetscErrorCode Products(Mat B, PetscInt m, const PetscScalar *x, const PetscScalar *z, PetscScalar *out[3])
+{
+  Vec                xv, zv, yv;
+  const PetscScalar *a;
+
+  PetscFunctionBegin;
+  PetscCall(VecFrom(B, x, PETSC_FALSE, &xv));
+  PetscCall(VecFrom(B, z, PETSC_TRUE, &zv));
+  PetscCall(MatCreateVecs(B, NULL, &yv));
+  PetscCall(MatMult(B, xv, yv));
+  PetscCall(VecGetArrayRead(yv, &a));
+  PetscCall(PetscArraycpy(out[0], a, m));
+  PetscCall(VecRestoreArrayRead(yv, &a));
+  PetscCall(MatMultAdd(B, xv, zv, yv));
+  PetscCall(VecGetArrayRead(yv, &a));
+  PetscCall(PetscArraycpy(out[1], a, m));
+  PetscCall(VecRestoreArrayRead(yv, &a));
+  PetscCall(MatMultAdd(B, xv, zv, zv));
+  PetscCall(VecGetArrayRead(zv, &a));
+  PetscCall(PetscArraycpy(out[2], a, m));
+  PetscCall(VecRestoreArrayRead(zv, &a));
+  PetscCall(VecDestroy(&xv));
+  PetscCall(VecDestroy(&zv));
+  PetscCall(VecDestroy(&yv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckClose(PetscInt m, const PetscScalar *ref, const PetscScalar *y, PetscReal tol, const char *what, const char *mname, const char *k, const char *v)
+{
+  PetscReal mx = 1.0, err = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m; i++) mx = PetscMax(mx, PetscAbsScalar(ref[i]));
+  for (PetscInt i = 0; i < m; i++) err = PetscMax(err, PetscAbsScalar(ref[i] - y[i]));
+  PetscCheck(err <= tol * mx, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s [%s] [%s] [%s]: relative error %g > %g", what, mname, k, v, (double)(err / mx), (double)tol);
+  nchecks++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckBitwise(PetscInt m, const PetscScalar *ref, const PetscScalar *y, const char *what, const char *mname, const char *k, const char *v)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m; i++) PetscCheck(ref[i] == y[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s [%s] [%s] [%s]: row %" PetscInt_FMT " differs from the default kernel (%.17g vs %.17g)", what, mname, k, v, i, (double)PetscRealPart(y[i]), (double)PetscRealPart(ref[i]));
+  nchecks++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestMult(Mat A, const char *mname)
+{
+  PetscInt     m, n;
+  PetscScalar *x, *z, *yref[3], *ydef[3], *yv[3], *yh[3];
+  PetscRandom  rnd;
+  const char  *what[3] = {"MatMult", "MatMultAdd", "MatMultAdd in place"};
+  PetscBool    cuda    = (PetscBool)!strcmp(backend, "cuda");
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(PetscMalloc2(n, &x, m, &z));
+  for (int q = 0; q < 3; q++) PetscCall(PetscMalloc4(m, &yref[q], m, &ydef[q], m, &yv[q], m, &yh[q]));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  for (PetscInt i = 0; i < n; i++) PetscCall(PetscRandomGetValue(rnd, &x[i]));
+  for (PetscInt i = 0; i < m; i++) PetscCall(PetscRandomGetValue(rnd, &z[i]));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(Products(A, m, x, z, yref));
+  for (size_t kc = 0; kc < PETSC_STATIC_ARRAY_LENGTH(kernel_configs); kc++) {
+    const char *k = kernel_configs[kc];
+    for (size_t vi = 0; vi < PETSC_STATIC_ARRAY_LENGTH(mult_variants); vi++) {
+      const Variant *v = &mult_variants[vi];
+      Mat            B;
+      PetscCall(MakeEllwarp(A, backend, k, v->opts, &B));
+      PetscCall(Products(B, m, x, z, yv));
+      PetscCall(MatDestroy(&B));
+      for (int q = 0; q < 3; q++) {
+        PetscCall(CheckClose(m, yref[q], yv[q], 1e-13, what[q], mname, k, v->opts));
+        if (vi == 0) PetscCall(PetscArraycpy(ydef[q], yv[q], m));
+        else if (v->bitwise) PetscCall(CheckBitwise(m, ydef[q], yv[q], what[q], mname, k, v->opts));
+      }
+      if (cuda) { /* the device variant against the host reference of the same variant */
+        PetscCall(MakeEllwarp(A, "host", k, v->opts, &B));
+        PetscCall(Products(B, m, x, z, yh));
+        PetscCall(MatDestroy(&B));
+        for (int q = 0; q < 3; q++) PetscCall(CheckClose(m, yh[q], yv[q], 1e-13, what[q], mname, k, v->opts));
+      }
+    }
+  }
+  for (int q = 0; q < 3; q++) PetscCall(PetscFree4(yref[q], ydef[q], yv[q], yh[q]));
+  PetscCall(PetscFree2(x, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* random rows: lengths len(i), columns random in [0, n) or within +-band of the row */
+static PetscErrorCode RandomMatrix(PetscInt m, PetscInt n, PetscInt (*len)(PetscInt, PetscRandom), PetscInt band, Mat *A)
+{
+  PetscRandom  rnd;
+  PetscInt    *nnz, *cols;
+  PetscScalar *vals;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 7));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(PetscMalloc1(m, &nnz));
+  for (PetscInt i = 0; i < m; i++) nnz[i] = PetscMin(len(i, rnd), band > 0 ? PetscMin(2 * band + 1, n) : n);
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, 0, nnz, A));
+  PetscCall(PetscMalloc2(n, &cols, n, &vals));
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt lo = band > 0 ? PetscMax(0, i - band) : 0, hi = band > 0 ? PetscMin(n, i + band + 1) : n, span = hi - lo, c = 0;
+    PetscInt l = PetscMin(nnz[i], span);
+    /* l distinct columns: a random start and stride through [lo, hi) coprime-ish walk */
+    PetscReal r;
+    PetscCall(PetscRandomGetValueReal(rnd, &r));
+    PetscInt start = (PetscInt)(r * span), step = 1 + 2 * (PetscInt)(r * 7);
+    while (span % step == 0 && step > 1) step -= 2;
+    for (PetscInt t = 0; t < l; t++) {
+      PetscReal vr;
+      cols[c] = lo + (start + t * step) % span;
+      PetscCall(PetscRandomGetValueReal(rnd, &vr));
+      vals[c++] = 2 * vr - 1;
+    }
+    PetscCall(MatSetValues(*A, 1, &i, c, cols, vals, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree2(cols, vals));
+  PetscCall(PetscFree(nnz));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscInt LenPowerLaw(PetscInt i, PetscRandom rnd)
+{
+  PetscReal r;
+  if (PetscRandomGetValueReal(rnd, &r)) return 1;
+  if (i % 797 == 5) return 600 + (PetscInt)(r * 2500); /* long rows: the chunk path (> 512 entries) */
+  if (i % 11 == 3) return 0;                          /* empty rows */
+  return 1 + (PetscInt)(60 * r * r * r);
+}
+static PetscInt LenRegular(PetscInt i, PetscRandom rnd)
+{
+  (void)i;
+  (void)rnd;
+  return 39;
+}
+
+static PetscErrorCode TestCOO(void)
+{
+  Mat          A;
+  PetscInt     N = 7, nv, *ci, *cj;
+  PetscCount   n;
+  PetscScalar *v;
+
+  PetscFunctionBegin;
+  nv = (N + 1) * (N + 1) * (N + 1);
+  PetscCall(EllwarpKuhnCOO(N, &n, &ci, &cj));
+  PetscCall(PetscMalloc1(n, &v));
+  for (PetscCount k = 0; k < n; k++) v[k] = 1.0 / 3.0 + (PetscScalar)((k * 7919) % 1000) / 997.0;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, nv, nv, 0, NULL, &A));
+  for (size_t vi = 0; vi < PETSC_STATIC_ARRAY_LENGTH(coo_variants); vi++) {
+    Mat B, C;
+    PetscCall(MakeEllwarp(A, backend, "", coo_variants[vi], &B)); /* the type and options; the COO pattern follows */
+    if (!vi) PetscCall(MatSetPreallocationCOO(A, n, ci, cj));
+    {
+      PetscInt  *ci2, *cj2;
+      PetscCount n2;
+      PetscCall(EllwarpKuhnCOO(N, &n2, &ci2, &cj2));
+      PetscCall(MatSetPreallocationCOO(B, n2, ci2, cj2));
+      PetscCall(PetscFree2(ci2, cj2));
+    }
+    for (int round = 0; round < 2; round++) {
+      InsertMode         mode = round ? ADD_VALUES : INSERT_VALUES;
+      const PetscScalar *a1, *a2;
+      MatInfo            mi;
+      PetscCall(MatSetValuesCOO(A, v, mode));
+      PetscCall(MatSetValuesCOO(B, v, mode));
+      PetscCall(MatConvert(B, MATSEQAIJ, MAT_INITIAL_MATRIX, &C));
+      PetscCall(MatGetInfo(A, MAT_LOCAL, &mi));
+      PetscCall(MatSeqAIJGetArrayRead(A, &a1));
+      PetscCall(MatSeqAIJGetArrayRead(C, &a2));
+      for (PetscInt k = 0; k < (PetscInt)mi.nz_used; k++) PetscCheck(a1[k] == a2[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "COO %s [%s]: entry %" PetscInt_FMT " differs from SeqAIJ (%.17g vs %.17g)", round ? "ADD" : "INSERT", coo_variants[vi], k, (double)PetscRealPart(a2[k]), (double)PetscRealPart(a1[k]));
+      PetscCall(MatSeqAIJRestoreArrayRead(A, &a1));
+      PetscCall(MatSeqAIJRestoreArrayRead(C, &a2));
+      PetscCall(MatDestroy(&C));
+      nchecks++;
+    }
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscFree2(ci, cj));
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* bad variant options: a clear error at MatSetFromOptions */
+static PetscErrorCode TestBadOptions(Mat A)
+{
+  const char *bad[] = {"-mat_ellwarp_mult_lanes 3", "-mat_ellwarp_mult_unroll 6", "-mat_ellwarp_mult_acc 8", "-mat_ellwarp_long_unroll 3", "-mat_ellwarp_long_block_size 48", "-mat_ellwarp_coo_unroll 3", "-mat_ellwarp_coo_block_size 2048"};
+
+  PetscFunctionBegin;
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(bad); i++) {
+    Mat            B = NULL;
+    PetscErrorCode ierr;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MakeEllwarp(A, backend, "", bad[i], &B);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr == PETSC_ERR_ARG_OUTOFRANGE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s was not refused (error %d)", bad[i], (int)ierr);
+    PetscCall(MatDestroy(&B));
+    nchecks++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  Mat A;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-backend", backend, sizeof(backend), NULL));
+  if (!strcmp(backend, "cuda") && !EllwarpTestHaveDevice()) {
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "skipped: no CUDA device\n"));
+    PetscCall(PetscFinalize());
+    return 77;
+  }
+  /* irregular, 16-bit columns (all within +-32767: 5000 columns) with long rows */
+  PetscCall(RandomMatrix(5000, 5000, LenPowerLaw, 0, &A));
+  PetscCall(TestMult(A, "powerlaw 16-bit"));
+  PetscCall(TestBadOptions(A));
+  PetscCall(MatDestroy(&A));
+  /* irregular, 32-bit columns (70000 columns, random) */
+  PetscCall(RandomMatrix(3000, 70000, LenPowerLaw, 0, &A));
+  PetscCall(TestMult(A, "powerlaw 32-bit"));
+  PetscCall(MatDestroy(&A));
+  /* regular: every row 39 entries, no padding (QCD-like) */
+  PetscCall(RandomMatrix(4000, 4000, LenRegular, 40, &A));
+  PetscCall(TestMult(A, "regular"));
+  PetscCall(MatDestroy(&A));
+  /* P1 tets: COO with duplicates, then the assembled FE matrix */
+  PetscCall(TestCOO());
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "variants (%s backend): %" PetscInt_FMT " checks passed\n", backend, nchecks));
+  PetscCall(PetscFinalize());
+  return 0;
+}
