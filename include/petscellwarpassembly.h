@@ -1,6 +1,8 @@
 /* Public interface of the DM-level GPU finite-element assembler (src/dm/assembly, issue 6).
 
-   A DMAssembly is attached to a DMPlex with a scalar P1 PetscFE (tetrahedra or triangles).  DMAssemblySetUp()
+   A DMAssembly is attached to a DMPlex with a scalar P1 PetscFE (tetrahedra or triangles), or any scalar Lagrange
+   PetscFE on triangles/tetrahedra and Q1 on quadrilaterals/hexahedra (DMAssemblyLagrangeKernels(); the fused P1
+   methods sharednz/localrow do not apply there).  DMAssemblySetUp()
    builds, once per mesh, the element -> dof map, the Jacobian pattern and the per-nonzero / per-dof
    reduction lists; the first DMAssemblyComputeJacobian() into a given matrix packs the lists in that
    matrix's storage order (ELLWARP value slots, or CSR for AIJ/AIJCUSPARSE).  Later assemblies run
@@ -30,7 +32,8 @@ PETSC_EXTERN PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather,
    consecutive elements are consecutive in memory = coalesced on the GPU) and calls the user's function once
    per batch; the user's function launches its own CUDA kernel (mtype == PETSC_MEMTYPE_DEVICE) or runs a host
    loop (PETSC_MEMTYPE_HOST) writing element matrices/vectors in the same entry-major layout.
-   xe: coordinate d of node a of element e at xe[(a*dim + d)*nelem + e] (dim = the mesh dimension, 3 for tets).
+   xe: coordinate d of node a of element e at xe[(a*dim + d)*nelem + e] (dim = the mesh dimension, 3 for tets);
+   beyond P1 the element's VERTICES only (a < 3/4 for simplices, 4/8 for Q1 cells, closure order).
    Per-element user data lives in ctx; e0 is the global index of the batch's first element (cells in
    DMPlex order from the first cell of height 0). */
 typedef struct {
@@ -85,7 +88,7 @@ PETSC_EXTERN PetscErrorCode DMAssemblyGetPhaseTimes(DMAssembly, PetscReal[3]);
 /* the element -> global dof map (entry-major [nen][nelem], host) and the element colouring (host) */
 PETSC_EXTERN PetscErrorCode DMAssemblyGetElementDofs(DMAssembly, PetscInt *, PetscInt *, const PetscInt **);
 PETSC_EXTERN PetscErrorCode DMAssemblyGetColoring(DMAssembly, PetscInt *, const PetscInt **, const PetscInt **);
-/* the gathered element coordinates, host copy, [nen*dim][nelem] */
+/* the gathered element coordinates, host copy, [nvert*dim][nelem] (vertex coordinates; nvert = nen for P1) */
 PETSC_EXTERN PetscErrorCode DMAssemblyGetElementCoordinates(DMAssembly, const PetscReal **);
 
 /* Built-in element kernels for P1 tetrahedra (host C and CUDA, the same double-precision math):
@@ -95,3 +98,11 @@ PETSC_EXTERN PetscErrorCode DMAssemblyGetElementCoordinates(DMAssembly, const Pe
    context is owned by the assembler (copied; on the device when the assembler runs there).  Calls
    DMAssemblySetJacobianUsesState(as, PETSC_FALSE): the Jacobian is linear. */
 PETSC_EXTERN PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal D[], DMAssemblyElementKernels *);
+
+/* Built-in kernels for every element the assembler supports beyond the fused P1 path (and P1 itself, unfused):
+   scalar Lagrange P1..P5 triangles and tetrahedra of any order (affine), Q1 quadrilaterals and hexahedra:
+     ke = alpha * int grad(phi_a) . D grad(phi_b) + beta * int phi_a phi_b,   fe = ke ue - source * int phi_a
+   D: constant symmetric dim x dim conductivity (row-major) or NULL (identity).  Reference data tabulated once from
+   the DM's PetscFE (exact quadrature on affine simplices; Gauss p+1 per direction on Q1 cells).  For elements
+   other than P1 simplices, xe holds the element's VERTEX coordinates [nvert*dim][nelem] (closure order). */
+PETSC_EXTERN PetscErrorCode DMAssemblyLagrangeKernels(DMAssembly, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal D[], DMAssemblyElementKernels *);

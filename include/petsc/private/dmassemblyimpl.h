@@ -175,7 +175,32 @@ struct _p_DMAssembly {
   Vec        uloc, aloc;    /* ghosted copies of U and of the auxiliary vector (DMGlobalToLocal) */
   PetscObjectId    locid[2];    /* the global vectors the ghosted copies were last filled from, */
   PetscObjectState locstate[2]; /* and their states then (the same state: no new ghost exchange) */
+  /* elements beyond the fused P1 path (dmasmho.c): Lagrange P1..P5 triangles, P2 tets, Q1 quads/hexes */
+  PetscInt    nvert;     /* vertices per element: the coordinates in xe (== nen for P1) */
+  PetscBool   p1;        /* the P1 simplex the fused kernels (sharednz, localrow, fused atomic/color) are made for */
+  char        ename[32]; /* "P3 triangles", "Q1 hexahedra", ... (View) */
+  struct _DMAsmHOCtx *hobuiltin; /* the built-in kernels of DMAssemblyLagrangeKernels() (k.ctx == hobuiltin) */
 };
+
+/* the built-in Lagrange kernels' context (dmasmho.c; the element is include/petsc/private/dmasmho.h) */
+typedef struct _DMAsmHOCtx {
+  PetscInt   dim, nen, nvert, nq, degree;
+  PetscBool  tensor;            /* Q1 quadrature element (else the affine simplex with reference matrices) */
+  PetscReal  alpha, beta, source;
+  PetscReal  D[9];              /* constant symmetric conductivity */
+  PetscBool  hasD;              /* else identity */
+  PetscReal  A[9];              /* simplices: the canonical reference cell -> PETSc's (an axis permutation) */
+  PetscInt   nref;
+  PetscReal *ref, *dref;        /* reference data (host; device copy at the first device use) */
+} DMAsmHOCtx;
+
+PETSC_INTERN PetscErrorCode DMAsmBuildElementMapHO(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmHOFused(DMAssembly, const DMAsmPlan *, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void           DMAsmHostHOElement(const DMAsmHOCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDAHOFused(const DMAsmHOCtx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAHOElement(const DMAsmHOCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+#endif
 
 /* CUDA side (dmasmcuda.cu); plain-C references of the same logic are in dmasmhost.c */
 #if defined(ELLWARP_HAVE_CUDA)

@@ -215,7 +215,7 @@ static PetscErrorCode Gather(DMAssembly as, Vec U)
 /* atomic and color with the built-in kernels: the element is computed inside the scatter */
 static PetscBool Fused(DMAssembly as)
 {
-  return (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin && (as->method == DMASM_ATOMIC || as->method == DMASM_COLOR));
+  return (PetscBool)(as->fuse && ((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)) && (as->method == DMASM_ATOMIC || as->method == DMASM_COLOR));
 }
 
 /* fused element + scatter into dst (zeroed first), ntarget values; u: the state (residual only) */
@@ -231,7 +231,8 @@ static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool
     PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (as->mtype == PETSC_MEMTYPE_HOST) {
+  if (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin) PetscCall(DMAsmHOFused(as, P, jac, u, dst)); /* the Lagrange kernels (dmasmho.c) */
+  else if (as->mtype == PETSC_MEMTYPE_HOST) {
     if (col && as->ntail) { /* the tail first: element data of its elements, packed reduction writing every target */
       PetscScalar *buf = jac ? as->ke : as->fe;
       DMAsmHostP1FusedStore(as->builtin, as->ntail, as->tailelem, as->nelem, as->xe, u, as->edof, jac, NULL, NULL, buf);

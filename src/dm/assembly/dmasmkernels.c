@@ -159,6 +159,7 @@ PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly as, PetscReal alpha, 
   if (as->ownctxdestroy) PetscCall((*as->ownctxdestroy)(&as->ownctx));
   as->ownctx        = c;
   as->builtin       = c; /* atomic and color may fuse the element into their scatter (-dm_assembly_fuse) */
+  as->hobuiltin     = NULL;
   as->ownctxdestroy = P1CtxDestroy;
   PetscCall(DMAssemblySetJacobianUsesState(as, PETSC_FALSE)); /* ke does not depend on u */
   k->nen            = dim + 1;

@@ -76,6 +76,10 @@ PetscErrorCode DMAsmBuildMeshMPI(DMAssembly as)
   PetscFunctionBegin;
   PetscCall(CheckMethod(as));
   PetscCall(CheckDiscretization(dm, &dim));
+  /* CheckDiscretization admits scalar P1 simplices only: the element kind the fused kernels and View need */
+  as->p1    = PETSC_TRUE;
+  as->nvert = dim + 1;
+  PetscCall(PetscStrncpy(as->ename, dim == 3 ? "P1 tetrahedra" : "P1 triangles", sizeof(as->ename)));
   PetscCall(DMPlexGetOverlap(dm, &ov));
   PetscCheck(ov >= 1, comm, PETSC_ERR_ARG_WRONGSTATE, "DMAssembly on %s: the DM must be distributed with overlap >= 1 (DMPlexDistribute(dm, 1, ...)), so that every rank holds all cells around its own vertices; its overlap is %" PetscInt_FMT, "more than one MPI process", ov);
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));

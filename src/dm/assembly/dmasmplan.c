@@ -34,6 +34,19 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
   fe = (PetscFE)obj;
   PetscCall(PetscFEGetNumComponents(fe, &nc));
   PetscCall(PetscFEGetDimension(fe, &nb));
+  { /* every discretization but the P1 simplex: the closure-based element map (dmasmho.c) */
+    PetscInt       c0, c1;
+    DMPolytopeType ct0 = DM_POLYTOPE_UNKNOWN;
+    PetscCall(DMPlexGetHeightStratum(dm, 0, &c0, &c1));
+    if (c1 > c0) PetscCall(DMPlexGetCellType(dm, c0, &ct0));
+    as->p1 = (PetscBool)(c1 == c0 || (nb == dim + 1 && (ct0 == DM_POLYTOPE_TRIANGLE || ct0 == DM_POLYTOPE_TETRAHEDRON)));
+    if (!as->p1) {
+      PetscCall(DMAsmBuildElementMapHO(as));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    as->nvert = dim + 1;
+    PetscCall(PetscStrncpy(as->ename, dim == 3 ? "P1 tetrahedra" : "P1 triangles", sizeof(as->ename)));
+  }
   PetscCheck(nc == 1 && nb == dim + 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: scalar P1 Lagrange on simplices only (got %" PetscInt_FMT " components, %" PetscInt_FMT " basis functions)", nc, nb);
   PetscCall(DMGetCoordinateDim(dm, &cdim));
   PetscCheck(cdim == dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT, cdim, dim);
@@ -139,7 +152,7 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
    per-element data are indexed by it). */
 PetscErrorCode DMAsmReorderElements(DMAssembly as)
 {
-  const PetscInt nelem = as->nelem, nen = as->nen, dim = as->dim;
+  const PetscInt nelem = as->nelem, nen = as->nen, dim = as->dim, nv = as->nvert; /* xe: vertex coordinates (nv == nen for P1) */
   PetscInt64    *key;
   PetscInt      *edof;
   PetscReal     *xe;
@@ -155,10 +168,10 @@ PetscErrorCode DMAsmReorderElements(DMAssembly as)
   PetscCall(PetscMalloc1(nelem, &as->eperm));
   for (PetscInt e = 0; e < nelem; e++) as->eperm[e] = (PetscInt)(key[e] % nelem);
   PetscCall(PetscFree(key));
-  PetscCall(PetscMalloc2((size_t)nen * nelem, &edof, (size_t)nen * dim * nelem, &xe));
+  PetscCall(PetscMalloc2((size_t)nen * nelem, &edof, (size_t)nv * dim * nelem, &xe));
   for (PetscInt a = 0; a < nen; a++)
     for (PetscInt e = 0; e < nelem; e++) edof[(PetscCount)a * nelem + e] = as->edof[(PetscCount)a * nelem + as->eperm[e]];
-  for (PetscInt q = 0; q < nen * dim; q++)
+  for (PetscInt q = 0; q < nv * dim; q++)
     for (PetscInt e = 0; e < nelem; e++) xe[(PetscCount)q * nelem + e] = as->xe[(PetscCount)q * nelem + as->eperm[e]];
   PetscCall(PetscFree2(as->edof, as->xe));
   as->edof = edof;
@@ -171,7 +184,7 @@ PetscErrorCode DMAsmReorderElements(DMAssembly as)
     PetscCall(PetscFree(as->e2nz));
     as->e2nz = e2nz;
   }
-  PetscCall(DMAsmP1CtxPermute(as->builtin, as->eperm));
+  if (as->builtin) PetscCall(DMAsmP1CtxPermute(as->builtin, as->eperm)); /* the Lagrange kernels have no per-element data */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -241,16 +241,17 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCall(PetscLogEventBegin(DMASSEMBLY_SetUp, as, 0, 0, 0));
   PetscCall(ChooseMemType(as));
   PetscCall(DMAsmBuildMesh(as));
-  if (as->builtin && as->k.ctx == (void *)as->builtin && as->reorder) PetscCall(DMAsmReorderElements(as));
+  PetscCheck(!(as->builtin && as->k.ctx == (void *)as->builtin) || as->p1, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) are for P1 triangles and tetrahedra, the mesh has %s: use DMAssemblyLagrangeKernels()", as->ename);
+  if (((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)) && as->reorder) PetscCall(DMAsmReorderElements(as));
   PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
-  PetscCheck(as->method != DMASM_LOCALROW || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in kernels (DMAssemblyP1DiffusionMassKernels()); use globalnz with your own kernels");
+  PetscCheck(as->method != DMASM_LOCALROW || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices; not for this element (%s) or these kernels: use globalnz", as->ename);
   PetscCall(DMAsmColor(as));
   if (as->mpi) PetscCall(DMAsmMPIBuildResidualPlan(as)); /* owned rows only */
   else PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
   PetscCall(DMAsmBuildTailPlan(as, as->nen, as->ndof, as->edof, &as->rtail));
   if (as->method == DMASM_SHAREDNZ) {
     as->shfallback = (PetscBool)!(as->builtin && as->k.ctx == (void *)as->builtin);
-    if (as->shfallback) PetscCall(PetscInfo(as, "sharednz computes the element inside its kernel and needs the built-in kernels (DMAssemblyP1DiffusionMassKernels()); with user kernels globalnz runs instead\n"));
+    if (as->shfallback) PetscCall(PetscInfo(as, "sharednz computes the element inside its kernel and needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()); with %s and these kernels globalnz runs instead\n", as->ename));
     else {
       /* nodal coordinates, loaded per block through the scatter array */
       PetscCall(PetscCalloc1((size_t)as->ndof * as->dim, &as->xn));
@@ -269,8 +270,8 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
     PetscCall(DMAsmCUDAMalloc((void **)&as->ue, sizeof(PetscScalar) * ne));
     PetscCall(DMAsmCUDAMalloc((void **)&as->fe, sizeof(PetscScalar) * ne));
     PetscCall(DMAsmCUDAMalloc((void **)&as->ke, sizeof(PetscScalar) * ne * as->nen));
-    PetscCall(DMAsmCUDAMalloc((void **)&as->dxe, sizeof(PetscReal) * ne * as->dim));
-    PetscCall(DMAsmCUDAUpload(as->dxe, as->xe, sizeof(PetscReal) * ne * as->dim));
+    PetscCall(DMAsmCUDAMalloc((void **)&as->dxe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim)); /* vertex coordinates (P1: nvert = nen) */
+    PetscCall(DMAsmCUDAUpload(as->dxe, as->xe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim));
     PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
     PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
     PetscCall(DMAsmCUDAMalloc((void **)&as->dcolelem, sizeof(PetscInt) * as->nelem));
@@ -397,11 +398,12 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
                                    : as->method == DMASM_ATOMIC ? "element matrices scattered with atomicAdd (order not fixed on the device)"
                                    : as->method == DMASM_COLOR  ? "element colouring, one scatter launch per colour"
                                    : as->method == DMASM_LOCALROW ? "one thread per row computes its rows of the surrounding elements (built-in kernels, fused, fixed order, bitwise reproducible)"
-                                   : as->method == DMASM_SHAREDNZ ? (as->shfallback ? "FALLS BACK TO globalnz: sharednz computes the element in its kernel and needs the built-in kernels (DMAssemblyP1DiffusionMassKernels())" : "per block of targets: nodal data through a scatter array into shared memory, the block's elements computed there, reduction by nonzero from shared memory (16-bit offsets, fixed order, bitwise reproducible)")
+                                   : as->method == DMASM_SHAREDNZ ? (as->shfallback ? "FALLS BACK TO globalnz: sharednz computes the element in its kernel and needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices" : "per block of targets: nodal data through a scatter array into shared memory, the block's elements computed there, reduction by nonzero from shared memory (16-bit offsets, fixed order, bitwise reproducible)")
                                                                 : "plain-C reference on the host (same plan as globalnz)"));
   if ((as->method == DMASM_ATOMIC || as->method == DMASM_COLOR) && as->kset) {
     const PetscBool fused = (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
-    PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : "through the element buffers"));
+    const PetscBool hofused = (PetscBool)(as->fuse && as->hobuiltin && as->k.ctx == (void *)as->hobuiltin);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : hofused ? "built-in Lagrange, fused into the scatter (no element data in memory)" : "through the element buffers"));
     PetscCall(DMAsmFastView(as, viewer));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "not implemented: localnz\n"));
@@ -411,7 +413,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "runs on the %s%s\n", as->mtype == PETSC_MEMTYPE_DEVICE ? "device (CUDA)" : "host", as->nodevice ? " (no CUDA device usable: host reference path)" : ""));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "mesh: %" PetscInt_FMT " %s, %" PetscInt_FMT " dofs, pattern %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", as->nelem, as->dim == 3 ? "tetrahedra" : "triangles", as->ndof, as->nnz, (PetscCount)as->nen * as->nen * as->nelem));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "mesh: %" PetscInt_FMT " %s, %" PetscInt_FMT " dofs, pattern %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", as->nelem, as->ename, as->ndof, as->nnz, (PetscCount)as->nen * as->nen * as->nelem));
   {
     PetscInt big = 0, maxc = 0, tailc = 0, taile = 0, maxval = 0, *val;
     for (PetscInt c = 0; c < as->ncolors; c++) {

@@ -1,0 +1,480 @@
+/* Elements beyond the fused P1 path: the closure-based element -> dof map and pattern for any scalar Lagrange
+   PetscFE on triangles, tetrahedra, quadrilaterals and hexahedra (P1..P5 triangles, P2 tets, Q1 quads/hexes, ...),
+   and the built-in Lagrange kernels (DMAssemblyLagrangeKernels(): Laplacian with a constant conductivity + mass +
+   source; the element is include/petsc/private/dmasmho.h, compiled by both compilers).
+
+   The element map comes from DMPlexGetClosureIndices() with the DM's local and global sections: the dofs of the
+   cell's closure (cell, faces, edges, vertices, each with the section's orientation permutations applied), i.e.
+   exactly the indices PETSc's own assembly (DMPlexMatSetClosure) uses, in the order of the PetscFE's basis.  The
+   element coordinates are the cell's VERTEX coordinates (DMPlexGetCellCoordinates(), closure order): the affine
+   map of a simplex, the trilinear map of a Q1 cell. */
+#include <petsc/private/dmassemblyimpl.h>
+#include <petsc/private/dmasmho.h>
+#include <petscdmplex.h>
+#include <petscfe.h>
+#include <petscdt.h>
+
+static PetscErrorCode GetFE(DM dm, PetscFE *fe)
+{
+  PetscInt     nf;
+  PetscObject  obj;
+  PetscClassId id;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetNumFields(dm, &nf));
+  PetscCheck(nf == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the DM must have exactly one field (a scalar Lagrange PetscFE), got %" PetscInt_FMT, nf);
+  PetscCall(DMGetField(dm, 0, NULL, &obj));
+  PetscCall(PetscObjectGetClassId(obj, &id));
+  PetscCheck(id == PETSCFE_CLASSID, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the field must be a PetscFE");
+  *fe = (PetscFE)obj;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the cell family of the mesh: all cells of one supported type */
+static PetscErrorCode GetCellType(DM dm, DMPolytopeType *ct)
+{
+  PetscInt cStart, cEnd;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  *ct = DM_POLYTOPE_UNKNOWN;
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    DMPolytopeType t;
+    PetscCall(DMPlexGetCellType(dm, c, &t));
+    if (c == cStart) *ct = t;
+    PetscCheck(t == *ct, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " is a %s, cell %" PetscInt_FMT " a %s: one cell type per mesh", c, DMPolytopeTypes[t], cStart, DMPolytopeTypes[*ct]);
+  }
+  PetscCheck(cEnd == cStart || *ct == DM_POLYTOPE_TRIANGLE || *ct == DM_POLYTOPE_TETRAHEDRON || *ct == DM_POLYTOPE_QUADRILATERAL || *ct == DM_POLYTOPE_HEXAHEDRON, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cells of type %s are not supported (triangles, tetrahedra, quadrilaterals, hexahedra)", DMPolytopeTypes[*ct]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetDegree(PetscFE fe, PetscInt *deg)
+{
+  PetscSpace sp;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFEGetBasisSpace(fe, &sp));
+  PetscCall(PetscSpaceGetDegree(sp, deg, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The pattern (row i: the dofs of every element touching i, what DMCreateMatrix() preallocates for a FE field:
+   closure(star) adjacency contains it) and each element entry's nonzero.  The same construction as the P1 part
+   of DMAsmBuildMesh(), for any nen (kept separate so the P1 set-up stays as it is). */
+static PetscErrorCode BuildPattern(DMAssembly as)
+{
+  const PetscInt nen = as->nen, nelem = as->nelem, n = as->ndof;
+  PetscInt      *nptr, *nel, *cnt, *pi, *pj, *work;
+  PetscCount     tot = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(n + 1, &nptr));
+  for (PetscCount q = 0; q < (PetscCount)nen * nelem; q++) nptr[as->edof[q] + 1]++;
+  for (PetscInt i = 0; i < n; i++) nptr[i + 1] += nptr[i];
+  PetscCall(PetscMalloc2(nptr[n], &nel, n + 1, &cnt));
+  PetscCall(PetscArraycpy(cnt, nptr, n + 1));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < nen; a++) nel[cnt[as->edof[(PetscCount)a * nelem + e]]++] = e;
+  PetscCall(PetscMalloc1(n + 1, &pi));
+  {
+    PetscInt maxm = 1;
+    for (PetscInt i = 0; i < n; i++) maxm = PetscMax(maxm, nen * (nptr[i + 1] - nptr[i]));
+    PetscCall(PetscMalloc1(maxm, &work));
+  }
+  /* two passes: count, then fill (the work array holds one row) */
+  pi[0] = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt m = 0;
+    for (PetscInt k = nptr[i]; k < nptr[i + 1]; k++)
+      for (PetscInt b = 0; b < nen; b++) work[m++] = as->edof[(PetscCount)b * nelem + nel[k]];
+    if (!m) work[m++] = i; /* a dof in no element keeps its diagonal, as DMCreateMatrix() does */
+    PetscCall(PetscSortRemoveDupsInt(&m, work));
+    tot += m;
+    PetscCheck(tot < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the pattern exceeds the PetscInt range; configure PETSc with 64-bit indices");
+    pi[i + 1] = (PetscInt)tot;
+  }
+  PetscCall(PetscMalloc1(tot, &pj));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt m = 0;
+    for (PetscInt k = nptr[i]; k < nptr[i + 1]; k++)
+      for (PetscInt b = 0; b < nen; b++) work[m++] = as->edof[(PetscCount)b * nelem + nel[k]];
+    if (!m) work[m++] = i;
+    PetscCall(PetscSortRemoveDupsInt(&m, work));
+    PetscCall(PetscArraycpy(pj + pi[i], work, m));
+  }
+  PetscCall(PetscFree(work));
+  PetscCall(PetscFree(nptr));
+  PetscCall(PetscFree2(nel, cnt));
+  as->pi  = pi;
+  as->pj  = pj;
+  as->nnz = tot;
+  PetscCall(PetscMalloc1((size_t)nen * nen * nelem, &as->e2nz));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < nen; a++) {
+      const PetscInt r = as->edof[(PetscCount)a * nelem + e];
+      for (PetscInt b = 0; b < nen; b++) {
+        PetscInt loc;
+        PetscCall(PetscFindInt(as->edof[(PetscCount)b * nelem + e], pi[r + 1] - pi[r], pj + pi[r], &loc));
+        PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pattern misses an element entry");
+        as->e2nz[(PetscCount)(a * nen + b) * nelem + e] = pi[r] + loc;
+      }
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* called by DMAsmBuildMesh() for every discretization but the P1 simplex (one process, checked there) */
+PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
+{
+  DM             dm = as->dm;
+  PetscSection   ls, gs;
+  PetscFE        fe;
+  DMPolytopeType ct;
+  PetscInt       dim, cdim, cStart, cEnd, nelem, nc, nb, nvert, deg;
+  PetscBool      simplex;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(GetFE(dm, &fe));
+  PetscCall(PetscFEGetNumComponents(fe, &nc));
+  PetscCall(PetscFEGetDimension(fe, &nb));
+  PetscCall(GetDegree(fe, &deg));
+  PetscCheck(nc == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: scalar fields only (got %" PetscInt_FMT " components)", nc);
+  PetscCall(GetCellType(dm, &ct));
+  PetscCall(DMGetCoordinateDim(dm, &cdim));
+  PetscCheck(cdim == dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT, cdim, dim);
+  simplex = (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON);
+  nvert   = DMPolytopeTypeGetNumVertices(ct);
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  nelem = cEnd - cStart;
+  PetscCall(DMGetLocalSection(dm, &ls));
+  PetscCall(DMGetGlobalSection(dm, &gs));
+  PetscCall(PetscSectionGetConstrainedStorageSize(gs, &as->ndof));
+  as->nelem  = nelem;
+  as->nen    = nb;
+  as->nvert  = nvert;
+  as->dim    = dim;
+  as->cStart = cStart;
+  as->p1     = PETSC_FALSE;
+  PetscCall(PetscSNPrintf(as->ename, sizeof(as->ename), "%s%" PetscInt_FMT " %s", simplex ? "P" : "Q", deg, ct == DM_POLYTOPE_TRIANGLE ? "triangles" : ct == DM_POLYTOPE_TETRAHEDRON ? "tetrahedra" : ct == DM_POLYTOPE_QUADRILATERAL ? "quadrilaterals" : ct == DM_POLYTOPE_HEXAHEDRON ? "hexahedra" : "cells"));
+  PetscCheck((PetscCount)nb * nb * nelem < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: %" PetscInt_FMT " elements of %" PetscInt_FMT " nodes: element entries exceed the PetscInt range; configure PETSc with 64-bit indices", nelem, nb);
+  PetscCall(PetscMalloc2((size_t)nb * nelem, &as->edof, (size_t)nvert * dim * nelem, &as->xe));
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscInt           nidx, ncx;
+    PetscInt          *idx = NULL;
+    PetscBool          isDG;
+    const PetscScalar *arr;
+    PetscScalar       *cx;
+
+    PetscCall(DMPlexGetClosureIndices(dm, ls, gs, cStart + e, PETSC_TRUE, &nidx, &idx, NULL, NULL));
+    PetscCheck(nidx == nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly: cell %" PetscInt_FMT " has %" PetscInt_FMT " closure dofs, the PetscFE %" PetscInt_FMT " basis functions", cStart + e, nidx, nb);
+    for (PetscInt a = 0; a < nb; a++) {
+      PetscCheck(idx[a] >= 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " has a constrained dof; essential conditions through the section are not supported (apply them with MatZeroRowsColumns)", cStart + e);
+      as->edof[(PetscCount)a * nelem + e] = idx[a];
+    }
+    PetscCall(DMPlexRestoreClosureIndices(dm, ls, gs, cStart + e, PETSC_TRUE, &nidx, &idx, NULL, NULL));
+    if (!simplex) { /* Q1: the kernel's geometry uses the basis itself, so node a must be closure vertex a (no closure permutation) */
+      PetscInt *cl = NULL, ncl, a = 0, vStart, vEnd;
+      PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+      PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+      for (PetscInt i = 0; i < ncl; i++) {
+        PetscInt off;
+        if (cl[2 * i] < vStart || cl[2 * i] >= vEnd) continue;
+        PetscCall(PetscSectionGetOffset(gs, cl[2 * i], &off));
+        PetscCheck(a < nb && off == as->edof[(PetscCount)a * nelem + e], PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT ": the field's closure order differs from the vertex order (a closure permutation on the section?); not supported for %s", cStart + e, DMPolytopeTypes[ct]);
+        a++;
+      }
+      PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+    }
+    PetscCall(DMPlexGetCellCoordinates(dm, cStart + e, &isDG, &ncx, &arr, &cx));
+    PetscCheck(ncx == nvert * dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " has %" PetscInt_FMT " coordinate values, expected %" PetscInt_FMT " (vertex coordinates; higher-order geometry is not supported)", cStart + e, ncx, nvert * dim);
+    for (PetscInt a = 0; a < nvert; a++)
+      for (PetscInt d = 0; d < dim; d++) as->xe[(PetscCount)(a * dim + d) * nelem + e] = PetscRealPart(cx[a * dim + d]);
+    PetscCall(DMPlexRestoreCellCoordinates(dm, cStart + e, &isDG, &ncx, &arr, &cx));
+  }
+  PetscCall(BuildPattern(as));
+  PetscCall(PetscInfo(as, "Element map from the closure: %" PetscInt_FMT " %s, %" PetscInt_FMT " nodes per element, %" PetscInt_FMT " vertices\n", nelem, as->ename, nb, nvert));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* the built-in Lagrange kernels                                                                               */
+
+void DMAsmHostHOElement(const DMAsmHOCtx *c, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  const PetscReal *D = c->hasD ? c->D : NULL;
+  if (c->tensor)
+    for (PetscInt e = 0; e < nelem; e++) DMAsmHOTensorElement((int)c->dim, (int)c->nen, (int)c->nq, e, nelem, c->alpha, c->beta, c->source, D, c->ref, xe, ue, ke, fe);
+  else
+    for (PetscInt e = 0; e < nelem; e++) DMAsmHOSimplexElement((int)c->dim, (int)c->nen, e, nelem, c->alpha, c->beta, c->source, D, c->ref, xe, ue, ke, fe);
+}
+
+/* fused element + scatter (or store, the colour tail) over elems (NULL: all) */
+static void HostHOFused(const DMAsmHOCtx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscScalar *dst, PetscScalar *store)
+{
+  const PetscReal *D = c->hasD ? c->D : NULL;
+  for (PetscInt i = 0; i < ne; i++) {
+    const PetscInt e = elems ? elems[i] : i;
+    if (c->tensor) DMAsmHOTensorFused((int)c->dim, (int)c->nen, (int)c->nq, e, nelem, c->alpha, c->beta, c->source, D, c->ref, xe, u, edof, e2t, (int)jac, 0, dst, store);
+    else DMAsmHOSimplexFused((int)c->dim, (int)c->nen, e, nelem, c->alpha, c->beta, c->source, D, c->ref, xe, u, edof, e2t, (int)jac, 0, dst, store);
+  }
+}
+
+static PetscLogDouble HOFlops(const DMAsmHOCtx *c, PetscBool jac)
+{
+  const PetscLogDouble nn = (PetscLogDouble)c->nen * c->nen;
+  if (c->tensor) return c->nq * (2.0 * c->nen * c->dim * c->dim * 2 + nn * (c->dim + 3)) + (jac ? 0 : 2 * nn);
+  return 60.0 + (nn / 2) * 2 * (c->dim * (c->dim + 1) / 2 + 1) + (jac ? 0 : 2 * nn);
+}
+
+static PetscErrorCode HOCtxDestroy(void **ctx)
+{
+  DMAsmHOCtx *c = (DMAsmHOCtx *)*ctx;
+
+  PetscFunctionBegin;
+  if (!c) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(c->ref));
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(DMAsmCUDAFree((void **)&c->dref));
+#endif
+  PetscCall(PetscFree(c));
+  *ctx = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HORun(PetscMemType mtype, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe, DMAsmHOCtx *c)
+{
+  PetscFunctionBegin;
+  if (PetscMemTypeHost(mtype)) {
+    DMAsmHostHOElement(c, nelem, xe, ue, ke, fe);
+    PetscCall(PetscLogFlops(HOFlops(c, (PetscBool)(ke != NULL)) * nelem));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    if (!c->dref) { /* the reference data, once */
+      PetscCall(DMAsmCUDAMalloc((void **)&c->dref, sizeof(PetscReal) * c->nref));
+      PetscCall(DMAsmCUDAUpload(c->dref, c->ref, sizeof(PetscReal) * c->nref));
+    }
+    PetscCall(DMAsmCUDAHOElement(c, nelem, xe, ue, ke, fe));
+    PetscCall(PetscLogGpuFlops(HOFlops(c, (PetscBool)(ke != NULL)) * nelem));
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "built without CUDA");
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* atomic and color with the Lagrange kernels (called by the fused path of dmasmcompute.c): each thread computes its
+   element and adds it to its targets (atomicAdd, or plain adds within a colour); color first reduces its tail of
+   small colours through their packed plan, as the P1 fused path does */
+PetscErrorCode DMAsmHOFused(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  DMAsmHOCtx      *c    = as->hobuiltin;
+  const PetscBool  col  = (PetscBool)(as->method == DMASM_COLOR);
+  const DMAsmPlan *tail = jac ? &as->jtail : &as->rtail;
+  PetscScalar     *buf  = jac ? as->ke : as->fe;
+
+  PetscFunctionBegin;
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    if (col && as->ntail) {
+      HostHOFused(c, as->ntail, as->tailelem, as->nelem, as->xe, u, as->edof, jac, NULL, NULL, buf);
+      DMAsmHostReduce(tail, buf, dst);
+    } else PetscCall(PetscArrayzero(dst, P->ntarget));
+    if (col) {
+      for (PetscInt k = 0; k < as->ncolors; k++)
+        if (!as->ntail || as->colptr[k + 1] - as->colptr[k] >= as->colortail) HostHOFused(c, as->colptr[k + 1] - as->colptr[k], as->colelem + as->colptr[k], as->nelem, as->xe, u, as->edof, jac, P->e2t, dst, NULL);
+    } else HostHOFused(c, as->nelem, NULL, as->nelem, as->xe, u, as->edof, jac, P->e2t, dst, NULL);
+    PetscCall(PetscLogFlops(HOFlops(c, jac) * as->nelem + (PetscLogDouble)P->nsrc));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    if (!c->dref) {
+      PetscCall(DMAsmCUDAMalloc((void **)&c->dref, sizeof(PetscReal) * c->nref));
+      PetscCall(DMAsmCUDAUpload(c->dref, c->ref, sizeof(PetscReal) * c->nref));
+    }
+    if (col && as->ntail) {
+      PetscCall(DMAsmCUDAHOFused(c, as->ntail, as->dtailelem, as->nelem, as->dxe, u, as->dedof, jac, NULL, PETSC_FALSE, NULL, buf));
+      PetscCall(DMAsmCUDAReduce(tail, buf, dst));
+    } else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+    if (col) {
+      for (PetscInt k = 0; k < as->ncolors; k++)
+        if (!as->ntail || as->colptr[k + 1] - as->colptr[k] >= as->colortail) PetscCall(DMAsmCUDAHOFused(c, as->colptr[k + 1] - as->colptr[k], as->dcolelem + as->colptr[k], as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_FALSE, dst, NULL));
+    } else PetscCall(DMAsmCUDAHOFused(c, as->nelem, NULL, as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_TRUE, dst, NULL));
+    PetscCall(PetscLogGpuFlops(HOFlops(c, jac) * as->nelem + (PetscLogDouble)P->nsrc));
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HOResidual(PetscMemType mtype, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *fe, void *ctx)
+{
+  PetscFunctionBegin;
+  (void)e0; /* no per-element data */
+  (void)ae;
+  PetscCall(HORun(mtype, nelem, xe, ue, NULL, fe, (DMAsmHOCtx *)ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HOJacobian(PetscMemType mtype, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *ke, void *ctx)
+{
+  PetscFunctionBegin;
+  (void)e0;
+  (void)ae;
+  (void)ue;
+  PetscCall(HORun(mtype, nelem, xe, NULL, ke, NULL, (DMAsmHOCtx *)ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMAssemblyLagrangeKernels - the built-in element kernels for any scalar Lagrange `PetscFE` the assembler supports:
+  P1..P5 (any order) triangles and tetrahedra (affine), Q1 quadrilaterals and hexahedra:
+  ke = alpha * int grad(phi_a) . D grad(phi_b) + beta * int phi_a phi_b, fe = ke ue - source * int phi_a
+
+  Input Parameters:
++ as     - the assembler (its DM's field gives the element)
+. alpha  - diffusion coefficient
+. beta   - mass coefficient
+. source - constant volume source
+- D      - constant symmetric conductivity, dim x dim row-major, or NULL (identity); copied
+
+  Output Parameter:
+. k - the kernels, to pass to `DMAssemblySetElementKernels()`; their context belongs to `as`
+
+  Notes:
+  Simplices: the reference stiffness/mass matrices are integrated once on the host (PetscFE tabulation at a
+  Stroud conical rule exact for degree 2p+1) and the element matrix is their combination with the element's
+  J^-1 D J^-T |det J| (exact on affine elements).  Q1 cells: Gauss quadrature with p+1 points per direction at
+  every element (PETSc's default for that element).  Host and device run the same inline code
+  (include/petsc/private/dmasmho.h).  The element is computed in the element buffers: globalnz, host, atomic and
+  color run it (atomic and color fuse it into their scatter unless -dm_assembly_fuse 0: no element data in
+  memory); sharednz falls back visibly to globalnz; localrow errors (both compute the P1 element inside their kernels).  Calls `DMAssemblySetJacobianUsesState(as, PETSC_FALSE)`.
+
+  Level: beginner
+
+.seealso: `DMAssemblyP1DiffusionMassKernels()`
+@*/
+PetscErrorCode DMAssemblyLagrangeKernels(DMAssembly as, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal D[], DMAssemblyElementKernels *k)
+{
+  DMAsmHOCtx     *c;
+  PetscFE         fe;
+  DMPolytopeType  ct;
+  PetscInt        dim, nb, deg, npts, nqc, nqd;
+  PetscQuadrature q;
+  const PetscReal *pts, *wts;
+  PetscTabulation T;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscAssertPointer(k, 6);
+  PetscCall(DMGetDimension(as->dm, &dim));
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "Lagrange kernels: dimension 2 or 3");
+  PetscCall(GetFE(as->dm, &fe));
+  PetscCall(GetCellType(as->dm, &ct));
+  PetscCall(PetscFEGetDimension(fe, &nb));
+  PetscCall(GetDegree(fe, &deg));
+  PetscCall(PetscNew(&c));
+  c->dim    = dim;
+  c->nen    = nb;
+  c->nvert  = DMPolytopeTypeGetNumVertices(ct);
+  c->degree = deg;
+  c->tensor = (PetscBool)(ct == DM_POLYTOPE_QUADRILATERAL || ct == DM_POLYTOPE_HEXAHEDRON);
+  c->alpha  = alpha;
+  c->beta   = beta;
+  c->source = source;
+  if (c->tensor) PetscCheck(nb == c->nvert && nb <= DMASM_HO_TENSOR_MAXNEN, PETSC_COMM_SELF, PETSC_ERR_SUP, "Lagrange kernels on %s: Q1 only (got %" PetscInt_FMT " basis functions)", DMPolytopeTypes[ct], nb);
+  if (D) {
+    c->hasD = PETSC_TRUE;
+    for (PetscInt i = 0; i < dim; i++)
+      for (PetscInt j = 0; j < dim; j++) {
+        PetscCheck(D[i * dim + j] == D[j * dim + i], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Lagrange kernels: D must be exactly symmetric (D[%" PetscInt_FMT "][%" PetscInt_FMT "] != D[%" PetscInt_FMT "][%" PetscInt_FMT "])", i, j, j, i);
+        c->D[i * dim + j] = D[i * dim + j];
+      }
+  }
+  /* quadrature on the reference cell [-1,1]^d */
+  if (c->tensor) PetscCall(PetscDTGaussTensorQuadrature(dim, 1, deg + 1, -1.0, 1.0, &q));
+  else PetscCall(PetscDTStroudConicalQuadrature(dim, 1, deg + 1, -1.0, 1.0, &q));
+  PetscCall(PetscQuadratureGetData(q, &nqd, &nqc, &npts, &pts, &wts));
+  if (!c->tensor) {
+    /* The element kernel maps the canonical reference simplex (vertex a+1 of the closure at xi = -1 + 2 e_a) with
+       J = (x_{a+1} - x_0) / 2.  PETSc's reference cell assigns its closure vertices to the axes differently (the
+       tetrahedron: vertex 2 on the first axis, 1 on the second), so the quadrature points are mapped into PETSc's
+       reference cell, xi = V_0 + A (xi' + 1), A's column a = (V_{a+1} - V_0)/2, the basis is tabulated there and
+       its gradients pulled back, grad' = A^T grad; the canonical reference data then follow. */
+    DM                 rdm;
+    PetscBool          isDG;
+    PetscInt           ncx;
+    const PetscScalar *arr;
+    PetscScalar       *cx;
+    PetscReal         *mp;
+    PetscCall(DMPlexCreateReferenceCell(PETSC_COMM_SELF, ct, &rdm));
+    PetscCall(DMPlexGetCellCoordinates(rdm, 0, &isDG, &ncx, &arr, &cx));
+    PetscCheck(ncx == (dim + 1) * dim, PETSC_COMM_SELF, PETSC_ERR_PLIB, "reference simplex: %" PetscInt_FMT " coordinates", ncx);
+    for (PetscInt i = 0; i < dim; i++)
+      for (PetscInt j = 0; j < dim; j++) c->A[i * dim + j] = (PetscRealPart(cx[(j + 1) * dim + i]) - PetscRealPart(cx[i])) / 2;
+    PetscCall(PetscMalloc1(npts * dim, &mp));
+    for (PetscInt p = 0; p < npts; p++)
+      for (PetscInt i = 0; i < dim; i++) {
+        mp[p * dim + i] = PetscRealPart(cx[i]);
+        for (PetscInt j = 0; j < dim; j++) mp[p * dim + i] += c->A[i * dim + j] * (pts[p * dim + j] + 1);
+      }
+    PetscCall(DMPlexRestoreCellCoordinates(rdm, 0, &isDG, &ncx, &arr, &cx));
+    PetscCall(DMDestroy(&rdm));
+    PetscCall(PetscFECreateTabulation(fe, 1, npts, mp, 1, &T));
+    PetscCall(PetscFree(mp));
+    for (PetscInt p = 0; p < npts; p++) /* pull the gradients back to the canonical cell (|det A| = 1: the same cell) */
+      for (PetscInt a = 0; a < nb; a++) {
+        PetscReal *g = T->T[1] + (p * nb + a) * dim, gp[3];
+        for (PetscInt j = 0; j < dim; j++) {
+          gp[j] = 0;
+          for (PetscInt i = 0; i < dim; i++) gp[j] += c->A[i * dim + j] * g[i];
+        }
+        for (PetscInt j = 0; j < dim; j++) g[j] = gp[j];
+      }
+  } else PetscCall(PetscFECreateTabulation(fe, 1, npts, pts, 1, &T));
+  if (c->tensor) {
+    c->nq   = npts;
+    c->nref = npts * (1 + nb + nb * dim);
+    PetscCall(PetscMalloc1(c->nref, &c->ref));
+    for (PetscInt p = 0; p < npts; p++) {
+      c->ref[p] = wts[p];
+      for (PetscInt a = 0; a < nb; a++) {
+        c->ref[npts + p * nb + a] = T->T[0][p * nb + a];
+        for (PetscInt i = 0; i < dim; i++) c->ref[npts + npts * nb + (p * nb + a) * dim + i] = T->T[1][(p * nb + a) * dim + i];
+      }
+    }
+  } else {
+    const PetscInt ns = dim * (dim + 1) / 2, nn = nb * nb;
+    PetscReal     *Ks, *M, *B;
+    c->nq   = npts;
+    c->nref = (ns + 1) * nn + nb;
+    PetscCall(PetscCalloc1(c->nref, &c->ref));
+    Ks = c->ref;
+    M  = Ks + ns * nn;
+    B  = M + nn;
+    for (PetscInt p = 0; p < npts; p++) {
+      const PetscReal *phi = T->T[0] + p * nb, *dphi = T->T[1] + p * nb * dim;
+      for (PetscInt a = 0; a < nb; a++) {
+        B[a] += wts[p] * phi[a];
+        for (PetscInt b = 0; b < nb; b++) {
+          PetscInt s = 0;
+          M[a * nb + b] += wts[p] * phi[a] * phi[b];
+          for (PetscInt i = 0; i < dim; i++)
+            for (PetscInt j = i; j < dim; j++, s++) Ks[s * nn + a * nb + b] += wts[p] * (dphi[a * dim + i] * dphi[b * dim + j] + (i < j ? dphi[a * dim + j] * dphi[b * dim + i] : 0));
+        }
+      }
+    }
+  }
+  PetscCall(PetscTabulationDestroy(&T));
+  PetscCall(PetscQuadratureDestroy(&q));
+  (void)nqd;
+  (void)nqc;
+  if (as->ownctxdestroy) PetscCall((*as->ownctxdestroy)(&as->ownctx));
+  as->ownctx        = c;
+  as->ownctxdestroy = HOCtxDestroy;
+  as->builtin       = NULL; /* not the fused P1 element */
+  as->hobuiltin     = c;
+  PetscCall(DMAssemblySetJacobianUsesState(as, PETSC_FALSE)); /* ke does not depend on u */
+  k->nen      = nb;
+  k->residual = HOResidual;
+  k->jacobian = HOJacobian;
+  k->ctx      = c;
+  PetscCall(PetscInfo(as, "Lagrange kernels: %s degree %" PetscInt_FMT ", %" PetscInt_FMT " nodes, %s, %" PetscInt_FMT " quadrature points\n", DMPolytopeTypes[ct], deg, nb, c->tensor ? "quadrature at every element" : "reference matrices (affine)", npts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
