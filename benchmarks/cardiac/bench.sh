@@ -35,21 +35,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 extra=("$@")
-mesh_opts() {
-  case $1 in
-    s6k) echo "-mesh lvstruct -lv_nodes 5000" ;;
-    lv20k) echo "-mesh lv" ;;
-    lv144k) echo "-mesh lv -refine 1" ;;
-    lv1m) echo "-mesh lv -refine 2" ;;
-    s2m) echo "-mesh lvstruct -lv_nodes 2400000" ;;
-    # the refinement study (refine_study.sh): the 6.5k gmsh LV refined 0..3 times (6.5k, 46k, 326k, 2.48 M vertices)
-    lv6k) echo "-mesh lv6k" ;;
-    lv6k-r1) echo "-mesh lv6k -refine 1" ;;
-    lv6k-r2) echo "-mesh lv6k -refine 2" ;;
-    lv6k-r3) echo "-mesh lv6k -refine 3" ;;
-    *) echo "unknown mesh $1" >&2; exit 2 ;;
-  esac
-}
+source "$(dirname "$0")/meshes.sh"
+mesh_check $meshes $cpumeshes $peermeshes
 mkdir -p "$out/runs"
 common=(-dt 0.25 -png 0 -final_vtu 0 -monitor_every 10)
 run() { # tag pipeline steps mesh-options...

@@ -9,7 +9,7 @@
 #   cpu_allcores.sh [-o OUTDIR] [-x CARDIAC_EXE] [-m "MESHES"] [-n NPROCS] [-S STEPS] [-b "BIND OPTIONS"] [-t]
 #                   [-r REFDIR] [-- extra options of the example]
 #   -n: processes (default: nproc); -S: time steps per run (default 5; step 1 holds the one-time plans and
-#   is excluded from the means); -m: mesh names of bench.sh (s6k lv20k lv144k lv1m s2m; default "lv20k lv144k lv1m");
+#   is excluded from the means); -m: mesh names of meshes.sh (s6k lv20k lv144k lv1m s2m lv6k lv6k-r1 lv6k-r2 lv6k-r3; default "lv20k lv144k lv1m");
 #   -b: binding options of mpiexec (default Open MPI: --bind-to core --map-by core; with more processes than
 #   physical cores but not than logical CPUs, one per hardware thread; beyond that --oversubscribe, unbound);
 #   -t: only the table from OUTDIR/runs.
@@ -46,16 +46,8 @@ if [ "$bindset" = 0 ] && "${mpiexec[@]}" --version 2>&1 | grep -qE "Open MPI|Ope
   else bind="--oversubscribe --bind-to none"; fi
 fi
 read -r -a bindopts <<< "$bind"
-mesh_opts() {
-  case $1 in
-    s6k) echo "-mesh lvstruct -lv_nodes 5000" ;;
-    lv20k) echo "-mesh lv" ;;
-    lv144k) echo "-mesh lv -refine 1" ;;
-    lv1m) echo "-mesh lv -refine 2" ;;
-    s2m) echo "-mesh lvstruct -lv_nodes 2400000" ;;
-    *) echo "unknown mesh $1" >&2; exit 2 ;;
-  esac
-}
+source "$(dirname "$0")/meshes.sh"
+mesh_check $meshes
 mkdir -p "$out/runs"
 tag=cpunp$np
 common=(-dt 0.25 -png 0 -final_vtu 0 -monitor_every 1 -dm_mat_type aij -dm_vec_type standard -dm_assembly_type host)
