@@ -17,6 +17,8 @@
    ellwarp_add_test(matops.cuda_longrows_window -backend cuda -kernel k2 -threshold 8 -sort_window 64 -mat_ellwarp_long_row 100 GPU)
    ellwarp_add_test(matops.cuda_uncompressed -backend cuda -kernel k1 -mat_ellwarp_compress_columns 0 -mat_ellwarp_long_row 33 GPU)
    ellwarp_add_test(matops.cuda_k1 -backend cuda -kernel k1 GPU)
+   ellwarp_add_test(matops.cuda_gather_rows -backend cuda -kernel k2 -threshold 4 -mat_ellwarp_long_row 100 -mat_ellwarp_gather rows GPU)
+   ellwarp_add_test(matops.cuda_gather_map -backend cuda -kernel auto -mat_ellwarp_gather map GPU)
    ellwarp_add_test(matops.cuda_hostanalysis_drop -backend cuda -kernel auto -mat_ellwarp_analysis host -mat_ellwarp_analysis_drop_host GPU)
    ellwarp_add_test(matops.cuda_k2 -backend cuda -kernel k2 -threshold 4 GPU)
    ellwarp_add_test(matops.cuda_window -backend cuda -kernel k2 -threshold 8 -sort_window 64 -block_size 64 GPU)

@@ -23,7 +23,7 @@ struct _EllwarpStore {
   PetscInt            *rowstart; /* row form of the CSR -> slot map (EllwarpLayoutRowForm), made at the first gather */
   int                 *rowlen;
   int                  rowform;  /* 0: not looked at yet, 1: the row form holds, -1: it does not (a transpose) */
-  int                  gatherslices; /* slices per warp of the row-form gather */
+  int                  gatherhow; /* row-form gather: 1 lane by lane (GatherRowsKernel), 2 staged in shared memory (GatherSliceKernel) */
   const EllwarpTune   *tune;                   /* the matrix's requested kernel variants (NULL: automatic), resolved at each use by EllwarpTuneResolve() */
 };
 
@@ -379,46 +379,61 @@ __global__ static void LongRowFormKernel(PetscInt nlong, const PetscCount *__res
   }
 }
 
-/* path 1 through the row form: a warp per G consecutive slices, step by step: the warp writes 32 consecutive
-   slots (coalesced), each lane reads its own row's CSR values in order (each 32-byte sector serves several
-   steps from L1).  16 bytes per slot instead of the slot map's 20.  Small slices (a few steps of K2 rows)
-   leave a warp mostly waiting on its slice headers: G > 1 loads the headers of all its slices first, as
-   independent loads.  Padding is not written (zero since creation). */
-template <int G>
+/* path 1 through the row form, lane by lane ("rows"): a warp per slice, step by step; the warp writes 32
+   consecutive slots (coalesced), each lane reads its own row's CSR values in order (a 32-byte sector serves
+   several steps from L1).  16 bytes per slot instead of the slot map's 20.  Padding is not written. */
 __global__ static void __launch_bounds__(256) GatherRowsKernel(DevLayout d, const PetscInt *__restrict__ start, const int *__restrict__ len, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
 {
   const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
-  const PetscInt s0   = ((PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES) * G;
-  PetscCount     base[G];
-  PetscInt       st[G];
-  int            kmax[G], tpr[G], sub[G];
-
-#pragma unroll
-  for (int g = 0; g < G; g++) {
-    const PetscInt s = s0 + g;
-    kmax[g]          = 0;
-    base[g]          = 0;
-    st[g]            = 0;
-    tpr[g]           = 1;
-    sub[g]           = 0;
-    if (s < d.nslices) {
-      const int      l2   = d.meta[s] & 15;
-      const PetscInt r    = d.slicerow[s] + (lane >> l2);
-      const bool     live = r < d.slicerow[s + 1];
-      const int      n    = live ? __ldg(len + r) : 0;
-      tpr[g]              = 1 << l2;
-      sub[g]              = lane & (tpr[g] - 1);
-      base[g]             = d.sliceptr[s];
-      st[g]               = live ? __ldg(start + r) : 0;
-      kmax[g]             = n > sub[g] ? (n - sub[g] + tpr[g] - 1) / tpr[g] : 0; /* this lane's entries */
-    }
-  }
-#pragma unroll
-  for (int g = 0; g < G; g++) {
-    PetscScalar       *v = val + base[g] + lane;
-    const PetscScalar *c = csr + st[g] + sub[g];
+  const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
+  if (s >= d.nslices) return;
+  const int      l2 = d.meta[s] & 15, tpr = 1 << l2, sub = lane & (tpr - 1);
+  const PetscInt r = d.slicerow[s] + (lane >> l2);
+  const bool     live = r < d.slicerow[s + 1];
+  const PetscInt st   = live ? start[r] : 0;
+  const int      n    = live ? len[r] : 0;
+  const int      kmax = n > sub ? (n - sub + tpr - 1) / tpr : 0; /* this lane's entries */
+  PetscScalar   *v    = val + d.sliceptr[s] + lane;
 #pragma unroll 4
-    for (int k = 0; k < kmax[g]; k++) __stcs(v + (size_t)k * ELLWARP_LANES, __ldg(c + k * tpr[g]));
+  for (int k = 0; k < kmax; k++) __stcs(v + (size_t)k * ELLWARP_LANES, __ldg(csr + st + k * tpr + sub));
+}
+
+/* path 1 through the row form, staged in shared memory ("slice"): per chunk of GS_STEPS steps of a slice, the
+   warp reads each row's next GS_STEPS * tpr consecutive CSR values with consecutive lanes (coalesced: 2 rows of
+   128 contiguous bytes per load for K1), drops them into their slots' places in shared memory, then writes the
+   chunk as GS_STEPS runs of 32 consecutive slots (coalesced).  Both sides move whole sectors; padding slots of
+   the chunk are written as the zeros they hold.  Rows padded to 33 doubles: a lane group of one row writes
+   GS_STEPS different steps, which a stride of 32 would put in one bank. */
+#define GS_LOG2  4
+#define GS_STEPS (1 << GS_LOG2)
+#define GS_ROW   (ELLWARP_LANES + 1)
+__global__ static void __launch_bounds__(256) GatherSliceKernel(DevLayout d, const PetscInt *__restrict__ start, const int *__restrict__ len, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
+{
+  __shared__ PetscScalar buf[8][GS_STEPS * GS_ROW];
+  const int      lane = threadIdx.x & (ELLWARP_LANES - 1), wib = threadIdx.x / ELLWARP_LANES;
+  const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + wib;
+  if (s >= d.nslices) return; /* a whole warp: a slice is one warp */
+  const PetscCount base = d.sliceptr[s];
+  const int        w = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES), l2 = d.meta[s] & 15, tpr = 1 << l2;
+  const int        sh = GS_LOG2 + l2, seg = 1 << sh; /* values of one row in one chunk: GS_STEPS << l2 */
+  const PetscInt   r   = d.slicerow[s] + lane;
+  const bool       own = lane < (ELLWARP_LANES >> l2) && r < d.slicerow[s + 1]; /* lane q holds row q's start and length */
+  const PetscInt   myst = own ? start[r] : 0;
+  const int        mylen = own ? len[r] : 0;
+  PetscScalar     *sb    = buf[wib];
+
+  for (int k0 = 0; k0 < w; k0 += GS_STEPS) {
+#pragma unroll
+    for (int it = 0; it < GS_STEPS; it++) {
+      const int      v = it * ELLWARP_LANES + lane, q = v >> sh, o = v & (seg - 1), e = (k0 << l2) + o;
+      const PetscInt st = __shfl_sync(0xffffffffu, myst, q);
+      const int      n  = __shfl_sync(0xffffffffu, mylen, q);
+      sb[(o >> l2) * GS_ROW + q * tpr + (o & (tpr - 1))] = e < n ? __ldg(csr + st + e) : 0.0;
+    }
+    __syncwarp();
+    const int nk = min(GS_STEPS, w - k0);
+    for (int it = 0; it < nk; it++) __stcs(val + base + (size_t)(k0 + it) * ELLWARP_LANES + lane, sb[it * GS_ROW + lane]);
+    __syncwarp();
   }
 }
 
@@ -931,24 +946,13 @@ static PetscErrorCode RowForm(EllwarpStore *S)
   PetscFunctionBegin;
   if (S->rowform) PetscFunctionReturn(PETSC_SUCCESS);
   S->rowform = -1;
-  { /* tuning knobs (benchmarks/amortize): -mat_ellwarp_gather rows|map, -mat_ellwarp_gather_slices 1|2|4|8 (0: by slice size) */
-    char      how[8] = "rows";
-    PetscInt  g      = 0;
+  { /* -mat_ellwarp_gather auto|slice|rows|map (benchmarks/amortize measures them) */
+    char      how[8] = "auto";
     PetscBool set;
     PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_gather", how, sizeof(how), &set));
-    PetscCheck(!set || !strcmp(how, "rows") || !strcmp(how, "map"), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather %s: rows or map", how);
+    PetscCheck(!set || !strcmp(how, "auto") || !strcmp(how, "slice") || !strcmp(how, "rows") || !strcmp(how, "map"), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather %s: auto, slice, rows or map", how);
     if (!strcmp(how, "map")) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ellwarp_gather_slices", &g, NULL));
-    PetscCheck(g == 0 || g == 1 || g == 2 || g == 4 || g == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather_slices %" PetscInt_FMT ": 0, 1, 2, 4 or 8", g);
-    if (!g) { /* H100 (amortize_bench, the gather alone, in SpMVs of each matrix): the row form at one slice per warp
-                 beats the map gather on scalar P1 (K1 slices ~15 steps wide: 1.4 vs 1.7) and loses on 3-dof
-                 elasticity (K1, ~43 steps: 2.2 vs 2.0-2.1); more slices per warp were slower on both (2.0-4.1).
-                 Not understood yet: an empirical cut between the two, on the mean slice width */
-      const PetscCount steps = L->nslices ? L->nsliceslots / L->nslices / ELLWARP_LANES : 0;
-      if (steps > 24) PetscFunctionReturn(PETSC_SUCCESS); /* the map gather */
-      g = 1;
-    }
-    S->gatherslices = (int)g;
+    S->gatherhow = !strcmp(how, "rows") ? 1 : 2; /* auto: slice */
   }
   if (!L->nrows || !L->nslots) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DevMalloc((void **)&S->rowstart, L->nrows * sizeof(PetscInt), "row starts"));
@@ -979,23 +983,8 @@ static PetscErrorCode CUDAGather(EllwarpStore *S, const PetscScalar *csr)
   PetscCall(PetscLogGpuTimeBegin());
   if (S->rowform > 0) {
     if (L->nlong) GatherLongKernel<<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, Stream()>>>(L->nlong, S->longptr, S->rowstart, csr, S->val);
-    if (L->nslices) {
-      const int      G  = S->gatherslices;
-      const unsigned nb = (unsigned)((L->nslices + 8 * G - 1) / (8 * G));
-      switch (G) {
-      case 1:
-        GatherRowsKernel<1><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
-        break;
-      case 2:
-        GatherRowsKernel<2><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
-        break;
-      case 4:
-        GatherRowsKernel<4><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
-        break;
-      default:
-        GatherRowsKernel<8><<<nb, 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
-      }
-    }
+    if (L->nslices && S->gatherhow == 1) GatherRowsKernel<<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+    else if (L->nslices) GatherSliceKernel<<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
   } else if (L->nslots) GatherKernel<<<GRID((L->nslots + EW_VEC - 1) / EW_VEC)>>>(L->nslots, S->slot2csr, csr, S->val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
