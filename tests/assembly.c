@@ -29,6 +29,9 @@
 /* ellwarp_add_test(assembly.tri -mesh tri -faces 5) */
 /* ellwarp_add_test(assembly.localrow -mesh box -faces 3 -plex -snes -dm_assembly_type localrow) */
 /* ellwarp_add_test(assembly.gpu_localrow -mesh box -faces 5 -plex -snes -dm_assembly_type localrow -gpu GPU) */
+/* ellwarp_add_test(assembly.localnz -mesh box -faces 3 -plex -snes -dm_assembly_type localnz) */
+/* ellwarp_add_test(assembly.localnz_tri_index64 -mesh tri -faces 6 -dm_assembly_type localnz -dm_assembly_index64) */
+/* ellwarp_add_test(assembly.gpu_localnz -mesh box -faces 5 -plex -snes -dm_assembly_type localnz -gpu GPU) */
 /* ellwarp_add_test(assembly.single -mesh single) */
 /* ellwarp_add_test(assembly.colortail -mesh box -faces 4 -dm_assembly_color_tail 24) */
 /* ellwarp_add_test(assembly.colortail_unfused -mesh box -faces 4 -dm_assembly_color_tail 24 -dm_assembly_fuse 0) */
@@ -551,7 +554,7 @@ int main(int argc, char **argv)
   Vec         U, Fref;
   Mat         Jref;
   PetscRandom rnd;
-  const char *methods[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYHOST, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYLOCALROW, DMASSEMBLYSHAREDNZ};
+  const char *methods[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYHOST, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYLOCALROW, DMASSEMBLYSHAREDNZ, DMASSEMBLYLOCALNZ};
 
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "-gpu")) {
@@ -681,6 +684,7 @@ int main(int argc, char **argv)
   PetscCall(CheckSameInputs(dm, U, &fail));
   PetscCall(CheckLocalRow(dm, U, alpha, beta, source, D, DMASSEMBLYLOCALROW, &fail));
   PetscCall(CheckLocalRow(dm, U, alpha, beta, source, D, DMASSEMBLYSHAREDNZ, &fail));
+  PetscCall(CheckLocalRow(dm, U, alpha, beta, source, D, DMASSEMBLYLOCALNZ, &fail));
 
   if (plex) { /* the P1 Laplacian against PETSc's own FEM Jacobian */
     DMAssembly               as;

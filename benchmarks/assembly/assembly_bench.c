@@ -2,7 +2,7 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "(anisotropic per-element conductivity + mass), per method, into MATSEQELLWARP and MATSEQAIJCUSPARSE, against\n"
                            "the peer (the same device element matrices through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once)\n"
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
-                           "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localrow,atomic,atomic:compact,atomic:agg,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
+                           "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localnz,localrow,atomic,atomic:full,atomic:compact,atomic:agg,atomic:match,atomic:hash,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
                            "element fused into the scatter; -unfused: through the element buffers like user kernels; sharednz:KB: shared-memory budget per\n"
                            "block), -order rcm,sfc,morton,none (vertex numberings, each size is run once per order; sfc = Hilbert curve; default rcm),\n"
                            "-o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
@@ -499,8 +499,9 @@ int main(int argc, char **argv)
           Ctx            c;
           Row           *r = &rows[nrows++];
           double         tfirst, elem = N * (96 + 72 + 128) /* the plain element kernel reads the full D */, gather = 0 /* linear Jacobian: no gather */, red;
-          PetscBool      gnz, lrow, shnz;
+          PetscBool      gnz, lrow, shnz, lnz;
 
+          PetscCall(PetscStrcmp(mname, DMASSEMBLYLOCALNZ, &lnz));
           PetscCall(PetscStrcmp(mname, DMASSEMBLYGLOBALNZ, &gnz));
           PetscCall(PetscStrcmp(mname, DMASSEMBLYLOCALROW, &lrow));
           PetscCall(PetscStrcmp(mname, DMASSEMBLYSHAREDNZ, &shnz));
@@ -525,7 +526,10 @@ int main(int argc, char **argv)
             red  = (double)info.jacplanentries * 2 + (4.0 + 8.0) * nnz /* toff + values, ELLWARP padding not counted */;
           } else if (lrow) red = (double)info.jacplanentries * 4 /* incidences + targets */ + 24.0 * nnz /* zero, read-modify-write */ - N * 128 /* no element matrix; inputs re-read per node counted once (L2) */;
           else if (gnz) red = (double)info.jacplanentries * (info.idx64 ? 8 : 4) /* plan */ + N * 16 * 8 /* ke */ + 8.0 * nnz /* values */;
-          else if (fused && variant[0] && strcmp(variant, "default")) { /* atomic:compact / atomic:agg: nodes by index (their 32-byte records from L2, not counted), D, 1-byte codes */
+          else if (lnz) { /* the plan, the element inputs per contribution (from L2: counted once), no element matrix */
+            elem = N * (96 + 72);
+            red  = (double)info.jacplanentries * (info.idx64 ? 8 : 4) + 8.0 * nnz;
+          } else if (fused && strcmp(variant, "full")) { /* atomic (default match) and atomic:compact/agg/match/hash:  nodes by index (their 32-byte records from L2, not counted), D, 1-byte codes */
             elem = N * (16 + 48 + 16 + 128);
             red  = 8.0 * nnz /* zero */ + N * 16 * 16 /* read-modify-write */ - N * 128 /* no element matrix written */;
           } else if (fused) {
@@ -536,6 +540,7 @@ int main(int argc, char **argv)
           r->bytes    = gather + elem + red;
           if (shnz && info.shblocks) r->bytesres = (double)info.shresidualelements * (48 + 4 + 4 * 2 + 4 * 2) + (double)info.shresidualnodes * (4 + 24 + 8) + (double)info.resplanentries * 2 + 12.0 * ndof;
           else if (lrow) r->bytesres = N * (96 + 72) + N * 4 * (4 + 16 + 32) /* incidence, dofs, u of the element */ + 8.0 * ndof;
+          else if (lnz) r->bytesres = N * (96 + 72) + N * 4 * (4 + 8) /* dofs, u */ + (double)info.resplanentries * 4 + 8.0 * ndof;
           else if (fused) r->bytesres = N * (96 + 48) + N * 4 * (4 + 8) /* dofs, u */ + 8.0 * ndof + N * 4 * (4 + 16);
           else r->bytesres = N * 4 * (4 + 8 + 8) /* gather */ + N * (96 + 72 + 32 + 32) + (gnz ? (double)info.resplanentries * 4 + N * 32 + 8.0 * ndof : 8.0 * ndof + N * 4 * (4 + 8 + 16));
           PetscCall(RelDiff(c.J, Jref, &r->err));

@@ -119,3 +119,27 @@ static DMASM_HD inline void DMAsmP1ElementRow(int dim, int a, PetscReal alpha, P
   }
   if (fr) *fr = f - source * vol / nen;
 }
+
+/* One contribution of element e (of a batch of n, the entry-major arrays of DMAsmP1Element): entry (a, b) of its
+   matrix, or with u (the state, indexed through edof) entry a of its residual.  The localnz method: a thread per
+   target recomputes, for each (element, entry) of its list, just that entry, in registers (Cecka, Lew, Darve,
+   4.2.2): no element data in memory, the element's geometry recomputed per contribution.  The arithmetic is
+   DMAsmP1ElementRow's. */
+static DMASM_HD inline PetscScalar DMAsmP1ElementEntry(int dim, int a, int b, PetscInt e, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof)
+{
+  const int   nen = dim + 1;
+  PetscReal   xl[12], Dl[9];
+  PetscScalar ul[4], kr[4], fr = 0, k = 0;
+
+  for (int c = 0; c < nen; c++)
+    for (int d = 0; d < dim; d++) xl[c * dim + d] = xe[(c * dim + d) * n + e];
+  if (D)
+    for (int i = 0; i < dim * dim; i++) Dl[i] = D[i * n + e];
+  if (u)
+    for (int c = 0; c < nen; c++) ul[c] = u[edof[c * n + e]];
+  DMAsmP1ElementRow(dim, a, alpha, beta, source, D ? Dl : NULL, xl, u ? ul : NULL, u ? NULL : kr, u ? &fr : NULL);
+  if (u) return fr;
+  for (int c = 0; c < nen; c++) /* kr[b] without a dynamic register index */
+    if (c == b) k = kr[c];
+  return k;
+}

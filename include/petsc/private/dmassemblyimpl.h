@@ -211,6 +211,7 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAUpload(void *, const void *, size_t);
 PETSC_INTERN PetscErrorCode DMAsmCUDAZero(PetscScalar *, PetscCount);
 PETSC_INTERN PetscErrorCode DMAsmCUDAGather(PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAReduce(const DMAsmPlan *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDALocalNZ(const DMAsmP1Ctx *, const DMAsmPlan *, PetscBool, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAScatterAtomic(PetscCount, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAScatterColor(PetscInt, const PetscInt *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, const PetscReal *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
@@ -246,6 +247,7 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAPhaseDestroy(DMAssembly);
 /* host references */
 PETSC_INTERN void DMAsmHostGather(PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void DMAsmHostReduce(const DMAsmPlan *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void DMAsmHostLocalNZ(const DMAsmP1Ctx *, const DMAsmPlan *, PetscBool, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
 PETSC_INTERN void DMAsmHostScatter(PetscCount, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void DMAsmHostScatterColor(PetscInt, const PetscInt *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void DMAsmHostP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, const PetscReal *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);

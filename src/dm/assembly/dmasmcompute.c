@@ -295,6 +295,23 @@ static PetscErrorCode LocalRowAssembly(DMAssembly as, const DMAsmRowPlan *P, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* localnz: every contribution recomputed by the thread that sums its target (built-in P1 kernels) */
+static PetscErrorCode LocalNZAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  if (as->mtype == PETSC_MEMTYPE_HOST) DMAsmHostLocalNZ(as->builtin, P, jac, as->nelem, as->xe, u, as->edof, dst);
+  else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmP1CtxDevice(as->builtin));
+    PetscCall(DMAsmCUDALocalNZ(as->builtin, P, jac, as->nelem, as->dxe, u, as->dedof, dst));
+#endif
+  }
+  PetscCall(PetscLogFlops((as->dim == 3 ? 120.0 : 50.0) * (PetscLogDouble)(jac ? as->nen * as->nen : as->nen) * as->nelem));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* src (element data, nper entries per element) -> dst (ntarget values) by the chosen method */
 static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
 {
@@ -363,7 +380,7 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
   }
   as->phasen = 0;
   PHASE(as);
-  if (Fused(as) || as->method == DMASM_LOCALROW || (SharedActive(as) && !as->rsh.fallback)) {
+  if (Fused(as) || as->method == DMASM_LOCALROW || as->method == DMASM_LOCALNZ || (SharedActive(as) && !as->rsh.fallback)) {
     const PetscScalar *u;
     PetscMemType       mu;
 
@@ -381,6 +398,7 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
     PHASE(as); /* no gather */
     PHASE(as); /* no separate element kernel */
     if (as->method == DMASM_LOCALROW) PetscCall(LocalRowAssembly(as, &as->rrow, u, f));
+    else if (as->method == DMASM_LOCALNZ) PetscCall(LocalNZAssembly(as, &as->res, PETSC_FALSE, u, f));
     else if (SharedActive(as)) PetscCall(SharedAssembly(as, &as->rsh, u, f));
     else PetscCall(FusedAssembly(as, &as->res, PETSC_FALSE, u, f));
     PHASE(as);
@@ -435,10 +453,11 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
   PetscCall(EnsureJacobianPlan(as, J, &T));
   as->phasen = 0;
   PHASE(as);
-  if (Fused(as) || as->method == DMASM_LOCALROW || (SharedActive(as) && !as->jsh.fallback)) {
+  if (Fused(as) || as->method == DMASM_LOCALROW || as->method == DMASM_LOCALNZ || (SharedActive(as) && !as->jsh.fallback)) {
     PHASE(as);
     PHASE(as);
     if (as->method == DMASM_LOCALROW) PetscCall(LocalRowAssembly(as, &as->jrow, NULL, T.val));
+    else if (as->method == DMASM_LOCALNZ) PetscCall(LocalNZAssembly(as, &as->jac, PETSC_TRUE, NULL, T.val));
     else if (SharedActive(as)) PetscCall(SharedAssembly(as, &as->jsh, NULL, T.val));
     else PetscCall(FusedAssembly(as, &as->jac, PETSC_TRUE, NULL, T.val));
     PHASE(as);

@@ -157,6 +157,57 @@ PetscErrorCode DMAsmCUDAReduce(const DMAsmPlan *P, const PetscScalar *src, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* localnz (Cecka, Lew, Darve 4.2.2): the packed plan of globalnz walked as ReduceKernel walks it, each source
+   entry k*nelem + e computed in registers from the element's inputs instead of read (jac: k = a*nen + b; else
+   k = a, with the state u through edof): no element data in memory, the geometry recomputed per contribution */
+template <typename I>
+__global__ static void __launch_bounds__(DMASM_BLOCK) LocalNZKernel(PetscInt C, PetscCount ntarget, const PetscCount *__restrict__ blkptr, const int *__restrict__ order, const I *__restrict__ packed, int dim, PetscBool jac, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, PetscScalar *__restrict__ dst)
+{
+  extern __shared__ PetscScalar sm[];
+  const int        nen = dim + 1;
+  const PetscInt   b   = order[blockIdx.x];
+  const PetscCount t0  = (PetscCount)b * C;
+  const PetscInt   nt  = (PetscInt)(ntarget - t0 < C ? ntarget - t0 : C);
+  const PetscCount end = blkptr[b + 1];
+  PetscScalar      s   = 0;
+
+  for (PetscInt i = threadIdx.x; i < nt; i += DMASM_BLOCK) sm[i] = 0;
+  __syncthreads();
+  for (PetscCount p = blkptr[b] + threadIdx.x; p < end; p += DMASM_BLOCK) {
+    const I v = __ldcs(packed + p);
+    if (v > 0) {
+      const PetscInt64 q = (PetscInt64)v - 1;
+      const int        k = (int)(q / nelem);
+      const PetscInt   e = (PetscInt)(q - (PetscInt64)k * nelem);
+      s += DMAsmP1ElementEntry(dim, jac ? k / nen : k, jac ? k % nen : 0, e, nelem, alpha, beta, source, D, xe, jac ? NULL : u, edof);
+    } else if (v < 0) {
+      sm[~v] = s;
+      s      = 0;
+    }
+  }
+  __syncthreads();
+  for (PetscInt i = threadIdx.x; i < nt; i += DMASM_BLOCK) dst[t0 + i] = sm[i];
+}
+
+PetscErrorCode DMAsmCUDALocalNZ(const DMAsmP1Ctx *c, const DMAsmPlan *P, PetscBool jac, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)
+{
+  const size_t shmem = (size_t)P->C * sizeof(PetscScalar);
+
+  PetscFunctionBegin;
+  if (!P->nblocks) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogGpuTimeBegin());
+  if (P->idx64) {
+    if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(LocalNZKernel<PetscInt64>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    LocalNZKernel<PetscInt64><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const PetscInt64 *)P->dpacked, (int)c->dim, jac, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+  } else {
+    if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(LocalNZKernel<int>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    LocalNZKernel<int><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const int *)P->dpacked, (int)c->dim, jac, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 __global__ static void AtomicKernel(PetscCount n, const PetscInt *__restrict__ e2t, const PetscScalar *__restrict__ src, PetscScalar *__restrict__ dst)
 {
   for (PetscCount q = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; q < n; q += (PetscCount)gridDim.x * blockDim.x) {

@@ -98,3 +98,33 @@ void DMAsmHostP1FusedStore(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *ele
       }
   }
 }
+
+/* localnz: the packed plan of globalnz walked as DMAsmHostReduce walks it, each source entry k*nelem + e
+   computed from the element's inputs instead of read (jac: k = a*nen + b; else k = a, with the state u) */
+void DMAsmHostLocalNZ(const DMAsmP1Ctx *c, const DMAsmPlan *P, PetscBool jac, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)
+{
+  const int nen = (int)c->dim + 1;
+
+  for (PetscInt b = 0; b < P->nblocks; b++) {
+    const PetscCount t0 = (PetscCount)b * P->C;
+    const PetscInt   nt = (PetscInt)PetscMin((PetscCount)P->C, P->ntarget - t0);
+    PetscScalar     *out = dst + t0;
+
+    for (PetscInt i = 0; i < nt; i++) out[i] = 0;
+    for (int t = 0; t < DMASM_BLOCK; t++) {
+      PetscScalar s = 0;
+      for (PetscCount p = P->blkptr[b] + t; p < P->blkptr[b + 1]; p += DMASM_BLOCK) {
+        const PetscInt64 v = P->idx64 ? P->p64[p] : (PetscInt64)P->p32[p];
+        if (v > 0) {
+          const PetscInt64 q = v - 1;
+          const int        k = (int)(q / nelem);
+          const PetscInt   e = (PetscInt)(q - (PetscInt64)k * nelem);
+          s += DMAsmP1ElementEntry((int)c->dim, jac ? k / nen : k, jac ? k % nen : 0, e, nelem, c->alpha, c->beta, c->source, c->D, xe, jac ? NULL : u, edof);
+        } else if (v < 0) {
+          out[~v] = s;
+          s       = 0;
+        }
+      }
+    }
+  }
+}

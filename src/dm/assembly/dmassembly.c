@@ -96,8 +96,7 @@ PetscErrorCode DMAssemblySetType(DMAssembly as, DMAssemblyType type)
     PetscCall(PetscStrcmp(type, methodnames[i], &eq));
     if (eq) m = i;
   }
-  PetscCheck(m >= 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, sharednz, localrow, atomic, color, host)", type);
-  PetscCheck(m != DMASM_LOCALNZ, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly type %s is not implemented yet; use sharednz or globalnz (the reductions by nonzero), localrow (built-in kernels), atomic, color or host", type);
+  PetscCheck(m >= 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, sharednz, localnz, localrow, atomic, color, host)", type);
   PetscCheck(!as->setupcalled || (DMAsmMethod)m == as->method, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetType() after DMAssemblySetUp()");
   as->method = (DMAsmMethod)m;
   PetscCall(PetscObjectChangeTypeName((PetscObject)as, methodnames[m]));
@@ -244,6 +243,7 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCheck(!(as->builtin && as->k.ctx == (void *)as->builtin) || as->p1, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) are for P1 triangles and tetrahedra, the mesh has %s: use DMAssemblyLagrangeKernels()", as->ename);
   if (((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)) && as->reorder) PetscCall(DMAsmReorderElements(as));
   PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
+  PetscCheck(as->method != DMASM_LOCALNZ || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localnz computes each contribution inside its reduction: it needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices; not for this element (%s) or these kernels: use globalnz", as->ename);
   PetscCheck(as->method != DMASM_LOCALROW || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices; not for this element (%s) or these kernels: use globalnz", as->ename);
   PetscCall(DMAsmColor(as));
   if (as->mpi) PetscCall(DMAsmMPIBuildResidualPlan(as)); /* owned rows only */
@@ -397,6 +397,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
                                    as->method == DMASM_GLOBALNZ ? "element matrices in global memory, packed reduction by nonzero (fixed order, bitwise reproducible)"
                                    : as->method == DMASM_ATOMIC ? "element matrices scattered with atomicAdd (order not fixed on the device)"
                                    : as->method == DMASM_COLOR  ? "element colouring, one scatter launch per colour"
+                                   : as->method == DMASM_LOCALNZ  ? "one thread per nonzero recomputes each of its contributions from the element's inputs, in its packed list's order (Cecka, Lew, Darve 4.2.2; built-in kernels, no element data in memory, fixed order, bitwise reproducible)"
                                    : as->method == DMASM_LOCALROW ? "one thread per row computes its rows of the surrounding elements (built-in kernels, fused, fixed order, bitwise reproducible)"
                                    : as->method == DMASM_SHAREDNZ ? (as->shfallback ? "FALLS BACK TO globalnz: sharednz computes the element in its kernel and needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices" : "per block of targets: nodal data through a scatter array into shared memory, the block's elements computed there, reduction by nonzero from shared memory (16-bit offsets, fixed order, bitwise reproducible)")
                                                                 : "plain-C reference on the host (same plan as globalnz)"));
@@ -406,7 +407,6 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : hofused ? "built-in Lagrange, fused into the scatter (no element data in memory)" : "through the element buffers"));
     PetscCall(DMAsmFastView(as, viewer));
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "not implemented: localnz\n"));
   if (!as->setupcalled) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "not set up\n"));
     PetscCall(PetscViewerASCIIPopTab(viewer));
