@@ -171,14 +171,10 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ue (and ae) from the global vectors, in the execution memory */
-static PetscErrorCode Gather(DMAssembly as, Vec U)
+/* the start of a gather: ae allocated (in the execution memory) on first use of an auxiliary vector,
+   bufs = {ue, ae}, the Gather event begun */
+PetscErrorCode DMAsmGatherBegin(DMAssembly as, PetscScalar *bufs[2])
 {
-  const PetscScalar *u;
-  PetscMemType       mt;
-  Vec                vs[2] = {U, as->aux};
-  PetscScalar       *bufs[2];
-
   PetscFunctionBegin;
   if (as->aux && !as->ae) {
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
@@ -191,6 +187,19 @@ static PetscErrorCode Gather(DMAssembly as, Vec U)
   bufs[0] = as->ue;
   bufs[1] = as->ae;
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Gather, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ue (and ae) from the global vectors, in the execution memory */
+static PetscErrorCode Gather(DMAssembly as, Vec U)
+{
+  const PetscScalar *u;
+  PetscMemType       mt;
+  Vec                vs[2] = {U, as->aux};
+  PetscScalar       *bufs[2];
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmGatherBegin(as, bufs));
   for (int i = 0; i < 2; i++) {
     if (!vs[i]) continue;
     PetscCall(VecGetArrayReadAndMemType(vs[i], &u, &mt));

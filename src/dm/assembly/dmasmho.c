@@ -58,70 +58,6 @@ static PetscErrorCode GetDegree(PetscFE fe, PetscInt *deg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The pattern (row i: the dofs of every element touching i, what DMCreateMatrix() preallocates for a FE field:
-   closure(star) adjacency contains it) and each element entry's nonzero.  The same construction as the P1 part
-   of DMAsmBuildMesh(), for any nen (kept separate so the P1 set-up stays as it is). */
-static PetscErrorCode BuildPattern(DMAssembly as)
-{
-  const PetscInt nen = as->nen, nelem = as->nelem, n = as->ndof;
-  PetscInt      *nptr, *nel, *cnt, *pi, *pj, *work;
-  PetscCount     tot = 0;
-
-  PetscFunctionBegin;
-  PetscCall(PetscCalloc1(n + 1, &nptr));
-  for (PetscCount q = 0; q < (PetscCount)nen * nelem; q++) nptr[as->edof[q] + 1]++;
-  for (PetscInt i = 0; i < n; i++) nptr[i + 1] += nptr[i];
-  PetscCall(PetscMalloc2(nptr[n], &nel, n + 1, &cnt));
-  PetscCall(PetscArraycpy(cnt, nptr, n + 1));
-  for (PetscInt e = 0; e < nelem; e++)
-    for (PetscInt a = 0; a < nen; a++) nel[cnt[as->edof[(PetscCount)a * nelem + e]]++] = e;
-  PetscCall(PetscMalloc1(n + 1, &pi));
-  {
-    PetscInt maxm = 1;
-    for (PetscInt i = 0; i < n; i++) maxm = PetscMax(maxm, nen * (nptr[i + 1] - nptr[i]));
-    PetscCall(PetscMalloc1(maxm, &work));
-  }
-  /* two passes: count, then fill (the work array holds one row) */
-  pi[0] = 0;
-  for (PetscInt i = 0; i < n; i++) {
-    PetscInt m = 0;
-    for (PetscInt k = nptr[i]; k < nptr[i + 1]; k++)
-      for (PetscInt b = 0; b < nen; b++) work[m++] = as->edof[(PetscCount)b * nelem + nel[k]];
-    if (!m) work[m++] = i; /* a dof in no element keeps its diagonal, as DMCreateMatrix() does */
-    PetscCall(PetscSortRemoveDupsInt(&m, work));
-    tot += m;
-    PetscCheck(tot < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the pattern exceeds the PetscInt range; configure PETSc with 64-bit indices");
-    pi[i + 1] = (PetscInt)tot;
-  }
-  PetscCall(PetscMalloc1(tot, &pj));
-  for (PetscInt i = 0; i < n; i++) {
-    PetscInt m = 0;
-    for (PetscInt k = nptr[i]; k < nptr[i + 1]; k++)
-      for (PetscInt b = 0; b < nen; b++) work[m++] = as->edof[(PetscCount)b * nelem + nel[k]];
-    if (!m) work[m++] = i;
-    PetscCall(PetscSortRemoveDupsInt(&m, work));
-    PetscCall(PetscArraycpy(pj + pi[i], work, m));
-  }
-  PetscCall(PetscFree(work));
-  PetscCall(PetscFree(nptr));
-  PetscCall(PetscFree2(nel, cnt));
-  as->pi  = pi;
-  as->pj  = pj;
-  as->nnz = tot;
-  PetscCall(PetscMalloc1((size_t)nen * nen * nelem, &as->e2nz));
-  for (PetscInt e = 0; e < nelem; e++)
-    for (PetscInt a = 0; a < nen; a++) {
-      const PetscInt r = as->edof[(PetscCount)a * nelem + e];
-      for (PetscInt b = 0; b < nen; b++) {
-        PetscInt loc;
-        PetscCall(PetscFindInt(as->edof[(PetscCount)b * nelem + e], pi[r + 1] - pi[r], pj + pi[r], &loc));
-        PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pattern misses an element entry");
-        as->e2nz[(PetscCount)(a * nen + b) * nelem + e] = pi[r] + loc;
-      }
-    }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* called by DMAsmBuildMesh() for every discretization but the P1 simplex (one process, checked there) */
 PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
 {
@@ -191,7 +127,7 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
       for (PetscInt d = 0; d < dim; d++) as->xe[(PetscCount)(a * dim + d) * nelem + e] = PetscRealPart(cx[a * dim + d]);
     PetscCall(DMPlexRestoreCellCoordinates(dm, cStart + e, &isDG, &ncx, &arr, &cx));
   }
-  PetscCall(BuildPattern(as));
+  PetscCall(DMAsmBuildPattern(as, as->ndof, NULL, NULL, 0));
   PetscCall(PetscInfo(as, "Element map from the closure: %" PetscInt_FMT " %s, %" PetscInt_FMT " nodes per element, %" PetscInt_FMT " vertices\n", nelem, as->ename, nb, nvert));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -142,60 +142,8 @@ PetscErrorCode DMAsmBuildMeshMPI(DMAssembly as)
     PetscCheck(a == nen, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly: cell %" PetscInt_FMT " has %" PetscInt_FMT " vertices, expected %" PetscInt_FMT, cStart + e, a, nen);
   }
   PetscCall(VecRestoreArrayRead(cvec, &coords));
-  /* the pattern of the owned rows (global columns): row i holds the dofs of every element touching i */
-  {
-    PetscInt  *nptr, *nel, *cnt, *pi, *pj, *work;
-    PetscCount tot = 0;
-
-    PetscCall(PetscCalloc1(nown + 1, &nptr));
-    for (PetscCount q = 0; q < (PetscCount)nen * nelem; q++) {
-      const PetscInt r = as->l2row[as->edof[q]];
-      if (r >= 0) nptr[r + 1]++;
-    }
-    for (PetscInt i = 0; i < nown; i++) nptr[i + 1] += nptr[i];
-    PetscCall(PetscMalloc2(nptr[nown], &nel, nown + 1, &cnt));
-    PetscCall(PetscArraycpy(cnt, nptr, nown + 1));
-    for (PetscInt e = 0; e < nelem; e++)
-      for (PetscInt a = 0; a < nen; a++) {
-        const PetscInt r = as->l2row[as->edof[a * nelem + e]];
-        if (r >= 0) nel[cnt[r]++] = e;
-      }
-    PetscCall(PetscMalloc1(nown + 1, &pi));
-    PetscCall(PetscMalloc1((size_t)nen * nptr[nown] + nown + 1, &work));
-    pi[0] = 0;
-    for (PetscInt i = 0; i < nown; i++) {
-      PetscInt m = 0;
-      for (PetscInt k = nptr[i]; k < nptr[i + 1]; k++)
-        for (PetscInt b = 0; b < nen; b++) work[tot + m++] = as->l2g[as->edof[b * nelem + nel[k]]];
-      if (!m) work[tot + m++] = as->rstart + i; /* a dof in no element keeps its diagonal, as DMCreateMatrix() does */
-      PetscCall(PetscSortRemoveDupsInt(&m, work + tot));
-      tot += m;
-      pi[i + 1] = (PetscInt)tot;
-    }
-    PetscCall(PetscMalloc1(tot, &pj));
-    PetscCall(PetscArraycpy(pj, work, tot));
-    PetscCall(PetscFree(work));
-    PetscCall(PetscFree(nptr));
-    PetscCall(PetscFree2(nel, cnt));
-    as->pi  = pi;
-    as->pj  = pj;
-    as->nnz = tot;
-  }
-  /* element entry (a,b) of e -> its nonzero in the owned pattern (-1: row a is a ghost) */
-  PetscCall(PetscMalloc1((size_t)nen * nen * nelem, &as->e2nz));
-  for (PetscInt e = 0; e < nelem; e++)
-    for (PetscInt a = 0; a < nen; a++) {
-      const PetscInt r = as->l2row[as->edof[a * nelem + e]];
-      for (PetscInt b = 0; b < nen; b++) {
-        PetscInt loc = -1;
-        if (r >= 0) {
-          PetscCall(PetscFindInt(as->l2g[as->edof[b * nelem + e]], as->pi[r + 1] - as->pi[r], as->pj + as->pi[r], &loc));
-          PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pattern misses an element entry");
-          loc += as->pi[r];
-        }
-        as->e2nz[(a * nen + b) * nelem + e] = loc;
-      }
-    }
+  /* the pattern of the owned rows (global columns); e2nz = -1 on the rows of ghost nodes */
+  PetscCall(DMAsmBuildPattern(as, nown, as->l2row, as->l2g, as->rstart));
   PetscCall(PetscInfo(as, "Distributed DM: %" PetscInt_FMT " owned rows from %" PetscInt_FMT ", %" PetscInt_FMT " local dofs (with ghosts), %" PetscInt_FMT " local cells (overlap %" PetscInt_FMT ")\n", nown, as->rstart, nloc, nelem, ov));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -221,17 +169,7 @@ static PetscErrorCode GatherMPI(DMAssembly as, Vec U)
   PetscScalar *bufs[2];
 
   PetscFunctionBegin;
-  if (as->aux && !as->ae) {
-    const PetscCount ne = (PetscCount)as->nen * as->nelem;
-#if defined(ELLWARP_HAVE_CUDA)
-    if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
-    else
-#endif
-      PetscCall(PetscMalloc1(ne, &as->ae));
-  }
-  bufs[0] = as->ue;
-  bufs[1] = as->ae;
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Gather, as, 0, 0, 0));
+  PetscCall(DMAsmGatherBegin(as, bufs));
   for (int i = 0; i < 2; i++) {
     const PetscScalar *u;
     PetscMemType       mt;

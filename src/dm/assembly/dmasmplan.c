@@ -6,6 +6,74 @@
 #include <petscdmplex.h>
 #include <petscfe.h>
 
+/* The pattern: row i holds the dofs of every element touching i (what DMCreateMatrix() preallocates for a FE
+   field: closure(star) adjacency contains it); node -> elements first, then each row's columns sorted and
+   made unique.  Then each element entry (a,b) -> its nonzero.  Rows: rowmap[local dof] (< 0: no row here, a
+   ghost; the entries of such a row get e2nz = -1), columns: colmap[local dof]; NULL: the identity.  A row in no
+   element keeps its diagonal, column rstart + i, as DMCreateMatrix() does.  Sets as->pi, pj, nnz and e2nz. */
+PetscErrorCode DMAsmBuildPattern(DMAssembly as, PetscInt n, const PetscInt *rowmap, const PetscInt *colmap, PetscInt rstart)
+{
+  const PetscInt   nen = as->nen, nelem = as->nelem;
+  const PetscCount nq  = (PetscCount)nen * nelem;
+  PetscInt        *nptr, *nel, *cnt, *pi, *pj, *work;
+  PetscCount       tot = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(n + 1, &nptr));
+  for (PetscCount q = 0; q < nq; q++) {
+    const PetscInt r = rowmap ? rowmap[as->edof[q]] : as->edof[q];
+    if (r >= 0) nptr[r + 1]++;
+  }
+  for (PetscInt i = 0; i < n; i++) nptr[i + 1] += nptr[i];
+  PetscCall(PetscMalloc2(nptr[n], &nel, n + 1, &cnt));
+  PetscCall(PetscArraycpy(cnt, nptr, n + 1));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < nen; a++) {
+      const PetscInt d = as->edof[(PetscCount)a * nelem + e], r = rowmap ? rowmap[d] : d;
+      if (r >= 0) nel[cnt[r]++] = e;
+    }
+  PetscCall(PetscMalloc1(n + 1, &pi));
+  PetscCall(PetscMalloc1((size_t)nen * nptr[n] + n + 1, &work));
+  pi[0] = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt m = 0;
+    for (PetscInt k = nptr[i]; k < nptr[i + 1]; k++)
+      for (PetscInt b = 0; b < nen; b++) {
+        const PetscInt d = as->edof[(PetscCount)b * nelem + nel[k]];
+        work[tot + m++]  = colmap ? colmap[d] : d;
+      }
+    if (!m) work[tot + m++] = rstart + i;
+    PetscCall(PetscSortRemoveDupsInt(&m, work + tot));
+    tot += m;
+    PetscCheck(tot < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the pattern exceeds the PetscInt range; configure PETSc with 64-bit indices");
+    pi[i + 1] = (PetscInt)tot;
+  }
+  PetscCall(PetscMalloc1(tot, &pj));
+  PetscCall(PetscArraycpy(pj, work, tot));
+  PetscCall(PetscFree(work));
+  PetscCall(PetscFree(nptr));
+  PetscCall(PetscFree2(nel, cnt));
+  as->pi  = pi;
+  as->pj  = pj;
+  as->nnz = tot;
+  PetscCall(PetscMalloc1((size_t)nen * nen * nelem, &as->e2nz));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < nen; a++) {
+      const PetscInt d = as->edof[(PetscCount)a * nelem + e], r = rowmap ? rowmap[d] : d;
+      for (PetscInt b = 0; b < nen; b++) {
+        PetscInt loc = -1;
+        if (r >= 0) {
+          const PetscInt db = as->edof[(PetscCount)b * nelem + e];
+          PetscCall(PetscFindInt(colmap ? colmap[db] : db, pi[r + 1] - pi[r], pj + pi[r], &loc));
+          PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pattern misses an element entry");
+          loc += pi[r];
+        }
+        as->e2nz[(PetscCount)(a * nen + b) * nelem + e] = loc;
+      }
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMAsmBuildMesh(DMAssembly as)
 {
   DM              dm = as->dm, cdm;
@@ -13,7 +81,7 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
   PetscObject     obj;
   PetscClassId    id;
   PetscMPIInt     size;
-  PetscInt        cStart, cEnd, vStart, vEnd, nf, nc, nb, cdim, nelem, nen, dim, *cnt, *pi, *pj, *work, rstart;
+  PetscInt        cStart, cEnd, vStart, vEnd, nf, nc, nb, cdim, nelem, nen, dim, rstart;
   Vec             cvec;
   const PetscScalar *coords;
   PetscFE         fe;
@@ -94,52 +162,7 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
   PetscCall(VecRestoreArrayRead(cvec, &coords));
   (void)cdm;
 
-  /* the pattern: row i holds the dofs of every element touching i (what DMCreateMatrix() preallocates for
-     P1); node -> elements first, then each row's columns sorted and made unique */
-  {
-    PetscInt  n = as->ndof, *nptr, *nel;
-    PetscCount tot = 0;
-
-    PetscCall(PetscCalloc1(n + 1, &nptr));
-    for (PetscInt q = 0; q < nen * nelem; q++) nptr[as->edof[q] + 1]++;
-    for (PetscInt i = 0; i < n; i++) nptr[i + 1] += nptr[i];
-    PetscCall(PetscMalloc2(nptr[n], &nel, n + 1, &cnt));
-    PetscCall(PetscArraycpy(cnt, nptr, n + 1));
-    for (PetscInt e = 0; e < nelem; e++)
-      for (PetscInt a = 0; a < nen; a++) nel[cnt[as->edof[a * nelem + e]]++] = e;
-    PetscCall(PetscMalloc1(n + 1, &pi));
-    PetscCall(PetscMalloc1((size_t)nen * nptr[n] + 1, &work));
-    pi[0] = 0;
-    for (PetscInt i = 0; i < n; i++) {
-      PetscInt m = 0;
-      for (PetscInt k = nptr[i]; k < nptr[i + 1]; k++)
-        for (PetscInt b = 0; b < nen; b++) work[tot + m++] = as->edof[b * nelem + nel[k]];
-      if (!m) work[tot + m++] = i; /* a dof in no element keeps its diagonal, as DMCreateMatrix() does */
-      PetscCall(PetscSortRemoveDupsInt(&m, work + tot));
-      tot += m;
-      pi[i + 1] = (PetscInt)tot;
-    }
-    PetscCall(PetscMalloc1(tot, &pj));
-    PetscCall(PetscArraycpy(pj, work, tot));
-    PetscCall(PetscFree(work));
-    PetscCall(PetscFree(nptr));
-    PetscCall(PetscFree2(nel, cnt));
-    as->pi  = pi;
-    as->pj  = pj;
-    as->nnz = tot;
-  }
-  /* element entry (a,b) of e -> its nonzero */
-  PetscCall(PetscMalloc1((size_t)nen * nen * nelem, &as->e2nz));
-  for (PetscInt e = 0; e < nelem; e++)
-    for (PetscInt a = 0; a < nen; a++) {
-      const PetscInt r = as->edof[a * nelem + e];
-      for (PetscInt b = 0; b < nen; b++) {
-        PetscInt loc;
-        PetscCall(PetscFindInt(as->edof[b * nelem + e], as->pi[r + 1] - as->pi[r], as->pj + as->pi[r], &loc));
-        PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pattern misses an element entry");
-        as->e2nz[(a * nen + b) * nelem + e] = as->pi[r] + loc;
-      }
-    }
+  PetscCall(DMAsmBuildPattern(as, as->ndof, NULL, NULL, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
