@@ -20,6 +20,7 @@
 #include <petscds.h>
 #include <petsc/private/ellwarpkuhn.h>
 #include "testutil.h"
+#include "assemblytestutil.h"
 
 /* ellwarp_add_test(assembly_ho.tri -elem tri -orders 1,2,3,4,5 -faces 3 -dm_assembly_color_tail 4 -snes) */
 /* ellwarp_add_test(assembly_ho.tet_p1 -elem tet -orders 1 -faces 2) */
@@ -56,24 +57,6 @@ static void f1_u(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[
   for (PetscInt i = 0; i < dim; i++) {
     f1[i] = 0;
     for (PetscInt j = 0; j < dim; j++) f1[i] += constants[0] * constants[3 + i * dim + j] * u_x[j];
-  }
-}
-
-/* PETSc's FE integration wants positively oriented cells: triangles counter-clockwise, tetrahedra with a negative
-   signed volume in the vertex order given (DMPlex's convention) */
-static void OrientCells(PetscInt dim, PetscInt nt, PetscInt *cells, const PetscReal *x)
-{
-  for (PetscInt c = 0; c < nt; c++) {
-    PetscInt *v = cells + c * (dim + 1);
-    PetscReal J[3][3], det;
-    for (PetscInt j = 0; j < dim; j++)
-      for (PetscInt i = 0; i < dim; i++) J[i][j] = x[v[j + 1] * dim + i] - x[v[0] * dim + i];
-    det = dim == 2 ? J[0][0] * J[1][1] - J[0][1] * J[1][0] : J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-    if (dim == 2 ? det < 0 : det > 0) {
-      PetscInt t = v[1];
-      v[1]       = v[2];
-      v[2]       = t;
-    }
   }
 }
 
@@ -146,113 +129,6 @@ static PetscErrorCode CreateProblem(const char *elem, PetscInt order, PetscInt f
   PetscCall(DMSetField(*dm, 0, NULL, (PetscObject)fe));
   PetscCall(DMCreateDS(*dm));
   PetscCall(PetscFEDestroy(&fe));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode RelErrMat(Mat A, Mat Ref, PetscReal *err)
-{
-  Mat       Ac;
-  PetscReal nd, nr;
-
-  PetscFunctionBegin;
-  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ac));
-  PetscCall(MatAXPY(Ac, -1.0, Ref, DIFFERENT_NONZERO_PATTERN));
-  PetscCall(MatNorm(Ac, NORM_FROBENIUS, &nd));
-  PetscCall(MatNorm(Ref, NORM_FROBENIUS, &nr));
-  *err = nd / (nr > 0 ? nr : 1);
-  PetscCall(MatDestroy(&Ac));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode CopyValues(Vec src, Vec dst)
-{
-  const PetscScalar *a;
-  PetscScalar       *b;
-  PetscInt           n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(src, &n));
-  PetscCall(VecGetArrayRead(src, &a));
-  PetscCall(VecGetArrayWrite(dst, &b));
-  PetscCall(PetscArraycpy(b, a, n));
-  PetscCall(VecRestoreArrayRead(src, &a));
-  PetscCall(VecRestoreArrayWrite(dst, &b));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode RelErrVec(Vec a, Vec ref, PetscReal *err)
-{
-  Vec       d;
-  PetscReal nd, nr;
-
-  PetscFunctionBegin;
-  PetscCall(VecDuplicate(ref, &d));
-  PetscCall(CopyValues(a, d));
-  PetscCall(VecAXPY(d, -1.0, ref));
-  PetscCall(VecNorm(d, NORM_2, &nd));
-  PetscCall(VecNorm(ref, NORM_2, &nr));
-  *err = nd / (nr > 0 ? nr : 1);
-  PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode SameBits(Mat A, Mat B, PetscBool *same)
-{
-  Mat                Ac, Bc;
-  const PetscScalar *a, *b;
-  MatInfo            ia, ib;
-
-  PetscFunctionBegin;
-  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ac));
-  PetscCall(MatConvert(B, MATSEQAIJ, MAT_INITIAL_MATRIX, &Bc));
-  PetscCall(MatGetInfo(Ac, MAT_LOCAL, &ia));
-  PetscCall(MatGetInfo(Bc, MAT_LOCAL, &ib));
-  PetscCall(MatSeqAIJGetArrayRead(Ac, &a));
-  PetscCall(MatSeqAIJGetArrayRead(Bc, &b));
-  *same = (PetscBool)(ia.nz_used == ib.nz_used && !memcmp(a, b, sizeof(PetscScalar) * (size_t)ia.nz_used));
-  PetscCall(MatSeqAIJRestoreArrayRead(Ac, &a));
-  PetscCall(MatSeqAIJRestoreArrayRead(Bc, &b));
-  PetscCall(MatDestroy(&Ac));
-  PetscCall(MatDestroy(&Bc));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode SameBitsVec(Vec x, Vec y, PetscBool *same)
-{
-  const PetscScalar *a, *b;
-  PetscInt           n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetArrayRead(x, &a));
-  PetscCall(VecGetArrayRead(y, &b));
-  *same = (PetscBool)!memcmp(a, b, sizeof(PetscScalar) * n);
-  PetscCall(VecRestoreArrayRead(x, &a));
-  PetscCall(VecRestoreArrayRead(y, &b));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode CreateTarget(DM dm, const char *type, PetscMemType mt, Mat *J)
-{
-  PetscBool isell;
-
-  PetscFunctionBegin;
-  PetscCall(DMSetMatType(dm, type));
-  PetscCall(DMCreateMatrix(dm, J));
-  PetscCall(PetscStrcmp(type, MATELLWARP, &isell));
-  if (isell) PetscCall(MatEllwarpSetBackend(*J, mt == PETSC_MEMTYPE_HOST ? MAT_ELLWARP_BACKEND_HOST : MAT_ELLWARP_BACKEND_CUDA));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode CreateVecLike(Vec ref, PetscMemType mt, Vec *v)
-{
-  PetscInt n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(ref, &n));
-  PetscCall(VecCreate(PETSC_COMM_SELF, v));
-  PetscCall(VecSetSizes(*v, n, n));
-  PetscCall(VecSetType(*v, mt == PETSC_MEMTYPE_HOST ? VECSEQ : VECCUDA));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -24,6 +24,8 @@
 #include <petsc/private/ellwarpkuhn.h>
 #include <../src/mat/impls/aij/mpi/mpiaij.h>
 #include "testutil.h"
+#define ASSEMBLYTEST_MPI
+#include "assemblytestutil.h"
 
 /* ellwarp_add_test(assembly_mpi.np2 NPROCS 2 -mesh box -faces 4 -snes) */
 /* ellwarp_add_test(assembly_mpi.np3 NPROCS 3 -mesh box -faces 5 -snes) */
@@ -33,22 +35,6 @@
 /* ellwarp_add_test(assembly_mpi.gpu_np3 NPROCS 3 -mesh box -faces 6 -gpu GPU) */
 /* ellwarp_add_test(assembly_mpi.overlap0 NPROCS 2 -mesh box -faces 3 -overlap 0 PASS_REGULAR_EXPRESSION "must be distributed with overlap >= 1") */
 /* ellwarp_add_test(assembly_mpi.localrow NPROCS 2 -mesh box -faces 2 -dm_assembly_type localrow PASS_REGULAR_EXPRESSION "methods are globalnz, host and atomic") */
-
-static void OrientCells(PetscInt dim, PetscInt nt, PetscInt *cells, const PetscReal *x)
-{
-  for (PetscInt c = 0; c < nt; c++) {
-    PetscInt *v = cells + c * (dim + 1);
-    PetscReal J[3][3], det;
-    for (PetscInt j = 0; j < dim; j++)
-      for (PetscInt i = 0; i < dim; i++) J[i][j] = x[v[j + 1] * dim + i] - x[v[0] * dim + i];
-    det = dim == 2 ? J[0][0] * J[1][1] - J[0][1] * J[1][0] : J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-    if (dim == 2 ? det < 0 : det > 0) {
-      PetscInt t = v[1];
-      v[1]       = v[2];
-      v[2]       = t;
-    }
-  }
-}
 
 /* the whole mesh on comm's rank 0 (other ranks: empty), with a scalar P1 field */
 static PetscErrorCode CreateMesh(MPI_Comm comm, const char *mesh, PetscInt faces, PetscInt *ntot, DM *dm)
@@ -165,62 +151,6 @@ static PetscErrorCode OriginalPoints(PetscSF sf, DM dmd, PetscInt **orig)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* PETSc's own parallel assembly of the same element data: each rank adds the closures of the cells it owns */
-static PetscErrorCode ReferenceAssembly(DM dm, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, Vec U, Mat *J, Vec *F)
-{
-  PetscInt           dim, cStart, cEnd, nen, nleaves;
-  const PetscInt    *ilocal;
-  PetscBool         *ghost;
-  PetscSF            psf;
-  DM                 cdm;
-  Vec                cl, Ul, Fl;
-  PetscScalar       *xc = NULL, *uc = NULL, ke[16], fe[4];
-  PetscReal          xe[12];
-
-  PetscFunctionBegin;
-  PetscCall(DMGetDimension(dm, &dim));
-  nen = dim + 1;
-  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
-  PetscCall(DMGetPointSF(dm, &psf));
-  PetscCall(PetscSFGetGraph(psf, NULL, &nleaves, &ilocal, NULL));
-  PetscCall(PetscCalloc1(cEnd, &ghost));
-  for (PetscInt i = 0; i < nleaves; i++) {
-    const PetscInt p = ilocal ? ilocal[i] : i;
-    if (p >= cStart && p < cEnd) ghost[p] = PETSC_TRUE;
-  }
-  PetscCall(DMSetMatType(dm, MATAIJ));
-  PetscCall(DMCreateMatrix(dm, J));
-  PetscCall(MatZeroEntries(*J));
-  PetscCall(DMCreateGlobalVector(dm, F));
-  PetscCall(DMGetCoordinateDM(dm, &cdm));
-  PetscCall(DMGetCoordinatesLocal(dm, &cl));
-  PetscCall(DMGetLocalVector(dm, &Ul));
-  PetscCall(DMGetLocalVector(dm, &Fl));
-  PetscCall(VecZeroEntries(Fl));
-  PetscCall(DMGlobalToLocal(dm, U, INSERT_VALUES, Ul));
-  for (PetscInt c = cStart; c < cEnd; c++) {
-    PetscInt nx, nu;
-    if (ghost[c]) continue;
-    PetscCall(DMPlexVecGetClosure(cdm, NULL, cl, c, &nx, &xc));
-    PetscCall(DMPlexVecGetClosure(dm, NULL, Ul, c, &nu, &uc));
-    PetscCheck(nx == nen * dim && nu == nen, PETSC_COMM_SELF, PETSC_ERR_PLIB, "closure sizes");
-    for (PetscInt a = 0; a < nen * dim; a++) xe[a] = PetscRealPart(xc[a]);
-    DMAsmP1Element((int)dim, 0, 1, alpha, beta, source, D + (c - cStart) * dim * dim, 1, xe, uc, ke, fe);
-    PetscCall(DMPlexMatSetClosure(dm, NULL, NULL, *J, c, ke, ADD_VALUES));
-    PetscCall(DMPlexVecSetClosure(dm, NULL, Fl, c, fe, ADD_VALUES));
-    PetscCall(DMPlexVecRestoreClosure(cdm, NULL, cl, c, &nx, &xc));
-    PetscCall(DMPlexVecRestoreClosure(dm, NULL, Ul, c, &nu, &uc));
-  }
-  PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
-  PetscCall(VecZeroEntries(*F));
-  PetscCall(DMLocalToGlobal(dm, Fl, ADD_VALUES, *F));
-  PetscCall(DMRestoreLocalVector(dm, &Ul));
-  PetscCall(DMRestoreLocalVector(dm, &Fl));
-  PetscCall(PetscFree(ghost));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the blocks' host values up to date (device targets) before a conversion reads them */
 static PetscErrorCode SyncHost(Mat A)
 {
@@ -247,39 +177,6 @@ static PetscErrorCode RelErrMat(Mat A, Mat Ref, PetscReal *err)
   PetscCall(MatNorm(Ref, NORM_FROBENIUS, &nr));
   *err = nd / (nr > 0 ? nr : 1);
   PetscCall(MatDestroy(&Ac));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* copy values between vectors of the same layout, whatever their types (host or device) */
-static PetscErrorCode CopyValues(Vec src, Vec dst)
-{
-  const PetscScalar *a;
-  PetscScalar       *b;
-  PetscInt           n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(src, &n));
-  PetscCall(VecGetArrayRead(src, &a));
-  PetscCall(VecGetArrayWrite(dst, &b));
-  PetscCall(PetscArraycpy(b, a, n));
-  PetscCall(VecRestoreArrayRead(src, &a));
-  PetscCall(VecRestoreArrayWrite(dst, &b));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode RelErrVec(Vec a, Vec ref, PetscReal *err)
-{
-  Vec       d;
-  PetscReal nd, nr;
-
-  PetscFunctionBegin;
-  PetscCall(VecDuplicate(ref, &d));
-  PetscCall(CopyValues(a, d));
-  PetscCall(VecAXPY(d, -1.0, ref));
-  PetscCall(VecNorm(d, NORM_2, &nd));
-  PetscCall(VecNorm(ref, NORM_2, &nr));
-  *err = nd / (nr > 0 ? nr : 1);
-  PetscCall(VecDestroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -310,18 +207,6 @@ static PetscErrorCode SameBits(Mat A, Mat B, PetscBool *same)
   *same = s ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(MatDestroy(&Ac));
   PetscCall(MatDestroy(&Bc));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode CreateTarget(DM dm, const char *type, PetscMemType mt, Mat *J)
-{
-  PetscBool isell;
-
-  PetscFunctionBegin;
-  PetscCall(DMSetMatType(dm, type));
-  PetscCall(DMCreateMatrix(dm, J));
-  PetscCall(PetscStrcmp(type, MATELLWARP, &isell));
-  if (isell) PetscCall(MatEllwarpSetBackend(*J, mt == PETSC_MEMTYPE_HOST ? MAT_ELLWARP_BACKEND_HOST : MAT_ELLWARP_BACKEND_CUDA));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
