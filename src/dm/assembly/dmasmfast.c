@@ -48,6 +48,29 @@ static inline void SortedLocal(PetscInt nen, PetscInt nelem, const PetscInt *edo
 }
 
 /* q2t: target of element entry (a,b) of e at [(a*nen+b)*nelem + e] in the assembler's local order */
+/* statistics: the targets of the regular elements e0 .. e0+ne-1 (all: room for their nen*nen each), sorted;
+   the distinct targets added to *ndist, the distinct 4-slot sectors to *nsec */
+static PetscErrorCode CountDistinct(const DMAsmFastPlan *F, PetscInt nen, PetscInt nelem, PetscInt e0, PetscInt ne, PetscInt64 *all, PetscInt64 *ndist, PetscInt64 *nsec)
+{
+  PetscInt na = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < ne; i++) {
+    const PetscInt e = e0 + i;
+    if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
+    for (PetscInt a = 0; a < nen; a++) {
+      const DMAsmFastNode *nd0 = &F->node[F->enode[(PetscCount)a * nelem + e]];
+      for (PetscInt b = 0; b < nen; b++) all[na++] = DMAsmFastSlot(nd0->base, nd0->sh, (F->code[(PetscCount)a * nelem + e] >> (8 * b)) & 0xFFu);
+    }
+  }
+  PetscCall(PetscSortInt64(na, all));
+  for (PetscInt i = 0; i < na; i++) {
+    *ndist += (i == 0 || all[i] != all[i - 1]);
+    *nsec += (i == 0 || (all[i] >> 2) != (all[i - 1] >> 2));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount ntarget, DMAsmFastPlan **fp)
 {
   const PetscInt   nelem = as->nelem, nen = as->nen, dim = as->dim, ndof = as->ndof;
@@ -144,20 +167,7 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
     for (PetscInt e0 = 0; e0 < nelem; e0 += 32) {
       const PetscInt ne = PetscMin(32, nelem - e0);
       PetscInt64     all[512];
-      PetscInt       na = 0;
-      for (PetscInt i = 0; i < ne; i++) { /* the whole warp's targets: what a warp-wide sort could merge */
-        const PetscInt e = e0 + i;
-        if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
-        for (PetscInt a = 0; a < nen; a++) {
-          const DMAsmFastNode *nd0 = &F->node[F->enode[(PetscCount)a * nelem + e]];
-          for (PetscInt b = 0; b < nen; b++) all[na++] = DMAsmFastSlot(nd0->base, nd0->sh, (F->code[(PetscCount)a * nelem + e] >> (8 * b)) & 0xFFu);
-        }
-      }
-      PetscCall(PetscSortInt64(na, all));
-      for (PetscInt i = 0; i < na; i++) {
-        wdist += (i == 0 || all[i] != all[i - 1]);
-        wsec += (i == 0 || (all[i] >> 2) != (all[i - 1] >> 2));
-      }
+      PetscCall(CountDistinct(F, nen, nelem, e0, ne, all, &wdist, &wsec)); /* the whole warp's targets: what a warp-wide sort could merge */
       for (PetscInt a = 0; a < nen; a++)
         for (PetscInt b = 0; b < nen; b++) {
           PetscInt64 s[32], sd[32], t[32];
@@ -190,20 +200,7 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
       PetscCall(PetscMalloc1(128 * 16, &all));
       for (PetscInt e0 = 0; e0 < nelem; e0 += 128) {
         const PetscInt ne = PetscMin(128, nelem - e0);
-        PetscInt       na = 0;
-        for (PetscInt i = 0; i < ne; i++) {
-          const PetscInt e = e0 + i;
-          if ((F->code[e] & 0xFFu) == DMASM_FAST_IRREGULAR) continue;
-          for (PetscInt a = 0; a < nen; a++) {
-            const DMAsmFastNode *nd0 = &F->node[F->enode[(PetscCount)a * nelem + e]];
-            for (PetscInt b = 0; b < nen; b++) all[na++] = DMAsmFastSlot(nd0->base, nd0->sh, (F->code[(PetscCount)a * nelem + e] >> (8 * b)) & 0xFFu);
-          }
-        }
-        PetscCall(PetscSortInt64(na, all));
-        for (PetscInt i = 0; i < na; i++) {
-          bdist += (i == 0 || all[i] != all[i - 1]);
-          bsec += (i == 0 || (all[i] >> 2) != (all[i - 1] >> 2));
-        }
+        PetscCall(CountDistinct(F, nen, nelem, e0, ne, all, &bdist, &bsec));
       }
       PetscCall(PetscFree(all));
       F->blocktargets = nelem ? (PetscReal)bdist / nelem : 0;
