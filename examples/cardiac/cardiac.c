@@ -71,6 +71,26 @@ static PetscErrorCode MakeOutputDir(const char *dir)
 }
 
 /* index of the vertex nearest to p */
+/* the lumped mass (each tet's volume split over its 4 vertices) of the whole mesh into v (vertex order), and its 2-norm */
+static PetscErrorCode LumpedMass(const LVMesh *lm, Vec v, PetscReal *norm)
+{
+  PetscScalar *m;
+
+  PetscFunctionBegin;
+  PetscCall(VecSet(v, 0.0));
+  PetscCall(VecGetArray(v, &m));
+  for (PetscInt t = 0; t < lm->nt; t++) {
+    PetscReal x[12], g[4][3], vol;
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) x[3 * a + d] = lm->xyz[3 * lm->tet[4 * t + a] + d];
+    vol = CardiacTetGeometry(x, g);
+    for (int a = 0; a < 4; a++) m[lm->tet[4 * t + a]] += 0.25 * vol;
+  }
+  PetscCall(VecRestoreArray(v, &m));
+  PetscCall(VecNorm(v, NORM_2, norm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscInt NearestVertex(const LVMesh *m, const PetscReal p[3])
 {
   PetscInt  best = 0;
@@ -238,37 +258,15 @@ int main(int argc, char **argv)
   if (size > 1) { /* rank 0 on the whole mesh, as one process does (same vector norm, same tolerance) */
     mnorm = 0;
     if (!rank) {
-      Vec          mv;
-      PetscScalar *m;
+      Vec mv;
       PetscCall(VecCreateSeq(PETSC_COMM_SELF, cm.m.nv, &mv));
-      PetscCall(VecSet(mv, 0.0));
-      PetscCall(VecGetArray(mv, &m));
-      for (PetscInt t = 0; t < cm.m.nt; t++) {
-        PetscReal x[12], g[4][3], vol;
-        for (int a = 0; a < 4; a++)
-          for (int d = 0; d < 3; d++) x[3 * a + d] = cm.m.xyz[3 * cm.m.tet[4 * t + a] + d];
-        vol = CardiacTetGeometry(x, g);
-        for (int a = 0; a < 4; a++) m[cm.m.tet[4 * t + a]] += 0.25 * vol;
-      }
-      PetscCall(VecRestoreArray(mv, &m));
-      PetscCall(VecNorm(mv, NORM_2, &mnorm));
+      PetscCall(LumpedMass(&cm.m, mv, &mnorm));
       PetscCall(VecDestroy(&mv));
     }
     PetscCallMPI(MPI_Bcast(&mnorm, 1, MPIU_REAL, 0, PETSC_COMM_WORLD));
     atol = phi_tol * mnorm / dt;
   } else {
-    PetscScalar *m;
-    PetscCall(VecSet(mvol, 0.0));
-    PetscCall(VecGetArray(mvol, &m));
-    for (PetscInt t = 0; t < cm.m.nt; t++) {
-      PetscReal x[12], g[4][3], vol;
-      for (int a = 0; a < 4; a++)
-        for (int d = 0; d < 3; d++) x[3 * a + d] = cm.m.xyz[3 * cm.m.tet[4 * t + a] + d];
-      vol = CardiacTetGeometry(x, g);
-      for (int a = 0; a < 4; a++) m[cm.m.tet[4 * t + a]] += 0.25 * vol;
-    }
-    PetscCall(VecRestoreArray(mvol, &m));
-    PetscCall(VecNorm(mvol, NORM_2, &mnorm));
+    PetscCall(LumpedMass(&cm.m, mvol, &mnorm));
     atol = phi_tol * mnorm / dt;
   }
 
