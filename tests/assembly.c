@@ -148,31 +148,7 @@ static PetscErrorCode Conductivities(PetscInt dim, PetscInt nelem, PetscReal **D
 {
   PetscFunctionBegin;
   PetscCall(PetscMalloc1((size_t)dim * dim * nelem, D));
-  for (PetscInt e = 0; e < nelem; e++) {
-    PetscReal a = 0.37 * e + 0.1, b = 0.71 * e + 0.3, lam[3] = {1.0, 0.3, 2.0}, R[3][3], *De = *D + e * dim * dim;
-    if (dim == 2) {
-      R[0][0] = PetscCosReal(a);
-      R[0][1] = -PetscSinReal(a);
-      R[1][0] = PetscSinReal(a);
-      R[1][1] = PetscCosReal(a);
-    } else { /* rotation about z by a, then about x by b */
-      PetscReal ca = PetscCosReal(a), sa = PetscSinReal(a), cb = PetscCosReal(b), sb = PetscSinReal(b);
-      R[0][0] = ca;
-      R[0][1] = -sa;
-      R[0][2] = 0;
-      R[1][0] = cb * sa;
-      R[1][1] = cb * ca;
-      R[1][2] = -sb;
-      R[2][0] = sb * sa;
-      R[2][1] = sb * ca;
-      R[2][2] = cb;
-    }
-    for (PetscInt i = 0; i < dim; i++)
-      for (PetscInt j = 0; j < dim; j++) {
-        De[i * dim + j] = 0;
-        for (PetscInt k = 0; k < dim; k++) De[i * dim + j] += R[i][k] * lam[k] * R[j][k];
-      }
-  }
+  for (PetscInt e = 0; e < nelem; e++) Conductivity(dim, e, *D + e * dim * dim);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -558,7 +534,6 @@ int main(int argc, char **argv)
     DMAssembly               as;
     DMAssemblyElementKernels k;
     SNES                     s;
-    KSP                      ksp;
     PC                       pc;
     Vec                      u, uref, b, zero;
     Mat                      A;
@@ -576,14 +551,7 @@ int main(int argc, char **argv)
     PetscCall(DMAssemblyGetMemType(as, &mt));
     PetscCall(DMSetMatType(dms, MATELLWARP));
     if (mt == PETSC_MEMTYPE_DEVICE) PetscCall(DMSetVecType(dms, VECCUDA)); /* ELLWARP: cuda backend where a device is, else host */
-    PetscCall(SNESCreate(PETSC_COMM_SELF, &s));
-    PetscCall(DMAssemblySetSNES(as, s));
-    PetscCall(SNESGetKSP(s, &ksp));
-    PetscCall(KSPSetType(ksp, KSPCG));
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCJACOBI));
-    PetscCall(KSPSetTolerances(ksp, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
-    PetscCall(SNESSetTolerances(s, 1e-30, 1e-10, 1e-30, 10, 1000));
+    PetscCall(CreateSolver(as, PETSC_COMM_SELF, &s));
     PetscCall(SNESSetFromOptions(s));
     PetscCall(DMCreateGlobalVector(dms, &u));
     for (int rep = 0; rep < 2; rep++) {

@@ -189,7 +189,6 @@ static PetscErrorCode CheckSNES(DM dm, PetscReal alpha, PetscReal beta, PetscRea
   DMAssemblyElementKernels k;
   DMAssemblyInfo           info;
   SNES                     s;
-  KSP                      ksp;
   PC                       pc;
   Vec                      u, uref, b;
   PetscReal                err;
@@ -204,14 +203,7 @@ static PetscErrorCode CheckSNES(DM dm, PetscReal alpha, PetscReal beta, PetscRea
   PetscCall(DMAssemblyGetMemType(as, &mt));
   PetscCall(DMSetMatType(dm, MATELLWARP));
   if (mt == PETSC_MEMTYPE_DEVICE) PetscCall(DMSetVecType(dm, VECCUDA)); /* ELLWARP: cuda backend where a device is, else host */
-  PetscCall(SNESCreate(PETSC_COMM_SELF, &s));
-  PetscCall(DMAssemblySetSNES(as, s));
-  PetscCall(SNESGetKSP(s, &ksp));
-  PetscCall(KSPSetType(ksp, KSPCG));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCJACOBI));
-  PetscCall(KSPSetTolerances(ksp, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
-  PetscCall(SNESSetTolerances(s, 1e-30, 1e-10, 1e-30, 10, 1000));
+  PetscCall(CreateSolver(as, PETSC_COMM_SELF, &s));
   PetscCall(DMCreateGlobalVector(dm, &u));
   for (int rep = 0; rep < 2; rep++) {
     PetscCall(VecZeroEntries(u));

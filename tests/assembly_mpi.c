@@ -103,34 +103,6 @@ static PetscErrorCode AddP1(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* conductivity of original cell e: R diag(1, 0.3, 2) R^T, a pseudo-random rotation */
-static void Conductivity(PetscInt dim, PetscInt e, PetscReal *De)
-{
-  PetscReal a = 0.37 * e + 0.1, b = 0.71 * e + 0.3, lam[3] = {1.0, 0.3, 2.0}, R[3][3];
-  if (dim == 2) {
-    R[0][0] = PetscCosReal(a);
-    R[0][1] = -PetscSinReal(a);
-    R[1][0] = PetscSinReal(a);
-    R[1][1] = PetscCosReal(a);
-  } else {
-    PetscReal ca = PetscCosReal(a), sa = PetscSinReal(a), cb = PetscCosReal(b), sb = PetscSinReal(b);
-    R[0][0] = ca;
-    R[0][1] = -sa;
-    R[0][2] = 0;
-    R[1][0] = cb * sa;
-    R[1][1] = cb * ca;
-    R[1][2] = -sb;
-    R[2][0] = sb * sa;
-    R[2][1] = sb * ca;
-    R[2][2] = cb;
-  }
-  for (PetscInt i = 0; i < dim; i++)
-    for (PetscInt j = 0; j < dim; j++) {
-      De[i * dim + j] = 0;
-      for (PetscInt k = 0; k < dim; k++) De[i * dim + j] += R[i][k] * lam[k] * R[j][k];
-    }
-}
-
 /* original point number of every local point of the distributed DM (the migration SF's roots all live on
    rank 0, where the mesh was made) */
 static PetscErrorCode OriginalPoints(PetscSF sf, DM dmd, PetscInt **orig)
@@ -261,8 +233,6 @@ static PetscErrorCode SolveSNES(DM dm, PetscBool gpu, PetscReal alpha, PetscReal
   DMAssembly               as;
   DMAssemblyElementKernels k;
   SNES                     s;
-  KSP                      ksp;
-  PC                       pc;
 
   PetscFunctionBegin;
   PetscCall(DMAssemblyCreate(dm, &as));
@@ -279,14 +249,7 @@ static PetscErrorCode SolveSNES(DM dm, PetscBool gpu, PetscReal alpha, PetscReal
   PetscCall(DMAssemblySetUp(as));
   PetscCall(DMSetMatType(dm, MATELLWARP));
   PetscCall(DMSetVecType(dm, gpu ? VECCUDA : VECSTANDARD));
-  PetscCall(SNESCreate(PetscObjectComm((PetscObject)dm), &s));
-  PetscCall(DMAssemblySetSNES(as, s));
-  PetscCall(SNESGetKSP(s, &ksp));
-  PetscCall(KSPSetType(ksp, KSPCG));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCJACOBI));
-  PetscCall(KSPSetTolerances(ksp, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
-  PetscCall(SNESSetTolerances(s, 1e-30, 1e-10, 1e-30, 10, 1000));
+  PetscCall(CreateSolver(as, PetscObjectComm((PetscObject)dm), &s));
   PetscCall(SNESSetFromOptions(s));
   PetscCall(DMCreateGlobalVector(dm, u));
   for (int rep = 0; rep < 2; rep++) {

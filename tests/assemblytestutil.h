@@ -7,6 +7,8 @@
 #include <petscellwarp.h>
 #include <petscdmplex.h>
 #include <petscsf.h>
+#include <petscsnes.h>
+#include <petscellwarpassembly.h>
 
 /* PETSc's FE integration uses the signed cell volume: orient every simplex as DMPlex expects (triangles
    counter-clockwise; tetrahedra with the first face's normal pointing inward, i.e. negative signed volume
@@ -25,6 +27,34 @@ static inline void OrientCells(PetscInt dim, PetscInt nt, PetscInt *cells, const
       v[2]       = t;
     }
   }
+}
+
+/* the SPD conductivity of (original) cell e: R diag(1, 0.3, 2) R^T, a pseudo-random rotation */
+static inline void Conductivity(PetscInt dim, PetscInt e, PetscReal *De)
+{
+  PetscReal a = 0.37 * e + 0.1, b = 0.71 * e + 0.3, lam[3] = {1.0, 0.3, 2.0}, R[3][3];
+  if (dim == 2) {
+    R[0][0] = PetscCosReal(a);
+    R[0][1] = -PetscSinReal(a);
+    R[1][0] = PetscSinReal(a);
+    R[1][1] = PetscCosReal(a);
+  } else { /* rotation about z by a, then about x by b */
+    PetscReal ca = PetscCosReal(a), sa = PetscSinReal(a), cb = PetscCosReal(b), sb = PetscSinReal(b);
+    R[0][0] = ca;
+    R[0][1] = -sa;
+    R[0][2] = 0;
+    R[1][0] = cb * sa;
+    R[1][1] = cb * ca;
+    R[1][2] = -sb;
+    R[2][0] = sb * sa;
+    R[2][1] = sb * ca;
+    R[2][2] = cb;
+  }
+  for (PetscInt i = 0; i < dim; i++)
+    for (PetscInt j = 0; j < dim; j++) {
+      De[i * dim + j] = 0;
+      for (PetscInt k = 0; k < dim; k++) De[i * dim + j] += R[i][k] * lam[k] * R[j][k];
+    }
 }
 
 /* copy values between vectors of the same (local) layout, whatever their types (host or device) */
@@ -70,6 +100,24 @@ static inline PetscErrorCode CreateTarget(DM dm, const char *type, PetscMemType 
   PetscCall(DMCreateMatrix(dm, J));
   PetscCall(PetscStrcmp(type, MATELLWARP, &isell));
   if (isell) PetscCall(MatEllwarpSetBackend(*J, mt == PETSC_MEMTYPE_HOST ? MAT_ELLWARP_BACKEND_HOST : MAT_ELLWARP_BACKEND_CUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the SNES of the solve tests, its function and Jacobian from the assembler: CG + Jacobi, tight tolerances */
+static inline PetscErrorCode CreateSolver(DMAssembly as, MPI_Comm comm, SNES *s)
+{
+  KSP ksp;
+  PC  pc;
+
+  PetscFunctionBegin;
+  PetscCall(SNESCreate(comm, s));
+  PetscCall(DMAssemblySetSNES(as, *s));
+  PetscCall(SNESGetKSP(*s, &ksp));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
+  PetscCall(SNESSetTolerances(*s, 1e-30, 1e-10, 1e-30, 10, 1000));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
