@@ -83,43 +83,12 @@ static PetscErrorCode CreateMesh(const char *mesh, PetscInt faces, DM *dm)
   PetscCall(PetscStrcmp(mesh, "tri", &tri));
   PetscCall(PetscStrcmp(mesh, "single", &single));
   PetscCall(PetscStrcmp(mesh, "two", &two));
-  if (box) { /* Kuhn tetrahedra of an n^3 grid (no mesh generator needed), stretched box */
-    const PetscInt N = faces, nv = (N + 1) * (N + 1) * (N + 1), nt = 6 * N * N * N;
-    PetscInt      *cells;
-    PetscReal     *xyz;
-    PetscCall(PetscMalloc2(4 * nt, &cells, 3 * nv, &xyz));
-    for (PetscInt c = 0; c < N * N * N; c++)
-      for (int t = 0; t < 6; t++) EllwarpKuhnTet(N, c, t, cells + 4 * (6 * c + t));
-    for (PetscInt v = 0; v < nv; v++) {
-      xyz[3 * v + 0] = (PetscReal)(v % (N + 1)) / N;
-      xyz[3 * v + 1] = 1.5 * (PetscReal)((v / (N + 1)) % (N + 1)) / N;
-      xyz[3 * v + 2] = 0.8 * (PetscReal)(v / ((N + 1) * (N + 1))) / N;
-    }
-    OrientCells(3, nt, cells, xyz);
-    PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, 3, nt, nv, 4, PETSC_TRUE, cells, 3, xyz, dm));
-    PetscCall(PetscFree2(cells, xyz));
-  } else if (tri) { /* n x (n+1) squares, two triangles each */
-    const PetscInt N = faces, M = faces + 1, nv = (N + 1) * (M + 1), nt = 2 * N * M;
-    PetscInt      *cells;
-    PetscReal     *xy;
-    PetscCall(PetscMalloc2(3 * nt, &cells, 2 * nv, &xy));
-    for (PetscInt j = 0; j < M; j++)
-      for (PetscInt i = 0; i < N; i++) {
-        const PetscInt v0 = i + (N + 1) * j, c = 2 * (i + N * j);
-        cells[3 * c + 0]       = v0;
-        cells[3 * c + 1]       = v0 + 1;
-        cells[3 * c + 2]       = v0 + N + 2;
-        cells[3 * (c + 1) + 0] = v0;
-        cells[3 * (c + 1) + 1] = v0 + N + 2;
-        cells[3 * (c + 1) + 2] = v0 + N + 1;
-      }
-    for (PetscInt v = 0; v < nv; v++) {
-      xy[2 * v + 0] = (PetscReal)(v % (N + 1)) / N + 0.01 * (v % 3);
-      xy[2 * v + 1] = 1.5 * (PetscReal)(v / (N + 1)) / M;
-    }
-    OrientCells(2, nt, cells, xy);
-    PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, 2, nt, nv, 3, PETSC_TRUE, cells, 2, xy, dm));
-    PetscCall(PetscFree2(cells, xy));
+  if (box || tri) {
+    PetscInt   dim, nv, nt, *cells;
+    PetscReal *x;
+    PetscCall(SimplexBoxCells(box, faces, &dim, &nv, &nt, &cells, &x));
+    PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, dim, nt, nv, dim + 1, PETSC_TRUE, cells, dim, x, dm));
+    PetscCall(PetscFree2(cells, x));
   } else if (single) {
     PetscInt        cells[4]   = {0, 1, 2, 3};
     const PetscReal coords[12] = {0.1, 0, 0, 1, 0.2, 0, 0, 1.1, 0.1, 0.2, 0.1, 0.9};
@@ -534,7 +503,6 @@ int main(int argc, char **argv)
     DMAssembly               as;
     DMAssemblyElementKernels k;
     SNES                     s;
-    PC                       pc;
     Vec                      u, uref, b, zero;
     Mat                      A;
     PetscReal                err;
@@ -567,17 +535,7 @@ int main(int argc, char **argv)
     PetscCall(ReferenceAssembly(dm, alpha, beta, source, D, zero, &A, &b));
     PetscCall(VecScale(b, -1.0));
     PetscCall(VecDuplicate(U, &uref));
-    {
-      KSP kr;
-      PetscCall(KSPCreate(PETSC_COMM_SELF, &kr));
-      PetscCall(KSPSetOperators(kr, A, A));
-      PetscCall(KSPSetType(kr, KSPCG));
-      PetscCall(KSPGetPC(kr, &pc));
-      PetscCall(PCSetType(pc, PCJACOBI));
-      PetscCall(KSPSetTolerances(kr, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
-      PetscCall(KSPSolve(kr, b, uref));
-      PetscCall(KSPDestroy(&kr));
-    }
+    PetscCall(ReferenceSolve(A, b, uref));
     PetscCall(RelErrVec(u, uref, &err));
     PetscCall(DMAssemblyGetInfo(as, &info));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "SNES through the assembler (%s, %s vectors): solution rel. error %.2e %s; %" PetscInt_FMT " Jacobian plan(s) for %" PetscInt_FMT " assemblies %s\n", ((PetscObject)as)->type_name, mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)err, err < 1e-9 ? "ok" : "FAIL", info.njacplans, info.nreductions,

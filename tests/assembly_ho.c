@@ -189,7 +189,6 @@ static PetscErrorCode CheckSNES(DM dm, PetscReal alpha, PetscReal beta, PetscRea
   DMAssemblyElementKernels k;
   DMAssemblyInfo           info;
   SNES                     s;
-  PC                       pc;
   Vec                      u, uref, b;
   PetscReal                err;
   PetscMemType             mt;
@@ -214,17 +213,7 @@ static PetscErrorCode CheckSNES(DM dm, PetscReal alpha, PetscReal beta, PetscRea
   PetscCall(VecDuplicate(U, &uref));
   PetscCall(MatMult(Jref, U, b));
   PetscCall(VecAXPY(b, -1.0, Fref)); /* = source B */
-  {
-    KSP kr;
-    PetscCall(KSPCreate(PETSC_COMM_SELF, &kr));
-    PetscCall(KSPSetOperators(kr, Jref, Jref));
-    PetscCall(KSPSetType(kr, KSPCG));
-    PetscCall(KSPGetPC(kr, &pc));
-    PetscCall(PCSetType(pc, PCJACOBI));
-    PetscCall(KSPSetTolerances(kr, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
-    PetscCall(KSPSolve(kr, b, uref));
-    PetscCall(KSPDestroy(&kr));
-  }
+  PetscCall(ReferenceSolve(Jref, b, uref));
   PetscCall(RelErrVec(u, uref, &err));
   PetscCall(DMAssemblyGetInfo(as, &info));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "SNES through the assembler (%s, %s vectors): solution rel. error %.2e %s; %" PetscInt_FMT " Jacobian plan(s) for %" PetscInt_FMT " assemblies %s\n", ((PetscObject)as)->type_name, mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)err, err < 1e-9 ? "ok" : "FAIL", info.njacplans, info.nreductions, info.njacplans == 1 && info.nreductions >= 2 ? "ok" : "FAIL"));

@@ -48,41 +48,8 @@ static PetscErrorCode CreateMesh(MPI_Comm comm, const char *mesh, PetscInt faces
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscStrcmp(mesh, "box", &box));
   PetscCall(PetscStrcmp(mesh, "tri", &tri));
-  if (box) {
-    const PetscInt N = faces;
-    dim = 3;
-    nv  = (N + 1) * (N + 1) * (N + 1);
-    nt  = 6 * N * N * N;
-    PetscCall(PetscMalloc2(4 * nt, &cells, 3 * nv, &x));
-    for (PetscInt c = 0; c < N * N * N; c++)
-      for (int t = 0; t < 6; t++) EllwarpKuhnTet(N, c, t, cells + 4 * (6 * c + t));
-    for (PetscInt v = 0; v < nv; v++) {
-      x[3 * v + 0] = (PetscReal)(v % (N + 1)) / N;
-      x[3 * v + 1] = 1.5 * (PetscReal)((v / (N + 1)) % (N + 1)) / N;
-      x[3 * v + 2] = 0.8 * (PetscReal)(v / ((N + 1) * (N + 1))) / N;
-    }
-  } else if (tri) {
-    const PetscInt N = faces, M = faces + 1;
-    dim = 2;
-    nv  = (N + 1) * (M + 1);
-    nt  = 2 * N * M;
-    PetscCall(PetscMalloc2(3 * nt, &cells, 2 * nv, &x));
-    for (PetscInt j = 0; j < M; j++)
-      for (PetscInt i = 0; i < N; i++) {
-        const PetscInt v0 = i + (N + 1) * j, c = 2 * (i + N * j);
-        cells[3 * c + 0]       = v0;
-        cells[3 * c + 1]       = v0 + 1;
-        cells[3 * c + 2]       = v0 + N + 2;
-        cells[3 * (c + 1) + 0] = v0;
-        cells[3 * (c + 1) + 1] = v0 + N + 2;
-        cells[3 * (c + 1) + 2] = v0 + N + 1;
-      }
-    for (PetscInt v = 0; v < nv; v++) {
-      x[2 * v + 0] = (PetscReal)(v % (N + 1)) / N + 0.01 * (v % 3);
-      x[2 * v + 1] = 1.5 * (PetscReal)(v / (N + 1)) / M;
-    }
-  } else SETERRQ(comm, PETSC_ERR_ARG_WRONG, "-mesh box|tri");
-  OrientCells(dim, nt, cells, x);
+  PetscCheck(box || tri, comm, PETSC_ERR_ARG_WRONG, "-mesh box|tri");
+  PetscCall(SimplexBoxCells(box, faces, &dim, &nv, &nt, &cells, &x));
   PetscCall(DMPlexCreateFromCellListPetsc(comm, dim, rank ? 0 : nt, rank ? 0 : nv, dim + 1, PETSC_TRUE, cells, dim, x, dm));
   PetscCall(PetscFree2(cells, x));
   *ntot = nt;

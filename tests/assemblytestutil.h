@@ -9,6 +9,7 @@
 #include <petscsf.h>
 #include <petscsnes.h>
 #include <petscellwarpassembly.h>
+#include <petsc/private/ellwarpkuhn.h>
 
 /* PETSc's FE integration uses the signed cell volume: orient every simplex as DMPlex expects (triangles
    counter-clockwise; tetrahedra with the first face's normal pointing inward, i.e. negative signed volume
@@ -27,6 +28,71 @@ static inline void OrientCells(PetscInt dim, PetscInt nt, PetscInt *cells, const
       v[2]       = t;
     }
   }
+}
+
+/* the cells (oriented, PetscMalloc2(cells, x)) of the tests' meshes: box, Kuhn tetrahedra of an N^3 grid
+   (no mesh generator needed) of a stretched box; else N x (N+1) squares, two triangles each, the vertices
+   slightly perturbed */
+static inline PetscErrorCode SimplexBoxCells(PetscBool box, PetscInt faces, PetscInt *dim, PetscInt *nv, PetscInt *nt, PetscInt **cells, PetscReal **x)
+{
+  const PetscInt N = faces;
+
+  PetscFunctionBegin;
+  if (box) {
+    *dim = 3;
+    *nv  = (N + 1) * (N + 1) * (N + 1);
+    *nt  = 6 * N * N * N;
+    PetscCall(PetscMalloc2(4 * *nt, cells, 3 * *nv, x));
+    for (PetscInt c = 0; c < N * N * N; c++)
+      for (int t = 0; t < 6; t++) EllwarpKuhnTet(N, c, t, *cells + 4 * (6 * c + t));
+    for (PetscInt v = 0; v < *nv; v++) {
+      (*x)[3 * v + 0] = (PetscReal)(v % (N + 1)) / N;
+      (*x)[3 * v + 1] = 1.5 * (PetscReal)((v / (N + 1)) % (N + 1)) / N;
+      (*x)[3 * v + 2] = 0.8 * (PetscReal)(v / ((N + 1) * (N + 1))) / N;
+    }
+  } else {
+    const PetscInt M = faces + 1;
+    PetscInt      *cl;
+    *dim = 2;
+    *nv  = (N + 1) * (M + 1);
+    *nt  = 2 * N * M;
+    PetscCall(PetscMalloc2(3 * *nt, cells, 2 * *nv, x));
+    cl = *cells;
+    for (PetscInt j = 0; j < M; j++)
+      for (PetscInt i = 0; i < N; i++) {
+        const PetscInt v0 = i + (N + 1) * j, c = 2 * (i + N * j);
+        cl[3 * c + 0]       = v0;
+        cl[3 * c + 1]       = v0 + 1;
+        cl[3 * c + 2]       = v0 + N + 2;
+        cl[3 * (c + 1) + 0] = v0;
+        cl[3 * (c + 1) + 1] = v0 + N + 2;
+        cl[3 * (c + 1) + 2] = v0 + N + 1;
+      }
+    for (PetscInt v = 0; v < *nv; v++) {
+      (*x)[2 * v + 0] = (PetscReal)(v % (N + 1)) / N + 0.01 * (v % 3);
+      (*x)[2 * v + 1] = 1.5 * (PetscReal)(v / (N + 1)) / M;
+    }
+  }
+  OrientCells(*dim, *nt, *cells, *x);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a reference solve: CG + Jacobi, tight tolerances */
+static inline PetscErrorCode ReferenceSolve(Mat A, Vec b, Vec x)
+{
+  KSP kr;
+  PC  pc;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &kr));
+  PetscCall(KSPSetOperators(kr, A, A));
+  PetscCall(KSPSetType(kr, KSPCG));
+  PetscCall(KSPGetPC(kr, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(kr, 1e-13, 1e-30, PETSC_DETERMINE, 10000));
+  PetscCall(KSPSolve(kr, b, x));
+  PetscCall(KSPDestroy(&kr));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the SPD conductivity of (original) cell e: R diag(1, 0.3, 2) R^T, a pseudo-random rotation */
