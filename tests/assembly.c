@@ -366,8 +366,7 @@ int main(int argc, char **argv)
     DMAssemblyElementKernels k;
     PetscMemType             mt;
     const char              *hosttargets[] = {MATAIJ, MATELLWARP}, *devtargets[] = {MATAIJCUSPARSE, MATELLWARP}, **targets;
-    Vec                      Ux, F, F2;
-    PetscReal                errF;
+    Vec                      Ux;
     PetscBool                reproducible = (PetscBool)(m != 2), same; /* all but atomic */
 
     PetscCall(DMAssemblyCreate(dm, &as));
@@ -380,16 +379,7 @@ int main(int argc, char **argv)
     PetscCheck(!gpu || m == 1 || mt == PETSC_MEMTYPE_DEVICE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU run: method %s does not run on the device", methods[m]);
     if (m == 0) PetscCall(CheckColoring(as, ndof));
     targets = mt == PETSC_MEMTYPE_HOST ? hosttargets : devtargets;
-    PetscCall(CreateVecLike(U, mt, &Ux));
-    PetscCall(CopyValues(U, Ux));
-    PetscCall(VecDuplicate(Ux, &F));
-    PetscCall(VecDuplicate(Ux, &F2));
-    PetscCall(DMAssemblyComputeResidual(as, Ux, F));
-    PetscCall(RelErrVec(F, Fref, &errF));
-    PetscCall(DMAssemblyComputeResidual(as, Ux, F2));
-    PetscCall(SameBitsVec(F, F2, &same));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-8s on the %-6s residual: rel. error %.2e %s%s\n", methods[m], mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)errF, errF <= tol ? "ok" : "FAIL", reproducible ? (same ? ", bitwise reproducible" : ", NOT REPRODUCIBLE") : ""));
-    if (errF > tol || (reproducible && !same)) fail = PETSC_TRUE;
+    PetscCall(CheckResidual(as, methods[m], mt, U, Fref, tol, reproducible, &Ux, &fail));
     for (int t = 0; t < 2; t++) {
       Mat       J, J2, Jz, Jrz;
       PetscReal errJ, errZ, errb;
@@ -444,8 +434,6 @@ int main(int argc, char **argv)
       if (var) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
     }
     PetscCall(VecDestroy(&Ux));
-    PetscCall(VecDestroy(&F));
-    PetscCall(VecDestroy(&F2));
     PetscCall(DMAssemblyDestroy(&as));
   }
 

@@ -266,8 +266,7 @@ static PetscErrorCode RunOrder(const char *elem, PetscInt order, PetscInt faces,
     DMAssemblyInfo           info;
     PetscMemType             mt;
     const char              *hosttargets[] = {MATAIJ, MATELLWARP}, *devtargets[] = {MATAIJCUSPARSE, MATELLWARP}, **targets;
-    Vec                      Ux, F, F2;
-    PetscReal                errF;
+    Vec                      Ux;
     PetscBool                reproducible = (PetscBool)(m != 2), same;
 
     PetscCall(DMAssemblyCreate(dm, &as));
@@ -283,16 +282,7 @@ static PetscErrorCode RunOrder(const char *elem, PetscInt order, PetscInt faces,
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "-- %s order %" PetscInt_FMT ": %" PetscInt_FMT " elements of %" PetscInt_FMT " nodes, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros%s\n", elem, order, nelem, info.nen, ndof, info.nnz, gpu ? " (GPU run)" : ""));
     }
     targets = mt == PETSC_MEMTYPE_HOST ? hosttargets : devtargets;
-    PetscCall(CreateVecLike(U, mt, &Ux));
-    PetscCall(CopyValues(U, Ux));
-    PetscCall(VecDuplicate(Ux, &F));
-    PetscCall(VecDuplicate(Ux, &F2));
-    PetscCall(DMAssemblyComputeResidual(as, Ux, F));
-    PetscCall(RelErrVec(F, Fref, &errF));
-    PetscCall(DMAssemblyComputeResidual(as, Ux, F2));
-    PetscCall(SameBitsVec(F, F2, &same));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-8s on the %-6s residual: rel. error %.2e %s%s\n", methods[m], mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)errF, errF <= tol ? "ok" : "FAIL", reproducible ? (same ? ", bitwise reproducible" : ", NOT REPRODUCIBLE") : ""));
-    if (errF > tol || (reproducible && !same)) *fail = PETSC_TRUE;
+    PetscCall(CheckResidual(as, methods[m], mt, U, Fref, tol, reproducible, &Ux, fail));
     for (int t = 0; t < 2; t++) {
       Mat       J, J2;
       PetscReal errJ;
@@ -339,8 +329,6 @@ static PetscErrorCode RunOrder(const char *elem, PetscInt order, PetscInt faces,
     PetscCheck(info.njacplans == 4 && info.nreductions == 6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "expected 4 Jacobian plans and 6 assemblies, got %" PetscInt_FMT " and %" PetscInt_FMT, info.njacplans, info.nreductions);
     if (m == 0) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
     PetscCall(VecDestroy(&Ux));
-    PetscCall(VecDestroy(&F));
-    PetscCall(VecDestroy(&F2));
     PetscCall(DMAssemblyDestroy(&as));
   }
   {

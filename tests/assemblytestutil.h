@@ -313,4 +313,28 @@ static inline PetscErrorCode CreateVecLike(Vec ref, PetscMemType mt, Vec *v)
   PetscCall(VecSetType(*v, mt == PETSC_MEMTYPE_HOST ? VECSEQ : VECCUDA));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+/* the residual at U of a set-up assembler (values in memory mt) against Fref, and twice for bitwise
+   reproducibility where that is expected; *Ux: U copied where the method runs (the caller destroys it) */
+static inline PetscErrorCode CheckResidual(DMAssembly as, const char *method, PetscMemType mt, Vec U, Vec Fref, PetscReal tol, PetscBool reproducible, Vec *Ux, PetscBool *fail)
+{
+  Vec       F, F2;
+  PetscReal errF;
+  PetscBool same;
+
+  PetscFunctionBegin;
+  PetscCall(CreateVecLike(U, mt, Ux));
+  PetscCall(CopyValues(U, *Ux));
+  PetscCall(VecDuplicate(*Ux, &F));
+  PetscCall(VecDuplicate(*Ux, &F2));
+  PetscCall(DMAssemblyComputeResidual(as, *Ux, F));
+  PetscCall(RelErrVec(F, Fref, &errF));
+  PetscCall(DMAssemblyComputeResidual(as, *Ux, F2));
+  PetscCall(SameBitsVec(F, F2, &same));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-8s on the %-6s residual: rel. error %.2e %s%s\n", method, mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)errF, errF <= tol ? "ok" : "FAIL", reproducible ? (same ? ", bitwise reproducible" : ", NOT REPRODUCIBLE") : ""));
+  if (errF > tol || (reproducible && !same)) *fail = PETSC_TRUE;
+  PetscCall(VecDestroy(&F));
+  PetscCall(VecDestroy(&F2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
+
