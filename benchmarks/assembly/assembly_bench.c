@@ -4,7 +4,7 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
                            "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localnz,localrow,atomic,atomic:full,atomic:compact,atomic:agg,atomic:match,atomic:hash,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
                            "element fused into the scatter; -unfused: through the element buffers like user kernels; sharednz:KB: shared-memory budget per\n"
-                           "block), -order rcm,sfc,morton,none (vertex numberings, each size is run once per order; sfc = Hilbert curve; default rcm),\n"
+                           "block), -order rcm,sfc,morton,metis,none (vertex numberings, each size is run once per order; sfc = Hilbert curve; metis: RCM inside METIS parts of -metis_part_size 64 vertices; default rcm),\n"
                            "-o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
 /* Times are medians over -repeats runs after a warm-up (CUDA events on PETSc's stream; the host method with
    PetscTime).  Effective bandwidth = the bytes-moved model of each method (printed with the table) / time. */
@@ -249,12 +249,12 @@ int main(int argc, char **argv)
   }
   for (PetscInt o = 0; o < norders; o++) {
     PetscBool ok = PETSC_FALSE, f;
-    const char *known[] = {"rcm", "sfc", "hilbert", "morton", "none"};
+    const char *known[] = {"rcm", "sfc", "hilbert", "morton", "metis", "none"};
     for (int i = 0; i < 5; i++) {
       PetscCall(PetscStrcmp(orders[o], known[i], &f));
       ok = (PetscBool)(ok || f);
     }
-    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-order %s: expected rcm, sfc (= hilbert), morton or none", orders[o]);
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-order %s: expected rcm, sfc (= hilbert), morton, metis or none", orders[o]);
   }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", outdir, sizeof(outdir), &hasout));
 #if defined(ELLWARP_HAVE_CUDA)
@@ -292,6 +292,12 @@ int main(int argc, char **argv)
     if (!strcmp(order, "rcm")) PetscCall(LVMeshRenumberRCM(&m));
     else if (!strcmp(order, "sfc") || !strcmp(order, "hilbert")) PetscCall(LVMeshRenumberSFC(&m, PETSC_TRUE));
     else if (!strcmp(order, "morton")) PetscCall(LVMeshRenumberSFC(&m, PETSC_FALSE));
+    else if (!strcmp(order, "metis")) { /* RCM inside METIS parts of -metis_part_size vertices (default 64) */
+      PetscInt psz = 64;
+      PetscCall(PetscOptionsGetInt(NULL, NULL, "-metis_part_size", &psz, NULL));
+      PetscCall(LVMeshRenumberRCM(&m));
+      PetscCall(LVMeshRenumberMETIS(&m, psz));
+    }
     PetscCall(CreateDM(&m, &dm));
     PetscCall(Conductivity(&m, &D));
     nelem = m.nt;

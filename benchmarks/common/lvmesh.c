@@ -738,3 +738,76 @@ PetscErrorCode LVMeshAssembleElasticity(const LVMesh *mesh, Mat *A)
   PetscCall(PetscFree(vb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* METIS renumbering                                                                                            */
+#if defined(ELLWARP_HAVE_METIS)
+  #include <metis.h>
+
+typedef struct {
+  idx_t    part;
+  PetscInt v;
+} PartItem;
+
+static int PartItemCmp(const void *a, const void *b)
+{
+  const PartItem *x = (const PartItem *)a, *y = (const PartItem *)b;
+  if (x->part != y->part) return x->part < y->part ? -1 : 1;
+  return (x->v > y->v) - (x->v < y->v); /* inside a part: the current order */
+}
+#endif
+
+PetscErrorCode LVMeshRenumberMETIS(LVMesh *mesh, PetscInt partsize)
+{
+#if defined(ELLWARP_HAVE_METIS)
+  PetscInt  nv = mesh->nv, *ia, *ja, *newnum;
+  idx_t    *xadj, *adjncy, *part, n = (idx_t)nv, ncon = 1, nparts, objval = 0, options[METIS_NOPTIONS];
+  PetscReal *xyz;
+  PartItem  *it;
+  PetscCount q = 0;
+  int        err;
+
+  PetscFunctionBegin;
+  PetscCheck(partsize > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "METIS part size %" PetscInt_FMT " must be positive", partsize);
+  if (nv < 2 * partsize) PetscFunctionReturn(PETSC_SUCCESS); /* one part: nothing to do */
+  nparts = (idx_t)((nv + partsize - 1) / partsize);
+  PetscCall(LVMeshNodeGraph(mesh, &ia, &ja));
+  /* METIS wants the graph without self loops */
+  PetscCall(PetscMalloc3(nv + 1, &xadj, ia[nv], &adjncy, nv, &part));
+  xadj[0] = 0;
+  for (PetscInt v = 0; v < nv; v++) {
+    for (PetscInt k = ia[v]; k < ia[v + 1]; k++)
+      if (ja[k] != v) adjncy[q++] = (idx_t)ja[k];
+    xadj[v + 1] = (idx_t)q;
+  }
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = 1; /* the same numbering on every run */
+  err = METIS_PartGraphRecursive(&n, &ncon, xadj, adjncy, NULL, NULL, NULL, &nparts, NULL, NULL, options, &objval, part);
+  PetscCheck(err == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "METIS_PartGraphRecursive failed (%d) for %" PetscInt_FMT " parts", err, (PetscInt)nparts);
+  PetscCall(PetscMalloc1(nv, &it));
+  for (PetscInt v = 0; v < nv; v++) {
+    it[v].part = part[v];
+    it[v].v    = v;
+  }
+  qsort(it, (size_t)nv, sizeof(PartItem), PartItemCmp);
+  PetscCall(PetscMalloc1(nv, &newnum));
+  PetscCall(PetscMalloc1(3 * (size_t)nv, &xyz));
+  for (PetscInt k = 0; k < nv; k++) {
+    newnum[it[k].v] = k;
+    for (int d = 0; d < 3; d++) xyz[3 * k + d] = mesh->xyz[3 * it[k].v + d];
+  }
+  for (PetscInt t = 0; t < 4 * mesh->nt; t++) mesh->tet[t] = newnum[mesh->tet[t]];
+  PetscCall(PetscFree(mesh->xyz));
+  mesh->xyz = xyz;
+  PetscCall(PetscFree(newnum));
+  PetscCall(PetscFree(it));
+  PetscCall(PetscFree3(xadj, adjncy, part));
+  PetscCall(PetscFree(ia));
+  PetscCall(PetscFree(ja));
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  (void)mesh;
+  (void)partsize;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "LVMeshRenumberMETIS: the benchmarks were built without METIS (metis.h / libmetis not found by CMake)");
+#endif
+}

@@ -34,6 +34,12 @@ PetscErrorCode LVMeshRenumberRCM(LVMesh *mesh);
    3-D cluster (surface ~ volume^(2/3)) rather than RCM's thin level-set sheet, which is what block-wise assemblers
    (sharednz: elements computed once per block they touch) and caches want.  The bandwidth is larger than RCM's. */
 PetscErrorCode LVMeshRenumberSFC(LVMesh *mesh, PetscBool hilbert);
+/* Renumber the vertices part by part of a METIS partition of the node graph into parts of about `partsize`
+   vertices (recursive bisection, so that neighbouring part numbers are neighbouring regions); inside a part the
+   current order is kept (apply after RCM).  A contiguous range of vertex numbers is then a METIS part: what the
+   sharednz assembler's contiguous target blocks see as its blocks (Cecka, Lew, Darve 4.2.4 partition the
+   elements with METIS).  Needs METIS at build time (else a clear error). */
+PetscErrorCode LVMeshRenumberMETIS(LVMesh *mesh, PetscInt partsize);
 PetscErrorCode LVMeshDestroy(LVMesh *mesh);
 /* Signed volume sum check etc.: total volume (mm^3) and number of inverted/degenerate tets */
 PetscErrorCode LVMeshGetVolume(const LVMesh *mesh, PetscReal *volume, PetscInt *ndegenerate);
