@@ -256,6 +256,7 @@ PETSC_INTERN void DMAsmHostP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal,
 PETSC_INTERN PetscErrorCode DMAsmBuildMesh(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmGatherBegin(DMAssembly, PetscScalar *[2]);
 PETSC_INTERN PetscErrorCode DMAsmBuildPattern(DMAssembly, PetscInt, const PetscInt *, const PetscInt *, PetscInt);
+PETSC_INTERN PetscErrorCode DMAsmP1ElementMap(DMAssembly, PetscSection, PetscBool, PetscInt);
 PETSC_INTERN PetscErrorCode DMAsmBuildPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmPlanDestroy(DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmPlanUpload(DMAsmPlan *);

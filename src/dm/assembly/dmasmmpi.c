@@ -68,10 +68,8 @@ PetscErrorCode DMAsmBuildMeshMPI(DMAssembly as)
 {
   DM                 dm = as->dm;
   MPI_Comm           comm = PetscObjectComm((PetscObject)dm);
-  PetscSection       gs, ls, cs;
+  PetscSection       gs, ls;
   PetscInt           dim, nen, cStart, cEnd, vStart, vEnd, nelem, nloc, nown, ov, scan;
-  Vec                cvec;
-  const PetscScalar *coords;
 
   PetscFunctionBegin;
   PetscCall(CheckMethod(as));
@@ -86,8 +84,6 @@ PetscErrorCode DMAsmBuildMeshMPI(DMAssembly as)
   PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
   PetscCall(DMGetGlobalSection(dm, &gs));
   PetscCall(DMGetLocalSection(dm, &ls));
-  PetscCall(DMGetCoordinateSection(dm, &cs));
-  PetscCall(DMGetCoordinatesLocal(dm, &cvec));
   PetscCall(PetscSectionGetStorageSize(ls, &nloc));
   PetscCall(PetscSectionGetConstrainedStorageSize(gs, &nown));
   PetscCallMPI(MPI_Scan(&nown, &scan, 1, MPIU_INT, MPI_SUM, comm));
@@ -118,30 +114,8 @@ PetscErrorCode DMAsmBuildMeshMPI(DMAssembly as)
     } else as->l2g[loff] = -(goff + 1);
   }
   for (PetscInt i = 0; i < nloc; i++) PetscCheck(as->l2g[i] >= 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: local dof %" PetscInt_FMT " is not on a vertex (P1 only)", i);
-  /* elements: closure vertices (the closure order, as DMPlexMatSetClosure uses), local offsets, coordinates */
-  PetscCall(VecGetArrayRead(cvec, &coords));
-  PetscCall(PetscMalloc2((size_t)nen * nelem, &as->edof, (size_t)nen * dim * nelem, &as->xe));
-  for (PetscInt e = 0; e < nelem; e++) {
-    PetscInt       ncl, *cl = NULL, a = 0;
-    DMPolytopeType ct;
-
-    PetscCall(DMPlexGetCellType(dm, cStart + e, &ct));
-    PetscCheck(ct == (dim == 3 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_TRIANGLE), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " is a %s; simplices only", cStart + e, DMPolytopeTypes[ct]);
-    PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
-    for (PetscInt i = 0; i < ncl; i++) {
-      const PetscInt p = cl[2 * i];
-      PetscInt       loff, coff;
-      if (p < vStart || p >= vEnd) continue;
-      PetscCall(PetscSectionGetOffset(ls, p, &loff));
-      PetscCall(PetscSectionGetOffset(cs, p, &coff));
-      as->edof[a * nelem + e] = loff;
-      for (PetscInt d = 0; d < dim; d++) as->xe[(a * dim + d) * nelem + e] = PetscRealPart(coords[coff + d]);
-      a++;
-    }
-    PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
-    PetscCheck(a == nen, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly: cell %" PetscInt_FMT " has %" PetscInt_FMT " vertices, expected %" PetscInt_FMT, cStart + e, a, nen);
-  }
-  PetscCall(VecRestoreArrayRead(cvec, &coords));
+  /* elements: closure vertices, local (ghosted) offsets, coordinates */
+  PetscCall(DMAsmP1ElementMap(as, ls, PETSC_FALSE, 0));
   /* the pattern of the owned rows (global columns); e2nz = -1 on the rows of ghost nodes */
   PetscCall(DMAsmBuildPattern(as, nown, as->l2row, as->l2g, as->rstart));
   PetscCall(PetscInfo(as, "Distributed DM: %" PetscInt_FMT " owned rows from %" PetscInt_FMT ", %" PetscInt_FMT " local dofs (with ghosts), %" PetscInt_FMT " local cells (overlap %" PetscInt_FMT ")\n", nown, as->rstart, nloc, nelem, ov));

@@ -6,6 +6,57 @@
 #include <petscdmplex.h>
 #include <petscfe.h>
 
+
+/* The P1 simplex element map: each cell's closure vertices in closure order (the order DMPlexMatSetClosure
+   uses), their dof offsets in `dofs` minus `offset` into edof, their coordinates into xe.  One process: the
+   global section, each vertex checked for one unconstrained dof (check); several: the local (ghosted) section,
+   whose vertices the caller has checked.  Needs as->nelem, nen, dim, cStart. */
+PetscErrorCode DMAsmP1ElementMap(DMAssembly as, PetscSection dofs, PetscBool check, PetscInt offset)
+{
+  DM                 dm = as->dm;
+  const PetscInt     nelem = as->nelem, nen = as->nen, dim = as->dim, cStart = as->cStart;
+  PetscSection       cs;
+  Vec                cvec;
+  const PetscScalar *coords;
+  PetscInt           vStart, vEnd;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  PetscCall(DMGetCoordinateSection(dm, &cs));
+  PetscCall(DMGetCoordinatesLocal(dm, &cvec));
+  PetscCall(VecGetArrayRead(cvec, &coords));
+  PetscCall(PetscMalloc2((size_t)nen * nelem, &as->edof, (size_t)nen * dim * nelem, &as->xe));
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscInt       ncl, *cl = NULL, a = 0;
+    DMPolytopeType ct;
+
+    PetscCall(DMPlexGetCellType(dm, cStart + e, &ct));
+    PetscCheck(ct == (dim == 3 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_TRIANGLE), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " is a %s; simplices only", cStart + e, DMPolytopeTypes[ct]);
+    PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+    for (PetscInt i = 0; i < ncl; i++) {
+      const PetscInt p = cl[2 * i];
+      PetscInt       off, coff;
+
+      if (p < vStart || p >= vEnd) continue;
+      if (check) {
+        PetscInt gdof, gcdof;
+        PetscCall(PetscSectionGetDof(dofs, p, &gdof));
+        PetscCall(PetscSectionGetConstraintDof(dofs, p, &gcdof));
+        PetscCheck(gdof == 1 && gcdof == 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: vertex %" PetscInt_FMT " has %" PetscInt_FMT " global dofs, %" PetscInt_FMT " constrained; essential conditions through the section are not supported (apply them with MatZeroRowsColumns)", p, gdof, gcdof);
+      }
+      PetscCall(PetscSectionGetOffset(dofs, p, &off));
+      PetscCall(PetscSectionGetOffset(cs, p, &coff));
+      as->edof[a * nelem + e] = off - offset;
+      for (PetscInt d = 0; d < dim; d++) as->xe[(a * dim + d) * nelem + e] = PetscRealPart(coords[coff + d]);
+      a++;
+    }
+    PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+    PetscCheck(a == nen, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly: cell %" PetscInt_FMT " has %" PetscInt_FMT " vertices, expected %" PetscInt_FMT, cStart + e, a, nen);
+  }
+  PetscCall(VecRestoreArrayRead(cvec, &coords));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The pattern: row i holds the dofs of every element touching i (what DMCreateMatrix() preallocates for a FE
    field: closure(star) adjacency contains it); node -> elements first, then each row's columns sorted and
    made unique.  Then each element entry (a,b) -> its nonzero.  Rows: rowmap[local dof] (< 0: no row here, a
@@ -76,14 +127,12 @@ PetscErrorCode DMAsmBuildPattern(DMAssembly as, PetscInt n, const PetscInt *rowm
 
 PetscErrorCode DMAsmBuildMesh(DMAssembly as)
 {
-  DM              dm = as->dm, cdm;
-  PetscSection    gs, cs;
+  DM              dm = as->dm;
+  PetscSection    gs;
   PetscObject     obj;
   PetscClassId    id;
   PetscMPIInt     size;
-  PetscInt        cStart, cEnd, vStart, vEnd, nf, nc, nb, cdim, nelem, nen, dim, rstart;
-  Vec             cvec;
-  const PetscScalar *coords;
+  PetscInt        cStart, cEnd, nf, nc, nb, cdim, nelem, nen, dim;
   PetscFE         fe;
 
   PetscFunctionBegin;
@@ -119,14 +168,8 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
   PetscCall(DMGetCoordinateDim(dm, &cdim));
   PetscCheck(cdim == dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT, cdim, dim);
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
-  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
   PetscCall(DMGetGlobalSection(dm, &gs));
-  PetscCall(DMGetCoordinateDM(dm, &cdm));
-  PetscCall(DMGetCoordinateSection(dm, &cs));
-  PetscCall(DMGetCoordinatesLocal(dm, &cvec));
-  PetscCall(VecGetArrayRead(cvec, &coords));
   PetscCall(PetscSectionGetConstrainedStorageSize(gs, &as->ndof));
-  rstart     = 0; /* one process: global dofs start at 0 */
   nen        = dim + 1;
   nelem      = cEnd - cStart;
   as->nelem  = nelem;
@@ -134,33 +177,7 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
   as->dim    = dim;
   as->cStart = cStart;
   PetscCheck((PetscCount)nen * nen * nelem < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: %" PetscInt_FMT " elements: element entries exceed the PetscInt range; configure PETSc with 64-bit indices", nelem);
-  PetscCall(PetscMalloc2((size_t)nen * nelem, &as->edof, (size_t)nen * dim * nelem, &as->xe));
-  for (PetscInt e = 0; e < nelem; e++) {
-    PetscInt  ncl, *cl = NULL, a = 0;
-    DMPolytopeType ct;
-
-    PetscCall(DMPlexGetCellType(dm, cStart + e, &ct));
-    PetscCheck(ct == (dim == 3 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_TRIANGLE), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " is a %s; simplices only", cStart + e, DMPolytopeTypes[ct]);
-    PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
-    for (PetscInt i = 0; i < ncl; i++) {
-      const PetscInt p = cl[2 * i];
-      PetscInt       gdof, gcdof, goff, coff;
-
-      if (p < vStart || p >= vEnd) continue;
-      PetscCall(PetscSectionGetDof(gs, p, &gdof));
-      PetscCall(PetscSectionGetConstraintDof(gs, p, &gcdof));
-      PetscCheck(gdof == 1 && gcdof == 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: vertex %" PetscInt_FMT " has %" PetscInt_FMT " global dofs, %" PetscInt_FMT " constrained; essential conditions through the section are not supported (apply them with MatZeroRowsColumns)", p, gdof, gcdof);
-      PetscCall(PetscSectionGetOffset(gs, p, &goff));
-      PetscCall(PetscSectionGetOffset(cs, p, &coff));
-      as->edof[a * nelem + e] = goff - rstart;
-      for (PetscInt d = 0; d < dim; d++) as->xe[(a * dim + d) * nelem + e] = PetscRealPart(coords[coff + d]);
-      a++;
-    }
-    PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
-    PetscCheck(a == nen, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly: cell %" PetscInt_FMT " has %" PetscInt_FMT " vertices, expected %" PetscInt_FMT, cStart + e, a, nen);
-  }
-  PetscCall(VecRestoreArrayRead(cvec, &coords));
-  (void)cdm;
+  PetscCall(DMAsmP1ElementMap(as, gs, PETSC_TRUE, 0)); /* one process: global dofs start at 0 */
 
   PetscCall(DMAsmBuildPattern(as, as->ndof, NULL, NULL, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
