@@ -457,19 +457,13 @@ __global__ static void ScatterKernel(PetscCount n, const PetscInt *__restrict__ 
 /* y[rowperm[r]] = sum_k val*x[col] (+ z).  Column indices and values are streamed once (__ldcs: keep
    them out of L2 so x stays cached); x is gathered through the read-only path.  16-bit slices store
    columns as offsets from the lane's own row: 10 instead of 12 bytes per entry. */
-/* A long-row chunk, done by a whole block: strided products, a warp-shuffle tree, the warps' sums in
-   order.  The block that completes a row's last chunk (counted with an atomic) adds the row's chunk
+/* The end of a long-row chunk (block c), shared by LongChunk and LongChunkU: a warp-shuffle tree, the warps'
+   sums in order; the block that completes a row's last chunk (counted with an atomic) adds the row's chunk
    sums in chunk order and writes y, so the result does not depend on which block finished when. */
-template <bool ADD, bool ABS>
-__device__ static void LongChunk(const DevLayout &d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+template <bool ADD>
+__device__ __forceinline__ void LongChunkFinish(const DevLayout &d, PetscInt c, PetscScalar sum, const PetscScalar *z, PetscScalar *y)
 {
   __shared__ PetscScalar ws[32];
-  const PetscInt         c   = blockIdx.x;
-  PetscScalar            sum = 0.0;
-  for (PetscCount k = d.chunkptr[c] + threadIdx.x; k < d.chunkptr[c + 1]; k += blockDim.x) {
-    const PetscScalar vv = __ldcs(val + k);
-    sum += (ABS ? fabs(vv) : vv) * __ldg(x + __ldcs(d.col32 + d.longcolbase + (k - d.longptr[0])));
-  }
   for (int off = 16; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
   if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = sum;
   __syncthreads();
@@ -488,6 +482,19 @@ __device__ static void LongChunk(const DevLayout &d, const PetscScalar *__restri
       d.count[q]         = 0; /* ready for the next product */
     }
   }
+}
+
+/* A long-row chunk, done by a whole block: strided products, then LongChunkFinish */
+template <bool ADD, bool ABS>
+__device__ static void LongChunk(const DevLayout &d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+{
+  const PetscInt c   = blockIdx.x;
+  PetscScalar    sum = 0.0;
+  for (PetscCount k = d.chunkptr[c] + threadIdx.x; k < d.chunkptr[c + 1]; k += blockDim.x) {
+    const PetscScalar vv = __ldcs(val + k);
+    sum += (ABS ? fabs(vv) : vv) * __ldg(x + __ldcs(d.col32 + d.longcolbase + (k - d.longptr[0])));
+  }
+  LongChunkFinish<ADD>(d, c, sum, z, y);
 }
 
 /* y[rowperm[r]] = sum_k val*x[col] (+ z).  Blocks [0, nchunks) do the long-row chunks, the others one
@@ -647,10 +654,9 @@ __device__ __forceinline__ void LdCol32R(const int *__restrict__ p, int c[R])
 template <bool ADD, int U>
 __device__ static void LongChunkU(const DevLayout &d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
-  __shared__ PetscScalar ws[32];
-  const PetscInt         c  = blockIdx.x;
-  const PetscCount       k1 = d.chunkptr[c + 1], cb = d.longcolbase - d.longptr[0], bs = blockDim.x;
-  PetscScalar            sum = 0.0;
+  const PetscInt   c  = blockIdx.x;
+  const PetscCount k1 = d.chunkptr[c + 1], cb = d.longcolbase - d.longptr[0], bs = blockDim.x;
+  PetscScalar      sum = 0.0;
   for (PetscCount k = d.chunkptr[c] + threadIdx.x; k < k1; k += U * bs) {
     PetscScalar vv[U], xx[U];
     int         cc[U];
@@ -666,24 +672,7 @@ __device__ static void LongChunkU(const DevLayout &d, const PetscScalar *__restr
     for (int u = 0; u < U; u++)
       if (k + u * bs < k1) sum += vv[u] * xx[u];
   }
-  for (int off = 16; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
-  if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = sum;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    const PetscInt q = d.chunkrow[c];
-    PetscScalar    t = 0.0;
-    for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];
-    d.partial[c] = t;
-    __threadfence();
-    if (atomicAdd(d.count + q, 1) == d.longchunk[q + 1] - d.longchunk[q] - 1) {
-      PetscScalar s = 0.0;
-      __threadfence();
-      for (PetscInt cc = d.longchunk[q]; cc < d.longchunk[q + 1]; cc++) s += __ldcg(d.partial + cc);
-      const PetscInt row = d.rowperm[q];
-      y[row]             = ADD ? z[row] + s : s;
-      d.count[q]         = 0;
-    }
-  }
+  LongChunkFinish<ADD>(d, c, sum, z, y);
 }
 
 template <bool ADD>
