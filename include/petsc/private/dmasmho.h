@@ -29,30 +29,11 @@
 /* the affine simplex map of element e: C_s (alpha J^-1 D J^-T, pairs i <= j) and |det J| */
 static DMASM_HD inline void DMAsmHOSimplexGeometry(int dim, PetscInt e, PetscInt n, PetscReal alpha, const PetscReal *D, const PetscReal *xe, PetscReal Cs[6], PetscReal *adet)
 {
-  PetscReal J[3][3], Ji[3][3], det, idet, T[3][3];
+  PetscReal J[3][3], Ji[3][3], det, T[3][3];
 
   for (int i = 0; i < dim; i++)
     for (int j = 0; j < dim; j++) J[i][j] = (xe[((j + 1) * dim + i) * n + e] - xe[(0 * dim + i) * n + e]) / 2; /* reference edge length 2 */
-  if (dim == 2) {
-    det      = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-    idet     = 1 / det;
-    Ji[0][0] = J[1][1] * idet;
-    Ji[0][1] = -J[0][1] * idet;
-    Ji[1][0] = -J[1][0] * idet;
-    Ji[1][1] = J[0][0] * idet;
-  } else {
-    det      = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-    idet     = 1 / det;
-    Ji[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * idet;
-    Ji[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * idet;
-    Ji[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * idet;
-    Ji[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) * idet;
-    Ji[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * idet;
-    Ji[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * idet;
-    Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * idet;
-    Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * idet;
-    Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * idet;
-  }
+  DMAsmInverse(dim, J, Ji, &det);
   *adet = det < 0 ? -det : det;
   /* T = Ji D, C = T Ji^T (Ji[i][k] = d xi_i / d x_k) */
   for (int i = 0; i < dim; i++)
@@ -121,33 +102,14 @@ static DMASM_HD inline void DMAsmHOTensorElement(int dim, int nen, int nq, Petsc
     for (int b = 0; b < nen; b++) kl[a * nen + b] = 0;
   }
   for (int q = 0; q < nq; q++) {
-    PetscReal J[3][3], Ji[3][3], det, idet, wd, g[DMASM_HO_TENSOR_MAXNEN][3], Dg[3];
+    PetscReal J[3][3], Ji[3][3], det, wd, g[DMASM_HO_TENSOR_MAXNEN][3], Dg[3];
     for (int k = 0; k < dim; k++)
       for (int i = 0; i < dim; i++) {
         PetscReal s = 0;
         for (int a = 0; a < nen; a++) s += xl[a][k] * Gq[(q * nen + a) * dim + i];
         J[k][i] = s; /* d x_k / d xi_i */
       }
-    if (dim == 2) {
-      det      = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-      idet     = 1 / det;
-      Ji[0][0] = J[1][1] * idet;
-      Ji[0][1] = -J[0][1] * idet;
-      Ji[1][0] = -J[1][0] * idet;
-      Ji[1][1] = J[0][0] * idet;
-    } else {
-      det      = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-      idet     = 1 / det;
-      Ji[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) * idet;
-      Ji[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * idet;
-      Ji[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * idet;
-      Ji[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) * idet;
-      Ji[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * idet;
-      Ji[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * idet;
-      Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * idet;
-      Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * idet;
-      Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * idet;
-    }
+    DMAsmInverse(dim, J, Ji, &det);
     wd = w[q] * (det < 0 ? -det : det);
     for (int a = 0; a < nen; a++)
       for (int k = 0; k < dim; k++) {

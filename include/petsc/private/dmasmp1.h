@@ -15,13 +15,11 @@
   #define DMASM_HD
 #endif
 
-/* geometry of a P1 simplex from J (column j: x_{j+1} - x_0): the barycentric gradients g_a (g_a for
-   a >= 1 is row a-1 of J^{-1}; g_0 = -sum), the volume and the mass factor |T| / ((d+1)(d+2)); shared
-   by the whole-element and the row form so both run the same arithmetic in the same order */
-static DMASM_HD inline void DMAsmP1Geometry(int dim, PetscReal J[3][3], PetscReal g[4][3], PetscReal *volp, PetscReal *massp)
+/* J^{-1} of a 2x2 or 3x3 J (cofactors times one reciprocal of the determinant) and det J: the element geometry
+   of every built-in kernel (P1 here, the Lagrange and Q1 kernels of dmasmho.h) */
+static DMASM_HD inline void DMAsmInverse(int dim, PetscReal J[3][3], PetscReal Ji[3][3], PetscReal *detp)
 {
-  const int nen = dim + 1;
-  PetscReal Ji[3][3], det, idet, vol, mass;
+  PetscReal det, idet;
 
   if (dim == 2) {
     det      = J[0][0] * J[1][1] - J[0][1] * J[1][0];
@@ -30,8 +28,6 @@ static DMASM_HD inline void DMAsmP1Geometry(int dim, PetscReal J[3][3], PetscRea
     Ji[0][1] = -J[0][1] * idet;
     Ji[1][0] = -J[1][0] * idet;
     Ji[1][1] = J[0][0] * idet;
-    vol      = (det < 0 ? -det : det) / 2;
-    mass     = vol / 12;
   } else {
     det      = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
     idet     = 1 / det;
@@ -44,8 +40,25 @@ static DMASM_HD inline void DMAsmP1Geometry(int dim, PetscReal J[3][3], PetscRea
     Ji[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) * idet;
     Ji[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * idet;
     Ji[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * idet;
-    vol      = (det < 0 ? -det : det) / 6;
-    mass     = vol / 20;
+  }
+  *detp = det;
+}
+
+/* geometry of a P1 simplex from J (column j: x_{j+1} - x_0): the barycentric gradients g_a (g_a for
+   a >= 1 is row a-1 of J^{-1}; g_0 = -sum), the volume and the mass factor |T| / ((d+1)(d+2)); shared
+   by the whole-element and the row form so both run the same arithmetic in the same order */
+static DMASM_HD inline void DMAsmP1Geometry(int dim, PetscReal J[3][3], PetscReal g[4][3], PetscReal *volp, PetscReal *massp)
+{
+  const int nen = dim + 1;
+  PetscReal Ji[3][3], det, vol, mass;
+
+  DMAsmInverse(dim, J, Ji, &det);
+  if (dim == 2) {
+    vol  = (det < 0 ? -det : det) / 2;
+    mass = vol / 12;
+  } else {
+    vol  = (det < 0 ? -det : det) / 6;
+    mass = vol / 20;
   }
   for (int d = 0; d < dim; d++) {
     g[0][d] = 0;
