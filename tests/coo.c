@@ -8,6 +8,9 @@
    ellwarp_add_test(coo.cuda_device_values -device_values GPU)
    ellwarp_add_test(coo.host_variant -mat_ellwarp_backend host -mat_ellwarp_coo_unroll 8)
    ellwarp_add_test(coo.cuda_variant -device_values -mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 512 GPU)
+   ellwarp_add_test(coo.cuda_long -device_values -mat_ellwarp_long_row 10 GPU)
+   ellwarp_add_test(coo.cuda_slotmap -device_values -mat_ellwarp_gather map GPU)
+   ellwarp_add_test(coo.host_long -mat_ellwarp_backend host -mat_ellwarp_long_row 10)
 */
 #include <petscellwarp.h>
 #include "testutil.h"
@@ -47,6 +50,35 @@ static PetscErrorCode Compare(Mat A, Mat B, const char *what)
   PetscCall(VecDestroy(&ya));
   PetscCall(VecDestroy(&yb));
   nchecks += 2;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the pattern of A as a COO list, row by row in column order (broken: with an ignored entry, negative column,
+   inside one row), with values */
+static PetscErrorCode RowOrderCOO(Mat A, PetscBool broken, PetscCount *n, PetscInt **ci, PetscInt **cj, PetscScalar **cv)
+{
+  const PetscInt *ia, *ja;
+  PetscInt        m;
+  PetscBool       done;
+  PetscCount      q = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRowIJ failed");
+  *n = ia[m] + (broken ? 1 : 0);
+  PetscCall(PetscMalloc3(*n, ci, *n, cj, *n, cv));
+  for (PetscInt r = 0; r < m; r++)
+    for (PetscInt k = ia[r]; k < ia[r + 1]; k++) {
+      if (broken && r == m / 2 && k == ia[r] + 1) {
+        (*ci)[q]   = r;
+        (*cj)[q]   = -7;
+        (*cv)[q++] = 1e30;
+      }
+      (*ci)[q]   = r;
+      (*cj)[q]   = ja[k];
+      (*cv)[q++] = 0.5 + (PetscScalar)((r * 31 + ja[k] * 7) % 13) / 3.0;
+    }
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -255,6 +287,57 @@ int main(int argc, char **argv)
       nchecks++;
     }
     PetscCall(PetscFree5(i2, j2, i3, j3, v2));
+  }
+  /* one COO entry per nonzero given row by row in column order (what a CSR walk produces: the device takes the
+     row-form plan), INSERT and ADD; then the same list with an ignored entry (negative column) inside a row,
+     which breaks the row runs (the device falls back to a COO index per slot) */
+  for (int broken = 0; broken < 2; broken++) {
+    Mat          A2, B2;
+    PetscInt    *i2, *j2;
+    PetscCount   n2;
+    PetscScalar *v2;
+    PetscCall(RowOrderCOO(A, (PetscBool)broken, &n2, &i2, &j2, &v2));
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, nv, nv, 0, NULL, &A2));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &B2));
+    PetscCall(MatSetSizes(B2, nv, nv, nv, nv));
+    PetscCall(MatSetType(B2, MATSEQELLWARP));
+    PetscCall(MatSetFromOptions(B2));
+    PetscCall(MatSetPreallocationCOO(A2, n2, i2, j2));
+    PetscCall(PetscFree3(i2, j2, v2)); /* MatSetPreallocationCOO may have changed the indices */
+    PetscCall(RowOrderCOO(A, (PetscBool)broken, &n2, &i2, &j2, &v2));
+    PetscCall(MatSetPreallocationCOO(B2, n2, i2, j2));
+    {
+      Vec          vv = NULL;
+      PetscScalar *pv = v2;
+      if (devvals) {
+        PetscScalar *a;
+        PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, (PetscInt)n2, &vv));
+        PetscCall(VecGetArrayWrite(vv, &a));
+        PetscCall(PetscArraycpy(a, v2, n2));
+        PetscCall(VecRestoreArrayWrite(vv, &a));
+        PetscCall(VecCUDAGetArray(vv, &pv));
+      }
+      for (int round = 0; round < 4; round++) {
+        InsertMode mode = round % 2 ? ADD_VALUES : INSERT_VALUES;
+        PetscCall(MatSetValuesCOO(A2, v2, mode));
+        PetscCall(MatSetValuesCOO(B2, pv, mode));
+        PetscCall(Compare(A2, B2, broken ? "row-ordered COO with an ignored entry" : "row-ordered COO"));
+      }
+      {
+        PetscReal na, nb;
+        PetscCall(MatNorm(A2, NORM_FROBENIUS, &na));
+        PetscCall(MatNorm(B2, NORM_FROBENIUS, &nb));
+        PetscCheck(PetscAbsReal(na - nb) <= 1e-13 * na, PETSC_COMM_SELF, PETSC_ERR_PLIB, "row-ordered COO: Frobenius norm %g vs %g (padding not zero?)", (double)nb, (double)na);
+        nchecks++;
+      }
+      if (devvals) {
+        PetscCall(VecCUDARestoreArray(vv, &pv));
+        PetscCall(VecDestroy(&vv));
+      }
+    }
+    PetscCall(PetscFree3(i2, j2, v2));
+    PetscCall(MatDestroy(&A2));
+    PetscCall(MatDestroy(&B2));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%" PetscInt_FMT " passed, 0 failed\n", nchecks));
   PetscCall(PetscFree2(ci, cj));

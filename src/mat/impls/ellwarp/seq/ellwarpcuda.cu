@@ -24,6 +24,8 @@ struct _EllwarpStore {
   int                 *rowlen;
   int                  rowform;  /* 0: not looked at yet, 1: the row form holds, -1: it does not (a transpose) */
   int                  gatherhow; /* row-form gather: 1 lane by lane (GatherRowsKernel), 2 staged in shared memory (GatherSliceKernel) */
+  PetscInt            *coostart;  /* unique COO whose entries run row by row: the row form of the slot -> COO map (then no cooperm) */
+  int                 *coolen;
   const EllwarpTune   *tune;                   /* the matrix's requested kernel variants (NULL: automatic), resolved at each use by EllwarpTuneResolve() */
 };
 
@@ -238,6 +240,8 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
   PetscCallCUDA(cudaFree((*S)->coobuf));
   PetscCallCUDA(cudaFree((*S)->rowstart));
   PetscCallCUDA(cudaFree((*S)->rowlen));
+  PetscCallCUDA(cudaFree((*S)->coostart));
+  PetscCallCUDA(cudaFree((*S)->coolen));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -344,7 +348,8 @@ __global__ static void __launch_bounds__(256) GatherKernel(PetscCount n, const P
 /* The row form of the map (EllwarpLayoutRowForm, layout.c), built and checked on the device from the slot map, once:
    one warp per slice; each lane walks its slots; a row's lanes agree through shuffles within their group of
    tpr lanes.  *bad is set when some row's entries are not start + e for e < len followed by padding. */
-__global__ static void RowFormKernel(DevLayout d, const PetscInt *__restrict__ map, PetscInt *start, int *len, int *bad)
+template <typename M>
+__global__ static void RowFormKernel(DevLayout d, const M *__restrict__ map, PetscInt *start, int *len, int *bad)
 {
   const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
   const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
@@ -353,12 +358,12 @@ __global__ static void RowFormKernel(DevLayout d, const PetscInt *__restrict__ m
   const int        w = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES), l2 = d.meta[s] & 15, tpr = 1 << l2, sub = lane & (tpr - 1);
   const PetscInt   r    = d.slicerow[s] + (lane >> l2);
   const bool       live = r < d.slicerow[s + 1];
-  const PetscInt   st   = __shfl_sync(0xffffffffu, w ? map[base + lane] : -1, lane & ~(tpr - 1)); /* the row's entry 0 */
+  const PetscInt   st   = __shfl_sync(0xffffffffu, w ? (PetscInt)map[base + lane] : -1, lane & ~(tpr - 1)); /* the row's entry 0 */
   int              n    = 0;
   for (int k = 0; k < w; k++) n += map[base + (PetscCount)k * ELLWARP_LANES + lane] >= 0;
   for (int off = tpr >> 1; off > 0; off >>= 1) n += __shfl_xor_sync(0xffffffffu, n, off); /* the row's entries */
   for (int k = 0; k < w; k++) {
-    const PetscInt m = map[base + (PetscCount)k * ELLWARP_LANES + lane];
+    const PetscInt m = (PetscInt)map[base + (PetscCount)k * ELLWARP_LANES + lane];
     const int      e = k * tpr + sub;
     if (e < n ? m != st + e : m >= 0) atomicOr(bad, 1);
   }
@@ -368,14 +373,15 @@ __global__ static void RowFormKernel(DevLayout d, const PetscInt *__restrict__ m
   }
 }
 
-__global__ static void LongRowFormKernel(PetscInt nlong, const PetscCount *__restrict__ longptr, const PetscInt *__restrict__ map, PetscInt *start, int *len, int *bad)
+template <typename M>
+__global__ static void LongRowFormKernel(PetscInt nlong, const PetscCount *__restrict__ longptr, const M *__restrict__ map, PetscInt *start, int *len, int *bad)
 {
   for (PetscInt q = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; q < nlong; q += (PetscInt)gridDim.x * blockDim.x) {
     const PetscCount a = longptr[q], b = longptr[q + 1];
-    start[q] = map[a];
+    start[q] = (PetscInt)map[a];
     len[q]   = (int)(b - a);
     for (PetscCount k = a; k < b; k++)
-      if (map[k] != map[a] + (k - a)) atomicOr(bad, 1);
+      if (map[k] < 0 || map[k] != map[a] + (k - a)) atomicOr(bad, 1);
   }
 }
 
@@ -403,10 +409,12 @@ __global__ static void __launch_bounds__(256) GatherRowsKernel(DevLayout d, cons
    128 contiguous bytes per load for K1), drops them into their slots' places in shared memory, then writes the
    chunk as GS_STEPS runs of 32 consecutive slots (coalesced).  Both sides move whole sectors; padding slots of
    the chunk are written as the zeros they hold.  Rows padded to 33 doubles: a lane group of one row writes
-   GS_STEPS different steps, which a stride of 32 would put in one bank. */
+   GS_STEPS different steps, which a stride of 32 would put in one bank.  ADD (unique COO with ADD_VALUES): each
+   slot becomes old + value (old + 0 past a row's last entry: padding stays zero). */
 #define GS_LOG2  4
 #define GS_STEPS (1 << GS_LOG2)
 #define GS_ROW   (ELLWARP_LANES + 1)
+template <bool ADD>
 __global__ static void __launch_bounds__(256) GatherSliceKernel(DevLayout d, const PetscInt *__restrict__ start, const int *__restrict__ len, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
 {
   __shared__ PetscScalar buf[8][GS_STEPS * GS_ROW];
@@ -432,17 +440,21 @@ __global__ static void __launch_bounds__(256) GatherSliceKernel(DevLayout d, con
     }
     __syncwarp();
     const int nk = min(GS_STEPS, w - k0);
-    for (int it = 0; it < nk; it++) __stcs(val + base + (size_t)(k0 + it) * ELLWARP_LANES + lane, sb[it * GS_ROW + lane]);
+    for (int it = 0; it < nk; it++) {
+      PetscScalar *p = val + base + (size_t)(k0 + it) * ELLWARP_LANES + lane;
+      __stcs(p, ADD ? __ldcs(p) + sb[it * GS_ROW + lane] : sb[it * GS_ROW + lane]);
+    }
     __syncwarp();
   }
 }
 
+template <bool ADD>
 __global__ static void GatherLongKernel(PetscInt nlong, const PetscCount *__restrict__ longptr, const PetscInt *__restrict__ start, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
 {
   /* one block per long row: contiguous copy */
   for (PetscInt q = blockIdx.x; q < nlong; q += gridDim.x) {
     const PetscCount a = longptr[q], n = longptr[q + 1] - a;
-    for (PetscCount k = threadIdx.x; k < n; k += blockDim.x) val[a + k] = csr[start[q] + k];
+    for (PetscCount k = threadIdx.x; k < n; k += blockDim.x) val[a + k] = ADD ? val[a + k] + csr[start[q] + k] : csr[start[q] + k];
   }
 }
 
@@ -926,40 +938,65 @@ __global__ static void FillKernel(PetscCount n, PetscScalar a, PetscScalar *v)
 /* ---- operations ---------------------------------------------------------------------------------- */
 #define GRID(n) PetscMin(Blocks((n), 256), 65535u), 256, 0, Stream()
 
-/* the row form of the map, checked once per store (one read of the slot map and a host synchronization) */
-static PetscErrorCode RowForm(EllwarpStore *S)
+/* the row form (start, len per sorted row) of a slot map (slot -> source index, negative: none), when it holds:
+   one read of the map and a host synchronization; *start stays NULL when it does not */
+template <typename M>
+static PetscErrorCode RowFormOf(const EllwarpStore *S, const M *map, PetscInt **start, int **len)
 {
   const EllwarpLayout *L = S->L;
   int                 *dbad, bad = 0;
 
   PetscFunctionBegin;
-  if (S->rowform) PetscFunctionReturn(PETSC_SUCCESS);
-  S->rowform = -1;
-  { /* -mat_ellwarp_gather auto|slice|rows|map (benchmarks/amortize measures them) */
-    char      how[8] = "auto";
-    PetscBool set;
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_gather", how, sizeof(how), &set));
-    PetscCheck(!set || !strcmp(how, "auto") || !strcmp(how, "slice") || !strcmp(how, "rows") || !strcmp(how, "map"), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather %s: auto, slice, rows or map", how);
-    if (!strcmp(how, "map")) PetscFunctionReturn(PETSC_SUCCESS);
-    S->gatherhow = !strcmp(how, "rows") ? 1 : 2; /* auto: slice */
-  }
+  *start = NULL;
+  *len   = NULL;
   if (!L->nrows || !L->nslots) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DevMalloc((void **)&S->rowstart, L->nrows * sizeof(PetscInt), "row starts"));
-  PetscCall(DevMalloc((void **)&S->rowlen, L->nrows * sizeof(int), "row lengths"));
+  PetscCall(DevMalloc((void **)start, L->nrows * sizeof(PetscInt), "row starts"));
+  PetscCall(DevMalloc((void **)len, L->nrows * sizeof(int), "row lengths"));
   PetscCall(DevMalloc((void **)&dbad, sizeof(int), "flag"));
   PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), Stream()));
-  if (L->nslices) RowFormKernel<<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->slot2csr, S->rowstart, S->rowlen, dbad);
-  if (L->nlong) LongRowFormKernel<<<GRID(L->nlong)>>>(L->nlong, S->longptr, S->slot2csr, S->rowstart, S->rowlen, dbad);
+  if (L->nslices) RowFormKernel<M><<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), map, *start, *len, dbad);
+  if (L->nlong) LongRowFormKernel<M><<<GRID(L->nlong)>>>(L->nlong, S->longptr, map, *start, *len, dbad);
   PetscCallCUDA(cudaGetLastError());
   PetscCallCUDA(cudaMemcpyAsync(&bad, dbad, sizeof(int), cudaMemcpyDeviceToHost, Stream()));
   PetscCallCUDA(cudaStreamSynchronize(Stream()));
   PetscCallCUDA(cudaFree(dbad));
   if (bad) {
-    PetscCallCUDA(cudaFree(S->rowstart));
-    PetscCallCUDA(cudaFree(S->rowlen));
-    S->rowstart = NULL;
-    S->rowlen   = NULL;
-  } else S->rowform = 1;
+    PetscCallCUDA(cudaFree(*start));
+    PetscCallCUDA(cudaFree(*len));
+    *start = NULL;
+    *len   = NULL;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mat_ellwarp_gather auto|slice|rows|map (benchmarks/amortize measures them): how the row form is used
+   (1 rows, 2 slice), 0: not at all (map) */
+static PetscErrorCode GatherHow(int *how)
+{
+  char      s[8] = "auto";
+  PetscBool set;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_gather", s, sizeof(s), &set));
+  PetscCheck(!set || !strcmp(s, "auto") || !strcmp(s, "slice") || !strcmp(s, "rows") || !strcmp(s, "map"), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather %s: auto, slice, rows or map", s);
+  *how = !strcmp(s, "map") ? 0 : (!strcmp(s, "rows") ? 1 : 2); /* auto: slice */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the row form of the CSR -> slot map, checked once per store */
+static PetscErrorCode RowForm(EllwarpStore *S)
+{
+  int how;
+
+  PetscFunctionBegin;
+  if (S->rowform) PetscFunctionReturn(PETSC_SUCCESS);
+  S->rowform = -1;
+  PetscCall(GatherHow(&how));
+  if (!how) PetscFunctionReturn(PETSC_SUCCESS);
+  S->gatherhow = how;
+  if (!S->L->nrows || !S->L->nslots) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(RowFormOf<PetscInt>(S, S->slot2csr, &S->rowstart, &S->rowlen));
+  if (S->rowstart) S->rowform = 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -971,9 +1008,9 @@ static PetscErrorCode CUDAGather(EllwarpStore *S, const PetscScalar *csr)
   PetscCall(RowForm(S));
   PetscCall(PetscLogGpuTimeBegin());
   if (S->rowform > 0) {
-    if (L->nlong) GatherLongKernel<<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, Stream()>>>(L->nlong, S->longptr, S->rowstart, csr, S->val);
+    if (L->nlong) GatherLongKernel<false><<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, Stream()>>>(L->nlong, S->longptr, S->rowstart, csr, S->val);
     if (L->nslices && S->gatherhow == 1) GatherRowsKernel<<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
-    else if (L->nslices) GatherSliceKernel<<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+    else if (L->nslices) GatherSliceKernel<false><<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
   } else if (L->nslots) GatherKernel<<<GRID((L->nslots + EW_VEC - 1) / EW_VEC)>>>(L->nslots, S->slot2csr, csr, S->val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
@@ -1429,7 +1466,11 @@ static void LaunchCOO(const EllwarpStore *S, const PetscScalar *v)
   const PetscCount nslots = S->L->nslots, ng = (nslots + EW_VEC - 1) / EW_VEC, nnz = S->L->nnz;
   EllwarpTune      t;
   EllwarpTuneResolve(S->L, S->tune, &t);
-  if (S->coounique) COOUniqueValuesKernel<I, ADD><<<GRID(ng)>>>(nslots, (const I *)S->cooperm, v, S->val);
+  if (S->coostart) { /* unique, row by row: the row-form gather from the COO values */
+    const EllwarpLayout *L = S->L;
+    if (L->nlong) GatherLongKernel<ADD><<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, Stream()>>>(L->nlong, S->longptr, S->coostart, v, S->val);
+    if (L->nslices) GatherSliceKernel<ADD><<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->coostart, S->coolen, v, S->val);
+  } else if (S->coounique) COOUniqueValuesKernel<I, ADD><<<GRID(ng)>>>(nslots, (const I *)S->cooperm, v, S->val);
   else if (nnz && t.coowalk == 2) LaunchCOOLane<I, ADD>(S, &t, v);
   else if (nnz && (t.coounroll > 1 || t.cooblock)) LaunchCOOVariant<I, ADD>(S, &t, v);
   else if (nnz) COOCSRValuesKernel<I, ADD><<<GRID(nnz)>>>(nnz, (const I *)S->coojmap, (const I *)S->cooperm, (const I *)S->coo2slot, v, S->val);
@@ -1463,12 +1504,24 @@ static PetscErrorCode COOPlan(EllwarpStore *S, PetscCount nperm, const PetscCoun
   if (S->coounique) {
     I *slotperm = NULL;
     PetscCall(DevMalloc((void **)&slotperm, (size_t)nslots * sizeof(I), "COO plan"));
+    int how;
     if (nslots) COOUniqueKernel<I><<<GRID(nslots)>>>(nslots, S->slot2csr, djmap, dperm, slotperm);
     PetscCallCUDA(cudaGetLastError());
     PetscCallCUDA(cudaStreamSynchronize(Stream()));
     PetscCallCUDA(cudaFree(djmap));
     PetscCallCUDA(cudaFree(dperm));
     S->cooperm = slotperm;
+    /* entries given row by row in column order (a CSR-ordered COO list, as most codes produce): each sorted row's
+       entries are start + e, so the values gather as path 1's CSR values do (16 instead of 20 bytes per slot) */
+    PetscCall(GatherHow(&how));
+    if (how && sizeof(I) == sizeof(int)) {
+      PetscCall(RowFormOf<I>(S, slotperm, &S->coostart, &S->coolen));
+      if (S->coostart) {
+        PetscCallCUDA(cudaFree(slotperm));
+        S->cooperm = NULL;
+      }
+    }
+    PetscCall(PetscInfo(NULL, "unique COO plan: %s\n", S->coostart ? "row form (entries row by row)" : "a COO index per slot"));
   } else { /* CSR order: SeqAIJ's plan plus CSR -> slot, built from the layout's slot -> CSR (never on the host) */
     I *csr2slot = NULL;
     PetscCall(DevMalloc((void **)&csr2slot, (size_t)S->L->nnz * sizeof(I), "COO plan"));
@@ -1493,6 +1546,10 @@ static PetscErrorCode CUDACOOSetup(EllwarpStore *S, PetscCount nv, PetscCount np
   PetscCallCUDA(cudaFree(S->cooperm));
   PetscCallCUDA(cudaFree(S->coo2slot));
   PetscCallCUDA(cudaFree(S->coobuf));
+  PetscCallCUDA(cudaFree(S->coostart));
+  PetscCallCUDA(cudaFree(S->coolen));
+  S->coostart = NULL;
+  S->coolen   = NULL;
   S->coojmap = S->cooperm = S->coo2slot = NULL;
   S->coobuf                             = NULL;
   S->ncoo                               = nv;
