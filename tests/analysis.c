@@ -404,11 +404,13 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
     PetscCall(Validate(A, H, what));
     PetscCall(CheckRowForm(A, H, what));
     PetscCall(CheckDeviceSliceLogic(A, H, what));
-    { /* the chooser's documented rule (layout.c): power-law rows (std/mean > 1) sort in 4096-row windows,
-         split at T = 8 (automatic kernel) and run 256-thread blocks; every other matrix 128-thread blocks */
+    { /* the chooser's documented rule (layout.c): power-law rows (std/mean > 1) sort in 1024-row windows,
+         split at T = 8 (automatic kernel), take the chunked path past 256 entries and run 256-thread blocks;
+         every other matrix 128-thread blocks and the chunked path past 512 entries */
       PetscBool irregular = (PetscBool)(H->nrows > 0 && H->stdrowlen > H->meanrowlen);
       CHECK(H->blocksize == (irregular ? 256 : 128), "%s: block size %" PetscInt_FMT, what, H->blocksize);
-      if (irregular && psets[p].sortwindow < 0) CHECK(H->sortwindow == 4096, "%s: sort window %" PetscInt_FMT " for power-law rows", what, H->sortwindow);
+      if (irregular && psets[p].sortwindow < 0) CHECK(H->sortwindow == 1024, "%s: sort window %" PetscInt_FMT " for power-law rows", what, H->sortwindow);
+      if (!psets[p].longrow && H->kernel != MAT_ELLWARP_KERNEL_K1 && psets[p].kernel != MAT_ELLWARP_KERNEL_K1) CHECK(H->longrow == (irregular ? 256 : 512), "%s: long-row limit %" PetscInt_FMT, what, H->longrow);
       if (irregular && psets[p].kernel == MAT_ELLWARP_KERNEL_AUTO) CHECK(H->threshold == 8, "%s: threshold %" PetscInt_FMT " for power-law rows", what, H->threshold);
     }
 #if defined(ELLWARP_HAVE_CUDA)

@@ -651,8 +651,32 @@ static const char *const SpmvVariants[][2] = {
   {"lb512u4", "-mat_ellwarp_long_block_size 512 -mat_ellwarp_long_unroll 4"},
   {"lb1024u2", "-mat_ellwarp_long_block_size 1024 -mat_ellwarp_long_unroll 2"},
   {"l2lb1024", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_long_block_size 1024"},
+  /* layout parameters the sweep does not cover: the long-row limit (rows past it go to the chunked path) and
+     sort windows between the sweep's 256 and 4096 */
+  {"lr64", "-mat_ellwarp_long_row 64"},
+  {"lr128", "-mat_ellwarp_long_row 128"},
+  {"lr256", "-mat_ellwarp_long_row 256"},
+  {"sw1024", "-mat_ellwarp_sort_window 1024"},
+  {"sw2048", "-mat_ellwarp_sort_window 2048"},
+  {"lr64sw1024", "-mat_ellwarp_long_row 64 -mat_ellwarp_sort_window 1024"},
+  {"lr128sw1024", "-mat_ellwarp_long_row 128 -mat_ellwarp_sort_window 1024"},
+  {"lr256sw1024", "-mat_ellwarp_long_row 256 -mat_ellwarp_sort_window 1024"},
+  {"lr128sw2048", "-mat_ellwarp_long_row 128 -mat_ellwarp_sort_window 2048"},
+  {"lu2", "-mat_ellwarp_long_unroll 2"},
+  {"lu4", "-mat_ellwarp_long_unroll 4"},
+  {"lr256lu8", "-mat_ellwarp_long_row 256 -mat_ellwarp_long_unroll 8"},
+  {"lr256sw1024lu4", "-mat_ellwarp_long_row 256 -mat_ellwarp_sort_window 1024 -mat_ellwarp_long_unroll 4"},
+  {"lr256sw1024lu8", "-mat_ellwarp_long_row 256 -mat_ellwarp_sort_window 1024 -mat_ellwarp_long_unroll 8"},
+  {"lr128sw1024lu8", "-mat_ellwarp_long_row 128 -mat_ellwarp_sort_window 1024 -mat_ellwarp_long_unroll 8"},
+  {"lr64sw1024lu8", "-mat_ellwarp_long_row 64 -mat_ellwarp_sort_window 1024 -mat_ellwarp_long_unroll 8"},
+  {"lr128sw1024lu4", "-mat_ellwarp_long_row 128 -mat_ellwarp_sort_window 1024 -mat_ellwarp_long_unroll 4"},
+  {"lr32", "-mat_ellwarp_long_row 32"},
+  {"lr32sw1024", "-mat_ellwarp_long_row 32 -mat_ellwarp_sort_window 1024"},
+  {"lr64sw2048", "-mat_ellwarp_long_row 64 -mat_ellwarp_sort_window 2048"},
+  {"lr64sw512", "-mat_ellwarp_long_row 64 -mat_ellwarp_sort_window 512"},
+  {"lr128sw512", "-mat_ellwarp_long_row 128 -mat_ellwarp_sort_window 512"},
 };
-static const char *const SpmvVariantKeys[] = {"-mat_ellwarp_mult_lanes", "-mat_ellwarp_mult_acc", "-mat_ellwarp_mult_nc", "-mat_ellwarp_mult_unroll", "-mat_ellwarp_long_unroll", "-mat_ellwarp_long_block_size"};
+static const char *const SpmvVariantKeys[] = {"-mat_ellwarp_mult_lanes", "-mat_ellwarp_mult_acc", "-mat_ellwarp_mult_nc", "-mat_ellwarp_mult_unroll", "-mat_ellwarp_long_unroll", "-mat_ellwarp_long_block_size", "-mat_ellwarp_long_row", "-mat_ellwarp_sort_window"};
 
 static PetscErrorCode RunVariants(Mat A, Vec xh, Vec yref, const char *list, MatrixResult *res)
 {

@@ -96,7 +96,7 @@ typedef struct {
   PetscInt   l2, firstslice;
 } EllwarpRun;
 
-PETSC_EXTERN PetscInt       EllwarpLayoutLongRow(const EllwarpParams *);
+PETSC_EXTERN PetscInt       EllwarpLayoutLongRow(const EllwarpParams *, PetscInt, PetscCount, PetscInt64); /* from the moments of the row lengths (m = 0: not known yet) */
 PETSC_EXTERN PetscInt       EllwarpLayoutWalkWindow(const EllwarpParams *, PetscInt, PetscCount, PetscInt64);
 PETSC_EXTERN PetscErrorCode EllwarpLayoutCandidates(const EllwarpParams *, PetscInt *, PetscInt[]);
 PETSC_EXTERN PetscErrorCode EllwarpLayoutChoose(const EllwarpRowStats *, const EllwarpParams *, EllwarpPlan *);

@@ -23,7 +23,8 @@
    of the whole matrix into the same warps, scatters x and y accesses; a 4096-row window keeps them
    local and, unlike a 256-row one, still groups rows of similar length (few padded slots).  The larger
    block gives the long-row chunks (one block per 2048 entries, latency-bound strided loads) 2x the
-   threads, so they finish under the slices.  Power-law rule: window ELLWARP_IRREGULAR_WINDOW,
+   threads, so they finish under the slices.  (Session 4, H100, with the chunks' loads all in flight: a 1024-row
+   window and rows over 256 entries in chunks are 2-5% faster again on both.)  Power-law rule: window ELLWARP_IRREGULAR_WINDOW,
    T = ELLWARP_IRREGULAR_T, ELLWARP_IRREGULAR_BLOCK threads (H100: 1.02 and 1.01 of the best on circuit
    and web; H200, measured at 128 threads only: 1.03 on circuit, web not swept in that window).  The
    block size is otherwise ELLWARP_BLOCK (a -mat_ellwarp_block_size given by the user wins). */
@@ -32,9 +33,12 @@
 #define ELLWARP_T_ITER         1.0e-6
 #define ELLWARP_SMALL_BYTES    24.0e6 /* below this the SpMV is latency bound */
 #define ELLWARP_IRREGULAR_CV   1.0    /* row-length std/mean above which rows are "power-law" */
-#define ELLWARP_IRREGULAR_WINDOW 4096 /* power-law rows: sort window, threshold, threads per block (see above) */
+#define ELLWARP_IRREGULAR_WINDOW 1024 /* power-law rows: sort window, threshold, threads per block, long rows (see above) */
 #define ELLWARP_IRREGULAR_T      8
 #define ELLWARP_IRREGULAR_BLOCK  256
+#define ELLWARP_IRREGULAR_LONGROW 256 /* H100 (benchmarks/results/spmv-h100-longrow): with 1024-row windows and chunks of
+                                         8 entries per thread in flight, web 0.98 -> 1.00 and circuit 1.07 -> 1.10 of the
+                                         best cuSPARSE (512: 16 entries per lane of a K2 row; 64, 128: too many chunks) */
 #define ELLWARP_BLOCK            128  /* every other matrix: best or within 1% on the H200 and H100 sweeps */
 /* Sort window: a whole-matrix sort pads least, but scatters each warp's rows (and so its y writes and
    row-permutation reads) over the matrix; a 256-row window keeps them local.  Cost in bytes: slots at
@@ -138,12 +142,19 @@ static PetscErrorCode SortRows(PetscInt n, const PetscInt rowlen[], PetscInt sor
    the decision has one source of truth, and both analyses build the same layout. */
 static const PetscInt ChooserCand[] = {0, 256, 128, 64, 32, 16, 8, 4};
 
-PetscInt EllwarpLayoutLongRow(const EllwarpParams *par)
+static void Moments(PetscInt, PetscCount, PetscInt64, PetscReal *, PetscReal *);
+
+PetscInt EllwarpLayoutLongRow(const EllwarpParams *par, PetscInt m, PetscCount nnz, PetscInt64 sum2)
 {
+  PetscReal mean, std;
+
   /* a row whose K2 width with all 32 lanes would exceed ELLWARP_LONG_WIDTH keeps one warp busy long
-     after the others finish: it goes to the chunked path, spread over many thread blocks */
+     after the others finish: it goes to the chunked path, spread over many thread blocks; power-law rows
+     (moments known: m > 0) from ELLWARP_IRREGULAR_LONGROW entries on */
   if (par->longrow) return par->longrow;
   if (par->kernel == MAT_ELLWARP_KERNEL_K1) return -1; /* K1 as the paper defines it */
+  Moments(m, nnz, sum2, &mean, &std);
+  if (m > 0 && std > ELLWARP_IRREGULAR_CV * mean) return ELLWARP_IRREGULAR_LONGROW;
   return ELLWARP_LANES * ELLWARP_LONG_WIDTH;
 }
 
@@ -381,7 +392,15 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
   PetscCall(PetscNew(&L));
   L->hostarrays = PETSC_TRUE;
-  longrow       = EllwarpLayoutLongRow(par);
+  {
+    PetscCount nnz = 0;
+    PetscInt64 sum2 = 0;
+    for (PetscInt i = 0; i < m; i++) {
+      nnz += ai[i + 1] - ai[i];
+      sum2 += (PetscInt64)(ai[i + 1] - ai[i]) * (ai[i + 1] - ai[i]);
+    }
+    longrow = EllwarpLayoutLongRow(par, m, nnz, sum2);
+  }
   PetscCall(PetscMalloc2(m, &rowlen, m, &sortedlen));
   PetscCall(PetscMalloc1(m, &L->rowperm));
   /* the summary: integer moments of all rows, the histogram of the rows that are not long */
@@ -814,4 +833,7 @@ void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpT
   if (t->multunroll <= 0) t->multunroll = irregular || uniform ? 8 : 4;
   if (t->coounroll <= 0) t->coounroll = 8; /* H100, coo_bench (384 k tets, ~6 entries per nonzero): 8 in flight 0.0516 ms, 1: 0.0638 ms, AIJCUSPARSE 0.0609 ms */
   if (t->coowalk <= 0) t->coowalk = 1;
+  /* long-row chunks: 8 entries per thread loaded before any is summed (session 4, H100: powerlaw_web 2% faster; the
+     slice kernel's MultKernelV does them so; MultKernel, the FE default, keeps its plain loop) */
+  if (t->longunroll <= 0) t->longunroll = 8;
 }

@@ -525,7 +525,7 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   }
   if (times) PetscCall(Sync(&t1));
   PetscCall(PetscLogGpuTimeBegin());
-  longrow = EllwarpLayoutLongRow(par);
+  longrow = EllwarpLayoutLongRow(par, 0, 0, 0);
 
   /* 1. the summary */
   hs.nnz = hs.nnzshort = hs.nchunks = hs.sum2 = 0;
@@ -537,6 +537,19 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   if (m) RowStatsKernel<<<PetscMin(Grid(m), 512u), NT, 0, Stream()>>>(m, dai, longrow, len, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(ToHost(&hs, dst, 1));
+  { /* the long-row limit depends on the moments (power-law rows): count the long rows again under it */
+    const PetscInt lr = EllwarpLayoutLongRow(par, m, (PetscCount)hs.nnz, (PetscInt64)hs.sum2);
+    if (lr != longrow) {
+      longrow  = lr;
+      hs.nnz = hs.nnzshort = hs.nchunks = hs.sum2 = 0;
+      hs.minlen                                  = INT_MAX;
+      hs.maxlen = hs.maxshort = hs.nlong = 0;
+      PetscCallCUDA(cudaMemcpyAsync(dst, &hs, sizeof(hs), cudaMemcpyHostToDevice, Stream()));
+      RowStatsKernel<<<PetscMin(Grid(m), 512u), NT, 0, Stream()>>>(m, dai, longrow, len, dst);
+      PetscCallCUDA(cudaGetLastError());
+      PetscCall(ToHost(&hs, dst, 1));
+    }
+  }
   st.nrows    = m;
   st.longrow  = longrow;
   st.nnz      = (PetscCount)hs.nnz;

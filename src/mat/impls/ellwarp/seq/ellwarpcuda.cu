@@ -479,20 +479,32 @@ __device__ __forceinline__ void LongChunkFinish(const DevLayout &d, PetscInt c, 
   for (int off = 16; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
   if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = sum;
   __syncthreads();
+  if (threadIdx.x >= ELLWARP_LANES) return;
+  const PetscInt q = d.chunkrow[c], c0 = d.longchunk[q], n = d.longchunk[q + 1] - c0;
+  int            last = 0;
   if (threadIdx.x == 0) {
-    const PetscInt q = d.chunkrow[c];
-    PetscScalar    t = 0.0;
+    PetscScalar t = 0.0;
     for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += ws[w];
-    d.partial[c] = t;
-    __threadfence();
-    if (atomicAdd(d.count + q, 1) == d.longchunk[q + 1] - d.longchunk[q] - 1) {
-      PetscScalar s = 0.0;
-      __threadfence();
-      for (PetscInt cc = d.longchunk[q]; cc < d.longchunk[q + 1]; cc++) s += __ldcg(d.partial + cc);
+    if (n == 1) { /* the row's only chunk */
       const PetscInt row = d.rowperm[q];
-      y[row]             = ADD ? z[row] + s : s;
-      d.count[q]         = 0; /* ready for the next product */
+      y[row]             = ADD ? z[row] + t : t;
+    } else {
+      d.partial[c] = t;
+      __threadfence();
+      last = atomicAdd(d.count + q, 1) == n - 1;
     }
+  }
+  /* the block of the last chunk: its first warp adds the row's chunk sums, lane l those of l, l + 32, ... in
+     order, then a shuffle tree (one thread adding ~50 of them was the tail of a product) */
+  if (!__shfl_sync(0xffffffffu, last, 0)) return;
+  __threadfence();
+  PetscScalar s = 0.0;
+  for (PetscInt i = threadIdx.x; i < n; i += ELLWARP_LANES) s += __ldcg(d.partial + c0 + i);
+  for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
+  if (threadIdx.x == 0) {
+    const PetscInt row = d.rowperm[q];
+    y[row]             = ADD ? z[row] + s : s;
+    d.count[q]         = 0; /* ready for the next product */
   }
 }
 
@@ -706,8 +718,9 @@ __global__ static void __launch_bounds__(1024) LongKernel(DevLayout d, const Pet
 template <bool ADD, int R, int A, int FL>
 __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
 {
-  if (blockIdx.x < d.nchunks) { /* the plain chunk loop; the unrolled ones run in LongKernel (their registers would limit this kernel's occupancy) */
-    LongChunk<ADD, false>(d, val, x, z, y);
+  if (blockIdx.x < d.nchunks) { /* the chunks first, 8 loads per thread in flight (the whole chunk at 256 threads); a smaller
+                                   -mat_ellwarp_long_unroll runs them in LongKernel (a run-time choice here would cost 30 registers) */
+    LongChunkU<ADD, 8>(d, val, x, z, y);
     return;
   }
   constexpr int  NC    = FL & 1;                /* -mat_ellwarp_mult_nc */
@@ -1052,7 +1065,7 @@ static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLa
   PetscInt           nb;
 
   PetscFunctionBegin;
-  if ((t->longblock || lu > 1) && d.nchunks) { /* the chunks in a kernel of their own (block size: long_block_size, else the product's), then the slices */
+  if ((t->longblock || lu < 8) && d.nchunks) { /* the chunks in a kernel of their own (block size: long_block_size, else the product's), then the slices */
     const unsigned lb = (unsigned)(t->longblock ? t->longblock : bs);
     if (add) LongKernel<true><<<(unsigned)d.nchunks, lb, 0, Stream()>>>(d, vals, x, z, y, lu);
     else LongKernel<false><<<(unsigned)d.nchunks, lb, 0, Stream()>>>(d, vals, x, z, y, lu);
@@ -1089,7 +1102,7 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
   if (!abs) {
     EllwarpTune t;
     EllwarpTuneResolve(L, S->tune, &t);
-    if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll > 1 || t.longblock) {
+    if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll < 8 || t.longblock) {
       PetscCall(LaunchMultVariant(&t, bs, d, x, vals, z, y));
       PetscFunctionReturn(PETSC_SUCCESS);
     }

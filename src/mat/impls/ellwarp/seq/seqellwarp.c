@@ -54,7 +54,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscOptionsInt("-mat_ellwarp_mult_acc", "Slice kernel: independent accumulators per lane, 1, 2 or 4 (changes the order of summation); 0: automatic", "", e->tune.multacc, &e->tune.multacc, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_mult_unroll", "Slice kernel: steps of a lane in flight, 4 or 8; 0: automatic", "", e->tune.multunroll, &e->tune.multunroll, NULL));
   PetscCall(PetscOptionsBool("-mat_ellwarp_mult_nc", "Slice kernel: values and columns through ld.global.nc.L1::no_allocate", "", e->tune.multnc, &e->tune.multnc, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_long_unroll", "Long-row chunks: entries per thread loaded before summing (0, 1: plain loop; 2, 4, 8: in a kernel of their own)", "", e->tune.longunroll, &e->tune.longunroll, NULL));
+  PetscCall(PetscOptionsInt("-mat_ellwarp_long_unroll", "Long-row chunks: entries per thread loaded before summing (0: automatic, 8; 1, 2, 4: in a kernel of their own)", "", e->tune.longunroll, &e->tune.longunroll, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_long_block_size", "Long-row chunks: 0 in the slice kernel, else a kernel of their own with this block size", "", e->tune.longblock, &e->tune.longblock, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_coo_unroll", "COO with duplicates: entries per thread in flight (1: plain loop; 2, 4, 8, 16); 0: automatic", "", e->tune.coounroll, &e->tune.coounroll, NULL));
   {
