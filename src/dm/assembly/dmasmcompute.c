@@ -102,6 +102,28 @@ static PetscBool SharedActive(DMAssembly as)
   #define PHASE(as) (void)0
 #endif
 
+/* sharednz with the METIS partition: the units of the target array, the smallest groups of targets whose
+   stores stay 32-wide coalesced: an ELLWARP slice (its slots are column-major over its 32 sorted rows, so a
+   row alone is strided), then the long rows' slots by 32; a CSR row's range */
+static PetscErrorCode SharedUnits(const Target *T, PetscInt n, const PetscInt *ia, PetscCount *nunit, PetscCount **ustart)
+{
+  PetscFunctionBegin;
+  if (T->kind == TARGET_ELLWARP) {
+    const EllwarpLayout *L    = (const EllwarpLayout *)T->layout;
+    const PetscCount     tail = (T->n - L->nsliceslots + 31) / 32;
+    PetscCheck(L->hostarrays && L->sliceptr[L->nslices] == L->nsliceslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sharednz METIS: the ELLWARP layout's slices are not on the host");
+    *nunit = L->nslices + tail;
+    PetscCall(PetscMalloc1(*nunit + 1, ustart));
+    for (PetscInt s = 0; s <= L->nslices; s++) (*ustart)[s] = L->sliceptr[s];
+    for (PetscCount k = 1; k <= tail; k++) (*ustart)[L->nslices + k] = PetscMin(L->nsliceslots + 32 * k, T->n);
+  } else {
+    *nunit = n;
+    PetscCall(PetscMalloc1(n + 1, ustart));
+    for (PetscInt i = 0; i <= n; i++) (*ustart)[i] = ia[i];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The Jacobian plan for J: each element entry's target position in J's value array.  Built at the first
    assembly into a given pattern / layout, kept while J's nonzero state and layout stay the same. */
 static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
@@ -112,6 +134,7 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
   const PetscInt *ia, *ja;
   PetscBool       done;
   const PetscCount nq = (PetscCount)as->nen * as->nen * as->nelem;
+  PetscCount       nunit = 0, *ustart = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)J, &id));
@@ -119,6 +142,7 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
   PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCheck(done && n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
+  if (SharedActive(as) && as->shpart == DMASM_SHPART_METIS) PetscCall(SharedUnits(T, n, ia, &nunit, &ustart));
   PetscCall(PetscMalloc1(as->nnz, &nz2t));
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
@@ -144,7 +168,8 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
     PetscCall(DMAsmBuildRowPlan(as, PETSC_TRUE, q2t, T->n, &as->jrow));
   } else if (SharedActive(as)) {
     PetscCall(DMAsmPlanDestroy(P)); /* holds the key only, unless the shared plan does not fit */
-    PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, T->n, q2t, &as->jsh));
+    PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, T->n, q2t, nunit, ustart, &as->jsh));
+    PetscCall(PetscFree(ustart));
     if (as->jsh.fallback) {
       PetscCall(PetscInfo(as, "sharednz: the Jacobian's element data do not fit the shared-memory budget; globalnz assembles this matrix\n"));
       PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
