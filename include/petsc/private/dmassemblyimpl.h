@@ -92,6 +92,7 @@ typedef struct {
   PetscCount      *rp, *rt;       /* [nranges+1] range start positions, [nranges] range start targets */
   DMAsmSharedPartition partition; /* how the walk order was made */
   PetscInt         nunits, nparts, nsplit; /* METIS: units partitioned, parts, parts split over several blocks */
+  PetscReal        fill;          /* METIS: the parts' element rows as a fraction of the budget */
   PetscLogDouble   setuptime, metistime; /* seconds: the whole plan, METIS's part of it (graph + partition) */
   PetscInt        *belem, *bnode;
   unsigned short  *bloc, *lo;
@@ -183,7 +184,7 @@ struct _p_DMAssembly {
   PetscInt   shsmem;       /* sharednz shared-memory budget per block, bytes */
   DMAsmSharedPartition shpart; /* -dm_assembly_shared_partition contiguous|metis */
   PetscInt   shseed;       /* -dm_assembly_shared_metis_seed: METIS's random seed (fixed: the same plan every run) */
-  PetscReal  shfill;       /* -dm_assembly_shared_metis_fill: a METIS part's element rows as a fraction of the budget */
+  PetscReal  shfill;       /* -dm_assembly_shared_metis_fill: a METIS part's element rows as a fraction of the budget (0: estimated) */
   PetscReal *xn, *dxn;     /* sharednz: nodal coordinates [ndof][dim], host and device */
   void      *phase[4];     /* bench/diagnostics: CUDA events at the phase boundaries (DMAssemblySetPhaseTiming) */
   PetscBool  timephases;
@@ -272,7 +273,7 @@ PETSC_INTERN PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *, const DMAsmRow
 #endif
 
 PETSC_INTERN PetscErrorCode DMAsmBuildSharedPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, PetscCount, const PetscCount *, DMAsmSharedPlan *);
-PETSC_INTERN PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly, PetscInt, PetscCount, const PetscCount *, const PetscCount *, PetscCount, const PetscCount *, PetscCount **, PetscInt *, PetscCount **, PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly, PetscInt, PetscCount, const PetscCount *, const PetscCount *, PetscCount, const PetscCount *, PetscCount **, PetscInt *, PetscCount **, PetscInt *, PetscReal *);
 PETSC_INTERN PetscErrorCode DMAsmSharedPlanDestroy(DMAsmSharedPlan *);
 PETSC_INTERN PetscErrorCode DMAsmSharedPlanUpload(DMAsmSharedPlan *);
 PETSC_INTERN PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *, const DMAsmSharedPlan *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *);

@@ -90,7 +90,7 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
 #define TGT(p) (tperm ? tperm[p] : (p)) /* target at walk position p */
   if (as->shpart == DMASM_SHPART_METIS) {
     PetscCall(PetscTime(&tm));
-    PetscCall(DMAsmSharedOrderMETIS(as, w, ntarget, tptr, lists, nunit, ustart, &tperm, &npart, &partptr, &S->nunits));
+    PetscCall(DMAsmSharedOrderMETIS(as, w, ntarget, tptr, lists, nunit, ustart, &tperm, &npart, &partptr, &S->nunits, &S->fill));
     PetscCall(PetscTimeSubtract(&tm));
     S->metistime = -tm;
     S->nparts    = npart;

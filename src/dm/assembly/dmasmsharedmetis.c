@@ -7,7 +7,7 @@
    dofs), the units form a graph (adjacent when an element contributes to both, weighted by the number of such
    elements: the element computations the two save by sharing a block), and METIS_PartGraphKway cuts it into
    parts whose element rows fill about -dm_assembly_shared_metis_fill of the shared-memory budget (vertex
-   weight: the unit's element rows in values; the nodes take the rest).  The units are then walked part by
+   weight: the unit's element rows in values; the nodes take the rest; by default the fill is estimated).  The units are then walked part by
    part (parts in the order of their lowest unit, units increasing within a part) and the plan grows its blocks
    over that walk (dmasmshared.c): a part that does not fit splits, whole parts that fit merge.
 
@@ -45,8 +45,8 @@ static PetscErrorCode IdxBufPush(IdxBuf *b, idx_t v)
 
 /* w: values per element row (nen: Jacobian, 1: residual); tptr/lists: each target's source entries q = k*nelem + e;
    ustart[nunit+1]: unit u is the targets [ustart[u], ustart[u+1]) (NULL: units of 32 targets).
-   Out: tperm[ntarget] (position -> target), nparts and partptr[nparts+1] (positions), nunits. */
-PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarget, const PetscCount *tptr, const PetscCount *lists, PetscCount nunit, const PetscCount *ustart, PetscCount **tperm, PetscInt *nparts, PetscCount **partptr, PetscInt *nunits)
+   Out: tperm[ntarget] (position -> target), nparts and partptr[nparts+1] (positions), nunits, the fill used. */
+PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarget, const PetscCount *tptr, const PetscCount *lists, PetscCount nunit, const PetscCount *ustart, PetscCount **tperm, PetscInt *nparts, PetscCount **partptr, PetscInt *nunits, PetscReal *fill)
 {
 #if defined(ELLWARP_HAVE_METIS)
   const PetscInt nelem = as->nelem, nen = as->nen;
@@ -149,7 +149,13 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
       wtot += vwgt[u];
     }
   }
-  cap = as->shfill * (PetscReal)as->shsmem / sizeof(PetscScalar) / scale;
+  { /* automatic fill: the element rows' share of a block's bytes, the nodes taking the rest (a compact part's
+       nodes: its own rows' plus a halo, ~1.7 per row), with 15% slack for METIS's imbalance and the estimate:
+       ~0.80 for the P1 tet Jacobian (32 B per element row), ~0.65 for the residual (8 B per element row) */
+    const PetscReal incb = (PetscReal)wtot * scale * sizeof(PetscScalar) / PetscMax(1, as->ndof), nodeb = 1.7 * (as->dim * sizeof(PetscReal) + (w == 1 ? sizeof(PetscScalar) : 0));
+    *fill = as->shfill > 0 ? as->shfill : 0.85 * incb / (incb + nodeb);
+  }
+  cap = *fill * (PetscReal)as->shsmem / sizeof(PetscScalar) / scale;
   np  = (idx_t)PetscMin((PetscInt64)nunit, PetscMax(1, (PetscInt64)PetscCeilReal((PetscReal)wtot / cap)));
   PetscCall(PetscMalloc1(nunit, &part));
   if (np > 1) {
@@ -211,6 +217,7 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
   (void)nparts;
   (void)partptr;
   (void)nunits;
+  (void)fill;
   SETERRQ(PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "-dm_assembly_shared_partition metis: petscellwarp was built without METIS (CMake found no metis.h / libmetis); use -dm_assembly_shared_partition contiguous");
 #endif
 }

@@ -69,7 +69,7 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->reorder = PETSC_TRUE;
   a->shpart   = DMASM_SHPART_CONTIGUOUS;
   a->shseed   = 1;
-  a->shfill   = 0.8;
+  a->shfill   = 0; /* estimated per plan (dmasmsharedmetis.c) */
   a->colortail = DMASM_COLOR_TAIL;
   a->mtype  = PETSC_MEMTYPE_HOST;
   a->jacstate = PETSC_TRUE;
@@ -148,8 +148,8 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
     PetscCheck(as->shpart != DMASM_SHPART_METIS, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "-dm_assembly_shared_partition metis: petscellwarp was built without METIS (CMake found no metis.h / libmetis); use contiguous");
 #endif
     PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_seed", "sharednz METIS partition: METIS's random seed (fixed: the same plan on every run)", "DMAssembly", as->shseed, &as->shseed, NULL, 0));
-    PetscCall(PetscOptionsReal("-dm_assembly_shared_metis_fill", "sharednz METIS partition: a part's element rows as a fraction of the shared-memory budget", "DMAssembly", as->shfill, &as->shfill, NULL));
-    PetscCheck(as->shfill > 0 && as->shfill <= 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_fill %g: expected a fraction in (0, 4]", (double)as->shfill);
+    PetscCall(PetscOptionsReal("-dm_assembly_shared_metis_fill", "sharednz METIS partition: a part's element rows as a fraction of the shared-memory budget (0: estimated from the element rows' and nodes' bytes)", "DMAssembly", as->shfill, &as->shfill, NULL));
+    PetscCheck(as->shfill >= 0 && as->shfill <= 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_fill %g: expected a fraction in [0, 4] (0: estimated)", (double)as->shfill);
   }
   PetscCall(PetscOptionsBool("-dm_assembly_fuse", "atomic/color with the built-in kernels: compute the element inside the scatter", "DMAssemblySetFuse", as->fuse, &as->fuse, NULL));
   PetscCall(PetscOptionsBoundedInt("-dm_assembly_color_tail", "color: colours with fewer elements go through one packed reduction (run first)", "DMAssembly", as->colortail, &as->colortail, NULL, 0));
@@ -398,7 +398,7 @@ static PetscErrorCode SharedPartitionView(DMAssembly as, const DMAsmSharedPlan *
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (S->partition == DMASM_SHPART_METIS)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "partition METIS k-way (seed %" PetscInt_FMT ", parts of %.2f x the budget in element rows): %" PetscInt_FMT " units (32-aligned target groups) in %" PetscInt_FMT " parts, %" PetscInt_FMT " split over blocks; %" PetscInt_FMT " target ranges (%.2f per block); plan set-up %.3g s (METIS and its graph %.3g s)\n", as->shseed, (double)as->shfill, S->nunits, S->nparts, S->nsplit, S->nranges, S->nblocks ? (double)S->nranges / S->nblocks : 0.0, (double)S->setuptime, (double)S->metistime));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "partition METIS k-way (seed %" PetscInt_FMT ", parts of %.2f x the budget in element rows%s): %" PetscInt_FMT " units (32-aligned target groups) in %" PetscInt_FMT " parts, %" PetscInt_FMT " split over blocks; %" PetscInt_FMT " target ranges (%.2f per block); plan set-up %.3g s (METIS and its graph %.3g s)\n", as->shseed, (double)S->fill, as->shfill > 0 ? "" : ", estimated", S->nunits, S->nparts, S->nsplit, S->nranges, S->nblocks ? (double)S->nranges / S->nblocks : 0.0, (double)S->setuptime, (double)S->metistime));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "partition contiguous (one target range per block); plan set-up %.3g s\n", (double)S->setuptime));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
