@@ -184,6 +184,7 @@ struct _p_DMAssembly {
   PetscInt   shsmem;       /* sharednz shared-memory budget per block, bytes */
   DMAsmSharedPartition shpart; /* -dm_assembly_shared_partition contiguous|metis */
   PetscInt   shseed;       /* -dm_assembly_shared_metis_seed: METIS's random seed (fixed: the same plan every run) */
+  PetscInt   shcsrmin;     /* -dm_assembly_shared_metis_csr_min: a CSR unit takes consecutive rows until it holds this many values */
   PetscReal  shfill;       /* -dm_assembly_shared_metis_fill: a METIS part's element rows as a fraction of the budget (0: estimated) */
   PetscReal *xn, *dxn;     /* sharednz: nodal coordinates [ndof][dim], host and device */
   void      *phase[4];     /* bench/diagnostics: CUDA events at the phase boundaries (DMAssemblySetPhaseTiming) */

@@ -296,7 +296,7 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
 #undef TGT
   PetscCall(PetscTimeSubtract(&tstart));
   S->setuptime = -tstart;
-  PetscCall(PetscInfo(as, "sharednz %s plan (%s partition): %" PetscInt_FMT " blocks, %" PetscInt_FMT " ranges, %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), largest block %g kB of shared memory, set-up %.3g s\n", res ? "residual" : "Jacobian", S->partition == DMASM_SHPART_METIS ? "METIS" : "contiguous", nblk, S->nranges, S->eb[nblk], nelem, nelem ? (double)S->eb[nblk] / nelem : 0.0, S->smem / 1024.0, S->setuptime));
+  PetscCall(PetscInfo(as, "sharednz %s plan (%s partition): %" PetscInt_FMT " blocks, %" PetscInt_FMT " ranges, %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), largest block %g kB of shared memory, set-up %.3g s (METIS and its graph %.3g s)\n", res ? "residual" : "Jacobian", S->partition == DMASM_SHPART_METIS ? "METIS" : "contiguous", nblk, S->nranges, S->eb[nblk], nelem, nelem ? (double)S->eb[nblk] / nelem : 0.0, S->smem / 1024.0, S->setuptime, S->metistime));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

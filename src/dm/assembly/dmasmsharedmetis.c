@@ -156,6 +156,16 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
     *fill = as->shfill > 0 ? as->shfill : 0.85 * incb / (incb + nodeb);
   }
   cap = *fill * (PetscReal)as->shsmem / sizeof(PetscScalar) / scale;
+  if (as->shfill <= 0) { /* coarse units (an ELLWARP slice of 32 rows against ~72 rows per block): METIS cannot
+                            balance parts of 2.6 units, a third of them would overflow and split; parts of a whole
+                            number of average units fit */
+    const PetscReal k = cap * nunit / PetscMax(1, wtot);
+    if (k < 8) { /* 2.58 -> 2 (72 kB Jacobian into ELLWARP K1 slices), 3.99 -> 4 (110 kB: fits, 0.2% of the parts split) */
+      const PetscReal kf = PetscMax(1, PetscFloorReal(k + 0.1));
+      cap *= kf / k;
+      *fill *= kf / k;
+    }
+  }
   np  = (idx_t)PetscMin((PetscInt64)nunit, PetscMax(1, (PetscInt64)PetscCeilReal((PetscReal)wtot / cap)));
   PetscCall(PetscMalloc1(nunit, &part));
   if (np > 1) {

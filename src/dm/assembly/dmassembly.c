@@ -69,6 +69,7 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->reorder = PETSC_TRUE;
   a->shpart   = DMASM_SHPART_CONTIGUOUS;
   a->shseed   = 1;
+  a->shcsrmin = 1;
   a->shfill   = 0; /* estimated per plan (dmasmsharedmetis.c) */
   a->colortail = DMASM_COLOR_TAIL;
   a->mtype  = PETSC_MEMTYPE_HOST;
@@ -148,6 +149,7 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
     PetscCheck(as->shpart != DMASM_SHPART_METIS, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "-dm_assembly_shared_partition metis: petscellwarp was built without METIS (CMake found no metis.h / libmetis); use contiguous");
 #endif
     PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_seed", "sharednz METIS partition: METIS's random seed (fixed: the same plan on every run)", "DMAssembly", as->shseed, &as->shseed, NULL, 0));
+    PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_csr_min", "sharednz METIS partition into CSR: a unit takes consecutive rows until it holds this many values (1: one row per unit; larger: a smaller graph, faster METIS)", "DMAssembly", as->shcsrmin, &as->shcsrmin, NULL, 1));
     PetscCall(PetscOptionsReal("-dm_assembly_shared_metis_fill", "sharednz METIS partition: a part's element rows as a fraction of the shared-memory budget (0: estimated from the element rows' and nodes' bytes)", "DMAssembly", as->shfill, &as->shfill, NULL));
     PetscCheck(as->shfill >= 0 && as->shfill <= 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_fill %g: expected a fraction in [0, 4] (0: estimated)", (double)as->shfill);
   }
