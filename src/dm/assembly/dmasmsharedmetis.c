@@ -43,6 +43,67 @@ static PetscErrorCode IdxBufPush(IdxBuf *b, idx_t v)
 }
 #endif
 
+#if defined(ELLWARP_HAVE_METIS)
+/* the shared memory each part would take as one block (element rows + node coordinates (+ values)): mean,
+   standard deviation and the parts over the budget */
+static PetscErrorCode PartBytes(DMAssembly as, PetscInt w, PetscCount nunit, const PetscCount *ustart, const PetscCount *tptr, const PetscCount *lists, idx_t np, const idx_t *part, PetscReal *mean, PetscReal *sd, PetscInt *over)
+{
+  const PetscInt nelem = as->nelem, nen = as->nen;
+  const size_t   nodeb = as->dim * sizeof(PetscReal) + (w == 1 ? sizeof(PetscScalar) : 0);
+  PetscInt      *imark, *emark, *nmark, *uorder;
+  PetscCount    *cnt;
+  PetscReal      s1 = 0, s2 = 0;
+  PetscInt       nonempty = 0;
+
+  PetscFunctionBegin;
+  *over = 0;
+  PetscCall(PetscMalloc1((size_t)nen * nelem, &imark));
+  PetscCall(PetscMalloc3(nelem, &emark, as->ndof, &nmark, nunit, &uorder));
+  PetscCall(PetscCalloc1(np + 1, &cnt));
+  for (PetscCount q = 0; q < (PetscCount)nen * nelem; q++) imark[q] = -1;
+  for (PetscInt e = 0; e < nelem; e++) emark[e] = -1;
+  for (PetscInt i = 0; i < as->ndof; i++) nmark[i] = -1;
+  for (PetscCount u = 0; u < nunit; u++) cnt[part[u] + 1]++;
+  for (idx_t k = 0; k < np; k++) cnt[k + 1] += cnt[k];
+  for (PetscCount u = 0; u < nunit; u++) uorder[cnt[part[u]]++] = (PetscInt)u; /* cnt[k]: now the end of part k */
+  for (idx_t k = 0, i0 = 0; k < np; i0 = (idx_t)cnt[k], k++) {
+    PetscInt64 ninc = 0, nn = 0;
+    for (PetscCount i = i0; i < cnt[k]; i++)
+      for (PetscCount t = ustart[uorder[i]]; t < ustart[uorder[i] + 1]; t++)
+        for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
+          const PetscInt   e  = (PetscInt)(lists[s] % nelem);
+          const PetscCount ia = (PetscCount)((lists[s] / nelem) / w) * nelem + e;
+          if (imark[ia] != (PetscInt)k) {
+            imark[ia] = (PetscInt)k;
+            ninc++;
+          }
+          if (emark[e] == (PetscInt)k) continue;
+          emark[e] = (PetscInt)k;
+          for (PetscInt a = 0; a < nen; a++) {
+            const PetscInt v = as->edof[(PetscCount)a * nelem + e];
+            if (nmark[v] != (PetscInt)k) {
+              nmark[v] = (PetscInt)k;
+              nn++;
+            }
+          }
+        }
+    if (cnt[k] > i0) {
+      const PetscReal b = (PetscReal)ninc * w * sizeof(PetscScalar) + (PetscReal)nn * nodeb;
+      s1 += b;
+      s2 += b * b;
+      nonempty++;
+      if (b > as->shsmem) (*over)++;
+    }
+  }
+  *mean = nonempty ? s1 / nonempty : 0;
+  *sd   = nonempty ? PetscSqrtReal(PetscMax(0, s2 / nonempty - *mean * *mean)) : 0;
+  PetscCall(PetscFree(cnt));
+  PetscCall(PetscFree3(emark, nmark, uorder));
+  PetscCall(PetscFree(imark));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* w: values per element row (nen: Jacobian, 1: residual); tptr/lists: each target's source entries q = k*nelem + e;
    ustart[nunit+1]: unit u is the targets [ustart[u], ustart[u+1]) (NULL: units of 32 targets).
    Out: tperm[ntarget] (position -> target), nparts and partptr[nparts+1] (positions), nunits, the fill used. */
@@ -168,14 +229,30 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
   }
   np  = (idx_t)PetscMin((PetscInt64)nunit, PetscMax(1, (PetscInt64)PetscCeilReal((PetscReal)wtot / cap)));
   PetscCall(PetscMalloc1(nunit, &part));
-  if (np > 1) {
-    METIS_SetDefaultOptions(options);
-    options[METIS_OPTION_SEED]      = (idx_t)as->shseed; /* fixed: the same partition, hence the same plan, every run */
-    options[METIS_OPTION_NUMBERING] = 0;
-    err                             = METIS_PartGraphKway(&nv, &ncon, xadj, adj.a, vwgt, NULL, wgt.a, &np, NULL, NULL, options, &objval, part);
-    PetscCheck(err == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "sharednz: METIS_PartGraphKway failed (%d) for %" PetscInt_FMT " units in %" PetscInt_FMT " parts", err, (PetscInt)nv, (PetscInt)np);
-  } else
-    for (PetscCount u = 0; u < nunit; u++) part[u] = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    PetscReal mean, sd;
+    PetscInt  over;
+    if (np > 1) {
+      METIS_SetDefaultOptions(options);
+      options[METIS_OPTION_SEED]      = (idx_t)as->shseed; /* fixed: the same partition, hence the same plan, every run */
+      options[METIS_OPTION_NUMBERING] = 0;
+      err                             = METIS_PartGraphKway(&nv, &ncon, xadj, adj.a, vwgt, NULL, wgt.a, &np, NULL, NULL, options, &objval, part);
+      PetscCheck(err == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "sharednz: METIS_PartGraphKway failed (%d) for %" PetscInt_FMT " units in %" PetscInt_FMT " parts", err, (PetscInt)nv, (PetscInt)np);
+    } else
+      for (PetscCount u = 0; u < nunit; u++) part[u] = 0;
+    if (pass || as->shfill > 0) break;
+    /* the estimate's check: the parts' exact shared memory (element rows + nodes); when more than 2% would not
+       fit a block (and split), METIS runs once more with the part count scaled so that mean + 2 sd fits */
+    PetscCall(PartBytes(as, w, nunit, ustart, tptr, lists, np, part, &mean, &sd, &over));
+    if (over <= 0.02 * np) break;
+    {
+      const idx_t np2 = (idx_t)PetscMin((PetscReal)nunit, PetscCeilReal(np * (mean + 2 * sd) / as->shsmem));
+      PetscCall(PetscInfo(as, "sharednz METIS: %" PetscInt_FMT " of %" PetscInt_FMT " parts exceed the budget (mean %.3g kB, sd %.3g kB): %" PetscInt_FMT " parts instead\n", over, (PetscInt)np, mean / 1024, sd / 1024, (PetscInt)np2));
+      if (np2 <= np) break;
+      *fill *= (PetscReal)np / np2;
+      np = np2;
+    }
+  }
   PetscCall(PetscFree(xadj));
   PetscCall(PetscFree(vwgt));
   PetscCall(PetscFree(adj.a));
