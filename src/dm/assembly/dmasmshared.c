@@ -141,7 +141,7 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
         continue;
       }
       if (tbv.a[b] == t0) { /* this chunk alone does not fit: no sharednz for this target array */
-        PetscCall(PetscInfo(as, "sharednz: targets %" PetscCount_FMT "..%" PetscCount_FMT " alone need %" PetscInt_FMT " element rows, %" PetscInt_FMT " nodes (%g kB > the budget %g kB, -dm_assembly_sharednz_smem): globalnz takes this %s\n", t0, t1 - 1, newi, newn,
+        PetscCall(PetscInfo(as, "sharednz: %s %" PetscCount_FMT "..%" PetscCount_FMT " alone need %" PetscInt_FMT " element rows, %" PetscInt_FMT " nodes (%g kB > the budget %g kB, -dm_assembly_sharednz_smem): globalnz takes this %s\n", tperm ? "walk positions (METIS order)" : "targets", t0, t1 - 1, newi, newn,
                             BlockBytes(newi, newn, w, dim, res) / 1024.0, budget / 1024.0, res ? "residual" : "Jacobian"));
         S->fallback = PETSC_TRUE;
         break;
