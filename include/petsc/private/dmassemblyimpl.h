@@ -184,6 +184,7 @@ struct _p_DMAssembly {
   PetscInt   shsmem;       /* sharednz shared-memory budget per block, bytes */
   DMAsmSharedPartition shpart; /* -dm_assembly_shared_partition contiguous|metis */
   PetscInt   shseed;       /* -dm_assembly_shared_metis_seed: METIS's random seed (fixed: the same plan every run) */
+  PetscInt   shlanes;      /* -dm_assembly_shared_metis_lanes: an ELLWARP unit is this many lanes of a slice (32: the slice) */
   PetscInt   shcsrmin;     /* -dm_assembly_shared_metis_csr_min: a CSR unit takes consecutive rows until it holds this many values */
   PetscReal  shfill;       /* -dm_assembly_shared_metis_fill: a METIS part's element rows as a fraction of the budget (0: estimated) */
   PetscReal *xn, *dxn;     /* sharednz: nodal coordinates [ndof][dim], host and device */
@@ -273,8 +274,8 @@ PETSC_INTERN void           DMAsmHostLocalRow(const DMAsmP1Ctx *, const DMAsmRow
 PETSC_INTERN PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *, const DMAsmRowPlan *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
 #endif
 
-PETSC_INTERN PetscErrorCode DMAsmBuildSharedPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, PetscCount, const PetscCount *, DMAsmSharedPlan *);
-PETSC_INTERN PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly, PetscInt, PetscCount, const PetscCount *, const PetscCount *, PetscCount, const PetscCount *, PetscCount **, PetscInt *, PetscCount **, PetscInt *, PetscReal *);
+PETSC_INTERN PetscErrorCode DMAsmBuildSharedPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, PetscCount, const PetscCount *, const PetscCount *, DMAsmSharedPlan *);
+PETSC_INTERN PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly, PetscInt, PetscCount, const PetscCount *, const PetscCount *, PetscCount, const PetscCount *, const PetscCount *, PetscCount **, PetscInt *, PetscCount **, PetscInt *, PetscReal *);
 PETSC_INTERN PetscErrorCode DMAsmSharedPlanDestroy(DMAsmSharedPlan *);
 PETSC_INTERN PetscErrorCode DMAsmSharedPlanUpload(DMAsmSharedPlan *);
 PETSC_INTERN PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *, const DMAsmSharedPlan *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *);

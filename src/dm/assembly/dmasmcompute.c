@@ -103,19 +103,38 @@ static PetscBool SharedActive(DMAssembly as)
 #endif
 
 /* sharednz with the METIS partition: the units of the target array, the smallest groups of targets whose
-   stores stay 32-wide coalesced: an ELLWARP slice (its slots are column-major over its 32 sorted rows, so a
-   row alone is strided), then the long rows' slots by 32; a CSR row's range (or a few consecutive rows) */
-static PetscErrorCode SharedUnits(const Target *T, PetscInt n, const PetscInt *ia, PetscInt csrmin, PetscCount *nunit, PetscCount **ustart)
+   stores stay coalesced: in ELLWARP a group of -dm_assembly_shared_metis_lanes lanes of a slice over all its
+   steps (slots are column-major over the slice's 32 lanes, so one row alone is strided; 16 lanes of doubles
+   are one 128-byte line per step, so a warp still stores whole lines), then the long rows' slots by 32; a CSR
+   row's range (or a few consecutive rows) */
+static PetscErrorCode SharedUnits(const Target *T, PetscInt n, const PetscInt *ia, PetscInt csrmin, PetscInt lanes, PetscCount *nunit, PetscCount **ustart, PetscCount **utgt)
 {
   PetscFunctionBegin;
-  if (T->kind == TARGET_ELLWARP) {
+  *utgt = NULL;
+  if (T->kind == TARGET_ELLWARP) { /* lane group g of slice s: slots sliceptr[s] + k*32 + g*lanes + [0, lanes), every step k */
     const EllwarpLayout *L    = (const EllwarpLayout *)T->layout;
     const PetscCount     tail = (T->n - L->nsliceslots + 31) / 32;
+    const PetscInt       ng   = ELLWARP_LANES / lanes;
+    PetscCount           j    = 0, u = 0;
     PetscCheck(L->hostarrays && L->sliceptr[L->nslices] == L->nsliceslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sharednz METIS: the ELLWARP layout's slices are not on the host");
-    *nunit = L->nslices + tail;
+    *nunit = (PetscCount)L->nslices * ng + tail;
     PetscCall(PetscMalloc1(*nunit + 1, ustart));
-    for (PetscInt s = 0; s <= L->nslices; s++) (*ustart)[s] = L->sliceptr[s];
-    for (PetscCount k = 1; k <= tail; k++) (*ustart)[L->nslices + k] = PetscMin(L->nsliceslots + 32 * k, T->n);
+    PetscCall(PetscMalloc1(T->n + 1, utgt));
+    (*utgt)[T->n] = 0; /* read (unused) past the last unit's end by the unit loops */
+    for (PetscInt s = 0; s < L->nslices; s++) {
+      const PetscCount width = (L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES;
+      for (PetscInt g = 0; g < ng; g++) {
+        (*ustart)[u++] = j;
+        for (PetscCount k = 0; k < width; k++)
+          for (PetscInt l = 0; l < lanes; l++) (*utgt)[j++] = L->sliceptr[s] + k * ELLWARP_LANES + g * lanes + l;
+      }
+    }
+    for (PetscCount t = L->nsliceslots; t < T->n; t++) {
+      if ((t - L->nsliceslots) % 32 == 0) (*ustart)[u++] = j;
+      (*utgt)[j++] = t;
+    }
+    (*ustart)[u] = j;
+    PetscCheck(u == *nunit && j == T->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sharednz METIS: ELLWARP units miscounted");
   } else { /* consecutive rows until the unit holds >= -dm_assembly_shared_metis_csr_min values (default 1: one row
               per unit).  At 2.17 M tets (RCM): one row per unit, redundancy 1.63 and 9.4 s in METIS; >= 32 values
               (~3 rows), 1.79 and 5.0 s */
@@ -139,7 +158,7 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
   const PetscInt *ia, *ja;
   PetscBool       done;
   const PetscCount nq = (PetscCount)as->nen * as->nen * as->nelem;
-  PetscCount       nunit = 0, *ustart = NULL;
+  PetscCount       nunit = 0, *ustart = NULL, *utgt = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)J, &id));
@@ -147,7 +166,7 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
   PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCheck(done && n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
-  if (SharedActive(as) && as->shpart == DMASM_SHPART_METIS) PetscCall(SharedUnits(T, n, ia, as->shcsrmin, &nunit, &ustart));
+  if (SharedActive(as) && as->shpart == DMASM_SHPART_METIS) PetscCall(SharedUnits(T, n, ia, as->shcsrmin, as->shlanes, &nunit, &ustart, &utgt));
   PetscCall(PetscMalloc1(as->nnz, &nz2t));
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
@@ -173,8 +192,9 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
     PetscCall(DMAsmBuildRowPlan(as, PETSC_TRUE, q2t, T->n, &as->jrow));
   } else if (SharedActive(as)) {
     PetscCall(DMAsmPlanDestroy(P)); /* holds the key only, unless the shared plan does not fit */
-    PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, T->n, q2t, nunit, ustart, &as->jsh));
+    PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, T->n, q2t, nunit, ustart, utgt, &as->jsh));
     PetscCall(PetscFree(ustart));
+    PetscCall(PetscFree(utgt));
     if (as->jsh.fallback) {
       PetscCall(PetscInfo(as, "sharednz: the Jacobian's element data do not fit the shared-memory budget; globalnz assembles this matrix\n"));
       PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));

@@ -48,8 +48,8 @@ static size_t BlockBytes(PetscInt ninc, PetscInt nn, PetscInt w, PetscInt dim, P
 }
 
 /* q2t: source entry q = k*nelem + e (k < nper) -> target (-1: none); nper = nen (residual) or nen^2;
-   ustart[nunit+1]: the METIS partition's units (32-aligned target groups; NULL: 32 targets each) */
-PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, PetscCount nunit, const PetscCount *ustart, DMAsmSharedPlan *S)
+   ustart[nunit+1] (and utgt): the METIS partition's units (coalesced target groups; NULL: 32 targets each) */
+PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, PetscCount nunit, const PetscCount *ustart, const PetscCount *utgt, DMAsmSharedPlan *S)
 {
   const PetscInt   nelem = as->nelem, nen = as->nen, dim = as->dim, ndof = as->ndof;
   const PetscBool  res   = (PetscBool)(nper == nen);
@@ -90,7 +90,7 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
 #define TGT(p) (tperm ? tperm[p] : (p)) /* target at walk position p */
   if (as->shpart == DMASM_SHPART_METIS) {
     PetscCall(PetscTime(&tm));
-    PetscCall(DMAsmSharedOrderMETIS(as, w, ntarget, tptr, lists, nunit, ustart, &tperm, &npart, &partptr, &S->nunits, &S->fill));
+    PetscCall(DMAsmSharedOrderMETIS(as, w, ntarget, tptr, lists, nunit, ustart, utgt, &tperm, &npart, &partptr, &S->nunits, &S->fill));
     PetscCall(PetscTimeSubtract(&tm));
     S->metistime = -tm;
     S->nparts    = npart;

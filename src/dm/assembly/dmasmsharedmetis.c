@@ -9,7 +9,8 @@
    parts whose element rows fill about -dm_assembly_shared_metis_fill of the shared-memory budget (vertex
    weight: the unit's element rows in values; the nodes take the rest; by default the fill is estimated).  The units are then walked part by
    part (parts in the order of their lowest unit, units increasing within a part) and the plan grows its blocks
-   over that walk (dmasmshared.c): a part that does not fit splits, whole parts that fit merge.
+   over that walk (dmasmshared.c): a part that does not fit splits, whole parts that fit merge.  Within a part the
+   targets are walked in increasing order.
 
    METIS is deterministic for a given graph and seed (-dm_assembly_shared_metis_seed), so the plan, and with it
    the fixed summation order of each target, is the same on every run. */
@@ -19,6 +20,7 @@
 #endif
 
 #define SH_UNIT 32 /* targets of a unit when the caller gives none (the residual) */
+#define UT(j)   (utgt ? utgt[j] : (j)) /* the j-th target in unit order */
 
 #if defined(ELLWARP_HAVE_METIS)
 typedef struct {
@@ -46,7 +48,7 @@ static PetscErrorCode IdxBufPush(IdxBuf *b, idx_t v)
 #if defined(ELLWARP_HAVE_METIS)
 /* the shared memory each part would take as one block (element rows + node coordinates (+ values)): mean,
    standard deviation and the parts over the budget */
-static PetscErrorCode PartBytes(DMAssembly as, PetscInt w, PetscCount nunit, const PetscCount *ustart, const PetscCount *tptr, const PetscCount *lists, idx_t np, const idx_t *part, PetscReal *mean, PetscReal *sd, PetscInt *over)
+static PetscErrorCode PartBytes(DMAssembly as, PetscInt w, PetscCount nunit, const PetscCount *ustart, const PetscCount *utgt, const PetscCount *tptr, const PetscCount *lists, idx_t np, const idx_t *part, PetscReal *mean, PetscReal *sd, PetscInt *over)
 {
   const PetscInt nelem = as->nelem, nen = as->nen;
   const size_t   nodeb = as->dim * sizeof(PetscReal) + (w == 1 ? sizeof(PetscScalar) : 0);
@@ -69,7 +71,7 @@ static PetscErrorCode PartBytes(DMAssembly as, PetscInt w, PetscCount nunit, con
   for (idx_t k = 0, i0 = 0; k < np; i0 = (idx_t)cnt[k], k++) {
     PetscInt64 ninc = 0, nn = 0;
     for (PetscCount i = i0; i < cnt[k]; i++)
-      for (PetscCount t = ustart[uorder[i]]; t < ustart[uorder[i] + 1]; t++)
+      for (PetscCount j = ustart[uorder[i]], t = UT(j); j < ustart[uorder[i] + 1]; j++, t = UT(j))
         for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
           const PetscInt   e  = (PetscInt)(lists[s] % nelem);
           const PetscCount ia = (PetscCount)((lists[s] / nelem) / w) * nelem + e;
@@ -105,9 +107,10 @@ static PetscErrorCode PartBytes(DMAssembly as, PetscInt w, PetscCount nunit, con
 #endif
 
 /* w: values per element row (nen: Jacobian, 1: residual); tptr/lists: each target's source entries q = k*nelem + e;
-   ustart[nunit+1]: unit u is the targets [ustart[u], ustart[u+1]) (NULL: units of 32 targets).
+   ustart[nunit+1]: unit u is the targets [ustart[u], ustart[u+1]) (NULL: units of 32 targets), or with utgt
+   the targets utgt[ustart[u] .. ustart[u+1]) (ELLWARP lane groups: strided runs).
    Out: tperm[ntarget] (position -> target), nparts and partptr[nparts+1] (positions), nunits, the fill used. */
-PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarget, const PetscCount *tptr, const PetscCount *lists, PetscCount nunit, const PetscCount *ustart, PetscCount **tperm, PetscInt *nparts, PetscCount **partptr, PetscInt *nunits, PetscReal *fill)
+PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarget, const PetscCount *tptr, const PetscCount *lists, PetscCount nunit, const PetscCount *ustart, const PetscCount *utgt, PetscCount **tperm, PetscInt *nparts, PetscCount **partptr, PetscInt *nunits, PetscReal *fill)
 {
 #if defined(ELLWARP_HAVE_METIS)
   const PetscInt nelem = as->nelem, nen = as->nen;
@@ -139,7 +142,7 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
   for (PetscCount q = 0; q < (PetscCount)nen * nelem; q++) imark[q] = -1;
   for (PetscCount u = 0; u < nunit; u++) {
     PetscInt64 ninc = 0;
-    for (PetscCount t = ustart[u]; t < ustart[u + 1]; t++)
+    for (PetscCount j = ustart[u], t = UT(j); j < ustart[u + 1]; j++, t = UT(j))
       for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
         const PetscInt   e  = (PetscInt)(lists[s] % nelem), a = (PetscInt)(lists[s] / nelem) / w;
         const PetscCount ia = (PetscCount)a * nelem + e;
@@ -161,7 +164,7 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
   PetscCall(PetscArraycpy(upos, eptr, nelem + 1));
   for (PetscInt e = 0; e < nelem; e++) elast[e] = -1;
   for (PetscCount u = 0; u < nunit; u++)
-    for (PetscCount t = ustart[u]; t < ustart[u + 1]; t++)
+    for (PetscCount j = ustart[u], t = UT(j); j < ustart[u + 1]; j++, t = UT(j))
       for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
         const PetscInt e = (PetscInt)(lists[s] % nelem);
         if (elast[e] == (PetscInt)u) continue;
@@ -176,7 +179,7 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
   for (PetscInt e = 0; e < nelem; e++) elast[e] = -1;
   xadj[0] = 0;
   for (PetscCount u = 0; u < nunit; u++) {
-    for (PetscCount t = ustart[u]; t < ustart[u + 1]; t++)
+    for (PetscCount j = ustart[u], t = UT(j); j < ustart[u + 1]; j++, t = UT(j))
       for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
         const PetscInt e = (PetscInt)(lists[s] % nelem);
         if (elast[e] == (PetscInt)u) continue;
@@ -243,7 +246,7 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
     if (pass || as->shfill > 0) break;
     /* the estimate's check: the parts' exact shared memory (element rows + nodes); when more than 2% would not
        fit a block (and split), METIS runs once more with the part count scaled so that mean + 2 sd fits */
-    PetscCall(PartBytes(as, w, nunit, ustart, tptr, lists, np, part, &mean, &sd, &over));
+    PetscCall(PartBytes(as, w, nunit, ustart, utgt, tptr, lists, np, part, &mean, &sd, &over));
     if (over <= 0.02 * np) break;
     {
       const idx_t np2 = (idx_t)PetscMin((PetscReal)nunit, PetscCeilReal(np * (mean + 2 * sd) / as->shsmem));
@@ -282,8 +285,12 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
       for (idx_t k = 0; k < np; k++) cnt[k + 1] += cnt[k];
       for (PetscInt k = 0; k <= nonempty; k++) (*partptr)[k] = cnt[k]; /* empty parts rank last */
       for (PetscCount u = 0; u < nunit; u++)
-        for (PetscCount t = ustart[u]; t < ustart[u + 1]; t++) (*tperm)[cnt[rank[part[u]]]++] = t;
+        for (PetscCount j = ustart[u]; j < ustart[u + 1]; j++) (*tperm)[cnt[rank[part[u]]]++] = UT(j);
       PetscCall(PetscFree(cnt));
+      /* a part's targets in increasing order: the ELLWARP lane groups of one slice that share a part become one
+         run per step (else one run per lane group and step); contiguous units are unchanged */
+      if (utgt)
+        for (PetscInt k = 0; k < nonempty; k++) PetscCall(PetscSortCount((*partptr)[k + 1] - (*partptr)[k], *tperm + (*partptr)[k]));
     }
     *nparts = nonempty;
     PetscCall(PetscFree2(idx, rank));
@@ -300,6 +307,7 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
   (void)lists;
   (void)nunit;
   (void)ustart;
+  (void)utgt;
   (void)tperm;
   (void)nparts;
   (void)partptr;

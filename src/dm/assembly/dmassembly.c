@@ -70,6 +70,7 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->shpart   = DMASM_SHPART_CONTIGUOUS;
   a->shseed   = 1;
   a->shcsrmin = 1;
+  a->shlanes  = 16;
   a->shfill   = 0; /* estimated per plan (dmasmsharedmetis.c) */
   a->colortail = DMASM_COLOR_TAIL;
   a->mtype  = PETSC_MEMTYPE_HOST;
@@ -149,6 +150,8 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
     PetscCheck(as->shpart != DMASM_SHPART_METIS, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "-dm_assembly_shared_partition metis: petscellwarp was built without METIS (CMake found no metis.h / libmetis); use contiguous");
 #endif
     PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_seed", "sharednz METIS partition: METIS's random seed (fixed: the same plan on every run)", "DMAssembly", as->shseed, &as->shseed, NULL, 0));
+    PetscCall(PetscOptionsRangeInt("-dm_assembly_shared_metis_lanes", "sharednz METIS partition into ELLWARP: a unit is this many lanes of a slice over all its steps (32: the whole slice; 16: one 128-byte line per step; 8: 2 sectors)", "DMAssembly", as->shlanes, &as->shlanes, NULL, 4, 32));
+    PetscCheck(as->shlanes == 4 || as->shlanes == 8 || as->shlanes == 16 || as->shlanes == 32, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_lanes %" PetscInt_FMT ": 4, 8, 16 or 32", as->shlanes);
     PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_csr_min", "sharednz METIS partition into CSR: a unit takes consecutive rows until it holds this many values (1: one row per unit; larger: a smaller graph, faster METIS)", "DMAssembly", as->shcsrmin, &as->shcsrmin, NULL, 1));
     PetscCall(PetscOptionsReal("-dm_assembly_shared_metis_fill", "sharednz METIS partition: a part's element rows as a fraction of the shared-memory budget (0: estimated from the element rows' and nodes' bytes)", "DMAssembly", as->shfill, &as->shfill, NULL));
     PetscCheck(as->shfill >= 0 && as->shfill <= 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_fill %g: expected a fraction in [0, 4] (0: estimated)", (double)as->shfill);
@@ -275,7 +278,7 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
       for (PetscInt e = 0; e < as->nelem; e++)
         for (PetscInt a = 0; a < as->nen; a++)
           for (PetscInt d = 0; d < as->dim; d++) as->xn[(size_t)as->edof[(PetscCount)a * as->nelem + e] * as->dim + d] = as->xe[((PetscCount)a * as->dim + d) * as->nelem + e];
-      PetscCall(DMAsmBuildSharedPlan(as, as->nen, as->ndof, as->edof, 0, NULL, &as->rsh)); /* METIS units: 32 dofs */
+      PetscCall(DMAsmBuildSharedPlan(as, as->nen, as->ndof, as->edof, 0, NULL, NULL, &as->rsh)); /* METIS units: 32 dofs */
       if (as->rsh.fallback) PetscCall(PetscInfo(as, "sharednz: the residual's element data do not fit the shared-memory budget; globalnz assembles the residual\n"));
     }
   }
