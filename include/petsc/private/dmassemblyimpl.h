@@ -77,7 +77,7 @@ typedef struct {
    POSITIONS in a walk order of the targets; toff is indexed by position.  Block b's positions map to targets
    through its ranges rb[b] .. rb[b+1]: range r covers the positions [rp[r], rp[r+1]) and the targets
    rt[r] + (p - rp[r]).  The contiguous partition walks the targets in order (one range per block, rt = rp = tb);
-   the METIS partition (dmasmsharedmetis.c) walks 32-aligned units (ELLWARP slices, CSR rows, 32 residual dofs)
+   the METIS partition (dmasmsharedmetis.c) walks coalesced units (ELLWARP lane groups of a slice, CSR rows, 32 residual dofs)
    part by part, so a block stores a few 32-wide coalesced runs. */
 typedef enum {
   DMASM_SHPART_CONTIGUOUS,

@@ -9,7 +9,7 @@
    the redundancy in DMAssemblyView.
 
    -dm_assembly_shared_partition metis (dmasmsharedmetis.c): the blocks grow over a walk order of the targets
-   instead, made of 32-aligned units (ELLWARP slices, CSR rows, 32 residual dofs) ordered part by part from a
+   instead, made of units that keep the stores coalesced (ELLWARP lane groups of a slice, CSR rows, 32 residual dofs) ordered part by part from a
    METIS partition of the unit graph; a block then owns a few ranges of targets, each stored coalesced.  The
    contiguous plan is the special case of one range per block.  Either way each target is summed by one
    thread in element order. */

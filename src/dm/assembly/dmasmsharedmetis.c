@@ -2,9 +2,9 @@
 
    The contiguous plan cuts the target array into ranges; with RCM rows a range is a thin sheet of the mesh and
    about half of a block's elements lie on its border (computed again by the next block).  Here the target
-   array is first cut into UNITS that keep the final stores coalesced (32-aligned target groups: an ELLWARP
-   slice, whose slots are column-major over its 32 sorted rows; a CSR row's range; 32 consecutive residual
-   dofs), the units form a graph (adjacent when an element contributes to both, weighted by the number of such
+   array is first cut into UNITS that keep the final stores coalesced (an ELLWARP lane group: 16 of the
+   32 lanes of a slice over all its steps, one 128-byte line per step, the slots being column-major over the
+   slice's sorted rows; a CSR row's range; 32 consecutive residual dofs), the units form a graph (adjacent when an element contributes to both, weighted by the number of such
    elements: the element computations the two save by sharing a block), and METIS_PartGraphKway cuts it into
    parts whose element rows fill about -dm_assembly_shared_metis_fill of the shared-memory budget (vertex
    weight: the unit's element rows in values; the nodes take the rest; by default the fill is estimated).  The units are then walked part by

@@ -144,7 +144,7 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   {
     const char *const parts[] = {"contiguous", "metis", "DMAsmSharedPartition", "DMASM_SHPART_", NULL};
     PetscEnum         v       = (PetscEnum)as->shpart;
-    PetscCall(PetscOptionsEnum("-dm_assembly_shared_partition", "sharednz: blocks of contiguous targets, or grown over the parts of a METIS partition of 32-aligned target groups", "DMAssembly", parts, v, &v, NULL));
+    PetscCall(PetscOptionsEnum("-dm_assembly_shared_partition", "sharednz: blocks of contiguous targets, or grown over the parts of a METIS partition of coalesced target groups (ELLWARP lane groups, CSR rows, 32 residual dofs)", "DMAssembly", parts, v, &v, NULL));
     as->shpart = (DMAsmSharedPartition)v;
 #if !defined(ELLWARP_HAVE_METIS)
     PetscCheck(as->shpart != DMASM_SHPART_METIS, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "-dm_assembly_shared_partition metis: petscellwarp was built without METIS (CMake found no metis.h / libmetis); use contiguous");
@@ -403,7 +403,7 @@ static PetscErrorCode SharedPartitionView(DMAssembly as, const DMAsmSharedPlan *
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (S->partition == DMASM_SHPART_METIS)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "partition METIS k-way (seed %" PetscInt_FMT ", parts of %.2f x the budget in element rows%s): %" PetscInt_FMT " units (32-aligned target groups) in %" PetscInt_FMT " parts, %" PetscInt_FMT " split over blocks; %" PetscInt_FMT " target ranges (%.2f per block); plan set-up %.3g s (METIS and its graph %.3g s)\n", as->shseed, (double)S->fill, as->shfill > 0 ? "" : ", estimated", S->nunits, S->nparts, S->nsplit, S->nranges, S->nblocks ? (double)S->nranges / S->nblocks : 0.0, (double)S->setuptime, (double)S->metistime));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "partition METIS k-way (seed %" PetscInt_FMT ", parts of %.2f x the budget in element rows%s): %" PetscInt_FMT " units (coalesced target groups) in %" PetscInt_FMT " parts, %" PetscInt_FMT " split over blocks; %" PetscInt_FMT " target ranges (%.2f per block); plan set-up %.3g s (METIS and its graph %.3g s)\n", as->shseed, (double)S->fill, as->shfill > 0 ? "" : ", estimated", S->nunits, S->nparts, S->nsplit, S->nranges, S->nblocks ? (double)S->nranges / S->nblocks : 0.0, (double)S->setuptime, (double)S->metistime));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "partition contiguous (one target range per block); plan set-up %.3g s\n", (double)S->setuptime));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
