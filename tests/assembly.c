@@ -19,6 +19,7 @@
 #include <petscsnes.h>
 #include <petscds.h>
 #include <petsc/private/dmasmp1.h>
+#include <petsc/private/dmassemblyimpl.h>
 #include <petsc/private/ellwarpkuhn.h>
 #include "testutil.h"
 #include "assemblytestutil.h"
@@ -41,6 +42,12 @@
 /* ellwarp_add_test(assembly.sharednz_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8) */
 /* ellwarp_add_test(assembly.sharednz_fallback -mesh box -faces 3 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 1 -info) */
 /* ellwarp_add_test(assembly.gpu_sharednz -mesh box -faces 8 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -gpu GPU) */
+/* ellwarp_add_test(assembly.sharednz_metis -mesh box -faces 4 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis) */
+/* ellwarp_add_test(assembly.sharednz_metis_small -mesh box -faces 6 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 12 -dm_assembly_shared_partition metis -dm_assembly_shared_metis_fill 1.5 -dm_assembly_shared_metis_seed 7) */
+/* ellwarp_add_test(assembly.sharednz_metis_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8 -dm_assembly_shared_partition metis -dm_assembly_shared_metis_lanes 32) */
+/* ellwarp_add_test(assembly.sharednz_metis_longrow -mesh box -faces 4 -sym_D -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 12 -dm_assembly_shared_metis_lanes 8) */
+/* ellwarp_add_test(assembly.sharednz_metis_fallback -mesh box -faces 3 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 1 -dm_assembly_shared_partition metis -info) */
+/* ellwarp_add_test(assembly.gpu_sharednz_metis -mesh box -faces 8 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -gpu GPU) */
 /* ellwarp_add_test(assembly.two -mesh two) */
 /* ellwarp_add_test(assembly.unfused -mesh box -faces 3 -dm_assembly_fuse 0) */
 /* ellwarp_add_test(assembly.gpu_unfused -mesh box -faces 5 -dm_assembly_fuse 0 -gpu GPU) */
@@ -119,6 +126,54 @@ static PetscErrorCode Conductivities(PetscInt dim, PetscInt nelem, PetscReal **D
   PetscCall(PetscMalloc1((size_t)dim * dim * nelem, D));
   for (PetscInt e = 0; e < nelem; e++) Conductivity(dim, e, *D + e * dim * dim);
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* sharednz: the plan's partition is valid: the blocks cover the walk positions 0..ntarget-1 in order, each block's
+   ranges start at its first position and cover it, and every target is written by exactly one block position */
+static PetscErrorCode CheckSharedPlan(const DMAsmSharedPlan *S, PetscInt nelem, const char *what, PetscBool *fail)
+{
+  PetscInt *cnt;
+  PetscBool ok = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  if (!S->tb) PetscFunctionReturn(PETSC_SUCCESS); /* not built (fallback) */
+  PetscCall(PetscCalloc1(S->ntarget + 1, &cnt));
+  if (S->tb[0] != 0 || S->tb[S->nblocks] != S->ntarget || S->rb[0] != 0 || S->rb[S->nblocks] != S->nranges || S->rp[S->nranges] != S->ntarget) ok = PETSC_FALSE;
+  for (PetscInt b = 0; ok && b < S->nblocks; b++) {
+    if (S->tb[b + 1] < S->tb[b] || S->rb[b + 1] <= S->rb[b] || S->rp[S->rb[b]] != S->tb[b]) ok = PETSC_FALSE;
+    for (PetscInt r = S->rb[b]; ok && r < S->rb[b + 1]; r++)
+      if (S->rp[r + 1] <= S->rp[r] || S->rt[r] < 0 || S->rt[r] + (S->rp[r + 1] - S->rp[r]) > S->ntarget) ok = PETSC_FALSE;
+    for (PetscCount p = S->tb[b]; ok && p < S->tb[b + 1]; p++) cnt[DMAsmSharedTarget(S->rb[b], S->rb[b + 1], S->rp, S->rt, p)]++;
+  }
+  for (PetscCount t = 0; ok && t < S->ntarget; t++)
+    if (cnt[t] != 1) ok = PETSC_FALSE;
+  PetscCall(PetscFree(cnt));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "sharednz %s plan (%s partition): %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks, %" PetscInt_FMT " ranges%s, redundancy %.2f: every target in exactly one block %s\n", what, S->partition == DMASM_SHPART_METIS ? "METIS" : "contiguous", S->ntarget, S->nblocks, S->nranges,
+                        S->partition == DMASM_SHPART_METIS ? "" : (S->nranges == S->nblocks ? " (one per block)" : " (NOT one per block)"), nelem ? (double)S->eb[S->nblocks] / nelem : 0.0, ok ? "ok" : "FAIL"));
+  if (!ok || (S->partition != DMASM_SHPART_METIS && S->nranges != S->nblocks)) *fail = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a fingerprint of a sharednz plan (blocks, ranges, elements, offsets): the plan rebuilt for a second matrix of the
+   same pattern must be the same (METIS with its fixed seed is deterministic) */
+static unsigned long long SharedPlanHash(const DMAsmSharedPlan *S)
+{
+  unsigned long long h = 1469598103934665603ULL; /* FNV-1a */
+#define MIX(v) h = (h ^ (unsigned long long)(v)) * 1099511628211ULL
+  if (!S->tb) return 0;
+  for (PetscInt b = 0; b <= S->nblocks; b++) {
+    MIX(S->tb[b]);
+    MIX(S->eb[b]);
+    MIX(S->rb[b]);
+  }
+  for (PetscInt r = 0; r <= S->nranges; r++) {
+    MIX(S->rp[r]);
+    MIX(S->rt[r]);
+  }
+  for (PetscCount i = 0; i < S->eb[S->nblocks]; i++) MIX(S->belem[i]);
+  for (PetscCount i = 0; i < S->lb[S->nblocks]; i++) MIX(S->lo[i]);
+#undef MIX
+  return h;
 }
 
 static PetscErrorCode CheckColoring(DMAssembly as, PetscInt ndof)
@@ -389,9 +444,19 @@ int main(int argc, char **argv)
       PetscCall(CreateTarget(dm, targets[t], mt, &J));
       PetscCall(DMAssemblyComputeJacobian(as, Ux, J));
       PetscCall(RelErrMat(J, Jref, &errJ));
+      if (m == 5 && !as->shfallback) { /* sharednz: the partition of this target's plan and the residual's */
+        PetscCall(CheckSharedPlan(&as->jsh, nelem, targets[t], &fail));
+        if (t == 0) PetscCall(CheckSharedPlan(&as->rsh, nelem, "residual", &fail));
+      }
+      const unsigned long long h1 = m == 5 ? SharedPlanHash(&as->jsh) : 0;
       PetscCall(CreateTarget(dm, targets[t], mt, &J2));
       PetscCall(DMAssemblyComputeJacobian(as, Ux, J2)); /* a second matrix: a second plan */
       PetscCall(DMAssemblyComputeJacobian(as, Ux, J2)); /* reassembly, same plan */
+      if (m == 5 && !as->shfallback && as->jsh.tb) {
+        const PetscBool samep = (PetscBool)(SharedPlanHash(&as->jsh) == h1);
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "sharednz %s plan rebuilt for a second matrix: %s\n", targets[t], samep ? "identical ok" : "DIFFERENT (FAIL)"));
+        if (!samep) fail = PETSC_TRUE;
+      }
       PetscCall(SameBits(J, J2, &same));
       /* Dirichlet rows afterwards: every third dof */
       PetscCall(PetscMalloc1(ndof, &rows));

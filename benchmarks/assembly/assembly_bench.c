@@ -4,7 +4,7 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
                            "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localnz,localrow,atomic,atomic:full,atomic:compact,atomic:agg,atomic:match,atomic:hash,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
                            "element fused into the scatter; -unfused: through the element buffers like user kernels; sharednz:KB: shared-memory budget per\n"
-                           "block), -order rcm,sfc,morton,metis,none (vertex numberings, each size is run once per order; sfc = Hilbert curve; metis: RCM inside METIS parts of -metis_part_size 64 vertices; default rcm),\n"
+                           "block, sharednz:metis or sharednz:KB:metis: blocks over a METIS partition, -dm_assembly_shared_partition), -order rcm,sfc,morton,metis,none (vertex numberings, each size is run once per order; sfc = Hilbert curve; metis: RCM inside METIS parts of -metis_part_size 64 vertices; default rcm),\n"
                            "-o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
 /* Times are medians over -repeats runs after a warm-up (CUDA events on PETSc's stream; the host method with
    PetscTime).  Effective bandwidth = the bytes-moved model of each method (printed with the table) / time. */
@@ -174,7 +174,8 @@ static PetscErrorCode PhaseTimes(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt n
 }
 
 /* "sharednz:96" -> type sharednz with a 96 kB shared-memory budget per block (-dm_assembly_sharednz_smem);
-   "atomic:compact" -> type atomic with -dm_assembly_atomic_variant compact (variant: the non-numeric suffix) */
+   "atomic:compact" -> type atomic with -dm_assembly_atomic_variant compact (variant: the non-numeric suffix);
+   "sharednz:metis", "sharednz:110:metis" -> -dm_assembly_shared_partition metis (with a budget) */
 static PetscErrorCode SplitBudget(char *mname, PetscInt *kb, char *variant, size_t vlen)
 {
   char *colon;
@@ -183,21 +184,32 @@ static PetscErrorCode SplitBudget(char *mname, PetscInt *kb, char *variant, size
   *kb        = 0;
   variant[0] = 0;
   colon      = strchr(mname, ':');
-  if (colon) {
-    *colon = 0;
-    if (colon[1] >= '0' && colon[1] <= '9') *kb = (PetscInt)atoi(colon + 1);
-    else PetscCall(PetscStrncpy(variant, colon + 1, vlen));
+  if (colon) *colon = 0;
+  while (colon) {
+    char *tok = colon + 1;
+    colon     = strchr(tok, ':');
+    if (colon) *colon = 0;
+    if (tok[0] >= '0' && tok[0] <= '9') *kb = (PetscInt)atoi(tok);
+    else PetscCall(PetscStrncpy(variant, tok, vlen));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the variant: sharednz's partition (-dm_assembly_shared_partition) or atomic's -dm_assembly_atomic_variant */
 static PetscErrorCode SetAtomicVariant(DMAssembly as, const char *variant)
 {
+  const char *opt;
+  DMAssemblyType type;
+  PetscBool   shnz;
+
   PetscFunctionBegin;
   if (!variant[0]) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_atomic_variant", variant));
+  PetscCall(DMAssemblyGetType(as, &type));
+  PetscCall(PetscStrcmp(type, DMASSEMBLYSHAREDNZ, &shnz));
+  opt = shnz ? "-dm_assembly_shared_partition" : "-dm_assembly_atomic_variant";
+  PetscCall(PetscOptionsSetValue(NULL, opt, variant));
   PetscCall(DMAssemblySetFromOptions(as));
-  PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_atomic_variant"));
+  PetscCall(PetscOptionsClearValue(NULL, opt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -380,6 +392,20 @@ int main(int argc, char **argv)
           PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   Jacobian vs host globalnz into aij: rel. error %.2e\n", (double)err));
         }
         PetscCall(MatDestroy(&J));
+        if (shnz) { /* the CSR plan too (AIJCUSPARSE's order; AIJ on the host) */
+          DMAssemblyInfo info;
+          PetscLogDouble ta, tb;
+          PetscReal      err;
+          PetscCall(DMSetMatType(dm, MATAIJ));
+          PetscCall(DMCreateMatrix(dm, &J));
+          PetscCall(PetscTime(&ta));
+          PetscCall(DMAssemblyComputeJacobian(as, Uh, J));
+          PetscCall(PetscTime(&tb));
+          PetscCall(DMAssemblyGetInfo(as, &info));
+          PetscCall(RelDiff(J, Jref, &err));
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   CSR Jacobian plan: %" PetscInt_FMT " blocks, redundancy %.2f (first assembly with its plan %.3g s); rel. error %.2e\n", info.shblocks, info.shblocks ? (double)info.shelements / nelem : 0.0, (double)(tb - ta), (double)err));
+          PetscCall(MatDestroy(&J));
+        }
         PetscCall(DMAssemblyDestroy(&as));
       }
     }

@@ -71,11 +71,29 @@ typedef struct {
    i at islot[...], w = nper/nen values each), so a border element costs its needed rows only.  Target t's
    contributions are the 16-bit shared-memory offsets lo[lb[b] + toff[t] ...] (c*ninc + j) up to the next
    target's start (or the block's end), in element order: each target is summed by one thread in the order
-   globalnz uses (bitwise equal to it on the host). */
+   globalnz uses (bitwise equal to it on the host).
+
+   Positions and ranges (-dm_assembly_shared_partition): the blocks are contiguous ranges [tb[b], tb[b+1]) of
+   POSITIONS in a walk order of the targets; toff is indexed by position.  Block b's positions map to targets
+   through its ranges rb[b] .. rb[b+1]: range r covers the positions [rp[r], rp[r+1]) and the targets
+   rt[r] + (p - rp[r]).  The contiguous partition walks the targets in order (one range per block, rt = rp = tb);
+   the METIS partition (dmasmsharedmetis.c) walks coalesced units (ELLWARP lane groups of a slice, CSR rows, 32 residual dofs)
+   part by part, so a block stores a few 32-wide coalesced runs. */
+typedef enum {
+  DMASM_SHPART_CONTIGUOUS,
+  DMASM_SHPART_METIS
+} DMAsmSharedPartition;
+
 typedef struct {
   PetscInt         nblocks, nper, nen;
   PetscCount       ntarget;
   PetscCount      *tb, *eb, *nb, *lb;
+  PetscInt         nranges, *rb;  /* [nblocks+1] block b's ranges */
+  PetscCount      *rp, *rt;       /* [nranges+1] range start positions, [nranges] range start targets */
+  DMAsmSharedPartition partition; /* how the walk order was made */
+  PetscInt         nunits, nparts, nsplit; /* METIS: units partitioned, parts, parts split over several blocks */
+  PetscReal        fill;          /* METIS: the parts' element rows as a fraction of the budget */
+  PetscLogDouble   setuptime, metistime; /* seconds: the whole plan, METIS's part of it (graph + partition) */
   PetscInt        *belem, *bnode;
   unsigned short  *bloc, *lo;
   unsigned short  *islot;     /* [nen*eb[nb]]: incidence (shared row) of node a of block element i, 0xFFFF: row not needed */
@@ -88,7 +106,25 @@ typedef struct {
   unsigned short  *dbloc, *dlo, *dislot;
   int             *dninc;
   int             *dtoff;
+  PetscInt        *drb;
+  PetscCount      *drp, *drt;
 } DMAsmSharedPlan;
+
+/* sharednz: the target at walk position p of a block whose ranges are r0 .. r1-1 (binary search; the
+   contiguous plan has one range per block).  Host reference and CUDA kernel share it. */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline PetscCount DMAsmSharedTarget(PetscInt r0, PetscInt r1, const PetscCount *rp, const PetscCount *rt, PetscCount p)
+{
+  PetscInt lo = r0, hi = r1 - 1;
+  while (lo < hi) {
+    const PetscInt mid = (lo + hi + 1) / 2;
+    if (rp[mid] <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return rt[lo] + (p - rp[lo]);
+}
 
 /* the built-in P1 kernels' context (dmasmkernels.c) */
 typedef struct {
@@ -146,6 +182,11 @@ struct _p_DMAssembly {
   PetscBool  reorder;      /* built-in kernels: elements numbered by their lowest dof (DMAsmReorderElements) */
   PetscInt  *eperm;        /* [nelem] assembler element -> mesh cell - cStart (NULL: identity) */
   PetscInt   shsmem;       /* sharednz shared-memory budget per block, bytes */
+  DMAsmSharedPartition shpart; /* -dm_assembly_shared_partition contiguous|metis */
+  PetscInt   shseed;       /* -dm_assembly_shared_metis_seed: METIS's random seed (fixed: the same plan every run) */
+  PetscInt   shlanes;      /* -dm_assembly_shared_metis_lanes: an ELLWARP unit is this many lanes of a slice (32: the slice) */
+  PetscInt   shcsrmin;     /* -dm_assembly_shared_metis_csr_min: a CSR unit takes consecutive rows until it holds this many values */
+  PetscReal  shfill;       /* -dm_assembly_shared_metis_fill: a METIS part's element rows as a fraction of the budget (0: estimated) */
   PetscReal *xn, *dxn;     /* sharednz: nodal coordinates [ndof][dim], host and device */
   void      *phase[4];     /* bench/diagnostics: CUDA events at the phase boundaries (DMAssemblySetPhaseTiming) */
   PetscBool  timephases;
@@ -233,7 +274,8 @@ PETSC_INTERN void           DMAsmHostLocalRow(const DMAsmP1Ctx *, const DMAsmRow
 PETSC_INTERN PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *, const DMAsmRowPlan *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
 #endif
 
-PETSC_INTERN PetscErrorCode DMAsmBuildSharedPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmSharedPlan *);
+PETSC_INTERN PetscErrorCode DMAsmBuildSharedPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, PetscCount, const PetscCount *, const PetscCount *, DMAsmSharedPlan *);
+PETSC_INTERN PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly, PetscInt, PetscCount, const PetscCount *, const PetscCount *, PetscCount, const PetscCount *, const PetscCount *, PetscCount **, PetscInt *, PetscCount **, PetscInt *, PetscReal *);
 PETSC_INTERN PetscErrorCode DMAsmSharedPlanDestroy(DMAsmSharedPlan *);
 PETSC_INTERN PetscErrorCode DMAsmSharedPlanUpload(DMAsmSharedPlan *);
 PETSC_INTERN PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *, const DMAsmSharedPlan *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *);

@@ -410,10 +410,11 @@ PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *c, const DMAsmRowPlan *P, Pet
    through the scatter array into shared memory, computes its elements (one thread each) and keeps the element
    rows its targets need (value c of incidence j at c*ninc + j; incidences numbered node-major, so consecutive
    threads write consecutive words), then each thread sums its targets' 16-bit offsets in list order and the
-   block stores its contiguous targets (coalesced). */
+   block stores its targets (coalesced): walk position t0 + j goes to the target of its range (one range per
+   block for the contiguous partition, a few 32-aligned runs for METIS). */
 #define DMASM_SH_THREADS 256
 template <int DIM, bool JAC>
-__global__ static void __launch_bounds__(DMASM_SH_THREADS, 3) SharedKernel(const PetscCount *__restrict__ tb, const PetscCount *__restrict__ eb, const PetscCount *__restrict__ nb, const PetscCount *__restrict__ lb, const PetscInt *__restrict__ belem, const PetscInt *__restrict__ bnode, const unsigned short *__restrict__ bloc, const unsigned short *__restrict__ islot, const int *__restrict__ ninc, const unsigned short *__restrict__ lo, const int *__restrict__ toff, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ Ds, const PetscReal *__restrict__ xn, const PetscScalar *__restrict__ u, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(DMASM_SH_THREADS, 3) SharedKernel(const PetscCount *__restrict__ tb, const PetscCount *__restrict__ eb, const PetscCount *__restrict__ nb, const PetscCount *__restrict__ lb, const PetscInt *__restrict__ belem, const PetscInt *__restrict__ bnode, const unsigned short *__restrict__ bloc, const unsigned short *__restrict__ islot, const int *__restrict__ ninc, const unsigned short *__restrict__ lo, const int *__restrict__ toff, const PetscInt *__restrict__ rb, const PetscCount *__restrict__ rp, const PetscCount *__restrict__ rt, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ Ds, const PetscReal *__restrict__ xn, const PetscScalar *__restrict__ u, PetscScalar *__restrict__ dst)
 {
   constexpr int    nen = DIM + 1, nper = JAC ? nen * nen : nen, w = nper / nen;
   extern __shared__ PetscScalar shm[];
@@ -460,6 +461,7 @@ __global__ static void __launch_bounds__(DMASM_SH_THREADS, 3) SharedKernel(const
     }
   }
   __syncthreads();
+  const PetscInt r0 = rb[blockIdx.x], r1 = rb[blockIdx.x + 1];
   for (int j = threadIdx.x; j < nt; j += DMASM_SH_THREADS) {
     const int   p1 = j + 1 < nt ? toff[t0 + j + 1] : ltot;
     PetscScalar s  = 0;
@@ -472,7 +474,7 @@ __global__ static void __launch_bounds__(DMASM_SH_THREADS, 3) SharedKernel(const
       for (int q = 0; q < 8; q++) s += ks[o[q]];
     }
     for (; p < p1; p++) s += ks[lo[l0 + p]];
-    dst[t0 + j] = s;
+    dst[DMAsmSharedTarget(r0, r1, rp, rt, t0 + j)] = s; /* its range's target: consecutive threads, consecutive targets */
   }
 }
 
@@ -481,7 +483,7 @@ static PetscErrorCode LaunchShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S
 {
   PetscFunctionBegin;
   if (S->smem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(SharedKernel<DIM, JAC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S->smem));
-  SharedKernel<DIM, JAC><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, Stream()>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dislot, S->dninc, S->dlo, S->dtoff, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xn, u, dst);
+  SharedKernel<DIM, JAC><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, Stream()>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dislot, S->dninc, S->dlo, S->dtoff, S->drb, S->drp, S->drt, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xn, u, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

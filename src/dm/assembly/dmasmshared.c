@@ -6,8 +6,13 @@
    Contiguous ranges keep the final stores coalesced and need no target index array; with the RCM numbering
    of the mesh (and ELLWARP slices of 32 consecutive rows) a contiguous range of rows is a compact patch of
    the mesh, so the elements computed twice (those on a block border) stay a moderate fraction, reported as
-   the redundancy in DMAssemblyView.  A METIS partition would make the patches rounder but would scatter
-   each block's targets over the whole array. */
+   the redundancy in DMAssemblyView.
+
+   -dm_assembly_shared_partition metis (dmasmsharedmetis.c): the blocks grow over a walk order of the targets
+   instead, made of units that keep the stores coalesced (ELLWARP lane groups of a slice, CSR rows, 32 residual dofs) ordered part by part from a
+   METIS partition of the unit graph; a block then owns a few ranges of targets, each stored coalesced.  The
+   contiguous plan is the special case of one range per block.  Either way each target is summed by one
+   thread in element order. */
 #include <petsc/private/dmassemblyimpl.h>
 #include <petsc/private/dmasmp1.h>
 
@@ -42,8 +47,9 @@ static size_t BlockBytes(PetscInt ninc, PetscInt nn, PetscInt w, PetscInt dim, P
   return (size_t)ninc * w * sizeof(PetscScalar) + (size_t)nn * dim * sizeof(PetscReal) + (res ? (size_t)nn * sizeof(PetscScalar) : 0);
 }
 
-/* q2t: source entry q = k*nelem + e (k < nper) -> target (-1: none); nper = nen (residual) or nen^2 */
-PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, DMAsmSharedPlan *S)
+/* q2t: source entry q = k*nelem + e (k < nper) -> target (-1: none); nper = nen (residual) or nen^2;
+   ustart[nunit+1] (and utgt): the METIS partition's units (coalesced target groups; NULL: 32 targets each) */
+PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, PetscCount nunit, const PetscCount *ustart, const PetscCount *utgt, DMAsmSharedPlan *S)
 {
   const PetscInt   nelem = as->nelem, nen = as->nen, dim = as->dim, ndof = as->ndof;
   const PetscBool  res   = (PetscBool)(nper == nen);
@@ -55,12 +61,18 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
   IntBuf           belem = {0}, bnode = {0}, tbv = {0};
   PetscCount      *ebv = NULL, *nbv = NULL;
   PetscCount       ecap = 0;
+  PetscCount      *tperm = NULL, *partptr = NULL; /* walk order (NULL: the identity) and its parts (positions) */
+  PetscInt         npart = 0, ip = 0;
+  PetscBool        split = PETSC_FALSE;
+  PetscLogDouble   tstart, tm;
 
   PetscFunctionBegin;
+  PetscCall(PetscTime(&tstart));
   PetscCall(DMAsmSharedPlanDestroy(S));
-  S->ntarget = ntarget;
-  S->nper    = nper;
-  S->nen     = nen;
+  S->ntarget   = ntarget;
+  S->nper      = nper;
+  S->nen       = nen;
+  S->partition = as->shpart;
   /* lists by target, in element order then k (the order globalnz sums in) */
   PetscCall(PetscCalloc1(ntarget + 1, &tptr));
   for (PetscCount q = 0; q < nsrc; q++)
@@ -75,6 +87,14 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
       if (q2t[q] >= 0) lists[pos[q2t[q]]++] = q;
     }
   PetscCall(PetscFree(pos));
+#define TGT(p) (tperm ? tperm[p] : (p)) /* target at walk position p */
+  if (as->shpart == DMASM_SHPART_METIS) {
+    PetscCall(PetscTime(&tm));
+    PetscCall(DMAsmSharedOrderMETIS(as, w, ntarget, tptr, lists, nunit, ustart, utgt, &tperm, &npart, &partptr, &S->nunits, &S->fill));
+    PetscCall(PetscTimeSubtract(&tm));
+    S->metistime = -tm;
+    S->nparts    = npart;
+  }
   PetscCall(PetscMalloc4(nelem, &emark, nelem, &estamp, ndof, &nmark, ndof, &nstamp));
   PetscCall(PetscMalloc2((size_t)nen * nelem, &imark, (size_t)nen * nelem, &istamp));
   for (PetscCount q = 0; q < (PetscCount)nen * nelem; q++) imark[q] = istamp[q] = -1;
@@ -86,13 +106,18 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
   ecap = 1024;
   PetscCall(PetscMalloc2(ecap, &ebv, ecap, &nbv));
   ebv[0] = nbv[0] = 0;
+  /* over walk positions; a METIS part is first tried whole (it merges into the open block if it fits there,
+     else opens a new block), and only if it alone exceeds the budget grows chunk by chunk like the contiguous
+     plan (a part split over blocks: counted in nsplit) */
   for (PetscCount t0 = 0; t0 < ntarget;) {
-    const PetscCount t1 = PetscMin(t0 + SH_CHUNK, ntarget);
+    const PetscCount pend  = partptr ? partptr[ip + 1] : ntarget;
+    const PetscBool  whole = (PetscBool)(partptr && t0 == partptr[ip] && !split);
+    const PetscCount t1    = whole ? pend : PetscMin(t0 + SH_CHUNK, pend);
     PetscInt         newe = 0, newn = 0, newi = 0;
 
     stamp++;
-    for (PetscCount t = t0; t < t1; t++)
-      for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
+    for (PetscCount p = t0; p < t1; p++)
+      for (PetscCount t = TGT(p), s = tptr[t]; s < tptr[t + 1]; s++) {
         const PetscInt   e = (PetscInt)(lists[s] % nelem), a = (PetscInt)(lists[s] / nelem) / w;
         const PetscCount ia = (PetscCount)a * nelem + e;
         if (imark[ia] != b && istamp[ia] != stamp) {
@@ -110,8 +135,13 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
         }
       }
     if (BlockBytes(ni + newi, nn + newn, w, dim, res) > budget || (PetscCount)(ni + newi) * w > 65535 || nn + newn > 65535 || ne + newe > 65535) {
+      if (whole && tbv.a[b] == t0) { /* the part alone does not fit: chunks of 32 */
+        split = PETSC_TRUE;
+        S->nsplit++;
+        continue;
+      }
       if (tbv.a[b] == t0) { /* this chunk alone does not fit: no sharednz for this target array */
-        PetscCall(PetscInfo(as, "sharednz: targets %" PetscCount_FMT "..%" PetscCount_FMT " alone need %" PetscInt_FMT " element rows, %" PetscInt_FMT " nodes (%g kB > the budget %g kB, -dm_assembly_sharednz_smem): globalnz takes this %s\n", t0, t1 - 1, newi, newn,
+        PetscCall(PetscInfo(as, "sharednz: %s %" PetscCount_FMT "..%" PetscCount_FMT " alone need %" PetscInt_FMT " element rows, %" PetscInt_FMT " nodes (%g kB > the budget %g kB, -dm_assembly_sharednz_smem): globalnz takes this %s\n", tperm ? "walk positions (METIS order)" : "targets", t0, t1 - 1, newi, newn,
                             BlockBytes(newi, newn, w, dim, res) / 1024.0, budget / 1024.0, res ? "residual" : "Jacobian"));
         S->fallback = PETSC_TRUE;
         break;
@@ -134,8 +164,8 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
       ne = nn = ni = 0;
       continue;
     }
-    for (PetscCount t = t0; t < t1; t++)
-      for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
+    for (PetscCount p = t0; p < t1; p++)
+      for (PetscCount t = TGT(p), s = tptr[t]; s < tptr[t + 1]; s++) {
         const PetscInt   e = (PetscInt)(lists[s] % nelem), a = (PetscInt)(lists[s] / nelem) / w;
         const PetscCount ia = (PetscCount)a * nelem + e;
         if (imark[ia] != b) {
@@ -155,6 +185,10 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
         }
       }
     t0 = t1;
+    if (partptr && t0 == pend) {
+      ip++;
+      split = PETSC_FALSE;
+    }
   }
   PetscCall(PetscFree4(emark, estamp, nmark, nstamp));
   if (S->fallback) {
@@ -165,6 +199,8 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
     PetscCall(PetscFree2(ebv, nbv));
     PetscCall(PetscFree(tptr));
     PetscCall(PetscFree(lists));
+    PetscCall(PetscFree(tperm));
+    PetscCall(PetscFree(partptr));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   nblk       = ntarget ? b + 1 : 0;
@@ -184,6 +220,28 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
   PetscCall(PetscFree2(ebv, nbv));
   if (!S->belem) PetscCall(PetscMalloc1(1, &S->belem));
   if (!S->bnode) PetscCall(PetscMalloc1(1, &S->bnode));
+
+  /* the ranges: maximal runs of consecutive targets within a block (the contiguous walk: one per block) */
+  {
+    PetscInt nr = 0;
+    for (PetscInt bb = 0; bb < nblk; bb++)
+      for (PetscCount p = S->tb[bb]; p < S->tb[bb + 1]; p++)
+        if (p == S->tb[bb] || TGT(p) != TGT(p - 1) + 1) nr++;
+    S->nranges = nr;
+    PetscCall(PetscMalloc3(nblk + 1, &S->rb, nr + 1, &S->rp, nr + 1, &S->rt));
+    nr = 0;
+    for (PetscInt bb = 0; bb < nblk; bb++) {
+      S->rb[bb] = nr;
+      for (PetscCount p = S->tb[bb]; p < S->tb[bb + 1]; p++)
+        if (p == S->tb[bb] || TGT(p) != TGT(p - 1) + 1) {
+          S->rp[nr]   = p;
+          S->rt[nr++] = TGT(p);
+        }
+    }
+    S->rb[nblk] = nr;
+    S->rp[nr]   = ntarget;
+    S->rt[nr]   = ntarget;
+  }
 
   /* per block: elements in increasing order, local node indices, the targets' 16-bit offsets */
   PetscCall(PetscMalloc2(nelem, &eloc, ndof, &nloc));
@@ -205,8 +263,8 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
     for (PetscInt i = 0; i < nb_n; i++) nloc[S->bnode[n0 + i]] = i;
     PetscInt nb_i = 0;
     /* the element rows this block's targets need (a row's targets may straddle two blocks: marked again here) */
-    for (PetscCount t = S->tb[bb]; t < S->tb[bb + 1]; t++)
-      for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) imark[(PetscCount)((lists[s] / nelem) / w) * nelem + lists[s] % nelem] = bb;
+    for (PetscCount p = S->tb[bb]; p < S->tb[bb + 1]; p++)
+      for (PetscCount t = TGT(p), s = tptr[t]; s < tptr[t + 1]; s++) imark[(PetscCount)((lists[s] / nelem) / w) * nelem + lists[s] % nelem] = bb;
     for (PetscInt i = 0; i < nb_e; i++)
       for (PetscInt a = 0; a < nen; a++) S->bloc[nen * e0 + (PetscCount)a * nb_e + i] = (unsigned short)nloc[as->edof[(PetscCount)a * nelem + S->belem[e0 + i]]];
     /* incidences (element rows the block's targets need) numbered node-major: consecutive threads (block
@@ -217,8 +275,9 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
         S->islot[nen * e0 + (PetscCount)a * nb_e + i] = imark[ia] == bb ? (unsigned short)nb_i++ : (unsigned short)0xFFFF;
       }
     S->ninc[bb] = nb_i;
-    for (PetscCount t = S->tb[bb]; t < S->tb[bb + 1]; t++) {
-      S->toff[t] = (int)(l - S->lb[bb]);
+    for (PetscCount p = S->tb[bb]; p < S->tb[bb + 1]; p++) {
+      const PetscCount t = TGT(p);
+      S->toff[p]         = (int)(l - S->lb[bb]); /* by position */
       for (PetscCount s = tptr[t]; s < tptr[t + 1]; s++) {
         const PetscInt e = (PetscInt)(lists[s] % nelem), k = (PetscInt)(lists[s] / nelem), a = k / w, c = k % w;
         const int      j = S->islot[nen * e0 + (PetscCount)a * nb_e + eloc[e]];
@@ -232,7 +291,12 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
   PetscCall(PetscFree2(imark, istamp));
   PetscCall(PetscFree(tptr));
   PetscCall(PetscFree(lists));
-  PetscCall(PetscInfo(as, "sharednz %s plan: %" PetscInt_FMT " blocks, %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), largest block %g kB of shared memory\n", res ? "residual" : "Jacobian", nblk, S->eb[nblk], nelem, nelem ? (double)S->eb[nblk] / nelem : 0.0, S->smem / 1024.0));
+  PetscCall(PetscFree(tperm));
+  PetscCall(PetscFree(partptr));
+#undef TGT
+  PetscCall(PetscTimeSubtract(&tstart));
+  S->setuptime = -tstart;
+  PetscCall(PetscInfo(as, "sharednz %s plan (%s partition): %" PetscInt_FMT " blocks, %" PetscInt_FMT " ranges, %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), largest block %g kB of shared memory, set-up %.3g s (METIS and its graph %.3g s)\n", res ? "residual" : "Jacobian", S->partition == DMASM_SHPART_METIS ? "METIS" : "contiguous", nblk, S->nranges, S->eb[nblk], nelem, nelem ? (double)S->eb[nblk] / nelem : 0.0, S->smem / 1024.0, S->setuptime, S->metistime));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -240,6 +304,7 @@ PetscErrorCode DMAsmSharedPlanDestroy(DMAsmSharedPlan *S)
 {
   PetscFunctionBegin;
   if (S->tb) PetscCall(PetscFree4(S->tb, S->eb, S->nb, S->lb));
+  if (S->rb) PetscCall(PetscFree3(S->rb, S->rp, S->rt));
   PetscCall(PetscFree(S->belem));
   PetscCall(PetscFree(S->bnode));
   PetscCall(PetscFree(S->bloc));
@@ -259,6 +324,9 @@ PetscErrorCode DMAsmSharedPlanDestroy(DMAsmSharedPlan *S)
   PetscCall(DMAsmCUDAFree((void **)&S->dninc));
   PetscCall(DMAsmCUDAFree((void **)&S->dlo));
   PetscCall(DMAsmCUDAFree((void **)&S->dtoff));
+  PetscCall(DMAsmCUDAFree((void **)&S->drb));
+  PetscCall(DMAsmCUDAFree((void **)&S->drp));
+  PetscCall(DMAsmCUDAFree((void **)&S->drt));
 #endif
   PetscCall(PetscMemzero(S, sizeof(*S)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -288,6 +356,9 @@ PetscErrorCode DMAsmSharedPlanUpload(DMAsmSharedPlan *S)
     UP(S->dislot, S->islot, unsigned short, (PetscCount)S->nen * ne);
     UP(S->dninc, S->ninc, int, nb);
     UP(S->dtoff, S->toff, int, S->ntarget);
+    UP(S->drb, S->rb, PetscInt, nb + 1);
+    UP(S->drp, S->rp, PetscCount, S->nranges + 1);
+    UP(S->drt, S->rt, PetscCount, S->nranges + 1);
 #undef UP
   }
 #else
@@ -342,7 +413,7 @@ PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, Pe
       const PetscInt p0 = S->toff[t0 + j], p1 = j + 1 < nt ? S->toff[t0 + j + 1] : ltot;
       PetscScalar    s  = 0;
       for (PetscInt p = p0; p < p1; p++) s += ks[S->lo[l0 + p]];
-      dst[t0 + j] = s;
+      dst[DMAsmSharedTarget(S->rb[b], S->rb[b + 1], S->rp, S->rt, t0 + j)] = s;
     }
   }
   PetscCall(PetscFree(scratch));

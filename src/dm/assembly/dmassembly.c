@@ -67,6 +67,11 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->nzpt   = 0; /* chosen per plan from the list lengths unless -dm_assembly_nz_per_thread is given */
   a->shsmem = 72 * 1024; /* 3 blocks of 256 threads per SM (H100/H200: 227 kB, 64k registers) */
   a->reorder = PETSC_TRUE;
+  a->shpart   = DMASM_SHPART_CONTIGUOUS;
+  a->shseed   = 1;
+  a->shcsrmin = 1;
+  a->shlanes  = 16;
+  a->shfill   = 0; /* estimated per plan (dmasmsharedmetis.c) */
   a->colortail = DMASM_COLOR_TAIL;
   a->mtype  = PETSC_MEMTYPE_HOST;
   a->jacstate = PETSC_TRUE;
@@ -135,6 +140,21 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
     PetscCall(PetscOptionsBoundedInt("-dm_assembly_sharednz_smem", "sharednz: shared memory per thread block, kB (element data + nodal data)", "DMAssembly", kb, &kb, NULL, 1));
     PetscCheck(kb <= 227, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_sharednz_smem %" PetscInt_FMT ": at most 227 kB per block (H100/H200)", kb);
     as->shsmem = kb * 1024;
+  }
+  {
+    const char *const parts[] = {"contiguous", "metis", "DMAsmSharedPartition", "DMASM_SHPART_", NULL};
+    PetscEnum         v       = (PetscEnum)as->shpart;
+    PetscCall(PetscOptionsEnum("-dm_assembly_shared_partition", "sharednz: blocks of contiguous targets, or grown over the parts of a METIS partition of coalesced target groups (ELLWARP lane groups, CSR rows, 32 residual dofs)", "DMAssembly", parts, v, &v, NULL));
+    as->shpart = (DMAsmSharedPartition)v;
+#if !defined(ELLWARP_HAVE_METIS)
+    PetscCheck(as->shpart != DMASM_SHPART_METIS, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "-dm_assembly_shared_partition metis: petscellwarp was built without METIS (CMake found no metis.h / libmetis); use contiguous");
+#endif
+    PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_seed", "sharednz METIS partition: METIS's random seed (fixed: the same plan on every run)", "DMAssembly", as->shseed, &as->shseed, NULL, 0));
+    PetscCall(PetscOptionsRangeInt("-dm_assembly_shared_metis_lanes", "sharednz METIS partition into ELLWARP: a unit is this many lanes of a slice over all its steps (32: the whole slice; 16: one 128-byte line per step; 8: 2 sectors)", "DMAssembly", as->shlanes, &as->shlanes, NULL, 4, 32));
+    PetscCheck(as->shlanes == 4 || as->shlanes == 8 || as->shlanes == 16 || as->shlanes == 32, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_lanes %" PetscInt_FMT ": 4, 8, 16 or 32", as->shlanes);
+    PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_csr_min", "sharednz METIS partition into CSR: a unit takes consecutive rows until it holds this many values (1: one row per unit; larger: a smaller graph, faster METIS)", "DMAssembly", as->shcsrmin, &as->shcsrmin, NULL, 1));
+    PetscCall(PetscOptionsReal("-dm_assembly_shared_metis_fill", "sharednz METIS partition: a part's element rows as a fraction of the shared-memory budget (0: estimated from the element rows' and nodes' bytes)", "DMAssembly", as->shfill, &as->shfill, NULL));
+    PetscCheck(as->shfill >= 0 && as->shfill <= 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_fill %g: expected a fraction in [0, 4] (0: estimated)", (double)as->shfill);
   }
   PetscCall(PetscOptionsBool("-dm_assembly_fuse", "atomic/color with the built-in kernels: compute the element inside the scatter", "DMAssemblySetFuse", as->fuse, &as->fuse, NULL));
   PetscCall(PetscOptionsBoundedInt("-dm_assembly_color_tail", "color: colours with fewer elements go through one packed reduction (run first)", "DMAssembly", as->colortail, &as->colortail, NULL, 0));
@@ -258,7 +278,7 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
       for (PetscInt e = 0; e < as->nelem; e++)
         for (PetscInt a = 0; a < as->nen; a++)
           for (PetscInt d = 0; d < as->dim; d++) as->xn[(size_t)as->edof[(PetscCount)a * as->nelem + e] * as->dim + d] = as->xe[((PetscCount)a * as->dim + d) * as->nelem + e];
-      PetscCall(DMAsmBuildSharedPlan(as, as->nen, as->ndof, as->edof, &as->rsh));
+      PetscCall(DMAsmBuildSharedPlan(as, as->nen, as->ndof, as->edof, 0, NULL, NULL, &as->rsh)); /* METIS units: 32 dofs */
       if (as->rsh.fallback) PetscCall(PetscInfo(as, "sharednz: the residual's element data do not fit the shared-memory budget; globalnz assembles the residual\n"));
     }
   }
@@ -377,6 +397,18 @@ static void PlanStats(const DMAsmPlan *P, PetscCount nsrcused, PetscLogDouble *b
   *fill                    = entries ? (PetscReal)nsrcused / (PetscReal)entries : 0;
 }
 
+/* sharednz: the partition its blocks grew over (-dm_assembly_shared_partition) */
+static PetscErrorCode SharedPartitionView(DMAssembly as, const DMAsmSharedPlan *S, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (S->partition == DMASM_SHPART_METIS)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "partition METIS k-way (seed %" PetscInt_FMT ", parts of %.2f x the budget in element rows%s): %" PetscInt_FMT " units (coalesced target groups) in %" PetscInt_FMT " parts, %" PetscInt_FMT " split over blocks; %" PetscInt_FMT " target ranges (%.2f per block); plan set-up %.3g s (METIS and its graph %.3g s)\n", as->shseed, (double)S->fill, as->shfill > 0 ? "" : ", estimated", S->nunits, S->nparts, S->nsplit, S->nranges, S->nblocks ? (double)S->nranges / S->nblocks : 0.0, (double)S->setuptime, (double)S->metistime));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "partition contiguous (one target range per block); plan set-up %.3g s\n", (double)S->setuptime));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   DMAssemblyView - prints the method, where it runs (and why), the mesh and plan sizes
 
@@ -448,10 +480,14 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
     } else if (as->jsh.tb) {
       const DMAsmSharedPlan *S = &as->jsh;
       PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian plan: %s order, %" PetscInt_FMT " blocks of %g kB at most (budget %" PetscInt_FMT " kB), %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), %" PetscCount_FMT " 16-bit offsets; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "ELLWARP slot" : "CSR", S->nblocks, S->smem / 1024.0, as->shsmem / 1024, S->eb[S->nblocks], as->nelem, as->nelem ? (double)S->eb[S->nblocks] / as->nelem : 0.0, S->lb[S->nblocks], as->njacplans, as->nreductions));
+      PetscCall(SharedPartitionView(as, S, viewer));
     } else PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: built at the first DMAssemblyComputeJacobian()\n"));
     if (as->method == DMASM_SHAREDNZ && !as->shfallback) {
       if (as->rsh.fallback) PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual: does not fit the budget, globalnz assembles it\n"));
-      else PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual plan: %" PetscInt_FMT " blocks, redundancy %.2f\n", as->rsh.nblocks, as->nelem ? (double)as->rsh.eb[as->rsh.nblocks] / as->nelem : 0.0));
+      else {
+        PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual plan: %" PetscInt_FMT " blocks, redundancy %.2f\n", as->rsh.nblocks, as->nelem ? (double)as->rsh.eb[as->rsh.nblocks] / as->nelem : 0.0));
+        PetscCall(SharedPartitionView(as, &as->rsh, viewer));
+      }
       if (as->jsh.fallback) PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian: does not fit the budget, globalnz assembles it\n"));
     }
   }
