@@ -4,8 +4,14 @@
    width w = (sliceptr[s+1]-sliceptr[s])/ELLWARP_LANES.  A slice holds the sorted rows
    [slicerow[s], slicerow[s+1]); each row owns tpr = 1 << (meta[s] & 15) consecutive lanes (tpr = 1: K1,
    tpr > 1: K2).  Entry e of the q-th row of the slice sits at lane q*tpr + e%tpr, step e/tpr, so
-   neighbouring lanes of one row read neighbouring columns.  A slice's columns are 32-bit (col32) or, when
-   every entry lies within +-32767 of its row, 16-bit offsets from the row (col16, meta bit 4).  Padding
+   neighbouring lanes of one row read neighbouring columns.  A slice's columns are stored in one of three modes:
+     - 16-bit offsets from the lane's own row (col16, meta bit 4), when every entry lies within +-32767 of its row;
+     - 16-bit offsets from the lane's row plus a per-step bias (meta bits 4 and 5: col16 and colbias), when at
+       every step k of the slice the 32 lanes' (col - row) span at most ELLWARP_BIAS_SPAN: lattice matrices
+       (QCD) whose neighbours lie far from the row, but at nearly the same distance for neighbouring rows;
+       column = row + colbias[colbase[s] / 32 + k] + offset, the bias being the midpoint of the step's span;
+     - 32-bit columns (col32) otherwise.
+   The analysis prefers the first, then the second (-mat_ellwarp_compress_bias), then 32 bits.  Padding
    (col -1 / ELLWARP_PAD16, value 0) is never multiplied: an Inf or NaN in x must not leak into rows that
    do not reference it.  The few rows too long for a warp follow the slices (see nlong below). */
 #pragma once
@@ -21,11 +27,15 @@ typedef struct {
                                  never needs the arrays for it (a device analysis leaves them on the device) */
   PetscCount    *sliceptr; /* [nslices+1] slots of slice s: [sliceptr[s], sliceptr[s+1]) */
   PetscInt      *slicerow; /* [nslices+1] sorted rows of slice s */
-  unsigned char *meta;     /* [nslices] bits 0-3: log2 lanes per row; bit 4: 16-bit columns */
+  unsigned char *meta;     /* [nslices] bits 0-3: log2 lanes per row; bit 4: 16-bit columns; bit 5: with a per-step bias */
   PetscCount    *colbase;  /* [nslices] where slice s's columns start in col16 or col32 */
   int           *col32;    /* 32-bit columns, -1 for padding */
   short         *col16;    /* columns as offsets from the lane's own row, ELLWARP_PAD16 for padding */
   PetscCount     ncol32, ncol16;
+  int           *colbias;  /* [ncolbias] per step of the 16-bit slices, at colbase[s] / 32 + k: the bias of bias slices (meta
+                              bit 5), 0 for the others; ncolbias = ncol16 / 32 when some slice has a bias, else 0 (NULL) */
+  PetscCount     ncolbias;
+  PetscCount     nbiasslots; /* slots of the bias slices (their steps read 4 more bytes each: the bytes model) */
   PetscInt      *rowperm;  /* [nrows] sorted position -> original row */
   PetscInt      *slot2csr; /* [nslots] CSR entry, -1 for padding */
   PetscCount    *diagslot; /* [nrows] slot of (i,i) for original row i, -1 if not stored */
@@ -44,6 +54,7 @@ typedef struct {
   /* what the analysis chose and saw */
   MatEllwarpKernel kernel;
   PetscInt         threshold, sortwindow, longrow, nsplit, n16, maxrowlen, minrowlen;
+  PetscInt         nbias;            /* of the n16 slices with 16-bit columns, those with a per-step bias (meta bit 5) */
   PetscInt         blocksize;        /* threads per CUDA block the chooser picked (-mat_ellwarp_block_size overrides) */
   PetscReal        meanrowlen, stdrowlen;
   PetscBool        analysedondevice; /* built by the device analysis (ellwarpanalysis.h) */
@@ -53,6 +64,7 @@ typedef struct {
 } EllwarpLayout;
 
 #define ELLWARP_PAD16     (-32768)
+#define ELLWARP_BIAS_SPAN 65534 /* a step's max - min of (col - row) with which every offset from the midpoint fits in [-32767, 32767] */
 #define ELLWARP_CHUNK     2048
 
 typedef struct {
@@ -61,6 +73,7 @@ typedef struct {
   PetscInt         sortwindow; /* -1: automatic; 0: whole matrix; else a multiple of ELLWARP_LANES */
   PetscInt         longrow;    /* rows longer than this go to the chunked path; 0: automatic, <0: never */
   PetscBool        compress;   /* 16-bit column offsets in slices where they fit */
+  PetscBool        compressbias; /* with compress: 16-bit offsets from (row + a per-step bias) in slices where row-relative ones do not fit */
   PetscInt         analysis;   /* where the pattern analysis runs: -1 automatic (device with the cuda backend), 0 device, 1 host */
 } EllwarpParams;
 
@@ -104,12 +117,24 @@ PETSC_EXTERN PetscErrorCode EllwarpLayoutWholeRuns(const EllwarpRowStats *, Pets
 PETSC_EXTERN PetscErrorCode EllwarpRowStatsDestroy(EllwarpRowStats *);
 PETSC_EXTERN void           EllwarpLayoutSetPlanned(EllwarpLayout *, PetscInt, PetscInt, const EllwarpRowStats *, const EllwarpPlan *);
 
+/* The bias of a step whose lanes' (col - row) lie in [mn, mx] (mn <= mx): the midpoint, rounded down; every
+   offset then fits in [-32767, 32767] iff mx - mn <= ELLWARP_BIAS_SPAN.  Host and device analyses use this. */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline int EllwarpBiasOf(int mn, int mx)
+{
+  return (int)((long long)mn + (((long long)mx - (long long)mn) >> 1));
+}
+
 /* column of the slot at offset off inside slice s, for the lane whose (original) row is row */
 static inline int EllwarpSliceCol(const EllwarpLayout *L, PetscInt s, PetscCount off, PetscInt row)
 {
   if (L->meta[s] & 16) {
     short d = L->col16[L->colbase[s] + off];
-    return d == ELLWARP_PAD16 ? -1 : (int)(row + d);
+    if (d == ELLWARP_PAD16) return -1;
+    if (L->meta[s] & 32) return (int)(row + L->colbias[L->colbase[s] / ELLWARP_LANES + off / ELLWARP_LANES] + d);
+    return (int)(row + d);
   }
   return L->col32[L->colbase[s] + off];
 }

@@ -2,6 +2,7 @@
    Everything here is backend-neutral: the CUDA backend uploads what EllwarpLayoutCreate() builds. */
 #include <petsc/private/ellwarplayout.h>
 #include <petscsys.h>
+#include <limits.h>
 
 /* Cost model for the a-priori kernel choice (the paper leaves it to a search).  SpMV is bandwidth
    bound: a slot costs its 12 bytes (value + 32-bit column) at ELLWARP_BW.  But a warp's loop over its
@@ -366,12 +367,39 @@ void EllwarpLayoutSetPlanned(EllwarpLayout *L, PetscInt m, PetscInt n, const Ell
   L->nsliceslots = plan->walk.nslots;
 }
 
+/* Per step k < w of the slice of sorted rows p..p+rows-1 (1 << l2 lanes per row, entry e at step e >> l2): the
+   min and max of (col - row) over the step's entries (mn[k] > mx[k]: none).  Decides the biased 16-bit mode
+   and gives its biases (EllwarpBiasOf); the device analysis does the same with warp reductions. */
+static void SliceStepSpan(PetscInt p, PetscInt rows, PetscInt l2, PetscInt w, const PetscInt perm[], const PetscInt ai[], const PetscInt aj[], int mn[], int mx[])
+{
+  for (PetscInt k = 0; k < w; k++) {
+    mn[k] = INT_MAX;
+    mx[k] = INT_MIN;
+  }
+  for (PetscInt q = 0; q < rows; q++) {
+    const PetscInt row = perm[p + q];
+    for (PetscInt e = 0; e < ai[row + 1] - ai[row]; e++) {
+      const int d = (int)(aj[ai[row] + e] - row), k = (int)(e >> l2);
+      mn[k]       = PetscMin(mn[k], d);
+      mx[k]       = PetscMax(mx[k], d);
+    }
+  }
+}
+
+static PetscBool SliceBiasFits(PetscInt w, const int mn[], const int mx[])
+{
+  for (PetscInt k = 0; k < w; k++)
+    if (mn[k] <= mx[k] && (long long)mx[k] - (long long)mn[k] > ELLWARP_BIAS_SPAN) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
 /* The host analysis: the summary from the row lengths (the window walk sorts the windows), the choice,
    then the layout filled row by row.  The reference for the device analysis. */
 PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt entrymap[], const EllwarpParams *par, EllwarpLayout **out)
 {
   EllwarpLayout  *L;
   PetscInt       *rowlen, *sortedlen, nlong, Wwalk = -1, W, T, ns, longrow;
+  int            *mn, *mx; /* per step of a slice: the span of (col - row) */
   PetscCount      nslots;
   EllwarpRowStats st;
   EllwarpPlan     plan;
@@ -434,16 +462,20 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   PetscCall(PetscMalloc4(ns + 1, &L->sliceptr, ns + 1, &L->slicerow, ns, &L->meta, ns, &L->colbase));
   PetscCall(PetscMalloc2(L->nslots, &L->slot2csr, m, &L->diagslot));
   PetscCall(PetscMalloc4(nlong + 1, &L->longptr, nlong + 1, &L->longchunk, L->nchunks + 1, &L->chunkptr, L->nchunks, &L->chunkrow));
-  /* columns: decide per slice whether 16-bit offsets from the lane's row fit */
+  /* columns: decide per slice whether 16-bit offsets from the lane's row fit, else 16-bit offsets from the row
+     plus a per-step bias, else 32 bits */
   L->sliceptr[0] = 0;
   L->slicerow[0] = nlong;
   L->ncol16 = L->ncol32 = 0;
   L->n16                = 0;
+  L->nbias              = 0;
+  L->nbiasslots         = 0;
+  PetscCall(PetscMalloc2(PetscMax(L->maxrowlen, 1), &mn, PetscMax(L->maxrowlen, 1), &mx));
   {
     PetscInt p = nlong, s = 0;
     while (p < m) {
       PetscInt  l2, rows, w;
-      PetscBool fits = par->compress;
+      PetscBool fits = par->compress, bias = PETSC_FALSE;
       SliceShape(p, nlong, m, sortedlen, W, T, &l2, &rows, &w);
       for (PetscInt q = 0; q < rows && fits; q++) {
         PetscInt row = L->rowperm[p + q];
@@ -453,7 +485,11 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
             break;
           }
       }
-      L->meta[s]         = (unsigned char)(l2 | (fits ? 16 : 0));
+      if (!fits && par->compress && par->compressbias) {
+        SliceStepSpan(p, rows, l2, w, L->rowperm, ai, aj, mn, mx);
+        fits = bias = SliceBiasFits(w, mn, mx);
+      }
+      L->meta[s]         = (unsigned char)(l2 | (fits ? 16 : 0) | (bias ? 32 : 0));
       L->colbase[s]      = fits ? L->ncol16 : L->ncol32;
       L->slicerow[s + 1] = p + rows;
       L->sliceptr[s + 1] = L->sliceptr[s] + (PetscCount)w * ELLWARP_LANES;
@@ -461,29 +497,42 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
         L->ncol16 += (PetscCount)w * ELLWARP_LANES;
         L->n16++;
       } else L->ncol32 += (PetscCount)w * ELLWARP_LANES;
+      if (bias) {
+        L->nbias++;
+        L->nbiasslots += (PetscCount)w * ELLWARP_LANES;
+      }
       p += rows;
       s++;
     }
     PetscCheck(s == ns && L->sliceptr[ns] == nslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "slice walk and build disagree");
   }
   L->longcolbase = L->ncol32;
+  L->ncolbias    = L->nbias ? L->ncol16 / ELLWARP_LANES : 0;
   PetscCall(PetscMalloc2(L->ncol32 + (L->nslots - nslots), &L->col32, L->ncol16, &L->col16));
+  PetscCall(PetscCalloc1(L->ncolbias, &L->colbias)); /* 0 for the steps of row-relative slices */
   for (PetscInt i = 0; i < m; i++) L->diagslot[i] = -1;
   for (PetscInt s = 0; s < ns; s++) {
-    PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2, is16 = L->meta[s] & 16;
+    PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2, is16 = L->meta[s] & 16, isbias = L->meta[s] & 32;
     PetscCount base = L->sliceptr[s], width = L->sliceptr[s + 1] - base;
+    int       *bias = isbias ? L->colbias + L->colbase[s] / ELLWARP_LANES : NULL;
 
     for (PetscCount k = 0; k < width; k++) {
       L->slot2csr[base + k] = -1;
       if (is16) L->col16[L->colbase[s] + k] = ELLWARP_PAD16;
       else L->col32[L->colbase[s] + k] = -1;
     }
+    if (isbias) {
+      const PetscInt w = (PetscInt)(width / ELLWARP_LANES);
+      SliceStepSpan(L->slicerow[s], L->slicerow[s + 1] - L->slicerow[s], l2, w, L->rowperm, ai, aj, mn, mx);
+      for (PetscInt k = 0; k < w; k++) bias[k] = mn[k] <= mx[k] ? EllwarpBiasOf(mn[k], mx[k]) : 0;
+    }
     for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
       PetscInt row = L->rowperm[L->slicerow[s] + q];
       for (PetscInt e = 0; e < rowlen[row]; e++) {
         PetscCount off = (PetscCount)(e >> l2) * ELLWARP_LANES + q * tpr + (e & (tpr - 1));
         PetscInt   k   = ai[row] + e;
-        if (is16) L->col16[L->colbase[s] + off] = (short)(aj[k] - row);
+        if (isbias) L->col16[L->colbase[s] + off] = (short)(aj[k] - row - bias[e >> l2]);
+        else if (is16) L->col16[L->colbase[s] + off] = (short)(aj[k] - row);
         else L->col32[L->colbase[s] + off] = (int)aj[k];
         L->slot2csr[base + off] = entrymap ? entrymap[k] : k;
         if (aj[k] == row) L->diagslot[row] = base + off;
@@ -517,6 +566,7 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   for (PetscInt s = 0; s < L->nslices; s++)
     if (L->sliceptr[s + 1] > L->sliceptr[s]) L->nactive = s + 1;
   PetscCall(PetscFree2(rowlen, sortedlen));
+  PetscCall(PetscFree2(mn, mx));
   *out = L;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -530,6 +580,7 @@ PetscErrorCode EllwarpLayoutDestroy(EllwarpLayout **L)
   PetscCall(PetscFree2((*L)->slot2csr, (*L)->diagslot));
   PetscCall(PetscFree4((*L)->longptr, (*L)->longchunk, (*L)->chunkptr, (*L)->chunkrow));
   PetscCall(PetscFree2((*L)->col32, (*L)->col16));
+  PetscCall(PetscFree((*L)->colbias));
   PetscCall(PetscFree(*L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -547,6 +598,7 @@ PetscErrorCode EllwarpLayoutScalars(const EllwarpLayout *src, EllwarpLayout **ou
   L->colbase    = NULL;
   L->col32      = NULL;
   L->col16      = NULL;
+  L->colbias    = NULL;
   L->rowperm    = NULL;
   L->slot2csr   = NULL;
   L->diagslot   = NULL;
@@ -567,6 +619,7 @@ PetscErrorCode EllwarpLayoutDropArrays(EllwarpLayout *L)
   PetscCall(PetscFree2(L->slot2csr, L->diagslot));
   PetscCall(PetscFree4(L->longptr, L->longchunk, L->chunkptr, L->chunkrow));
   PetscCall(PetscFree2(L->col32, L->col16));
+  PetscCall(PetscFree(L->colbias));
   L->hostarrays = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -583,6 +636,7 @@ PetscErrorCode EllwarpLayoutCopyArrays(EllwarpLayout *L, const EllwarpLayout *sr
   PetscCall(PetscMalloc2(L->nslots, &L->slot2csr, m, &L->diagslot));
   PetscCall(PetscMalloc4(nl + 1, &L->longptr, nl + 1, &L->longchunk, nc + 1, &L->chunkptr, nc, &L->chunkrow));
   PetscCall(PetscMalloc2(n32, &L->col32, L->ncol16, &L->col16));
+  PetscCall(PetscMalloc1(L->ncolbias, &L->colbias));
   PetscCall(PetscArraycpy(L->rowperm, src->rowperm, m));
   PetscCall(PetscArraycpy(L->sliceptr, src->sliceptr, ns + 1));
   PetscCall(PetscArraycpy(L->slicerow, src->slicerow, ns + 1));
@@ -596,6 +650,7 @@ PetscErrorCode EllwarpLayoutCopyArrays(EllwarpLayout *L, const EllwarpLayout *sr
   PetscCall(PetscArraycpy(L->chunkrow, src->chunkrow, nc));
   PetscCall(PetscArraycpy(L->col32, src->col32, n32));
   PetscCall(PetscArraycpy(L->col16, src->col16, L->ncol16));
+  PetscCall(PetscArraycpy(L->colbias, src->colbias, L->ncolbias));
   L->hostarrays = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -625,11 +680,12 @@ PetscErrorCode EllwarpLayoutTranspose(PetscInt m, PetscInt n, const PetscInt ai[
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Bytes one MatMult really moves with this layout: values, columns (2 or 4 bytes), slice metadata, the
-   row permutation, x once and y once (x is gathered, so this is a lower bound). */
+/* Bytes one MatMult really moves with this layout: values, columns (2 or 4 bytes), the biases of the biased
+   16-bit slices (4 bytes per step), slice metadata, the row permutation, x once and y once (x is gathered, so
+   this is a lower bound). */
 PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *L)
 {
-  return (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)(L->ncol32 + (L->nslots - L->nsliceslots)) * sizeof(int) + (PetscLogDouble)L->ncol16 * sizeof(short) +
+  return (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)(L->ncol32 + (L->nslots - L->nsliceslots)) * sizeof(int) + (PetscLogDouble)L->ncol16 * sizeof(short) + (PetscLogDouble)(L->nbiasslots / ELLWARP_LANES) * sizeof(int) +
          (PetscLogDouble)L->nslices * (2 * sizeof(PetscCount) + sizeof(PetscInt) + 1) + (PetscLogDouble)L->nrows * (sizeof(PetscInt) + sizeof(PetscScalar)) + (PetscLogDouble)L->ncols * sizeof(PetscScalar);
 }
 

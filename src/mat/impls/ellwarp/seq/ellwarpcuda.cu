@@ -13,6 +13,7 @@ struct _EllwarpStore {
   unsigned char       *meta;
   int                 *col32;
   short               *col16;
+  int                 *colbias; /* per step of the 16-bit slices (layout.h), NULL when no slice has a bias */
   PetscScalar         *val;
   PetscScalar         *partial; /* [nchunks] long-row chunk sums */
   PetscReal           *work;    /* reduction partials */
@@ -38,6 +39,7 @@ typedef struct {
   const unsigned char *meta;
   const int           *col32;
   const short         *col16;
+  const int           *colbias;
   PetscCount           longcolbase;
 } DevLayout;
 
@@ -60,6 +62,7 @@ static DevLayout View(const EllwarpStore *S)
   d.meta        = S->meta;
   d.col32       = S->col32;
   d.col16       = S->col16;
+  d.colbias     = S->colbias;
   d.longcolbase = S->L->longcolbase;
   return d;
 }
@@ -144,6 +147,7 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   PetscCall(Upload(&S->rowperm, L->rowperm, L->nrows, "row permutation"));
   PetscCall(Upload(&S->col32, L->col32, L->ncol32 + (L->nslots - L->nsliceslots), "column indices"));
   PetscCall(Upload(&S->col16, L->col16, L->ncol16, "16-bit column offsets"));
+  PetscCall(Upload(&S->colbias, L->colbias, L->ncolbias, "column biases"));
   PetscCall(Upload(&S->slot2csr, L->slot2csr, L->nslots, "value map"));
   PetscCall(Upload(&S->diagslot, L->diagslot, L->nrows, "diagonal slots"));
   PetscCall(Upload(&S->longptr, L->longptr, L->nlong + 1, "long rows"));
@@ -176,6 +180,7 @@ PetscErrorCode EllwarpCUDACreateFromDevice(const EllwarpLayout *L, EllwarpDevice
   S->rowperm   = a->rowperm;
   S->col32     = a->col32;
   S->col16     = a->col16;
+  S->colbias   = a->colbias;
   S->slot2csr  = a->slot2csr;
   S->diagslot  = a->diagslot;
   S->longptr   = a->longptr;
@@ -202,6 +207,7 @@ void EllwarpCUDAStoreArrays(const EllwarpStore *S, EllwarpDeviceArrays *a)
   a->rowperm   = S->rowperm;
   a->col32     = S->col32;
   a->col16     = S->col16;
+  a->colbias   = S->colbias;
   a->slot2csr  = S->slot2csr;
   a->diagslot  = S->diagslot;
   a->longptr   = S->longptr;
@@ -222,6 +228,7 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
   PetscCallCUDA(cudaFree((*S)->rowperm));
   PetscCallCUDA(cudaFree((*S)->col32));
   PetscCallCUDA(cudaFree((*S)->col16));
+  PetscCallCUDA(cudaFree((*S)->colbias));
   PetscCallCUDA(cudaFree((*S)->longptr));
   PetscCallCUDA(cudaFree((*S)->longchunk));
   PetscCallCUDA(cudaFree((*S)->chunkptr));
@@ -520,7 +527,21 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const Pet
   const PetscScalar *v    = val + base + lane;
   PetscScalar        sum  = 0.0;
 
-  if (meta & 16) {
+  if (meta & 32) { /* 16-bit offsets from row + bias[k]: lane i loads the bias of step k0 + i (one coalesced load per
+                      32 steps), the warp gets step k's by a shuffle; the same x entries as 32-bit columns */
+    const short *c  = d.col16 + d.colbase[s] + lane;
+    const int   *bp = d.colbias + d.colbase[s] / ELLWARP_LANES;
+    for (int k0 = 0; k0 < w; k0 += ELLWARP_LANES) {
+      const int kn = min(ELLWARP_LANES, w - k0), mb = lane < kn ? __ldg(bp + k0 + lane) : 0;
+#pragma unroll ellwarp_unroll
+      for (int kk = 0; kk < kn; kk++) {
+        const int         b  = __shfl_sync(0xffffffffu, mb, kk);
+        const short       cc = __ldcs(c + (size_t)(k0 + kk) * ELLWARP_LANES);
+        const PetscScalar vv = __ldcs(v + (size_t)(k0 + kk) * ELLWARP_LANES);
+        if (cc != ELLWARP_PAD16) sum += (ABS ? fabs(vv) : vv) * __ldg(x + (row + b + cc));
+      }
+    }
+  } else if (meta & 16) {
     const short *c = d.col16 + d.colbase[s] + lane;
 #pragma unroll ellwarp_unroll
     for (int k = 0; k < w; k++) {
@@ -728,7 +749,44 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
     for (int a = 0; a < A; a++) acc[j][a] = 0.0;
   }
   const PetscScalar *v = val + base + t * R;
-  if (meta & 16) {
+  if (meta & 32) { /* 16-bit offsets from row + bias[k] (MultKernel's loop over windows of 32 steps: the windows
+                      start at multiples of A, so step k still goes to accumulator k % A) */
+    const short *c  = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
+    const int   *bp = d.colbias + (sv ? d.colbase[s] / ELLWARP_LANES : 0);
+    for (int k0 = 0; k0 < w; k0 += ELLWARP_LANES) {
+      const int k1 = min(w, k0 + ELLWARP_LANES);
+      /* R = 1: one slice per warp, whose lane i loads the bias of step k0 + i, shuffled at each step; R > 1: the warp's
+         R slices have their own widths (no full-warp shuffle), each step's bias is a broadcast load */
+      const int mb = R == 1 && t < k1 - k0 ? __ldg(bp + k0 + t) : 0;
+      int       k  = k0;
+#pragma unroll UN
+      for (; k + A <= k1; k += A) {
+#pragma unroll
+        for (int a = 0; a < A; a++) {
+          int         cc[R];
+          PetscScalar vv[R];
+          const int   b = R == 1 ? __shfl_sync(0xffffffffu, mb, k + a - k0) : __ldg(bp + k + a);
+          LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
+          LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+#pragma unroll
+          for (int j = 0; j < R; j++)
+            if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + b + cc[j]));
+        }
+      }
+#pragma unroll
+      for (int a = 0; a < A; a++)
+        if (k + a < k1) { /* R = 1: uniform over the warp, which shuffles */
+          int         cc[R];
+          PetscScalar vv[R];
+          const int   bb = R == 1 ? __shfl_sync(0xffffffffu, mb, k + a - k0) : __ldg(bp + k + a);
+          LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
+          LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+#pragma unroll
+          for (int j = 0; j < R; j++)
+            if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb + cc[j]));
+        }
+    }
+  } else if (meta & 16) {
     const short *c = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
     int          k = 0;
 #pragma unroll UN
@@ -836,9 +894,9 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
   for (int k = 0; k < w; k++) { \
     const PetscCount off  = (PetscCount)k * ELLWARP_LANES + lane, slot = base + off; \
     int              col; \
-    if (meta & 16) { \
+    if (meta & 16) { /* bit 5: from row + bias[k] */ \
       const short cc = d.col16[d.colbase[s] + off]; \
-      col            = cc == ELLWARP_PAD16 ? -1 : (int)(row + cc); \
+      col            = cc == ELLWARP_PAD16 ? -1 : (int)(row + ((meta & 32) ? d.colbias[d.colbase[s] / ELLWARP_LANES + k] : 0) + cc); \
     } else col = d.col32[d.colbase[s] + off]; \
     if (col < 0) continue; \
     SLOT_BODY; \
