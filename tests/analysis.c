@@ -133,44 +133,43 @@ static PetscErrorCode FreeCSR(CSR *A)
   } while (0)
 
 /* each slice's column mode against its definition: 16-bit from the row when every entry is within +-32767 of its
-   row; else 16-bit from row + bias when every step's span of (col - row) is at most ELLWARP_BIAS_SPAN (and the
-   bias is the span's midpoint); else 32-bit.  Counts and sizes. */
+   row; else, with at most 1 << ELLWARP_BIAS_MAXL2 lanes per row, 16-bit from row + bias[e] when at every entry
+   position e of the slice's rows the span of (col - row) is at most ELLWARP_BIAS_SPAN (and the bias is the
+   span's midpoint, 0 where no row has an entry); else 32-bit.  Counts, sizes and bias offsets. */
 static PetscErrorCode ValidateModes(const CSR *A, const EllwarpLayout *L, const EllwarpParams *par, const char *what)
 {
   PetscInt   n16 = 0, nbias = 0;
-  PetscCount nbslots = 0;
+  PetscCount nb = 0;
 
   PetscFunctionBegin;
   for (PetscInt s = 0; s < L->nslices; s++) {
     PetscInt  l2 = L->meta[s] & 15, w = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
-    PetscBool rowrel = PETSC_TRUE, biasok = PETSC_TRUE;
-    for (PetscInt k = 0; k < w; k++) {
+    PetscBool rowrel = PETSC_TRUE, biasok = (PetscBool)(l2 <= ELLWARP_BIAS_MAXL2);
+    for (PetscInt e = 0; e < (w << l2); e++) {
       long long mn = LLONG_MAX, mx = LLONG_MIN;
       for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
         PetscInt row = L->rowperm[L->slicerow[s] + q];
-        for (PetscInt j = 0; j < (1 << l2); j++) {
-          PetscInt e = (k << l2) + j;
-          if (e >= A->ai[row + 1] - A->ai[row]) continue;
-          long long d = (long long)A->aj[A->ai[row] + e] - row;
-          if (d < -32767 || d > 32767) rowrel = PETSC_FALSE;
-          mn = PetscMin(mn, d);
-          mx = PetscMax(mx, d);
-        }
+        if (e >= A->ai[row + 1] - A->ai[row]) continue;
+        long long d = (long long)A->aj[A->ai[row] + e] - row;
+        if (d < -32767 || d > 32767) rowrel = PETSC_FALSE;
+        mn = PetscMin(mn, d);
+        mx = PetscMax(mx, d);
       }
       if (mn <= mx && mx - mn > ELLWARP_BIAS_SPAN) biasok = PETSC_FALSE;
-      if (L->meta[s] & 32) CHECK(mn <= mx && L->colbias[L->colbase[s] / ELLWARP_LANES + k] == (int)(mn + (mx - mn) / 2), "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT ": bias %d is not the span's midpoint", what, s, k, L->colbias[L->colbase[s] / ELLWARP_LANES + k]);
+      if (L->meta[s] & 32) CHECK(L->colbias[L->biasbase[s] + e] == (mn <= mx ? (int)(mn + (mx - mn) / 2) : 0), "%s: slice %" PetscInt_FMT " position %" PetscInt_FMT ": bias %d is not the span's midpoint", what, s, e, L->colbias[L->biasbase[s] + e]);
     }
     {
       const int mode = !par->compress ? 0 : (rowrel ? 16 : (par->compressbias && biasok ? 48 : 0));
       CHECK((L->meta[s] & 48) == mode, "%s: slice %" PetscInt_FMT " has column mode %d, not %d", what, s, L->meta[s] & 48, mode);
     }
     if (L->meta[s] & 16) n16++;
+    CHECK(L->biasbase[s] == nb, "%s: bias offset of slice %" PetscInt_FMT, what, s);
     if (L->meta[s] & 32) {
       nbias++;
-      nbslots += (PetscCount)w * ELLWARP_LANES;
+      nb += (PetscCount)w << l2;
     }
   }
-  CHECK(n16 == L->n16 && nbias == L->nbias && nbslots == L->nbiasslots && L->ncolbias == (nbias ? L->ncol16 / ELLWARP_LANES : 0), "%s: counts of the column modes", what);
+  CHECK(n16 == L->n16 && nbias == L->nbias && nb == L->ncolbias, "%s: counts of the column modes", what);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -389,7 +388,6 @@ static PetscErrorCode CompareDevice(const CSR *A, const EllwarpParams *par, cons
   SAME(n16);
   SAME(nbias);
   SAME(ncolbias);
-  SAME(nbiasslots);
   SAME(maxrowlen);
   SAME(minrowlen);
   SAME(meanrowlen);
@@ -402,6 +400,7 @@ static PetscErrorCode CompareDevice(const CSR *A, const EllwarpParams *par, cons
   SAMEARR(col32, H->ncol32 + (H->nslots - H->sliceptr[H->nslices]));
   SAMEARR(col16, H->ncol16);
   SAMEARR(colbias, H->ncolbias);
+  SAMEARR(biasbase, H->nslices);
   SAMEARR(rowperm, H->nrows);
   SAMEARR(slot2csr, H->nslots);
   SAMEARR(diagslot, H->nrows);

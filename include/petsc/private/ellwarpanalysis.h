@@ -10,7 +10,7 @@
      3. the choice itself on the host, by layout.c's code (EllwarpLayoutChoose): one source of truth;
      4. the stable sort of the rows (cub::DeviceRadixSort on (long?, window, length) keys), slices from
         the whole-matrix runs or per window, the column mode per slice (a warp vote for the row-relative
-        16-bit fit, per-step warp min/max for the biased one), offsets by scans, then
+        16-bit fit, per-position warp min/max for the biased one), offsets by scans, then
         fill kernels writing columns, the slot -> CSR map, the diagonal slots and the long-row chunks.
    The host EllwarpLayout gets the scalars only (analysedondevice = PETSC_TRUE, hostarrays = false);
    EllwarpLayoutFetchCUDA() copies the arrays down when a host consumer needs them. */
@@ -19,7 +19,7 @@
 #include <petsc/private/ellwarplayout.h>
 
 typedef struct {
-  PetscCount    *sliceptr, *colbase, *diagslot, *longptr, *chunkptr;
+  PetscCount    *sliceptr, *colbase, *diagslot, *longptr, *chunkptr, *biasbase;
   PetscInt      *slicerow, *rowperm, *slot2csr, *longchunk, *chunkrow;
   unsigned char *meta;
   int           *col32;

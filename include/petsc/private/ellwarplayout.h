@@ -6,10 +6,13 @@
    tpr > 1: K2).  Entry e of the q-th row of the slice sits at lane q*tpr + e%tpr, step e/tpr, so
    neighbouring lanes of one row read neighbouring columns.  A slice's columns are stored in one of three modes:
      - 16-bit offsets from the lane's own row (col16, meta bit 4), when every entry lies within +-32767 of its row;
-     - 16-bit offsets from the lane's row plus a per-step bias (meta bits 4 and 5: col16 and colbias), when at
-       every step k of the slice the 32 lanes' (col - row) span at most ELLWARP_BIAS_SPAN: lattice matrices
-       (QCD) whose neighbours lie far from the row, but at nearly the same distance for neighbouring rows;
-       column = row + colbias[colbase[s] / 32 + k] + offset, the bias being the midpoint of the step's span;
+     - 16-bit offsets from the lane's row plus a bias per entry position (meta bits 4 and 5: col16 and colbias):
+       lattice matrices (QCD) whose neighbours lie far from the row, but at nearly the same distance for
+       neighbouring rows.  Entry e of each of the slice's rows (step e >> l2, lane j = e & (tpr - 1) of its row)
+       has column = row + colbias[biasbase[s] + e] + offset, the bias being the midpoint of the span of
+       (col - row) over the slice's rows at position e; chosen when every span is at most ELLWARP_BIAS_SPAN and
+       the slice has at most 1 << ELLWARP_BIAS_MAXL2 lanes per row (tpr biases per step: 4 tpr / 32 bytes per
+       slot, so 10 + tpr / 8 bytes per slot against 12 for 32-bit columns);
      - 32-bit columns (col32) otherwise.
    The analysis prefers the first, then the second (-mat_ellwarp_compress_bias), then 32 bits.  Padding
    (col -1 / ELLWARP_PAD16, value 0) is never multiplied: an Inf or NaN in x must not leak into rows that
@@ -32,10 +35,9 @@ typedef struct {
   int           *col32;    /* 32-bit columns, -1 for padding */
   short         *col16;    /* columns as offsets from the lane's own row, ELLWARP_PAD16 for padding */
   PetscCount     ncol32, ncol16;
-  int           *colbias;  /* [ncolbias] per step of the 16-bit slices, at colbase[s] / 32 + k: the bias of bias slices (meta
-                              bit 5), 0 for the others; ncolbias = ncol16 / 32 when some slice has a bias, else 0 (NULL) */
+  PetscCount    *biasbase; /* [nslices] where slice s's biases start in colbias: the biases of the slices before s (only biased slices have any) */
+  int           *colbias;  /* [ncolbias] biased slice s: w << l2 biases, one per entry position of its rows */
   PetscCount     ncolbias;
-  PetscCount     nbiasslots; /* slots of the bias slices (their steps read 4 more bytes each: the bytes model) */
   PetscInt      *rowperm;  /* [nrows] sorted position -> original row */
   PetscInt      *slot2csr; /* [nslots] CSR entry, -1 for padding */
   PetscCount    *diagslot; /* [nrows] slot of (i,i) for original row i, -1 if not stored */
@@ -64,7 +66,8 @@ typedef struct {
 } EllwarpLayout;
 
 #define ELLWARP_PAD16     (-32768)
-#define ELLWARP_BIAS_SPAN 65534 /* a step's max - min of (col - row) with which every offset from the midpoint fits in [-32767, 32767] */
+#define ELLWARP_BIAS_SPAN 65534 /* a position's max - min of (col - row) with which every offset from the midpoint fits in [-32767, 32767] */
+#define ELLWARP_BIAS_MAXL2 3    /* biased slices have at most 8 lanes per row (16 would move as many bytes as 32-bit columns) */
 #define ELLWARP_CHUNK     2048
 
 typedef struct {
@@ -117,8 +120,8 @@ PETSC_EXTERN PetscErrorCode EllwarpLayoutWholeRuns(const EllwarpRowStats *, Pets
 PETSC_EXTERN PetscErrorCode EllwarpRowStatsDestroy(EllwarpRowStats *);
 PETSC_EXTERN void           EllwarpLayoutSetPlanned(EllwarpLayout *, PetscInt, PetscInt, const EllwarpRowStats *, const EllwarpPlan *);
 
-/* The bias of a step whose lanes' (col - row) lie in [mn, mx] (mn <= mx): the midpoint, rounded down; every
-   offset then fits in [-32767, 32767] iff mx - mn <= ELLWARP_BIAS_SPAN.  Host and device analyses use this. */
+/* The bias of an entry position whose rows' (col - row) lie in [mn, mx] (mn <= mx): the midpoint, rounded down;
+   every offset then fits in [-32767, 32767] iff mx - mn <= ELLWARP_BIAS_SPAN.  Both analyses use this. */
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
@@ -133,7 +136,10 @@ static inline int EllwarpSliceCol(const EllwarpLayout *L, PetscInt s, PetscCount
   if (L->meta[s] & 16) {
     short d = L->col16[L->colbase[s] + off];
     if (d == ELLWARP_PAD16) return -1;
-    if (L->meta[s] & 32) return (int)(row + L->colbias[L->colbase[s] / ELLWARP_LANES + off / ELLWARP_LANES] + d);
+    if (L->meta[s] & 32) { /* entry position (off / 32) << l2 + (lane & (tpr - 1)) */
+      const int l2 = L->meta[s] & 15;
+      return (int)(row + L->colbias[L->biasbase[s] + ((off / ELLWARP_LANES) << l2) + ((off % ELLWARP_LANES) & ((1 << l2) - 1))] + d);
+    }
     return (int)(row + d);
   }
   return L->col32[L->colbase[s] + off];

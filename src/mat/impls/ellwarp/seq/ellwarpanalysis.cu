@@ -341,18 +341,25 @@ __global__ static void WholeSlicesKernel(PetscInt nlong, PetscInt ns, Runs runs,
   }
 }
 
-/* The span of (col - row) over a step's lanes (has: the lane holds an entry there), reduced over the warp;
-   mn > mx when no lane has one.  Every lane of the warp must call it (the step loops are warp-uniform). */
-__device__ static inline void StepSpan(bool has, int d, int *mn, int *mx)
+/* The span of (col - row) at one entry position of a slice's rows: over the lanes of a step that are the same
+   lane j of their rows (lanes j, j + tpr, ...; has: the lane holds an entry), a butterfly over the lane bits
+   above l2; mn > mx when no row has an entry there.  Every lane of the warp must call it (the step loops are
+   warp-uniform). */
+__device__ static inline void PosSpan(bool has, int d, int l2, int *mn, int *mx)
 {
-  *mn = __reduce_min_sync(0xffffffffu, has ? d : INT_MAX);
-  *mx = __reduce_max_sync(0xffffffffu, has ? d : INT_MIN);
+  int a = has ? d : INT_MAX, b = has ? d : INT_MIN;
+  for (int off = 1 << l2; off < 32; off <<= 1) {
+    a = min(a, __shfl_xor_sync(0xffffffffu, a, off));
+    b = max(b, __shfl_xor_sync(0xffffffffu, b, off));
+  }
+  *mn = a;
+  *mx = b;
 }
 
 /* one warp per slice, lanes mapped as in FillKernel (lane = q*tpr + j walks entries j, j+tpr, ... of the
    slice's q-th row): do all its entries lie within +-32767 of their rows (a warp vote)?  If not, does every
-   step's span of (col - row) allow 16-bit offsets from a per-step bias (layout.c: SliceStepSpan,
-   SliceBiasFits)?  Then its sizes. */
+   entry position's span of (col - row) allow 16-bit offsets from a bias per position (layout.c: SlicePosSpan,
+   SliceBiasFits)?  Then its sizes (szb: its biases). */
 __global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slicerow, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const int *width, bool compress, bool compressbias, unsigned char *meta, PetscCount *szall, PetscCount *sz16, PetscCount *sz32, PetscInt *f16, PetscCount *szb, PetscInt *fb)
 {
   const int      lane = threadIdx.x & 31;
@@ -374,17 +381,14 @@ __global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slice
     }
   const bool bad  = __any_sync(0xffffffffu, b);
   bool       bias = false;
-  if (bad && compress && compressbias) { /* warp-uniform */
+  if (bad && compress && compressbias && l2 <= ELLWARP_BIAS_MAXL2) { /* warp-uniform */
     bias = true;
-    for (int k = 0; k < w; k++) {
+    for (int k = 0; k < w && bias; k++) {
       const PetscInt e   = (PetscInt)k * tpr + j;
       const bool     has = e < rl;
       int            mn, mx;
-      StepSpan(has, has ? (int)(aj[rs + e] - row) : 0, &mn, &mx);
-      if (mn <= mx && (long long)mx - (long long)mn > ELLWARP_BIAS_SPAN) { /* uniform: mn, mx are the warp's */
-        bias = false;
-        break;
-      }
+      PosSpan(has, has ? (int)(aj[rs + e] - row) : 0, l2, &mn, &mx);
+      bias = !__any_sync(0xffffffffu, mn <= mx && (long long)mx - (long long)mn > ELLWARP_BIAS_SPAN);
     }
   }
   if (lane == 0) {
@@ -395,7 +399,7 @@ __global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slice
     sz16[s]  = c16 ? sz : 0;
     sz32[s]  = c16 ? 0 : sz;
     f16[s]   = c16 ? 1 : 0;
-    szb[s]   = bias ? sz : 0;
+    szb[s]   = bias ? (PetscCount)w << l2 : 0;
     fb[s]    = bias ? 1 : 0;
   }
 }
@@ -426,8 +430,8 @@ __global__ static void ColbaseKernel(PetscInt ns, const unsigned char *meta, con
 }
 
 /* one warp per slice: lane = q*tpr + j holds entries j, j+tpr, ... of the slice's q-th row; a biased slice's
-   steps get the midpoint of their span (EllwarpBiasOf, as layout.c) */
-__global__ static void FillKernel(PetscInt ns, PetscInt m, const PetscCount *sliceptr, const PetscInt *slicerow, const unsigned char *meta, const PetscCount *colbase, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ map, int *col32, short *col16, int *colbias, PetscInt *slot2csr, PetscCount *diagslot)
+   entry positions get the midpoint of their span (EllwarpBiasOf, as layout.c) */
+__global__ static void FillKernel(PetscInt ns, PetscInt m, const PetscCount *sliceptr, const PetscInt *slicerow, const unsigned char *meta, const PetscCount *colbase, const PetscCount *biasbase, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ map, int *col32, short *col16, int *colbias, PetscInt *slot2csr, PetscCount *diagslot)
 {
   const int      lane = threadIdx.x & 31;
   const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
@@ -445,9 +449,9 @@ __global__ static void FillKernel(PetscInt ns, PetscInt m, const PetscCount *sli
     int              b   = 0;
     if (isbias) {
       int mn, mx;
-      StepSpan(e < rl, e < rl ? (int)(aj[rs + e] - row) : 0, &mn, &mx);
+      PosSpan(e < rl, e < rl ? (int)(aj[rs + e] - row) : 0, l2, &mn, &mx);
       b = mn <= mx ? EllwarpBiasOf(mn, mx) : 0;
-      if (lane == 0) colbias[colbase[s] / ELLWARP_LANES + k] = b;
+      if (q == 0) colbias[biasbase[s] + e] = b; /* e = k * tpr + j */
     }
     if (e < rl) {
       const PetscInt col = aj[rs + e];
@@ -674,33 +678,31 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(ExclusiveScan(sz32, o32, (PetscCount)ns + 1, (PetscCount)0));
   {
     PetscInt   *n16d = NULL, *nbd = NULL;
-    PetscCount *dtot = NULL, *obd = NULL;
+    PetscCount *dtot = NULL;
     PetscCall(Alloc(&n16d, (PetscCount)ns + 1, "16-bit slices"));
     PetscCall(Alloc(&nbd, (PetscCount)ns + 1, "biased slices"));
-    PetscCall(Alloc(&obd, (PetscCount)ns + 1, "biased slices"));
+    PetscCall(Alloc(&d->biasbase, (PetscCount)ns + 1, "bias offsets"));
     PetscCall(Alloc(&dtot, 7, "totals"));
     PetscCall(ExclusiveScan(f16, n16d, (PetscCount)ns + 1, (PetscInt)0));
     PetscCall(ExclusiveScan(fb, nbd, (PetscCount)ns + 1, (PetscInt)0));
-    PetscCall(ExclusiveScan(szb, obd, (PetscCount)ns + 1, (PetscCount)0));
-    TotalsKernel<<<1, 1, 0, Stream()>>>(ns, d->sliceptr, o16, o32, n16d, obd, nbd, dtot);
+    PetscCall(ExclusiveScan(szb, d->biasbase, (PetscCount)ns + 1, (PetscCount)0));
+    TotalsKernel<<<1, 1, 0, Stream()>>>(ns, d->sliceptr, o16, o32, n16d, d->biasbase, nbd, dtot);
     PetscCallCUDA(cudaMemsetAsync(dtot + 4, 0, sizeof(PetscCount), Stream()));
     if (ns) ActiveKernel<<<Grid(ns), NT, 0, Stream()>>>(ns, d->sliceptr, dtot + 4);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(ToHost(tot, dtot, 7));
     PetscCall(Free(&n16d));
     PetscCall(Free(&nbd));
-    PetscCall(Free(&obd));
     PetscCall(Free(&dtot));
-    L->n16        = (PetscInt)tot[3];
-    L->nactive    = (PetscInt)tot[4];
-    L->nbiasslots = tot[5];
-    L->nbias      = (PetscInt)tot[6];
+    L->n16      = (PetscInt)tot[3];
+    L->nactive  = (PetscInt)tot[4];
+    L->ncolbias = tot[5];
+    L->nbias    = (PetscInt)tot[6];
   }
   PetscCheck(tot[0] == plan.walk.nslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device slots %" PetscCount_FMT " != planned %" PetscCount_FMT, tot[0], plan.walk.nslots);
   L->ncol16      = tot[1];
   L->ncol32      = tot[2];
   L->longcolbase = L->ncol32;
-  L->ncolbias    = L->nbias ? L->ncol16 / ELLWARP_LANES : 0;
   if (ns) ColbaseKernel<<<Grid(ns), NT, 0, Stream()>>>(ns, d->meta, o16, o32, d->colbase);
   PetscCallCUDA(cudaGetLastError());
 
@@ -708,11 +710,10 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(Alloc(&d->col32, L->ncol32 + (L->nslots - tot[0]), "column indices"));
   PetscCall(Alloc(&d->col16, L->ncol16, "16-bit column offsets"));
   PetscCall(Alloc(&d->colbias, L->ncolbias, "column biases"));
-  if (L->ncolbias) PetscCallCUDA(cudaMemsetAsync(d->colbias, 0, (size_t)L->ncolbias * sizeof(int), Stream())); /* 0 for the row-relative slices' steps */
   PetscCall(Alloc(&d->slot2csr, L->nslots, "value map"));
   PetscCall(Alloc(&d->diagslot, m, "diagonal slots"));
   if (m) PetscCallCUDA(cudaMemsetAsync(d->diagslot, 0xff, (size_t)m * sizeof(PetscCount), Stream())); /* -1 */
-  if (ns) FillKernel<<<(unsigned)((ns + 7) / 8), 256, 0, Stream()>>>(ns, m, d->sliceptr, d->slicerow, d->meta, d->colbase, d->rowperm, dai, daj, dmap, d->col32, d->col16, d->colbias, d->slot2csr, d->diagslot);
+  if (ns) FillKernel<<<(unsigned)((ns + 7) / 8), 256, 0, Stream()>>>(ns, m, d->sliceptr, d->slicerow, d->meta, d->colbase, d->biasbase, d->rowperm, dai, daj, dmap, d->col32, d->col16, d->colbias, d->slot2csr, d->diagslot);
   PetscCallCUDA(cudaGetLastError());
   /* long rows */
   PetscCall(Alloc(&d->longptr, (PetscCount)nlong + 1, "long rows"));
@@ -786,6 +787,7 @@ PetscErrorCode EllwarpDeviceArraysFree(EllwarpDeviceArrays *d)
   PetscCall(Free(&d->col32));
   PetscCall(Free(&d->col16));
   PetscCall(Free(&d->colbias));
+  PetscCall(Free(&d->biasbase));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -807,6 +809,8 @@ PetscErrorCode EllwarpLayoutFetchCUDA(EllwarpLayout *L, const EllwarpDeviceArray
     PetscCall(ToHost(L->col16, d->col16, L->ncol16));
     PetscCall(PetscMalloc1(L->ncolbias, &L->colbias));
     PetscCall(ToHost(L->colbias, d->colbias, L->ncolbias));
+    PetscCall(PetscMalloc1(ns, &L->biasbase));
+    PetscCall(ToHost(L->biasbase, d->biasbase, ns));
   }
   PetscCall(ToHost(L->rowperm, d->rowperm, m));
   PetscCall(ToHost(L->slicerow, d->slicerow, (PetscCount)ns + 1));

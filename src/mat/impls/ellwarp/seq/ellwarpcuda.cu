@@ -7,13 +7,13 @@
 
 struct _EllwarpStore {
   const EllwarpLayout *L;
-  PetscCount          *sliceptr, *colbase, *diagslot, *longptr, *chunkptr;
+  PetscCount          *sliceptr, *colbase, *diagslot, *longptr, *chunkptr, *biasbase;
   PetscInt            *slicerow, *rowperm, *slot2csr, *longchunk, *chunkrow;
   int                 *count;   /* [nlong] chunks of each long row done in the current product */
   unsigned char       *meta;
   int                 *col32;
   short               *col16;
-  int                 *colbias; /* per step of the 16-bit slices (layout.h), NULL when no slice has a bias */
+  int                 *colbias; /* biased slices: per entry position of their rows (ellwarplayout.h) */
   PetscScalar         *val;
   PetscScalar         *partial; /* [nchunks] long-row chunk sums */
   PetscReal           *work;    /* reduction partials */
@@ -31,7 +31,7 @@ struct _EllwarpStore {
 /* the device view of a layout, passed by value to the kernels */
 typedef struct {
   PetscInt             nslices, nlong;
-  const PetscCount    *sliceptr, *colbase, *longptr, *chunkptr;
+  const PetscCount    *sliceptr, *colbase, *longptr, *chunkptr, *biasbase;
   PetscInt             nchunks;
   const PetscInt      *slicerow, *rowperm, *longchunk, *chunkrow;
   int                 *count;
@@ -63,6 +63,7 @@ static DevLayout View(const EllwarpStore *S)
   d.col32       = S->col32;
   d.col16       = S->col16;
   d.colbias     = S->colbias;
+  d.biasbase    = S->biasbase;
   d.longcolbase = S->L->longcolbase;
   return d;
 }
@@ -148,6 +149,7 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   PetscCall(Upload(&S->col32, L->col32, L->ncol32 + (L->nslots - L->nsliceslots), "column indices"));
   PetscCall(Upload(&S->col16, L->col16, L->ncol16, "16-bit column offsets"));
   PetscCall(Upload(&S->colbias, L->colbias, L->ncolbias, "column biases"));
+  PetscCall(Upload(&S->biasbase, L->biasbase, L->nslices, "bias offsets"));
   PetscCall(Upload(&S->slot2csr, L->slot2csr, L->nslots, "value map"));
   PetscCall(Upload(&S->diagslot, L->diagslot, L->nrows, "diagonal slots"));
   PetscCall(Upload(&S->longptr, L->longptr, L->nlong + 1, "long rows"));
@@ -181,6 +183,7 @@ PetscErrorCode EllwarpCUDACreateFromDevice(const EllwarpLayout *L, EllwarpDevice
   S->col32     = a->col32;
   S->col16     = a->col16;
   S->colbias   = a->colbias;
+  S->biasbase  = a->biasbase;
   S->slot2csr  = a->slot2csr;
   S->diagslot  = a->diagslot;
   S->longptr   = a->longptr;
@@ -208,6 +211,7 @@ void EllwarpCUDAStoreArrays(const EllwarpStore *S, EllwarpDeviceArrays *a)
   a->col32     = S->col32;
   a->col16     = S->col16;
   a->colbias   = S->colbias;
+  a->biasbase  = S->biasbase;
   a->slot2csr  = S->slot2csr;
   a->diagslot  = S->diagslot;
   a->longptr   = S->longptr;
@@ -229,6 +233,7 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
   PetscCallCUDA(cudaFree((*S)->col32));
   PetscCallCUDA(cudaFree((*S)->col16));
   PetscCallCUDA(cudaFree((*S)->colbias));
+  PetscCallCUDA(cudaFree((*S)->biasbase));
   PetscCallCUDA(cudaFree((*S)->longptr));
   PetscCallCUDA(cudaFree((*S)->longchunk));
   PetscCallCUDA(cudaFree((*S)->chunkptr));
@@ -527,15 +532,18 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const Pet
   const PetscScalar *v    = val + base + lane;
   PetscScalar        sum  = 0.0;
 
-  if (meta & 32) { /* 16-bit offsets from row + bias[k]: lane i loads the bias of step k0 + i (one coalesced load per
-                      32 steps), the warp gets step k's by a shuffle; the same x entries as 32-bit columns */
-    const short *c  = d.col16 + d.colbase[s] + lane;
-    const int   *bp = d.colbias + d.colbase[s] / ELLWARP_LANES;
-    for (int k0 = 0; k0 < w; k0 += ELLWARP_LANES) {
-      const int kn = min(ELLWARP_LANES, w - k0), mb = lane < kn ? __ldg(bp + k0 + lane) : 0;
+  if (meta & 32) { /* 16-bit offsets from row + bias[e], e = k * tpr + j the entry position of the lane's row (at most 8
+                      lanes per row): per window of 32 / tpr steps lane i loads the bias of the window's position i (one
+                      coalesced load; K1: 32 steps), each step a lane takes its own from that lane by a shuffle.  The
+                      same x entries as 32-bit columns, so the same products */
+    const short *c   = d.col16 + d.colbase[s] + lane;
+    const int   *bp  = d.colbias + d.biasbase[s];
+    const int    spw = ELLWARP_LANES >> l2, j = lane & ((1 << l2) - 1);
+    for (int k0 = 0; k0 < w; k0 += spw) {
+      const int kn = min(spw, w - k0), mb = lane < (kn << l2) ? __ldg(bp + (k0 << l2) + lane) : 0;
 #pragma unroll ellwarp_unroll
       for (int kk = 0; kk < kn; kk++) {
-        const int         b  = __shfl_sync(0xffffffffu, mb, kk);
+        const int         b  = __shfl_sync(0xffffffffu, mb, (kk << l2) + j);
         const short       cc = __ldcs(c + (size_t)(k0 + kk) * ELLWARP_LANES);
         const PetscScalar vv = __ldcs(v + (size_t)(k0 + kk) * ELLWARP_LANES);
         if (cc != ELLWARP_PAD16) sum += (ABS ? fabs(vv) : vv) * __ldg(x + (row + b + cc));
@@ -670,6 +678,18 @@ __device__ __forceinline__ void LdCol32R(const int *__restrict__ p, int c[R])
   }
 }
 
+/* the biases of a thread's R lanes at step k of a biased slice (MultKernelV): R = 1 from lane (k - k0) * tpr + j of
+   the window's load mb (a shuffle: the whole warp must call it), else loads of bias[k * tpr + j] */
+template <int R>
+__device__ __forceinline__ void BiasR(const int *__restrict__ bp, int mb, int k, int k0, int l2, int t, int b[R])
+{
+  if constexpr (R == 1) b[0] = __shfl_sync(0xffffffffu, mb, ((k - k0) << l2) + (t & ((1 << l2) - 1)));
+  else {
+#pragma unroll
+    for (int j = 0; j < R; j++) b[j] = __ldg(bp + (k << l2) + ((t * R + j) & ((1 << l2) - 1)));
+  }
+}
+
 /* A long-row chunk with U entries per thread loaded (columns and values, then x) before any is summed; each
    thread still adds its entries in the order of LongChunk, so the chunk sums are bitwise LongChunk's */
 template <bool ADD, int U>
@@ -749,41 +769,42 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
     for (int a = 0; a < A; a++) acc[j][a] = 0.0;
   }
   const PetscScalar *v = val + base + t * R;
-  if (meta & 32) { /* 16-bit offsets from row + bias[k] (MultKernel's loop over windows of 32 steps: the windows
-                      start at multiples of A, so step k still goes to accumulator k % A) */
-    const short *c  = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
-    const int   *bp = d.colbias + (sv ? d.colbase[s] / ELLWARP_LANES : 0);
-    for (int k0 = 0; k0 < w; k0 += ELLWARP_LANES) {
-      const int k1 = min(w, k0 + ELLWARP_LANES);
-      /* R = 1: one slice per warp, whose lane i loads the bias of step k0 + i, shuffled at each step; R > 1: the warp's
-         R slices have their own widths (no full-warp shuffle), each step's bias is a broadcast load */
-      const int mb = R == 1 && t < k1 - k0 ? __ldg(bp + k0 + t) : 0;
+  if (meta & 32) { /* 16-bit offsets from row + bias[e] (MultKernel's loop over windows of 32 / tpr steps: at most 8 lanes
+                      per row, so the windows start at multiples of A and step k still goes to accumulator k % A) */
+    const short *c   = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
+    const int   *bp  = d.colbias + (sv ? d.biasbase[s] : 0);
+    const int    spw = ELLWARP_LANES >> l2;
+    for (int k0 = 0; k0 < w; k0 += spw) {
+      const int k1 = min(w, k0 + spw);
+      /* R = 1: one slice per warp, whose lane i loads the bias of the window's position i, shuffled at each step;
+         R > 1: the warp's R slices have their own widths (no full-warp shuffle), each lane's bias is a load (L1) */
+      const int mb = R == 1 && t < ((k1 - k0) << l2) ? __ldg(bp + (k0 << l2) + t) : 0;
       int       k  = k0;
 #pragma unroll UN
       for (; k + A <= k1; k += A) {
 #pragma unroll
         for (int a = 0; a < A; a++) {
-          int         cc[R];
+          int         cc[R], bb[R];
           PetscScalar vv[R];
-          const int   b = R == 1 ? __shfl_sync(0xffffffffu, mb, k + a - k0) : __ldg(bp + k + a);
+          BiasR<R>(bp, mb, k + a, k0, l2, t, bb);
           LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
           LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
 #pragma unroll
           for (int j = 0; j < R; j++)
-            if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + b + cc[j]));
+            if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
         }
       }
 #pragma unroll
       for (int a = 0; a < A; a++)
         if (k + a < k1) { /* R = 1: uniform over the warp, which shuffles */
-          int         cc[R];
+          int         cc[R], bb[R];
           PetscScalar vv[R];
-          const int   bb = R == 1 ? __shfl_sync(0xffffffffu, mb, k + a - k0) : __ldg(bp + k + a);
+          BiasR<R>(bp, mb, k + a, k0, l2, t, bb);
           LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
           LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
 #pragma unroll
           for (int j = 0; j < R; j++)
-            if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb + cc[j]));
+            if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
         }
     }
   } else if (meta & 16) {
@@ -894,9 +915,9 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
   for (int k = 0; k < w; k++) { \
     const PetscCount off  = (PetscCount)k * ELLWARP_LANES + lane, slot = base + off; \
     int              col; \
-    if (meta & 16) { /* bit 5: from row + bias[k] */ \
+    if (meta & 16) { /* bit 5: from row + bias[k * tpr + j] */ \
       const short cc = d.col16[d.colbase[s] + off]; \
-      col            = cc == ELLWARP_PAD16 ? -1 : (int)(row + ((meta & 32) ? d.colbias[d.colbase[s] / ELLWARP_LANES + k] : 0) + cc); \
+      col            = cc == ELLWARP_PAD16 ? -1 : (int)(row + ((meta & 32) ? d.colbias[d.biasbase[s] + (k << (meta & 15)) + (lane & ((1 << (meta & 15)) - 1))] : 0) + cc); \
     } else col = d.col32[d.colbase[s] + off]; \
     if (col < 0) continue; \
     SLOT_BODY; \
