@@ -483,7 +483,7 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
     PetscCall(EllwarpLayoutCreate(A->m, A->n, A->ai, A->aj, A->map, &par, &H));
     PetscCall(Validate(A, H, what));
     PetscCall(ValidateModes(A, H, &par, what));
-    if (expectbias) CHECK((H->nbias > 0) == (par.compress && par.compressbias), "%s: %" PetscInt_FMT " slices with a per-step bias", what, H->nbias);
+    if (expectbias) CHECK((H->nbias > 0) == (par.compress && par.compressbias), "%s: %" PetscInt_FMT " slices with a bias per entry position", what, H->nbias);
     PetscCall(CheckRowForm(A, H, what));
     PetscCall(CheckDeviceSliceLogic(A, H, what));
     { /* the chooser's documented rule (layout.c): power-law rows (std/mean > 1) sort in 4096-row windows,
@@ -654,8 +654,8 @@ static PetscErrorCode BiasLevel(const CSR *A, PetscBool gpu)
   PetscCall(MatView(E[0], PETSC_VIEWER_STDOUT_SELF));
   PetscCall(MatView(E[1], PETSC_VIEWER_STDOUT_SELF));
   PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
-  CHECK(info[0].nbias > 0, "%s: no slice with a per-step bias", A->name);
-  CHECK(info[1].nbias == 0, "%s: %" PetscInt_FMT " slices with a per-step bias under -mat_ellwarp_compress_bias 0", A->name, info[1].nbias);
+  CHECK(info[0].nbias > 0, "%s: no slice with a bias per entry position", A->name);
+  CHECK(info[1].nbias == 0, "%s: %" PetscInt_FMT " slices with a bias per entry position under -mat_ellwarp_compress_bias 0", A->name, info[1].nbias);
   CHECK(info[0].nslots == info[1].nslots && info[0].bytes_mult < info[1].bytes_mult, "%s: the bias does not save bytes (%g against %g)", A->name, info[0].bytes_mult, info[1].bytes_mult);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %" PetscInt_FMT " of %" PetscInt_FMT " slices biased (%" PetscInt_FMT " without the bias, 16-bit slices %" PetscInt_FMT "), bytes per MatMult %.4g against %.4g\n", A->name, info[0].nbias, info[0].nslices, info[1].nbias, info[1].n16, info[0].bytes_mult, info[1].bytes_mult));
   PetscCall(MatCreateVecs(E[0], &x, &y[0]));

@@ -30,7 +30,7 @@ typedef struct {
                                  never needs the arrays for it (a device analysis leaves them on the device) */
   PetscCount    *sliceptr; /* [nslices+1] slots of slice s: [sliceptr[s], sliceptr[s+1]) */
   PetscInt      *slicerow; /* [nslices+1] sorted rows of slice s */
-  unsigned char *meta;     /* [nslices] bits 0-3: log2 lanes per row; bit 4: 16-bit columns; bit 5: with a per-step bias */
+  unsigned char *meta;     /* [nslices] bits 0-3: log2 lanes per row; bit 4: 16-bit columns; bit 5: with a bias per entry position */
   PetscCount    *colbase;  /* [nslices] where slice s's columns start in col16 or col32 */
   int           *col32;    /* 32-bit columns, -1 for padding */
   short         *col16;    /* columns as offsets from the lane's own row, ELLWARP_PAD16 for padding */
@@ -56,7 +56,7 @@ typedef struct {
   /* what the analysis chose and saw */
   MatEllwarpKernel kernel;
   PetscInt         threshold, sortwindow, longrow, nsplit, n16, maxrowlen, minrowlen;
-  PetscInt         nbias;            /* of the n16 slices with 16-bit columns, those with a per-step bias (meta bit 5) */
+  PetscInt         nbias;            /* of the n16 slices with 16-bit columns, those with a bias per entry position (meta bit 5) */
   PetscInt         blocksize;        /* threads per CUDA block the chooser picked (-mat_ellwarp_block_size overrides) */
   PetscReal        meanrowlen, stdrowlen;
   PetscBool        analysedondevice; /* built by the device analysis (ellwarpanalysis.h) */
@@ -76,7 +76,7 @@ typedef struct {
   PetscInt         sortwindow; /* -1: automatic; 0: whole matrix; else a multiple of ELLWARP_LANES */
   PetscInt         longrow;    /* rows longer than this go to the chunked path; 0: automatic, <0: never */
   PetscBool        compress;   /* 16-bit column offsets in slices where they fit */
-  PetscBool        compressbias; /* with compress: 16-bit offsets from (row + a per-step bias) in slices where row-relative ones do not fit */
+  PetscBool        compressbias; /* with compress: 16-bit offsets from (row + a bias per entry position of the slice) in slices where row-relative ones do not fit */
   PetscInt         analysis;   /* where the pattern analysis runs: -1 automatic (device with the cuda backend), 0 device, 1 host */
 } EllwarpParams;
 
