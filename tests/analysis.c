@@ -170,29 +170,21 @@ static PetscErrorCode ValidateModes(const CSR *A, const EllwarpLayout *L, const 
     }
   }
   CHECK(n16 == L->n16 && nbias == L->nbias && nb == L->ncolbias, "%s: counts of the column modes", what);
-  /* the kernels' bias fetch (ellwarpcuda.cu), emulated: MultKernel and MultKernelV with one lane per thread load the
-     biases of a window of 32 >> l2 steps, lane i position (k0 << l2) + i, and lane = q * tpr + j takes step k's from
-     lane ((k - k0) << l2) + j; MultKernelV with R lanes per thread loads bias[(k << l2) + ((t * R + jj) & (tpr - 1))];
-     SLICE_LANE_PROLOGUE bias[(k << l2) + (lane & (tpr - 1))].  All must give the bias of EllwarpSliceCol. */
+  /* the kernels' bias fetch (ellwarpcuda.cu), emulated: MultKernel and SLICE_LANE_PROLOGUE load bias[(k << l2) + (lane &
+     (tpr - 1))] at step k, MultKernelV with R lanes per thread t bias[(k << l2) + ((t * R + jj) & (tpr - 1))]; with the
+     16-bit offset they must give EllwarpSliceCol's column */
   for (PetscInt s = 0; s < L->nslices; s++) {
-    const PetscInt l2 = L->meta[s] & 15, tpr = 1 << l2, spw = ELLWARP_LANES >> l2, w = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
+    const PetscInt l2 = L->meta[s] & 15, tpr = 1 << l2, w = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
     const int     *bp = L->colbias + L->biasbase[s];
     if (!(L->meta[s] & 32)) continue;
-    for (PetscInt k0 = 0; k0 < w; k0 += spw) {
-      const PetscInt kn = PetscMin(spw, w - k0);
-      int            mb[ELLWARP_LANES];
-      for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) mb[lane] = lane < (kn << l2) ? bp[(k0 << l2) + lane] : 0;
-      for (PetscInt kk = 0; kk < kn; kk++)
-        for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
-          const PetscInt   k = k0 + kk, j = lane & (tpr - 1), q = lane >> l2;
-          const PetscInt   b = mb[(kk << l2) + j], row = L->slicerow[s] + q < L->slicerow[s + 1] ? L->rowperm[L->slicerow[s] + q] : 0;
-          const PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
-          const short      cc  = L->col16[L->colbase[s] + off];
-          CHECK(b == bp[(k << l2) + j], "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT " lane %" PetscInt_FMT ": the window shuffle gives another bias", what, s, k, lane);
-          for (PetscInt R = 2; R <= 4; R *= 2) CHECK(bp[(k << l2) + (((lane / R) * R + lane % R) & (tpr - 1))] == b, "%s: MultKernelV's bias load (R = %" PetscInt_FMT ")", what, R);
-          if (cc != ELLWARP_PAD16) CHECK(row + b + cc == EllwarpSliceCol(L, s, off, row), "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT " lane %" PetscInt_FMT ": column", what, s, k, lane);
-        }
-    }
+    for (PetscInt k = 0; k < w; k++)
+      for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
+        const PetscInt   q = lane >> l2, b = bp[(k << l2) + (lane & (tpr - 1))], row = L->slicerow[s] + q < L->slicerow[s + 1] ? L->rowperm[L->slicerow[s] + q] : 0;
+        const PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
+        const short      cc  = L->col16[L->colbase[s] + off];
+        for (PetscInt R = 2; R <= 4; R *= 2) CHECK(bp[(k << l2) + (((lane / R) * R + lane % R) & (tpr - 1))] == b, "%s: MultKernelV's bias load (R = %" PetscInt_FMT ")", what, R);
+        if (cc != ELLWARP_PAD16) CHECK(row + b + cc == EllwarpSliceCol(L, s, off, row), "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT " lane %" PetscInt_FMT ": column", what, s, k, lane);
+      }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

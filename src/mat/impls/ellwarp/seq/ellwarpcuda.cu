@@ -41,6 +41,7 @@ typedef struct {
   const short         *col16;
   const int           *colbias;
   PetscCount           longcolbase;
+  bool                 biased; /* some slice has biased 16-bit columns: the product kernels with code for them */
 } DevLayout;
 
 static DevLayout View(const EllwarpStore *S)
@@ -65,6 +66,7 @@ static DevLayout View(const EllwarpStore *S)
   d.colbias     = S->colbias;
   d.biasbase    = S->biasbase;
   d.longcolbase = S->L->longcolbase;
+  d.biased      = S->L->nbias > 0;
   return d;
 }
 
@@ -513,7 +515,7 @@ __device__ static void LongChunk(const DevLayout &d, const PetscScalar *__restri
    slice per warp.  Column indices and values are streamed once (__ldcs: keep them out of L2 so x stays
    cached); x is gathered through the read-only path.  16-bit slices store columns as offsets from the
    lane's own row: 10 instead of 12 bytes per entry. */
-template <bool ADD, bool ABS>
+template <bool ADD, bool ABS, bool BIAS>
 __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
   if (blockIdx.x < d.nchunks) {
@@ -532,22 +534,17 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const Pet
   const PetscScalar *v    = val + base + lane;
   PetscScalar        sum  = 0.0;
 
-  if (meta & 32) { /* 16-bit offsets from row + bias[e], e = k * tpr + j the entry position of the lane's row (at most 8
-                      lanes per row): per window of 32 / tpr steps lane i loads the bias of the window's position i (one
-                      coalesced load; K1: 32 steps), each step a lane takes its own from that lane by a shuffle.  The
-                      same x entries as 32-bit columns, so the same products */
-    const short *c   = d.col16 + d.colbase[s] + lane;
-    const int   *bp  = d.colbias + d.biasbase[s];
-    const int    spw = ELLWARP_LANES >> l2, j = lane & ((1 << l2) - 1);
-    for (int k0 = 0; k0 < w; k0 += spw) {
-      const int kn = min(spw, w - k0), mb = lane < (kn << l2) ? __ldg(bp + (k0 << l2) + lane) : 0;
+  if (BIAS && (meta & 32)) { /* 16-bit offsets from row + bias[e], e = k * tpr + j the entry position of the lane's row:
+                               one more load per step (K1: the same address for the warp, K2: tpr neighbours; L1).  The
+                               same x entries as 32-bit columns, so the same products */
+    const short *c  = d.col16 + d.colbase[s] + lane;
+    const int   *bp = d.colbias + d.biasbase[s] + (lane & ((1 << l2) - 1));
 #pragma unroll ellwarp_unroll
-      for (int kk = 0; kk < kn; kk++) {
-        const int         b  = __shfl_sync(0xffffffffu, mb, (kk << l2) + j);
-        const short       cc = __ldcs(c + (size_t)(k0 + kk) * ELLWARP_LANES);
-        const PetscScalar vv = __ldcs(v + (size_t)(k0 + kk) * ELLWARP_LANES);
-        if (cc != ELLWARP_PAD16) sum += (ABS ? fabs(vv) : vv) * __ldg(x + (row + b + cc));
-      }
+    for (int k = 0; k < w; k++) {
+      const short       cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      const PetscScalar vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
+      const int         b  = __ldg(bp + (k << l2));
+      if (cc != ELLWARP_PAD16) sum += (ABS ? fabs(vv) : vv) * __ldg(x + (row + b + cc));
     }
   } else if (meta & 16) {
     const short *c = d.col16 + d.colbase[s] + lane;
@@ -678,16 +675,13 @@ __device__ __forceinline__ void LdCol32R(const int *__restrict__ p, int c[R])
   }
 }
 
-/* the biases of a thread's R lanes at step k of a biased slice (MultKernelV): R = 1 from lane (k - k0) * tpr + j of
-   the window's load mb (a shuffle: the whole warp must call it), else loads of bias[k * tpr + j] */
+/* the biases of a thread's R lanes at step k of a biased slice (MultKernelV): bias[(k << l2) + j], j the lane's place in
+   its row (K1: one address for the warp) */
 template <int R>
-__device__ __forceinline__ void BiasR(const int *__restrict__ bp, int mb, int k, int k0, int l2, int t, int b[R])
+__device__ __forceinline__ void BiasR(const int *__restrict__ bp, int k, int l2, int t, int b[R])
 {
-  if constexpr (R == 1) b[0] = __shfl_sync(0xffffffffu, mb, ((k - k0) << l2) + (t & ((1 << l2) - 1)));
-  else {
 #pragma unroll
-    for (int j = 0; j < R; j++) b[j] = __ldg(bp + (k << l2) + ((t * R + j) & ((1 << l2) - 1)));
-  }
+  for (int j = 0; j < R; j++) b[j] = __ldg(bp + (k << l2) + ((t * R + j) & ((1 << l2) - 1)));
 }
 
 /* A long-row chunk with U entries per thread loaded (columns and values, then x) before any is summed; each
@@ -740,6 +734,7 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
     return;
   }
   constexpr int  NC    = FL & 1;                /* -mat_ellwarp_mult_nc */
+  constexpr bool BIAS  = (FL & 4) != 0;         /* the layout has biased 16-bit slices (else the kernel has no code for them) */
   constexpr int  STEPS = (FL & 2) ? 8 : 4;        /* steps in flight: 4 as MultKernel (ellwarp_unroll), or -mat_ellwarp_mult_unroll 8 */
   constexpr int  TPS   = ELLWARP_LANES / R;       /* threads per slice */
   constexpr int  UN    = A >= STEPS ? 1 : STEPS / A;
@@ -769,44 +764,36 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
     for (int a = 0; a < A; a++) acc[j][a] = 0.0;
   }
   const PetscScalar *v = val + base + t * R;
-  if (meta & 32) { /* 16-bit offsets from row + bias[e] (MultKernel's loop over windows of 32 / tpr steps: at most 8 lanes
-                      per row, so the windows start at multiples of A and step k still goes to accumulator k % A) */
-    const short *c   = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
-    const int   *bp  = d.colbias + (sv ? d.biasbase[s] : 0);
-    const int    spw = ELLWARP_LANES >> l2;
-    for (int k0 = 0; k0 < w; k0 += spw) {
-      const int k1 = min(w, k0 + spw);
-      /* R = 1: one slice per warp, whose lane i loads the bias of the window's position i, shuffled at each step;
-         R > 1: the warp's R slices have their own widths (no full-warp shuffle), each lane's bias is a load (L1) */
-      const int mb = R == 1 && t < ((k1 - k0) << l2) ? __ldg(bp + (k0 << l2) + t) : 0;
-      int       k  = k0;
+  if (BIAS && (meta & 32)) { /* 16-bit offsets from row + bias[e] (MultKernel's): one more load per step and lane */
+    const short *c  = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
+    const int   *bp = d.colbias + (sv ? d.biasbase[s] : 0);
+    int          k  = 0;
 #pragma unroll UN
-      for (; k + A <= k1; k += A) {
+    for (; k + A <= w; k += A) {
 #pragma unroll
-        for (int a = 0; a < A; a++) {
-          int         cc[R], bb[R];
-          PetscScalar vv[R];
-          BiasR<R>(bp, mb, k + a, k0, l2, t, bb);
-          LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
-          LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+      for (int a = 0; a < A; a++) {
+        int         cc[R], bb[R];
+        PetscScalar vv[R];
+        LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
+        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+        BiasR<R>(bp, k + a, l2, t, bb);
 #pragma unroll
-          for (int j = 0; j < R; j++)
-            if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
-        }
+        for (int j = 0; j < R; j++)
+          if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
       }
-#pragma unroll
-      for (int a = 0; a < A; a++)
-        if (k + a < k1) { /* R = 1: uniform over the warp, which shuffles */
-          int         cc[R], bb[R];
-          PetscScalar vv[R];
-          BiasR<R>(bp, mb, k + a, k0, l2, t, bb);
-          LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
-          LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
-#pragma unroll
-          for (int j = 0; j < R; j++)
-            if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
-        }
     }
+#pragma unroll
+    for (int a = 0; a < A; a++)
+      if (k + a < w) {
+        int         cc[R], bb[R];
+        PetscScalar vv[R];
+        LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
+        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+        BiasR<R>(bp, k + a, l2, t, bb);
+#pragma unroll
+        for (int j = 0; j < R; j++)
+          if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
+      }
   } else if (meta & 16) {
     const short *c = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
     int          k = 0;
@@ -1073,10 +1060,16 @@ static PetscErrorCode CUDAScatter(const EllwarpStore *S, PetscScalar *csr)
 template <bool ADD, int R, int A>
 static void LaunchMultV(int nc, unsigned nb, unsigned bs, const DevLayout &d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
 {
-  if (nc == 3) MultKernelV<ADD, R, A, 3><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
-  else if (nc == 2) MultKernelV<ADD, R, A, 2><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
-  else if (nc == 1) MultKernelV<ADD, R, A, 1><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
-  else MultKernelV<ADD, R, A, 0><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+  switch (nc) { /* bit 2: the layout has biased slices */
+  case 7: MultKernelV<ADD, R, A, 7><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
+  case 6: MultKernelV<ADD, R, A, 6><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
+  case 5: MultKernelV<ADD, R, A, 5><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
+  case 4: MultKernelV<ADD, R, A, 4><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
+  case 3: MultKernelV<ADD, R, A, 3><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
+  case 2: MultKernelV<ADD, R, A, 2><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
+  case 1: MultKernelV<ADD, R, A, 1><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
+  default: MultKernelV<ADD, R, A, 0><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+  }
 }
 
 template <bool ADD, int R>
@@ -1104,7 +1097,7 @@ static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLa
   nb = d.nchunks + (d.nslices + spb - 1) / spb;
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
   if (nb) {
-    const int acc = (int)t->multacc, nc = (t->multnc ? 1 : 0) | (t->multunroll == 8 ? 2 : 0); /* MultKernelV's FL */
+    const int acc = (int)t->multacc, nc = (t->multnc ? 1 : 0) | (t->multunroll == 8 ? 2 : 0) | (d.biased ? 4 : 0); /* MultKernelV's FL */
     if (add) {
       if (R == 4) LaunchMultVA<true, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
       else if (R == 2) LaunchMultVA<true, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
@@ -1139,9 +1132,16 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
   nb = L->nchunks + (d.nslices + wpb - 1) / wpb;
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
   if (nb) {
-    if (abs) MultKernel<false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
-    else if (z) MultKernel<true, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
-    else MultKernel<false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+    /* layouts without biased slices run kernels without code for them (no registers spent on it) */
+    if (d.biased) {
+      if (abs) MultKernel<false, true, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+      else if (z) MultKernel<true, false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+      else MultKernel<false, false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+    } else {
+      if (abs) MultKernel<false, true, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+      else if (z) MultKernel<true, false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+      else MultKernel<false, false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+    }
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
