@@ -31,7 +31,7 @@ struct _EllwarpStore {
 /* the device view of a layout, passed by value to the kernels */
 typedef struct {
   PetscInt             nslices, nlong;
-  const PetscCount    *sliceptr, *colbase, *longptr, *chunkptr, *biasbase;
+  const PetscCount    *sliceptr, *colbase, *longptr, *chunkptr;
   PetscInt             nchunks;
   const PetscInt      *slicerow, *rowperm, *longchunk, *chunkrow;
   int                 *count;
@@ -39,10 +39,15 @@ typedef struct {
   const unsigned char *meta;
   const int           *col32;
   const short         *col16;
-  const int           *colbias;
   PetscCount           longcolbase;
-  bool                 biased; /* some slice has biased 16-bit columns: the product kernels with code for them */
 } DevLayout;
+
+/* the biases of the biased 16-bit slices (ellwarplayout.h), a parameter of their own for the kernels that read
+   columns: DevLayout keeps its size, so the kernels that do not read them compile exactly as before */
+typedef struct {
+  const PetscCount *biasbase;
+  const int        *colbias;
+} DevBias;
 
 static DevLayout View(const EllwarpStore *S)
 {
@@ -63,11 +68,16 @@ static DevLayout View(const EllwarpStore *S)
   d.meta        = S->meta;
   d.col32       = S->col32;
   d.col16       = S->col16;
-  d.colbias     = S->colbias;
-  d.biasbase    = S->biasbase;
   d.longcolbase = S->L->longcolbase;
-  d.biased      = S->L->nbias > 0;
   return d;
+}
+
+static DevBias BiasView(const EllwarpStore *S)
+{
+  DevBias b;
+  b.biasbase = S->biasbase;
+  b.colbias  = S->colbias;
+  return b;
 }
 
 #define ELLWARP_RED_BLOCKS 512
@@ -516,7 +526,7 @@ __device__ static void LongChunk(const DevLayout &d, const PetscScalar *__restri
    cached); x is gathered through the read-only path.  16-bit slices store columns as offsets from the
    lane's own row: 10 instead of 12 bytes per entry. */
 template <bool ADD, bool ABS, bool BIAS>
-__global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+__global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
   if (blockIdx.x < d.nchunks) {
     LongChunk<ADD, ABS>(d, val, x, z, y);
@@ -538,7 +548,7 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const Pet
                                one more load per step (K1: the same address for the warp, K2: tpr neighbours; L1).  The
                                same x entries as 32-bit columns, so the same products */
     const short *c  = d.col16 + d.colbase[s] + lane;
-    const int   *bp = d.colbias + d.biasbase[s] + (lane & ((1 << l2) - 1));
+    const int   *bp = bz.colbias + bz.biasbase[s] + (lane & ((1 << l2) - 1));
 #pragma unroll ellwarp_unroll
     for (int k = 0; k < w; k++) {
       const short       cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
@@ -727,7 +737,7 @@ __global__ static void __launch_bounds__(1024) LongKernel(DevLayout d, const Pet
 }
 
 template <bool ADD, int R, int A, int FL>
-__global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
+__global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
 {
   if (blockIdx.x < d.nchunks) { /* the plain chunk loop; the unrolled ones run in LongKernel (their registers would limit this kernel's occupancy) */
     LongChunk<ADD, false>(d, val, x, z, y);
@@ -766,7 +776,7 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
   const PetscScalar *v = val + base + t * R;
   if (BIAS && (meta & 32)) { /* 16-bit offsets from row + bias[e] (MultKernel's): one more load per step and lane */
     const short *c  = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
-    const int   *bp = d.colbias + (sv ? d.biasbase[s] : 0);
+    const int   *bp = bz.colbias + (sv ? bz.biasbase[s] : 0);
     int          k  = 0;
 #pragma unroll UN
     for (; k + A <= w; k += A) {
@@ -904,20 +914,20 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
     int              col; \
     if (meta & 16) { /* bit 5: from row + bias[k * tpr + j] */ \
       const short cc = d.col16[d.colbase[s] + off]; \
-      col            = cc == ELLWARP_PAD16 ? -1 : (int)(row + ((meta & 32) ? d.colbias[d.biasbase[s] + (k << (meta & 15)) + (lane & ((1 << (meta & 15)) - 1))] : 0) + cc); \
+      col            = cc == ELLWARP_PAD16 ? -1 : (int)(row + ((meta & 32) ? bz.colbias[bz.biasbase[s] + (k << (meta & 15)) + (lane & ((1 << (meta & 15)) - 1))] : 0) + cc); \
     } else col = d.col32[d.colbase[s] + off]; \
     if (col < 0) continue; \
     SLOT_BODY; \
   }
 
-__global__ static void DiagScaleKernel(DevLayout d, PetscScalar *val, const PetscScalar *l, const PetscScalar *rr)
+__global__ static void DiagScaleKernel(DevLayout d, DevBias bz, PetscScalar *val, const PetscScalar *l, const PetscScalar *rr)
 {
 #define SLOT_BODY val[slot] *= (l ? l[row] : 1.0) * (rr ? rr[col] : 1.0)
   SLICE_LANE_PROLOGUE
 #undef SLOT_BODY
 }
 
-__global__ static void ZeroMaskedKernel(DevLayout d, PetscScalar *val, const char *rmask, const char *cmask, PetscScalar diag)
+__global__ static void ZeroMaskedKernel(DevLayout d, DevBias bz, PetscScalar *val, const char *rmask, const char *cmask, PetscScalar diag)
 {
 #define SLOT_BODY \
   if ((rmask && rmask[row]) || (cmask && cmask[col])) val[slot] = (col == row) ? diag : 0.0
@@ -1058,29 +1068,29 @@ static PetscErrorCode CUDAScatter(const EllwarpStore *S, PetscScalar *csr)
 
 /* the kernel variants of EllwarpTune (only for the products; MatNorm's |A| product keeps MultKernel) */
 template <bool ADD, int R, int A>
-static void LaunchMultV(int nc, unsigned nb, unsigned bs, const DevLayout &d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
+static void LaunchMultV(int nc, unsigned nb, unsigned bs, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
 {
   switch (nc) { /* bit 2: the layout has biased slices */
-  case 7: MultKernelV<ADD, R, A, 7><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
-  case 6: MultKernelV<ADD, R, A, 6><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
-  case 5: MultKernelV<ADD, R, A, 5><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
-  case 4: MultKernelV<ADD, R, A, 4><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
-  case 3: MultKernelV<ADD, R, A, 3><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
-  case 2: MultKernelV<ADD, R, A, 2><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
-  case 1: MultKernelV<ADD, R, A, 1><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu); break;
-  default: MultKernelV<ADD, R, A, 0><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+  case 7: MultKernelV<ADD, R, A, 7><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 6: MultKernelV<ADD, R, A, 6><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 5: MultKernelV<ADD, R, A, 5><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 4: MultKernelV<ADD, R, A, 4><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 3: MultKernelV<ADD, R, A, 3><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 2: MultKernelV<ADD, R, A, 2><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 1: MultKernelV<ADD, R, A, 1><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  default: MultKernelV<ADD, R, A, 0><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu);
   }
 }
 
 template <bool ADD, int R>
-static void LaunchMultVA(int acc, int nc, unsigned nb, unsigned bs, const DevLayout &d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
+static void LaunchMultVA(int acc, int nc, unsigned nb, unsigned bs, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
 {
-  if (acc == 4) LaunchMultV<ADD, R, 4>(nc, nb, bs, d, x, vals, z, y, lu);
-  else if (acc == 2) LaunchMultV<ADD, R, 2>(nc, nb, bs, d, x, vals, z, y, lu);
-  else LaunchMultV<ADD, R, 1>(nc, nb, bs, d, x, vals, z, y, lu);
+  if (acc == 4) LaunchMultV<ADD, R, 4>(nc, nb, bs, d, bz, x, vals, z, y, lu);
+  else if (acc == 2) LaunchMultV<ADD, R, 2>(nc, nb, bs, d, bz, x, vals, z, y, lu);
+  else LaunchMultV<ADD, R, 1>(nc, nb, bs, d, bz, x, vals, z, y, lu);
 }
 
-static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLayout d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLayout d, DevBias bz, bool biased, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
   const int          R   = (int)t->multlanes, spb = (int)(bs * R / ELLWARP_LANES), lu = (int)t->longunroll;
   const bool         add = z != NULL;
@@ -1097,15 +1107,15 @@ static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLa
   nb = d.nchunks + (d.nslices + spb - 1) / spb;
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
   if (nb) {
-    const int acc = (int)t->multacc, nc = (t->multnc ? 1 : 0) | (t->multunroll == 8 ? 2 : 0) | (d.biased ? 4 : 0); /* MultKernelV's FL */
+    const int acc = (int)t->multacc, nc = (t->multnc ? 1 : 0) | (t->multunroll == 8 ? 2 : 0) | (biased ? 4 : 0); /* MultKernelV's FL */
     if (add) {
-      if (R == 4) LaunchMultVA<true, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
-      else if (R == 2) LaunchMultVA<true, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
-      else LaunchMultVA<true, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
+      if (R == 4) LaunchMultVA<true, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
+      else if (R == 2) LaunchMultVA<true, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
+      else LaunchMultVA<true, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
     } else {
-      if (R == 4) LaunchMultVA<false, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
-      else if (R == 2) LaunchMultVA<false, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
-      else LaunchMultVA<false, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
+      if (R == 4) LaunchMultVA<false, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
+      else if (R == 2) LaunchMultVA<false, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
+      else LaunchMultVA<false, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
     }
     PetscCallCUDA(cudaGetLastError());
   }
@@ -1117,6 +1127,8 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
   const EllwarpLayout *L   = S->L;
   const int            wpb = (int)(bs / ELLWARP_LANES);
   DevLayout            d   = View(S);
+  const DevBias        bz  = BiasView(S);
+  const bool           biased = L->nbias > 0; /* layouts without biased slices run kernel instances without code for them */
   PetscInt             nb;
 
   PetscFunctionBegin;
@@ -1125,7 +1137,7 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
     EllwarpTune t;
     EllwarpTuneResolve(L, S->tune, &t);
     if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll > 1 || t.longblock) {
-      PetscCall(LaunchMultVariant(&t, bs, d, x, vals, z, y));
+      PetscCall(LaunchMultVariant(&t, bs, d, bz, biased, x, vals, z, y));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
@@ -1133,14 +1145,14 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
   if (nb) {
     /* layouts without biased slices run kernels without code for them (no registers spent on it) */
-    if (d.biased) {
-      if (abs) MultKernel<false, true, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
-      else if (z) MultKernel<true, false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
-      else MultKernel<false, false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+    if (biased) {
+      if (abs) MultKernel<false, true, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+      else if (z) MultKernel<true, false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+      else MultKernel<false, false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
     } else {
-      if (abs) MultKernel<false, true, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
-      else if (z) MultKernel<true, false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
-      else MultKernel<false, false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+      if (abs) MultKernel<false, true, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+      else if (z) MultKernel<true, false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+      else MultKernel<false, false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
     }
     PetscCallCUDA(cudaGetLastError());
   }
@@ -1199,7 +1211,7 @@ static PetscErrorCode CUDADiagScale(EllwarpStore *S, const PetscScalar *l, const
 {
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nslices + S->L->nlong) DiagScaleKernel<<<SliceBlocks(S->L), 256, 0, Stream()>>>(View(S), S->val, l, r);
+  if (S->L->nslices + S->L->nlong) DiagScaleKernel<<<SliceBlocks(S->L), 256, 0, Stream()>>>(View(S), BiasView(S), S->val, l, r);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1214,7 +1226,7 @@ static PetscErrorCode CUDAZeroMasked(EllwarpStore *S, const char *rmask, const c
   if (rmask) PetscCall(Upload(&dr, rmask, (size_t)L->nrows, "row mask"));
   if (cmask) PetscCall(Upload(&dc, cmask, (size_t)L->ncols, "column mask"));
   PetscCall(PetscLogGpuTimeBegin());
-  if (L->nslices + L->nlong) ZeroMaskedKernel<<<SliceBlocks(L), 256, 0, Stream()>>>(View(S), S->val, dr, dc, diag);
+  if (L->nslices + L->nlong) ZeroMaskedKernel<<<SliceBlocks(L), 256, 0, Stream()>>>(View(S), BiasView(S), S->val, dr, dc, diag);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCallCUDA(cudaStreamSynchronize(Stream()));
