@@ -524,7 +524,8 @@ __device__ static void LongChunk(const DevLayout &d, const PetscScalar *__restri
 /* y[rowperm[r]] = sum_k val*x[col] (+ z).  Blocks [0, nchunks) do the long-row chunks, the others one
    slice per warp.  Column indices and values are streamed once (__ldcs: keep them out of L2 so x stays
    cached); x is gathered through the read-only path.  16-bit slices store columns as offsets from the
-   lane's own row: 10 instead of 12 bytes per entry. */
+   lane's own row: 10 instead of 12 bytes per entry.  BIAS: the instance for layouts with biased 16-bit slices
+   (offsets from the row plus a bias per entry position, ellwarplayout.h); the others have no code for them. */
 template <bool ADD, bool ABS, bool BIAS>
 __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
