@@ -19,6 +19,7 @@
 .  -mat_ellwarp_sort_window <n>         - sort rows by length within windows of n rows (-1: automatic, the default; 0: whole matrix)
 .  -mat_ellwarp_long_row <n>            - rows longer than n go to the chunked path (0: automatic, -1: never)
 .  -mat_ellwarp_compress_columns <bool>  - 16-bit column offsets in slices where they fit (default true)
+.  -mat_ellwarp_compress_bias <bool>     - with compressed columns: 16-bit offsets from the row plus a bias per entry position where row-relative ones do not fit (default true)
 -  -mat_ellwarp_backend <cuda,host>     - where the layout lives and the kernels run
 
    Level: beginner
@@ -57,6 +58,7 @@ typedef struct {
   PetscInt         nslices;     /* warp-sized slices */
   PetscInt         nsplit;      /* slices whose rows are split over several lanes (K2) */
   PetscInt         n16;         /* slices whose columns are stored as 16-bit offsets */
+  PetscInt         nbias;       /* of those, the slices whose offsets are from the row plus a bias per entry position */
   PetscInt         nlong;       /* rows summed by the chunked long-row path */
   PetscInt         maxrowlen, minrowlen;
   PetscReal        meanrowlen, stdrowlen;

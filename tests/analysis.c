@@ -1,6 +1,10 @@
 /* The pattern analysis: the host analysis (layout.c, the reference) checked against the CSR pattern on
    FE-like, random, power-law and degenerate matrices (empty rows, one very long row, 1x1, all-zero,
-   0x0, rectangular, a transpose with an entry map) under many parameter sets; with -gpu, the device
+   0x0, rectangular, a transpose with an entry map), and on matrices whose rows share a stencil far from
+   the diagonal (a periodic lattice like SynthQCD, a common stencil with wrap-around, both also mixed with
+   row-relative and 32-bit slices) where the biased 16-bit column mode must be chosen -- each slice's mode
+   is checked against its definition (row-relative if it fits, else biased if every step's span fits, else
+   32-bit) -- under many parameter sets; with -gpu, the device
    analysis (ellwarpanalysis.cu) must build exactly the same layout -- every array and every scalar --
    and matrices analysed on the device must multiply bitwise like those analysed on the host.
 
@@ -11,6 +15,8 @@
 #include "testutil.h"
 #include <petsc/private/ellwarpanalysis.h>
 #include <petsc/private/ellwarpkuhn.h>
+#include "stenciltestutil.h"
+#include <limits.h>
 
 static PetscInt nchecks, nlayouts;
 
@@ -125,6 +131,63 @@ static PetscErrorCode FreeCSR(CSR *A)
     nchecks++; \
     PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__); \
   } while (0)
+
+/* each slice's column mode against its definition: 16-bit from the row when every entry is within +-32767 of its
+   row; else, with at most 1 << ELLWARP_BIAS_MAXL2 lanes per row, 16-bit from row + bias[e] when at every entry
+   position e of the slice's rows the span of (col - row) is at most ELLWARP_BIAS_SPAN (and the bias is the
+   span's midpoint, 0 where no row has an entry); else 32-bit.  Counts, sizes and bias offsets. */
+static PetscErrorCode ValidateModes(const CSR *A, const EllwarpLayout *L, const EllwarpParams *par, const char *what)
+{
+  PetscInt   n16 = 0, nbias = 0;
+  PetscCount nb = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt s = 0; s < L->nslices; s++) {
+    PetscInt  l2 = L->meta[s] & 15, w = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
+    PetscBool rowrel = PETSC_TRUE, biasok = (PetscBool)(l2 <= ELLWARP_BIAS_MAXL2);
+    for (PetscInt e = 0; e < (w << l2); e++) {
+      long long mn = LLONG_MAX, mx = LLONG_MIN;
+      for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
+        PetscInt row = L->rowperm[L->slicerow[s] + q];
+        if (e >= A->ai[row + 1] - A->ai[row]) continue;
+        long long d = (long long)A->aj[A->ai[row] + e] - row;
+        if (d < -32767 || d > 32767) rowrel = PETSC_FALSE;
+        mn = PetscMin(mn, d);
+        mx = PetscMax(mx, d);
+      }
+      if (mn <= mx && mx - mn > ELLWARP_BIAS_SPAN) biasok = PETSC_FALSE;
+      if (L->meta[s] & 32) CHECK(L->colbias[L->biasbase[s] + e] == (mn <= mx ? (int)(mn + (mx - mn) / 2) : 0), "%s: slice %" PetscInt_FMT " position %" PetscInt_FMT ": bias %d is not the span's midpoint", what, s, e, L->colbias[L->biasbase[s] + e]);
+    }
+    {
+      const int mode = !par->compress ? 0 : (rowrel ? 16 : (par->compressbias && biasok ? 48 : 0));
+      CHECK((L->meta[s] & 48) == mode, "%s: slice %" PetscInt_FMT " has column mode %d, not %d", what, s, L->meta[s] & 48, mode);
+    }
+    if (L->meta[s] & 16) n16++;
+    CHECK(L->biasbase[s] == nb, "%s: bias offset of slice %" PetscInt_FMT, what, s);
+    if (L->meta[s] & 32) {
+      nbias++;
+      nb += (PetscCount)w << l2;
+    }
+  }
+  CHECK(n16 == L->n16 && nbias == L->nbias && nb == L->ncolbias, "%s: counts of the column modes", what);
+  /* the kernels' bias fetch (ellwarpcuda.cu), emulated: MultKernel and SLICE_LANE_PROLOGUE load bias[(k << l2) + (lane &
+     (tpr - 1))] at step k, MultKernelV with R lanes per thread t bias[(k << l2) + ((t * R + jj) & (tpr - 1))]; with the
+     16-bit offset they must give EllwarpSliceCol's column */
+  for (PetscInt s = 0; s < L->nslices; s++) {
+    const PetscInt l2 = L->meta[s] & 15, tpr = 1 << l2, w = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
+    const int     *bp = L->colbias + L->biasbase[s];
+    if (!(L->meta[s] & 32)) continue;
+    for (PetscInt k = 0; k < w; k++)
+      for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
+        const PetscInt   q = lane >> l2, b = bp[(k << l2) + (lane & (tpr - 1))], row = L->slicerow[s] + q < L->slicerow[s + 1] ? L->rowperm[L->slicerow[s] + q] : 0;
+        const PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
+        const short      cc  = L->col16[L->colbase[s] + off];
+        for (PetscInt R = 2; R <= 4; R *= 2) CHECK(bp[(k << l2) + (((lane / R) * R + lane % R) & (tpr - 1))] == b, "%s: MultKernelV's bias load (R = %" PetscInt_FMT ")", what, R);
+        if (cc != ELLWARP_PAD16) CHECK(row + b + cc == EllwarpSliceCol(L, s, off, row), "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT " lane %" PetscInt_FMT ": column", what, s, k, lane);
+      }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* the host layout against its CSR: a permutation with long rows first, windows sorted longest first and
    stable, every entry in exactly one slot with its column, padding elsewhere, the diagonal slots */
@@ -339,6 +402,8 @@ static PetscErrorCode CompareDevice(const CSR *A, const EllwarpParams *par, cons
   SAME(longrow);
   SAME(nsplit);
   SAME(n16);
+  SAME(nbias);
+  SAME(ncolbias);
   SAME(maxrowlen);
   SAME(minrowlen);
   SAME(meanrowlen);
@@ -350,6 +415,8 @@ static PetscErrorCode CompareDevice(const CSR *A, const EllwarpParams *par, cons
   SAMEARR(colbase, H->nslices);
   SAMEARR(col32, H->ncol32 + (H->nslots - H->sliceptr[H->nslices]));
   SAMEARR(col16, H->ncol16);
+  SAMEARR(colbias, H->ncolbias);
+  SAMEARR(biasbase, H->nslices);
   SAMEARR(rowperm, H->nrows);
   SAMEARR(slot2csr, H->nslots);
   SAMEARR(diagslot, H->nrows);
@@ -367,23 +434,27 @@ typedef struct {
   const char      *name;
   MatEllwarpKernel kernel;
   PetscInt         threshold, sortwindow, longrow;
-  PetscBool        compress;
+  PetscBool        compress, bias;
 } ParamSet;
 
 static const ParamSet psets[] = {
-  {"auto",        MAT_ELLWARP_KERNEL_AUTO, 0, -1, 0,  PETSC_TRUE },
-  {"k1",          MAT_ELLWARP_KERNEL_K1,   0, -1, 0,  PETSC_TRUE },
-  {"k1_long100",  MAT_ELLWARP_KERNEL_K1,   0, 0,  100, PETSC_TRUE },
-  {"k2_auto",     MAT_ELLWARP_KERNEL_K2,   0, -1, 0,  PETSC_TRUE },
-  {"k2_T8",       MAT_ELLWARP_KERNEL_K2,   8, -1, 0,  PETSC_TRUE },
-  {"k2_T3_w64",   MAT_ELLWARP_KERNEL_K2,   3, 64, 0,  PETSC_TRUE },
-  {"whole",       MAT_ELLWARP_KERNEL_AUTO, 0, 0,  0,  PETSC_TRUE },
-  {"w256",        MAT_ELLWARP_KERNEL_AUTO, 0, 256, 0, PETSC_TRUE },
-  {"w32_k1",      MAT_ELLWARP_KERNEL_K1,   0, 32, 0,  PETSC_TRUE },
-  {"long64",      MAT_ELLWARP_KERNEL_AUTO, 0, -1, 64, PETSC_TRUE },
-  {"nolong",      MAT_ELLWARP_KERNEL_AUTO, 0, -1, -1, PETSC_TRUE },
-  {"nocompress",  MAT_ELLWARP_KERNEL_AUTO, 0, -1, 0,  PETSC_FALSE},
+  {"auto",        MAT_ELLWARP_KERNEL_AUTO, 0, -1, 0,  PETSC_TRUE,  PETSC_TRUE },
+  {"k1",          MAT_ELLWARP_KERNEL_K1,   0, -1, 0,  PETSC_TRUE,  PETSC_TRUE },
+  {"k1_long100",  MAT_ELLWARP_KERNEL_K1,   0, 0,  100, PETSC_TRUE,  PETSC_TRUE },
+  {"k2_auto",     MAT_ELLWARP_KERNEL_K2,   0, -1, 0,  PETSC_TRUE,  PETSC_TRUE },
+  {"k2_T8",       MAT_ELLWARP_KERNEL_K2,   8, -1, 0,  PETSC_TRUE,  PETSC_TRUE },
+  {"k2_T3_w64",   MAT_ELLWARP_KERNEL_K2,   3, 64, 0,  PETSC_TRUE,  PETSC_TRUE },
+  {"whole",       MAT_ELLWARP_KERNEL_AUTO, 0, 0,  0,  PETSC_TRUE,  PETSC_TRUE },
+  {"w256",        MAT_ELLWARP_KERNEL_AUTO, 0, 256, 0, PETSC_TRUE,  PETSC_TRUE },
+  {"w32_k1",      MAT_ELLWARP_KERNEL_K1,   0, 32, 0,  PETSC_TRUE,  PETSC_TRUE },
+  {"long64",      MAT_ELLWARP_KERNEL_AUTO, 0, -1, 64, PETSC_TRUE,  PETSC_TRUE },
+  {"nolong",      MAT_ELLWARP_KERNEL_AUTO, 0, -1, -1, PETSC_TRUE,  PETSC_TRUE },
+  {"nobias",      MAT_ELLWARP_KERNEL_AUTO, 0, -1, 0,  PETSC_TRUE,  PETSC_FALSE},
+  {"k2_T4_nobias", MAT_ELLWARP_KERNEL_K2,  4, -1, 0,  PETSC_TRUE,  PETSC_FALSE},
+  {"nocompress",  MAT_ELLWARP_KERNEL_AUTO, 0, -1, 0,  PETSC_FALSE, PETSC_TRUE },
 };
+
+static PetscBool expectbias; /* the matrix under test must get biased slices when the mode is on */
 
 static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
 {
@@ -399,9 +470,12 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
     par.sortwindow = psets[p].sortwindow;
     par.longrow    = psets[p].longrow;
     par.compress   = psets[p].compress;
+    par.compressbias = psets[p].bias;
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s/%s", A->name, psets[p].name));
     PetscCall(EllwarpLayoutCreate(A->m, A->n, A->ai, A->aj, A->map, &par, &H));
     PetscCall(Validate(A, H, what));
+    PetscCall(ValidateModes(A, H, &par, what));
+    if (expectbias) CHECK((H->nbias > 0) == (par.compress && par.compressbias), "%s: %" PetscInt_FMT " slices with a bias per entry position", what, H->nbias);
     PetscCall(CheckRowForm(A, H, what));
     PetscCall(CheckDeviceSliceLogic(A, H, what));
     { /* the chooser's documented rule (layout.c): power-law rows (std/mean > 1) sort in 1024-row windows,
@@ -535,6 +609,67 @@ static PetscErrorCode MatLevel(const CSR *A, PetscBool gpu)
       PetscCall(VecDestroy(&dg[d]));
     }
   }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xt));
+  for (int d = 0; d < 2; d++) {
+    PetscCall(VecDestroy(&y[d]));
+    PetscCall(VecDestroy(&yt[d]));
+    PetscCall(MatDestroy(&E[d]));
+  }
+  PetscCall(MatDestroy(&B));
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mat_ellwarp_compress_bias: on (the default) the matrix gets biased slices and moves fewer bytes per product;
+   off, none.  The products are bitwise equal either way (the same x entries in the same order), on the host
+   backend and (-gpu) on the device kernels. */
+static PetscErrorCode BiasLevel(const CSR *A, PetscBool gpu)
+{
+  Mat            B, E[2];
+  Vec            x, y[2], xt, yt[2];
+  PetscScalar   *v;
+  PetscBool      eq;
+  MatEllwarpInfo info[2];
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(A->ai[A->m] + 1, &v));
+  for (PetscInt k = 0; k < A->ai[A->m]; k++) v[k] = 1.0 + (PetscScalar)Rand(1000) / 7.0;
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, A->m, A->n, A->ai, A->aj, v, &B));
+  for (int d = 0; d < 2; d++) {
+    if (gpu) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", d ? "host" : "device")); /* and both analyses */
+    if (d) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_compress_bias", "0"));
+    PetscCall(MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E[d]));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_compress_bias"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
+    PetscCall(MatEllwarpGetInfo(E[d], &info[d]));
+  }
+  PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_SELF, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(E[0], PETSC_VIEWER_STDOUT_SELF));
+  PetscCall(MatView(E[1], PETSC_VIEWER_STDOUT_SELF));
+  PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
+  CHECK(info[0].nbias > 0, "%s: no slice with a bias per entry position", A->name);
+  CHECK(info[1].nbias == 0, "%s: %" PetscInt_FMT " slices with a bias per entry position under -mat_ellwarp_compress_bias 0", A->name, info[1].nbias);
+  CHECK(info[0].nslots == info[1].nslots && info[0].bytes_mult < info[1].bytes_mult, "%s: the bias does not save bytes (%g against %g)", A->name, info[0].bytes_mult, info[1].bytes_mult);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %" PetscInt_FMT " of %" PetscInt_FMT " slices biased (%" PetscInt_FMT " without the bias, 16-bit slices %" PetscInt_FMT "), bytes per MatMult %.4g against %.4g\n", A->name, info[0].nbias, info[0].nslices, info[1].nbias, info[1].n16, info[0].bytes_mult, info[1].bytes_mult));
+  PetscCall(MatCreateVecs(E[0], &x, &y[0]));
+  PetscCall(VecDuplicate(y[0], &y[1]));
+  PetscCall(VecDuplicate(y[0], &xt));
+  PetscCall(VecDuplicate(x, &yt[0]));
+  PetscCall(VecDuplicate(x, &yt[1]));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecSetRandom(xt, NULL));
+  for (int d = 0; d < 2; d++) {
+    PetscCall(MatMult(E[d], x, y[d]));
+    PetscCall(MatMultTranspose(E[d], xt, yt[d]));
+  }
+  PetscCall(VecEqual(y[0], y[1], &eq));
+  CHECK(eq, "%s: MatMult differs with and without the bias", A->name);
+  PetscCall(VecEqual(yt[0], yt[1], &eq));
+  CHECK(eq, "%s: MatMultTranspose differs with and without the bias", A->name);
+  for (int d = 0; d < 2; d++) PetscCall(MatMultAdd(E[d], x, y[d], y[d]));
+  PetscCall(VecEqual(y[0], y[1], &eq));
+  CHECK(eq, "%s: MatMultAdd differs with and without the bias", A->name);
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&xt));
   for (int d = 0; d < 2; d++) {
@@ -684,6 +819,51 @@ int main(int argc, char **argv)
   PetscCall(MakeCSR("spread_1_600", 8000, 30000, len, 100, &A));
   PetscCall(RunAll(&A, gpu));
   PetscCall(FreeCSR(&A));
+
+  /* rows sharing a stencil: SynthQCD at L = 5 (row-relative 16-bit fits), a 64 x 270 x 5 lattice with the same
+     stencil (5 x 17280-row slabs: no row-relative fit, the biased mode), its transpose (with an entry map), a
+     3000 x 100000 common stencil with wrap-around, and the same mixed with row-relative and 32-bit rows */
+  {
+    const PetscInt dims4[4] = {5, 5, 5, 5}, dims3[3] = {64, 270, 5};
+    const PetscInt off[13]  = {-90017, -47011, -40009, -2003, -1001, 0, 1001, 2003, 33013, 40009, 47017, 65011, 90019};
+    PetscInt       nn;
+    CSR            T;
+
+    PetscCall(StencilLatticeCSR(4, dims4, 3, &nn, &A.ai, &A.aj));
+    PetscCall(PetscStrncpy(A.name, "qcd_L5", sizeof(A.name)));
+    A.m = A.n = nn;
+    A.map     = NULL;
+    PetscCall(RunAll(&A, gpu));
+    PetscCall(FreeCSR(&A));
+
+    expectbias = PETSC_TRUE;
+    PetscCall(StencilLatticeCSR(3, dims3, 1, &nn, &A.ai, &A.aj));
+    PetscCall(PetscStrncpy(A.name, "lattice_64x270x5", sizeof(A.name)));
+    A.m = A.n = nn;
+    PetscCall(RunAll(&A, gpu));
+    PetscCall(MatLevel(&A, gpu));
+    PetscCall(BiasLevel(&A, gpu));
+    PetscCall(PetscStrncpy(T.name, "lattice_transpose_map", sizeof(T.name)));
+    T.m = A.n;
+    T.n = A.m;
+    PetscCall(EllwarpLayoutTranspose(A.m, A.n, A.ai, A.aj, &T.ai, &T.aj, &T.map));
+    PetscCall(RunAll(&T, gpu));
+    PetscCall(PetscFree(T.ai));
+    PetscCall(PetscFree2(T.aj, T.map));
+    PetscCall(FreeCSR(&A));
+
+    for (int mixed = 0; mixed < 2; mixed++) {
+      PetscCall(StencilOffsetsCSR(3000, 100000, 13, off, (PetscBool)mixed, &A.ai, &A.aj));
+      PetscCall(PetscStrncpy(A.name, mixed ? "stencil_mixed_3000x100000" : "stencil_3000x100000", sizeof(A.name)));
+      A.m = 3000;
+      A.n = 100000;
+      PetscCall(RunAll(&A, gpu));
+      PetscCall(MatLevel(&A, gpu));
+      PetscCall(BiasLevel(&A, gpu));
+      PetscCall(FreeCSR(&A));
+    }
+    expectbias = PETSC_FALSE;
+  }
 
   /* degenerate and rectangular */
   len[0] = 1;

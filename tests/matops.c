@@ -1,5 +1,7 @@
 /* Randomized property tests of MATSEQELLWARP against MATSEQAIJ: every operation, every kernel choice,
-   on random, degenerate and finite-element matrices.  With -backend host it checks the reference
+   on random, degenerate and finite-element matrices, and on stencil matrices whose slices take the biased
+   16-bit column mode (a periodic lattice, a common stencil mixed with the other two modes; K2 up to 8 lanes
+   per row with -threshold 2).  With -backend host it checks the reference
    kernels (and so the layout logic) on any machine; with -backend cuda the device kernels.
 
    ellwarp_add_test(matops.host_auto -backend host -kernel auto)
@@ -24,11 +26,16 @@
    ellwarp_add_test(matops.cuda_window -backend cuda -kernel k2 -threshold 8 -sort_window 64 -block_size 64 GPU)
    ellwarp_add_test(matops.host_variant_acc -backend host -kernel k2 -threshold 4 -mat_ellwarp_mult_acc 4)
    ellwarp_add_test(matops.cuda_variant_lanes -backend cuda -kernel k2 -threshold 4 -mat_ellwarp_long_row 100 -mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_acc 2 -mat_ellwarp_mult_nc GPU)
+   ellwarp_add_test(matops.host_k2_T2 -backend host -kernel k2 -threshold 2)
+   ellwarp_add_test(matops.host_nobias -backend host -kernel auto -mat_ellwarp_compress_bias 0)
+   ellwarp_add_test(matops.cuda_k2_T2 -backend cuda -kernel k2 -threshold 2 GPU)
+   ellwarp_add_test(matops.cuda_bias_variants -backend cuda -kernel k2 -threshold 2 -mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_acc 4 GPU)
    ellwarp_add_test(matops.cuda_variant_long -backend cuda -kernel auto -mat_ellwarp_long_row 100 -mat_ellwarp_long_block_size 512 -mat_ellwarp_long_unroll 4 -mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_unroll 8 GPU)
 */
 #include <petscellwarp.h>
 #include "testutil.h"
 #include <petsc/private/ellwarpkuhn.h>
+#include "stenciltestutil.h"
 #if defined(ELLWARP_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
@@ -38,6 +45,7 @@ static MatEllwarpBackend backend;
 static MatEllwarpKernel  kernel;
 static PetscInt          threshold, sortwindow, blocksize;
 static PetscInt          nchecks;
+static PetscBool         expectbias; /* the matrix under test has stencil rows far from the diagonal */
 static PetscBool         diag;     /* -diag: extra diagnosis of MatMultTransposeAdd */
 static PetscBool         skipmadd; /* -skip_madd: no MatMultAdd before the transposes (diagnosis) */
 static PetscInt          diagvar;  /* -diag_variant n: vector variations before MatMultTransposeAdd (diagnosis) */
@@ -282,6 +290,15 @@ static PetscErrorCode CheckAll(Mat A0, PetscRandom r, const char *mat)
   PetscCheck(info.backend == backend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "backend not applied");
   PetscCheck(kernel == MAT_ELLWARP_KERNEL_AUTO || info.kernel == kernel, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kernel not applied");
   PetscCheck(info.nslots >= info.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bad layout size");
+  if (expectbias) { /* the stencil matrices: biased slices unless the options turn them off (or K2 with > 8 lanes per row) */
+    PetscBool cc = PETSC_TRUE, cb = PETSC_TRUE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_ellwarp_compress_columns", &cc, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_ellwarp_compress_bias", &cb, NULL));
+    if (cc && cb && threshold != 1) PetscCheck(info.nbias > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no slice with the biased 16-bit columns", mat);
+    if (!cc || !cb) PetscCheck(info.nbias == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " biased slices with the mode off", mat, info.nbias);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %" PetscInt_FMT " of %" PetscInt_FMT " slices with biased 16-bit columns, %" PetscInt_FMT " with row-relative ones\n", mat, info.nbias, info.nslices, info.n16 - info.nbias));
+    nchecks++;
+  }
 
   PetscCall(CompareRows(A, B, mat));
   PetscCall(CompareMult(A, B, r, "MatMult", mat));
@@ -701,6 +718,25 @@ int main(int argc, char **argv)
   PetscCall(TetMatrix(5, 3, r, &A));
   PetscCall(CheckAll(A, r, "P1-tets-elasticity"));
   PetscCall(MatDestroy(&A));
+  expectbias = PETSC_TRUE;
+  { /* stencils far from the diagonal: the biased 16-bit column mode */
+    const PetscInt dims[3] = {64, 270, 5};
+    const PetscInt off[13] = {-90017, -47011, -40009, -2003, -1001, 0, 1001, 2003, 33013, 40009, 47017, 65011, 90019};
+    PetscInt       nn, *ai, *aj;
+    PetscCall(StencilLatticeCSR(3, dims, 1, &nn, &ai, &aj));
+    PetscCall(StencilMat(nn, nn, ai, aj, r, &A));
+    PetscCall(PetscFree(ai));
+    PetscCall(PetscFree(aj));
+    PetscCall(CheckAll(A, r, "lattice-64x270x5"));
+    PetscCall(MatDestroy(&A));
+    PetscCall(StencilOffsetsCSR(3000, 100000, 13, off, PETSC_TRUE, &ai, &aj));
+    PetscCall(StencilMat(3000, 100000, ai, aj, r, &A));
+    PetscCall(PetscFree(ai));
+    PetscCall(PetscFree(aj));
+    PetscCall(CheckAll(A, r, "stencil-mixed-3000x100000"));
+    PetscCall(MatDestroy(&A));
+  }
+  expectbias = PETSC_FALSE;
   PetscCall(LongRowMatrix(3000, &A));
   PetscCall(CheckAll(A, r, "one-long-row"));
   PetscCall(MatDestroy(&A));

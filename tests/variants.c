@@ -1,8 +1,9 @@
 /* The run-time kernel variants (EllwarpTune: -mat_ellwarp_mult_*, -mat_ellwarp_long_*, -mat_ellwarp_coo_*)
    against the default kernels, the host reference and SeqAIJ:
    - MatMult, MatMultAdd and the in-place y += A x of every variant within 1e-13 of SeqAIJ, on irregular
-     matrices with long rows (chunk path), 16- and 32-bit column slices, a regular matrix without padding
-     and an FE matrix, under K1, K2 (2..32 lanes per row) and the automatic choice;
+     matrices with long rows (chunk path), 16- and 32-bit column slices, a regular matrix without padding,
+     an FE matrix and stencil matrices with biased 16-bit slices (a periodic lattice; a common stencil mixed
+     with the other column modes), under K1, K2 (2..32 lanes per row) and the automatic choice;
    - variants that keep the order of summation (lanes per thread, nc loads, the unrolled chunk loop) give
      bitwise the default's products; with the cuda backend every variant is also compared with the host
      reference of the same variant (-mat_ellwarp_mult_acc changes the order on both);
@@ -16,6 +17,7 @@
 #include <petscellwarp.h>
 #include "testutil.h"
 #include <petsc/private/ellwarpkuhn.h>
+#include "stenciltestutil.h"
 
 static PetscInt nchecks;
 
@@ -44,7 +46,7 @@ static const Variant mult_variants[] = {
   {"-mat_ellwarp_long_block_size 64 -mat_ellwarp_long_unroll 8 -mat_ellwarp_mult_lanes 2", PETSC_FALSE},
 };
 
-static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 4", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 1 -mat_ellwarp_block_size 64 -mat_ellwarp_long_row 300"};
+static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 4", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 1 -mat_ellwarp_block_size 64 -mat_ellwarp_long_row 300"};
 
 static const char *const coo_variants[] = {"", "-mat_ellwarp_coo_unroll 1", "-mat_ellwarp_coo_unroll 2", "-mat_ellwarp_coo_unroll 4", "-mat_ellwarp_coo_unroll 8", "-mat_ellwarp_coo_unroll 16", "-mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 128", "-mat_ellwarp_coo_block_size 1024", "-mat_ellwarp_coo_walk lane", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 128", "-mat_ellwarp_coo_walk csr -mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2 -mat_ellwarp_long_row 20", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 2 -mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2 -mat_ellwarp_long_row 20"};
 
@@ -341,6 +343,27 @@ int main(int argc, char **argv)
   PetscCall(RandomMatrix(4000, 4000, LenRegular, 40, &A));
   PetscCall(TestMult(A, "regular"));
   PetscCall(MatDestroy(&A));
+  { /* stencils far from the diagonal: biased 16-bit slices (K1, and K2 with 2..8 lanes per row) */
+    const PetscInt dims[3] = {64, 270, 5};
+    const PetscInt off[13] = {-90017, -47011, -40009, -2003, -1001, 0, 1001, 2003, 33013, 40009, 47017, 65011, 90019};
+    PetscInt       nn, *ai, *aj;
+    PetscRandom    r;
+    PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
+    PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));
+    PetscCall(StencilLatticeCSR(3, dims, 1, &nn, &ai, &aj));
+    PetscCall(StencilMat(nn, nn, ai, aj, r, &A));
+    PetscCall(PetscFree(ai));
+    PetscCall(PetscFree(aj));
+    PetscCall(TestMult(A, "lattice biased"));
+    PetscCall(MatDestroy(&A));
+    PetscCall(StencilOffsetsCSR(3000, 100000, 13, off, PETSC_TRUE, &ai, &aj));
+    PetscCall(StencilMat(3000, 100000, ai, aj, r, &A));
+    PetscCall(PetscFree(ai));
+    PetscCall(PetscFree(aj));
+    PetscCall(TestMult(A, "stencil mixed modes"));
+    PetscCall(MatDestroy(&A));
+    PetscCall(PetscRandomDestroy(&r));
+  }
   /* P1 tets: COO with duplicates, then the assembled FE matrix */
   PetscCall(TestCOO());
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "variants (%s backend): %" PetscInt_FMT " checks passed\n", backend, nchecks));

@@ -97,6 +97,7 @@ static PetscErrorCode TimeAnalyses(Mat A, PetscInt reps, PetscInt cpureps, Row *
   par.kernel     = MAT_ELLWARP_KERNEL_AUTO;
   par.sortwindow = -1;
   par.compress   = PETSC_TRUE;
+  par.compressbias = PETSC_TRUE;
   par.analysis   = -1;
   PetscCall(MatGetSize(A, &m, &n));
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));

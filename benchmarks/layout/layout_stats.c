@@ -31,7 +31,7 @@ int main(int argc, char **argv)
         PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_threshold", ks[k][1]));
         PetscCall(MatConvert(A, MATSEQELLWARP, MAT_INITIAL_MATRIX, &B));
         PetscCall(MatEllwarpGetInfo(B, &info));
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s W=%-5s %-4s T=%-3s  slots/nnz %.4f  slices %" PetscInt_FMT " split %" PetscInt_FMT " 16bit %" PetscInt_FMT " long %" PetscInt_FMT " bytes/nnz %.2f\n", e[i].name, wins[w], ks[k][0], ks[k][1], (double)info.nslots / (double)info.nnz, info.nslices, info.nsplit, info.n16, info.nlong, info.bytes_mult / (double)info.nnz));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s W=%-5s %-4s T=%-3s  slots/nnz %.4f  slices %" PetscInt_FMT " split %" PetscInt_FMT " 16bit %" PetscInt_FMT " (biased %" PetscInt_FMT ") long %" PetscInt_FMT " bytes/nnz %.2f\n", e[i].name, wins[w], ks[k][0], ks[k][1], (double)info.nslots / (double)info.nnz, info.nslices, info.nsplit, info.n16, info.nbias, info.nlong, info.bytes_mult / (double)info.nnz));
         PetscCall(MatDestroy(&B));
       }
     {
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
       PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_threshold"));
       PetscCall(MatConvert(A, MATSEQELLWARP, MAT_INITIAL_MATRIX, &B));
       PetscCall(MatEllwarpGetInfo(B, &info));
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s AUTO: W=%" PetscInt_FMT " %s T=%" PetscInt_FMT " bs=%" PetscInt_FMT " slots/nnz %.4f rows %" PetscInt_FMT " mean %.3f std %.3f\n", e[i].name, info.sortwindow, MatEllwarpKernels[info.kernel], info.threshold, info.blocksize, (double)info.nslots / (double)info.nnz, info.nrows, (double)info.meanrowlen, (double)info.stdrowlen));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s AUTO: W=%" PetscInt_FMT " %s T=%" PetscInt_FMT " bs=%" PetscInt_FMT " slots/nnz %.4f rows %" PetscInt_FMT " mean %.3f std %.3f slices %" PetscInt_FMT " 16bit %" PetscInt_FMT " (biased %" PetscInt_FMT ") bytes/nnz %.2f\n", e[i].name, info.sortwindow, MatEllwarpKernels[info.kernel], info.threshold, info.blocksize, (double)info.nslots / (double)info.nnz, info.nrows, (double)info.meanrowlen, (double)info.stdrowlen, info.nslices, info.n16, info.nbias, info.bytes_mult / (double)info.nnz));
       PetscCall(MatDestroy(&B));
     }
     PetscCall(MatDestroy(&A));

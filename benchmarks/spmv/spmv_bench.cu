@@ -3,7 +3,7 @@ static const char help[] = "SpMV benchmark (issue 3): MATSEQELLWARP (auto and ex
                            "Suite options: -suite all|fe,irregular,regular,mm -matrices a,b -scale s -mm f.mtx,... -lv_msh f -lv_rcm\n"
                            "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants]\n"
                            "  variants: ELLWARP (automatic parameters) with each kernel variant of -variants all|name,... (-mat_ellwarp_mult_*,\n"
-                           "  -mat_ellwarp_long_*), timed as the others; lines VARIANT give the ratios to the peers of the same run\n"
+                           "  -mat_ellwarp_long_*, the column modes nobias and col32), timed as the others; lines VARIANT give the ratios to the peers of the same run\n"
                            "  -sweep_products N (50) -sweep_budget s (30 per matrix) -time_budget s (300: later sweeps are skipped)\n"
                            "  -sell_timeout s (30) -sell_max_rows n (0: no limit) -sell_mode fork|inline|skip -json out.json -tmpdir dir\n"
                            "  (-sell_mode fork starts a nested MPI singleton, which fails with some Open MPI installs; benchmarks/spmv/run_suite.sh\n"
@@ -652,31 +652,20 @@ static const char *const SpmvVariants[][2] = {
   {"lb1024u2", "-mat_ellwarp_long_block_size 1024 -mat_ellwarp_long_unroll 2"},
   {"l2lb1024", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_long_block_size 1024"},
   /* layout parameters the sweep does not cover: the long-row limit (rows past it go to the chunked path) and
-     sort windows between the sweep's 256 and 4096 */
+     sort windows between the sweep's 256 and 4096 (power-law rows: now 256 and 1024 by default) */
   {"lr64", "-mat_ellwarp_long_row 64"},
   {"lr128", "-mat_ellwarp_long_row 128"},
   {"lr256", "-mat_ellwarp_long_row 256"},
+  {"lr512", "-mat_ellwarp_long_row 512"},
   {"sw1024", "-mat_ellwarp_sort_window 1024"},
-  {"sw2048", "-mat_ellwarp_sort_window 2048"},
-  {"lr64sw1024", "-mat_ellwarp_long_row 64 -mat_ellwarp_sort_window 1024"},
-  {"lr128sw1024", "-mat_ellwarp_long_row 128 -mat_ellwarp_sort_window 1024"},
-  {"lr256sw1024", "-mat_ellwarp_long_row 256 -mat_ellwarp_sort_window 1024"},
-  {"lr128sw2048", "-mat_ellwarp_long_row 128 -mat_ellwarp_sort_window 2048"},
-  {"lu2", "-mat_ellwarp_long_unroll 2"},
-  {"lu4", "-mat_ellwarp_long_unroll 4"},
-  {"lr256lu8", "-mat_ellwarp_long_row 256 -mat_ellwarp_long_unroll 8"},
-  {"lr256sw1024lu4", "-mat_ellwarp_long_row 256 -mat_ellwarp_sort_window 1024 -mat_ellwarp_long_unroll 4"},
-  {"lr256sw1024lu8", "-mat_ellwarp_long_row 256 -mat_ellwarp_sort_window 1024 -mat_ellwarp_long_unroll 8"},
-  {"lr128sw1024lu8", "-mat_ellwarp_long_row 128 -mat_ellwarp_sort_window 1024 -mat_ellwarp_long_unroll 8"},
-  {"lr64sw1024lu8", "-mat_ellwarp_long_row 64 -mat_ellwarp_sort_window 1024 -mat_ellwarp_long_unroll 8"},
-  {"lr128sw1024lu4", "-mat_ellwarp_long_row 128 -mat_ellwarp_sort_window 1024 -mat_ellwarp_long_unroll 4"},
-  {"lr32", "-mat_ellwarp_long_row 32"},
-  {"lr32sw1024", "-mat_ellwarp_long_row 32 -mat_ellwarp_sort_window 1024"},
-  {"lr64sw2048", "-mat_ellwarp_long_row 64 -mat_ellwarp_sort_window 2048"},
-  {"lr64sw512", "-mat_ellwarp_long_row 64 -mat_ellwarp_sort_window 512"},
-  {"lr128sw512", "-mat_ellwarp_long_row 128 -mat_ellwarp_sort_window 512"},
+  {"sw4096", "-mat_ellwarp_sort_window 4096"},
+  {"lr512sw4096", "-mat_ellwarp_long_row 512 -mat_ellwarp_sort_window 4096"},
+  {"lu1", "-mat_ellwarp_long_unroll 1"},
+  /* the column modes: "default" has biased 16-bit slices where row-relative ones do not fit (qcd) */
+  {"nobias", "-mat_ellwarp_compress_bias 0"},
+  {"col32", "-mat_ellwarp_compress_columns 0"},
 };
-static const char *const SpmvVariantKeys[] = {"-mat_ellwarp_mult_lanes", "-mat_ellwarp_mult_acc", "-mat_ellwarp_mult_nc", "-mat_ellwarp_mult_unroll", "-mat_ellwarp_long_unroll", "-mat_ellwarp_long_block_size", "-mat_ellwarp_long_row", "-mat_ellwarp_sort_window"};
+static const char *const SpmvVariantKeys[] = {"-mat_ellwarp_mult_lanes", "-mat_ellwarp_mult_acc", "-mat_ellwarp_mult_nc", "-mat_ellwarp_mult_unroll", "-mat_ellwarp_long_unroll", "-mat_ellwarp_long_block_size", "-mat_ellwarp_long_row", "-mat_ellwarp_sort_window", "-mat_ellwarp_compress_bias", "-mat_ellwarp_compress_columns"};
 
 static PetscErrorCode RunVariants(Mat A, Vec xh, Vec yref, const char *list, MatrixResult *res)
 {
@@ -916,8 +905,8 @@ int main(int argc, char **argv)
     for (auto &f : res.f)
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-20s %-8s %10.2f %10.2f %9.1f %9.1f %9.3f %10.2e%s %s\n", f.name.c_str(), StatusName[f.status], f.cold_us, f.hot_us, GBs(res.csr_bytes, f.cold_us), GBs(res.csr_bytes, f.hot_us), f.conv_s, f.err, (f.status == ST_OK && f.err > 1e-12) ? " !!WRONG" : "", f.note.c_str()));
     if (res.have_info)
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ellwarp auto: kernel %s threshold %" PetscInt_FMT " block %" PetscInt_FMT " sort window %" PetscInt_FMT " nsplit %" PetscInt_FMT ", padding nslots/nnz %.3f, own bytes/mult %.3g (CSR count %.3g)\n", res.info.kernel == MAT_ELLWARP_KERNEL_K1 ? "k1" : "k2", res.info.threshold, res.info.blocksize, res.info.sortwindow, res.info.nsplit,
-                            (double)res.info.nslots / PetscMax((double)res.info.nnz, 1.0), (double)res.info.bytes_mult, res.csr_bytes));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ellwarp auto: kernel %s threshold %" PetscInt_FMT " block %" PetscInt_FMT " sort window %" PetscInt_FMT " nsplit %" PetscInt_FMT ", padding nslots/nnz %.3f, own bytes/mult %.3g (CSR count %.3g), slices %" PetscInt_FMT ": 16-bit %" PetscInt_FMT " (biased %" PetscInt_FMT ")\n", res.info.kernel == MAT_ELLWARP_KERNEL_K1 ? "k1" : "k2", res.info.threshold, res.info.blocksize, res.info.sortwindow, res.info.nsplit,
+                            (double)res.info.nslots / PetscMax((double)res.info.nnz, 1.0), (double)res.info.bytes_mult, res.csr_bytes, res.info.nslices, res.info.n16, res.info.nbias));
     if (!res.sweep.empty()) {
       FormatResult *au = Find(res, "ellwarp_auto");
       if (res.best_full_cold_us > 0)
@@ -973,8 +962,8 @@ int main(int argc, char **argv)
       MatrixResult &r = results[k];
       fprintf(fp, "    {\"name\": \"%s\", \"kind\": \"%s\", \"desc\": \"%s\", \"rows\": %d, \"cols\": %d, \"nnz\": %lld, \"minrow\": %d, \"maxrow\": %d, \"meanrow\": %.4f, \"stdrow\": %.4f, \"gen_s\": %.3f, \"csr_bytes\": %.0f,\n", r.e.name, r.e.kind, r.e.desc, (int)r.rows, (int)r.cols, (long long)r.nnz, (int)r.minlen, (int)r.maxlen, (double)r.mean, (double)r.sd, r.gen_s, r.csr_bytes);
       if (r.have_info)
-        fprintf(fp, "      \"ellwarp_info\": {\"kernel\": \"%s\", \"threshold\": %d, \"blocksize\": %d, \"sortwindow\": %d, \"nslices\": %d, \"nsplit\": %d, \"nslots\": %lld, \"nnz\": %lld, \"padding\": %.5f, \"bytes_mult\": %.0f},\n", r.info.kernel == MAT_ELLWARP_KERNEL_K1 ? "k1" : "k2", (int)r.info.threshold, (int)r.info.blocksize, (int)r.info.sortwindow, (int)r.info.nslices, (int)r.info.nsplit, (long long)r.info.nslots, (long long)r.info.nnz,
-                (double)r.info.nslots / PetscMax((double)r.info.nnz, 1.0), (double)r.info.bytes_mult);
+        fprintf(fp, "      \"ellwarp_info\": {\"kernel\": \"%s\", \"threshold\": %d, \"blocksize\": %d, \"sortwindow\": %d, \"nslices\": %d, \"nsplit\": %d, \"nslots\": %lld, \"nnz\": %lld, \"padding\": %.5f, \"bytes_mult\": %.0f, \"n16\": %d, \"nbias\": %d},\n", r.info.kernel == MAT_ELLWARP_KERNEL_K1 ? "k1" : "k2", (int)r.info.threshold, (int)r.info.blocksize, (int)r.info.sortwindow, (int)r.info.nslices, (int)r.info.nsplit, (long long)r.info.nslots, (long long)r.info.nnz,
+                (double)r.info.nslots / PetscMax((double)r.info.nnz, 1.0), (double)r.info.bytes_mult, (int)r.info.n16, (int)r.info.nbias);
       fprintf(fp, "      \"sweep\": {\"tried\": %zu, \"total\": %d, \"note\": \"%s\"", r.sweep.size(), r.sweep_total, r.sweep_note.c_str());
       if (r.best_full_cold_us > 0) {
         FormatResult *au = Find(r, "ellwarp_auto");

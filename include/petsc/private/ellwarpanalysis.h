@@ -9,7 +9,8 @@
         threshold (one thread per window and threshold): a few more numbers;
      3. the choice itself on the host, by layout.c's code (EllwarpLayoutChoose): one source of truth;
      4. the stable sort of the rows (cub::DeviceRadixSort on (long?, window, length) keys), slices from
-        the whole-matrix runs or per window, 16-bit fit per slice (a warp vote), offsets by scans, then
+        the whole-matrix runs or per window, the column mode per slice (a warp vote for the row-relative
+        16-bit fit, per-position warp min/max for the biased one), offsets by scans, then
         fill kernels writing columns, the slot -> CSR map, the diagonal slots and the long-row chunks.
    The host EllwarpLayout gets the scalars only (analysedondevice = PETSC_TRUE, hostarrays = false);
    EllwarpLayoutFetchCUDA() copies the arrays down when a host consumer needs them. */
@@ -18,11 +19,12 @@
 #include <petsc/private/ellwarplayout.h>
 
 typedef struct {
-  PetscCount    *sliceptr, *colbase, *diagslot, *longptr, *chunkptr;
+  PetscCount    *sliceptr, *colbase, *diagslot, *longptr, *chunkptr, *biasbase;
   PetscInt      *slicerow, *rowperm, *slot2csr, *longchunk, *chunkrow;
   unsigned char *meta;
   int           *col32;
   short         *col16;
+  int           *colbias;
 } EllwarpDeviceArrays;
 
 typedef struct {

@@ -4,8 +4,17 @@
    width w = (sliceptr[s+1]-sliceptr[s])/ELLWARP_LANES.  A slice holds the sorted rows
    [slicerow[s], slicerow[s+1]); each row owns tpr = 1 << (meta[s] & 15) consecutive lanes (tpr = 1: K1,
    tpr > 1: K2).  Entry e of the q-th row of the slice sits at lane q*tpr + e%tpr, step e/tpr, so
-   neighbouring lanes of one row read neighbouring columns.  A slice's columns are 32-bit (col32) or, when
-   every entry lies within +-32767 of its row, 16-bit offsets from the row (col16, meta bit 4).  Padding
+   neighbouring lanes of one row read neighbouring columns.  A slice's columns are stored in one of three modes:
+     - 16-bit offsets from the lane's own row (col16, meta bit 4), when every entry lies within +-32767 of its row;
+     - 16-bit offsets from the lane's row plus a bias per entry position (meta bits 4 and 5: col16 and colbias):
+       lattice matrices (QCD) whose neighbours lie far from the row, but at nearly the same distance for
+       neighbouring rows.  Entry e of each of the slice's rows (step e >> l2, lane j = e & (tpr - 1) of its row)
+       has column = row + colbias[biasbase[s] + e] + offset, the bias being the midpoint of the span of
+       (col - row) over the slice's rows at position e; chosen when every span is at most ELLWARP_BIAS_SPAN and
+       the slice has at most 1 << ELLWARP_BIAS_MAXL2 lanes per row (tpr biases per step: 4 tpr / 32 bytes per
+       slot, so 10 + tpr / 8 bytes per slot against 12 for 32-bit columns);
+     - 32-bit columns (col32) otherwise.
+   The analysis prefers the first, then the second (-mat_ellwarp_compress_bias), then 32 bits.  Padding
    (col -1 / ELLWARP_PAD16, value 0) is never multiplied: an Inf or NaN in x must not leak into rows that
    do not reference it.  The few rows too long for a warp follow the slices (see nlong below). */
 #pragma once
@@ -21,11 +30,14 @@ typedef struct {
                                  never needs the arrays for it (a device analysis leaves them on the device) */
   PetscCount    *sliceptr; /* [nslices+1] slots of slice s: [sliceptr[s], sliceptr[s+1]) */
   PetscInt      *slicerow; /* [nslices+1] sorted rows of slice s */
-  unsigned char *meta;     /* [nslices] bits 0-3: log2 lanes per row; bit 4: 16-bit columns */
+  unsigned char *meta;     /* [nslices] bits 0-3: log2 lanes per row; bit 4: 16-bit columns; bit 5: with a bias per entry position */
   PetscCount    *colbase;  /* [nslices] where slice s's columns start in col16 or col32 */
   int           *col32;    /* 32-bit columns, -1 for padding */
   short         *col16;    /* columns as offsets from the lane's own row, ELLWARP_PAD16 for padding */
   PetscCount     ncol32, ncol16;
+  PetscCount    *biasbase; /* [nslices] where slice s's biases start in colbias: the biases of the slices before s (only biased slices have any) */
+  int           *colbias;  /* [ncolbias] biased slice s: w << l2 biases, one per entry position of its rows */
+  PetscCount     ncolbias;
   PetscInt      *rowperm;  /* [nrows] sorted position -> original row */
   PetscInt      *slot2csr; /* [nslots] CSR entry, -1 for padding */
   PetscCount    *diagslot; /* [nrows] slot of (i,i) for original row i, -1 if not stored */
@@ -44,6 +56,7 @@ typedef struct {
   /* what the analysis chose and saw */
   MatEllwarpKernel kernel;
   PetscInt         threshold, sortwindow, longrow, nsplit, n16, maxrowlen, minrowlen;
+  PetscInt         nbias;            /* of the n16 slices with 16-bit columns, those with a bias per entry position (meta bit 5) */
   PetscInt         blocksize;        /* threads per CUDA block the chooser picked (-mat_ellwarp_block_size overrides) */
   PetscReal        meanrowlen, stdrowlen;
   PetscBool        analysedondevice; /* built by the device analysis (ellwarpanalysis.h) */
@@ -53,6 +66,8 @@ typedef struct {
 } EllwarpLayout;
 
 #define ELLWARP_PAD16     (-32768)
+#define ELLWARP_BIAS_SPAN 65534 /* a position's max - min of (col - row) with which every offset from the midpoint fits in [-32767, 32767] */
+#define ELLWARP_BIAS_MAXL2 3    /* biased slices have at most 8 lanes per row (16 would move as many bytes as 32-bit columns) */
 #define ELLWARP_CHUNK     2048
 
 typedef struct {
@@ -61,6 +76,7 @@ typedef struct {
   PetscInt         sortwindow; /* -1: automatic; 0: whole matrix; else a multiple of ELLWARP_LANES */
   PetscInt         longrow;    /* rows longer than this go to the chunked path; 0: automatic, <0: never */
   PetscBool        compress;   /* 16-bit column offsets in slices where they fit */
+  PetscBool        compressbias; /* with compress: 16-bit offsets from (row + a bias per entry position of the slice) in slices where row-relative ones do not fit */
   PetscInt         analysis;   /* where the pattern analysis runs: -1 automatic (device with the cuda backend), 0 device, 1 host */
 } EllwarpParams;
 
@@ -104,12 +120,27 @@ PETSC_EXTERN PetscErrorCode EllwarpLayoutWholeRuns(const EllwarpRowStats *, Pets
 PETSC_EXTERN PetscErrorCode EllwarpRowStatsDestroy(EllwarpRowStats *);
 PETSC_EXTERN void           EllwarpLayoutSetPlanned(EllwarpLayout *, PetscInt, PetscInt, const EllwarpRowStats *, const EllwarpPlan *);
 
+/* The bias of an entry position whose rows' (col - row) lie in [mn, mx] (mn <= mx): the midpoint, rounded down;
+   every offset then fits in [-32767, 32767] iff mx - mn <= ELLWARP_BIAS_SPAN.  Both analyses use this. */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline int EllwarpBiasOf(int mn, int mx)
+{
+  return (int)((long long)mn + (((long long)mx - (long long)mn) >> 1));
+}
+
 /* column of the slot at offset off inside slice s, for the lane whose (original) row is row */
 static inline int EllwarpSliceCol(const EllwarpLayout *L, PetscInt s, PetscCount off, PetscInt row)
 {
   if (L->meta[s] & 16) {
     short d = L->col16[L->colbase[s] + off];
-    return d == ELLWARP_PAD16 ? -1 : (int)(row + d);
+    if (d == ELLWARP_PAD16) return -1;
+    if (L->meta[s] & 32) { /* entry position (off / 32) << l2 + (lane & (tpr - 1)) */
+      const int l2 = L->meta[s] & 15;
+      return (int)(row + L->colbias[L->biasbase[s] + ((off / ELLWARP_LANES) << l2) + ((off % ELLWARP_LANES) & ((1 << l2) - 1))] + d);
+    }
+    return (int)(row + d);
   }
   return L->col32[L->colbase[s] + off];
 }

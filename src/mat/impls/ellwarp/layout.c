@@ -2,6 +2,7 @@
    Everything here is backend-neutral: the CUDA backend uploads what EllwarpLayoutCreate() builds. */
 #include <petsc/private/ellwarplayout.h>
 #include <petscsys.h>
+#include <limits.h>
 
 /* Cost model for the a-priori kernel choice (the paper leaves it to a search).  SpMV is bandwidth
    bound: a slot costs its 12 bytes (value + 32-bit column) at ELLWARP_BW.  But a warp's loop over its
@@ -377,12 +378,40 @@ void EllwarpLayoutSetPlanned(EllwarpLayout *L, PetscInt m, PetscInt n, const Ell
   L->nsliceslots = plan->walk.nslots;
 }
 
+/* Per entry position e < w << l2 of the slice of sorted rows p..p+rows-1 (1 << l2 lanes per row; position e is
+   step e >> l2, lane e & (tpr - 1) of each row): the min and max of (col - row) over the rows' entries there
+   (mn[e] > mx[e]: none).  Decides the biased 16-bit mode and gives its biases (EllwarpBiasOf); the device
+   analysis does the same with warp reductions. */
+static void SlicePosSpan(PetscInt p, PetscInt rows, PetscInt l2, PetscInt w, const PetscInt perm[], const PetscInt ai[], const PetscInt aj[], int mn[], int mx[])
+{
+  for (PetscInt e = 0; e < (w << l2); e++) {
+    mn[e] = INT_MAX;
+    mx[e] = INT_MIN;
+  }
+  for (PetscInt q = 0; q < rows; q++) {
+    const PetscInt row = perm[p + q];
+    for (PetscInt e = 0; e < ai[row + 1] - ai[row]; e++) {
+      const int d = (int)(aj[ai[row] + e] - row);
+      mn[e]       = PetscMin(mn[e], d);
+      mx[e]       = PetscMax(mx[e], d);
+    }
+  }
+}
+
+static PetscBool SliceBiasFits(PetscInt n, const int mn[], const int mx[])
+{
+  for (PetscInt e = 0; e < n; e++)
+    if (mn[e] <= mx[e] && (long long)mx[e] - (long long)mn[e] > ELLWARP_BIAS_SPAN) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
 /* The host analysis: the summary from the row lengths (the window walk sorts the windows), the choice,
    then the layout filled row by row.  The reference for the device analysis. */
 PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt entrymap[], const EllwarpParams *par, EllwarpLayout **out)
 {
   EllwarpLayout  *L;
   PetscInt       *rowlen, *sortedlen, nlong, Wwalk = -1, W, T, ns, longrow;
+  int            *mn, *mx; /* per entry position of a slice's rows: the span of (col - row) */
   PetscCount      nslots;
   EllwarpRowStats st;
   EllwarpPlan     plan;
@@ -451,18 +480,23 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   PetscCheck(nlong == L->nlong, PETSC_COMM_SELF, PETSC_ERR_PLIB, "long rows %" PetscInt_FMT " != %" PetscInt_FMT, nlong, L->nlong);
 
   PetscCall(PetscMalloc4(ns + 1, &L->sliceptr, ns + 1, &L->slicerow, ns, &L->meta, ns, &L->colbase));
+  PetscCall(PetscMalloc1(ns, &L->biasbase));
   PetscCall(PetscMalloc2(L->nslots, &L->slot2csr, m, &L->diagslot));
   PetscCall(PetscMalloc4(nlong + 1, &L->longptr, nlong + 1, &L->longchunk, L->nchunks + 1, &L->chunkptr, L->nchunks, &L->chunkrow));
-  /* columns: decide per slice whether 16-bit offsets from the lane's row fit */
+  /* columns: decide per slice whether 16-bit offsets from the lane's row fit, else 16-bit offsets from the row
+     plus a bias per entry position (at most 1 << ELLWARP_BIAS_MAXL2 lanes per row), else 32 bits */
   L->sliceptr[0] = 0;
   L->slicerow[0] = nlong;
   L->ncol16 = L->ncol32 = 0;
   L->n16                = 0;
+  L->nbias              = 0;
+  L->ncolbias           = 0;
+  PetscCall(PetscMalloc2(L->maxrowlen + ELLWARP_LANES, &mn, L->maxrowlen + ELLWARP_LANES, &mx)); /* w << l2 < maxrowlen + 32 */
   {
     PetscInt p = nlong, s = 0;
     while (p < m) {
       PetscInt  l2, rows, w;
-      PetscBool fits = par->compress;
+      PetscBool fits = par->compress, bias = PETSC_FALSE;
       SliceShape(p, nlong, m, sortedlen, W, T, &l2, &rows, &w);
       for (PetscInt q = 0; q < rows && fits; q++) {
         PetscInt row = L->rowperm[p + q];
@@ -472,14 +506,23 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
             break;
           }
       }
-      L->meta[s]         = (unsigned char)(l2 | (fits ? 16 : 0));
+      if (!fits && par->compress && par->compressbias && l2 <= ELLWARP_BIAS_MAXL2) {
+        SlicePosSpan(p, rows, l2, w, L->rowperm, ai, aj, mn, mx);
+        fits = bias = SliceBiasFits(w << l2, mn, mx);
+      }
+      L->meta[s]         = (unsigned char)(l2 | (fits ? 16 : 0) | (bias ? 32 : 0));
       L->colbase[s]      = fits ? L->ncol16 : L->ncol32;
+      L->biasbase[s]     = L->ncolbias;
       L->slicerow[s + 1] = p + rows;
       L->sliceptr[s + 1] = L->sliceptr[s] + (PetscCount)w * ELLWARP_LANES;
       if (fits) {
         L->ncol16 += (PetscCount)w * ELLWARP_LANES;
         L->n16++;
       } else L->ncol32 += (PetscCount)w * ELLWARP_LANES;
+      if (bias) {
+        L->nbias++;
+        L->ncolbias += (PetscCount)w << l2;
+      }
       p += rows;
       s++;
     }
@@ -487,22 +530,30 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   }
   L->longcolbase = L->ncol32;
   PetscCall(PetscMalloc2(L->ncol32 + (L->nslots - nslots), &L->col32, L->ncol16, &L->col16));
+  PetscCall(PetscMalloc1(L->ncolbias, &L->colbias));
   for (PetscInt i = 0; i < m; i++) L->diagslot[i] = -1;
   for (PetscInt s = 0; s < ns; s++) {
-    PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2, is16 = L->meta[s] & 16;
+    PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2, is16 = L->meta[s] & 16, isbias = L->meta[s] & 32;
     PetscCount base = L->sliceptr[s], width = L->sliceptr[s + 1] - base;
+    int       *bias = isbias ? L->colbias + L->biasbase[s] : NULL;
 
     for (PetscCount k = 0; k < width; k++) {
       L->slot2csr[base + k] = -1;
       if (is16) L->col16[L->colbase[s] + k] = ELLWARP_PAD16;
       else L->col32[L->colbase[s] + k] = -1;
     }
+    if (isbias) {
+      const PetscInt w = (PetscInt)(width / ELLWARP_LANES);
+      SlicePosSpan(L->slicerow[s], L->slicerow[s + 1] - L->slicerow[s], l2, w, L->rowperm, ai, aj, mn, mx);
+      for (PetscInt e = 0; e < (w << l2); e++) bias[e] = mn[e] <= mx[e] ? EllwarpBiasOf(mn[e], mx[e]) : 0;
+    }
     for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
       PetscInt row = L->rowperm[L->slicerow[s] + q];
       for (PetscInt e = 0; e < rowlen[row]; e++) {
         PetscCount off = (PetscCount)(e >> l2) * ELLWARP_LANES + q * tpr + (e & (tpr - 1));
         PetscInt   k   = ai[row] + e;
-        if (is16) L->col16[L->colbase[s] + off] = (short)(aj[k] - row);
+        if (isbias) L->col16[L->colbase[s] + off] = (short)(aj[k] - row - bias[e]);
+        else if (is16) L->col16[L->colbase[s] + off] = (short)(aj[k] - row);
         else L->col32[L->colbase[s] + off] = (int)aj[k];
         L->slot2csr[base + off] = entrymap ? entrymap[k] : k;
         if (aj[k] == row) L->diagslot[row] = base + off;
@@ -536,6 +587,7 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   for (PetscInt s = 0; s < L->nslices; s++)
     if (L->sliceptr[s + 1] > L->sliceptr[s]) L->nactive = s + 1;
   PetscCall(PetscFree2(rowlen, sortedlen));
+  PetscCall(PetscFree2(mn, mx));
   *out = L;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -549,6 +601,8 @@ PetscErrorCode EllwarpLayoutDestroy(EllwarpLayout **L)
   PetscCall(PetscFree2((*L)->slot2csr, (*L)->diagslot));
   PetscCall(PetscFree4((*L)->longptr, (*L)->longchunk, (*L)->chunkptr, (*L)->chunkrow));
   PetscCall(PetscFree2((*L)->col32, (*L)->col16));
+  PetscCall(PetscFree((*L)->colbias));
+  PetscCall(PetscFree((*L)->biasbase));
   PetscCall(PetscFree(*L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -566,6 +620,8 @@ PetscErrorCode EllwarpLayoutScalars(const EllwarpLayout *src, EllwarpLayout **ou
   L->colbase    = NULL;
   L->col32      = NULL;
   L->col16      = NULL;
+  L->colbias    = NULL;
+  L->biasbase   = NULL;
   L->rowperm    = NULL;
   L->slot2csr   = NULL;
   L->diagslot   = NULL;
@@ -586,6 +642,8 @@ PetscErrorCode EllwarpLayoutDropArrays(EllwarpLayout *L)
   PetscCall(PetscFree2(L->slot2csr, L->diagslot));
   PetscCall(PetscFree4(L->longptr, L->longchunk, L->chunkptr, L->chunkrow));
   PetscCall(PetscFree2(L->col32, L->col16));
+  PetscCall(PetscFree(L->colbias));
+  PetscCall(PetscFree(L->biasbase));
   L->hostarrays = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -602,6 +660,8 @@ PetscErrorCode EllwarpLayoutCopyArrays(EllwarpLayout *L, const EllwarpLayout *sr
   PetscCall(PetscMalloc2(L->nslots, &L->slot2csr, m, &L->diagslot));
   PetscCall(PetscMalloc4(nl + 1, &L->longptr, nl + 1, &L->longchunk, nc + 1, &L->chunkptr, nc, &L->chunkrow));
   PetscCall(PetscMalloc2(n32, &L->col32, L->ncol16, &L->col16));
+  PetscCall(PetscMalloc1(L->ncolbias, &L->colbias));
+  PetscCall(PetscMalloc1(ns, &L->biasbase));
   PetscCall(PetscArraycpy(L->rowperm, src->rowperm, m));
   PetscCall(PetscArraycpy(L->sliceptr, src->sliceptr, ns + 1));
   PetscCall(PetscArraycpy(L->slicerow, src->slicerow, ns + 1));
@@ -615,6 +675,8 @@ PetscErrorCode EllwarpLayoutCopyArrays(EllwarpLayout *L, const EllwarpLayout *sr
   PetscCall(PetscArraycpy(L->chunkrow, src->chunkrow, nc));
   PetscCall(PetscArraycpy(L->col32, src->col32, n32));
   PetscCall(PetscArraycpy(L->col16, src->col16, L->ncol16));
+  PetscCall(PetscArraycpy(L->colbias, src->colbias, L->ncolbias));
+  PetscCall(PetscArraycpy(L->biasbase, src->biasbase, ns));
   L->hostarrays = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -644,12 +706,13 @@ PetscErrorCode EllwarpLayoutTranspose(PetscInt m, PetscInt n, const PetscInt ai[
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Bytes one MatMult really moves with this layout: values, columns (2 or 4 bytes), slice metadata, the
-   row permutation, x once and y once (x is gathered, so this is a lower bound). */
+/* Bytes one MatMult really moves with this layout: values, columns (2 or 4 bytes), the biases of the biased
+   16-bit slices (4 bytes per step and lane of a row), slice metadata, the row permutation, x once and y once (x is gathered, so
+   this is a lower bound). */
 PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *L)
 {
-  return (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)(L->ncol32 + (L->nslots - L->nsliceslots)) * sizeof(int) + (PetscLogDouble)L->ncol16 * sizeof(short) +
-         (PetscLogDouble)L->nslices * (2 * sizeof(PetscCount) + sizeof(PetscInt) + 1) + (PetscLogDouble)L->nrows * (sizeof(PetscInt) + sizeof(PetscScalar)) + (PetscLogDouble)L->ncols * sizeof(PetscScalar);
+  return (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)(L->ncol32 + (L->nslots - L->nsliceslots)) * sizeof(int) + (PetscLogDouble)L->ncol16 * sizeof(short) + (PetscLogDouble)L->ncolbias * sizeof(int) +
+         (PetscLogDouble)L->nslices * (2 * sizeof(PetscCount) + sizeof(PetscInt) + 1) + (PetscLogDouble)L->nbias * sizeof(PetscCount) + (PetscLogDouble)L->nrows * (sizeof(PetscInt) + sizeof(PetscScalar)) + (PetscLogDouble)L->ncols * sizeof(PetscScalar);
 }
 
 void EllwarpHostRefresh(const EllwarpLayout *L, const PetscScalar *csr, PetscScalar *val)

@@ -229,8 +229,8 @@ static PetscErrorCode MatView_MPIELLWARP(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] rows [%" PetscInt_FMT ", %" PetscInt_FMT ") (%" PetscInt_FMT "), %" PetscInt_FMT " ghost columns\n", rank, A->rmap->rstart, A->rmap->rend, A->rmap->n, ib.ncols));
     for (int i = 0; i < 2; i++) {
       const MatEllwarpInfo *f = i ? &ib : &ia;
-      PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] %s %" PetscInt_FMT " x %" PetscInt_FMT ": %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " slices, padding %.3f, row length mean %.2f max %" PetscInt_FMT ", kernel %s threshold %" PetscInt_FMT ", sort window %" PetscInt_FMT ", %" PetscInt_FMT " 16-bit slices, %" PetscInt_FMT " long rows, %.4g bytes/MatMult, analyses %" PetscInt_FMT ", refreshes %" PetscInt_FMT "\n", rank,
-                                                   i ? "B (off-diagonal)" : "A (diagonal)", f->nrows, f->ncols, f->nnz, f->nslices, f->nnz ? (double)f->nslots / (double)f->nnz : 1.0, (double)f->meanrowlen, f->maxrowlen, MatEllwarpKernels[f->kernel], f->threshold, f->sortwindow, f->n16, f->nlong, f->bytes_mult, f->nanalyses, f->nrefreshes));
+      PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] %s %" PetscInt_FMT " x %" PetscInt_FMT ": %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " slices, padding %.3f, row length mean %.2f max %" PetscInt_FMT ", kernel %s threshold %" PetscInt_FMT ", sort window %" PetscInt_FMT ", %" PetscInt_FMT " 16-bit slices (%" PetscInt_FMT " with a bias per entry position), %" PetscInt_FMT " long rows, %.4g bytes/MatMult, analyses %" PetscInt_FMT ", refreshes %" PetscInt_FMT "\n", rank,
+                                                   i ? "B (off-diagonal)" : "A (diagonal)", f->nrows, f->ncols, f->nnz, f->nslices, f->nnz ? (double)f->nslots / (double)f->nnz : 1.0, (double)f->meanrowlen, f->maxrowlen, MatEllwarpKernels[f->kernel], f->threshold, f->sortwindow, f->n16, f->nbias, f->nlong, f->bytes_mult, f->nanalyses, f->nrefreshes));
     }
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));

@@ -341,45 +341,78 @@ __global__ static void WholeSlicesKernel(PetscInt nlong, PetscInt ns, Runs runs,
   }
 }
 
+/* The span of (col - row) at one entry position of a slice's rows: over the lanes of a step that are the same
+   lane j of their rows (lanes j, j + tpr, ...; has: the lane holds an entry), a butterfly over the lane bits
+   above l2; mn > mx when no row has an entry there.  Every lane of the warp must call it (the step loops are
+   warp-uniform). */
+__device__ static inline void PosSpan(bool has, int d, int l2, int *mn, int *mx)
+{
+  int a = has ? d : INT_MAX, b = has ? d : INT_MIN;
+  for (int off = 1 << l2; off < 32; off <<= 1) {
+    a = min(a, __shfl_xor_sync(0xffffffffu, a, off));
+    b = max(b, __shfl_xor_sync(0xffffffffu, b, off));
+  }
+  *mn = a;
+  *mx = b;
+}
+
 /* one warp per slice, lanes mapped as in FillKernel (lane = q*tpr + j walks entries j, j+tpr, ... of the
-   slice's q-th row): do all its entries lie within +-32767 of their rows (a warp vote)?  Then its sizes. */
-__global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slicerow, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const int *width, bool compress, unsigned char *meta, PetscCount *szall, PetscCount *sz16, PetscCount *sz32, PetscInt *f16)
+   slice's q-th row): do all its entries lie within +-32767 of their rows (a warp vote)?  If not, does every
+   entry position's span of (col - row) allow 16-bit offsets from a bias per position (layout.c: SlicePosSpan,
+   SliceBiasFits)?  Then its sizes (szb: its biases). */
+__global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slicerow, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const int *width, bool compress, bool compressbias, unsigned char *meta, PetscCount *szall, PetscCount *sz16, PetscCount *sz32, PetscInt *f16, PetscCount *szb, PetscInt *fb)
 {
   const int      lane = threadIdx.x & 31;
   const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   if (s > ns) return;
   if (s == ns) { /* the scans' totals */
-    if (lane == 0) szall[ns] = sz16[ns] = sz32[ns] = f16[ns] = 0;
+    if (lane == 0) szall[ns] = sz16[ns] = sz32[ns] = f16[ns] = szb[ns] = fb[ns] = 0;
     return;
   }
   const int      w = width[s], l2 = meta[s] & 15, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
   const PetscInt p = slicerow[s] + q, pend = s + 1 < ns ? slicerow[s + 1] : m;
+  const bool     live = p < pend;
+  const PetscInt row = live ? perm[p] : 0, rs = live ? ai[row] : 0, rl = live ? ai[row + 1] - rs : 0;
   bool           b = !compress;
-  if (compress && p < pend) {
-    const PetscInt row = perm[p], rs = ai[row], rl = ai[row + 1] - rs;
+  if (compress)
     for (PetscInt e = j; e < rl; e += tpr) {
       const PetscInt d = aj[rs + e] - row;
       if (d <= ELLWARP_PAD16 || d > 32767) b = true;
     }
+  const bool bad  = __any_sync(0xffffffffu, b);
+  bool       bias = false;
+  if (bad && compress && compressbias && l2 <= ELLWARP_BIAS_MAXL2) { /* warp-uniform */
+    bias = true;
+    for (int k = 0; k < w && bias; k++) {
+      const PetscInt e   = (PetscInt)k * tpr + j;
+      const bool     has = e < rl;
+      int            mn, mx;
+      PosSpan(has, has ? (int)(aj[rs + e] - row) : 0, l2, &mn, &mx);
+      bias = !__any_sync(0xffffffffu, mn <= mx && (long long)mx - (long long)mn > ELLWARP_BIAS_SPAN);
+    }
   }
-  const bool bad = __any_sync(0xffffffffu, b);
   if (lane == 0) {
     const PetscCount sz = (PetscCount)w * ELLWARP_LANES;
-    meta[s] |= bad ? 0 : 16;
+    const bool       c16 = !bad || bias;
+    meta[s] |= !bad ? 16 : (bias ? 48 : 0);
     szall[s] = sz;
-    sz16[s]  = bad ? 0 : sz;
-    sz32[s]  = bad ? sz : 0;
-    f16[s]   = bad ? 0 : 1;
+    sz16[s]  = c16 ? sz : 0;
+    sz32[s]  = c16 ? 0 : sz;
+    f16[s]   = c16 ? 1 : 0;
+    szb[s]   = bias ? (PetscCount)w << l2 : 0;
+    fb[s]    = bias ? 1 : 0;
   }
 }
 
 /* the scans' totals in one array, for one copy to the host */
-__global__ static void TotalsKernel(PetscInt ns, const PetscCount *sliceptr, const PetscCount *o16, const PetscCount *o32, const PetscInt *n16, PetscCount *tot)
+__global__ static void TotalsKernel(PetscInt ns, const PetscCount *sliceptr, const PetscCount *o16, const PetscCount *o32, const PetscInt *n16, const PetscCount *ob, const PetscInt *nb, PetscCount *tot)
 {
   tot[0] = sliceptr[ns];
   tot[1] = o16[ns];
   tot[2] = o32[ns];
   tot[3] = n16[ns];
+  tot[5] = ob[ns];
+  tot[6] = nb[ns];
 }
 
 /* nactive (layout.c): the slices before the trailing run of empty ones; exactly one slice s ends where the slots
@@ -396,25 +429,33 @@ __global__ static void ColbaseKernel(PetscInt ns, const unsigned char *meta, con
   for (PetscInt s = blockIdx.x * blockDim.x + threadIdx.x; s < ns; s += gridDim.x * blockDim.x) colbase[s] = (meta[s] & 16) ? o16[s] : o32[s];
 }
 
-/* one warp per slice: lane = q*tpr + j holds entries j, j+tpr, ... of the slice's q-th row */
-__global__ static void FillKernel(PetscInt ns, PetscInt m, const PetscCount *sliceptr, const PetscInt *slicerow, const unsigned char *meta, const PetscCount *colbase, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ map, int *col32, short *col16, PetscInt *slot2csr, PetscCount *diagslot)
+/* one warp per slice: lane = q*tpr + j holds entries j, j+tpr, ... of the slice's q-th row; a biased slice's
+   entry positions get the midpoint of their span (EllwarpBiasOf, as layout.c) */
+__global__ static void FillKernel(PetscInt ns, PetscInt m, const PetscCount *sliceptr, const PetscInt *slicerow, const unsigned char *meta, const PetscCount *colbase, const PetscCount *biasbase, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ map, int *col32, short *col16, int *colbias, PetscInt *slot2csr, PetscCount *diagslot)
 {
   const int      lane = threadIdx.x & 31;
   const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   if (s >= ns) return;
   const PetscCount base = sliceptr[s];
   const int        w    = (int)((sliceptr[s + 1] - base) / ELLWARP_LANES);
-  const int        l2 = meta[s] & 15, is16 = meta[s] & 16, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
+  const int        l2 = meta[s] & 15, is16 = meta[s] & 16, isbias = meta[s] & 32, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
   const PetscInt   p    = slicerow[s] + q, pend = s + 1 < ns ? slicerow[s + 1] : m;
   const bool       live = p < pend;
   const PetscInt   row  = live ? perm[p] : 0;
   const PetscInt   rs   = live ? ai[row] : 0, rl = live ? ai[row + 1] - rs : 0;
-  for (int k = 0; k < w; k++) {
+  for (int k = 0; k < w; k++) { /* warp-uniform: the bias reductions */
     const PetscInt   e   = (PetscInt)k * tpr + j;
     const PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
+    int              b   = 0;
+    if (isbias) {
+      int mn, mx;
+      PosSpan(e < rl, e < rl ? (int)(aj[rs + e] - row) : 0, l2, &mn, &mx);
+      b = mn <= mx ? EllwarpBiasOf(mn, mx) : 0;
+      if (q == 0) colbias[biasbase[s] + e] = b; /* e = k * tpr + j */
+    }
     if (e < rl) {
       const PetscInt col = aj[rs + e];
-      if (is16) col16[colbase[s] + off] = (short)(col - row);
+      if (is16) col16[colbase[s] + off] = (short)(col - row - b);
       else col32[colbase[s] + off] = (int)col;
       slot2csr[base + off] = map ? map[rs + e] : rs + e;
       if (col == row) diagslot[row] = base + off;
@@ -490,9 +531,9 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
 {
   EllwarpLayout      *L;
   const PetscInt     *dai = ai, *daj = aj, *dmap = map;
-  PetscInt           *uai = NULL, *uaj = NULL, *umap = NULL, *len = NULL, *sortedlen = NULL, *cnt = NULL, *off = NULL, *cc = NULL, *f16 = NULL;
+  PetscInt           *uai = NULL, *uaj = NULL, *umap = NULL, *len = NULL, *sortedlen = NULL, *cnt = NULL, *off = NULL, *cc = NULL, *f16 = NULL, *fb = NULL;
   int                *width = NULL, *dmiss = NULL, nmiss = 0;
-  PetscCount         *szall = NULL, *sz16 = NULL, *sz32 = NULL, *o16 = NULL, *o32 = NULL, *ll = NULL, nnz, tot[5];
+  PetscCount         *szall = NULL, *sz16 = NULL, *sz32 = NULL, *o16 = NULL, *o32 = NULL, *szb = NULL, *ll = NULL, nnz, tot[7];
   DevStats            hs, *dst = NULL;
   unsigned long long *dhist = NULL;
   EllwarpRowStats     st;
@@ -639,7 +680,9 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(Alloc(&o16, (PetscCount)ns + 1, "slice sizes"));
   PetscCall(Alloc(&o32, (PetscCount)ns + 1, "slice sizes"));
   PetscCall(Alloc(&f16, (PetscCount)ns + 1, "slice sizes"));
-  FitsKernel<<<(unsigned)((ns + 1 + 7) / 8), 256, 0, Stream()>>>(ns, m, d->slicerow, d->rowperm, dai, daj, width, (bool)par->compress, d->meta, szall, sz16, sz32, f16);
+  PetscCall(Alloc(&szb, (PetscCount)ns + 1, "slice sizes"));
+  PetscCall(Alloc(&fb, (PetscCount)ns + 1, "slice sizes"));
+  FitsKernel<<<(unsigned)((ns + 1 + 7) / 8), 256, 0, Stream()>>>(ns, m, d->slicerow, d->rowperm, dai, daj, width, (bool)par->compress, (bool)par->compressbias, d->meta, szall, sz16, sz32, f16, szb, fb);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(Alloc(&d->sliceptr, (PetscCount)ns + 1, "slice offsets"));
   PetscCall(Alloc(&d->colbase, ns, "column offsets"));
@@ -647,20 +690,27 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(ExclusiveScan(sz16, o16, (PetscCount)ns + 1, (PetscCount)0));
   PetscCall(ExclusiveScan(sz32, o32, (PetscCount)ns + 1, (PetscCount)0));
   {
-    PetscInt   *n16d = NULL;
+    PetscInt   *n16d = NULL, *nbd = NULL;
     PetscCount *dtot = NULL;
     PetscCall(Alloc(&n16d, (PetscCount)ns + 1, "16-bit slices"));
-    PetscCall(Alloc(&dtot, 5, "totals"));
+    PetscCall(Alloc(&nbd, (PetscCount)ns + 1, "biased slices"));
+    PetscCall(Alloc(&d->biasbase, (PetscCount)ns + 1, "bias offsets"));
+    PetscCall(Alloc(&dtot, 7, "totals"));
     PetscCall(ExclusiveScan(f16, n16d, (PetscCount)ns + 1, (PetscInt)0));
-    TotalsKernel<<<1, 1, 0, Stream()>>>(ns, d->sliceptr, o16, o32, n16d, dtot);
+    PetscCall(ExclusiveScan(fb, nbd, (PetscCount)ns + 1, (PetscInt)0));
+    PetscCall(ExclusiveScan(szb, d->biasbase, (PetscCount)ns + 1, (PetscCount)0));
+    TotalsKernel<<<1, 1, 0, Stream()>>>(ns, d->sliceptr, o16, o32, n16d, d->biasbase, nbd, dtot);
     PetscCallCUDA(cudaMemsetAsync(dtot + 4, 0, sizeof(PetscCount), Stream()));
     if (ns) ActiveKernel<<<Grid(ns), NT, 0, Stream()>>>(ns, d->sliceptr, dtot + 4);
     PetscCallCUDA(cudaGetLastError());
-    PetscCall(ToHost(tot, dtot, 5));
+    PetscCall(ToHost(tot, dtot, 7));
     PetscCall(Free(&n16d));
+    PetscCall(Free(&nbd));
     PetscCall(Free(&dtot));
-    L->n16     = (PetscInt)tot[3];
-    L->nactive = (PetscInt)tot[4];
+    L->n16      = (PetscInt)tot[3];
+    L->nactive  = (PetscInt)tot[4];
+    L->ncolbias = tot[5];
+    L->nbias    = (PetscInt)tot[6];
   }
   PetscCheck(tot[0] == plan.walk.nslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device slots %" PetscCount_FMT " != planned %" PetscCount_FMT, tot[0], plan.walk.nslots);
   L->ncol16      = tot[1];
@@ -672,10 +722,11 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   /* 5. fill */
   PetscCall(Alloc(&d->col32, L->ncol32 + (L->nslots - tot[0]), "column indices"));
   PetscCall(Alloc(&d->col16, L->ncol16, "16-bit column offsets"));
+  PetscCall(Alloc(&d->colbias, L->ncolbias, "column biases"));
   PetscCall(Alloc(&d->slot2csr, L->nslots, "value map"));
   PetscCall(Alloc(&d->diagslot, m, "diagonal slots"));
   if (m) PetscCallCUDA(cudaMemsetAsync(d->diagslot, 0xff, (size_t)m * sizeof(PetscCount), Stream())); /* -1 */
-  if (ns) FillKernel<<<(unsigned)((ns + 7) / 8), 256, 0, Stream()>>>(ns, m, d->sliceptr, d->slicerow, d->meta, d->colbase, d->rowperm, dai, daj, dmap, d->col32, d->col16, d->slot2csr, d->diagslot);
+  if (ns) FillKernel<<<(unsigned)((ns + 7) / 8), 256, 0, Stream()>>>(ns, m, d->sliceptr, d->slicerow, d->meta, d->colbase, d->biasbase, d->rowperm, dai, daj, dmap, d->col32, d->col16, d->colbias, d->slot2csr, d->diagslot);
   PetscCallCUDA(cudaGetLastError());
   /* long rows */
   PetscCall(Alloc(&d->longptr, (PetscCount)nlong + 1, "long rows"));
@@ -711,6 +762,8 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(Free(&o16));
   PetscCall(Free(&o32));
   PetscCall(Free(&f16));
+  PetscCall(Free(&szb));
+  PetscCall(Free(&fb));
   PetscCall(Free(&cnt));
   PetscCall(Free(&off));
   PetscCall(Free(&width));
@@ -746,6 +799,8 @@ PetscErrorCode EllwarpDeviceArraysFree(EllwarpDeviceArrays *d)
   PetscCall(Free(&d->meta));
   PetscCall(Free(&d->col32));
   PetscCall(Free(&d->col16));
+  PetscCall(Free(&d->colbias));
+  PetscCall(Free(&d->biasbase));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -765,6 +820,10 @@ PetscErrorCode EllwarpLayoutFetchCUDA(EllwarpLayout *L, const EllwarpDeviceArray
     PetscCall(PetscMalloc2(n32, &L->col32, L->ncol16, &L->col16));
     PetscCall(ToHost(L->col32, d->col32, n32));
     PetscCall(ToHost(L->col16, d->col16, L->ncol16));
+    PetscCall(PetscMalloc1(L->ncolbias, &L->colbias));
+    PetscCall(ToHost(L->colbias, d->colbias, L->ncolbias));
+    PetscCall(PetscMalloc1(ns, &L->biasbase));
+    PetscCall(ToHost(L->biasbase, d->biasbase, ns));
   }
   PetscCall(ToHost(L->rowperm, d->rowperm, m));
   PetscCall(ToHost(L->slicerow, d->slicerow, (PetscCount)ns + 1));

@@ -7,12 +7,13 @@
 
 struct _EllwarpStore {
   const EllwarpLayout *L;
-  PetscCount          *sliceptr, *colbase, *diagslot, *longptr, *chunkptr;
+  PetscCount          *sliceptr, *colbase, *diagslot, *longptr, *chunkptr, *biasbase;
   PetscInt            *slicerow, *rowperm, *slot2csr, *longchunk, *chunkrow;
   int                 *count;   /* [nlong] chunks of each long row done in the current product */
   unsigned char       *meta;
   int                 *col32;
   short               *col16;
+  int                 *colbias; /* biased slices: per entry position of their rows (ellwarplayout.h) */
   PetscScalar         *val;
   PetscScalar         *partial; /* [nchunks] long-row chunk sums */
   PetscReal           *work;    /* reduction partials */
@@ -43,6 +44,13 @@ typedef struct {
   PetscCount           longcolbase;
 } DevLayout;
 
+/* the biases of the biased 16-bit slices (ellwarplayout.h), a parameter of their own for the kernels that read
+   columns: DevLayout keeps its size, so the kernels that do not read them compile exactly as before */
+typedef struct {
+  const PetscCount *biasbase;
+  const int        *colbias;
+} DevBias;
+
 static DevLayout View(const EllwarpStore *S)
 {
   DevLayout d;
@@ -64,6 +72,14 @@ static DevLayout View(const EllwarpStore *S)
   d.col16       = S->col16;
   d.longcolbase = S->L->longcolbase;
   return d;
+}
+
+static DevBias BiasView(const EllwarpStore *S)
+{
+  DevBias b;
+  b.biasbase = S->biasbase;
+  b.colbias  = S->colbias;
+  return b;
 }
 
 #define ELLWARP_RED_BLOCKS 512
@@ -146,6 +162,8 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   PetscCall(Upload(&S->rowperm, L->rowperm, L->nrows, "row permutation"));
   PetscCall(Upload(&S->col32, L->col32, L->ncol32 + (L->nslots - L->nsliceslots), "column indices"));
   PetscCall(Upload(&S->col16, L->col16, L->ncol16, "16-bit column offsets"));
+  PetscCall(Upload(&S->colbias, L->colbias, L->ncolbias, "column biases"));
+  PetscCall(Upload(&S->biasbase, L->biasbase, L->nslices, "bias offsets"));
   PetscCall(Upload(&S->slot2csr, L->slot2csr, L->nslots, "value map"));
   PetscCall(Upload(&S->diagslot, L->diagslot, L->nrows, "diagonal slots"));
   PetscCall(Upload(&S->longptr, L->longptr, L->nlong + 1, "long rows"));
@@ -178,6 +196,8 @@ PetscErrorCode EllwarpCUDACreateFromDevice(const EllwarpLayout *L, EllwarpDevice
   S->rowperm   = a->rowperm;
   S->col32     = a->col32;
   S->col16     = a->col16;
+  S->colbias   = a->colbias;
+  S->biasbase  = a->biasbase;
   S->slot2csr  = a->slot2csr;
   S->diagslot  = a->diagslot;
   S->longptr   = a->longptr;
@@ -204,6 +224,8 @@ void EllwarpCUDAStoreArrays(const EllwarpStore *S, EllwarpDeviceArrays *a)
   a->rowperm   = S->rowperm;
   a->col32     = S->col32;
   a->col16     = S->col16;
+  a->colbias   = S->colbias;
+  a->biasbase  = S->biasbase;
   a->slot2csr  = S->slot2csr;
   a->diagslot  = S->diagslot;
   a->longptr   = S->longptr;
@@ -224,6 +246,8 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
   PetscCallCUDA(cudaFree((*S)->rowperm));
   PetscCallCUDA(cudaFree((*S)->col32));
   PetscCallCUDA(cudaFree((*S)->col16));
+  PetscCallCUDA(cudaFree((*S)->colbias));
+  PetscCallCUDA(cudaFree((*S)->biasbase));
   PetscCallCUDA(cudaFree((*S)->longptr));
   PetscCallCUDA(cudaFree((*S)->longchunk));
   PetscCallCUDA(cudaFree((*S)->chunkptr));
@@ -524,9 +548,10 @@ __device__ static void LongChunk(const DevLayout &d, const PetscScalar *__restri
 /* y[rowperm[r]] = sum_k val*x[col] (+ z).  Blocks [0, nchunks) do the long-row chunks, the others one
    slice per warp.  Column indices and values are streamed once (__ldcs: keep them out of L2 so x stays
    cached); x is gathered through the read-only path.  16-bit slices store columns as offsets from the
-   lane's own row: 10 instead of 12 bytes per entry. */
-template <bool ADD, bool ABS>
-__global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+   lane's own row: 10 instead of 12 bytes per entry.  BIAS: the instance for layouts with biased 16-bit slices
+   (offsets from the row plus a bias per entry position, ellwarplayout.h); the others have no code for them. */
+template <bool ADD, bool ABS, bool BIAS>
+__global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
   if (blockIdx.x < d.nchunks) {
     LongChunk<ADD, ABS>(d, val, x, z, y);
@@ -544,7 +569,19 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, const Pet
   const PetscScalar *v    = val + base + lane;
   PetscScalar        sum  = 0.0;
 
-  if (meta & 16) {
+  if (BIAS && (meta & 32)) { /* 16-bit offsets from row + bias[e], e = k * tpr + j the entry position of the lane's row:
+                               one more load per step (K1: the same address for the warp, K2: tpr neighbours; L1).  The
+                               same x entries as 32-bit columns, so the same products */
+    const short *c  = d.col16 + d.colbase[s] + lane;
+    const int   *bp = bz.colbias + bz.biasbase[s] + (lane & ((1 << l2) - 1));
+#pragma unroll ellwarp_unroll
+    for (int k = 0; k < w; k++) {
+      const short       cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      const PetscScalar vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
+      const int         b  = __ldg(bp + (k << l2));
+      if (cc != ELLWARP_PAD16) sum += (ABS ? fabs(vv) : vv) * __ldg(x + (row + b + cc));
+    }
+  } else if (meta & 16) {
     const short *c = d.col16 + d.colbase[s] + lane;
 #pragma unroll ellwarp_unroll
     for (int k = 0; k < w; k++) {
@@ -673,6 +710,15 @@ __device__ __forceinline__ void LdCol32R(const int *__restrict__ p, int c[R])
   }
 }
 
+/* the biases of a thread's R lanes at step k of a biased slice (MultKernelV): bias[(k << l2) + j], j the lane's place in
+   its row (K1: one address for the warp) */
+template <int R>
+__device__ __forceinline__ void BiasR(const int *__restrict__ bp, int k, int l2, int t, int b[R])
+{
+#pragma unroll
+  for (int j = 0; j < R; j++) b[j] = __ldg(bp + (k << l2) + ((t * R + j) & ((1 << l2) - 1)));
+}
+
 /* A long-row chunk with U entries per thread loaded (columns and values, then x) before any is summed; each
    thread still adds its entries in the order of LongChunk, so the chunk sums are bitwise LongChunk's */
 template <bool ADD, int U>
@@ -716,7 +762,7 @@ __global__ static void __launch_bounds__(1024) LongKernel(DevLayout d, const Pet
 }
 
 template <bool ADD, int R, int A, int FL>
-__global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
+__global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
 {
   if (blockIdx.x < d.nchunks) { /* the chunks first, 8 loads per thread in flight (the whole chunk at 256 threads); a smaller
                                    -mat_ellwarp_long_unroll runs them in LongKernel (a run-time choice here would cost 30 registers) */
@@ -724,6 +770,7 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
     return;
   }
   constexpr int  NC    = FL & 1;                /* -mat_ellwarp_mult_nc */
+  constexpr bool BIAS  = (FL & 4) != 0;         /* the layout has biased 16-bit slices (else the kernel has no code for them) */
   constexpr int  STEPS = (FL & 2) ? 8 : 4;        /* steps in flight: 4 as MultKernel (ellwarp_unroll), or -mat_ellwarp_mult_unroll 8 */
   constexpr int  TPS   = ELLWARP_LANES / R;       /* threads per slice */
   constexpr int  UN    = A >= STEPS ? 1 : STEPS / A;
@@ -753,7 +800,37 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
     for (int a = 0; a < A; a++) acc[j][a] = 0.0;
   }
   const PetscScalar *v = val + base + t * R;
-  if (meta & 16) {
+  if (BIAS && (meta & 32)) { /* 16-bit offsets from row + bias[e] (MultKernel's): one more load per step and lane */
+    const short *c  = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
+    const int   *bp = bz.colbias + (sv ? bz.biasbase[s] : 0);
+    int          k  = 0;
+#pragma unroll UN
+    for (; k + A <= w; k += A) {
+#pragma unroll
+      for (int a = 0; a < A; a++) {
+        int         cc[R], bb[R];
+        PetscScalar vv[R];
+        LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
+        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+        BiasR<R>(bp, k + a, l2, t, bb);
+#pragma unroll
+        for (int j = 0; j < R; j++)
+          if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
+      }
+    }
+#pragma unroll
+    for (int a = 0; a < A; a++)
+      if (k + a < w) {
+        int         cc[R], bb[R];
+        PetscScalar vv[R];
+        LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
+        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
+        BiasR<R>(bp, k + a, l2, t, bb);
+#pragma unroll
+        for (int j = 0; j < R; j++)
+          if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
+      }
+  } else if (meta & 16) {
     const short *c = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
     int          k = 0;
 #pragma unroll UN
@@ -861,22 +938,22 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, const Pe
   for (int k = 0; k < w; k++) { \
     const PetscCount off  = (PetscCount)k * ELLWARP_LANES + lane, slot = base + off; \
     int              col; \
-    if (meta & 16) { \
+    if (meta & 16) { /* bit 5: from row + bias[k * tpr + j] */ \
       const short cc = d.col16[d.colbase[s] + off]; \
-      col            = cc == ELLWARP_PAD16 ? -1 : (int)(row + cc); \
+      col            = cc == ELLWARP_PAD16 ? -1 : (int)(row + ((meta & 32) ? bz.colbias[bz.biasbase[s] + (k << (meta & 15)) + (lane & ((1 << (meta & 15)) - 1))] : 0) + cc); \
     } else col = d.col32[d.colbase[s] + off]; \
     if (col < 0) continue; \
     SLOT_BODY; \
   }
 
-__global__ static void DiagScaleKernel(DevLayout d, PetscScalar *val, const PetscScalar *l, const PetscScalar *rr)
+__global__ static void DiagScaleKernel(DevLayout d, DevBias bz, PetscScalar *val, const PetscScalar *l, const PetscScalar *rr)
 {
 #define SLOT_BODY val[slot] *= (l ? l[row] : 1.0) * (rr ? rr[col] : 1.0)
   SLICE_LANE_PROLOGUE
 #undef SLOT_BODY
 }
 
-__global__ static void ZeroMaskedKernel(DevLayout d, PetscScalar *val, const char *rmask, const char *cmask, PetscScalar diag)
+__global__ static void ZeroMaskedKernel(DevLayout d, DevBias bz, PetscScalar *val, const char *rmask, const char *cmask, PetscScalar diag)
 {
 #define SLOT_BODY \
   if ((rmask && rmask[row]) || (cmask && cmask[col])) val[slot] = (col == row) ? diag : 0.0
@@ -1042,23 +1119,29 @@ static PetscErrorCode CUDAScatter(const EllwarpStore *S, PetscScalar *csr)
 
 /* the kernel variants of EllwarpTune (only for the products; MatNorm's |A| product keeps MultKernel) */
 template <bool ADD, int R, int A>
-static void LaunchMultV(int nc, unsigned nb, unsigned bs, const DevLayout &d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
+static void LaunchMultV(int nc, unsigned nb, unsigned bs, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
 {
-  if (nc == 3) MultKernelV<ADD, R, A, 3><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
-  else if (nc == 2) MultKernelV<ADD, R, A, 2><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
-  else if (nc == 1) MultKernelV<ADD, R, A, 1><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
-  else MultKernelV<ADD, R, A, 0><<<nb, bs, 0, Stream()>>>(d, vals, x, z, y, lu);
+  switch (nc) { /* bit 2: the layout has biased slices */
+  case 7: MultKernelV<ADD, R, A, 7><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 6: MultKernelV<ADD, R, A, 6><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 5: MultKernelV<ADD, R, A, 5><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 4: MultKernelV<ADD, R, A, 4><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 3: MultKernelV<ADD, R, A, 3><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 2: MultKernelV<ADD, R, A, 2><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  case 1: MultKernelV<ADD, R, A, 1><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
+  default: MultKernelV<ADD, R, A, 0><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu);
+  }
 }
 
 template <bool ADD, int R>
-static void LaunchMultVA(int acc, int nc, unsigned nb, unsigned bs, const DevLayout &d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
+static void LaunchMultVA(int acc, int nc, unsigned nb, unsigned bs, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
 {
-  if (acc == 4) LaunchMultV<ADD, R, 4>(nc, nb, bs, d, x, vals, z, y, lu);
-  else if (acc == 2) LaunchMultV<ADD, R, 2>(nc, nb, bs, d, x, vals, z, y, lu);
-  else LaunchMultV<ADD, R, 1>(nc, nb, bs, d, x, vals, z, y, lu);
+  if (acc == 4) LaunchMultV<ADD, R, 4>(nc, nb, bs, d, bz, x, vals, z, y, lu);
+  else if (acc == 2) LaunchMultV<ADD, R, 2>(nc, nb, bs, d, bz, x, vals, z, y, lu);
+  else LaunchMultV<ADD, R, 1>(nc, nb, bs, d, bz, x, vals, z, y, lu);
 }
 
-static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLayout d, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLayout d, DevBias bz, bool biased, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
   const int          R   = (int)t->multlanes, spb = (int)(bs * R / ELLWARP_LANES), lu = (int)t->longunroll;
   const bool         add = z != NULL;
@@ -1075,15 +1158,15 @@ static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLa
   nb = d.nchunks + (d.nslices + spb - 1) / spb;
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
   if (nb) {
-    const int acc = (int)t->multacc, nc = (t->multnc ? 1 : 0) | (t->multunroll == 8 ? 2 : 0); /* MultKernelV's FL */
+    const int acc = (int)t->multacc, nc = (t->multnc ? 1 : 0) | (t->multunroll == 8 ? 2 : 0) | (biased ? 4 : 0); /* MultKernelV's FL */
     if (add) {
-      if (R == 4) LaunchMultVA<true, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
-      else if (R == 2) LaunchMultVA<true, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
-      else LaunchMultVA<true, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
+      if (R == 4) LaunchMultVA<true, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
+      else if (R == 2) LaunchMultVA<true, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
+      else LaunchMultVA<true, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
     } else {
-      if (R == 4) LaunchMultVA<false, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
-      else if (R == 2) LaunchMultVA<false, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
-      else LaunchMultVA<false, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, x, vals, z, y, lu);
+      if (R == 4) LaunchMultVA<false, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
+      else if (R == 2) LaunchMultVA<false, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
+      else LaunchMultVA<false, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
     }
     PetscCallCUDA(cudaGetLastError());
   }
@@ -1095,6 +1178,8 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
   const EllwarpLayout *L   = S->L;
   const int            wpb = (int)(bs / ELLWARP_LANES);
   DevLayout            d   = View(S);
+  const DevBias        bz  = BiasView(S);
+  const bool           biased = L->nbias > 0; /* layouts without biased slices run kernel instances without code for them */
   PetscInt             nb;
 
   PetscFunctionBegin;
@@ -1103,16 +1188,23 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
     EllwarpTune t;
     EllwarpTuneResolve(L, S->tune, &t);
     if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll < 8 || t.longblock) {
-      PetscCall(LaunchMultVariant(&t, bs, d, x, vals, z, y));
+      PetscCall(LaunchMultVariant(&t, bs, d, bz, biased, x, vals, z, y));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
   nb = L->nchunks + (d.nslices + wpb - 1) / wpb;
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
   if (nb) {
-    if (abs) MultKernel<false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
-    else if (z) MultKernel<true, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
-    else MultKernel<false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, vals, x, z, y);
+    /* layouts without biased slices run kernels without code for them (no registers spent on it) */
+    if (biased) {
+      if (abs) MultKernel<false, true, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+      else if (z) MultKernel<true, false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+      else MultKernel<false, false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+    } else {
+      if (abs) MultKernel<false, true, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+      else if (z) MultKernel<true, false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+      else MultKernel<false, false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+    }
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1170,7 +1262,7 @@ static PetscErrorCode CUDADiagScale(EllwarpStore *S, const PetscScalar *l, const
 {
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nslices + S->L->nlong) DiagScaleKernel<<<SliceBlocks(S->L), 256, 0, Stream()>>>(View(S), S->val, l, r);
+  if (S->L->nslices + S->L->nlong) DiagScaleKernel<<<SliceBlocks(S->L), 256, 0, Stream()>>>(View(S), BiasView(S), S->val, l, r);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1185,7 +1277,7 @@ static PetscErrorCode CUDAZeroMasked(EllwarpStore *S, const char *rmask, const c
   if (rmask) PetscCall(Upload(&dr, rmask, (size_t)L->nrows, "row mask"));
   if (cmask) PetscCall(Upload(&dc, cmask, (size_t)L->ncols, "column mask"));
   PetscCall(PetscLogGpuTimeBegin());
-  if (L->nslices + L->nlong) ZeroMaskedKernel<<<SliceBlocks(L), 256, 0, Stream()>>>(View(S), S->val, dr, dc, diag);
+  if (L->nslices + L->nlong) ZeroMaskedKernel<<<SliceBlocks(L), 256, 0, Stream()>>>(View(S), BiasView(S), S->val, dr, dc, diag);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCallCUDA(cudaStreamSynchronize(Stream()));

@@ -41,6 +41,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscOptionsInt("-mat_ellwarp_sort_window", "Sort rows by length within windows of this many rows (-1: automatic, 0: whole matrix)", "", p.sortwindow, &p.sortwindow, NULL));
   PetscCall(PetscOptionsInt("-mat_ellwarp_long_row", "Rows longer than this are summed by many thread blocks (0: automatic, -1: never)", "", p.longrow, &p.longrow, NULL));
   PetscCall(PetscOptionsBool("-mat_ellwarp_compress_columns", "Store columns as 16-bit offsets from the row where they fit", "", p.compress, &p.compress, NULL));
+  PetscCall(PetscOptionsBool("-mat_ellwarp_compress_bias", "With compressed columns: 16-bit offsets from the row plus a bias per entry position in slices where row-relative ones do not fit", "", p.compressbias, &p.compressbias, NULL));
   {
     static const char *const where[] = {"device", "host"};
     PetscInt                  w     = p.analysis >= 0 ? p.analysis : (b == MAT_ELLWARP_BACKEND_CUDA ? 0 : 1);
@@ -90,7 +91,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCheck(p.sortwindow == -1 || (p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
   PetscCheck(e->blocksize == 0 || (e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_block_size %" PetscInt_FMT " must be 0 (automatic) or a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
   PetscCheck(p.longrow >= -1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_row %" PetscInt_FMT " must be >= -1", p.longrow);
-  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress || p.analysis != e->par.analysis) {
+  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress || p.compressbias != e->par.compressbias || p.analysis != e->par.analysis) {
     e->par = p;
     if (e->L) { /* new parameters: the next use re-analyses */
       PetscCall(MatSeqELLWARPSyncHost(A));
@@ -266,6 +267,7 @@ static PetscErrorCode GetInfo(Mat A, MatEllwarpInfo *info)
   info->nslices    = L->nslices;
   info->nsplit     = L->nsplit;
   info->n16        = L->n16;
+  info->nbias      = L->nbias;
   info->nlong      = L->nlong;
   info->maxrowlen  = L->maxrowlen;
   info->minrowlen  = L->minrowlen;
@@ -302,6 +304,7 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "ELLWARP layout: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscCount_FMT " nonzeros in %" PetscInt_FMT " slices of %d lanes\n", info.nrows, info.ncols, info.nnz, info.nslices, ELLWARP_LANES));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  row length: min %" PetscInt_FMT " mean %.2f std %.2f max %" PetscInt_FMT "\n", info.minrowlen, (double)info.meanrowlen, (double)info.stdrowlen, info.maxrowlen));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  padded slots %" PetscCount_FMT " (padding ratio %.4f), %" PetscInt_FMT " slices split over several lanes, %" PetscInt_FMT " with 16-bit columns\n", info.nslots, info.nnz ? (double)info.nslots / (double)info.nnz : 1.0, info.nsplit, info.n16));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  column modes: %" PetscInt_FMT " slices 16-bit from the row, %" PetscInt_FMT " 16-bit from the row plus a bias per entry position%s, %" PetscInt_FMT " 32-bit\n", info.n16 - info.nbias, info.nbias, e->par.compress && !e->par.compressbias ? " (off: -mat_ellwarp_compress_bias 0)" : "", info.nslices - info.n16));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " long rows (over %" PetscInt_FMT " entries) summed in %" PetscInt_FMT " chunks of %d\n", info.nlong, e->L->longrow, e->L->nchunks, ELLWARP_CHUNK));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel %s (requested %s), threshold %" PetscInt_FMT ", block size %" PetscInt_FMT ", sort window %" PetscInt_FMT "%s\n", MatEllwarpKernels[info.kernel], MatEllwarpKernels[e->par.kernel], info.threshold, info.blocksize, info.sortwindow, info.sortwindow ? "" : " (whole matrix)"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult,
@@ -387,6 +390,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   /* kernel variants: all 0 (automatic, EllwarpTuneResolve() in layout.c) */
   e->par.kernel   = MAT_ELLWARP_KERNEL_AUTO;
   e->par.compress   = PETSC_TRUE;
+  e->par.compressbias = PETSC_TRUE;
   e->par.sortwindow = -1;
   e->par.analysis   = -1; /* the device with the cuda backend */
   B->offloadmask = B->assembled ? PETSC_OFFLOAD_CPU : PETSC_OFFLOAD_UNALLOCATED;
