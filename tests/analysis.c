@@ -515,6 +515,46 @@ static PetscErrorCode ClearVariant(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* x and xt random, y[d] = E[d] x and yt[d] = E[d]^T xt: each pair must be bitwise equal (how: what tells E[0] and E[1]
+   apart); the vectors are the caller's, destroyed with the matrices by SameProductsDestroy() */
+static PetscErrorCode SameProducts(Mat E[2], const char *name, const char *how, Vec *x, Vec y[2], Vec *xt, Vec yt[2])
+{
+  PetscBool eq;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(E[0], x, &y[0]));
+  PetscCall(VecDuplicate(y[0], &y[1]));
+  PetscCall(VecDuplicate(y[0], xt));
+  PetscCall(VecDuplicate(*x, &yt[0]));
+  PetscCall(VecDuplicate(*x, &yt[1]));
+  PetscCall(VecSetRandom(*x, NULL));
+  PetscCall(VecSetRandom(*xt, NULL));
+  for (int d = 0; d < 2; d++) {
+    PetscCall(MatMult(E[d], *x, y[d]));
+    PetscCall(MatMultTranspose(E[d], *xt, yt[d]));
+  }
+  PetscCall(VecEqual(y[0], y[1], &eq));
+  CHECK(eq, "%s: MatMult differs %s", name, how);
+  PetscCall(VecEqual(yt[0], yt[1], &eq));
+  CHECK(eq, "%s: MatMultTranspose differs %s", name, how);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SameProductsDestroy(Mat E[2], Mat *B, PetscScalar **v, Vec *x, Vec y[2], Vec *xt, Vec yt[2])
+{
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(x));
+  PetscCall(VecDestroy(xt));
+  for (int d = 0; d < 2; d++) {
+    PetscCall(VecDestroy(&y[d]));
+    PetscCall(VecDestroy(&yt[d]));
+    PetscCall(MatDestroy(&E[d]));
+  }
+  PetscCall(MatDestroy(B));
+  PetscCall(PetscFree(*v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatLevel(const CSR *A, PetscBool gpu)
 {
   Mat         B, E[2];
@@ -537,21 +577,7 @@ static PetscErrorCode MatLevel(const CSR *A, PetscBool gpu)
   PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_SELF, PETSC_VIEWER_ASCII_INFO));
   PetscCall(MatView(E[0], PETSC_VIEWER_STDOUT_SELF));
   PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
-  PetscCall(MatCreateVecs(E[0], &x, &y[0]));
-  PetscCall(VecDuplicate(y[0], &y[1]));
-  PetscCall(VecDuplicate(y[0], &xt));
-  PetscCall(VecDuplicate(x, &yt[0]));
-  PetscCall(VecDuplicate(yt[0], &yt[1]));
-  PetscCall(VecSetRandom(x, NULL));
-  PetscCall(VecSetRandom(xt, NULL));
-  for (int d = 0; d < 2; d++) {
-    PetscCall(MatMult(E[d], x, y[d]));
-    PetscCall(MatMultTranspose(E[d], xt, yt[d]));
-  }
-  PetscCall(VecEqual(y[0], y[1], &eq));
-  CHECK(eq, "%s: MatMult differs between device and host analysis", A->name);
-  PetscCall(VecEqual(yt[0], yt[1], &eq));
-  CHECK(eq, "%s: MatMultTranspose differs between device and host analysis", A->name);
+  PetscCall(SameProducts(E, A->name, "between device and host analysis", &x, y, &xt, yt));
   /* host consumers of the device-built layout: MatZeroRows with a diagonal (missing-diagonal check) */
   {
     PetscInt rows[2] = {0, A->m - 1};
@@ -609,15 +635,7 @@ static PetscErrorCode MatLevel(const CSR *A, PetscBool gpu)
       PetscCall(VecDestroy(&dg[d]));
     }
   }
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&xt));
-  for (int d = 0; d < 2; d++) {
-    PetscCall(VecDestroy(&y[d]));
-    PetscCall(VecDestroy(&yt[d]));
-    PetscCall(MatDestroy(&E[d]));
-  }
-  PetscCall(MatDestroy(&B));
-  PetscCall(PetscFree(v));
+  PetscCall(SameProductsDestroy(E, &B, &v, &x, y, &xt, yt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -652,33 +670,11 @@ static PetscErrorCode BiasLevel(const CSR *A, PetscBool gpu)
   CHECK(info[1].nbias == 0, "%s: %" PetscInt_FMT " slices with a bias per entry position under -mat_ellwarp_compress_bias 0", A->name, info[1].nbias);
   CHECK(info[0].nslots == info[1].nslots && info[0].bytes_mult < info[1].bytes_mult, "%s: the bias does not save bytes (%g against %g)", A->name, info[0].bytes_mult, info[1].bytes_mult);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %" PetscInt_FMT " of %" PetscInt_FMT " slices biased (%" PetscInt_FMT " without the bias, 16-bit slices %" PetscInt_FMT "), bytes per MatMult %.4g against %.4g\n", A->name, info[0].nbias, info[0].nslices, info[1].nbias, info[1].n16, info[0].bytes_mult, info[1].bytes_mult));
-  PetscCall(MatCreateVecs(E[0], &x, &y[0]));
-  PetscCall(VecDuplicate(y[0], &y[1]));
-  PetscCall(VecDuplicate(y[0], &xt));
-  PetscCall(VecDuplicate(x, &yt[0]));
-  PetscCall(VecDuplicate(x, &yt[1]));
-  PetscCall(VecSetRandom(x, NULL));
-  PetscCall(VecSetRandom(xt, NULL));
-  for (int d = 0; d < 2; d++) {
-    PetscCall(MatMult(E[d], x, y[d]));
-    PetscCall(MatMultTranspose(E[d], xt, yt[d]));
-  }
-  PetscCall(VecEqual(y[0], y[1], &eq));
-  CHECK(eq, "%s: MatMult differs with and without the bias", A->name);
-  PetscCall(VecEqual(yt[0], yt[1], &eq));
-  CHECK(eq, "%s: MatMultTranspose differs with and without the bias", A->name);
+  PetscCall(SameProducts(E, A->name, "with and without the bias", &x, y, &xt, yt));
   for (int d = 0; d < 2; d++) PetscCall(MatMultAdd(E[d], x, y[d], y[d]));
   PetscCall(VecEqual(y[0], y[1], &eq));
   CHECK(eq, "%s: MatMultAdd differs with and without the bias", A->name);
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&xt));
-  for (int d = 0; d < 2; d++) {
-    PetscCall(VecDestroy(&y[d]));
-    PetscCall(VecDestroy(&yt[d]));
-    PetscCall(MatDestroy(&E[d]));
-  }
-  PetscCall(MatDestroy(&B));
-  PetscCall(PetscFree(v));
+  PetscCall(SameProductsDestroy(E, &B, &v, &x, y, &xt, yt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -53,6 +53,20 @@ static PetscErrorCode Compare(Mat A, Mat B, const char *what)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* n values copied into a new CUDA vector, and its device array (VecCUDARestoreArray + VecDestroy when done) */
+static PetscErrorCode DeviceCopy(PetscCount n, const PetscScalar *v, Vec *vv, PetscScalar **dv)
+{
+  PetscScalar *a;
+
+  PetscFunctionBegin;
+  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, (PetscInt)n, vv));
+  PetscCall(VecGetArrayWrite(*vv, &a));
+  PetscCall(PetscArraycpy(a, v, n));
+  PetscCall(VecRestoreArrayWrite(*vv, &a));
+  PetscCall(VecCUDAGetArray(*vv, dv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the pattern of A as a COO list, row by row in column order (broken: with an ignored entry, negative column,
    inside one row), with values */
 static PetscErrorCode RowOrderCOO(Mat A, PetscBool broken, PetscCount *n, PetscInt **ci, PetscInt **cj, PetscScalar **cv)
@@ -137,14 +151,7 @@ int main(int argc, char **argv)
   {
     Vec          vv = NULL;
     PetscScalar *pv = v;
-    if (devvals) {
-      PetscScalar *a;
-      PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, (PetscInt)n, &vv));
-      PetscCall(VecGetArrayWrite(vv, &a));
-      PetscCall(PetscArraycpy(a, v, n));
-      PetscCall(VecRestoreArrayWrite(vv, &a));
-      PetscCall(VecCUDAGetArray(vv, &pv));
-    }
+    if (devvals) PetscCall(DeviceCopy(n, v, &vv, &pv));
     for (int round = 0; round < 3; round++) {
       InsertMode mode = round == 1 ? ADD_VALUES : INSERT_VALUES;
       PetscCall(MatSetValuesCOO(A, v, mode));
@@ -309,14 +316,7 @@ int main(int argc, char **argv)
     {
       Vec          vv = NULL;
       PetscScalar *pv = v2;
-      if (devvals) {
-        PetscScalar *a;
-        PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, (PetscInt)n2, &vv));
-        PetscCall(VecGetArrayWrite(vv, &a));
-        PetscCall(PetscArraycpy(a, v2, n2));
-        PetscCall(VecRestoreArrayWrite(vv, &a));
-        PetscCall(VecCUDAGetArray(vv, &pv));
-      }
+      if (devvals) PetscCall(DeviceCopy(n2, v2, &vv, &pv));
       for (int round = 0; round < 4; round++) {
         InsertMode mode = round % 2 ? ADD_VALUES : INSERT_VALUES;
         PetscCall(MatSetValuesCOO(A2, v2, mode));

@@ -274,6 +274,7 @@ PETSC_INTERN void           DMAsmHostLocalRow(const DMAsmP1Ctx *, const DMAsmRow
 PETSC_INTERN PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *, const DMAsmRowPlan *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
 #endif
 
+PETSC_INTERN PetscErrorCode DMAsmBufGrow(void **, size_t, PetscCount, PetscCount *); /* dmasmshared.c: a growing array's room for one more */
 PETSC_INTERN PetscErrorCode DMAsmBuildSharedPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, PetscCount, const PetscCount *, const PetscCount *, DMAsmSharedPlan *);
 PETSC_INTERN PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly, PetscInt, PetscCount, const PetscCount *, const PetscCount *, PetscCount, const PetscCount *, const PetscCount *, PetscCount **, PetscInt *, PetscCount **, PetscInt *, PetscReal *);
 PETSC_INTERN PetscErrorCode DMAsmSharedPlanDestroy(DMAsmSharedPlan *);

@@ -24,18 +24,27 @@ typedef struct {
   PetscCount n, cap;
 } IntBuf;
 
+/* room for one more element in a growing array of n elements of the given size (capacity doubles) */
+PetscErrorCode DMAsmBufGrow(void **a, size_t size, PetscCount n, PetscCount *cap)
+{
+  void      *na;
+  PetscCount nc;
+
+  PetscFunctionBegin;
+  if (n < *cap) PetscFunctionReturn(PETSC_SUCCESS);
+  nc = *cap ? 2 * *cap : 1024;
+  PetscCall(PetscMalloc(nc * size, &na));
+  if (n) PetscCall(PetscMemcpy(na, *a, n * size));
+  PetscCall(PetscFree(*a));
+  *a   = na;
+  *cap = nc;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode IntBufPush(IntBuf *b, PetscInt v)
 {
   PetscFunctionBegin;
-  if (b->n == b->cap) {
-    PetscInt  *na;
-    PetscCount nc = b->cap ? 2 * b->cap : 1024;
-    PetscCall(PetscMalloc1(nc, &na));
-    if (b->n) PetscCall(PetscArraycpy(na, b->a, b->n));
-    PetscCall(PetscFree(b->a));
-    b->a   = na;
-    b->cap = nc;
-  }
+  PetscCall(DMAsmBufGrow((void **)&b->a, sizeof(*b->a), b->n, &b->cap));
   b->a[b->n++] = v;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -31,15 +31,7 @@ typedef struct {
 static PetscErrorCode IdxBufPush(IdxBuf *b, idx_t v)
 {
   PetscFunctionBegin;
-  if (b->n == b->cap) {
-    idx_t     *na;
-    PetscCount nc = b->cap ? 2 * b->cap : 4096;
-    PetscCall(PetscMalloc1(nc, &na));
-    if (b->n) PetscCall(PetscArraycpy(na, b->a, b->n));
-    PetscCall(PetscFree(b->a));
-    b->a   = na;
-    b->cap = nc;
-  }
+  PetscCall(DMAsmBufGrow((void **)&b->a, sizeof(*b->a), b->n, &b->cap));
   b->a[b->n++] = v;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

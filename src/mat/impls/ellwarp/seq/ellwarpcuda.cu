@@ -761,6 +761,22 @@ __global__ static void __launch_bounds__(1024) LongKernel(DevLayout d, const Pet
   LongChunkAny<ADD>(d, val, x, z, y, lu);
 }
 
+/* MultKernelV's walk over the w steps of a slice: A steps at a time (step k to accumulator a = k % A), UN
+   groups unrolled, then the last w % A steps */
+template <int A, int UN, typename Step>
+__device__ __forceinline__ void StepLoop(int w, Step step)
+{
+  int k = 0;
+#pragma unroll UN
+  for (; k + A <= w; k += A) {
+#pragma unroll
+    for (int a = 0; a < A; a++) step(k + a, a);
+  }
+#pragma unroll
+  for (int a = 0; a < A; a++)
+    if (k + a < w) step(k + a, a);
+}
+
 template <bool ADD, int R, int A, int FL>
 __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
 {
@@ -803,87 +819,38 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, DevBias 
   if (BIAS && (meta & 32)) { /* 16-bit offsets from row + bias[e] (MultKernel's): one more load per step and lane */
     const short *c  = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
     const int   *bp = bz.colbias + (sv ? bz.biasbase[s] : 0);
-    int          k  = 0;
-#pragma unroll UN
-    for (; k + A <= w; k += A) {
+    StepLoop<A, UN>(w, [&](int k, int a) {
+      int         cc[R], bb[R];
+      PetscScalar vv[R];
+      LdCol16R<R, NC>(c + (size_t)k * ELLWARP_LANES, cc);
+      LdValsR<R, NC>(v + (size_t)k * ELLWARP_LANES, vv);
+      BiasR<R>(bp, k, l2, t, bb);
 #pragma unroll
-      for (int a = 0; a < A; a++) {
-        int         cc[R], bb[R];
-        PetscScalar vv[R];
-        LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
-        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
-        BiasR<R>(bp, k + a, l2, t, bb);
-#pragma unroll
-        for (int j = 0; j < R; j++)
-          if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
-      }
-    }
-#pragma unroll
-    for (int a = 0; a < A; a++)
-      if (k + a < w) {
-        int         cc[R], bb[R];
-        PetscScalar vv[R];
-        LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
-        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
-        BiasR<R>(bp, k + a, l2, t, bb);
-#pragma unroll
-        for (int j = 0; j < R; j++)
-          if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
-      }
+      for (int j = 0; j < R; j++)
+        if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
+    });
   } else if (meta & 16) {
     const short *c = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
-    int          k = 0;
-#pragma unroll UN
-    for (; k + A <= w; k += A) {
+    StepLoop<A, UN>(w, [&](int k, int a) {
+      int         cc[R];
+      PetscScalar vv[R];
+      LdCol16R<R, NC>(c + (size_t)k * ELLWARP_LANES, cc);
+      LdValsR<R, NC>(v + (size_t)k * ELLWARP_LANES, vv);
 #pragma unroll
-      for (int a = 0; a < A; a++) {
-        int         cc[R];
-        PetscScalar vv[R];
-        LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
-        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
-#pragma unroll
-        for (int j = 0; j < R; j++)
-          if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + row[j] + cc[j]);
-      }
-    }
-#pragma unroll
-    for (int a = 0; a < A; a++)
-      if (k + a < w) {
-        int         cc[R];
-        PetscScalar vv[R];
-        LdCol16R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
-        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
-#pragma unroll
-        for (int j = 0; j < R; j++)
-          if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + row[j] + cc[j]);
-      }
+      for (int j = 0; j < R; j++)
+        if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + row[j] + cc[j]);
+    });
   } else {
     const int *c = d.col32 + (sv ? d.colbase[s] : 0) + t * R;
-    int        k = 0;
-#pragma unroll UN
-    for (; k + A <= w; k += A) {
+    StepLoop<A, UN>(w, [&](int k, int a) {
+      int         cc[R];
+      PetscScalar vv[R];
+      LdCol32R<R, NC>(c + (size_t)k * ELLWARP_LANES, cc);
+      LdValsR<R, NC>(v + (size_t)k * ELLWARP_LANES, vv);
 #pragma unroll
-      for (int a = 0; a < A; a++) {
-        int         cc[R];
-        PetscScalar vv[R];
-        LdCol32R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
-        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
-#pragma unroll
-        for (int j = 0; j < R; j++)
-          if (cc[j] >= 0) acc[j][a] += vv[j] * __ldg(x + cc[j]);
-      }
-    }
-#pragma unroll
-    for (int a = 0; a < A; a++)
-      if (k + a < w) {
-        int         cc[R];
-        PetscScalar vv[R];
-        LdCol32R<R, NC>(c + (size_t)(k + a) * ELLWARP_LANES, cc);
-        LdValsR<R, NC>(v + (size_t)(k + a) * ELLWARP_LANES, vv);
-#pragma unroll
-        for (int j = 0; j < R; j++)
-          if (cc[j] >= 0) acc[j][a] += vv[j] * __ldg(x + cc[j]);
-      }
+      for (int j = 0; j < R; j++)
+        if (cc[j] >= 0) acc[j][a] += vv[j] * __ldg(x + cc[j]);
+    });
   }
   PetscScalar sum[R];
 #pragma unroll
