@@ -4,11 +4,11 @@
    f0 = beta u - source, f1 = alpha D grad u.  The simplex PetscFE uses a quadrature exact for degree 2p (both
    assemblies are exact on affine simplices); the Q1 one PETSc's default Gauss rule (p+1 per direction), the same
    rule as the built-in kernel, on a non-affine (perturbed) mesh.
-   For every element x method (globalnz, host, atomic, color -- fused with the element unless -dm_assembly_fuse 0; sharednz must fall back to globalnz visibly, localrow
+   For every element x method (globalnz, host, atomic, color -- fused with the element unless -dm_assembly_fuse 0; localnz, each contribution recomputed; sharednz must fall back to globalnz visibly, localrow
    must refuse the element with a clear error) x target (host: AIJ, ELLWARP host backend; device: AIJCUSPARSE,
    ELLWARP cuda backend):
    - relative error of J and F <= 1e-13 against PETSc;
-   - globalnz, host, color (and the sharednz fallback): bitwise equal run to run (a second matrix and a reassembly);
+   - globalnz, host, color, localnz (and the sharednz fallback): bitwise equal run to run (a second matrix and a reassembly);
    - the matrix DMCreateMatrix() preallocates contains the element pattern (else the assembly errors).
    With -snes: SNESSolve through DMAssemblySetSNES (ELLWARP, device vectors where it runs) equals a KSP solve of
    PETSc's system, one Jacobian plan for two solves.
@@ -235,7 +235,7 @@ static PetscErrorCode RunOrder(const char *elem, PetscInt order, PetscInt faces,
   Vec         U, Fref;
   Mat         Jref;
   PetscRandom rnd;
-  const char *methods[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYHOST, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYSHAREDNZ};
+  const char *methods[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYHOST, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYSHAREDNZ, DMASSEMBLYLOCALNZ};
 
   PetscFunctionBegin;
   PetscCall(CreateProblem(elem, order, faces, &dm));

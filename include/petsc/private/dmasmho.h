@@ -222,3 +222,35 @@ static DMASM_HD inline void DMAsmHOTensorFused(int dim, int nen, int nq, PetscIn
     }
   }
 }
+
+/* localnz: source entry k of element e (jac: k = a*nen + b of the element matrix; else k = a of the element vector,
+   with the state u read through edof), recomputed from the element's inputs in the arithmetic of
+   DMAsmHOSimplexElement / DMAsmHOTensorElement: the value globalnz reads from its element data */
+static DMASM_HD inline PetscScalar DMAsmHOLocalEntry(int tensor, int dim, int nen, int nq, int k, int jac, PetscInt e, PetscInt n, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const PetscReal *__restrict__ ref, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof)
+{
+  if (tensor) { /* the whole element on local copies (as DMAsmHOTensorFused), then its entry k */
+    PetscReal   xl[DMASM_HO_TENSOR_MAXNEN * 3];
+    PetscScalar ul[DMASM_HO_TENSOR_MAXNEN], vl[DMASM_HO_TENSOR_MAXNEN * DMASM_HO_TENSOR_MAXNEN];
+
+    for (int q = 0; q < nen * dim; q++) xl[q] = xe[(PetscCount)q * n + e];
+    if (!jac)
+      for (int a = 0; a < nen; a++) ul[a] = u[edof[(PetscCount)a * n + e]];
+    DMAsmHOTensorElement(dim, nen, nq, 0, 1, alpha, beta, source, D, ref, xl, ul, jac ? vl : NULL, jac ? NULL : vl);
+    return vl[k];
+  } else {
+    const int ns = dim * (dim + 1) / 2, nn = nen * nen;
+    PetscReal Cs[6], adet, m;
+
+    DMAsmHOSimplexGeometry(dim, e, n, alpha, D, xe, Cs, &adet);
+    m = beta * adet;
+    if (jac) {
+      const int a = k / nen, b = k % nen;
+      return DMAsmHOSimplexEntry(ns, nn, a < b ? a * nen + b : b * nen + a, Cs, m, ref); /* the upper entry, as the element */
+    } else {
+      const PetscReal *B = ref + (ns + 1) * nn;
+      PetscScalar      f = 0;
+      for (int b = 0; b < nen; b++) f += DMAsmHOSimplexEntry(ns, nn, k < b ? k * nen + b : b * nen + k, Cs, m, ref) * u[edof[(PetscCount)b * n + e]];
+      return f - source * adet * B[k];
+    }
+  }
+}

@@ -241,6 +241,8 @@ PETSC_INTERN void           DMAsmHostHOElement(const DMAsmHOCtx *, PetscInt, con
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode DMAsmCUDAHOFused(const DMAsmHOCtx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmCUDAHOElement(const DMAsmHOCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDALocalNZHO(const DMAsmHOCtx *, const DMAsmPlan *, PetscBool, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmHOCtxDevice(DMAsmHOCtx *);
 #endif
 
 /* CUDA side (dmasmcuda.cu); plain-C references of the same logic are in dmasmhost.c */
@@ -291,6 +293,7 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAPhaseDestroy(DMAssembly);
 PETSC_INTERN void DMAsmHostGather(PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void DMAsmHostReduce(const DMAsmPlan *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void DMAsmHostLocalNZ(const DMAsmP1Ctx *, const DMAsmPlan *, PetscBool, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
+PETSC_INTERN void DMAsmHostLocalNZHO(const DMAsmHOCtx *, const DMAsmPlan *, PetscBool, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscScalar *);
 PETSC_INTERN void DMAsmHostScatter(PetscCount, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void DMAsmHostScatterColor(PetscInt, const PetscInt *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void DMAsmHostP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, const PetscReal *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);

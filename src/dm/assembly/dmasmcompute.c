@@ -354,16 +354,25 @@ static PetscErrorCode LocalRowAssembly(DMAssembly as, const DMAsmRowPlan *P, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* localnz: every contribution recomputed by the thread that sums its target (built-in P1 kernels) */
+/* localnz: every contribution recomputed by the thread that sums its target (built-in P1 or Lagrange kernels) */
 static PetscErrorCode LocalNZAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
 {
+  const PetscBool ho = (PetscBool)(as->hobuiltin && as->k.ctx == (void *)as->hobuiltin);
+
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  if (as->mtype == PETSC_MEMTYPE_HOST) DMAsmHostLocalNZ(as->builtin, P, jac, as->nelem, as->xe, u, as->edof, dst);
-  else {
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    if (ho) DMAsmHostLocalNZHO(as->hobuiltin, P, jac, as->nelem, as->xe, u, as->edof, dst);
+    else DMAsmHostLocalNZ(as->builtin, P, jac, as->nelem, as->xe, u, as->edof, dst);
+  } else {
 #if defined(ELLWARP_HAVE_CUDA)
-    PetscCall(DMAsmP1CtxDevice(as->builtin));
-    PetscCall(DMAsmCUDALocalNZ(as->builtin, P, jac, as->nelem, as->dxe, u, as->dedof, dst));
+    if (ho) {
+      PetscCall(DMAsmHOCtxDevice(as->hobuiltin));
+      PetscCall(DMAsmCUDALocalNZHO(as->hobuiltin, P, jac, as->nelem, as->dxe, u, as->dedof, dst));
+    } else {
+      PetscCall(DMAsmP1CtxDevice(as->builtin));
+      PetscCall(DMAsmCUDALocalNZ(as->builtin, P, jac, as->nelem, as->dxe, u, as->dedof, dst));
+    }
 #endif
   }
   PetscCall(PetscLogFlops((as->dim == 3 ? 120.0 : 50.0) * (PetscLogDouble)(jac ? as->nen * as->nen : as->nen) * as->nelem));

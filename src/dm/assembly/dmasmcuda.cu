@@ -3,6 +3,7 @@
    stream of PETSc's current device context, the one PETSc's vectors and the matrix types use. */
 #include <petsc/private/dmassemblyimpl.h>
 #include <petsc/private/dmasmp1.h>
+#include <petsc/private/dmasmlocalnz.h>
 #include <petscdevice_cuda.h>
 
 static inline cudaStream_t Stream(void)
@@ -163,30 +164,8 @@ PetscErrorCode DMAsmCUDAReduce(const DMAsmPlan *P, const PetscScalar *src, Petsc
 template <typename I>
 __global__ static void __launch_bounds__(DMASM_BLOCK) LocalNZKernel(PetscInt C, PetscCount ntarget, const PetscCount *__restrict__ blkptr, const int *__restrict__ order, const I *__restrict__ packed, int dim, PetscBool jac, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, PetscScalar *__restrict__ dst)
 {
-  extern __shared__ PetscScalar sm[];
-  const int        nen = dim + 1;
-  const PetscInt   b   = order[blockIdx.x];
-  const PetscCount t0  = (PetscCount)b * C;
-  const PetscInt   nt  = (PetscInt)(ntarget - t0 < C ? ntarget - t0 : C);
-  const PetscCount end = blkptr[b + 1];
-  PetscScalar      s   = 0;
-
-  for (PetscInt i = threadIdx.x; i < nt; i += DMASM_BLOCK) sm[i] = 0;
-  __syncthreads();
-  for (PetscCount p = blkptr[b] + threadIdx.x; p < end; p += DMASM_BLOCK) {
-    const I v = __ldcs(packed + p);
-    if (v > 0) {
-      const PetscInt64 q = (PetscInt64)v - 1;
-      const int        k = (int)(q / nelem);
-      const PetscInt   e = (PetscInt)(q - (PetscInt64)k * nelem);
-      s += DMAsmP1ElementEntry(dim, jac ? k / nen : k, jac ? k % nen : 0, e, nelem, alpha, beta, source, D, xe, jac ? NULL : u, edof);
-    } else if (v < 0) {
-      sm[~v] = s;
-      s      = 0;
-    }
-  }
-  __syncthreads();
-  for (PetscInt i = threadIdx.x; i < nt; i += DMASM_BLOCK) dst[t0 + i] = sm[i];
+  const int nen = dim + 1;
+  DMAsmLocalNZBlock<DMASM_BLOCK>(C, ntarget, blkptr, order, packed, nelem, [&](int k, PetscInt e) { return DMAsmP1ElementEntry(dim, jac ? k / nen : k, jac ? k % nen : 0, e, nelem, alpha, beta, source, D, xe, jac ? NULL : u, edof); }, dst);
 }
 
 PetscErrorCode DMAsmCUDALocalNZ(const DMAsmP1Ctx *c, const DMAsmPlan *P, PetscBool jac, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)

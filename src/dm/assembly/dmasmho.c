@@ -177,6 +177,19 @@ static PetscErrorCode HOCtxDestroy(void **ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(ELLWARP_HAVE_CUDA)
+/* the reference data on the device, once */
+PetscErrorCode DMAsmHOCtxDevice(DMAsmHOCtx *c)
+{
+  PetscFunctionBegin;
+  if (!c->dref) {
+    PetscCall(DMAsmCUDAMalloc((void **)&c->dref, sizeof(PetscReal) * c->nref));
+    PetscCall(DMAsmCUDAUpload(c->dref, c->ref, sizeof(PetscReal) * c->nref));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 static PetscErrorCode HORun(PetscMemType mtype, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe, DMAsmHOCtx *c)
 {
   PetscFunctionBegin;
@@ -185,10 +198,7 @@ static PetscErrorCode HORun(PetscMemType mtype, PetscInt nelem, const PetscReal 
     PetscCall(PetscLogFlops(HOFlops(c, (PetscBool)(ke != NULL)) * nelem));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
-    if (!c->dref) { /* the reference data, once */
-      PetscCall(DMAsmCUDAMalloc((void **)&c->dref, sizeof(PetscReal) * c->nref));
-      PetscCall(DMAsmCUDAUpload(c->dref, c->ref, sizeof(PetscReal) * c->nref));
-    }
+    PetscCall(DMAsmHOCtxDevice(c));
     PetscCall(DMAsmCUDAHOElement(c, nelem, xe, ue, ke, fe));
     PetscCall(PetscLogGpuFlops(HOFlops(c, (PetscBool)(ke != NULL)) * nelem));
 #else
@@ -221,10 +231,7 @@ PetscErrorCode DMAsmHOFused(DMAssembly as, const DMAsmPlan *P, PetscBool jac, co
     PetscCall(PetscLogFlops(HOFlops(c, jac) * as->nelem + (PetscLogDouble)P->nsrc));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
-    if (!c->dref) {
-      PetscCall(DMAsmCUDAMalloc((void **)&c->dref, sizeof(PetscReal) * c->nref));
-      PetscCall(DMAsmCUDAUpload(c->dref, c->ref, sizeof(PetscReal) * c->nref));
-    }
+    PetscCall(DMAsmHOCtxDevice(c));
     if (col && as->ntail) {
       PetscCall(DMAsmCUDAHOFused(c, as->ntail, as->dtailelem, as->nelem, as->dxe, u, as->dedof, jac, NULL, PETSC_FALSE, NULL, buf));
       PetscCall(DMAsmCUDAReduce(tail, buf, dst));

@@ -4,6 +4,7 @@
    The reference data are read through the read-only cache: every thread of a warp reads the same word. */
 #include <petsc/private/dmassemblyimpl.h>
 #include <petsc/private/dmasmho.h>
+#include <petsc/private/dmasmlocalnz.h>
 #include <petscdevice_cuda.h>
 
 typedef struct {
@@ -118,6 +119,39 @@ PetscErrorCode DMAsmCUDAHOFused(const DMAsmHOCtx *c, PetscInt ne, const PetscInt
     else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly Lagrange kernels: tensor cell with dim %" PetscInt_FMT ", %" PetscInt_FMT " nodes has no fused device kernel", c->dim, c->nen);
   } else if (c->dim == 2) LaunchHOFused<2, 0, false>(c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store); /* runtime nen: one entry at a time, nothing to keep in registers */
   else LaunchHOFused<3, 0, false>(c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* localnz with the Lagrange elements: globalnz's packed plan walked as in dmasmcuda.cu, each contribution recomputed
+   by DMAsmHOLocalEntry (an affine simplex entry from the element's geometry; a Q1 cell computes its whole element) */
+template <typename I>
+__global__ static void __launch_bounds__(DMASM_BLOCK) LocalNZHOKernel(PetscInt C, PetscCount ntarget, const PetscCount *__restrict__ blkptr, const int *__restrict__ order, const I *__restrict__ packed, int tensor, int dim, int nen, int nq, PetscBool jac, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, HOTensorD D, int hasD, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ u, const PetscInt *__restrict__ edof, PetscScalar *__restrict__ dst)
+{
+  DMAsmLocalNZBlock<DMASM_BLOCK>(C, ntarget, blkptr, order, packed, nelem, [&](int k, PetscInt e) { return DMAsmHOLocalEntry(tensor, dim, nen, nq, k, (int)jac, e, nelem, alpha, beta, source, hasD ? D.v : NULL, ref, xe, u, edof); }, dst);
+}
+
+PetscErrorCode DMAsmCUDALocalNZHO(const DMAsmHOCtx *c, const DMAsmPlan *P, PetscBool jac, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)
+{
+  const size_t shmem = (size_t)P->C * sizeof(PetscScalar);
+  HOTensorD    D;
+
+  PetscFunctionBegin;
+  if (!P->nblocks) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int i = 0; i < 9; i++) D.v[i] = c->D[i];
+  PetscCall(PetscLogGpuTimeBegin());
+#define LOCALNZ_HO_ARGS P->C, P->ntarget, P->dblkptr, P->dorder, (const I *)P->dpacked, (int)c->tensor, (int)c->dim, (int)c->nen, (int)c->nq, jac, nelem, c->alpha, c->beta, c->source, D, (int)c->hasD, c->dref, xe, u, edof, dst
+  if (P->idx64) {
+    using I = PetscInt64;
+    if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(LocalNZHOKernel<I>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    LocalNZHOKernel<I><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(LOCALNZ_HO_ARGS);
+  } else {
+    using I = int;
+    if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(LocalNZHOKernel<I>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    LocalNZHOKernel<I><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(LOCALNZ_HO_ARGS);
+  }
+#undef LOCALNZ_HO_ARGS
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -2,6 +2,7 @@
    the host method runs them, and the tests check the plans through them on machines without a GPU. */
 #include <petsc/private/dmassemblyimpl.h>
 #include <petsc/private/dmasmp1.h>
+#include <petsc/private/dmasmho.h>
 
 /* ue[a*nelem + e] = u[edof[a*nelem + e]] */
 void DMAsmHostGather(PetscInt nen, PetscInt nelem, const PetscInt *edof, const PetscScalar *u, PetscScalar *ue)
@@ -100,11 +101,11 @@ void DMAsmHostP1FusedStore(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *ele
 }
 
 /* localnz: the packed plan of globalnz walked as DMAsmHostReduce walks it, each source entry k*nelem + e
-   computed from the element's inputs instead of read (jac: k = a*nen + b; else k = a, with the state u) */
-void DMAsmHostLocalNZ(const DMAsmP1Ctx *c, const DMAsmPlan *P, PetscBool jac, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)
-{
-  const int nen = (int)c->dim + 1;
+   computed from the element's inputs instead of read (entry(ctx, k, e); jac: k = a*nen + b; else k = a) */
+typedef PetscScalar (*LocalEntryFn)(const void *, int, PetscInt);
 
+static void LocalNZWalk(const DMAsmPlan *P, PetscInt nelem, LocalEntryFn entry, const void *ctx, PetscScalar *dst)
+{
   for (PetscInt b = 0; b < P->nblocks; b++) {
     const PetscCount t0 = (PetscCount)b * P->C;
     const PetscInt   nt = (PetscInt)PetscMin((PetscCount)P->C, P->ntarget - t0);
@@ -118,8 +119,7 @@ void DMAsmHostLocalNZ(const DMAsmP1Ctx *c, const DMAsmPlan *P, PetscBool jac, Pe
         if (v > 0) {
           const PetscInt64 q = v - 1;
           const int        k = (int)(q / nelem);
-          const PetscInt   e = (PetscInt)(q - (PetscInt64)k * nelem);
-          s += DMAsmP1ElementEntry((int)c->dim, jac ? k / nen : k, jac ? k % nen : 0, e, nelem, c->alpha, c->beta, c->source, c->D, xe, jac ? NULL : u, edof);
+          s += entry(ctx, k, (PetscInt)(q - (PetscInt64)k * nelem));
         } else if (v < 0) {
           out[~v] = s;
           s       = 0;
@@ -127,4 +127,41 @@ void DMAsmHostLocalNZ(const DMAsmP1Ctx *c, const DMAsmPlan *P, PetscBool jac, Pe
       }
     }
   }
+}
+
+typedef struct {
+  const void        *c; /* DMAsmP1Ctx or DMAsmHOCtx */
+  PetscBool          jac;
+  PetscInt           nelem;
+  const PetscReal   *xe;
+  const PetscScalar *u;
+  const PetscInt    *edof;
+} LocalCtx;
+
+static PetscScalar P1Entry(const void *ctx, int k, PetscInt e)
+{
+  const LocalCtx   *l   = (const LocalCtx *)ctx;
+  const DMAsmP1Ctx *c   = (const DMAsmP1Ctx *)l->c;
+  const int         nen = (int)c->dim + 1;
+  return DMAsmP1ElementEntry((int)c->dim, l->jac ? k / nen : k, l->jac ? k % nen : 0, e, l->nelem, c->alpha, c->beta, c->source, c->D, l->xe, l->jac ? NULL : l->u, l->edof);
+}
+
+static PetscScalar HOEntry(const void *ctx, int k, PetscInt e)
+{
+  const LocalCtx   *l = (const LocalCtx *)ctx;
+  const DMAsmHOCtx *c = (const DMAsmHOCtx *)l->c;
+  return DMAsmHOLocalEntry((int)c->tensor, (int)c->dim, (int)c->nen, (int)c->nq, k, (int)l->jac, e, l->nelem, c->alpha, c->beta, c->source, c->hasD ? c->D : NULL, c->ref, l->xe, l->u, l->edof);
+}
+
+void DMAsmHostLocalNZ(const DMAsmP1Ctx *c, const DMAsmPlan *P, PetscBool jac, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)
+{
+  const LocalCtx l = {c, jac, nelem, xe, u, edof};
+  LocalNZWalk(P, nelem, P1Entry, &l, dst);
+}
+
+/* the same with the built-in Lagrange elements (dmasmho.c) */
+void DMAsmHostLocalNZHO(const DMAsmHOCtx *c, const DMAsmPlan *P, PetscBool jac, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)
+{
+  const LocalCtx l = {c, jac, nelem, xe, u, edof};
+  LocalNZWalk(P, nelem, HOEntry, &l, dst);
 }
