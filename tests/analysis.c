@@ -761,6 +761,22 @@ static PetscErrorCode Options(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the transpose of A through its entry map (the layout a MatMultTranspose builds), run through every check */
+static PetscErrorCode RunTransposeMap(const CSR *A, const char *name, PetscBool gpu)
+{
+  CSR T;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(T.name, name, sizeof(T.name)));
+  T.m = A->n;
+  T.n = A->m;
+  PetscCall(EllwarpLayoutTranspose(A->m, A->n, A->ai, A->aj, &T.ai, &T.aj, &T.map));
+  PetscCall(RunAll(&T, gpu));
+  PetscCall(PetscFree(T.ai));
+  PetscCall(PetscFree2(T.aj, T.map));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscBool gpu = PETSC_FALSE;
@@ -778,17 +794,7 @@ int main(int argc, char **argv)
   PetscCall(KuhnCSR(10, &A)); /* FE-like: 16-bit columns, 7..27 per row */
   PetscCall(RunAll(&A, gpu));
   PetscCall(MatLevel(&A, gpu));
-  {
-    CSR T;
-    PetscCall(PetscStrncpy(T.name, "kuhn_transpose_map", sizeof(T.name)));
-    T.m = A.n;
-    T.n = A.m;
-    PetscCall(EllwarpLayoutTranspose(A.m, A.n, A.ai, A.aj, &T.ai, &T.aj, &T.map));
-    PetscCall(RunAll(&T, gpu));
-    PetscCall(PetscFree(T.ai));
-    PetscCall(PetscFree2(T.aj, T.map));
-    T.map = NULL;
-  }
+  PetscCall(RunTransposeMap(&A, "kuhn_transpose_map", gpu));
   PetscCall(FreeCSR(&A));
   PetscCall(COOLevel(8, gpu));
 
@@ -823,7 +829,6 @@ int main(int argc, char **argv)
     const PetscInt dims4[4] = {5, 5, 5, 5}, dims3[3] = {64, 270, 5};
     const PetscInt off[13]  = {-90017, -47011, -40009, -2003, -1001, 0, 1001, 2003, 33013, 40009, 47017, 65011, 90019};
     PetscInt       nn;
-    CSR            T;
 
     PetscCall(StencilLatticeCSR(4, dims4, 3, &nn, &A.ai, &A.aj));
     PetscCall(PetscStrncpy(A.name, "qcd_L5", sizeof(A.name)));
@@ -839,13 +844,7 @@ int main(int argc, char **argv)
     PetscCall(RunAll(&A, gpu));
     PetscCall(MatLevel(&A, gpu));
     PetscCall(BiasLevel(&A, gpu));
-    PetscCall(PetscStrncpy(T.name, "lattice_transpose_map", sizeof(T.name)));
-    T.m = A.n;
-    T.n = A.m;
-    PetscCall(EllwarpLayoutTranspose(A.m, A.n, A.ai, A.aj, &T.ai, &T.aj, &T.map));
-    PetscCall(RunAll(&T, gpu));
-    PetscCall(PetscFree(T.ai));
-    PetscCall(PetscFree2(T.aj, T.map));
+    PetscCall(RunTransposeMap(&A, "lattice_transpose_map", gpu));
     PetscCall(FreeCSR(&A));
 
     for (int mixed = 0; mixed < 2; mixed++) {
