@@ -392,7 +392,7 @@ PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *c, const DMAsmRowPlan *P, Pet
    block stores its targets (coalesced): walk position t0 + j goes to the target of its range (one range per
    block for the contiguous partition, a few 32-aligned runs for METIS). */
 #define DMASM_SH_THREADS 256
-template <int DIM, bool JAC>
+template <int DIM, bool JAC, bool RANGES>
 __global__ static void __launch_bounds__(DMASM_SH_THREADS, 3) SharedKernel(const PetscCount *__restrict__ tb, const PetscCount *__restrict__ eb, const PetscCount *__restrict__ nb, const PetscCount *__restrict__ lb, const PetscInt *__restrict__ belem, const PetscInt *__restrict__ bnode, const unsigned short *__restrict__ bloc, const unsigned short *__restrict__ islot, const int *__restrict__ ninc, const unsigned short *__restrict__ lo, const int *__restrict__ toff, const PetscInt *__restrict__ rb, const PetscCount *__restrict__ rp, const PetscCount *__restrict__ rt, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *__restrict__ D, const PetscReal *__restrict__ Ds, const PetscReal *__restrict__ xn, const PetscScalar *__restrict__ u, PetscScalar *__restrict__ dst)
 {
   constexpr int    nen = DIM + 1, nper = JAC ? nen * nen : nen, w = nper / nen;
@@ -440,7 +440,19 @@ __global__ static void __launch_bounds__(DMASM_SH_THREADS, 3) SharedKernel(const
     }
   }
   __syncthreads();
-  const PetscInt r0 = rb[blockIdx.x], r1 = rb[blockIdx.x + 1];
+  const PetscInt r0 = rb[blockIdx.x], r1 = rb[blockIdx.x + 1], nr = r1 - r0;
+  /* RANGES (a METIS plan: blocks of several ranges): the block's range table in shared memory, over the coordinates
+     (dead by now) when it fits, so that each target's binary search reads shared rather than global memory; the
+     contiguous plans (one range per block) run an instance without this code */
+  const bool  rsh = RANGES && nr > 1 && 2 * nr <= nn * DIM;
+  PetscCount *srp = (PetscCount *)xs, *srt = srp + nr;
+  if (rsh) { /* block-uniform */
+    for (int i = threadIdx.x; i < nr; i += DMASM_SH_THREADS) {
+      srp[i] = rp[r0 + i];
+      srt[i] = rt[r0 + i];
+    }
+    __syncthreads();
+  }
   for (int j = threadIdx.x; j < nt; j += DMASM_SH_THREADS) {
     const int   p1 = j + 1 < nt ? toff[t0 + j + 1] : ltot;
     PetscScalar s  = 0;
@@ -453,17 +465,26 @@ __global__ static void __launch_bounds__(DMASM_SH_THREADS, 3) SharedKernel(const
       for (int q = 0; q < 8; q++) s += ks[o[q]];
     }
     for (; p < p1; p++) s += ks[lo[l0 + p]];
-    dst[DMAsmSharedTarget(r0, r1, rp, rt, t0 + j)] = s; /* its range's target: consecutive threads, consecutive targets */
+    dst[rsh ? DMAsmSharedTarget(0, (PetscInt)nr, srp, srt, t0 + j) : DMAsmSharedTarget(r0, r1, rp, rt, t0 + j)] = s; /* its range's target: consecutive threads, consecutive targets */
   }
+}
+
+template <int DIM, bool JAC, bool RANGES>
+static PetscErrorCode LaunchSharedR(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, PetscInt nelem, const PetscReal *xn, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  if (S->smem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(SharedKernel<DIM, JAC, RANGES>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S->smem));
+  SharedKernel<DIM, JAC, RANGES><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, Stream()>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dislot, S->dninc, S->dlo, S->dtoff, S->drb, S->drp, S->drt, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xn, u, dst);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int DIM, bool JAC>
 static PetscErrorCode LaunchShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, PetscInt nelem, const PetscReal *xn, const PetscScalar *u, PetscScalar *dst)
 {
   PetscFunctionBegin;
-  if (S->smem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(SharedKernel<DIM, JAC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S->smem));
-  SharedKernel<DIM, JAC><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, Stream()>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dislot, S->dninc, S->dlo, S->dtoff, S->drb, S->drp, S->drt, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xn, u, dst);
-  PetscCallCUDA(cudaGetLastError());
+  if (S->nranges > S->nblocks) PetscCall(LaunchSharedR<DIM, JAC, true>(c, S, nelem, xn, u, dst));
+  else PetscCall(LaunchSharedR<DIM, JAC, false>(c, S, nelem, xn, u, dst));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
