@@ -5,6 +5,40 @@
 
 #define DMASM_FAST_THREADS 128
 
+/* element e of the compact plan, for FastKernel and HashKernel: its nodes' coordinates and slot bases (rb, sh) from the
+   node records, D (identity, its upper triangle when SYM, or the whole), and the element matrix ke */
+template <int DIM, bool SYM>
+__device__ __forceinline__ void FastElement(PetscInt e, PetscInt nelem, PetscReal alpha, PetscReal beta, const PetscReal *__restrict__ D, const PetscInt *__restrict__ enode, const DMAsmFastNode *__restrict__ node, PetscScalar ke[], int rb[], int sh[])
+{
+  constexpr int nen = DIM + 1;
+  PetscReal     xl[nen * DIM], Dl[DIM * DIM];
+#pragma unroll
+  for (int a = 0; a < nen; a++) {
+    const PetscInt  n  = __ldcs(enode + (PetscCount)a * nelem + e);
+    const double2  *p  = (const double2 *)(node + n);
+    const double2   v0 = __ldg(p), v1 = __ldg(p + 1);
+    const long long bs = __double_as_longlong(v1.y);
+    xl[a * DIM + 0] = v0.x;
+    xl[a * DIM + 1] = v0.y;
+    if (DIM == 3) xl[a * DIM + (DIM - 1)] = v1.x;
+    rb[a] = (int)(bs & 0xFFFFFFFFll);
+    sh[a] = (int)(bs >> 32);
+  }
+  if (!D) /* identity, in registers: a NULL-or-array pointer would put Dl in local memory */
+#pragma unroll
+    for (int q = 0; q < DIM * DIM; q++) Dl[q] = (PetscReal)(q % (DIM + 1) == 0);
+  else if (SYM) { /* the upper triangle [dim(dim+1)/2][nelem] */
+    int q = 0;
+#pragma unroll
+    for (int r = 0; r < DIM; r++)
+#pragma unroll
+      for (int c2 = r; c2 < DIM; c2++, q++) Dl[r * DIM + c2] = Dl[c2 * DIM + r] = __ldcs(D + (PetscCount)q * nelem + e);
+  } else
+#pragma unroll
+    for (int q = 0; q < DIM * DIM; q++) Dl[q] = __ldcs(D + (PetscCount)q * nelem + e);
+  DMAsmFastP1Element(DIM, SYM, alpha, beta, xl, Dl, ke);
+}
+
 /* one thread per element; the loop keeps whole warps together (agg and match shuffle).
    MODE 0 (compact): 16 atomics per element; 1 (agg): the lowest node's diagonal summed over runs of equal
    targets first; 2 (match): every entry summed over the lanes of the warp with the same target
@@ -27,34 +61,7 @@ __global__ static void __launch_bounds__(DMASM_FAST_THREADS) FastKernel(PetscInt
       valid = (w[0] & 0xFFu) != DMASM_FAST_IRREGULAR;
     }
     if (valid) {
-      PetscReal xl[nen * DIM], Dl[DIM * DIM];
-#pragma unroll
-      for (int a = 0; a < nen; a++) {
-        const PetscInt  n  = __ldcs(enode + (PetscCount)a * nelem + e);
-        const double2  *p  = (const double2 *)(node + n);
-        const double2   v0 = __ldg(p), v1 = __ldg(p + 1);
-        const long long bs = __double_as_longlong(v1.y);
-        xl[a * DIM + 0] = v0.x;
-        xl[a * DIM + 1] = v0.y;
-        if (DIM == 3) xl[a * DIM + (DIM - 1)] = v1.x;
-        rb[a] = (int)(bs & 0xFFFFFFFFll);
-        sh[a] = (int)(bs >> 32);
-      }
-      if (!D) /* identity, in registers: a NULL-or-array pointer would put Dl in local memory */
-#pragma unroll
-        for (int q = 0; q < DIM * DIM; q++) Dl[q] = (PetscReal)(q % (DIM + 1) == 0);
-      else {
-        if (SYM) { /* the upper triangle [dim(dim+1)/2][nelem] */
-          int q = 0;
-#pragma unroll
-          for (int r = 0; r < DIM; r++)
-#pragma unroll
-            for (int c2 = r; c2 < DIM; c2++, q++) Dl[r * DIM + c2] = Dl[c2 * DIM + r] = __ldcs(D + (PetscCount)q * nelem + e);
-        } else
-#pragma unroll
-          for (int q = 0; q < DIM * DIM; q++) Dl[q] = __ldcs(D + (PetscCount)q * nelem + e);
-      }
-      DMAsmFastP1Element(DIM, SYM, alpha, beta, xl, Dl, ke);
+      FastElement<DIM, SYM>(e, nelem, alpha, beta, D, enode, node, ke, rb, sh);
       if (MODE != 2)
 #pragma unroll
         for (int a = 0; a < nen; a++)
@@ -131,34 +138,9 @@ __global__ static void __launch_bounds__(NTH) HashKernel(PetscInt nelem, PetscRe
     for (int a = 0; a < nen; a++) w[a] = __ldcs(code + (PetscCount)a * nelem + e);
   }
   if (e < nelem && (w[0] & 0xFFu) != DMASM_FAST_IRREGULAR) {
-    PetscReal   xl[nen * DIM], Dl[DIM * DIM];
     PetscScalar ke[nen * nen];
     int         rb[nen], sh[nen];
-#pragma unroll
-    for (int a = 0; a < nen; a++) {
-      const PetscInt  n  = __ldcs(enode + (PetscCount)a * nelem + e);
-      const double2  *p  = (const double2 *)(node + n);
-      const double2   v0 = __ldg(p), v1 = __ldg(p + 1);
-      const long long bs = __double_as_longlong(v1.y);
-      xl[a * DIM + 0] = v0.x;
-      xl[a * DIM + 1] = v0.y;
-      if (DIM == 3) xl[a * DIM + (DIM - 1)] = v1.x;
-      rb[a] = (int)(bs & 0xFFFFFFFFll);
-      sh[a] = (int)(bs >> 32);
-    }
-    if (!D)
-#pragma unroll
-      for (int q = 0; q < DIM * DIM; q++) Dl[q] = (PetscReal)(q % (DIM + 1) == 0);
-    else if (SYM) {
-      int q = 0;
-#pragma unroll
-      for (int r = 0; r < DIM; r++)
-#pragma unroll
-        for (int c2 = r; c2 < DIM; c2++, q++) Dl[r * DIM + c2] = Dl[c2 * DIM + r] = __ldcs(D + (PetscCount)q * nelem + e);
-    } else
-#pragma unroll
-      for (int q = 0; q < DIM * DIM; q++) Dl[q] = __ldcs(D + (PetscCount)q * nelem + e);
-    DMAsmFastP1Element(DIM, SYM, alpha, beta, xl, Dl, ke);
+    FastElement<DIM, SYM>(e, nelem, alpha, beta, D, enode, node, ke, rb, sh);
 #pragma unroll
     for (int a = 0; a < nen; a++)
 #pragma unroll
