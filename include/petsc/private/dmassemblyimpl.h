@@ -324,6 +324,8 @@ PETSC_INTERN PetscErrorCode DMAsmBlockValuesGet(DMAssembly, Mat, DMAsmBlockValue
 PETSC_INTERN PetscErrorCode DMAsmBlockValuesRestore(Mat, DMAsmBlockValues *);
 PETSC_INTERN PetscErrorCode DMAsmReducePlan(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmBuildMeshMPI(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmCheckScalarFE(DM, PetscInt *, PetscInt *, PetscInt *); /* dmasmplan.c: one scalar PetscFE field on a 2-D/3-D mesh */
+PETSC_INTERN PetscErrorCode DMAsmCheckP1(DM, PetscInt, PetscInt, PetscInt);              /* and scalar P1 simplices */
 PETSC_INTERN PetscErrorCode DMAsmMPIBuildResidualPlan(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmMPIComputeResidual(DMAssembly, Vec, Vec);
 PETSC_INTERN PetscErrorCode DMAsmMPIComputeJacobian(DMAssembly, Vec, Mat);

@@ -28,26 +28,14 @@
 #include <petscdmplex.h>
 #include <petscfe.h>
 
-static PetscErrorCode CheckDiscretization(DM dm, PetscInt *dimout)
+/* a distributed DM: scalar P1 simplices only (the element map below is the P1 one) */
+static PetscErrorCode CheckDiscretization(DM dm, PetscInt *dim)
 {
-  PetscObject  obj;
-  PetscClassId id;
-  PetscInt     dim, nf, nc, nb, cdim;
+  PetscInt nc, nb;
 
   PetscFunctionBegin;
-  PetscCall(DMGetDimension(dm, &dim));
-  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: meshes of dimension 2 (triangles) or 3 (tetrahedra) only, got %" PetscInt_FMT, dim);
-  PetscCall(DMGetNumFields(dm, &nf));
-  PetscCheck(nf == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the DM must have exactly one field (a scalar P1 PetscFE), got %" PetscInt_FMT, nf);
-  PetscCall(DMGetField(dm, 0, NULL, &obj));
-  PetscCall(PetscObjectGetClassId(obj, &id));
-  PetscCheck(id == PETSCFE_CLASSID, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the field must be a PetscFE");
-  PetscCall(PetscFEGetNumComponents((PetscFE)obj, &nc));
-  PetscCall(PetscFEGetDimension((PetscFE)obj, &nb));
-  PetscCheck(nc == 1 && nb == dim + 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: scalar P1 Lagrange on simplices only (got %" PetscInt_FMT " components, %" PetscInt_FMT " basis functions)", nc, nb);
-  PetscCall(DMGetCoordinateDim(dm, &cdim));
-  PetscCheck(cdim == dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT, cdim, dim);
-  *dimout = dim;
+  PetscCall(DMAsmCheckScalarFE(dm, dim, &nc, &nb));
+  PetscCall(DMAsmCheckP1(dm, *dim, nc, nb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -125,15 +125,45 @@ PetscErrorCode DMAsmBuildPattern(DMAssembly as, PetscInt n, const PetscInt *rowm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the checks every DMAssembly set-up makes on its DM: a 2-D or 3-D mesh with one scalar PetscFE field; returns the
+   dimension and the FE's components and basis functions (one process and distributed, dmasmmpi.c) */
+PetscErrorCode DMAsmCheckScalarFE(DM dm, PetscInt *dim, PetscInt *nc, PetscInt *nb)
+{
+  PetscObject  obj;
+  PetscClassId id;
+  PetscInt     nf;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, dim));
+  PetscCheck(*dim == 2 || *dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: meshes of dimension 2 (triangles) or 3 (tetrahedra) only, got %" PetscInt_FMT, *dim);
+  PetscCall(DMGetNumFields(dm, &nf));
+  PetscCheck(nf == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the DM must have exactly one field (a scalar P1 PetscFE), got %" PetscInt_FMT, nf);
+  PetscCall(DMGetField(dm, 0, NULL, &obj));
+  PetscCall(PetscObjectGetClassId(obj, &id));
+  PetscCheck(id == PETSCFE_CLASSID, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the field must be a PetscFE");
+  PetscCall(PetscFEGetNumComponents((PetscFE)obj, nc));
+  PetscCall(PetscFEGetDimension((PetscFE)obj, nb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* after it, for the P1 element map: scalar P1 Lagrange on simplices, coordinates of the mesh's dimension */
+PetscErrorCode DMAsmCheckP1(DM dm, PetscInt dim, PetscInt nc, PetscInt nb)
+{
+  PetscInt cdim;
+
+  PetscFunctionBegin;
+  PetscCheck(nc == 1 && nb == dim + 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: scalar P1 Lagrange on simplices only (got %" PetscInt_FMT " components, %" PetscInt_FMT " basis functions)", nc, nb);
+  PetscCall(DMGetCoordinateDim(dm, &cdim));
+  PetscCheck(cdim == dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT, cdim, dim);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMAsmBuildMesh(DMAssembly as)
 {
   DM              dm = as->dm;
   PetscSection    gs;
-  PetscObject     obj;
-  PetscClassId    id;
   PetscMPIInt     size;
-  PetscInt        cStart, cEnd, nf, nc, nb, cdim, nelem, nen, dim;
-  PetscFE         fe;
+  PetscInt        cStart, cEnd, nc, nb, nelem, nen, dim;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
@@ -141,16 +171,7 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
     PetscCall(DMAsmBuildMeshMPI(as));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(DMGetDimension(dm, &dim));
-  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: meshes of dimension 2 (triangles) or 3 (tetrahedra) only, got %" PetscInt_FMT, dim);
-  PetscCall(DMGetNumFields(dm, &nf));
-  PetscCheck(nf == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the DM must have exactly one field (a scalar P1 PetscFE), got %" PetscInt_FMT, nf);
-  PetscCall(DMGetField(dm, 0, NULL, &obj));
-  PetscCall(PetscObjectGetClassId(obj, &id));
-  PetscCheck(id == PETSCFE_CLASSID, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: the field must be a PetscFE");
-  fe = (PetscFE)obj;
-  PetscCall(PetscFEGetNumComponents(fe, &nc));
-  PetscCall(PetscFEGetDimension(fe, &nb));
+  PetscCall(DMAsmCheckScalarFE(dm, &dim, &nc, &nb));
   { /* every discretization but the P1 simplex: the closure-based element map (dmasmho.c) */
     PetscInt       c0, c1;
     DMPolytopeType ct0 = DM_POLYTOPE_UNKNOWN;
@@ -164,9 +185,7 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
     as->nvert = dim + 1;
     PetscCall(PetscStrncpy(as->ename, dim == 3 ? "P1 tetrahedra" : "P1 triangles", sizeof(as->ename)));
   }
-  PetscCheck(nc == 1 && nb == dim + 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: scalar P1 Lagrange on simplices only (got %" PetscInt_FMT " components, %" PetscInt_FMT " basis functions)", nc, nb);
-  PetscCall(DMGetCoordinateDim(dm, &cdim));
-  PetscCheck(cdim == dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT, cdim, dim);
+  PetscCall(DMAsmCheckP1(dm, dim, nc, nb));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
   PetscCall(DMGetGlobalSection(dm, &gs));
   PetscCall(PetscSectionGetConstrainedStorageSize(gs, &as->ndof));
