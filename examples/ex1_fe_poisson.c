@@ -8,7 +8,7 @@ static const char help[] = "P1 Poisson on a tetrahedral DMPlex mesh, Newton (SNE
 #include <petscsnes.h>
 #include <petscds.h>
 #include <petscellwarp.h>
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 
 static PetscErrorCode exact(PetscInt dim, PetscReal time, const PetscReal x[], PetscInt Nc, PetscScalar *u, void *ctx)
 {

@@ -1,7 +1,7 @@
 /* Package registration: types, log events, citation.  Runs once, whether the library is loaded with
    -dll_append (PETSc calls PetscDLLibraryRegister_petscellwarp) or linked and initialised by the
    application. */
-#include <petsc/private/matellwarpimpl.h>
+#include <petscellwarp/private/matellwarpimpl.h>
 #include <petscellwarpassembly.h>
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqELLWARP(Mat);

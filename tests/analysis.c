@@ -13,8 +13,8 @@
 */
 #include <petscellwarp.h>
 #include "testutil.h"
-#include <petsc/private/ellwarpanalysis.h>
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpanalysis.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 #include "stenciltestutil.h"
 #include <limits.h>
 

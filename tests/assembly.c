@@ -18,9 +18,9 @@
 #include <petscdmplex.h>
 #include <petscsnes.h>
 #include <petscds.h>
-#include <petsc/private/dmasmp1.h>
-#include <petsc/private/dmassemblyimpl.h>
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/dmasmp1.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 #include "testutil.h"
 #include "assemblytestutil.h"
 #if defined(ELLWARP_HAVE_CUDA)

@@ -18,7 +18,7 @@
 #include <petscdmplex.h>
 #include <petscsnes.h>
 #include <petscds.h>
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 #include "testutil.h"
 #include "assemblytestutil.h"
 

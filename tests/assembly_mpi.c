@@ -20,8 +20,8 @@
 #include <petscdmplex.h>
 #include <petscsnes.h>
 #include <petscsf.h>
-#include <petsc/private/dmasmp1.h>
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/dmasmp1.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 #include <../src/mat/impls/aij/mpi/mpiaij.h>
 #include "testutil.h"
 #define ASSEMBLYTEST_MPI

@@ -1,5 +1,5 @@
 /* Helpers shared by the DMAssembly tests (assembly.c, assembly_ho.c, assembly_mpi.c; not part of the library).
-   ReferenceAssembly (P1) is there when <petsc/private/dmasmp1.h> was included first.
+   ReferenceAssembly (P1) is there when <petscellwarp/private/dmasmp1.h> was included first.
    The sequential tests also get RelErrMat, SameBits, SameBitsVec and CreateVecLike; assembly_mpi.c defines
    ASSEMBLYTEST_MPI before the include and has its own (MPIAIJ copies, ghosted layouts). */
 #pragma once
@@ -9,7 +9,7 @@
 #include <petscsf.h>
 #include <petscsnes.h>
 #include <petscellwarpassembly.h>
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 
 /* PETSc's FE integration uses the signed cell volume: orient every simplex as DMPlex expects (triangles
    counter-clockwise; tetrahedra with the first face's normal pointing inward, i.e. negative signed volume
@@ -187,7 +187,7 @@ static inline PetscErrorCode CreateSolver(DMAssembly as, MPI_Comm comm, SNES *s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if defined(DMASM_HD) /* the file included <petsc/private/dmasmp1.h> */
+#if defined(DMASM_HD) /* the file included <petscellwarp/private/dmasmp1.h> */
 /* PETSc's own closure assembly (DMPlexMatSetClosure, DMPlexVecSetClosure) of the P1 element data: J (AIJ, the
    DM's pattern) and F at U (global).  D: the cells' conductivities, entry-major [dim*dim] per local cell (NULL:
    the identity); cells that are leaves of the point SF (another rank's, in the overlap) are skipped. */

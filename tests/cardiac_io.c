@@ -21,7 +21,7 @@ static const char help[] = "Cardiac example mesh input (examples/cardiac/cardiac
 #include "../benchmarks/common/lvmesh.c"
 #include "../examples/cardiac/cardiac_fibres.c"
 #include "../examples/cardiac/cardiac_exodus.c"
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 
 /* ---- the test mesh: an n0 x n1 x n2 box of Kuhn tets, plus one unused node and a few boundary triangles -- */
 typedef struct {

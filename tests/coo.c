@@ -14,7 +14,7 @@
 */
 #include <petscellwarp.h>
 #include "testutil.h"
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 
 static PetscInt nchecks;
 

@@ -34,7 +34,7 @@
 */
 #include <petscellwarp.h>
 #include "testutil.h"
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 #include "stenciltestutil.h"
 #if defined(ELLWARP_HAVE_CUDA)
   #include <petscdevice_cuda.h>

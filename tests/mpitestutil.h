@@ -3,7 +3,7 @@
    the stash), the common options, and vector comparisons against MATMPIAIJ. */
 #pragma once
 #include <petscellwarp.h>
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 
 /* local rows of this rank out of N: even, or uneven (rank r weighs r+1), and -empty_rank r owns none */
 static inline PetscErrorCode MpiTestLocalSize(MPI_Comm comm, PetscInt N, PetscBool uneven, PetscInt empty, PetscInt *m)

@@ -1,5 +1,5 @@
 /* Test matrices whose rows share a stencil with offsets far from the diagonal: the case of the biased 16-bit
-   column mode (include/petsc/private/ellwarplayout.h, meta bit 5).  Used by tests/analysis.c, matops.c and
+   column mode (include/petscellwarp/private/ellwarplayout.h, meta bit 5).  Used by tests/analysis.c, matops.c and
    variants.c.  CSR arrays from PetscMalloc1 (free them with PetscFree). */
 #pragma once
 

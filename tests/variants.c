@@ -16,7 +16,7 @@
 */
 #include <petscellwarp.h>
 #include "testutil.h"
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 #include "stenciltestutil.h"
 
 static PetscInt nchecks;

@@ -11,8 +11,8 @@ static const char help[] = "Issue 4 amortization (Table IV of Wong, Kuhl, Darve,
 #include <petscellwarp.h>
 #include <petscdevice_cuda.h>
 #include <petsctime.h>
-#include <petsc/private/ellwarpanalysis.h>
-#include <petsc/private/matellwarpimpl.h>
+#include <petscellwarp/private/ellwarpanalysis.h>
+#include <petscellwarp/private/matellwarpimpl.h>
 #include "suite.h"
 #include "benchtime.h"
 

@@ -6,7 +6,7 @@ static const char help[] = "COO assembly of P1 tetrahedral element matrices (Kuh
 /* Part of issue 4's measurements: a Newton step refreshes the Jacobian's values through COO. */
 #include <petscellwarp.h>
 #include <petscdevice_cuda.h>
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 #include "benchtime.h"
 
 typedef struct {

@@ -3,7 +3,7 @@
    or the 20 x 7 x 3 mm slab of the conduction-velocity study; uniform refinement, RCM renumbering;
    rule-based fibres and the stimulus region, per element. */
 #include "cardiac.h"
-#include <petsc/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpkuhn.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>

@@ -1,8 +1,8 @@
 /* Assembly: gather -> element callback -> reduction, into a residual vector or a Jacobian's value array in
    its own storage order (ELLWARP slots, or CSR for AIJ/AIJCUSPARSE). */
-#include <petsc/private/dmassemblyimpl.h>
-#include <petsc/private/matellwarpimpl.h>
-#include <petsc/private/dmasmfast.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/matellwarpimpl.h>
+#include <petscellwarp/private/dmasmfast.h>
 
 typedef enum {
   TARGET_AIJ,         /* host SeqAIJ CSR values (also AIJCUSPARSE's host copy) */

@@ -1,9 +1,9 @@
 /* Device kernels of the assembler: gather, packed reduction by nonzero (GlobalNZ), atomic and coloured
    scatters, the built-in P1 element.  Plain-C references of each: dmasmhost.c.  Everything runs on the
    stream of PETSc's current device context, the one PETSc's vectors and the matrix types use. */
-#include <petsc/private/dmassemblyimpl.h>
-#include <petsc/private/dmasmp1.h>
-#include <petsc/private/dmasmlocalnz.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmp1.h>
+#include <petscellwarp/private/dmasmlocalnz.h>
 #include <petscdevice_cuda.h>
 
 static inline cudaStream_t Stream(void)

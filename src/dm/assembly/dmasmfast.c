@@ -1,7 +1,7 @@
 /* Compact fused atomic Jacobian assembly (-dm_assembly_atomic_variant compact|agg): the plan (host, once per
-   target array), its plain-C reference and the dispatch.  Design and bytes: include/petsc/private/dmasmfast.h;
+   target array), its plain-C reference and the dispatch.  Design and bytes: include/petscellwarp/private/dmasmfast.h;
    the device kernel: dmasmfastcuda.cu. */
-#include <petsc/private/dmasmfast.h>
+#include <petscellwarp/private/dmasmfast.h>
 
 static const char *VariantName(DMAssembly as)
 {

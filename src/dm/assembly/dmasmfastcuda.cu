@@ -1,6 +1,6 @@
 /* The compact fused atomic Jacobian kernel (-dm_assembly_atomic_variant compact|agg); plan and plain-C
-   reference: dmasmfast.c; design: include/petsc/private/dmasmfast.h. */
-#include <petsc/private/dmasmfast.h>
+   reference: dmasmfast.c; design: include/petscellwarp/private/dmasmfast.h. */
+#include <petscellwarp/private/dmasmfast.h>
 #include <petscdevice_cuda.h>
 
 #define DMASM_FAST_THREADS 128

@@ -1,15 +1,15 @@
 /* Elements beyond the fused P1 path: the closure-based element -> dof map and pattern for any scalar Lagrange
    PetscFE on triangles, tetrahedra, quadrilaterals and hexahedra (P1..P5 triangles, P2 tets, Q1 quads/hexes, ...),
    and the built-in Lagrange kernels (DMAssemblyLagrangeKernels(): Laplacian with a constant conductivity + mass +
-   source; the element is include/petsc/private/dmasmho.h, compiled by both compilers).
+   source; the element is include/petscellwarp/private/dmasmho.h, compiled by both compilers).
 
    The element map comes from DMPlexGetClosureIndices() with the DM's local and global sections: the dofs of the
    cell's closure (cell, faces, edges, vertices, each with the section's orientation permutations applied), i.e.
    exactly the indices PETSc's own assembly (DMPlexMatSetClosure) uses, in the order of the PetscFE's basis.  The
    element coordinates are the cell's VERTEX coordinates (DMPlexGetCellCoordinates(), closure order): the affine
    map of a simplex, the trilinear map of a Q1 cell. */
-#include <petsc/private/dmassemblyimpl.h>
-#include <petsc/private/dmasmho.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmho.h>
 #include <petscdmplex.h>
 #include <petscfe.h>
 #include <petscdt.h>
@@ -285,7 +285,7 @@ static PetscErrorCode HOJacobian(PetscMemType mtype, PetscInt e0, PetscInt nelem
   Stroud conical rule exact for degree 2p+1) and the element matrix is their combination with the element's
   J^-1 D J^-T |det J| (exact on affine elements).  Q1 cells: Gauss quadrature with p+1 points per direction at
   every element (PETSc's default for that element).  Host and device run the same inline code
-  (include/petsc/private/dmasmho.h).  The element is computed in the element buffers: globalnz, host, atomic and
+  (include/petscellwarp/private/dmasmho.h).  The element is computed in the element buffers: globalnz, host, atomic and
   color run it (atomic and color fuse it into their scatter unless -dm_assembly_fuse 0: no element data in
   memory); sharednz falls back visibly to globalnz; localrow errors (both compute the P1 element inside their kernels).  Calls `DMAssemblySetJacobianUsesState(as, PETSC_FALSE)`.
 

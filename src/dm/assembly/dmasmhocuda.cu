@@ -1,10 +1,10 @@
 /* Device kernels of the built-in Lagrange elements (dmasmho.c): one thread per element, the same inline element
-   code as the host loop (include/petsc/private/dmasmho.h).  The common (dim, nen) pairs are compile-time constants
+   code as the host loop (include/petscellwarp/private/dmasmho.h).  The common (dim, nen) pairs are compile-time constants
    (loops unrolled, the tensor element's matrix in registers); any other simplex order runs the generic instance.
    The reference data are read through the read-only cache: every thread of a warp reads the same word. */
-#include <petsc/private/dmassemblyimpl.h>
-#include <petsc/private/dmasmho.h>
-#include <petsc/private/dmasmlocalnz.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmho.h>
+#include <petscellwarp/private/dmasmlocalnz.h>
 #include <petscdevice_cuda.h>
 
 typedef struct {

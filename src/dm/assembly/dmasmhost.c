@@ -1,8 +1,8 @@
 /* Plain-C references of the assembler's device kernels (dmasmcuda.cu), the same logic in the same order:
    the host method runs them, and the tests check the plans through them on machines without a GPU. */
-#include <petsc/private/dmassemblyimpl.h>
-#include <petsc/private/dmasmp1.h>
-#include <petsc/private/dmasmho.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmp1.h>
+#include <petscellwarp/private/dmasmho.h>
 
 /* ue[a*nelem + e] = u[edof[a*nelem + e]] */
 void DMAsmHostGather(PetscInt nen, PetscInt nelem, const PetscInt *edof, const PetscScalar *u, PetscScalar *ue)

@@ -1,6 +1,6 @@
 /* Built-in element kernels: P1 simplices, anisotropic diffusion (per-element conductivity) + consistent
-   mass (include/petsc/private/dmasmp1.h holds the element, shared by the host loop and the CUDA kernel). */
-#include <petsc/private/dmassemblyimpl.h>
+   mass (include/petscellwarp/private/dmasmp1.h holds the element, shared by the host loop and the CUDA kernel). */
+#include <petscellwarp/private/dmassemblyimpl.h>
 
 typedef DMAsmP1Ctx P1Ctx;
 

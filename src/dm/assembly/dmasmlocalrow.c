@@ -5,8 +5,8 @@
    affords; in exchange the element matrices never reach global memory.  Rows are dealt to warps in the
    target's storage order (ELLWARP: a warp per slice, whose rows have near-equal lengths), so the warp's
    values lie together and its lanes are balanced.  Plain-C reference: DMAsmHostLocalRow. */
-#include <petsc/private/dmassemblyimpl.h>
-#include <petsc/private/dmasmp1.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmp1.h>
 
 /* jac: q2t = target of element entry (a*nen+b)*nelem + e; else the residual (rows in dof order) */
 PetscErrorCode DMAsmBuildRowPlan(DMAssembly as, PetscBool jac, const PetscInt *q2t, PetscCount ntarget, DMAsmRowPlan *P)

@@ -21,7 +21,7 @@
    element buffers (and sharednz with user kernels, which runs globalnz as on one process); the fused
    methods (sharednz and localrow with the built-in kernels, fused atomic) and color give a clear error for
    now. */
-#include <petsc/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
 #include <petsc/private/hashmapi.h>
 #include <petscellwarp.h>
 #include <../src/mat/impls/aij/mpi/mpiaij.h>

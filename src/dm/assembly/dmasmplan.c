@@ -2,7 +2,7 @@
    element-connectivity pattern, the element-entry -> nonzero map, the element colouring; and, once per
    target array, the packed reduction plan (Cecka, Lew, Darve, section 4.2.3, packed per thread block with
    LPT as in their Figure 6). */
-#include <petsc/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
 #include <petscdmplex.h>
 #include <petscfe.h>
 

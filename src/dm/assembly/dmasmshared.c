@@ -13,8 +13,8 @@
    METIS partition of the unit graph; a block then owns a few ranges of targets, each stored coalesced.  The
    contiguous plan is the special case of one range per block.  Either way each target is summed by one
    thread in element order. */
-#include <petsc/private/dmassemblyimpl.h>
-#include <petsc/private/dmasmp1.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmp1.h>
 
 #define SH_CHUNK 32
 

@@ -14,7 +14,7 @@
 
    METIS is deterministic for a given graph and seed (-dm_assembly_shared_metis_seed), so the plan, and with it
    the fixed summation order of each target, is the same on every run. */
-#include <petsc/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
 #if defined(ELLWARP_HAVE_METIS)
   #include <metis.h>
 #endif

@@ -1,7 +1,7 @@
 /* SNES wiring: SNESSolve() on the DM computes residual and Jacobian through the assembler.  The vectors
    SNES creates from the DM (VECCUDA with -dm_vec_type cuda) go to the kernels as they are; the
    Jacobian's plan is built at the first Jacobian and reused for every later Newton step. */
-#include <petsc/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
 
 static PetscErrorCode SNESFunction_DMAssembly(SNES snes, Vec U, Vec F, void *ctx)
 {

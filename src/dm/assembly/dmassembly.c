@@ -1,7 +1,7 @@
 /* DMAssembly: the object (class, type, options, set-up, view, destroy).  The work is in dmasmplan.c
    (set-up), dmasmcompute.c (assembly), dmasmhost.c / dmasmcuda.cu (kernels), dmasmsnes.c (SNES). */
-#include <petsc/private/dmassemblyimpl.h>
-#include <petsc/private/dmasmfast.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmfast.h>
 
 PetscClassId  DMASSEMBLY_CLASSID;
 PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;

@@ -1,5 +1,5 @@
 /* Life-cycle pieces shared by MATSEQELLWARP (seq/seqellwarp.c) and MATMPIELLWARP (mpi/mpiellwarp.c). */
-#include <petsc/private/matellwarpcommon.h>
+#include <petscellwarp/private/matellwarpcommon.h>
 
 PetscErrorCode MatEllwarpDefaultBackend_Private(Mat A, const char who[], MatEllwarpBackend *b)
 {

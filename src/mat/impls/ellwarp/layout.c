@@ -1,6 +1,6 @@
 /* Row analysis of the ELL-WARP layout and the plain-C reference kernels over it.
    Everything here is backend-neutral: the CUDA backend uploads what EllwarpLayoutCreate() builds. */
-#include <petsc/private/ellwarplayout.h>
+#include <petscellwarp/private/ellwarplayout.h>
 #include <petscsys.h>
 #include <limits.h>
 

@@ -6,8 +6,8 @@
 
    MatMult starts the ghost exchange (a PetscSF behind VecScatter: device buffers when the MPI is GPU-aware,
    staged through the host otherwise), multiplies A while the ghosts travel, then adds B times the ghosts. */
-#include <petsc/private/matmpiellwarpimpl.h>
-#include <petsc/private/matellwarpcommon.h>
+#include <petscellwarp/private/matmpiellwarpimpl.h>
+#include <petscellwarp/private/matellwarpcommon.h>
 
 #define MPIE(A) ((Mat_MPIELLWARP *)((Mat_MPIAIJ *)(A)->data)->spptr)
 

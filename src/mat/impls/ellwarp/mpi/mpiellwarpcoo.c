@@ -10,7 +10,7 @@
    layout (device or host).  The entries for other ranks travel through a PetscSF whose leaves are their
    positions in w, so the SF gathers them itself (on the device when w is there; staged through the host when
    the MPI is not GPU-aware). */
-#include <petsc/private/matmpiellwarpimpl.h>
+#include <petscellwarp/private/matmpiellwarpimpl.h>
 #include <petscsf.h>
 #include <petscdevice.h>
 

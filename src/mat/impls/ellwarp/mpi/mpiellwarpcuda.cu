@@ -1,6 +1,6 @@
 /* MATMPIELLWARP, CUDA side: the COO work array (allocation and copies on PETSc's stream, so they are ordered
    with the block kernels and PetscSF's packing) and the device this rank runs on. */
-#include <petsc/private/matmpiellwarpimpl.h>
+#include <petscellwarp/private/matmpiellwarpimpl.h>
 #include <petscdevice_cuda.h>
 
 static inline cudaStream_t Stream(void)

@@ -1,7 +1,7 @@
-/* The pattern analysis on the device: see include/petsc/private/ellwarpanalysis.h for the steps.  Each
+/* The pattern analysis on the device: see include/petscellwarp/private/ellwarpanalysis.h for the steps.  Each
    kernel mirrors a loop of EllwarpLayoutCreate() (layout.c), the reference it is tested against
    (tests/analysis.c compares every array). */
-#include <petsc/private/ellwarpanalysis.h>
+#include <petscellwarp/private/ellwarpanalysis.h>
 #include <petscdevice_cuda.h>
 #include <petsctime.h>
 #include <cub/cub.cuh>

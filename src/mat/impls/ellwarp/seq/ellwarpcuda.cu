@@ -1,8 +1,8 @@
 /* The CUDA backend: the layout in device memory and the K1/K2 kernels.  One warp per slice; a row owns
    1 << log2tpr consecutive lanes (K1: one lane) and their partial sums meet through __shfl_down_sync, in
    the same order the host reference (layout.c) adds them. */
-#include <petsc/private/matellwarpimpl.h>
-#include <petsc/private/ellwarpanalysis.h>
+#include <petscellwarp/private/matellwarpimpl.h>
+#include <petscellwarp/private/ellwarpanalysis.h>
 #include <petscdevice_cuda.h>
 
 struct _EllwarpStore {

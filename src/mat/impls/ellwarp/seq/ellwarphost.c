@@ -1,6 +1,6 @@
 /* The reference backend: the ELL-WARP kernels in plain C over host arrays.  Used where no CUDA device
    exists (stated in -info and MatView) and by the tests, which compare it against MATSEQAIJ. */
-#include <petsc/private/matellwarpimpl.h>
+#include <petscellwarp/private/matellwarpimpl.h>
 
 struct _EllwarpStore {
   const EllwarpLayout *L;

@@ -1,6 +1,6 @@
 /* MATSEQELLWARP life cycle: creation from (or conversion of) a SeqAIJ, options, assembly, view,
    duplication, conversion back, destruction. */
-#include <petsc/private/matellwarpcommon.h>
+#include <petscellwarp/private/matellwarpcommon.h>
 
 const char *const MatEllwarpKernels[]  = {"auto", "k1", "k2", "MatEllwarpKernel", "MAT_ELLWARP_KERNEL_", NULL};
 const char *const MatEllwarpBackends[] = {"cuda", "host", "MatEllwarpBackend", "MAT_ELLWARP_BACKEND_", NULL};

@@ -4,7 +4,7 @@
    into it (jmap/perm).  We add the nonzero -> slot map once per pattern, so MatSetValuesCOO writes
    straight into the ELL-WARP values -- no CSR intermediate, no refresh -- one thread per nonzero adding
    its entries in a fixed order (bitwise reproducible run to run). */
-#include <petsc/private/matellwarpimpl.h>
+#include <petscellwarp/private/matellwarpimpl.h>
 #include <petscdevice.h>
 
 static PetscErrorCode BuildPlan(Mat A)

@@ -1,7 +1,7 @@
 /* MATSEQELLWARP operations inherited from SeqAIJ that read or write the host CSR values.  The layout may
    hold newer values (after a device-side MatScale, MatZeroRows, ...): these wrappers bring the host copy
    up to date first (logged as MAT_ELLWARP_Download) and mark the host newer after a write. */
-#include <petsc/private/matellwarpimpl.h>
+#include <petscellwarp/private/matellwarpimpl.h>
 
 #define ELLWARP_AIJ(A) (((Mat_SeqELLWARP *)(A)->spptr)->aijops)
 

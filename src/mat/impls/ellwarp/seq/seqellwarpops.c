@@ -1,8 +1,8 @@
 /* MATSEQELLWARP operations that run on the layout: products, value updates, norms.  Each either runs
    in the backend (device or reference) or, where it would change the nonzero pattern, says so in -info
    and runs on the host SeqAIJ, whose pattern change then triggers a new analysis. */
-#include <petsc/private/matellwarpimpl.h>
-#include <petsc/private/ellwarpanalysis.h>
+#include <petscellwarp/private/matellwarpimpl.h>
+#include <petscellwarp/private/ellwarpanalysis.h>
 
 /* where the pattern analysis runs: the device with the cuda backend unless -mat_ellwarp_analysis host */
 static PetscErrorCode AnalyseOnDevice(Mat A, PetscBool *dev)

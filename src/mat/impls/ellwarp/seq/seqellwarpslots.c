@@ -1,7 +1,7 @@
 /* Direct access to the ELL-WARP value slots (MatSeqELLWARPGetSlotValues/RestoreSlotValues): the DM
    assembler's reduction writes every slot in slot order, so the layout is filled with no CSR intermediate
    and no refresh (the "no reorder pass" of Wong, Kuhl, Darve, section 9). */
-#include <petsc/private/matellwarpimpl.h>
+#include <petscellwarp/private/matellwarpimpl.h>
 
 PetscErrorCode MatSeqELLWARPGetSlotValues(Mat A, PetscScalar **val, PetscMemType *mtype, PetscCount *nslots, const PetscInt **slot2csr, const void **layoutkey)
 {

@@ -22,7 +22,7 @@
 #pragma once
 
 #include <petscsys.h>
-#include <petsc/private/dmasmp1.h> /* DMASM_HD */
+#include <petscellwarp/private/dmasmp1.h> /* DMASM_HD */
 
 #define DMASM_HO_TENSOR_MAXNEN 8 /* Q1 hexahedra: the tensor element keeps its matrix in registers */
 

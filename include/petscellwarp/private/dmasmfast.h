@@ -26,8 +26,8 @@
    hash256: the same with blocks of 256 elements (a 48 kB table): a larger window, fewer atomics, lower occupancy. */
 #pragma once
 
-#include <petsc/private/dmassemblyimpl.h>
-#include <petsc/private/dmasmp1.h>
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmp1.h>
 
 typedef enum {
   DMASM_ATOMIC_DEFAULT = 0,

@@ -3,7 +3,7 @@
    Kept in Mat_MPIAIJ->spptr, as MATMPIAIJCUSPARSE does. */
 #pragma once
 
-#include <petsc/private/matellwarpimpl.h>
+#include <petscellwarp/private/matellwarpimpl.h>
 #include <../src/mat/impls/aij/mpi/mpiaij.h>
 
 /* COO assembly with off-rank entries.  Each rank's values live in one work array w (in the backend's memory):

@@ -2,7 +2,7 @@
    (src/mat/impls/ellwarp/ellwarpcommon.c); each type passes its own names and conversions. */
 #pragma once
 
-#include <petsc/private/matellwarpimpl.h>
+#include <petscellwarp/private/matellwarpimpl.h>
 
 /* the default backend: the device when one is usable, else the host reference backend, said in -info as
    "No usable CUDA device: <who> the host reference backend" */

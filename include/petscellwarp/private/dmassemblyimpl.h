@@ -201,7 +201,7 @@ struct _p_DMAssembly {
   PetscBool   fuse;    /* atomic/color with built-in kernels: element computed inside the scatter, no element data in memory */
   void *ownctx;
   PetscErrorCode (*ownctxdestroy)(void **);
-  /* atomic variants for the built-in P1 Jacobian (dmasmfast.c, include/petsc/private/dmasmfast.h) */
+  /* atomic variants for the built-in P1 Jacobian (dmasmfast.c, include/petscellwarp/private/dmasmfast.h) */
   PetscInt               atomicvariant; /* DMAsmAtomicVariant: -dm_assembly_atomic_variant */
   PetscInt               fastmaxcode;   /* largest entry code of the compact map (testing: smaller forces irregular elements) */
   struct _DMAsmFastPlan *fast;
@@ -223,7 +223,7 @@ struct _p_DMAssembly {
   struct _DMAsmHOCtx *hobuiltin; /* the built-in kernels of DMAssemblyLagrangeKernels() (k.ctx == hobuiltin) */
 };
 
-/* the built-in Lagrange kernels' context (dmasmho.c; the element is include/petsc/private/dmasmho.h) */
+/* the built-in Lagrange kernels' context (dmasmho.c; the element is include/petscellwarp/private/dmasmho.h) */
 typedef struct _DMAsmHOCtx {
   PetscInt   dim, nen, nvert, nq, degree;
   PetscBool  tensor;            /* Q1 quadrature element (else the affine simplex with reference matrices) */

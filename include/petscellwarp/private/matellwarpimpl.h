@@ -7,7 +7,7 @@
 
 #include <petsc/private/matimpl.h>
 #include <../src/mat/impls/aij/seq/aij.h>
-#include <petsc/private/ellwarplayout.h>
+#include <petscellwarp/private/ellwarplayout.h>
 
 typedef struct _EllwarpStore EllwarpStore;
 

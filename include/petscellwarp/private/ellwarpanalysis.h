@@ -16,7 +16,7 @@
    EllwarpLayoutFetchCUDA() copies the arrays down when a host consumer needs them. */
 #pragma once
 
-#include <petsc/private/ellwarplayout.h>
+#include <petscellwarp/private/ellwarplayout.h>
 
 typedef struct {
   PetscCount    *sliceptr, *colbase, *diagslot, *longptr, *chunkptr, *biasbase;
