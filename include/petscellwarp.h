@@ -24,9 +24,14 @@
 
    Level: beginner
 M*/
+/* The concrete types are AIJ subtypes, named as PETSc names its own (seqaijcusparse, seqaijsell, seqaijkokkos):
+   the data is a MATSEQAIJ / MATMPIAIJ with the ELL-WARP layout in spptr, so every PETSc algorithm written for
+   AIJ (GAMG's graph and prolongator, products, factorizations, submatrices) accepts the matrix through
+   PetscObjectBaseTypeCompare() and reads its values through MatSeqAIJGetArrayRead() and friends, which bring the
+   host copy up to date first.  Users still say -mat_type ellwarp (the root name). */
 #define MATELLWARP    "ellwarp"
-#define MATSEQELLWARP "seqellwarp"
-#define MATMPIELLWARP "mpiellwarp" /* several ranks: diagonal and off-diagonal blocks as MATSEQELLWARP (src/mat/impls/ellwarp/mpi/) */
+#define MATSEQELLWARP "seqaijellwarp"
+#define MATMPIELLWARP "mpiaijellwarp" /* several ranks: diagonal and off-diagonal blocks as MATSEQELLWARP (src/mat/impls/ellwarp/mpi/) */
 
 typedef enum {
   MAT_ELLWARP_KERNEL_AUTO,

@@ -444,7 +444,7 @@ int main(int argc, char **argv)
       }
       PetscCallMPI(MPI_Bcast(&err, 1, MPIU_REAL, 0, PETSC_COMM_WORLD));
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SNES through the assembler (%s vectors, mpiellwarp): distributed solution vs one process rel. error %.2e %s; %" PetscInt_FMT " Jacobian plan(s) for %" PetscInt_FMT " assemblies %s\n", gpu ? "device" : "host", (double)err, err < 1e-9 ? "ok" : "FAIL", info.njacplans, info.nreductions, info.njacplans == 1 && info.nreductions >= 2 ? "ok" : "FAIL"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SNES through the assembler (%s vectors, mpiaijellwarp): distributed solution vs one process rel. error %.2e %s; %" PetscInt_FMT " Jacobian plan(s) for %" PetscInt_FMT " assemblies %s\n", gpu ? "device" : "host", (double)err, err < 1e-9 ? "ok" : "FAIL", info.njacplans, info.nreductions, info.njacplans == 1 && info.nreductions >= 2 ? "ok" : "FAIL"));
     if (err >= 1e-9 || info.njacplans != 1 || info.nreductions < 2) fail = PETSC_TRUE;
     PetscCall(PetscFree(nat));
     PetscCall(VecDestroy(&u));

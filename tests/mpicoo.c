@@ -3,14 +3,14 @@
    host or device memory, bitwise reproducibility, a second preallocation with another pattern, MatSetValues
    after MatSetValuesCOO (the host sees the COO values), ranks with no rows and no entries.
 
-   ellwarp_add_test(mpicoo.np1 -type mpiellwarp -mat_ellwarp_backend host)
+   ellwarp_add_test(mpicoo.np1 -type mpiaijellwarp -mat_ellwarp_backend host)
    ellwarp_add_test(mpicoo.np2 NPROCS 2 -mat_ellwarp_backend host)
    ellwarp_add_test(mpicoo.np3_fe_uneven NPROCS 3 -matrix fe -uneven -mat_ellwarp_backend host)
    ellwarp_add_test(mpicoo.np4_empty NPROCS 4 -empty_rank 1 -mat_ellwarp_backend host)
    ellwarp_add_test(mpicoo.np4_fe_empty NPROCS 4 -matrix fe -empty_rank 3 -uneven -mat_ellwarp_backend host)
    ellwarp_add_test(mpicoo.cuda_np2 GPU TIMEOUT 120 NPROCS 2 -gpu -uneven)
    ellwarp_add_test(mpicoo.cuda_np2_device_values GPU TIMEOUT 120 NPROCS 2 -gpu -matrix fe -device_values)
-   ellwarp_add_test(mpicoo.cuda_np1_device_values GPU TIMEOUT 120 -gpu -type mpiellwarp -device_values)
+   ellwarp_add_test(mpicoo.cuda_np1_device_values GPU TIMEOUT 120 -gpu -type mpiaijellwarp -device_values)
 */
 #include <string.h>
 #include "testutil.h"

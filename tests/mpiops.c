@@ -4,7 +4,7 @@
    MatGetDiagonalBlock, MatView.  Random matrices (off-rank entries through the stash, long rows) and P1
    tetrahedra; rows owned evenly, unevenly, or not at all by one rank.
 
-   ellwarp_add_test(mpiops.np1 -type mpiellwarp -mat_ellwarp_backend host)
+   ellwarp_add_test(mpiops.np1 -type mpiaijellwarp -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np2 NPROCS 2 -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np3_uneven NPROCS 3 -uneven -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np4_empty NPROCS 4 -uneven -empty_rank 2 -mat_ellwarp_backend host)
@@ -13,7 +13,7 @@
    ellwarp_add_test(mpiops.np4_fe_uneven NPROCS 4 -matrix fe -uneven -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np2_hash NPROCS 2 -setup_only -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np2_k2 NPROCS 2 -mat_ellwarp_kernel k2 -mat_ellwarp_sort_window 0 -mat_ellwarp_backend host)
-   ellwarp_add_test(mpiops.cuda_np1 GPU TIMEOUT 120 -gpu -type mpiellwarp)
+   ellwarp_add_test(mpiops.cuda_np1 GPU TIMEOUT 120 -gpu -type mpiaijellwarp)
    ellwarp_add_test(mpiops.cuda_np2 GPU TIMEOUT 120 NPROCS 2 -gpu -uneven)
    ellwarp_add_test(mpiops.cuda_np2_fe GPU TIMEOUT 120 NPROCS 2 -gpu -matrix fe -empty_rank 1)
    (-gpu: the test needs a device and checks that the blocks use the cuda backend)
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
   if (setuponly) PetscCall(MatSetUp(E));
   else PetscCall(MatMPIAIJSetPreallocation(E, 80, NULL, 80, NULL));
   PetscCall(PetscObjectTypeCompare((PetscObject)E, MATMPIELLWARP, &gpu));
-  PetscCheck(gpu, comm, PETSC_ERR_PLIB, "-mat_type %s on %d ranks gave %s, expected mpiellwarp", type, size, ((PetscObject)E)->type_name);
+  PetscCheck(gpu, comm, PETSC_ERR_PLIB, "-mat_type %s on %d ranks gave %s, expected mpiaijellwarp", type, size, ((PetscObject)E)->type_name);
   {
     PetscBool         wantgpu = PETSC_FALSE;
     MatEllwarpBackend b;

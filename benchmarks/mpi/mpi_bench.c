@@ -125,7 +125,7 @@ static PetscErrorCode TimeCG(Mat A, Vec b, Vec x, double *sec)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the measurements for one assembled MPIAIJ-family matrix (mpiellwarp or mpiaijcusparse/mpiaij) */
+/* the measurements for one assembled MPIAIJ-family matrix (mpiaijellwarp or mpiaijcusparse/mpiaij) */
 static PetscErrorCode Measure(Mat A, Vec yref, Result *r)
 {
   Mat_MPIAIJ *a = (Mat_MPIAIJ *)A->data;

@@ -26,9 +26,9 @@
 #   --launcher "CMD"  prefix for both runs (e.g. "mpiexec -n 1"; word-split)
 #   --test-args "A"   extra arguments for the ellwarp run only (word-split), e.g. -mat_ellwarp_kernel k1
 #   --keep DIR        keep the outputs in DIR (default: a temporary directory, removed on success)
-#   --expect-type T   the ELLWARP run must have assembled a matrix of type T (e.g. mpiellwarp under mpiexec -n 2)
+#   --expect-type T   the ELLWARP run must have assembled a matrix of type T (e.g. mpiaijellwarp under mpiexec -n 2)
 #
-# Besides the output, the ellwarp run must have assembled a seqellwarp/mpiellwarp matrix (checked in the
+# Besides the output, the ellwarp run must have assembled a seqaijellwarp/mpiaijellwarp matrix (checked in the
 # -mat_view file), so a type option that never reaches the matrix fails instead of comparing AIJ with AIJ.
 # Exit status: 0 same output, 1 different output or a failed run, 2 usage, 77 skipped (--gpu, no device).
 set -uo pipefail
@@ -113,9 +113,9 @@ msg=$(run "$dir/ellwarp.txt" "${tst[@]}"); rc=$?
 echo "== ELLWARP: $msg"
 [ $rc = 0 ] || fail "the ELLWARP run failed"
 
-grep -Eq 'type: (seq|mpi)ellwarp' "$dir/matview.txt" 2>/dev/null ||
+grep -Eq 'type: (seq|mpi)aijellwarp' "$dir/matview.txt" 2>/dev/null ||
   fail "the ELLWARP run did not assemble a MATELLWARP matrix ($matopt ellwarp not reaching it?)"
-echo "== matrix type in the ELLWARP run: $(grep -Eo '(seq|mpi)ellwarp' "$dir/matview.txt" | head -n1)"
+echo "== matrix type in the ELLWARP run: $(grep -Eo '(seq|mpi)aijellwarp' "$dir/matview.txt" | head -n1)"
 if [ -n "$expect" ]; then
   grep -Eq "type: $expect\$" "$dir/matview.txt" || fail "the ELLWARP run did not assemble a $expect matrix"
 fi

@@ -91,6 +91,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat, MatType, MatReuse,
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayout(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayoutAssembled(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncHost(Mat);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPRememberSamePattern(Mat, Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPRegisterFactors(void);

@@ -11,7 +11,7 @@
 
 #define MPIE(A) ((Mat_MPIELLWARP *)((Mat_MPIAIJ *)(A)->data)->spptr)
 
-static const char *const ComposedNames[] = {"MatConvert_mpiellwarp_mpiaij_C", "MatConvert_mpiellwarp_mpiaijcusparse_C", "MatConvert_mpiaij_mpiellwarp_C", "MatConvert_mpiaijcusparse_mpiellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetBackend_C", "MatEllwarpSetKernel_C", "MatEllwarpGetInfo_C"};
+static const char *const ComposedNames[] = {"MatConvert_mpiaijellwarp_mpiaij_C", "MatConvert_mpiaijellwarp_mpiaijcusparse_C", "MatConvert_mpiaij_mpiaijellwarp_C", "MatConvert_mpiaijcusparse_mpiaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetBackend_C", "MatEllwarpSetKernel_C", "MatEllwarpGetInfo_C"};
 
 /* Which GPU this rank uses.  PETSc's device initialization picks (rank in PETSC_COMM_WORLD) % (visible
    devices), unless -device_select_cuda says otherwise; on one host that is round-robin by local rank. We
@@ -246,6 +246,18 @@ static PetscErrorCode MatView_MPIELLWARP(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* GAMG's graph: MPIAIJ's MatCreateGraph reads the blocks' host values directly (bs > 1); bring them up to date */
+static PetscErrorCode MatCreateGraph_MPIELLWARP(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt nidx, PetscInt idx[], Mat *G)
+{
+  Mat_MPIAIJ *a = (Mat_MPIAIJ *)A->data;
+
+  PetscFunctionBegin;
+  if (a->A) PetscCall(MatSeqELLWARPSyncHost(a->A));
+  if (a->B) PetscCall(MatSeqELLWARPSyncHost(a->B));
+  PetscCall(MPIE(A)->mpiaijops.creategraph(A, sym, scale, filter, nidx, idx, G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatDuplicate_MPIELLWARP(Mat A, MatDuplicateOption op, Mat *M)
 {
   Mat_MPIELLWARP *m = MPIE(A), *mm;
@@ -406,15 +418,16 @@ PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse,
   A->ops->destroy        = MatDestroy_MPIELLWARP;
   A->ops->view           = MatView_MPIELLWARP;
   A->ops->duplicate      = MatDuplicate_MPIELLWARP;
+  if (A->ops->creategraph) A->ops->creategraph = MatCreateGraph_MPIELLWARP;
   A->ops->shift          = MatShift_MPIELLWARP;
   /* MatMultTranspose(Add), MatGetDiagonal, MatScale, MatAXPY, MatZeroRows(Columns), MatDiagonalScale,
      MatNorm, ...: MPIAIJ's, which call the blocks' layout operations */
 
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIELLWARP));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiellwarp_mpiaij_C", MatConvert_MPIELLWARP_MPIAIJ));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiellwarp_mpiaijcusparse_C", MatConvert_MPIELLWARP_MPIAIJCUSPARSE));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_mpiellwarp_C", MatConvert_MPIAIJ_MPIELLWARP));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijcusparse_mpiellwarp_C", MatConvert_MPIAIJCUSPARSE_MPIELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijellwarp_mpiaij_C", MatConvert_MPIELLWARP_MPIAIJ));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijellwarp_mpiaijcusparse_C", MatConvert_MPIELLWARP_MPIAIJCUSPARSE));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_mpiaijellwarp_C", MatConvert_MPIAIJ_MPIELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijcusparse_mpiaijellwarp_C", MatConvert_MPIAIJCUSPARSE_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpSetBackend_C", MatEllwarpSetBackend_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpGetBackend_C", MatEllwarpGetBackend_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpSetKernel_C", MatEllwarpSetKernel_MPIELLWARP));

@@ -79,7 +79,11 @@ static PetscErrorCode InstallPlan(Mat blk, MatEllwarpMPICOO *c, int b)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSetPreallocationCOO_MPIELLWARP(Mat mat, PetscCount coo_n, PetscInt coo_i[], PetscInt coo_j[])
+/* Our plan (m->coo) from MPIAIJ's COO analysis composed on mat.  Called after MatSetPreallocationCOO(), and
+   lazily at the first MatSetValuesCOO() of a matrix that carries the analysis without our plan: MatDuplicate()
+   composes MPIAIJ's analysis on the duplicate (as PETSc does for every AIJ type), so a duplicate assembles by
+   COO like its source. */
+static PetscErrorCode BuildCOO(Mat mat)
 {
   Mat_MPIELLWARP      *m = MPIE(mat);
   MatEllwarpMPICOO    *c;
@@ -92,10 +96,8 @@ static PetscErrorCode MatSetPreallocationCOO_MPIELLWARP(Mat mat, PetscCount coo_
 
   PetscFunctionBegin;
   PetscCall(MatMPIELLWARPCOODestroy(&m->coo));
-  PetscCall(m->aijcooprealloc(mat, coo_n, coo_i, coo_j)); /* blocks become the root type: seqellwarp */
-  PetscCall(MatMPIELLWARPConfigureBlocks(mat));
   PetscCall(PetscObjectQuery((PetscObject)mat, "__PETSc_MatCOOStruct_Host", (PetscObject *)&container));
-  PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATMPIAIJ's COO plan not found");
+  PetscCheck(container, PetscObjectComm((PetscObject)mat), PETSC_ERR_ORDER, "MATMPIELLWARP: call MatSetPreallocationCOO() before MatSetValuesCOO()");
   PetscCall(PetscContainerGetPointer(container, &coo));
 
   PetscCall(PetscNew(&c));
@@ -133,17 +135,33 @@ static PetscErrorCode MatSetPreallocationCOO_MPIELLWARP(Mat mat, PetscCount coo_
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatSetPreallocationCOO_MPIELLWARP(Mat mat, PetscCount coo_n, PetscInt coo_i[], PetscInt coo_j[])
+{
+  Mat_MPIELLWARP *m = MPIE(mat);
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIELLWARPCOODestroy(&m->coo));
+  PetscCall(m->aijcooprealloc(mat, coo_n, coo_i, coo_j)); /* blocks become the root type: seqaijellwarp */
+  PetscCall(MatMPIELLWARPConfigureBlocks(mat));
+  PetscCall(BuildCOO(mat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatSetValuesCOO_MPIELLWARP(Mat mat, const PetscScalar v[], InsertMode imode)
 {
   Mat_MPIAIJ       *a = (Mat_MPIAIJ *)mat->data;
   Mat_MPIELLWARP   *m = (Mat_MPIELLWARP *)a->spptr;
-  MatEllwarpMPICOO *c = m->coo;
+  MatEllwarpMPICOO *c;
   Mat               blk[2] = {a->A, a->B};
   PetscMemType      mtype;
 
   PetscFunctionBegin;
-  PetscCheck(c, PetscObjectComm((PetscObject)mat), PETSC_ERR_ORDER, "MATMPIELLWARP: call MatSetPreallocationCOO() before MatSetValuesCOO()");
-  PetscCheck((c->wmtype == PETSC_MEMTYPE_HOST) == (m->backend == MAT_ELLWARP_BACKEND_HOST), PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATMPIELLWARP: the backend changed since MatSetPreallocationCOO(); call it again");
+  if (!m->coo) PetscCall(BuildCOO(mat)); /* a duplicate carrying the COO analysis (or an error: no preallocation) */
+  c = m->coo;
+  if ((c->wmtype == PETSC_MEMTYPE_HOST) != (m->backend == MAT_ELLWARP_BACKEND_HOST)) { /* the backend moved: the work array follows */
+    PetscCall(BuildCOO(mat));
+    c = m->coo;
+  }
   for (int b = 0; b < 2; b++) PetscCall(InstallPlan(blk[b], c, b));
   PetscCall(PetscGetMemType(v, &mtype));
   if (c->wmtype == PETSC_MEMTYPE_HOST) {

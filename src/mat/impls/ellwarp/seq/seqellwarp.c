@@ -146,7 +146,7 @@ static PetscErrorCode FreeLayouts(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const ConvertNames[] = {"MatConvert_seqellwarp_seqaij_C", "MatConvert_seqellwarp_seqaijcusparse_C", "MatConvert_seqaij_seqellwarp_C", "MatConvert_seqaijcusparse_seqellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetInfo_C", "MatEllwarpSetKernel_C", "MatEllwarpGetBackend_C"};
+static const char *const ConvertNames[] = {"MatConvert_seqaijellwarp_seqaij_C", "MatConvert_seqaijellwarp_seqaijcusparse_C", "MatConvert_seqaij_seqaijellwarp_C", "MatConvert_seqaijcusparse_seqaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetInfo_C", "MatEllwarpSetKernel_C", "MatEllwarpGetBackend_C", "MatProductSetFromOptions_anytype_C"};
 
 /* turn B back into a plain MATSEQAIJ in place, values on the host */
 static PetscErrorCode StripToSeqAIJ(Mat B)
@@ -395,6 +395,10 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   e->par.analysis   = -1; /* the device with the cuda backend */
   B->offloadmask = B->assembled ? PETSC_OFFLOAD_CPU : PETSC_OFFLOAD_UNALLOCATED;
   B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds new matrices to the CPU; the layout ops are ours */
+  /* No I-node routines: PETSc's I-node kernels (LU numeric, SOR) read the host values directly instead of
+     through MatSeqAIJGetArrayRead(), which is where our host copy is brought up to date (AIJCUSPARSE likewise
+     turns them off while on the device).  Our products and MatMult never use them. */
+  PetscCall(MatSetOption(B, MAT_USE_INODES, PETSC_FALSE));
 
   B->ops->assemblyend    = MatAssemblyEnd_SeqELLWARP;
   B->ops->destroy        = MatDestroy_SeqELLWARP;
@@ -406,14 +410,17 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   PetscCall(MatSeqELLWARPSetLayoutOps(B));
   PetscCall(MatSeqELLWARPSetCOOOps(B));
 
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqellwarp_seqaij_C", MatConvert_SeqELLWARP_SeqAIJ));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqellwarp_seqaijcusparse_C", MatConvert_SeqELLWARP_SeqAIJCUSPARSE));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqellwarp_C", MatConvert_SeqAIJ_SeqELLWARP));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijcusparse_seqellwarp_C", MatConvert_SeqAIJCUSPARSE_SeqELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijellwarp_seqaij_C", MatConvert_SeqELLWARP_SeqAIJ));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijellwarp_seqaijcusparse_C", MatConvert_SeqELLWARP_SeqAIJCUSPARSE));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqaijellwarp_C", MatConvert_SeqAIJ_SeqELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijcusparse_seqaijellwarp_C", MatConvert_SeqAIJCUSPARSE_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpSetBackend_C", MatEllwarpSetBackend_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpGetBackend_C", MatEllwarpGetBackend_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpSetKernel_C", MatEllwarpSetKernel_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpGetInfo_C", MatEllwarpGetInfo_SeqELLWARP));
+  /* sparse products: through AIJCUSPARSE on the device, or SeqAIJ on the host (seqellwarpproduct.c) */
+  B->ops->productsetfromoptions = MatProductSetFromOptions_SeqELLWARP;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_SeqELLWARP));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQELLWARP));
 
   /* backend and parameters from the options now: vectors made before MatSetFromOptions() must already

@@ -37,6 +37,8 @@ ELLWARP_READER(getrowmax, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
 ELLWARP_READER(getrowmin, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
 ELLWARP_READER(getrowsumabs, (Mat A, Vec v), (A, v))
 ELLWARP_READER(getcolumnreductions, (Mat A, PetscInt type, PetscReal *r), (A, type, r))
+/* GAMG's graph: AIJ's MatCreateGraph reads the host values directly (bs > 1) */
+ELLWARP_READER(creategraph, (Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt nidx, PetscInt idx[], Mat *G), (A, sym, scale, filter, nidx, idx, G))
 ELLWARP_WRITER(setvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
 ELLWARP_WRITER(setvaluesblocked, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
 
@@ -129,6 +131,7 @@ PetscErrorCode MatSeqELLWARPSetHostOps(Mat B)
   SET(getrowmin);
   SET(getrowsumabs);
   SET(getcolumnreductions);
+  SET(creategraph);
   SET(setvalues);
   SET(setvaluesblocked);
   SET(equal);

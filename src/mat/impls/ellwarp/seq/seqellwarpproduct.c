@@ -1,0 +1,206 @@
+/* MatProduct (AB, AtB, ABt, PtAP, RARt, ABC) with MATSEQELLWARP operands.
+
+   Sparse products are not what the ELL-WARP layout is for: it is a SpMV layout.  So a product is computed by
+   the AIJ family, on the device where AIJCUSPARSE computes it on the device:
+   - CUDA backend: each ELLWARP operand gets an AIJCUSPARSE "shadow" with the same CSR (made once per product,
+     at MatProductSetFromOptions), and AIJCUSPARSE's own product implementation (cuSPARSE SpGEMM) runs on the
+     shadows.  Before each numeric phase the shadows' device values are refreshed from the ELL-WARP values by
+     the store's slot -> CSR scatter (one device kernel, no host copy), so MatPtAP(..., MAT_REUSE_MATRIX) after a
+     new Jacobian (PCGAMG reusing its interpolation, PCMG with Galerkin operators) stays on the GPU.  The result
+     is AIJCUSPARSE: a coarse Galerkin operator is a few times smaller than the fine one and is multiplied a few
+     times per V-cycle, so an ELL-WARP analysis of each coarse level would cost more than it gains (said in -info).
+   - host backend (or a matrix bound to the CPU): SeqAIJ's host products, which read our values through
+     MatSeqAIJGetArrayRead() (host copy brought up to date there).
+   The shadows live in the product's data (freed by MatProductClear() or with the result). */
+#include <petscellwarp/private/matellwarpimpl.h>
+
+#define NSLOT 3
+
+typedef struct {
+  Mat shadow[NSLOT];                  /* AIJCUSPARSE copies of the ELLWARP operands in product slots A, B, C (or NULL) */
+  Mat orig[NSLOT];                    /* the operands while the shadows are swapped in */
+  void *data;                         /* the implementation's product data and its destroy */
+  PetscErrorCode (*destroy)(void **);
+  PetscErrorCode (*symbolic)(Mat);
+  PetscErrorCode (*numeric)(Mat);
+} EllwarpProduct;
+
+static const char CtxName[] = "MatProductEllwarp_ctx";
+
+static PetscErrorCode IsDeviceEllwarp(Mat X, PetscBool *flg)
+{
+  PetscBool isell;
+
+  PetscFunctionBegin;
+  *flg = PETSC_FALSE;
+  if (!X) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQELLWARP, &isell));
+  if (isell && !X->boundtocpu) *flg = (PetscBool)(((Mat_SeqELLWARP *)X->spptr)->backend == MAT_ELLWARP_BACKEND_CUDA);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CtxDestroy(void **ptr)
+{
+  EllwarpProduct *ctx = (EllwarpProduct *)*ptr;
+
+  PetscFunctionBegin;
+  if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
+  if (ctx->destroy) PetscCall((*ctx->destroy)(&ctx->data));
+  for (int i = 0; i < NSLOT; i++) PetscCall(MatDestroy(&ctx->shadow[i]));
+  PetscCall(PetscFree(ctx));
+  *ptr = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static Mat *Slot(Mat C, int i)
+{
+  Mat_Product *p = C->product;
+  return i == 0 ? &p->A : (i == 1 ? &p->B : &p->C);
+}
+
+/* the ELLWARP operand's current values into its shadow's device CSR values (same CSR order) */
+static PetscErrorCode RefreshShadow(Mat X, Mat shadow)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)X->spptr;
+  PetscScalar    *dv;
+
+  PetscFunctionBegin;
+#if !defined(ELLWARP_HAVE_CUDA)
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "MATSEQELLWARP product shadows need petsc-ellwarp built with CUDA");
+#endif
+  PetscCall(MatSeqELLWARPSyncLayout(X)); /* host-newer values go to the layout first */
+  PetscCheck(e->L && e->L->nnz == ((Mat_SeqAIJ *)shadow->data)->nz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP product: the operand's nonzero pattern changed since the product was set up; create the product again (MAT_INITIAL_MATRIX)");
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(shadow, &dv));
+  PetscCall(e->k->scatter(e->S, dv));
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(shadow, &dv));
+#else
+  (void)dv;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* put the shadows (refreshed) and the implementation's data in place, or take them out again */
+static PetscErrorCode SwapIn(Mat C, EllwarpProduct *ctx, PetscBool refresh)
+{
+  PetscFunctionBegin;
+  for (int i = 0; i < NSLOT; i++) {
+    Mat *s = Slot(C, i);
+
+    if (!ctx->shadow[i]) continue;
+    ctx->orig[i] = *s;
+    if (refresh) PetscCall(RefreshShadow(*s, ctx->shadow[i]));
+    *s = ctx->shadow[i];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void SwapOut(Mat C, EllwarpProduct *ctx)
+{
+  for (int i = 0; i < NSLOT; i++)
+    if (ctx->shadow[i]) *Slot(C, i) = ctx->orig[i];
+}
+
+static PetscErrorCode ProductNumeric(Mat C)
+{
+  EllwarpProduct *ctx = (EllwarpProduct *)C->product->data;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBegin;
+  PetscCall(SwapIn(C, ctx, PETSC_TRUE));
+  C->product->data    = ctx->data;
+  C->product->destroy = ctx->destroy;
+  ierr                = (*ctx->numeric)(C);
+  ctx->data           = C->product->data; /* (the implementation may have replaced it) */
+  ctx->destroy        = C->product->destroy;
+  C->product->data    = ctx;
+  C->product->destroy = CtxDestroy;
+  SwapOut(C, ctx);
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ProductSymbolic(Mat C)
+{
+  EllwarpProduct *ctx = NULL;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)C, CtxName, (void **)&ctx));
+  PetscCheck(ctx, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP product: no product context (MatProductSetFromOptions() not called?)");
+  PetscCall(SwapIn(C, ctx, PETSC_FALSE)); /* the shadows were made from the current values */
+  ierr = (*ctx->symbolic)(C);
+  SwapOut(C, ctx);
+  PetscCall(ierr);
+  /* the context moves from the container into the product's data, the implementation's data into the context */
+  ctx->data           = C->product->data;
+  ctx->destroy        = C->product->destroy;
+  ctx->numeric        = C->ops->productnumeric;
+  C->product->data    = ctx;
+  C->product->destroy = CtxDestroy;
+  C->ops->productnumeric = ProductNumeric;
+  {
+    PetscContainer c;
+
+    PetscCall(PetscObjectQuery((PetscObject)C, CtxName, (PetscObject *)&c));
+    PetscCall(PetscContainerSetPointer(c, NULL)); /* detach before the container goes */
+    PetscCall(PetscObjectCompose((PetscObject)C, CtxName, NULL));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* installed as MATSEQELLWARP's productsetfromoptions op and composed as MatProductSetFromOptions_anytype_C,
+   so it is found for ELLWARP x ELLWARP and for ELLWARP with any other operand type */
+PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat C)
+{
+  Mat_Product    *p = C->product;
+  PetscBool       dev[NSLOT], any = PETSC_FALSE;
+  Mat             lead = NULL;
+  EllwarpProduct *ctx;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBegin;
+  for (int i = 0; i < NSLOT; i++) {
+    PetscCall(IsDeviceEllwarp(*Slot(C, i), &dev[i]));
+    any = (PetscBool)(any || dev[i]);
+  }
+  if (!any) { /* host backend: SeqAIJ's products, which read our values through MatSeqAIJGetArrayRead() */
+    Mat a = p->A;
+    PetscBool isell;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)a, MATSEQELLWARP, &isell));
+    if (!isell) a = p->B;
+    PetscCall(PetscObjectTypeCompare((PetscObject)a, MATSEQELLWARP, &isell));
+    PetscCheck(isell, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP product without an ELLWARP operand");
+    PetscCall(PetscInfo(C, "MatProduct %s with MATSEQELLWARP (host backend): SeqAIJ's host product\n", MatProductTypes[p->type]));
+    PetscCall((*((Mat_SeqELLWARP *)a->spptr)->aijops.productsetfromoptions)(C));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscNew(&ctx));
+  for (int i = 0; i < NSLOT; i++) {
+    Mat X = *Slot(C, i);
+
+    if (!dev[i] || (i == 2 && p->type != MATPRODUCT_ABC)) continue;
+    for (int k = 0; k < i; k++) /* the same matrix in two slots (A^T A, P^T A P with P = A): one shadow */
+      if (ctx->shadow[k] && *Slot(C, k) == X) {
+        PetscCall(PetscObjectReference((PetscObject)ctx->shadow[k]));
+        ctx->shadow[i] = ctx->shadow[k];
+      }
+    if (!ctx->shadow[i]) PetscCall(MatConvert(X, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &ctx->shadow[i]));
+  }
+  for (int i = 0; i < NSLOT && !lead; i++) lead = ctx->shadow[i];
+  PetscCall(PetscInfo(C, "MatProduct %s with MATSEQELLWARP operands: computed by AIJCUSPARSE (cuSPARSE) on shadows refreshed on the device; the result is %s\n", MatProductTypes[p->type], MATSEQAIJCUSPARSE));
+  PetscCall(SwapIn(C, ctx, PETSC_FALSE));
+  ierr = (*lead->ops->productsetfromoptions)(C);
+  SwapOut(C, ctx);
+  if (ierr) PetscCall(CtxDestroy((void **)&ctx));
+  PetscCall(ierr);
+  if (!C->ops->productsymbolic) { /* AIJCUSPARSE has no implementation for these operands either */
+    PetscCall(CtxDestroy((void **)&ctx));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  ctx->symbolic           = C->ops->productsymbolic;
+  C->ops->productsymbolic = ProductSymbolic;
+  PetscCall(PetscObjectContainerCompose((PetscObject)C, CtxName, ctx, CtxDestroy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
