@@ -3,6 +3,7 @@
    the same order the host reference (layout.c) adds them. */
 #include <petscellwarp/private/matellwarpimpl.h>
 #include <petscellwarp/private/ellwarpanalysis.h>
+#include <petscellwarp/private/ellwarpdevice.h>
 #include <petscdevice_cuda.h>
 
 struct _EllwarpStore {
@@ -89,44 +90,16 @@ static DevBias BiasView(const EllwarpStore *S)
 /* iterations of a lane's loop in flight; 8 measured +3% on qcd and -3.5% on lv_gmsh_p1 (H200), so 4 */
 static constexpr int ellwarp_unroll = ELLWARP_UNROLL;
 
-static PetscErrorCode DevMalloc(void **p, size_t bytes, const char *what)
-{
-  cudaError_t err;
-
-  PetscFunctionBegin;
-  *p = NULL;
-  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
-  err = cudaMalloc(p, bytes);
-  if (err == cudaErrorMemoryAllocation) {
-    size_t freeb = 0, totalb = 0;
-    (void)cudaGetLastError();
-    (void)cudaMemGetInfo(&freeb, &totalb);
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "MATSEQELLWARP: device out of memory allocating %.4g MB for %s (%.4g MB free of %.4g MB)", bytes / 1e6, what, freeb / 1e6, totalb / 1e6);
-  }
-  PetscCallCUDA(err);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Every copy and kernel goes on the stream of PETSc's current device context, the one PETSc's vectors
-   use: PETSc's stream does not synchronize with the legacy default stream, so a plain cudaMemcpy or
-   cudaMemset would race with the kernels that follow. */
-static inline cudaStream_t Stream(void)
-{
-  cudaStream_t s = NULL;
-  (void)PetscGetCurrentCUDAStream(&s);
-  return s;
-}
-
+/* a new device array holding n elements of h (the upload waits: the host buffer may be freed right after).
+   Every copy and kernel goes on the stream of PETSc's current device context (ellwarpdevice.h): PETSc's stream
+   does not synchronize with the legacy default stream, so a plain cudaMemcpy or cudaMemset would race with the
+   kernels that follow. */
 template <typename T>
 static PetscErrorCode Upload(T **d, const T *h, size_t n, const char *what)
 {
   PetscFunctionBegin;
-  PetscCall(DevMalloc((void **)d, n * sizeof(T), what));
-  if (n) { /* the host buffer may be freed right after: wait for the copy */
-    PetscCallCUDA(cudaMemcpyAsync(*d, h, n * sizeof(T), cudaMemcpyHostToDevice, Stream()));
-    PetscCallCUDA(cudaStreamSynchronize(Stream()));
-  }
-  PetscCall(PetscLogCpuToGpu(n * sizeof(T)));
+  PetscCall(PetscEllwarpDeviceMallocArray(d, n, what));
+  PetscCall(PetscEllwarpDeviceUpload(*d, h, n * sizeof(T)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -150,8 +123,10 @@ PetscErrorCode EllwarpCUDADeviceAvailable(PetscBool *avail)
 static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
 {
   EllwarpStore *S;
+  cudaStream_t  stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogEventBegin(MAT_ELLWARP_Upload, 0, 0, 0, 0));
   PetscCall(PetscNew(&S));
   S->L = L;
@@ -170,12 +145,12 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
   PetscCall(Upload(&S->longchunk, L->longchunk, L->nlong + 1, "long-row chunks"));
   PetscCall(Upload(&S->chunkptr, L->chunkptr, L->nchunks + 1, "chunks"));
   PetscCall(Upload(&S->chunkrow, L->chunkrow, L->nchunks, "chunk rows"));
-  PetscCall(DevMalloc((void **)&S->count, L->nlong * sizeof(int), "chunk counters"));
-  if (L->nlong) PetscCallCUDA(cudaMemsetAsync(S->count, 0, L->nlong * sizeof(int), Stream()));
-  PetscCall(DevMalloc((void **)&S->partial, L->nchunks * sizeof(PetscScalar), "chunk sums"));
-  PetscCall(DevMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
-  if (L->nslots) PetscCallCUDA(cudaMemsetAsync(S->val, 0, L->nslots * sizeof(PetscScalar), Stream())); /* padding is zero for good: the refreshes skip it */
-  PetscCall(DevMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
+  PetscCall(PetscEllwarpDeviceMalloc((void **)&S->count, L->nlong * sizeof(int), "chunk counters"));
+  if (L->nlong) PetscCallCUDA(cudaMemsetAsync(S->count, 0, L->nlong * sizeof(int), stream));
+  PetscCall(PetscEllwarpDeviceMalloc((void **)&S->partial, L->nchunks * sizeof(PetscScalar), "chunk sums"));
+  PetscCall(PetscEllwarpDeviceMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
+  if (L->nslots) PetscCallCUDA(cudaMemsetAsync(S->val, 0, L->nslots * sizeof(PetscScalar), stream)); /* padding is zero for good: the refreshes skip it */
+  PetscCall(PetscEllwarpDeviceMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
   *out = S;
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Upload, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -185,8 +160,10 @@ static PetscErrorCode CUDACreate(const EllwarpLayout *L, EllwarpStore **out)
 PetscErrorCode EllwarpCUDACreateFromDevice(const EllwarpLayout *L, EllwarpDeviceArrays *a, EllwarpStore **out)
 {
   EllwarpStore *S;
+  cudaStream_t  stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscNew(&S));
   S->L         = L;
   S->sliceptr  = a->sliceptr;
@@ -205,12 +182,12 @@ PetscErrorCode EllwarpCUDACreateFromDevice(const EllwarpLayout *L, EllwarpDevice
   S->chunkptr  = a->chunkptr;
   S->chunkrow  = a->chunkrow;
   PetscCall(PetscMemzero(a, sizeof(*a)));
-  PetscCall(DevMalloc((void **)&S->count, L->nlong * sizeof(int), "chunk counters"));
-  if (L->nlong) PetscCallCUDA(cudaMemsetAsync(S->count, 0, L->nlong * sizeof(int), Stream()));
-  PetscCall(DevMalloc((void **)&S->partial, L->nchunks * sizeof(PetscScalar), "chunk sums"));
-  PetscCall(DevMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
-  if (L->nslots) PetscCallCUDA(cudaMemsetAsync(S->val, 0, L->nslots * sizeof(PetscScalar), Stream())); /* padding is zero for good: the refreshes skip it */
-  PetscCall(DevMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
+  PetscCall(PetscEllwarpDeviceMalloc((void **)&S->count, L->nlong * sizeof(int), "chunk counters"));
+  if (L->nlong) PetscCallCUDA(cudaMemsetAsync(S->count, 0, L->nlong * sizeof(int), stream));
+  PetscCall(PetscEllwarpDeviceMalloc((void **)&S->partial, L->nchunks * sizeof(PetscScalar), "chunk sums"));
+  PetscCall(PetscEllwarpDeviceMalloc((void **)&S->val, L->nslots * sizeof(PetscScalar), "values"));
+  if (L->nslots) PetscCallCUDA(cudaMemsetAsync(S->val, 0, L->nslots * sizeof(PetscScalar), stream)); /* padding is zero for good: the refreshes skip it */
+  PetscCall(PetscEllwarpDeviceMalloc((void **)&S->work, ELLWARP_RED_BLOCKS * sizeof(PetscReal), "reduction"));
   *out = S;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -238,34 +215,34 @@ static PetscErrorCode CUDADestroy(EllwarpStore **S)
 {
   PetscFunctionBegin;
   if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaStreamSynchronize(Stream())); /* kernels in flight may still read the arrays */
-  PetscCallCUDA(cudaFree((*S)->sliceptr));
-  PetscCallCUDA(cudaFree((*S)->slicerow));
-  PetscCallCUDA(cudaFree((*S)->meta));
-  PetscCallCUDA(cudaFree((*S)->colbase));
-  PetscCallCUDA(cudaFree((*S)->rowperm));
-  PetscCallCUDA(cudaFree((*S)->col32));
-  PetscCallCUDA(cudaFree((*S)->col16));
-  PetscCallCUDA(cudaFree((*S)->colbias));
-  PetscCallCUDA(cudaFree((*S)->biasbase));
-  PetscCallCUDA(cudaFree((*S)->longptr));
-  PetscCallCUDA(cudaFree((*S)->longchunk));
-  PetscCallCUDA(cudaFree((*S)->chunkptr));
-  PetscCallCUDA(cudaFree((*S)->chunkrow));
-  PetscCallCUDA(cudaFree((*S)->count));
-  PetscCallCUDA(cudaFree((*S)->partial));
-  PetscCallCUDA(cudaFree((*S)->slot2csr));
-  PetscCallCUDA(cudaFree((*S)->diagslot));
-  PetscCallCUDA(cudaFree((*S)->val));
-  PetscCallCUDA(cudaFree((*S)->work));
-  PetscCallCUDA(cudaFree((*S)->coojmap));
-  PetscCallCUDA(cudaFree((*S)->cooperm));
-  PetscCallCUDA(cudaFree((*S)->coo2slot));
-  PetscCallCUDA(cudaFree((*S)->coobuf));
-  PetscCallCUDA(cudaFree((*S)->rowstart));
-  PetscCallCUDA(cudaFree((*S)->rowlen));
-  PetscCallCUDA(cudaFree((*S)->coostart));
-  PetscCallCUDA(cudaFree((*S)->coolen));
+  PetscCall(PetscEllwarpDeviceSynchronize()); /* kernels in flight may still read the arrays */
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->sliceptr));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->slicerow));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->meta));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->colbase));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->rowperm));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->col32));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->col16));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->colbias));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->biasbase));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->longptr));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->longchunk));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->chunkptr));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->chunkrow));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->count));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->partial));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->slot2csr));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->diagslot));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->val));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->work));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->coojmap));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->cooperm));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->coo2slot));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->coobuf));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->rowstart));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->rowlen));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->coostart));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->coolen));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -993,7 +970,7 @@ __global__ static void FillKernel(PetscCount n, PetscScalar a, PetscScalar *v)
 }
 
 /* ---- operations ---------------------------------------------------------------------------------- */
-#define GRID(n) PetscMin(Blocks((n), 256), 65535u), 256, 0, Stream()
+#define GRID(n, stream) PetscMin(Blocks((n), 256), 65535u), 256, 0, stream
 
 /* the row form (start, len per sorted row) of a slot map (slot -> source index, negative: none), when it holds:
    one read of the map and a host synchronization; *start stays NULL when it does not */
@@ -1002,24 +979,25 @@ static PetscErrorCode RowFormOf(const EllwarpStore *S, const M *map, PetscInt **
 {
   const EllwarpLayout *L = S->L;
   int                 *dbad, bad = 0;
+  cudaStream_t         stream;
 
   PetscFunctionBegin;
   *start = NULL;
   *len   = NULL;
   if (!L->nrows || !L->nslots) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DevMalloc((void **)start, L->nrows * sizeof(PetscInt), "row starts"));
-  PetscCall(DevMalloc((void **)len, L->nrows * sizeof(int), "row lengths"));
-  PetscCall(DevMalloc((void **)&dbad, sizeof(int), "flag"));
-  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), Stream()));
-  if (L->nslices) RowFormKernel<M><<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), map, *start, *len, dbad);
-  if (L->nlong) LongRowFormKernel<M><<<GRID(L->nlong)>>>(L->nlong, S->longptr, map, *start, *len, dbad);
+  PetscCall(PetscEllwarpGetStream(&stream));
+  PetscCall(PetscEllwarpDeviceMalloc((void **)start, L->nrows * sizeof(PetscInt), "row starts"));
+  PetscCall(PetscEllwarpDeviceMalloc((void **)len, L->nrows * sizeof(int), "row lengths"));
+  PetscCall(PetscEllwarpDeviceMalloc((void **)&dbad, sizeof(int), "flag"));
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), stream));
+  if (L->nslices) RowFormKernel<M><<<(unsigned)((L->nslices + 7) / 8), 256, 0, stream>>>(View(S), map, *start, *len, dbad);
+  if (L->nlong) LongRowFormKernel<M><<<GRID(L->nlong, stream)>>>(L->nlong, S->longptr, map, *start, *len, dbad);
   PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaMemcpyAsync(&bad, dbad, sizeof(int), cudaMemcpyDeviceToHost, Stream()));
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
-  PetscCallCUDA(cudaFree(dbad));
+  PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(int)));
+  PetscCall(PetscEllwarpDeviceFreeArray(&dbad));
   if (bad) {
-    PetscCallCUDA(cudaFree(*start));
-    PetscCallCUDA(cudaFree(*len));
+    PetscCall(PetscEllwarpDeviceFreeArray(start));
+    PetscCall(PetscEllwarpDeviceFreeArray(len));
     *start = NULL;
     *len   = NULL;
   }
@@ -1060,15 +1038,17 @@ static PetscErrorCode RowForm(EllwarpStore *S)
 static PetscErrorCode CUDAGather(EllwarpStore *S, const PetscScalar *csr)
 {
   const EllwarpLayout *L = S->L;
+  cudaStream_t         stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(RowForm(S));
   PetscCall(PetscLogGpuTimeBegin());
   if (S->rowform > 0) {
-    if (L->nlong) GatherLongKernel<false><<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, Stream()>>>(L->nlong, S->longptr, S->rowstart, csr, S->val);
-    if (L->nslices && S->gatherhow == 1) GatherRowsKernel<<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
-    else if (L->nslices) GatherSliceKernel<false><<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
-  } else if (L->nslots) GatherKernel<<<GRID((L->nslots + EW_VEC - 1) / EW_VEC)>>>(L->nslots, S->slot2csr, csr, S->val);
+    if (L->nlong) GatherLongKernel<false><<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, stream>>>(L->nlong, S->longptr, S->rowstart, csr, S->val);
+    if (L->nslices && S->gatherhow == 1) GatherRowsKernel<<<(unsigned)((L->nslices + 7) / 8), 256, 0, stream>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+    else if (L->nslices) GatherSliceKernel<false><<<(unsigned)((L->nslices + 7) / 8), 256, 0, stream>>>(View(S), S->rowstart, S->rowlen, csr, S->val);
+  } else if (L->nslots) GatherKernel<<<GRID((L->nslots + EW_VEC - 1) / EW_VEC, stream)>>>(L->nslots, S->slot2csr, csr, S->val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1076,9 +1056,12 @@ static PetscErrorCode CUDAGather(EllwarpStore *S, const PetscScalar *csr)
 
 static PetscErrorCode CUDAScatter(const EllwarpStore *S, PetscScalar *csr)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nslots) ScatterKernel<<<GRID(S->L->nslots)>>>(S->L->nslots, S->slot2csr, S->val, csr);
+  if (S->L->nslots) ScatterKernel<<<GRID(S->L->nslots, stream)>>>(S->L->nslots, S->slot2csr, S->val, csr);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1086,26 +1069,26 @@ static PetscErrorCode CUDAScatter(const EllwarpStore *S, PetscScalar *csr)
 
 /* the kernel variants of EllwarpTune (only for the products; MatNorm's |A| product keeps MultKernel) */
 template <bool ADD, int R, int A>
-static void LaunchMultV(int nc, unsigned nb, unsigned bs, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
+static void LaunchMultV(int nc, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
 {
   switch (nc) { /* bit 2: the layout has biased slices */
-  case 7: MultKernelV<ADD, R, A, 7><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
-  case 6: MultKernelV<ADD, R, A, 6><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
-  case 5: MultKernelV<ADD, R, A, 5><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
-  case 4: MultKernelV<ADD, R, A, 4><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
-  case 3: MultKernelV<ADD, R, A, 3><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
-  case 2: MultKernelV<ADD, R, A, 2><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
-  case 1: MultKernelV<ADD, R, A, 1><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu); break;
-  default: MultKernelV<ADD, R, A, 0><<<nb, bs, 0, Stream()>>>(d, bz, vals, x, z, y, lu);
+  case 7: MultKernelV<ADD, R, A, 7><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y, lu); break;
+  case 6: MultKernelV<ADD, R, A, 6><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y, lu); break;
+  case 5: MultKernelV<ADD, R, A, 5><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y, lu); break;
+  case 4: MultKernelV<ADD, R, A, 4><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y, lu); break;
+  case 3: MultKernelV<ADD, R, A, 3><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y, lu); break;
+  case 2: MultKernelV<ADD, R, A, 2><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y, lu); break;
+  case 1: MultKernelV<ADD, R, A, 1><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y, lu); break;
+  default: MultKernelV<ADD, R, A, 0><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y, lu);
   }
 }
 
 template <bool ADD, int R>
-static void LaunchMultVA(int acc, int nc, unsigned nb, unsigned bs, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
+static void LaunchMultVA(int acc, int nc, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
 {
-  if (acc == 4) LaunchMultV<ADD, R, 4>(nc, nb, bs, d, bz, x, vals, z, y, lu);
-  else if (acc == 2) LaunchMultV<ADD, R, 2>(nc, nb, bs, d, bz, x, vals, z, y, lu);
-  else LaunchMultV<ADD, R, 1>(nc, nb, bs, d, bz, x, vals, z, y, lu);
+  if (acc == 4) LaunchMultV<ADD, R, 4>(nc, nb, bs, stream, d, bz, x, vals, z, y, lu);
+  else if (acc == 2) LaunchMultV<ADD, R, 2>(nc, nb, bs, stream, d, bz, x, vals, z, y, lu);
+  else LaunchMultV<ADD, R, 1>(nc, nb, bs, stream, d, bz, x, vals, z, y, lu);
 }
 
 static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLayout d, DevBias bz, bool biased, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
@@ -1113,12 +1096,14 @@ static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLa
   const int          R   = (int)t->multlanes, spb = (int)(bs * R / ELLWARP_LANES), lu = (int)t->longunroll;
   const bool         add = z != NULL;
   PetscInt           nb;
+  cudaStream_t       stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if ((t->longblock || lu < 8) && d.nchunks) { /* the chunks in a kernel of their own (block size: long_block_size, else the product's), then the slices */
     const unsigned lb = (unsigned)(t->longblock ? t->longblock : bs);
-    if (add) LongKernel<true><<<(unsigned)d.nchunks, lb, 0, Stream()>>>(d, vals, x, z, y, lu);
-    else LongKernel<false><<<(unsigned)d.nchunks, lb, 0, Stream()>>>(d, vals, x, z, y, lu);
+    if (add) LongKernel<true><<<(unsigned)d.nchunks, lb, 0, stream>>>(d, vals, x, z, y, lu);
+    else LongKernel<false><<<(unsigned)d.nchunks, lb, 0, stream>>>(d, vals, x, z, y, lu);
     PetscCallCUDA(cudaGetLastError());
     d.nchunks = 0;
   }
@@ -1127,13 +1112,13 @@ static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLa
   if (nb) {
     const int acc = (int)t->multacc, nc = (t->multnc ? 1 : 0) | (t->multunroll == 8 ? 2 : 0) | (biased ? 4 : 0); /* MultKernelV's FL */
     if (add) {
-      if (R == 4) LaunchMultVA<true, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
-      else if (R == 2) LaunchMultVA<true, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
-      else LaunchMultVA<true, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
+      if (R == 4) LaunchMultVA<true, 4>(acc, nc, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y, lu);
+      else if (R == 2) LaunchMultVA<true, 2>(acc, nc, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y, lu);
+      else LaunchMultVA<true, 1>(acc, nc, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y, lu);
     } else {
-      if (R == 4) LaunchMultVA<false, 4>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
-      else if (R == 2) LaunchMultVA<false, 2>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
-      else LaunchMultVA<false, 1>(acc, nc, (unsigned)nb, (unsigned)bs, d, bz, x, vals, z, y, lu);
+      if (R == 4) LaunchMultVA<false, 4>(acc, nc, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y, lu);
+      else if (R == 2) LaunchMultVA<false, 2>(acc, nc, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y, lu);
+      else LaunchMultVA<false, 1>(acc, nc, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y, lu);
     }
     PetscCallCUDA(cudaGetLastError());
   }
@@ -1148,8 +1133,10 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
   const DevBias        bz  = BiasView(S);
   const bool           biased = L->nbias > 0; /* layouts without biased slices run kernel instances without code for them */
   PetscInt             nb;
+  cudaStream_t         stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (z && z == y && !abs) d.nslices = L->nactive; /* in place: trailing slices of zero-length rows add nothing */
   if (!abs) {
     EllwarpTune t;
@@ -1164,13 +1151,13 @@ static PetscErrorCode LaunchMult(const EllwarpStore *S, PetscInt bs, const Petsc
   if (nb) {
     /* layouts without biased slices run kernels without code for them (no registers spent on it) */
     if (biased) {
-      if (abs) MultKernel<false, true, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
-      else if (z) MultKernel<true, false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
-      else MultKernel<false, false, true><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+      if (abs) MultKernel<false, true, true><<<(unsigned)nb, (unsigned)bs, 0, stream>>>(d, bz, vals, x, z, y);
+      else if (z) MultKernel<true, false, true><<<(unsigned)nb, (unsigned)bs, 0, stream>>>(d, bz, vals, x, z, y);
+      else MultKernel<false, false, true><<<(unsigned)nb, (unsigned)bs, 0, stream>>>(d, bz, vals, x, z, y);
     } else {
-      if (abs) MultKernel<false, true, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
-      else if (z) MultKernel<true, false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
-      else MultKernel<false, false, false><<<(unsigned)nb, (unsigned)bs, 0, Stream()>>>(d, bz, vals, x, z, y);
+      if (abs) MultKernel<false, true, false><<<(unsigned)nb, (unsigned)bs, 0, stream>>>(d, bz, vals, x, z, y);
+      else if (z) MultKernel<true, false, false><<<(unsigned)nb, (unsigned)bs, 0, stream>>>(d, bz, vals, x, z, y);
+      else MultKernel<false, false, false><<<(unsigned)nb, (unsigned)bs, 0, stream>>>(d, bz, vals, x, z, y);
     }
     PetscCallCUDA(cudaGetLastError());
   }
@@ -1189,9 +1176,12 @@ static PetscErrorCode CUDAMult(const EllwarpStore *S, PetscInt bs, const PetscSc
 
 static PetscErrorCode CUDAScale(EllwarpStore *S, PetscScalar a)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nslots) ScaleKernel<<<GRID(S->L->nslots)>>>(S->L->nslots, a, S->val);
+  if (S->L->nslots) ScaleKernel<<<GRID(S->L->nslots, stream)>>>(S->L->nslots, a, S->val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(S->L->nnz));
@@ -1200,11 +1190,13 @@ static PetscErrorCode CUDAScale(EllwarpStore *S, PetscScalar a)
 
 static PetscErrorCode CUDAShift(EllwarpStore *S, PetscScalar a)
 {
-  PetscInt n = PetscMin(S->L->nrows, S->L->ncols);
+  PetscInt     n = PetscMin(S->L->nrows, S->L->ncols);
+  cudaStream_t stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  if (n) ShiftKernel<<<GRID(n)>>>(n, S->diagslot, a, S->val);
+  if (n) ShiftKernel<<<GRID(n, stream)>>>(n, S->diagslot, a, S->val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1212,9 +1204,12 @@ static PetscErrorCode CUDAShift(EllwarpStore *S, PetscScalar a)
 
 static PetscErrorCode CUDAGetDiag(const EllwarpStore *S, PetscScalar *d)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nrows) GetDiagKernel<<<GRID(S->L->nrows)>>>(S->L->nrows, S->L->ncols, S->diagslot, S->val, d);
+  if (S->L->nrows) GetDiagKernel<<<GRID(S->L->nrows, stream)>>>(S->L->nrows, S->L->ncols, S->diagslot, S->val, d);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1227,9 +1222,12 @@ static unsigned SliceBlocks(const EllwarpLayout *L)
 
 static PetscErrorCode CUDADiagScale(EllwarpStore *S, const PetscScalar *l, const PetscScalar *r)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  if (S->L->nslices + S->L->nlong) DiagScaleKernel<<<SliceBlocks(S->L), 256, 0, Stream()>>>(View(S), BiasView(S), S->val, l, r);
+  if (S->L->nslices + S->L->nlong) DiagScaleKernel<<<SliceBlocks(S->L), 256, 0, stream>>>(View(S), BiasView(S), S->val, l, r);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1239,25 +1237,30 @@ static PetscErrorCode CUDAZeroMasked(EllwarpStore *S, const char *rmask, const c
 {
   const EllwarpLayout *L  = S->L;
   char                *dr = NULL, *dc = NULL;
+  cudaStream_t         stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (rmask) PetscCall(Upload(&dr, rmask, (size_t)L->nrows, "row mask"));
   if (cmask) PetscCall(Upload(&dc, cmask, (size_t)L->ncols, "column mask"));
   PetscCall(PetscLogGpuTimeBegin());
-  if (L->nslices + L->nlong) ZeroMaskedKernel<<<SliceBlocks(L), 256, 0, Stream()>>>(View(S), BiasView(S), S->val, dr, dc, diag);
+  if (L->nslices + L->nlong) ZeroMaskedKernel<<<SliceBlocks(L), 256, 0, stream>>>(View(S), BiasView(S), S->val, dr, dc, diag);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
-  PetscCallCUDA(cudaFree(dr));
-  PetscCallCUDA(cudaFree(dc));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(PetscEllwarpDeviceFreeArray(&dr));
+  PetscCall(PetscEllwarpDeviceFreeArray(&dc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CUDAAXPY(EllwarpStore *Y, PetscScalar a, const EllwarpStore *X)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  if (Y->L->nslots) AXPYKernel<<<GRID((Y->L->nslots + EW_VEC - 1) / EW_VEC)>>>(Y->L->nslots, a, X->val, Y->val);
+  if (Y->L->nslots) AXPYKernel<<<GRID((Y->L->nslots + EW_VEC - 1) / EW_VEC, stream)>>>(Y->L->nslots, a, X->val, Y->val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * Y->L->nnz));
@@ -1267,21 +1270,22 @@ static PetscErrorCode CUDAAXPY(EllwarpStore *Y, PetscScalar a, const EllwarpStor
 static PetscErrorCode CUDACopy(EllwarpStore *Y, const EllwarpStore *X)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaMemcpyAsync(Y->val, X->val, Y->L->nslots * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, Stream()));
+  PetscCall(PetscEllwarpDeviceCopy(Y->val, X->val, Y->L->nslots * sizeof(PetscScalar)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode ReduceArray(const EllwarpStore *S, PetscCount n, const PetscScalar *v, PetscBool sq, PetscReal *res)
 {
-  PetscReal part[ELLWARP_RED_BLOCKS];
-  unsigned  nb = (unsigned)PetscMin((PetscCount)ELLWARP_RED_BLOCKS, PetscMax((PetscCount)1, (n + 255) / 256));
+  PetscReal    part[ELLWARP_RED_BLOCKS];
+  unsigned     nb = (unsigned)PetscMin((PetscCount)ELLWARP_RED_BLOCKS, PetscMax((PetscCount)1, (n + 255) / 256));
+  cudaStream_t stream;
 
   PetscFunctionBegin;
-  if (sq) ReduceKernel<true><<<nb, 256, 0, Stream()>>>(n, v, S->work);
-  else ReduceKernel<false><<<nb, 256, 0, Stream()>>>(n, v, S->work);
+  PetscCall(PetscEllwarpGetStream(&stream));
+  if (sq) ReduceKernel<true><<<nb, 256, 0, stream>>>(n, v, S->work);
+  else ReduceKernel<false><<<nb, 256, 0, stream>>>(n, v, S->work);
   PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaMemcpyAsync(part, S->work, nb * sizeof(PetscReal), cudaMemcpyDeviceToHost, Stream()));
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCall(PetscEllwarpDeviceDownload(part, S->work, nb * sizeof(PetscReal)));
   *res = 0;
   for (unsigned b = 0; b < nb; b++) *res = sq ? *res + part[b] : PetscMax(*res, part[b]);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1290,8 +1294,10 @@ static PetscErrorCode ReduceArray(const EllwarpStore *S, PetscCount n, const Pet
 static PetscErrorCode CUDANorm(const EllwarpStore *S, NormType type, PetscReal *nrm)
 {
   const EllwarpLayout *L = S->L;
+  cudaStream_t         stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
   if (type == NORM_FROBENIUS) {
     PetscCall(ReduceArray(S, L->nslots, S->val, PETSC_TRUE, nrm));
@@ -1299,14 +1305,14 @@ static PetscErrorCode CUDANorm(const EllwarpStore *S, NormType type, PetscReal *
   } else { /* max row sum of |a_ij|: a product of |A| with ones */
     PetscScalar *ones, *rs;
     PetscCheck(type == NORM_INFINITY, PETSC_COMM_SELF, PETSC_ERR_SUP, "Norm type %s is computed through the transpose", NormTypes[type]);
-    PetscCall(DevMalloc((void **)&ones, L->ncols * sizeof(PetscScalar), "norm work"));
-    PetscCall(DevMalloc((void **)&rs, L->nrows * sizeof(PetscScalar), "norm work"));
-    if (L->ncols) FillKernel<<<GRID(L->ncols)>>>(L->ncols, 1.0, ones);
-    if (L->nrows) FillKernel<<<GRID(L->nrows)>>>(L->nrows, 0.0, rs);
+    PetscCall(PetscEllwarpDeviceMalloc((void **)&ones, L->ncols * sizeof(PetscScalar), "norm work"));
+    PetscCall(PetscEllwarpDeviceMalloc((void **)&rs, L->nrows * sizeof(PetscScalar), "norm work"));
+    if (L->ncols) FillKernel<<<GRID(L->ncols, stream)>>>(L->ncols, 1.0, ones);
+    if (L->nrows) FillKernel<<<GRID(L->nrows, stream)>>>(L->nrows, 0.0, rs);
     PetscCall(LaunchMult(S, 256, ones, S->val, NULL, rs, PETSC_TRUE));
     PetscCall(ReduceArray(S, L->nrows, rs, PETSC_FALSE, nrm)); /* ends with a stream synchronization */
-    PetscCallCUDA(cudaFree(ones));
-    PetscCallCUDA(cudaFree(rs));
+    PetscCall(PetscEllwarpDeviceFreeArray(&ones));
+    PetscCall(PetscEllwarpDeviceFreeArray(&rs));
   }
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1314,40 +1320,42 @@ static PetscErrorCode CUDANorm(const EllwarpStore *S, NormType type, PetscReal *
 
 static PetscErrorCode CUDASetRows(PetscInt n, const PetscInt *rows, PetscScalar a, const PetscScalar *x, PetscScalar *y)
 {
-  PetscInt *d;
+  PetscInt    *d;
+  cudaStream_t stream;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(Upload(&d, rows, (size_t)n, "row list"));
-  SetRowsKernel<<<GRID(n)>>>(n, d, a, x, y);
+  SetRowsKernel<<<GRID(n, stream)>>>(n, d, a, x, y);
   PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
-  PetscCallCUDA(cudaFree(d));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(PetscEllwarpDeviceFreeArray(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CUDACSRAlloc(PetscCount n, PetscScalar **p)
 {
   PetscFunctionBegin;
-  PetscCall(DevMalloc((void **)p, n * sizeof(PetscScalar), "CSR values"));
+  PetscCall(PetscEllwarpDeviceMalloc((void **)p, n * sizeof(PetscScalar), "CSR values"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CUDACSRFree(PetscScalar **p)
 {
   PetscFunctionBegin;
-  if (*p) {
-    PetscCallCUDA(cudaStreamSynchronize(Stream()));
-    PetscCallCUDA(cudaFree(*p));
-  }
-  *p = NULL;
+  if (*p) PetscCall(PetscEllwarpDeviceSynchronize()); /* kernels in flight may still read it */
+  PetscCall(PetscEllwarpDeviceFreeArray(p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CUDACSRUpload(PetscCount n, const PetscScalar *h, PetscScalar *d)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
-  if (n) PetscCallCUDA(cudaMemcpyAsync(d, h, n * sizeof(PetscScalar), cudaMemcpyHostToDevice, Stream()));
+  PetscCall(PetscEllwarpGetStream(&stream));
+  if (n) PetscCallCUDA(cudaMemcpyAsync(d, h, n * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
   PetscCall(PetscLogCpuToGpu(n * sizeof(PetscScalar)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1355,9 +1363,7 @@ static PetscErrorCode CUDACSRUpload(PetscCount n, const PetscScalar *h, PetscSca
 static PetscErrorCode CUDACSRDownload(PetscCount n, const PetscScalar *d, PetscScalar *h)
 {
   PetscFunctionBegin;
-  if (n) PetscCallCUDA(cudaMemcpyAsync(h, d, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, Stream()));
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
-  PetscCall(PetscLogGpuToCpu(n * sizeof(PetscScalar)));
+  PetscCall(PetscEllwarpDeviceDownload(h, d, n * sizeof(PetscScalar)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1502,7 +1508,7 @@ __global__ static void __launch_bounds__(1024) COOLaneValuesKernel(DevLayout d, 
 }
 
 template <typename I, bool ADD>
-static void LaunchCOOLane(const EllwarpStore *S, const EllwarpTune *t, const PetscScalar *v)
+static void LaunchCOOLane(const EllwarpStore *S, const EllwarpTune *t, const PetscScalar *v, cudaStream_t stream)
 {
   const EllwarpLayout *L  = S->L;
   const PetscCount     n  = (PetscCount)L->nslices * ELLWARP_LANES + (L->nslots - L->nsliceslots);
@@ -1511,41 +1517,41 @@ static void LaunchCOOLane(const EllwarpStore *S, const EllwarpTune *t, const Pet
   const I             *jm = (const I *)S->coojmap, *pm = (const I *)S->cooperm;
   const DevLayout      d  = View(S);
   if (!n) return;
-  if (u >= 16) COOLaneValuesKernel<I, ADD, 16><<<nb, bs, 0, Stream()>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else if (u >= 8) COOLaneValuesKernel<I, ADD, 8><<<nb, bs, 0, Stream()>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else if (u >= 4) COOLaneValuesKernel<I, ADD, 4><<<nb, bs, 0, Stream()>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else if (u >= 2) COOLaneValuesKernel<I, ADD, 2><<<nb, bs, 0, Stream()>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else COOLaneValuesKernel<I, ADD, 1><<<nb, bs, 0, Stream()>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
+  if (u >= 16) COOLaneValuesKernel<I, ADD, 16><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
+  else if (u >= 8) COOLaneValuesKernel<I, ADD, 8><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
+  else if (u >= 4) COOLaneValuesKernel<I, ADD, 4><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
+  else if (u >= 2) COOLaneValuesKernel<I, ADD, 2><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
+  else COOLaneValuesKernel<I, ADD, 1><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
 }
 
 template <typename I, bool ADD>
-static void LaunchCOOVariant(const EllwarpStore *S, const EllwarpTune *t, const PetscScalar *v)
+static void LaunchCOOVariant(const EllwarpStore *S, const EllwarpTune *t, const PetscScalar *v, cudaStream_t stream)
 {
   const PetscCount nnz = S->L->nnz;
   const int        bs  = t->cooblock ? (int)t->cooblock : 256, u = (int)t->coounroll;
   const unsigned   nb  = PetscMin(Blocks(nnz, bs), 65535u);
   const I         *jm = (const I *)S->coojmap, *pm = (const I *)S->cooperm, *cs = (const I *)S->coo2slot;
-  if (u >= 16) COOCSRValuesKernelU<I, ADD, 16><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
-  else if (u >= 8) COOCSRValuesKernelU<I, ADD, 8><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
-  else if (u >= 4) COOCSRValuesKernelU<I, ADD, 4><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
-  else if (u >= 2) COOCSRValuesKernelU<I, ADD, 2><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
-  else COOCSRValuesKernelU<I, ADD, 1><<<nb, bs, 0, Stream()>>>(nnz, jm, pm, cs, v, S->val);
+  if (u >= 16) COOCSRValuesKernelU<I, ADD, 16><<<nb, bs, 0, stream>>>(nnz, jm, pm, cs, v, S->val);
+  else if (u >= 8) COOCSRValuesKernelU<I, ADD, 8><<<nb, bs, 0, stream>>>(nnz, jm, pm, cs, v, S->val);
+  else if (u >= 4) COOCSRValuesKernelU<I, ADD, 4><<<nb, bs, 0, stream>>>(nnz, jm, pm, cs, v, S->val);
+  else if (u >= 2) COOCSRValuesKernelU<I, ADD, 2><<<nb, bs, 0, stream>>>(nnz, jm, pm, cs, v, S->val);
+  else COOCSRValuesKernelU<I, ADD, 1><<<nb, bs, 0, stream>>>(nnz, jm, pm, cs, v, S->val);
 }
 
 template <typename I, bool ADD>
-static void LaunchCOO(const EllwarpStore *S, const PetscScalar *v)
+static void LaunchCOO(const EllwarpStore *S, const PetscScalar *v, cudaStream_t stream)
 {
   const PetscCount nslots = S->L->nslots, ng = (nslots + EW_VEC - 1) / EW_VEC, nnz = S->L->nnz;
   EllwarpTune      t;
   EllwarpTuneResolve(S->L, S->tune, &t);
   if (S->coostart) { /* unique, row by row: the row-form gather from the COO values */
     const EllwarpLayout *L = S->L;
-    if (L->nlong) GatherLongKernel<ADD><<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, Stream()>>>(L->nlong, S->longptr, S->coostart, v, S->val);
-    if (L->nslices) GatherSliceKernel<ADD><<<(unsigned)((L->nslices + 7) / 8), 256, 0, Stream()>>>(View(S), S->coostart, S->coolen, v, S->val);
-  } else if (S->coounique) COOUniqueValuesKernel<I, ADD><<<GRID(ng)>>>(nslots, (const I *)S->cooperm, v, S->val);
-  else if (nnz && t.coowalk == 2) LaunchCOOLane<I, ADD>(S, &t, v);
-  else if (nnz && (t.coounroll > 1 || t.cooblock)) LaunchCOOVariant<I, ADD>(S, &t, v);
-  else if (nnz) COOCSRValuesKernel<I, ADD><<<GRID(nnz)>>>(nnz, (const I *)S->coojmap, (const I *)S->cooperm, (const I *)S->coo2slot, v, S->val);
+    if (L->nlong) GatherLongKernel<ADD><<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, stream>>>(L->nlong, S->longptr, S->coostart, v, S->val);
+    if (L->nslices) GatherSliceKernel<ADD><<<(unsigned)((L->nslices + 7) / 8), 256, 0, stream>>>(View(S), S->coostart, S->coolen, v, S->val);
+  } else if (S->coounique) COOUniqueValuesKernel<I, ADD><<<GRID(ng, stream)>>>(nslots, (const I *)S->cooperm, v, S->val);
+  else if (nnz && t.coowalk == 2) LaunchCOOLane<I, ADD>(S, &t, v, stream);
+  else if (nnz && (t.coounroll > 1 || t.cooblock)) LaunchCOOVariant<I, ADD>(S, &t, v, stream);
+  else if (nnz) COOCSRValuesKernel<I, ADD><<<GRID(nnz, stream)>>>(nnz, (const I *)S->coojmap, (const I *)S->cooperm, (const I *)S->coo2slot, v, S->val);
 }
 
 template <typename I>
@@ -1569,19 +1575,21 @@ static PetscErrorCode COOPlan(EllwarpStore *S, PetscCount nperm, const PetscCoun
 {
   const PetscCount nslots = S->L->nslots;
   I               *djmap = NULL, *dperm = NULL;
+  cudaStream_t     stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(UploadAs<I>(&djmap, jmap, S->L->nnz + 1, "COO plan"));
   PetscCall(UploadAs<I>(&dperm, perm, nperm, "COO plan"));
   if (S->coounique) {
     I *slotperm = NULL;
-    PetscCall(DevMalloc((void **)&slotperm, (size_t)nslots * sizeof(I), "COO plan"));
+    PetscCall(PetscEllwarpDeviceMalloc((void **)&slotperm, (size_t)nslots * sizeof(I), "COO plan"));
     int how;
-    if (nslots) COOUniqueKernel<I><<<GRID(nslots)>>>(nslots, S->slot2csr, djmap, dperm, slotperm);
+    if (nslots) COOUniqueKernel<I><<<GRID(nslots, stream)>>>(nslots, S->slot2csr, djmap, dperm, slotperm);
     PetscCallCUDA(cudaGetLastError());
-    PetscCallCUDA(cudaStreamSynchronize(Stream()));
-    PetscCallCUDA(cudaFree(djmap));
-    PetscCallCUDA(cudaFree(dperm));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall(PetscEllwarpDeviceFreeArray(&djmap));
+    PetscCall(PetscEllwarpDeviceFreeArray(&dperm));
     S->cooperm = slotperm;
     /* entries given row by row in column order (a CSR-ordered COO list, as most codes produce): each sorted row's
        entries are start + e, so the values gather as path 1's CSR values do (16 instead of 20 bytes per slot) */
@@ -1589,18 +1597,18 @@ static PetscErrorCode COOPlan(EllwarpStore *S, PetscCount nperm, const PetscCoun
     if (how && sizeof(I) == sizeof(int)) {
       PetscCall(RowFormOf<I>(S, slotperm, &S->coostart, &S->coolen));
       if (S->coostart) {
-        PetscCallCUDA(cudaFree(slotperm));
+        PetscCall(PetscEllwarpDeviceFreeArray(&slotperm));
         S->cooperm = NULL;
       }
     }
     PetscCall(PetscInfo(NULL, "unique COO plan: %s\n", S->coostart ? "row form (entries row by row)" : "a COO index per slot"));
   } else { /* CSR order: SeqAIJ's plan plus CSR -> slot, built from the layout's slot -> CSR (never on the host) */
     I *csr2slot = NULL;
-    PetscCall(DevMalloc((void **)&csr2slot, (size_t)S->L->nnz * sizeof(I), "COO plan"));
-    if (S->L->nnz) PetscCallCUDA(cudaMemsetAsync(csr2slot, 0xff, (size_t)S->L->nnz * sizeof(I), Stream())); /* -1 */
-    if (nslots) COOCsr2SlotKernel<I><<<GRID(nslots)>>>(nslots, S->slot2csr, csr2slot);
+    PetscCall(PetscEllwarpDeviceMalloc((void **)&csr2slot, (size_t)S->L->nnz * sizeof(I), "COO plan"));
+    if (S->L->nnz) PetscCallCUDA(cudaMemsetAsync(csr2slot, 0xff, (size_t)S->L->nnz * sizeof(I), stream)); /* -1 */
+    if (nslots) COOCsr2SlotKernel<I><<<GRID(nslots, stream)>>>(nslots, S->slot2csr, csr2slot);
     PetscCallCUDA(cudaGetLastError());
-    PetscCallCUDA(cudaStreamSynchronize(Stream()));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
     S->coojmap  = djmap;
     S->cooperm  = dperm;
     S->coo2slot = csr2slot;
@@ -1613,13 +1621,13 @@ static PetscErrorCode CUDACOOSetup(EllwarpStore *S, PetscCount nv, PetscCount np
   PetscCount maxc = 0;
 
   PetscFunctionBegin;
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
-  PetscCallCUDA(cudaFree(S->coojmap));
-  PetscCallCUDA(cudaFree(S->cooperm));
-  PetscCallCUDA(cudaFree(S->coo2slot));
-  PetscCallCUDA(cudaFree(S->coobuf));
-  PetscCallCUDA(cudaFree(S->coostart));
-  PetscCallCUDA(cudaFree(S->coolen));
+  PetscCall(PetscEllwarpDeviceSynchronize()); /* kernels in flight may still read the old plan */
+  PetscCall(PetscEllwarpDeviceFreeArray(&S->coojmap));
+  PetscCall(PetscEllwarpDeviceFreeArray(&S->cooperm));
+  PetscCall(PetscEllwarpDeviceFreeArray(&S->coo2slot));
+  PetscCall(PetscEllwarpDeviceFreeArray(&S->coobuf));
+  PetscCall(PetscEllwarpDeviceFreeArray(&S->coostart));
+  PetscCall(PetscEllwarpDeviceFreeArray(&S->coolen));
   S->coostart = NULL;
   S->coolen   = NULL;
   S->coojmap = S->cooperm = S->coo2slot = NULL;
@@ -1638,21 +1646,21 @@ static PetscErrorCode CUDACOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
   const PetscScalar *dv     = v;
   const PetscCount   nslots = S->L->nslots;
   const bool         ins    = imode == INSERT_VALUES;
+  cudaStream_t       stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (PetscMemTypeHost(mtype) && S->ncoo) { /* COO values on the host: one transfer, logged */
-    if (!S->coobuf) PetscCall(DevMalloc((void **)&S->coobuf, S->ncoo * sizeof(PetscScalar), "COO values"));
-    PetscCallCUDA(cudaMemcpyAsync(S->coobuf, v, S->ncoo * sizeof(PetscScalar), cudaMemcpyHostToDevice, Stream()));
-    PetscCallCUDA(cudaStreamSynchronize(Stream())); /* the caller may reuse v (pinned memory copies asynchronously) */
-    PetscCall(PetscLogCpuToGpu(S->ncoo * sizeof(PetscScalar)));
+    if (!S->coobuf) PetscCall(PetscEllwarpDeviceMalloc((void **)&S->coobuf, S->ncoo * sizeof(PetscScalar), "COO values"));
+    PetscCall(PetscEllwarpDeviceUpload(S->coobuf, v, S->ncoo * sizeof(PetscScalar))); /* waits: the caller may reuse v (pinned memory copies asynchronously) */
     dv = S->coobuf;
   }
   PetscCall(PetscLogGpuTimeBegin());
   if (nslots) {
-    if (S->coo32 && ins) LaunchCOO<int, false>(S, dv);
-    else if (S->coo32) LaunchCOO<int, true>(S, dv);
-    else if (ins) LaunchCOO<PetscCount, false>(S, dv);
-    else LaunchCOO<PetscCount, true>(S, dv);
+    if (S->coo32 && ins) LaunchCOO<int, false>(S, dv, stream);
+    else if (S->coo32) LaunchCOO<int, true>(S, dv, stream);
+    else if (ins) LaunchCOO<PetscCount, false>(S, dv, stream);
+    else LaunchCOO<PetscCount, true>(S, dv, stream);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
@@ -1661,8 +1669,11 @@ static PetscErrorCode CUDACOOValues(EllwarpStore *S, const PetscScalar *v, Petsc
 
 static PetscErrorCode CUDAZero(EllwarpStore *S)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
-  if (S->L->nslots) PetscCallCUDA(cudaMemsetAsync(S->val, 0, (size_t)S->L->nslots * sizeof(PetscScalar), Stream()));
+  PetscCall(PetscEllwarpGetStream(&stream));
+  if (S->L->nslots) PetscCallCUDA(cudaMemsetAsync(S->val, 0, (size_t)S->L->nslots * sizeof(PetscScalar), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1675,21 +1686,22 @@ __global__ static void DiagMissingKernel(PetscInt n, const PetscInt *rows, Petsc
 /* the missing-diagonal check of MatZeroRows on the device: the layout's arrays stay there */
 static PetscErrorCode CUDADiagMissing(const EllwarpStore *S, PetscInt n, const PetscInt *rows, PetscBool *missing)
 {
-  PetscInt *d;
-  int      *flag, h = 0;
+  PetscInt    *d;
+  int         *flag, h = 0;
+  cudaStream_t stream;
 
   PetscFunctionBegin;
   *missing = PETSC_FALSE;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(Upload(&d, rows, (size_t)n, "row list"));
-  PetscCall(DevMalloc((void **)&flag, sizeof(int), "flag"));
-  PetscCallCUDA(cudaMemsetAsync(flag, 0, sizeof(int), Stream()));
-  DiagMissingKernel<<<GRID(n)>>>(n, d, S->L->ncols, S->diagslot, flag);
+  PetscCall(PetscEllwarpDeviceMalloc((void **)&flag, sizeof(int), "flag"));
+  PetscCallCUDA(cudaMemsetAsync(flag, 0, sizeof(int), stream));
+  DiagMissingKernel<<<GRID(n, stream)>>>(n, d, S->L->ncols, S->diagslot, flag);
   PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaMemcpyAsync(&h, flag, sizeof(int), cudaMemcpyDeviceToHost, Stream()));
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
-  PetscCallCUDA(cudaFree(d));
-  PetscCallCUDA(cudaFree(flag));
+  PetscCall(PetscEllwarpDeviceDownload(&h, flag, sizeof(int)));
+  PetscCall(PetscEllwarpDeviceFreeArray(&d));
+  PetscCall(PetscEllwarpDeviceFreeArray(&flag));
   *missing = (PetscBool)(h != 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
