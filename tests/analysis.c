@@ -170,7 +170,7 @@ static PetscErrorCode ValidateModes(const CSR *A, const EllwarpLayout *L, const 
     }
   }
   CHECK(n16 == L->n16 && nbias == L->nbias && nb == L->ncolbias, "%s: counts of the column modes", what);
-  /* the kernels' bias fetch (ellwarpcuda.cu), emulated: MultKernel and SLICE_LANE_PROLOGUE load bias[(k << l2) + (lane &
+  /* the kernels' bias fetch (ellwarpmultcuda.cu, ellwarpopscuda.cu), emulated: MultKernel and SLICE_LANE_PROLOGUE load bias[(k << l2) + (lane &
      (tpr - 1))] at step k, MultKernelV with R lanes per thread t bias[(k << l2) + ((t * R + jj) & (tpr - 1))]; with the
      16-bit offset they must give EllwarpSliceCol's column */
   for (PetscInt s = 0; s < L->nslices; s++) {

@@ -1,15 +1,11 @@
 /* CUDA versions of the cardiac element callbacks and the activation-time update: one thread per element
    (per node), the same CardiacElement()/CardiacActivation() as the host loops (cardiac_model.h), on PETSc's
-   current stream.  The entry-major element buffers make every load and store coalesced. */
+   current stream.  The entry-major element buffers make every load and store coalesced.  Stream, device
+   memory and copies come from the library's device layer (ellwarpdevice.h, exported for the examples), so
+   the example orders its work with the assembler's and PETSc's on the same stream. */
 #include <petscdevice_cuda.h>
+#include <petscellwarp/private/ellwarpdevice.h>
 #include "cardiac.h"
-
-static inline cudaStream_t Stream(void)
-{
-  cudaStream_t s = NULL;
-  (void)PetscGetCurrentCUDAStream(&s);
-  return s;
-}
 
 /* RES/JAC known at compile time: the unused half of CardiacElement() is removed (fewer registers) */
 template <bool RES, bool JAC>
@@ -30,11 +26,14 @@ static inline unsigned Blocks(PetscInt n, int threads)
 
 PetscErrorCode CardiacElementsCUDA(const CardiacParams *p, CardiacElementData d, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *fe, PetscScalar *ke)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
   if (nelem) {
-    if (fe && ke) CardiacElementKernel<true, true><<<Blocks(nelem, 128), 128, 0, Stream()>>>(*p, d, e0, nelem, xe, ue, ae, fe, ke);
-    else if (fe) CardiacElementKernel<true, false><<<Blocks(nelem, 128), 128, 0, Stream()>>>(*p, d, e0, nelem, xe, ue, ae, fe, ke);
-    else CardiacElementKernel<false, true><<<Blocks(nelem, 128), 128, 0, Stream()>>>(*p, d, e0, nelem, xe, ue, ae, fe, ke);
+    PetscCall(PetscEllwarpGetStream(&stream));
+    if (fe && ke) CardiacElementKernel<true, true><<<Blocks(nelem, 128), 128, 0, stream>>>(*p, d, e0, nelem, xe, ue, ae, fe, ke);
+    else if (fe) CardiacElementKernel<true, false><<<Blocks(nelem, 128), 128, 0, stream>>>(*p, d, e0, nelem, xe, ue, ae, fe, ke);
+    else CardiacElementKernel<false, true><<<Blocks(nelem, 128), 128, 0, stream>>>(*p, d, e0, nelem, xe, ue, ae, fe, ke);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(PetscLogGpuFlops(nelem * (fe ? 150.0 : 200.0)));
   }
@@ -43,41 +42,44 @@ PetscErrorCode CardiacElementsCUDA(const CardiacParams *p, CardiacElementData d,
 
 PetscErrorCode CardiacActivationCUDA(PetscInt n, const PetscScalar *po, const PetscScalar *pn, PetscScalar *a, PetscReal t, PetscReal dt, PetscReal thr)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
   if (n) {
-    CardiacActivationKernel<<<Blocks(n, 256), 256, 0, Stream()>>>(n, po, pn, a, t, dt, thr);
+    PetscCall(PetscEllwarpGetStream(&stream));
+    CardiacActivationKernel<<<Blocks(n, 256), 256, 0, stream>>>(n, po, pn, a, t, dt, thr);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* n == 0 bytes gives NULL (no copy or kernel touches it then) */
 PetscErrorCode CardiacDeviceMalloc(void **p, size_t bytes)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaMalloc(p, bytes ? bytes : 1));
+  PetscCall(PetscEllwarpDeviceMalloc(p, bytes, "cardiac element data"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CardiacDeviceFree(void *p)
 {
   PetscFunctionBegin;
-  if (p) PetscCallCUDA(cudaFree(p));
+  PetscCall(PetscEllwarpDeviceFree(&p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* both directions wait for the copy */
 PetscErrorCode CardiacDeviceCopy(void *dst, const void *src, size_t bytes, PetscBool todevice)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, todevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, Stream()));
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
-  if (todevice) PetscCall(PetscLogCpuToGpu(bytes));
-  else PetscCall(PetscLogGpuToCpu(bytes));
+  if (todevice) PetscCall(PetscEllwarpDeviceUpload(dst, src, bytes));
+  else PetscCall(PetscEllwarpDeviceDownload(dst, src, bytes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CardiacDeviceSync(void)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCall(PetscEllwarpDeviceSynchronize());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -11,7 +11,7 @@
 
 typedef struct _EllwarpStore EllwarpStore;
 
-/* Kernels over one layout, implemented twice: plain C (ellwarphost.c) and CUDA (ellwarpcuda.cu).  Value
+/* Kernels over one layout, implemented twice: plain C (ellwarphost.c) and CUDA (seq/ellwarp*cuda.cu, table in ellwarpstorecuda.cu).  Value
    and vector pointers are in the backend's memory space. */
 typedef struct {
   PetscErrorCode (*create)(const EllwarpLayout *, EllwarpStore **);

@@ -11,6 +11,27 @@ PetscErrorCode PetscEllwarpGetStream(cudaStream_t *s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode PetscEllwarpDeviceSynchronize(void)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the out-of-memory error of both allocators: what, how much, and how much the device has free */
+static PetscErrorCode OutOfMemory(size_t bytes, const char what[])
+{
+  size_t freeb = 0, totalb = 0;
+
+  PetscFunctionBegin;
+  (void)cudaGetLastError(); /* clear the error so that later calls work */
+  (void)cudaMemGetInfo(&freeb, &totalb);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "petsc-ellwarp: device out of memory allocating %.4g MB for %s (%.4g MB free of %.4g MB)", (double)bytes / 1e6, what ? what : "(unnamed)", (double)freeb / 1e6, (double)totalb / 1e6);
+}
+
 PetscErrorCode PetscEllwarpDeviceMalloc(void **p, size_t bytes, const char what[])
 {
   cudaError_t err;
@@ -19,13 +40,7 @@ PetscErrorCode PetscEllwarpDeviceMalloc(void **p, size_t bytes, const char what[
   *p = NULL;
   if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
   err = cudaMalloc(p, bytes);
-  if (err == cudaErrorMemoryAllocation) {
-    size_t freeb = 0, totalb = 0;
-
-    (void)cudaGetLastError(); /* clear the sticky-free error so that later calls work */
-    (void)cudaMemGetInfo(&freeb, &totalb);
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "petsc-ellwarp: device out of memory allocating %.4g MB for %s (%.4g MB free of %.4g MB)", (double)bytes / 1e6, what ? what : "(unnamed)", (double)freeb / 1e6, (double)totalb / 1e6);
-  }
+  if (err == cudaErrorMemoryAllocation) PetscCall(OutOfMemory(bytes, what));
   PetscCallCUDA(err);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -34,6 +49,59 @@ PetscErrorCode PetscEllwarpDeviceFree(void **p)
 {
   PetscFunctionBegin;
   if (*p) PetscCallCUDA(cudaFree(*p));
+  *p = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The default pool gives freed memory back to the driver at every synchronisation (release threshold 0), which
+   makes each pattern analysis map its temporaries anew; keep up to ELLWARP_POOL_KEEP bytes instead (once per
+   process, and only if nobody changed the threshold). */
+#define ELLWARP_POOL_KEEP (1ull << 30)
+static PetscErrorCode KeepPool(void)
+{
+  static PetscBool done = PETSC_FALSE;
+  int              dev;
+  cudaMemPool_t    pool;
+  cuuint64_t       thr = 0;
+
+  PetscFunctionBegin;
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  done = PETSC_TRUE;
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaDeviceGetDefaultMemPool(&pool, dev));
+  PetscCallCUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr));
+  if (thr == 0) {
+    thr = ELLWARP_POOL_KEEP;
+    PetscCallCUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscEllwarpDeviceMallocAsync(void **p, size_t bytes, const char what[])
+{
+  cudaStream_t s;
+  cudaError_t  err;
+
+  PetscFunctionBegin;
+  *p = NULL;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KeepPool());
+  PetscCall(PetscEllwarpGetStream(&s));
+  err = cudaMallocAsync(p, bytes, s);
+  if (err == cudaErrorMemoryAllocation) PetscCall(OutOfMemory(bytes, what));
+  PetscCallCUDA(err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscEllwarpDeviceFreeAsync(void **p)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (*p) {
+    PetscCall(PetscEllwarpGetStream(&s));
+    PetscCallCUDA(cudaFreeAsync(*p, s));
+  }
   *p = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -61,5 +129,16 @@ PetscErrorCode PetscEllwarpDeviceDownload(void *h, const void *d, size_t bytes)
   PetscCallCUDA(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
   PetscCallCUDA(cudaStreamSynchronize(s));
   PetscCall(PetscLogGpuToCpu((PetscLogDouble)bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscEllwarpDeviceCopy(void *d, const void *src, size_t bytes)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCallCUDA(cudaMemcpyAsync(d, src, bytes, cudaMemcpyDeviceToDevice, s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,31 +1,22 @@
-/* MATMPIELLWARP, CUDA side: the COO work array (allocation and copies on PETSc's stream, so they are ordered
-   with the block kernels and PetscSF's packing) and the device this rank runs on. */
+/* MATMPIELLWARP, CUDA side: the COO work array (allocation and copies through the device layer, on PETSc's
+   stream, so they are ordered with the block kernels and PetscSF's packing) and the device this rank runs on. */
 #include <petscellwarp/private/matmpiellwarpimpl.h>
+#include <petscellwarp/private/ellwarpdevice.h>
 #include <petscdevice_cuda.h>
-
-static inline cudaStream_t Stream(void)
-{
-  cudaStream_t s = NULL;
-  (void)PetscGetCurrentCUDAStream(&s);
-  return s;
-}
 
 PetscErrorCode EllwarpMPICUDAMalloc(PetscCount n, PetscScalar **p)
 {
   PetscFunctionBegin;
   *p = NULL;
-  if (n > 0) PetscCallCUDA(cudaMalloc((void **)p, (size_t)n * sizeof(PetscScalar)));
+  if (n > 0) PetscCall(PetscEllwarpDeviceMallocArray(p, n, "MATMPIELLWARP COO values"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode EllwarpMPICUDAFree(PetscScalar **p)
 {
   PetscFunctionBegin;
-  if (*p) {
-    PetscCallCUDA(cudaStreamSynchronize(Stream())); /* kernels in flight may still read it */
-    PetscCallCUDA(cudaFree(*p));
-  }
-  *p = NULL;
+  if (*p) PetscCall(PetscEllwarpDeviceSynchronize()); /* kernels in flight may still read it */
+  PetscCall(PetscEllwarpDeviceFreeArray(p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -34,11 +25,8 @@ PetscErrorCode EllwarpMPICUDACopy(PetscScalar *dst, const PetscScalar *src, Pets
 {
   PetscFunctionBegin;
   if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(PetscScalar), PetscMemTypeHost(mtype) ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice, Stream()));
-  if (PetscMemTypeHost(mtype)) {
-    PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(PetscScalar)));
-    PetscCallCUDA(cudaStreamSynchronize(Stream())); /* the caller may reuse its host array at once */
-  }
+  if (PetscMemTypeHost(mtype)) PetscCall(PetscEllwarpDeviceUpload(dst, src, (size_t)n * sizeof(PetscScalar))); /* waits: the caller may reuse its host array at once */
+  else PetscCall(PetscEllwarpDeviceCopy(dst, src, (size_t)n * sizeof(PetscScalar)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -2,6 +2,7 @@
    kernel mirrors a loop of EllwarpLayoutCreate() (layout.c), the reference it is tested against
    (tests/analysis.c compares every array). */
 #include <petscellwarp/private/ellwarpanalysis.h>
+#include <petscellwarp/private/ellwarpdevice.h>
 #include <petscdevice_cuda.h>
 #include <petsctime.h>
 #include <cub/cub.cuh>
@@ -9,58 +10,19 @@
 
 #define NT 256
 
-static inline cudaStream_t Stream(void)
-{
-  cudaStream_t s = NULL;
-  (void)PetscGetCurrentCUDAStream(&s);
-  return s;
-}
-
 static inline unsigned Grid(PetscCount n, int threads = NT)
 {
   PetscCount b = (n + threads - 1) / threads;
   return (unsigned)PetscMax((PetscCount)1, PetscMin(b, (PetscCount)65535));
 }
 
-/* Stream-ordered allocations: the temporaries of one analysis come and go without device-wide syncs.  The
-   default pool gives freed memory back to the driver at every synchronization (release threshold 0), which
-   makes each analysis map its temporaries anew; keep up to ELLWARP_POOL_KEEP bytes instead (once per process,
-   only if nobody changed the threshold). */
-#define ELLWARP_POOL_KEEP (1ull << 30)
-static PetscErrorCode KeepPool(void)
-{
-  static PetscBool done = PETSC_FALSE;
-  int              dev;
-  cudaMemPool_t    pool;
-  cuuint64_t       thr = 0;
-
-  PetscFunctionBegin;
-  if (done) PetscFunctionReturn(PETSC_SUCCESS);
-  done = PETSC_TRUE;
-  PetscCallCUDA(cudaGetDevice(&dev));
-  PetscCallCUDA(cudaDeviceGetDefaultMemPool(&pool, dev));
-  PetscCallCUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr));
-  if (thr == 0) {
-    thr = ELLWARP_POOL_KEEP;
-    PetscCallCUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
+/* Stream-ordered allocations (the device layer's pool, ellwarpdevice.h): the temporaries of one analysis come
+   and go without device-wide synchronisations.  n <= 0 elements give NULL. */
 template <typename T>
 static PetscErrorCode Alloc(T **p, PetscCount n, const char *what)
 {
-  cudaError_t err;
-
   PetscFunctionBegin;
-  *p = NULL;
-  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  err = cudaMallocAsync((void **)p, (size_t)n * sizeof(T), Stream());
-  if (err == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "MATSEQELLWARP device analysis: out of device memory allocating %.4g MB for %s", (double)n * sizeof(T) / 1e6, what);
-  }
-  PetscCallCUDA(err);
+  PetscCall(PetscEllwarpDeviceMallocAsync((void **)p, n > 0 ? (size_t)n * sizeof(T) : 0, what));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -68,8 +30,7 @@ template <typename T>
 static PetscErrorCode Free(T **p)
 {
   PetscFunctionBegin;
-  if (*p) PetscCallCUDA(cudaFreeAsync(*p, Stream()));
-  *p = NULL;
+  PetscCall(PetscEllwarpDeviceFreeAsync((void **)p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -85,14 +46,16 @@ struct SumOp {
 template <typename T>
 static PetscErrorCode ExclusiveScan(const T *in, T *out, PetscCount n, T init)
 {
-  void  *tmp = NULL;
-  size_t bytes = 0;
+  void        *tmp = NULL;
+  size_t       bytes = 0;
+  cudaStream_t stream;
 
   PetscFunctionBegin;
   if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cub::DeviceScan::ExclusiveScan(tmp, bytes, in, out, SumOp(), init, (int64_t)n, Stream()));
+  PetscCall(PetscEllwarpGetStream(&stream));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveScan(tmp, bytes, in, out, SumOp(), init, (int64_t)n, stream));
   PetscCall(Alloc((char **)&tmp, (PetscCount)bytes, "scan workspace"));
-  PetscCallCUDA(cub::DeviceScan::ExclusiveScan(tmp, bytes, in, out, SumOp(), init, (int64_t)n, Stream()));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveScan(tmp, bytes, in, out, SumOp(), init, (int64_t)n, stream));
   PetscCall(Free((char **)&tmp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -101,9 +64,7 @@ template <typename T>
 static PetscErrorCode ToHost(T *h, const T *d, PetscCount n)
 {
   PetscFunctionBegin;
-  if (n > 0) PetscCallCUDA(cudaMemcpyAsync(h, d, (size_t)n * sizeof(T), cudaMemcpyDeviceToHost, Stream()));
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
-  PetscCall(PetscLogGpuToCpu((PetscLogDouble)n * sizeof(T)));
+  if (n > 0) PetscCall(PetscEllwarpDeviceDownload(h, d, (size_t)n * sizeof(T)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -214,19 +175,21 @@ static PetscErrorCode SortPairs(PetscInt m, const PetscInt *len, const PetscInt 
 {
   K        *key = NULL, *keyout = NULL;
   PetscInt *val = NULL;
-  void     *tmp = NULL;
-  size_t    bytes = 0;
+  void        *tmp = NULL;
+  size_t       bytes = 0;
+  cudaStream_t stream;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(Alloc(&key, m, "sort keys"));
   PetscCall(Alloc(&keyout, m, "sort keys"));
   PetscCall(Alloc(&val, m, "sort values"));
-  KeyKernel<K><<<Grid(m), NT, 0, Stream()>>>(m, len, pos, longrow, W, maxshort, key, val);
+  KeyKernel<K><<<Grid(m), NT, 0, stream>>>(m, len, pos, longrow, W, maxshort, key, val);
   PetscCallCUDA(cudaGetLastError());
   /* radix sort is stable: rows with equal keys keep their row order, as on the host */
-  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, keyout, val, perm, (int64_t)m, 0, endbit, Stream()));
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, keyout, val, perm, (int64_t)m, 0, endbit, stream));
   PetscCall(Alloc((char **)&tmp, (PetscCount)bytes, "sort workspace"));
-  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, keyout, val, perm, (int64_t)m, 0, endbit, Stream()));
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, keyout, val, perm, (int64_t)m, 0, endbit, stream));
   PetscCall(Free((char **)&tmp));
   PetscCall(Free(&key));
   PetscCall(Free(&keyout));
@@ -239,20 +202,22 @@ static PetscErrorCode SortRows(PetscInt m, const PetscInt *len, PetscInt longrow
   PetscInt          *pos = NULL, *flag = NULL;
   unsigned long long maxkey;
   int                endbit = 1;
+  cudaStream_t       stream;
 
   PetscFunctionBegin;
   if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (W > 0) { /* position among the rows that are not long: the window */
     PetscCall(Alloc(&flag, m, "sort"));
     PetscCall(Alloc(&pos, m, "sort"));
-    ShortFlagKernel<<<Grid(m), NT, 0, Stream()>>>(m, len, longrow, flag);
+    ShortFlagKernel<<<Grid(m), NT, 0, stream>>>(m, len, longrow, flag);
     PetscCall(ExclusiveScan(flag, pos, m, (PetscInt)0));
   }
   maxkey = 1ull + (W > 0 ? (unsigned long long)((m - 1) / W) * (unsigned long long)(maxshort + 1) : 0ull) + (unsigned long long)maxshort;
   while (endbit < 64 && (maxkey >> endbit)) endbit++;
   if (endbit <= 32) PetscCall(SortPairs<unsigned int>(m, len, pos, longrow, W, maxshort, endbit, perm)); /* half the key traffic */
   else PetscCall(SortPairs<unsigned long long>(m, len, pos, longrow, W, maxshort, endbit, perm));
-  GatherLenKernel<<<Grid(m), NT, 0, Stream()>>>(m, perm, len, sortedlen);
+  GatherLenKernel<<<Grid(m), NT, 0, stream>>>(m, perm, len, sortedlen);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(Free(&flag));
   PetscCall(Free(&pos));
@@ -522,7 +487,7 @@ __global__ static void DiagMissingKernel(PetscInt n, const PetscCount *diagslot,
 static PetscErrorCode Sync(PetscLogDouble *t)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaStreamSynchronize(Stream()));
+  PetscCall(PetscEllwarpDeviceSynchronize());
   PetscCall(PetscTime(t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -540,13 +505,14 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   EllwarpPlan         plan;
   PetscInt            longrow, W, Wwalk = -1, ns, nlong;
   PetscLogDouble      t0 = 0, t1 = 0, t2 = 0;
+  cudaStream_t        stream;
 
   PetscFunctionBegin;
   PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ELLWARP stores 32-bit column indices; %" PetscInt_FMT " columns do not fit", n);
   PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
   PetscCall(PetscMemzero(d, sizeof(*d)));
   PetscCall(PetscMemzero(&st, sizeof(st)));
-  PetscCall(KeepPool());
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (times) PetscCall(Sync(&t0));
   /* the pattern to the device */
   if (PetscMemTypeHost(mtype)) {
@@ -555,9 +521,9 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
     PetscCall(Alloc(&uai, (PetscCount)m + 1, "CSR row offsets"));
     PetscCall(Alloc(&uaj, nnz, "CSR columns"));
     if (map) PetscCall(Alloc(&umap, nnz, "CSR entry map"));
-    PetscCallCUDA(cudaMemcpyAsync(uai, ai, ((size_t)m + 1) * sizeof(PetscInt), cudaMemcpyHostToDevice, Stream()));
-    if (nnz) PetscCallCUDA(cudaMemcpyAsync(uaj, aj, (size_t)nnz * sizeof(PetscInt), cudaMemcpyHostToDevice, Stream()));
-    if (map && nnz) PetscCallCUDA(cudaMemcpyAsync(umap, map, (size_t)nnz * sizeof(PetscInt), cudaMemcpyHostToDevice, Stream()));
+    PetscCallCUDA(cudaMemcpyAsync(uai, ai, ((size_t)m + 1) * sizeof(PetscInt), cudaMemcpyHostToDevice, stream));
+    if (nnz) PetscCallCUDA(cudaMemcpyAsync(uaj, aj, (size_t)nnz * sizeof(PetscInt), cudaMemcpyHostToDevice, stream));
+    if (map && nnz) PetscCallCUDA(cudaMemcpyAsync(umap, map, (size_t)nnz * sizeof(PetscInt), cudaMemcpyHostToDevice, stream));
     PetscCall(PetscLogCpuToGpu(((PetscLogDouble)m + 1 + (map ? 2.0 : 1.0) * nnz) * sizeof(PetscInt)));
     dai  = uai;
     daj  = uaj;
@@ -573,9 +539,9 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   hs.minlen                                  = INT_MAX;
   hs.maxlen = hs.maxshort = hs.nlong = 0;
   PetscCall(Alloc(&dst, 1, "row statistics"));
-  PetscCallCUDA(cudaMemcpyAsync(dst, &hs, sizeof(hs), cudaMemcpyHostToDevice, Stream()));
+  PetscCallCUDA(cudaMemcpyAsync(dst, &hs, sizeof(hs), cudaMemcpyHostToDevice, stream));
   PetscCall(Alloc(&len, m, "row lengths"));
-  if (m) RowStatsKernel<<<PetscMin(Grid(m), 512u), NT, 0, Stream()>>>(m, dai, longrow, len, dst);
+  if (m) RowStatsKernel<<<PetscMin(Grid(m), 512u), NT, 0, stream>>>(m, dai, longrow, len, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(ToHost(&hs, dst, 1));
   { /* the long-row limit depends on the moments (power-law rows): count the long rows again under it */
@@ -585,8 +551,8 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
       hs.nnz = hs.nnzshort = hs.nchunks = hs.sum2 = 0;
       hs.minlen                                  = INT_MAX;
       hs.maxlen = hs.maxshort = hs.nlong = 0;
-      PetscCallCUDA(cudaMemcpyAsync(dst, &hs, sizeof(hs), cudaMemcpyHostToDevice, Stream()));
-      RowStatsKernel<<<PetscMin(Grid(m), 512u), NT, 0, Stream()>>>(m, dai, longrow, len, dst);
+      PetscCallCUDA(cudaMemcpyAsync(dst, &hs, sizeof(hs), cudaMemcpyHostToDevice, stream));
+      RowStatsKernel<<<PetscMin(Grid(m), 512u), NT, 0, stream>>>(m, dai, longrow, len, dst);
       PetscCallCUDA(cudaGetLastError());
       PetscCall(ToHost(&hs, dst, 1));
     }
@@ -605,8 +571,8 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   {
     const int nbins = (int)st.maxshort + 1;
     PetscCall(Alloc(&dhist, nbins, "row-length histogram"));
-    PetscCallCUDA(cudaMemsetAsync(dhist, 0, nbins * sizeof(unsigned long long), Stream()));
-    if (m) HistKernel<<<PetscMin(Grid(m), 1024u), NT, nbins <= SHARED_BINS ? nbins * sizeof(unsigned int) : 0, Stream()>>>(m, len, longrow, nbins, dhist);
+    PetscCallCUDA(cudaMemsetAsync(dhist, 0, nbins * sizeof(unsigned long long), stream));
+    if (m) HistKernel<<<PetscMin(Grid(m), 1024u), NT, nbins <= SHARED_BINS ? nbins * sizeof(unsigned int) : 0, stream>>>(m, len, longrow, nbins, dhist);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(PetscMalloc1(nbins, &st.hist));
     static_assert(sizeof(PetscCount) == sizeof(unsigned long long), "64-bit counts");
@@ -627,8 +593,8 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
     c.n = (int)nT;
     for (PetscInt i = 0; i < nT; i++) c.T[i] = cT[i];
     PetscCall(Alloc(&dw, nT, "slice walks"));
-    PetscCallCUDA(cudaMemsetAsync(dw, 0, nT * sizeof(DevWalk), Stream()));
-    if (nwin) WindowWalkKernel<<<Grid(nwin * nT), NT, 0, Stream()>>>(nlong, m, W, sortedlen, c, dw);
+    PetscCallCUDA(cudaMemsetAsync(dw, 0, nT * sizeof(DevWalk), stream));
+    if (nwin) WindowWalkKernel<<<Grid(nwin * nT), NT, 0, stream>>>(nlong, m, W, sortedlen, c, dw);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(ToHost(hw, dw, nT));
     PetscCall(Free(&dw));
@@ -658,19 +624,19 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
     PetscInt nwin = (m - nlong + W - 1) / W, total = 0;
     PetscCall(Alloc(&cnt, (PetscCount)nwin + 1, "slices per window"));
     PetscCall(Alloc(&off, (PetscCount)nwin + 1, "slices per window"));
-    PetscCallCUDA(cudaMemsetAsync(cnt, 0, (nwin + 1) * sizeof(PetscInt), Stream()));
-    if (nwin) WindowSlicesKernel<<<Grid(nwin), NT, 0, Stream()>>>(nlong, m, W, plan.T, sortedlen, false, cnt, NULL, NULL, NULL, NULL);
+    PetscCallCUDA(cudaMemsetAsync(cnt, 0, (nwin + 1) * sizeof(PetscInt), stream));
+    if (nwin) WindowSlicesKernel<<<Grid(nwin), NT, 0, stream>>>(nlong, m, W, plan.T, sortedlen, false, cnt, NULL, NULL, NULL, NULL);
     PetscCall(ExclusiveScan(cnt, off, (PetscCount)nwin + 1, (PetscInt)0));
     PetscCall(ToHost(&total, off + nwin, 1));
     PetscCheck(total == ns, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device slice count %" PetscInt_FMT " != planned %" PetscInt_FMT, total, ns);
-    if (nwin) WindowSlicesKernel<<<Grid(nwin), NT, 0, Stream()>>>(nlong, m, W, plan.T, sortedlen, true, NULL, off, d->slicerow, d->meta, width);
+    if (nwin) WindowSlicesKernel<<<Grid(nwin), NT, 0, stream>>>(nlong, m, W, plan.T, sortedlen, true, NULL, off, d->slicerow, d->meta, width);
     PetscCallCUDA(cudaGetLastError());
   } else if (ns) {
     Runs     r;
     PetscInt nr;
     PetscCall(EllwarpLayoutWholeRuns(&st, plan.T, &nr, r.r));
     r.n = (int)nr;
-    WholeSlicesKernel<<<Grid(ns), NT, 0, Stream()>>>(nlong, ns, r, sortedlen, d->slicerow, d->meta, width);
+    WholeSlicesKernel<<<Grid(ns), NT, 0, stream>>>(nlong, ns, r, sortedlen, d->slicerow, d->meta, width);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCall(EllwarpRowStatsDestroy(&st));
@@ -682,7 +648,7 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(Alloc(&f16, (PetscCount)ns + 1, "slice sizes"));
   PetscCall(Alloc(&szb, (PetscCount)ns + 1, "slice sizes"));
   PetscCall(Alloc(&fb, (PetscCount)ns + 1, "slice sizes"));
-  FitsKernel<<<(unsigned)((ns + 1 + 7) / 8), 256, 0, Stream()>>>(ns, m, d->slicerow, d->rowperm, dai, daj, width, (bool)par->compress, (bool)par->compressbias, d->meta, szall, sz16, sz32, f16, szb, fb);
+  FitsKernel<<<(unsigned)((ns + 1 + 7) / 8), 256, 0, stream>>>(ns, m, d->slicerow, d->rowperm, dai, daj, width, (bool)par->compress, (bool)par->compressbias, d->meta, szall, sz16, sz32, f16, szb, fb);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(Alloc(&d->sliceptr, (PetscCount)ns + 1, "slice offsets"));
   PetscCall(Alloc(&d->colbase, ns, "column offsets"));
@@ -699,9 +665,9 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
     PetscCall(ExclusiveScan(f16, n16d, (PetscCount)ns + 1, (PetscInt)0));
     PetscCall(ExclusiveScan(fb, nbd, (PetscCount)ns + 1, (PetscInt)0));
     PetscCall(ExclusiveScan(szb, d->biasbase, (PetscCount)ns + 1, (PetscCount)0));
-    TotalsKernel<<<1, 1, 0, Stream()>>>(ns, d->sliceptr, o16, o32, n16d, d->biasbase, nbd, dtot);
-    PetscCallCUDA(cudaMemsetAsync(dtot + 4, 0, sizeof(PetscCount), Stream()));
-    if (ns) ActiveKernel<<<Grid(ns), NT, 0, Stream()>>>(ns, d->sliceptr, dtot + 4);
+    TotalsKernel<<<1, 1, 0, stream>>>(ns, d->sliceptr, o16, o32, n16d, d->biasbase, nbd, dtot);
+    PetscCallCUDA(cudaMemsetAsync(dtot + 4, 0, sizeof(PetscCount), stream));
+    if (ns) ActiveKernel<<<Grid(ns), NT, 0, stream>>>(ns, d->sliceptr, dtot + 4);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(ToHost(tot, dtot, 7));
     PetscCall(Free(&n16d));
@@ -716,7 +682,7 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   L->ncol16      = tot[1];
   L->ncol32      = tot[2];
   L->longcolbase = L->ncol32;
-  if (ns) ColbaseKernel<<<Grid(ns), NT, 0, Stream()>>>(ns, d->meta, o16, o32, d->colbase);
+  if (ns) ColbaseKernel<<<Grid(ns), NT, 0, stream>>>(ns, d->meta, o16, o32, d->colbase);
   PetscCallCUDA(cudaGetLastError());
 
   /* 5. fill */
@@ -725,8 +691,8 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(Alloc(&d->colbias, L->ncolbias, "column biases"));
   PetscCall(Alloc(&d->slot2csr, L->nslots, "value map"));
   PetscCall(Alloc(&d->diagslot, m, "diagonal slots"));
-  if (m) PetscCallCUDA(cudaMemsetAsync(d->diagslot, 0xff, (size_t)m * sizeof(PetscCount), Stream())); /* -1 */
-  if (ns) FillKernel<<<(unsigned)((ns + 7) / 8), 256, 0, Stream()>>>(ns, m, d->sliceptr, d->slicerow, d->meta, d->colbase, d->biasbase, d->rowperm, dai, daj, dmap, d->col32, d->col16, d->colbias, d->slot2csr, d->diagslot);
+  if (m) PetscCallCUDA(cudaMemsetAsync(d->diagslot, 0xff, (size_t)m * sizeof(PetscCount), stream)); /* -1 */
+  if (ns) FillKernel<<<(unsigned)((ns + 7) / 8), 256, 0, stream>>>(ns, m, d->sliceptr, d->slicerow, d->meta, d->colbase, d->biasbase, d->rowperm, dai, daj, dmap, d->col32, d->col16, d->colbias, d->slot2csr, d->diagslot);
   PetscCallCUDA(cudaGetLastError());
   /* long rows */
   PetscCall(Alloc(&d->longptr, (PetscCount)nlong + 1, "long rows"));
@@ -736,18 +702,18 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   if (nlong) {
     PetscCall(Alloc(&ll, (PetscCount)nlong + 1, "long rows"));
     PetscCall(Alloc(&cc, (PetscCount)nlong + 1, "long rows"));
-    LongLenKernel<<<Grid(nlong + 1), NT, 0, Stream()>>>(nlong, d->rowperm, len, ll, cc);
+    LongLenKernel<<<Grid(nlong + 1), NT, 0, stream>>>(nlong, d->rowperm, len, ll, cc);
     PetscCall(ExclusiveScan(ll, d->longptr, (PetscCount)nlong + 1, tot[0]));
     PetscCall(ExclusiveScan(cc, d->longchunk, (PetscCount)nlong + 1, (PetscInt)0));
-    ChunkKernel<<<Grid(nlong), NT, 0, Stream()>>>(nlong, d->longptr, d->longchunk, d->chunkptr, d->chunkrow);
-    LongFillKernel<<<(unsigned)PetscMin(nlong, 65535), 256, 0, Stream()>>>(nlong, tot[0], L->longcolbase, d->rowperm, d->longptr, dai, daj, dmap, d->col32, d->slot2csr, d->diagslot);
+    ChunkKernel<<<Grid(nlong), NT, 0, stream>>>(nlong, d->longptr, d->longchunk, d->chunkptr, d->chunkrow);
+    LongFillKernel<<<(unsigned)PetscMin(nlong, 65535), 256, 0, stream>>>(nlong, tot[0], L->longcolbase, d->rowperm, d->longptr, dai, daj, dmap, d->col32, d->slot2csr, d->diagslot);
     PetscCallCUDA(cudaGetLastError());
   }
-  HeadsKernel<<<1, 1, 0, Stream()>>>(m, ns, tot[0], d->slicerow, d->longptr, d->longchunk, d->chunkptr);
+  HeadsKernel<<<1, 1, 0, stream>>>(m, ns, tot[0], d->slicerow, d->longptr, d->longchunk, d->chunkptr);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(Alloc(&dmiss, 1, "missing diagonals"));
-  PetscCallCUDA(cudaMemsetAsync(dmiss, 0, sizeof(int), Stream()));
-  if (PetscMin(m, n)) DiagMissingKernel<<<Grid(PetscMin(m, n)), NT, 0, Stream()>>>(PetscMin(m, n), d->diagslot, dmiss);
+  PetscCallCUDA(cudaMemsetAsync(dmiss, 0, sizeof(int), stream));
+  if (PetscMin(m, n)) DiagMissingKernel<<<Grid(PetscMin(m, n)), NT, 0, stream>>>(PetscMin(m, n), d->diagslot, dmiss);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(ToHost(&nmiss, dmiss, 1)); /* also waits for the fill */
   L->ndiagmissing = nmiss;

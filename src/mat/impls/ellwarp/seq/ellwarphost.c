@@ -193,7 +193,7 @@ static PetscErrorCode HostCSRCopy(PetscCount n, const PetscScalar *src, PetscSca
 }
 
 /* The COO plan in slot order (the host reference; the device builds the same for unique plans and walks
-   SeqAIJ's plan in CSR order when there are duplicates, ellwarpcuda.cu): for each slot its COO entries, in
+   SeqAIJ's plan in CSR order when there are duplicates, ellwarpcoocuda.cu): for each slot its COO entries, in
    SeqAIJ's order for the nonzero the slot holds (so sums are bitwise those of the device's CSR-order plan).  Reads
    and writes then follow the layout: the values are written once, in order.  When no nonzero has more than
    one entry (maxcount <= 1) the plan is one COO index per slot, with no offsets at all: -1 for padding (never
