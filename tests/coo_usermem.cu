@@ -159,11 +159,6 @@ int main(int argc, char **argv)
     PetscCheck(hostonly, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-memory %s: expected cuda, managed, petsc or host", memory);
     uv = hv;
   }
-  if (!hostonly) {
-    PetscMemType mtype;
-    PetscCall(PetscGetMemType(uv, &mtype));
-    PetscCheck(PetscMemTypeDevice(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "-memory %s: PETSc does not classify the array as device memory", memory);
-  }
 
   PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
   PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, nnodes, nnodes));
@@ -186,6 +181,14 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&B));
   }
 
+  /* that the values really were device memory: checked only now, since PETSc classifies device pointers only
+     after its CUDA device is initialized, which (with -memory cuda or managed) nothing but the matrix has done:
+     the user's situation that once made MATELLWARP read device values as host memory */
+  if (!hostonly) {
+    PetscMemType mtype;
+    PetscCall(PetscGetMemType(uv, &mtype));
+    PetscCheck(PetscMemTypeDevice(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "-memory %s: PETSc does not classify the array as device memory", memory);
+  }
   if (pv) {
     PetscCall(VecCUDARestoreArray(pv, &uv));
     PetscCall(VecDestroy(&pv));

@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] && [ -n "$exedir" ] && [ -n "$lib" ] || { echo "usage: run_gamg.sh -o OUTDIR --exe-dir DIR --lib LIB" >&2; exit 2; }
 mkdir -p "$out"
-common=(-ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -ksp_converged_reason -log_view -use_gpu_aware_mpi 0)
+common=(-ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -ksp_converged_reason -log_view -log_view_gpu_time -use_gpu_aware_mpi 0)
 # name | executable | matrix option | problem options
 cases=("elasticity|$exedir/ksp_ex56|-mat_type|-ne $ne -vec_type cuda -pc_gamg_coarse_eq_limit 1000"
        "poisson|$exedir/ksp_ex45|-dm_mat_type|-da_grid_x $grid -da_grid_y $grid -da_grid_z $grid -dm_vec_type cuda -pc_gamg_coarse_eq_limit 1000")
@@ -52,5 +52,5 @@ awk 'NR > 1 { k = $1 " " $2; s[k] = s[k] " " $5; v[k] = v[k] " " $6; it[k] = $4 
            printf "\n%-11s %8s %8s %10s %10s %10s %10s %8s %8s\n", "problem", "its_aij", "its_ell", "setup_aij", "setup_ell", "solve_aij", "solve_ell", "setup_x", "solve_x";
            for (i = 1; i <= n; i++) { a = P[i] " aijcusparse"; e = P[i] " ellwarp"; if (!(a in it) || !(e in it)) continue;
              sa = med(s[a]); se = med(s[e]); va = med(v[a]); ve = med(v[e]);
-             printf "%-11s %8s %8s %10.4g %10.4g %10.4g %10.4g %8.3f %8.3f\n", P[i], it[a], it[e], sa, se, va, ve, se > 0 ? sa / se : 0, ve > 0 ? va / ve : 0 } }' "$table" >> "$table"
+             printf "%-11s %8s %8s %10.4g %10.4g %10.4g %10.4g %8.3f %8.3f\n", P[i], it[a], it[e], sa, se, va, ve, (se > 0 ? sa / se : 0), (ve > 0 ? va / ve : 0) } }' "$table" >> "$table"
 cat "$table"

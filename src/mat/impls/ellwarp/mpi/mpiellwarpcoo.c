@@ -163,6 +163,8 @@ static PetscErrorCode MatSetValuesCOO_MPIELLWARP(Mat mat, const PetscScalar v[],
     c = m->coo;
   }
   for (int b = 0; b < 2; b++) PetscCall(InstallPlan(blk[b], c, b));
+  /* as in MatSetValuesCOO_SeqELLWARP: PetscGetMemType() needs PETSc's CUDA device initialized */
+  if (m->backend == MAT_ELLWARP_BACKEND_CUDA) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   PetscCall(PetscGetMemType(v, &mtype));
   if (c->wmtype == PETSC_MEMTYPE_HOST) {
     PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MATMPIELLWARP (host backend): MatSetValuesCOO() needs host values");

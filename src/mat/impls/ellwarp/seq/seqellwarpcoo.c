@@ -56,6 +56,10 @@ static PetscErrorCode MatSetValuesCOO_SeqELLWARP(Mat A, const PetscScalar v[], I
   PetscCall(MatSeqELLWARPSyncLayout(A));
   if (e->coostore != e->S) PetscCall(BuildPlan(A)); /* new pattern, or a new analysis (other parameters) */
   PetscCheck(e->coostate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MATSEQELLWARP: the nonzero pattern changed since MatSetPreallocationCOO(); call it again");
+  /* PetscGetMemType() classifies a pointer as device memory only once PETSc's CUDA device is initialized,
+     which nothing else in a MATELLWARP program need have done: values from a user's cudaMalloc would read
+     as host memory.  AIJCUSPARSE initializes the device when the matrix is made; we do it here. */
+  if (e->backend == MAT_ELLWARP_BACKEND_CUDA) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   PetscCall(PetscGetMemType(v, &mtype));
   PetscCall(PetscLogEventBegin(MAT_ELLWARP_Refresh, A, 0, 0, 0));
   PetscCall(e->k->coovalues(e->S, v, mtype, imode));
