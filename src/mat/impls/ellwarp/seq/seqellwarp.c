@@ -178,8 +178,21 @@ static PetscErrorCode MatConvert_SeqELLWARP_SeqAIJ(Mat A, MatType type, MatReuse
     PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  else *newmat = A;
+  if (reuse == MAT_INITIAL_MATRIX) {
+    /* a plain SeqAIJ copy of the host CSR: MatDuplicate() would make (and analyse) an ELLWARP matrix first */
+    Mat_SeqAIJ *a = (Mat_SeqAIJ *)A->data;
+    PetscInt    rbs, cbs;
+
+    PetscCall(MatSeqELLWARPSyncHost(A));
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)A), newmat));
+    PetscCall(MatSetSizes(*newmat, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+    PetscCall(MatGetBlockSizes(A, &rbs, &cbs));
+    PetscCall(MatSetBlockSizes(*newmat, rbs, cbs));
+    PetscCall(MatSetType(*newmat, MATSEQAIJ));
+    PetscCall(MatSeqAIJSetPreallocationCSR(*newmat, a->i, a->j, a->a));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  *newmat = A;
   PetscCall(StripToSeqAIJ(*newmat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
