@@ -2,13 +2,14 @@
 # PCGAMG on the GPU with MATELLWARP against AIJCUSPARSE, on PETSc's own tutorials, unmodified:
 #   ksp/ksp/tutorials/ex56  3-D linear elasticity, Q1 hexes, 3 dof per node, rigid-body near-null space
 #   ksp/ksp/tutorials/ex45  3-D Laplacian, 7-point stencil on a DMDA
-# Each problem runs with -mat_type aijcusparse and -mat_type ellwarp (-dm_mat_type for ex45), CUDA vectors,
-# the same GAMG options, in alternating order (ROUNDS times).  From -log_view: PCSetUp (GAMG set-up) and
+# Each problem runs with -mat_type aijcusparse, -mat_type ellwarp (-dm_mat_type for ex45), and ellwarp with
+# -mat_ellwarp_product_result ellwarp ("ellwarp_levels": the coarse operators and prolongators are ELLWARP too), CUDA vectors,
+# the same GAMG options, in alternating order (ROUNDS times; the first of a round runs on a colder GPU).  From -log_view: PCSetUp (GAMG set-up) and
 # KSPSolve times and the iteration count; printed as a table with the ratios aijcusparse / ellwarp.
-#   usage: run_gamg.sh -o OUTDIR --exe-dir DIR --lib LIBPETSCELLWARP [--ne 69] [--grid 100] [--rounds 2]
+#   usage: run_gamg.sh -o OUTDIR --exe-dir DIR --lib LIBPETSCELLWARP [--ne 69] [--grid 128] [--rounds 4]
 # The executables are the tutorial builds of tests/tutorials (build/tests/tutorials/ksp_ex56, ksp_ex45).
 set -euo pipefail
-out="" exedir="" lib="" ne=69 grid=100 rounds=2
+out="" exedir="" lib="" ne=69 grid=128 rounds=4
 while [ $# -gt 0 ]; do
   case "$1" in
     -o) out=$2; shift 2 ;;
@@ -31,12 +32,14 @@ printf '%-11s %-12s %5s %6s %10s %10s\n' problem matrix round its setup_s solve_
 for c in "${cases[@]}"; do
   IFS='|' read -r name exe mopt popts <<< "$c"
   for r in $(seq 1 "$rounds"); do
-    for t in aijcusparse ellwarp; do
-      extra=()
-      [ "$t" = ellwarp ] && extra=(-dll_append "$lib")
+    order="aijcusparse ellwarp ellwarp_levels"; [ $((r % 2)) = 0 ] && order="ellwarp_levels ellwarp aijcusparse"   # no type always first
+    for t in $order; do
+      extra=() mt=$t
+      [ "$t" != aijcusparse ] && extra=(-dll_append "$lib")
+      [ "$t" = ellwarp_levels ] && { extra+=(-mat_ellwarp_product_result ellwarp); mt=ellwarp; }
       log="$out/${name}_${t}_r$r.log"
       # shellcheck disable=SC2086
-      timeout 280 stdbuf -oL "$exe" $popts "$mopt" "$t" "${extra[@]}" "${common[@]}" > "$log" 2>&1 || echo "[gamg] $name $t round $r: exit $?" >&2
+      timeout 280 stdbuf -oL "$exe" $popts "$mopt" "$mt" "${extra[@]}" "${common[@]}" > "$log" 2>&1 || echo "[gamg] $name $t round $r: exit $?" >&2
       its=$(grep -Eo 'iterations [0-9]+' "$log" | tail -1 | awk '{print $2}')
       setup=$(awk '$1 == "PCSetUp" {print $4; exit}' "$log")
       solve=$(awk '$1 == "KSPSolve" {print $4; exit}' "$log")
@@ -49,8 +52,9 @@ awk 'NR > 1 { k = $1 " " $2; s[k] = s[k] " " $5; v[k] = v[k] " " $6; it[k] = $4 
      function med(str,   a, n, i, j, t) { n = split(str, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
      END { for (p in it) split(p, q, " ");
            n = split("elasticity poisson", P, " ");
-           printf "\n%-11s %8s %8s %10s %10s %10s %10s %8s %8s\n", "problem", "its_aij", "its_ell", "setup_aij", "setup_ell", "solve_aij", "solve_ell", "setup_x", "solve_x";
-           for (i = 1; i <= n; i++) { a = P[i] " aijcusparse"; e = P[i] " ellwarp"; if (!(a in it) || !(e in it)) continue;
+           printf "\n%-11s %-15s %8s %8s %10s %10s %10s %10s %8s %8s\n", "problem", "ellwarp_run", "its_aij", "its_ell", "setup_aij", "setup_ell", "solve_aij", "solve_ell", "setup_x", "solve_x";
+           nv = split("ellwarp ellwarp_levels", V, " ");
+           for (i = 1; i <= n; i++) for (j = 1; j <= nv; j++) { a = P[i] " aijcusparse"; e = P[i] " " V[j]; if (!(a in it) || !(e in it)) continue;
              sa = med(s[a]); se = med(s[e]); va = med(v[a]); ve = med(v[e]);
-             printf "%-11s %8s %8s %10.4g %10.4g %10.4g %10.4g %8.3f %8.3f\n", P[i], it[a], it[e], sa, se, va, ve, (se > 0 ? sa / se : 0), (ve > 0 ? va / ve : 0) } }' "$table" >> "$table"
+             printf "%-11s %-15s %8s %8s %10.4g %10.4g %10.4g %10.4g %8.3f %8.3f\n", P[i], V[j], it[a], it[e], sa, se, va, ve, (se > 0 ? sa / se : 0), (ve > 0 ? va / ve : 0) } }' "$table" >> "$table"
 cat "$table"

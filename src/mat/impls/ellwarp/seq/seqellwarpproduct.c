@@ -23,6 +23,8 @@ typedef struct {
   PetscCtxDestroyFn *destroy;
   PetscErrorCode (*symbolic)(Mat);
   PetscErrorCode (*numeric)(Mat);
+  PetscBool ellresult;                /* the result is MATSEQELLWARP: cuSPARSE computes into Cs, whose values are gathered */
+  Mat       Cs;                       /* the AIJCUSPARSE result the implementation works on (ellresult only) */
 } EllwarpProduct;
 
 static const char CtxName[] = "MatProductEllwarp_ctx";
@@ -48,6 +50,7 @@ static PetscErrorCode CtxDestroy(PetscCtxRt arg)
   if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
   if (ctx->destroy) PetscCall((*ctx->destroy)(&ctx->data));
   for (int i = 0; i < NSLOT; i++) PetscCall(MatDestroy(&ctx->shadow[i]));
+  PetscCall(MatDestroy(&ctx->Cs));
   PetscCall(PetscFree(ctx));
   *ptr = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -95,9 +98,11 @@ static PetscErrorCode RefreshShadow(Mat X, Mat shadow)
   PetscCall(MatSeqELLWARPSyncLayout(X)); /* host-newer values go to the layout first */
   PetscCheck(e->L && e->L->nnz == ((Mat_SeqAIJ *)shadow->data)->nz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP product: the operand's nonzero pattern changed since the product was set up; create the product again (MAT_INITIAL_MATRIX)");
 #if defined(ELLWARP_HAVE_CUDA)
-  PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(shadow, &dv));
+  /* GetArray, not GetArrayWrite: a new shadow has no device CSR yet, and GetArray makes it (one upload of the
+     shared host CSR, whose values are overwritten here at once) */
+  PetscCall(MatSeqAIJCUSPARSEGetArray(shadow, &dv));
   PetscCall(e->k->scatter(e->S, dv));
-  PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(shadow, &dv));
+  PetscCall(MatSeqAIJCUSPARSERestoreArray(shadow, &dv));
 #else
   (void)dv;
 #endif
@@ -125,6 +130,64 @@ static void SwapOut(Mat C, EllwarpProduct *ctx)
     if (ctx->shadow[i]) *Slot(C, i) = ctx->orig[i];
 }
 
+/* Run the implementation's phase on Cs instead of C: the product (operands, data) moves to Cs for the call */
+static PetscErrorCode CallOnCs(Mat C, EllwarpProduct *ctx, PetscErrorCode (*phase)(Mat))
+{
+  Mat_Product   *prod = C->product;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  ctx->Cs->product = prod;
+  C->product       = NULL;
+  ierr             = (*phase)(ctx->Cs);
+  C->product       = prod;
+  ctx->Cs->product = NULL;
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C (MATSEQELLWARP, the pattern of Cs) gets Cs's device values: one gather kernel, CSR order -> layout slots */
+static PetscErrorCode ResultFromCs(Mat C, Mat Cs)
+{
+  Mat_SeqELLWARP    *e = (Mat_SeqELLWARP *)C->spptr;
+  const PetscScalar *dv;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncLayout(C));
+  PetscCheck(e->L && e->L->nnz == ((Mat_SeqAIJ *)Cs->data)->nz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP product result: pattern differs from cuSPARSE's result");
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(Cs, &dv));
+  PetscCall(e->k->gather(e->S, dv));
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(Cs, &dv));
+#else
+  (void)dv;
+#endif
+  e->ltcurrent   = PETSC_FALSE;
+  C->offloadmask = PETSC_OFFLOAD_GPU; /* the layout holds the values; the host copy follows on demand */
+  PetscCall(PetscObjectStateIncrease((PetscObject)C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After cuSPARSE's symbolic phase on Cs: C becomes a MATSEQELLWARP with Cs's pattern (host CSR, which cuSPARSE's
+   symbolic phase leaves on the host), analysed once; the product stays attached to C */
+static PetscErrorCode ResultCreate(Mat C, Mat Cs)
+{
+  Mat_Product *prod = C->product;
+  Mat_SeqAIJ  *cs   = (Mat_SeqAIJ *)Cs->data;
+  PetscInt     rbs, cbs;
+
+  PetscFunctionBegin;
+  C->product = NULL; /* not part of the type change */
+  PetscCall(MatSetSizes(C, Cs->rmap->n, Cs->cmap->n, Cs->rmap->N, Cs->cmap->N));
+  PetscCall(MatGetBlockSizes(Cs, &rbs, &cbs));
+  PetscCall(MatSetBlockSizes(C, rbs, cbs));
+  PetscCall(MatSetType(C, MATSEQAIJ));
+  PetscCall(MatSeqAIJSetPreallocationCSR(C, cs->i, cs->j, NULL));
+  PetscCall(MatConvert(C, MATSEQELLWARP, MAT_INPLACE_MATRIX, &C));
+  C->product = prod;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ProductNumeric(Mat C)
 {
   EllwarpProduct *ctx = (EllwarpProduct *)C->product->data;
@@ -134,13 +197,15 @@ static PetscErrorCode ProductNumeric(Mat C)
   PetscCall(SwapIn(C, ctx, PETSC_TRUE));
   C->product->data    = ctx->data;
   C->product->destroy = ctx->destroy;
-  ierr                = (*ctx->numeric)(C);
+  if (ctx->Cs) ierr = CallOnCs(C, ctx, ctx->numeric);
+  else ierr = (*ctx->numeric)(C);
   ctx->data           = C->product->data; /* (the implementation may have replaced it) */
   ctx->destroy        = C->product->destroy;
   C->product->data    = ctx;
   C->product->destroy = CtxDestroy;
   SwapOut(C, ctx);
   PetscCall(ierr);
+  if (ctx->Cs) PetscCall(ResultFromCs(C, ctx->Cs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -152,10 +217,23 @@ static PetscErrorCode ProductSymbolic(Mat C)
   PetscFunctionBegin;
   PetscCall(PetscObjectContainerQuery((PetscObject)C, CtxName, (void **)&ctx));
   PetscCheck(ctx, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP product: no product context (MatProductSetFromOptions() not called?)");
-  PetscCall(SwapIn(C, ctx, PETSC_FALSE)); /* the shadows were made from the current values */
-  ierr = (*ctx->symbolic)(C);
+  /* refreshed: cuSPARSE's symbolic phase may compute the values too (its numeric phase then only returns) */
+  PetscCall(SwapIn(C, ctx, PETSC_TRUE));
+  if (ctx->ellresult) {
+    PetscCall(MatCreate(PETSC_COMM_SELF, &ctx->Cs));
+    /* the implementation's MatProductSetFromOptions() set C's ops (its phases may call them): Cs gets them too */
+    PetscCall(PetscMemcpy(ctx->Cs->ops, C->ops, sizeof(struct _MatOps)));
+    ierr = CallOnCs(C, ctx, ctx->symbolic);
+  } else ierr = (*ctx->symbolic)(C);
   SwapOut(C, ctx);
   PetscCall(ierr);
+  if (ctx->Cs) {
+    PetscBool iscusp;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)ctx->Cs, MATSEQAIJCUSPARSE, &iscusp));
+    PetscCheck(iscusp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP product: cuSPARSE's result has type %s", ((PetscObject)ctx->Cs)->type_name);
+    PetscCall(ResultCreate(C, ctx->Cs));
+  }
   /* the context moves from the container into the product's data, the implementation's data into the context */
   ctx->data           = C->product->data;
   ctx->destroy        = C->product->destroy;
@@ -163,6 +241,10 @@ static PetscErrorCode ProductSymbolic(Mat C)
   C->product->data    = ctx;
   C->product->destroy = CtxDestroy;
   C->ops->productnumeric = ProductNumeric;
+  if (ctx->Cs) { /* values the symbolic phase computed (they are recomputed by every numeric phase) */
+    ctx->numeric = ctx->Cs->ops->productnumeric;
+    PetscCall(ResultFromCs(C, ctx->Cs));
+  }
   {
     PetscContainer c;
 
@@ -213,7 +295,21 @@ PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat C)
     if (!ctx->shadow[i]) PetscCall(CreateShadow(X, &ctx->shadow[i]));
   }
   for (int i = 0; i < NSLOT && !lead; i++) lead = ctx->shadow[i];
-  PetscCall(PetscInfo(C, "MatProduct %s with MATSEQELLWARP operands: computed by AIJCUSPARSE (cuSPARSE) on shadows refreshed on the device; the result is %s\n", MatProductTypes[p->type], MATSEQAIJCUSPARSE));
+  {
+    char      res[32] = "";
+    PetscBool set;
+
+    PetscCall(PetscOptionsGetString(((PetscObject)C)->options, ((PetscObject)C)->prefix, "-mat_ellwarp_product_result", res, sizeof(res), &set));
+    if (set) {
+      PetscBool isell, iscusp;
+
+      PetscCall(PetscStrcmp(res, "ellwarp", &isell));
+      PetscCall(PetscStrcmp(res, "aijcusparse", &iscusp));
+      PetscCheck(isell || iscusp, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-mat_ellwarp_product_result %s: expected ellwarp or aijcusparse", res);
+      ctx->ellresult = isell;
+    }
+  }
+  PetscCall(PetscInfo(C, "MatProduct %s with MATSEQELLWARP operands: computed by AIJCUSPARSE (cuSPARSE) on shadows refreshed on the device; the result is %s\n", MatProductTypes[p->type], ctx->ellresult ? MATSEQELLWARP : MATSEQAIJCUSPARSE));
   PetscCall(SwapIn(C, ctx, PETSC_FALSE));
   ierr = (*lead->ops->productsetfromoptions)(C);
   SwapOut(C, ctx);
