@@ -40,7 +40,7 @@ for c in "${cases[@]}"; do
       log="$out/${name}_${t}_r$r.log"
       # shellcheck disable=SC2086
       timeout 280 stdbuf -oL "$exe" $popts "$mopt" "$mt" "${extra[@]}" "${common[@]}" > "$log" 2>&1 || echo "[gamg] $name $t round $r: exit $?" >&2
-      its=$(grep -Eo 'iterations [0-9]+' "$log" | tail -1 | awk '{print $2}')
+      its=$(grep -Eo 'iterations [0-9]+' "$log" | tail -1 | awk '{print $2}' || true)
       setup=$(awk '$1 == "PCSetUp" {print $4; exit}' "$log")
       solve=$(awk '$1 == "KSPSolve" {print $4; exit}' "$log")
       printf '%-11s %-12s %5s %6s %10s %10s\n' "$name" "$t" "$r" "${its:-?}" "${setup:-?}" "${solve:-?}" >> "$table"

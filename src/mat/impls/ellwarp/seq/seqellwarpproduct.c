@@ -64,8 +64,8 @@ static Mat *Slot(Mat C, int i)
 
 /* An AIJCUSPARSE shadow of X that shares X's host CSR (i, j, a): no host copy of the matrix, no second ELL-WARP
    analysis (a MatConvert() would duplicate X, which for a 1 M-row elasticity operator cost 0.8 s in PCGAMG's
-   set-up).  cuSPARSE uploads the pattern once; the values it uploads with it are overwritten by RefreshShadow()
-   before every numeric phase, so X's host values need not be current.  Should cuSPARSE copy its values back to
+   set-up).  cuSPARSE uploads the pattern once, with X's values (made current on the host here: the symbolic phase
+   may compute the product's values); RefreshShadow() overwrites them from the layout before every numeric phase.  Should cuSPARSE copy its values back to
    the host (it does so only on a host read of the shadow), it writes X's current values into X's host array,
    which is harmless: X's host copy is then current, whatever X's offload mask says. */
 static PetscErrorCode CreateShadow(Mat X, Mat *shadow)
@@ -78,6 +78,7 @@ static PetscErrorCode CreateShadow(Mat X, Mat *shadow)
     PetscCall(MatConvert(X, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, shadow));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(MatSeqELLWARPSyncHost(X)); /* the values cuSPARSE's first upload (in the symbolic phase) carries */
   PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, X->rmap->n, X->cmap->n, x->i, x->j, x->a, shadow));
   PetscCall(MatGetBlockSizes(X, &rbs, &cbs));
   PetscCall(MatSetBlockSizes(*shadow, rbs, cbs));
@@ -217,8 +218,10 @@ static PetscErrorCode ProductSymbolic(Mat C)
   PetscFunctionBegin;
   PetscCall(PetscObjectContainerQuery((PetscObject)C, CtxName, (void **)&ctx));
   PetscCheck(ctx, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP product: no product context (MatProductSetFromOptions() not called?)");
-  /* refreshed: cuSPARSE's symbolic phase may compute the values too (its numeric phase then only returns) */
-  PetscCall(SwapIn(C, ctx, PETSC_TRUE));
+  /* not refreshed: the shadows' first upload (cuSPARSE's, in this phase) carries the operands' current values,
+     which CreateShadow() brought to the host.  (Refreshing here, before cuSPARSE has made its device CSR, gave
+     NaN coarse operators in PCGAMG on an H100; the symbolic phase may compute values, so they must be current.) */
+  PetscCall(SwapIn(C, ctx, PETSC_FALSE));
   if (ctx->ellresult) {
     PetscCall(MatCreate(PETSC_COMM_SELF, &ctx->Cs));
     /* the implementation's MatProductSetFromOptions() set C's ops (its phases may call them): Cs gets them too */
