@@ -10,8 +10,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 common=(-mesh lvstruct -lv_nodes 3000 -dt 0.5 -t_end 90 -monitor_every 30 -png 0 -final_vtu 0 "$@")
 case $mode in
   cpu) a=(-dm_mat_type ellwarp -mat_ellwarp_backend host -dm_assembly_type host) ;;
-  gpu) "$cmp" -check_device || exit $?
-       a=(-dm_mat_type ellwarp -dm_vec_type cuda) ;;
+  gpu) a=(-dm_mat_type ellwarp -dm_vec_type cuda) ;;
   *) echo "mode cpu or gpu" >&2; exit 2 ;;
 esac
 b=(-dm_mat_type aij -dm_assembly_type host)

@@ -16,8 +16,7 @@ tol=1e-5
 case $mode in
   aij) a=(-dm_mat_type aij -dm_vec_type standard) ;;
   ellwarp) a=(-dm_mat_type ellwarp -mat_ellwarp_backend host -dm_vec_type standard) ;;
-  gpu) "$cmp" -check_device || exit $?
-       a=(-dm_mat_type ellwarp -dm_vec_type cuda); tol=0.1 ;;
+  gpu) a=(-dm_mat_type ellwarp -dm_vec_type cuda); tol=0.1 ;;
   *) echo "mode aij, ellwarp or gpu" >&2; exit 2 ;;
 esac
 b=(-dm_mat_type aij -dm_vec_type standard)

@@ -15,7 +15,6 @@
    ellwarp_add_test(variants.cuda -backend cuda GPU)
 */
 #include <petscellwarp.h>
-#include "testutil.h"
 #include <petscellwarp/private/ellwarpkuhn.h>
 #include "stenciltestutil.h"
 
@@ -325,11 +324,6 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscOptionsGetString(NULL, NULL, "-backend", backend, sizeof(backend), NULL));
-  if (!strcmp(backend, "cuda") && !EllwarpTestHaveDevice()) {
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "skipped: no CUDA device\n"));
-    PetscCall(PetscFinalize());
-    return 77;
-  }
   /* irregular, 16-bit columns (all within +-32767: 5000 columns) with long rows */
   PetscCall(RandomMatrix(5000, 5000, LenPowerLaw, 0, &A));
   PetscCall(TestMult(A, "powerlaw 16-bit"));
