@@ -11,7 +11,7 @@
 int main(int argc, char **argv)
 {
   char        fa[PETSC_MAX_PATH_LEN] = "", fb[PETSC_MAX_PATH_LEN] = "";
-  PetscReal   tol = 0.1, maxdiff = 0, amax = 0;
+  PetscReal   tol = -1, maxdiff = 0, amax = 0;
   PetscInt    n, nact = 0, mismatch = 0;
   Vec         a, b;
   PetscViewer v;
@@ -22,6 +22,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-b", fb, sizeof(fb), NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
   PetscCheck(fa[0] && fb[0], PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "give -a FILE -b FILE");
+  PetscCheck(tol > 0, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "give -tol MS: the tolerance comes from what the runs show (see the calling script)");
   PetscCall(VecCreate(PETSC_COMM_WORLD, &a));
   PetscCall(VecCreate(PETSC_COMM_WORLD, &b));
   PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, fa, FILE_MODE_READ, &v));
