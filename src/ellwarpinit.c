@@ -19,6 +19,19 @@ static const char  citation[]  = "@article{WongKuhlDarve2015,\n"
                                  "  year    = {2015}\n}\n";
 static PetscBool   cited = PETSC_FALSE;
 
+/*@C
+  PetscEllwarpFinalizePackage - Marks the petsc-ellwarp package as finalized, so that a later
+  `PetscEllwarpInitializePackage()` (after a new `PetscInitialize()`) registers it again
+
+  Not Collective
+
+  Level: developer
+
+  Note:
+  `PetscEllwarpInitializePackage()` registers it with `PetscRegisterFinalize()`; `PetscFinalize()` calls it.
+
+.seealso: `PetscEllwarpInitializePackage()`, `PetscFinalize()`
+@*/
 PetscErrorCode PetscEllwarpFinalizePackage(void)
 {
   PetscFunctionBegin;
@@ -27,11 +40,18 @@ PetscErrorCode PetscEllwarpFinalizePackage(void)
 }
 
 /*@C
-  PetscEllwarpInitializePackage - Registers `MATELLWARP`, its factorizations and log events.  Called by
-  `PetscDLLibraryRegister_petscellwarp()` when the library is loaded with `-dll_append`; an application that
-  links the library calls it after `PetscInitialize()`.
+  PetscEllwarpInitializePackage - Registers the package: the matrix types `MATELLWARP` (`MATSEQELLWARP`,
+  `MATMPIELLWARP`), their factorizations, log events and citation, and the `DMAssembly` class
+
+  Not Collective
 
   Level: beginner
+
+  Note:
+  Called by `PetscDLLibraryRegister_petscellwarp()` when the library is loaded with `-dll_append`; an
+  application that links the library calls it after `PetscInitialize()`.  Calling it again does nothing.
+
+.seealso: `PetscEllwarpFinalizePackage()`, `PetscDLLibraryRegister_petscellwarp()`, `DMAssemblyInitializePackage()`
 @*/
 PetscErrorCode PetscEllwarpInitializePackage(void)
 {
@@ -64,7 +84,20 @@ PetscErrorCode PetscEllwarpInitializePackage(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The entry point PETSc's dynamic loader calls for -dll_append <path>/libpetscellwarp.so. */
+/*@C
+  PetscDLLibraryRegister_petscellwarp - The entry point PETSc's dynamic loader calls when the library is
+  loaded with `-dll_append <path>/libpetscellwarp.so`; it calls `PetscEllwarpInitializePackage()`
+
+  Not Collective
+
+  Level: developer
+
+  Note:
+  With this, an unmodified PETSc program gets `-mat_type ellwarp` (and `-dm_mat_type ellwarp`) by loading the
+  library at run time.
+
+.seealso: `PetscEllwarpInitializePackage()`, `PetscDLLibraryAppend()`
+@*/
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscellwarp(void)
 {
   PetscFunctionBegin;

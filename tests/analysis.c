@@ -12,7 +12,6 @@
    ellwarp_add_test(analysis.gpu -gpu GPU)
 */
 #include <petscellwarp.h>
-#include "testutil.h"
 #include <petscellwarp/private/ellwarpanalysis.h>
 #include <petscellwarp/private/ellwarpkuhn.h>
 #include "stenciltestutil.h"
@@ -783,8 +782,6 @@ int main(int argc, char **argv)
   CSR       A;
   PetscInt *len, M = 40000;
 
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "-gpu")) EllwarpTestRequireDevice();
   PetscCall(PetscInitialize(&argc, &argv, NULL, "Pattern analysis: host reference checks; -gpu: the device analysis must build the same layout"));
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));

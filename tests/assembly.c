@@ -21,7 +21,6 @@
 #include <petscellwarp/private/dmasmp1.h>
 #include <petscellwarp/private/dmassemblyimpl.h>
 #include <petscellwarp/private/ellwarpkuhn.h>
-#include "testutil.h"
 #include "assemblytestutil.h"
 #if defined(ELLWARP_HAVE_CUDA)
   #include <petscdevice_cuda.h>
@@ -63,8 +62,8 @@
 /* ellwarp_add_test(assembly.atomic_compact_tri -mesh tri -faces 6 -dm_assembly_atomic_variant compact) */
 /* ellwarp_add_test(assembly.atomic_agg_irregular -mesh box -faces 4 -dm_assembly_atomic_variant agg -dm_assembly_atomic_compact_maxcode 10) */
 /* ellwarp_add_test(assembly.atomic_compact_k2 -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant compact -mat_ellwarp_kernel k2) */
-/* ellwarp_add_test(assembly.atomic_compact_longrow -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant compact -mat_ellwarp_longrow 12) */
-/* ellwarp_add_test(assembly.gpu_atomic_compact_k2 -mesh box -faces 6 -sym_D -dm_assembly_atomic_variant agg -mat_ellwarp_kernel k2 -mat_ellwarp_longrow 16 -gpu GPU) */
+/* ellwarp_add_test(assembly.atomic_compact_longrow -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant compact -mat_ellwarp_long_row 12) */
+/* ellwarp_add_test(assembly.gpu_atomic_compact_k2 -mesh box -faces 6 -sym_D -dm_assembly_atomic_variant agg -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 16 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_compact -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant compact -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_agg -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant agg -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_agg_irregular -mesh box -faces 6 -dm_assembly_atomic_variant agg -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
@@ -379,12 +378,8 @@ int main(int argc, char **argv)
   PetscRandom rnd;
   const char *methods[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYHOST, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYLOCALROW, DMASSEMBLYSHAREDNZ, DMASSEMBLYLOCALNZ};
 
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "-gpu")) {
-      EllwarpTestRequireDevice();
-      gpu = PETSC_TRUE;
-    }
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", mesh, sizeof(mesh), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-faces", &faces, NULL));

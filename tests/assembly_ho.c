@@ -19,7 +19,6 @@
 #include <petscsnes.h>
 #include <petscds.h>
 #include <petscellwarp/private/ellwarpkuhn.h>
-#include "testutil.h"
 #include "assemblytestutil.h"
 
 /* ellwarp_add_test(assembly_ho.tri -elem tri -orders 1,2,3,4,5 -faces 3 -dm_assembly_color_tail 4 -snes) */
@@ -357,12 +356,8 @@ int main(int argc, char **argv)
   PetscInt  orders[8] = {1}, norders = 8, faces = 3;
   PetscBool gpu = PETSC_FALSE, fail = PETSC_FALSE, flg;
 
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "-gpu")) {
-      EllwarpTestRequireDevice();
-      gpu = PETSC_TRUE;
-    }
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscOptionsGetString(NULL, NULL, "-elem", elem, sizeof(elem), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-faces", &faces, NULL));

@@ -23,7 +23,6 @@
 #include <petscellwarp/private/dmasmp1.h>
 #include <petscellwarp/private/ellwarpkuhn.h>
 #include <../src/mat/impls/aij/mpi/mpiaij.h>
-#include "testutil.h"
 #define ASSEMBLYTEST_MPI
 #include "assemblytestutil.h"
 
@@ -33,8 +32,8 @@
 /* ellwarp_add_test(assembly_mpi.np2_nz1 NPROCS 2 -mesh box -faces 3 -dm_assembly_nz_per_thread 1 -dm_assembly_index64) */
 /* ellwarp_add_test(assembly_mpi.gpu_np2 NPROCS 2 -mesh box -faces 6 -snes -gpu GPU) */
 /* ellwarp_add_test(assembly_mpi.gpu_np3 NPROCS 3 -mesh box -faces 6 -gpu GPU) */
-/* ellwarp_add_test(assembly_mpi.overlap0 NPROCS 2 -mesh box -faces 3 -overlap 0 PASS_REGULAR_EXPRESSION "must be distributed with overlap >= 1") */
-/* ellwarp_add_test(assembly_mpi.localrow NPROCS 2 -mesh box -faces 2 -dm_assembly_type localrow PASS_REGULAR_EXPRESSION "methods are globalnz, host and atomic") */
+/* ellwarp_add_test(assembly_mpi.overlap0 NPROCS 2 -mesh box -faces 3 -overlap 0 EXPECT_ERROR "must be distributed with overlap >= 1") */
+/* ellwarp_add_test(assembly_mpi.localrow NPROCS 2 -mesh box -faces 2 -dm_assembly_type localrow EXPECT_ERROR "methods are globalnz, host and atomic") */
 
 /* the whole mesh on comm's rank 0 (other ranks: empty), with a scalar P1 field */
 static PetscErrorCode CreateMesh(MPI_Comm comm, const char *mesh, PetscInt faces, PetscInt *ntot, DM *dm)
@@ -242,12 +241,8 @@ int main(int argc, char **argv)
   PetscMPIInt  rank, size;
   const char  *methods[] = {DMASSEMBLYHOST, DMASSEMBLYGLOBALNZ, DMASSEMBLYATOMIC};
 
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "-gpu")) {
-      EllwarpTestRequireDevice();
-      gpu = PETSC_TRUE;
-    }
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
   PetscCall(PetscEllwarpInitializePackage());
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));

@@ -13,7 +13,7 @@ static const char help[] = "Cardiac example mesh input (examples/cardiac/cardiac
 /* ellwarp_add_test(cardiac_io.libexodus_large_attrib -check_exo ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_libexodus_large_attrib.exo -check_kind 1 PASS_REGULAR_EXPRESSION "PASS .*element attributes fiber_x") */
 /* ellwarp_add_test(cardiac_io.libexodus_large_nodal -check_exo ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_libexodus_large_nodal.exo -check_kind 2 PASS_REGULAR_EXPRESSION "PASS .*nodal variables FibreX") */
 /* ellwarp_add_test(cardiac_io.libexodus_normal_nodal -check_exo ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_libexodus_normal_nodal.exo -check_kind 2 PASS_REGULAR_EXPRESSION "PASS .*nodal variables FibreX") */
-/* ellwarp_add_test(cardiac_io.hdf5_refused -check_exo ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_netcdf4_hdf5.exo PASS_REGULAR_EXPRESSION "netCDF-4 .HDF5. file.*nccopy -k classic") */
+/* ellwarp_add_test(cardiac_io.hdf5_refused -check_exo ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_netcdf4_hdf5.exo EXPECT_ERROR "netCDF-4 .HDF5. file.*nccopy -k classic") */
 /* ellwarp_add_test(cardiac_io.gmsh_v41 -check_msh ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_gmsh484_v41_elementdata.msh -check_kind 0 -coord_tol 1e-15 PASS_REGULAR_EXPRESSION "PASS .*ElementData") */
 /* ellwarp_add_test(cardiac_io.gmsh_v22 -check_msh ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_gmsh484_v22_nodedata.msh -check_kind 1 -coord_tol 1e-15 PASS_REGULAR_EXPRESSION "PASS .*NodeData") */
 

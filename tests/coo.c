@@ -13,7 +13,6 @@
    ellwarp_add_test(coo.host_long -mat_ellwarp_backend host -mat_ellwarp_long_row 10)
 */
 #include <petscellwarp.h>
-#include "testutil.h"
 #include <petscellwarp/private/ellwarpkuhn.h>
 
 static PetscInt nchecks;
@@ -123,11 +122,6 @@ int main(int argc, char **argv)
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-device_values", &devvals, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_backend", backend, sizeof(backend), NULL));
-  if (strcmp(backend, "host") && !EllwarpTestHaveDevice()) {
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "skipped: no CUDA device\n"));
-    PetscCall(PetscFinalize());
-    return 77;
-  }
   nv = (N + 1) * (N + 1) * (N + 1);
   PetscCall(TetCOO(N, &n, &ci, &cj));
   PetscCall(PetscMalloc1(n, &v));

@@ -11,13 +11,12 @@ static const char help[] = "MATSEQELLWARP with more padded slots than a 32-bit i
 
 /* ellwarp_add_test(huge.small -rows 100000)
    ellwarp_add_test(huge.small_k2 -rows 20000 -short 200 -long 330 -mat_ellwarp_kernel k2 -mat_ellwarp_sort_window 128)
-   ellwarp_add_test(huge.gpu_small -gpu -rows 100000 GPU)
-   ellwarp_add_test(huge.gpu -gpu -rows 55000000 -require_big GPU TIMEOUT 900 LABELS huge)
+   ellwarp_add_test(huge.gpu_small -rows 100000 GPU)
+   ellwarp_add_test(huge.gpu -rows 55000000 -require_big GPU TIMEOUT 900 LABELS huge)
    The host backend at that size needs ~75 GB of host memory: labelled GPU too, so it runs only on the GPU host.
-   ellwarp_add_test(huge.host_big -gpu -rows 55000000 -require_big -mat_ellwarp_backend host GPU TIMEOUT 900 LABELS huge) */
+   ellwarp_add_test(huge.host_big -rows 55000000 -require_big -mat_ellwarp_backend host GPU TIMEOUT 900 LABELS huge) */
 
 #include <petscellwarp.h>
-#include "testutil.h"
 
 /* row i's columns: a band of len(i) entries around i, shifted to stay inside [0, m) */
 static inline PetscInt RowLen(PetscInt i, PetscInt m, PetscInt ls, PetscInt ll)
@@ -52,8 +51,6 @@ int main(int argc, char **argv)
   MatEllwarpInfo info;
   PetscInt       bad = 0;
 
-  for (int k = 1; k < argc; k++)
-    if (!strcmp(argv[k], "-gpu")) EllwarpTestRequireDevice();
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-rows", &m, NULL));

@@ -33,7 +33,6 @@
    ellwarp_add_test(matops.cuda_variant_long -backend cuda -kernel auto -mat_ellwarp_long_row 100 -mat_ellwarp_long_block_size 512 -mat_ellwarp_long_unroll 4 -mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_unroll 8 GPU)
 */
 #include <petscellwarp.h>
-#include "testutil.h"
 #include <petscellwarp/private/ellwarpkuhn.h>
 #include "stenciltestutil.h"
 #if defined(ELLWARP_HAVE_CUDA)
@@ -680,11 +679,6 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-diag_variant", &diagvar, NULL));
   backend = !strcmp(b, "cuda") ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
   kernel  = !strcmp(k, "k1") ? MAT_ELLWARP_KERNEL_K1 : (!strcmp(k, "k2") ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_AUTO);
-  if (backend == MAT_ELLWARP_BACKEND_CUDA && !EllwarpTestHaveDevice()) {
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "skipped: no CUDA device\n"));
-    PetscCall(PetscFinalize());
-    return 77;
-  }
   if (sortwindow) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_sort_window", "64"));
   if (blocksize) {
     char s[16];

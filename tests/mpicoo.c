@@ -8,12 +8,11 @@
    ellwarp_add_test(mpicoo.np3_fe_uneven NPROCS 3 -matrix fe -uneven -mat_ellwarp_backend host)
    ellwarp_add_test(mpicoo.np4_empty NPROCS 4 -empty_rank 1 -mat_ellwarp_backend host)
    ellwarp_add_test(mpicoo.np4_fe_empty NPROCS 4 -matrix fe -empty_rank 3 -uneven -mat_ellwarp_backend host)
-   ellwarp_add_test(mpicoo.cuda_np2 GPU TIMEOUT 120 NPROCS 2 -gpu -uneven)
-   ellwarp_add_test(mpicoo.cuda_np2_device_values GPU TIMEOUT 120 NPROCS 2 -gpu -matrix fe -device_values)
-   ellwarp_add_test(mpicoo.cuda_np1_device_values GPU TIMEOUT 120 -gpu -type mpiaijellwarp -device_values)
+   ellwarp_add_test(mpicoo.cuda_np2 GPU TIMEOUT 120 NPROCS 2 -uneven)
+   ellwarp_add_test(mpicoo.cuda_np2_device_values GPU TIMEOUT 120 NPROCS 2 -matrix fe -device_values)
+   ellwarp_add_test(mpicoo.cuda_np1_device_values GPU TIMEOUT 120 -type mpiaijellwarp -device_values)
 */
 #include <string.h>
-#include "testutil.h"
 #include "mpitestutil.h"
 #include <../src/mat/impls/aij/mpi/mpiaij.h>
 
@@ -204,8 +203,6 @@ int main(int argc, char **argv)
   MPI_Comm    comm;
   PetscMPIInt size;
 
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "-gpu")) EllwarpTestRequireDevice();
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscEllwarpInitializePackage());
   comm = PETSC_COMM_WORLD;

@@ -19,7 +19,6 @@
    (-gpu: the test needs a device and checks that the blocks use the cuda backend)
 */
 #include <string.h>
-#include "testutil.h"
 #include "mpitestutil.h"
 #include <petscksp.h>
 #include <../src/mat/impls/aij/mpi/mpiaij.h>
@@ -214,8 +213,6 @@ int main(int argc, char **argv)
   MPI_Comm    comm;
   PetscMPIInt size;
 
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "-gpu")) EllwarpTestRequireDevice();
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscEllwarpInitializePackage());
   comm = PETSC_COMM_WORLD;

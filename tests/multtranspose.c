@@ -13,7 +13,6 @@
    ellwarp_add_test(multtranspose.cuda_shift -m 300 -n 300 -shift_first GPU)
 */
 #include <petscellwarp.h>
-#include "testutil.h"
 
 static PetscErrorCode Check(Vec v, const PetscScalar *ref, PetscInt n, const char *what, PetscInt *nfail)
 {
@@ -52,17 +51,6 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &m, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-shift_first", &shiftfirst, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
-  {
-    char      b[16] = "";
-    PetscBool host;
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_backend", b, sizeof(b), NULL));
-    host = (PetscBool)!strcmp(b, "host");
-    if (!EllwarpTestHaveDevice() && (peer[0] || !host)) {
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "skipped: no CUDA device\n"));
-      PetscCall(PetscFinalize());
-      return 77;
-    }
-  }
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
   PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));
   PetscCall(PetscRandomSetFromOptions(r));

@@ -11,9 +11,8 @@
 #   --lib PATH        libpetscellwarp.so (loaded with -dll_append; the tutorials are not linked with it)
 #   --mat-opt OPT     option selecting the matrix type: -mat_type (default) or -dm_mat_type
 #   --vec-opt OPT     option selecting the vector type for --gpu: -vec_type (default) or -dm_vec_type
-#   --gpu             CUDA backend: both runs get VECOPT cuda, the ellwarp run no backend option.  Without a
-#                     device (ELLWARP_HAVE_DEVICE=0, or unset and no working nvidia-smi) prints
-#                     "skipped: no CUDA device" and exits 77 (CTest: skipped, see tests/CMakeLists.txt).
+#   --gpu             CUDA backend: both runs get VECOPT cuda, the ellwarp run no backend option.  Whether
+#                     there is a device is decided before this script runs (tests/support/run_expect.sh --gpu).
 #   --short           compare residual norms the way PETSc's former -ksp_monitor_short/-snes_monitor_short
 #                     printed them (deprecated in 3.26, now the same as -ksp_monitor): every number printed
 #                     with 8 or more significant digits (the monitors' %14.12e) is rewritten by the rule of
@@ -29,8 +28,9 @@
 #   --expect-type T   the ELLWARP run must have assembled a matrix of type T (e.g. mpiaijellwarp under mpiexec -n 2)
 #
 # Besides the output, the ellwarp run must have assembled a seqaijellwarp/mpiaijellwarp matrix (checked in the
-# -mat_view file), so a type option that never reaches the matrix fails instead of comparing AIJ with AIJ.
-# Exit status: 0 same output, 1 different output or a failed run, 2 usage, 77 skipped (--gpu, no device).
+# -mat_view file), so a type option that never reaches the matrix fails instead of comparing AIJ with AIJ, and
+# neither run may leave options unread (PETSc's -options_left warning, as in tests/support/run_expect.sh).
+# Exit status: 0 same output, 1 different output or a failed run, 2 usage.
 set -uo pipefail
 
 lib="" matopt=-mat_type vecopt=-vec_type gpu=0 short=0 match="" launcher="" testargs="" keep="" expect=""
@@ -54,17 +54,6 @@ done
 [ $# -ge 1 ] || { echo "usage: compare.sh [options] EXE [ARGS...]" >&2; exit 2; }
 [ -n "$lib" ] || { echo "compare.sh: --lib is required" >&2; exit 2; }
 exe=$1; shift
-
-if [ "$gpu" = 1 ]; then
-  have=${ELLWARP_HAVE_DEVICE:-}
-  if [ -z "$have" ]; then
-    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then have=1; else have=0; fi
-  fi
-  if [ "$have" != 1 ]; then
-    echo "skipped: no CUDA device"
-    exit 77
-  fi
-fi
 
 if [ -n "$keep" ]; then
   dir=$keep; mkdir -p "$dir"
@@ -155,6 +144,10 @@ drop_ellwarp_unused() { # FILE -> stdout
     print @o;' "$1"
 }
 drop_ellwarp_unused "$dir/aij.txt" > "$dir/aij.filtered"
+for f in aij.filtered ellwarp.txt; do
+  ! grep -q "WARNING! There are options you set that were not used" "$dir/$f" ||
+    fail "the ${f%%.*} run left options unread (listed in its output: misspelled or dead options)"
+done
 normalize "$dir/aij.filtered" > "$dir/aij.cmp"
 normalize "$dir/ellwarp.txt" > "$dir/ellwarp.cmp"
 [ -s "$dir/aij.cmp" ] || fail "nothing to compare (empty output${match:+ after --match})"

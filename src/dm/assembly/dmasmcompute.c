@@ -427,9 +427,20 @@ static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, c
 }
 
 /*@
-  DMAssemblyComputeResidual - F = assembled element residuals at U (global vectors of the DM)
+  DMAssemblyComputeResidual - Assembles the global residual F from the element residuals at U
+
+  Collective
+
+  Input Parameters:
++ as - the assembler
+- U  - the solution, a global vector of the assembler's `DM`
+
+  Output Parameter:
+. F - the residual, a global vector of the `DM` (overwritten)
 
   Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblyComputeJacobian()`, `DMAssemblySetSNES()`, `DMAssemblySetElementKernels()`
 @*/
 PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
 {
@@ -497,11 +508,25 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
 }
 
 /*@
-  DMAssemblyComputeJacobian - J = assembled element Jacobians at U; J from `DMCreateMatrix()` (or any matrix
-  whose pattern contains the element pattern) of type seqellwarp, seqaijcusparse or seqaij.  The first call
-  for a pattern (or ELLWARP layout) builds the packed plan for J's storage order; later calls only assemble.
+  DMAssemblyComputeJacobian - Assembles the Jacobian J from the element Jacobians at U, written straight into
+  J's own storage
+
+  Collective
+
+  Input Parameters:
++ as - the assembler
+- U  - the solution, a global vector of the assembler's `DM` (not read if `DMAssemblySetJacobianUsesState()` said so)
+
+  Output Parameter:
+. J - the matrix (overwritten): from `DMCreateMatrix()`, or any matrix whose pattern contains the element pattern,
+      of type `MATELLWARP`, `MATAIJCUSPARSE` or `MATAIJ` (sequential or MPI)
 
   Level: beginner
+
+  Note:
+  The first call for a pattern (or ELLWARP layout) builds the plan for J's storage order; later calls only assemble.
+
+.seealso: `DMAssembly`, `DMAssemblyComputeResidual()`, `DMAssemblySetSNES()`, `MATELLWARP`
 @*/
 PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
 {

@@ -270,6 +270,8 @@ static PetscErrorCode HOJacobian(PetscMemType mtype, PetscInt e0, PetscInt nelem
   P1..P5 (any order) triangles and tetrahedra (affine), Q1 quadrilaterals and hexahedra:
   ke = alpha * int grad(phi_a) . D grad(phi_b) + beta * int phi_a phi_b, fe = ke ue - source * int phi_a
 
+  Logically Collective
+
   Input Parameters:
 + as     - the assembler (its DM's field gives the element)
 . alpha  - diffusion coefficient

@@ -122,6 +122,8 @@ static PetscErrorCode P1Jacobian(PetscMemType mtype, PetscInt e0, PetscInt nelem
   DMAssemblyP1DiffusionMassKernels - the built-in P1 element kernels (triangles and tetrahedra):
   ke = alpha * int grad(phi_a) . D_e grad(phi_b) + beta * int phi_a phi_b, fe = ke ue - source * |T| / (dim+1)
 
+  Logically Collective
+
   Input Parameters:
 + as     - the assembler (its DM gives the dimension and the number of elements)
 . alpha  - diffusion coefficient
@@ -133,6 +135,8 @@ static PetscErrorCode P1Jacobian(PetscMemType mtype, PetscInt e0, PetscInt nelem
 . k - the kernels, to pass to `DMAssemblySetElementKernels()`; their context belongs to `as`
 
   Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblySetElementKernels()`, `DMAssemblyLagrangeKernels()`
 @*/
 PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly as, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal D[], DMAssemblyElementKernels *k)
 {

@@ -24,10 +24,18 @@ static PetscErrorCode SNESJacobian_DMAssembly(SNES snes, Vec U, Mat J, Mat P, vo
 }
 
 /*@
-  DMAssemblySetSNES - makes `SNESSolve()` compute residual and Jacobian through the assembler; the SNES gets
-  the assembler's DM (matrices from `DMCreateMatrix()`, i.e. -dm_mat_type, vectors from -dm_vec_type)
+  DMAssemblySetSNES - Makes `SNESSolve()` compute residuals and Jacobians through the assembler
+
+  Collective
+
+  Input Parameters:
++ as   - the assembler
+- snes - the solver; it gets the assembler's `DM` (matrices from `DMCreateMatrix()`, i.e. `-dm_mat_type`, vectors
+         from `-dm_vec_type`)
 
   Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblyComputeResidual()`, `DMAssemblyComputeJacobian()`, `SNESSetFunction()`, `SNESSetJacobian()`
 @*/
 PetscErrorCode DMAssemblySetSNES(DMAssembly as, SNES snes)
 {

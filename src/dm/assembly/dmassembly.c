@@ -17,10 +17,16 @@ static PetscErrorCode DMAssemblyFinalizePackage(void)
 }
 
 /*@C
-  DMAssemblyInitializePackage - registers the `DMAssembly` class and its log events (called by
-  `PetscEllwarpInitializePackage()` and by `DMAssemblyCreate()`)
+  DMAssemblyInitializePackage - Registers the `DMAssembly` class and its log events
+
+  Not Collective
 
   Level: developer
+
+  Note:
+  Called by `PetscEllwarpInitializePackage()` and by `DMAssemblyCreate()`; calling it again does nothing.
+
+.seealso: `DMAssembly`, `DMAssemblyCreate()`, `PetscEllwarpInitializePackage()`
 @*/
 PetscErrorCode DMAssemblyInitializePackage(void)
 {
@@ -38,16 +44,25 @@ PetscErrorCode DMAssemblyInitializePackage(void)
 }
 
 /*@
-  DMAssemblyCreate - creates the GPU finite-element assembler of a `DMPLEX` with one scalar P1 `PetscFE`
-  field on tetrahedra or triangles
+  DMAssemblyCreate - Creates the finite-element assembler of a `DMPLEX` with one scalar Lagrange `PetscFE`
+  field: it computes residuals and Jacobians on the GPU (or on the host) and writes the Jacobian straight
+  into the target matrix's own storage
+
+  Collective
 
   Input Parameter:
 . dm - the mesh with its discretization (`DMCreateDS()` done)
 
   Output Parameter:
-. as - the assembler (type `DMASSEMBLYGLOBALNZ` by default)
+. as - the assembler, of type `DMASSEMBLYGLOBALNZ`
 
   Level: beginner
+
+  Note:
+  Then `DMAssemblySetElementKernels()`, optionally `DMAssemblySetType()`/`DMAssemblySetFromOptions()`,
+  `DMAssemblySetUp()`, and `DMAssemblyComputeResidual()`/`DMAssemblyComputeJacobian()` or `DMAssemblySetSNES()`.
+
+.seealso: `DMAssembly`, `DMAssemblyDestroy()`, `DMAssemblySetType()`, `DMAssemblySetElementKernels()`, `DMAssemblySetUp()`
 @*/
 PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
 {
@@ -85,10 +100,22 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
 }
 
 /*@
-  DMAssemblySetType - chooses the assembly method: `DMASSEMBLYGLOBALNZ` (default), `DMASSEMBLYATOMIC`,
-  `DMASSEMBLYCOLOR`, `DMASSEMBLYHOST`
+  DMAssemblySetType - Chooses the assembly method
+
+  Logically Collective
+
+  Input Parameters:
++ as   - the assembler
+- type - `DMASSEMBLYGLOBALNZ` (default: element matrices in memory, reduced by nonzero), `DMASSEMBLYSHAREDNZ`,
+         `DMASSEMBLYLOCALNZ`, `DMASSEMBLYLOCALROW`, `DMASSEMBLYATOMIC`, `DMASSEMBLYCOLOR` or `DMASSEMBLYHOST` (the
+         plain-C reference)
+
+  Options Database Key:
+. -dm_assembly_type <type> - the method
 
   Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblyGetType()`, `DMAssemblySetFromOptions()`, `DMAssemblyCreate()`
 @*/
 PetscErrorCode DMAssemblySetType(DMAssembly as, DMAssemblyType type)
 {
@@ -108,6 +135,21 @@ PetscErrorCode DMAssemblySetType(DMAssembly as, DMAssemblyType type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+  DMAssemblyGetType - Gets the assembly method
+
+  Not Collective
+
+  Input Parameter:
+. as - the assembler
+
+  Output Parameter:
+. type - the method, e.g. `DMASSEMBLYGLOBALNZ`
+
+  Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblySetType()`
+@*/
 PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
 {
   PetscFunctionBegin;
@@ -117,12 +159,23 @@ PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
 }
 
 /*@
-  DMAssemblySetFromOptions - reads `-dm_assembly_type <globalnz,atomic,color,host>`,
-  `-dm_assembly_nz_per_thread <n>` (targets per thread of a reduction block, default 4) and
-  `-dm_assembly_view` (view at set-up), `-dm_assembly_fuse` (atomic/color with the built-in kernels compute the element
-  inside the scatter, default true), `-dm_assembly_index64` (64-bit plan entries even where 32 bits fit; testing)
+  DMAssemblySetFromOptions - Sets the assembler's method and parameters from the options database
+
+  Collective
+
+  Input Parameter:
+. as - the assembler
+
+  Options Database Keys:
++ -dm_assembly_type <globalnz,sharednz,localnz,localrow,atomic,color,host> - the method
+. -dm_assembly_nz_per_thread <n> - targets per thread of a reduction block (default 4)
+. -dm_assembly_fuse <bool>       - atomic/color with the built-in kernels compute the element inside the scatter (default true)
+. -dm_assembly_index64 <bool>    - 64-bit plan entries even where 32 bits fit (testing)
+- -dm_assembly_view              - view the assembler at set-up
 
   Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblySetType()`, `DMAssemblyView()`
 @*/
 PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
 {
@@ -173,6 +226,25 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  DMAssemblySetElementKernels - Gives the assembler the element residual and Jacobian callbacks
+
+  Logically Collective
+
+  Input Parameters:
++ as - the assembler
+- k  - the batched element kernels (copied): nodes per element, residual and Jacobian functions, their context
+
+  Level: beginner
+
+  Note:
+  The callbacks are batched: each call computes `nelem` elements whose inputs the assembler gathered in
+  entry-major arrays (`array[k*nelem + e]`), on the device (`PETSC_MEMTYPE_DEVICE`: launch a CUDA kernel) or on
+  the host; see `DMAssemblyElementKernels`.  `DMAssemblyP1DiffusionMassKernels()` and `DMAssemblyLagrangeKernels()`
+  make built-in ones.
+
+.seealso: `DMAssembly`, `DMAssemblyElementKernels`, `DMAssemblyP1DiffusionMassKernels()`, `DMAssemblyLagrangeKernels()`, `DMAssemblySetUp()`
+@*/
 PetscErrorCode DMAssemblySetElementKernels(DMAssembly as, const DMAssemblyElementKernels *k)
 {
   PetscFunctionBegin;
@@ -184,11 +256,21 @@ PetscErrorCode DMAssemblySetElementKernels(DMAssembly as, const DMAssemblyElemen
 }
 
 /*@
-  DMAssemblySetFuse - with the built-in kernels (`DMAssemblyP1DiffusionMassKernels()`), the atomic and color
-  methods compute each element inside their scatter kernel (no element data in memory); `PETSC_FALSE` runs
-  them through the element buffers like user kernels.  Default `PETSC_TRUE`.
+  DMAssemblySetFuse - With the built-in kernels, makes the atomic and color methods compute each element inside
+  their scatter kernel (no element data in memory)
+
+  Logically Collective
+
+  Input Parameters:
++ as  - the assembler
+- flg - `PETSC_TRUE` (default) to fuse; `PETSC_FALSE` runs them through the element buffers like user kernels
+
+  Options Database Key:
+. -dm_assembly_fuse <bool> - the same
 
   Level: intermediate
+
+.seealso: `DMAssembly`, `DMAssemblyP1DiffusionMassKernels()`, `DMAssemblySetType()`
 @*/
 PetscErrorCode DMAssemblySetFuse(DMAssembly as, PetscBool flg)
 {
@@ -199,11 +281,21 @@ PetscErrorCode DMAssemblySetFuse(DMAssembly as, PetscBool flg)
 }
 
 /*@
-  DMAssemblySetJacobianUsesState - declares whether the Jacobian element kernel reads the nodal values ue
-  (and ae); with `PETSC_FALSE` (a linear problem) nothing is gathered before it and it receives ue = ae = NULL.
-  Default `PETSC_TRUE`; the built-in kernels of `DMAssemblyP1DiffusionMassKernels()` set `PETSC_FALSE`.
+  DMAssemblySetJacobianUsesState - Declares whether the Jacobian element kernel reads the nodal values `ue` (and `ae`)
+
+  Logically Collective
+
+  Input Parameters:
++ as  - the assembler
+- flg - `PETSC_TRUE` (default); `PETSC_FALSE` for a linear problem: nothing is gathered before the Jacobian
+        kernel, which receives `ue` = `ae` = `NULL`
 
   Level: intermediate
+
+  Note:
+  The built-in kernels (`DMAssemblyP1DiffusionMassKernels()`, `DMAssemblyLagrangeKernels()`) set `PETSC_FALSE`.
+
+.seealso: `DMAssembly`, `DMAssemblySetElementKernels()`, `DMAssemblyComputeJacobian()`
 @*/
 PetscErrorCode DMAssemblySetJacobianUsesState(DMAssembly as, PetscBool flg)
 {
@@ -213,6 +305,19 @@ PetscErrorCode DMAssemblySetJacobianUsesState(DMAssembly as, PetscBool flg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+  DMAssemblySetAuxiliaryVec - Sets a nodal field the element kernels receive as `ae`, gathered like the solution
+
+  Logically Collective
+
+  Input Parameters:
++ as - the assembler
+- A  - a global vector of the assembler's `DM` (referenced), or `NULL` for none
+
+  Level: intermediate
+
+.seealso: `DMAssembly`, `DMAssemblySetElementKernels()`, `DMAssemblyElementKernels`
+@*/
 PetscErrorCode DMAssemblySetAuxiliaryVec(DMAssembly as, Vec A)
 {
   PetscFunctionBegin;
@@ -244,10 +349,21 @@ static PetscErrorCode ChooseMemType(DMAssembly as)
 }
 
 /*@
-  DMAssemblySetUp - builds, once per mesh, the element -> dof map, the pattern, the residual's packed
-  reduction plan and the element colouring, and allocates the element buffers where the method runs
+  DMAssemblySetUp - Builds, once per mesh, the element -> dof map, the pattern, the residual's reduction plan
+  and the element colouring, and allocates the element buffers where the method runs
+
+  Collective
+
+  Input Parameter:
+. as - the assembler, with its element kernels set
 
   Level: beginner
+
+  Note:
+  The Jacobian plan depends on the target matrix's storage and is built at the first `DMAssemblyComputeJacobian()`
+  into it.  Called by the first compute if not called before.
+
+.seealso: `DMAssembly`, `DMAssemblySetElementKernels()`, `DMAssemblyComputeJacobian()`, `DMAssemblyView()`
 @*/
 PetscErrorCode DMAssemblySetUp(DMAssembly as)
 {
@@ -323,6 +439,21 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+  DMAssemblyGetMemType - Gets where the assembler's gather, element callbacks and reductions run
+
+  Not Collective
+
+  Input Parameter:
+. as - the assembler
+
+  Output Parameter:
+. mtype - `PETSC_MEMTYPE_DEVICE` or `PETSC_MEMTYPE_HOST` (the `DMASSEMBLYHOST` method, or no usable CUDA device)
+
+  Level: intermediate
+
+.seealso: `DMAssembly`, `DMAssemblySetType()`, `DMAssemblyElementKernels`
+@*/
 PetscErrorCode DMAssemblyGetMemType(DMAssembly as, PetscMemType *mtype)
 {
   PetscFunctionBegin;
@@ -332,6 +463,21 @@ PetscErrorCode DMAssemblyGetMemType(DMAssembly as, PetscMemType *mtype)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+  DMAssemblyGetInfo - Gets the assembler's sizes and plan statistics
+
+  Not Collective
+
+  Input Parameter:
+. as - the assembler
+
+  Output Parameter:
+. info - elements, nodes per element, dofs, pattern nonzeros, plan entries, assemblies so far (`DMAssemblyInfo`)
+
+  Level: developer
+
+.seealso: `DMAssembly`, `DMAssemblyInfo`, `DMAssemblyView()`
+@*/
 PetscErrorCode DMAssemblyGetInfo(DMAssembly as, DMAssemblyInfo *info)
 {
   PetscFunctionBegin;
@@ -359,6 +505,23 @@ PetscErrorCode DMAssemblyGetInfo(DMAssembly as, DMAssemblyInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  DMAssemblyGetElementDofs - Gets the element -> global dof map the assembler built at set-up
+
+  Not Collective
+
+  Input Parameter:
+. as - the assembler, set up
+
+  Output Parameters:
++ nelem - number of elements (or `NULL`)
+. nen   - nodes per element (or `NULL`)
+- edof  - the map, entry-major `edof[a*nelem + e]`, host memory owned by `as` (or `NULL`)
+
+  Level: developer
+
+.seealso: `DMAssembly`, `DMAssemblySetUp()`, `DMAssemblyGetColoring()`
+@*/
 PetscErrorCode DMAssemblyGetElementDofs(DMAssembly as, PetscInt *nelem, PetscInt *nen, const PetscInt **edof)
 {
   PetscFunctionBegin;
@@ -370,6 +533,24 @@ PetscErrorCode DMAssemblyGetElementDofs(DMAssembly as, PetscInt *nelem, PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  DMAssemblyGetColoring - Gets the element colouring the assembler built at set-up (no two elements of a colour
+  share a node)
+
+  Not Collective
+
+  Input Parameter:
+. as - the assembler, set up
+
+  Output Parameters:
++ ncolors - number of colours (or `NULL`)
+. colptr  - colour c holds `colelem[colptr[c] .. colptr[c+1]-1]`, host memory owned by `as` (or `NULL`)
+- colelem - the elements, colour by colour (or `NULL`)
+
+  Level: developer
+
+.seealso: `DMAssembly`, `DMAssemblySetUp()`, `DMAssemblyGetElementDofs()`, `DMASSEMBLYCOLOR`
+@*/
 PetscErrorCode DMAssemblyGetColoring(DMAssembly as, PetscInt *ncolors, const PetscInt **colptr, const PetscInt **colelem)
 {
   PetscFunctionBegin;
@@ -381,6 +562,21 @@ PetscErrorCode DMAssemblyGetColoring(DMAssembly as, PetscInt *ncolors, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  DMAssemblyGetElementCoordinates - Gets the gathered element vertex coordinates (host copy)
+
+  Not Collective
+
+  Input Parameter:
+. as - the assembler, set up
+
+  Output Parameter:
+. xe - coordinates, entry-major `xe[(a*dim + d)*nelem + e]` for vertex a of element e, owned by `as`
+
+  Level: developer
+
+.seealso: `DMAssembly`, `DMAssemblySetUp()`, `DMAssemblyElementKernels`
+@*/
 PetscErrorCode DMAssemblyGetElementCoordinates(DMAssembly as, const PetscReal **xe)
 {
   PetscFunctionBegin;
@@ -410,9 +606,20 @@ static PetscErrorCode SharedPartitionView(DMAssembly as, const DMAsmSharedPlan *
 }
 
 /*@
-  DMAssemblyView - prints the method, where it runs (and why), the mesh and plan sizes
+  DMAssemblyView - Prints the method, where it runs (and why), the mesh and plan sizes
+
+  Collective
+
+  Input Parameters:
++ as     - the assembler
+- viewer - an ASCII viewer, or `NULL` for `PETSC_VIEWER_STDOUT_` of the assembler's communicator
+
+  Options Database Key:
+. -dm_assembly_view - view at set-up
 
   Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblyGetInfo()`, `DMAssemblySetFromOptions()`
 @*/
 PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
 {
@@ -495,6 +702,18 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+  DMAssemblyDestroy - Destroys an assembler: its plans, element buffers (host and device) and kernel context
+
+  Collective
+
+  Input Parameter:
+. as - the assembler (set to `NULL`)
+
+  Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblyCreate()`
+@*/
 PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
 {
   DMAssembly a;
@@ -553,12 +772,22 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
 }
 
 /*@
-  DMAssemblySetPhaseTiming - records CUDA events at the phase boundaries of every device assembly (start,
-  after the gather, after the element kernel, after the reduction/scatter); no host synchronization.
-  `DMAssemblyGetPhaseTimes()` reads them.  Fused methods (atomic/color with built-in kernels, localrow,
-  sharednz) have no separate gather or element phase: their whole time is in the third.
+  DMAssemblySetPhaseTiming - Records CUDA events at the phase boundaries of every device assembly (start, after
+  the gather, after the element kernel, after the reduction/scatter), without host synchronization
+
+  Logically Collective
+
+  Input Parameters:
++ as  - the assembler
+- flg - `PETSC_TRUE` to record
 
   Level: developer
+
+  Note:
+  `DMAssemblyGetPhaseTimes()` reads them.  Fused methods (atomic/color with built-in kernels, localrow, sharednz)
+  have no separate gather or element phase: their whole time is in the third.
+
+.seealso: `DMAssembly`, `DMAssemblyGetPhaseTimes()`
 @*/
 PetscErrorCode DMAssemblySetPhaseTiming(DMAssembly as, PetscBool flg)
 {
@@ -569,10 +798,19 @@ PetscErrorCode DMAssemblySetPhaseTiming(DMAssembly as, PetscBool flg)
 }
 
 /*@
-  DMAssemblyGetPhaseTimes - milliseconds of the last device assembly's phases: gather, element, reduction
-  (zeros on the host or without `DMAssemblySetPhaseTiming()`); waits for the assembly to finish
+  DMAssemblyGetPhaseTimes - Gets the milliseconds of the last device assembly's phases; waits for it to finish
+
+  Not Collective
+
+  Input Parameter:
+. as - the assembler
+
+  Output Parameter:
+. ms - gather, element, reduction (zeros on the host or without `DMAssemblySetPhaseTiming()`)
 
   Level: developer
+
+.seealso: `DMAssembly`, `DMAssemblySetPhaseTiming()`
 @*/
 PetscErrorCode DMAssemblyGetPhaseTimes(DMAssembly as, PetscReal ms[3])
 {

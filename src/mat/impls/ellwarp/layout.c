@@ -24,7 +24,7 @@
    of the whole matrix into the same warps, scatters x and y accesses; a 4096-row window keeps them
    local and, unlike a 256-row one, still groups rows of similar length (few padded slots).  The larger
    block gives the long-row chunks (one block per 2048 entries, latency-bound strided loads) 2x the
-   threads, so they finish under the slices.  (Session 4, H100, with the chunks' loads all in flight: a 1024-row
+   threads, so they finish under the slices.  (H100, with the chunks' loads all in flight: a 1024-row
    window and rows over 256 entries in chunks are 2-5% faster again on both.)  Power-law rule: window ELLWARP_IRREGULAR_WINDOW,
    T = ELLWARP_IRREGULAR_T, ELLWARP_IRREGULAR_BLOCK threads (H100: 1.02 and 1.01 of the best on circuit
    and web; H200, measured at 128 threads only: 1.03 on circuit, web not swept in that window).  The
@@ -896,7 +896,7 @@ void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpT
   if (t->multunroll <= 0) t->multunroll = irregular || uniform ? 8 : 4;
   if (t->coounroll <= 0) t->coounroll = 8; /* H100, coo_bench (384 k tets, ~6 entries per nonzero): 8 in flight 0.0516 ms, 1: 0.0638 ms, AIJCUSPARSE 0.0609 ms */
   if (t->coowalk <= 0) t->coowalk = 1;
-  /* long-row chunks: 8 entries per thread loaded before any is summed (session 4, H100: powerlaw_web 2% faster; the
+  /* long-row chunks: 8 entries per thread loaded before any is summed (H100: powerlaw_web 2% faster; the
      slice kernel's MultKernelV does them so; MultKernel, the FE default, keeps its plain loop) */
   if (t->longunroll <= 0) t->longunroll = 8;
 }

@@ -475,7 +475,7 @@ PETSC_EXTERN PetscErrorCode MatCreate_SeqELLWARP(Mat B)
 
   Level: beginner
 
-.seealso: `MATELLWARP`, `MatCreateSeqAIJ()`
+.seealso: [](ch_matrices), `Mat`, `MATELLWARP`, `MatCreateSeqAIJ()`, `MatEllwarpSetBackend()`
 @*/
 PetscErrorCode MatCreateSeqELLWARP(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
 {
@@ -488,11 +488,25 @@ PetscErrorCode MatCreateSeqELLWARP(MPI_Comm comm, PetscInt m, PetscInt n, PetscI
 }
 
 /*@
-  MatEllwarpSetBackend - Chooses where the layout lives: `MAT_ELLWARP_BACKEND_CUDA` or the host reference.
+  MatEllwarpSetBackend - Chooses where a `MATELLWARP` matrix keeps its layout and runs its kernels: on the
+  CUDA device or in the plain-C host reference of the same layout
 
   Logically Collective
 
+  Input Parameters:
++ A - the matrix, of type `MATSEQELLWARP` or `MATMPIELLWARP`
+- b - `MAT_ELLWARP_BACKEND_CUDA` or `MAT_ELLWARP_BACKEND_HOST`
+
+  Options Database Key:
+. -mat_ellwarp_backend <cuda,host> - the backend (default: cuda when a device is usable, else host)
+
   Level: intermediate
+
+  Note:
+  On `MATMPIELLWARP` the backend applies to both blocks and to the vectors of `MatCreateVecs()`.  With the
+  CUDA backend, `MatMult()` needs device vectors; a host vector is refused with an error.
+
+.seealso: [](ch_matrices), `Mat`, `MATELLWARP`, `MatEllwarpGetBackend()`, `MatEllwarpSetKernel()`
 @*/
 PetscErrorCode MatEllwarpSetBackend(Mat A, MatEllwarpBackend b)
 {
@@ -502,6 +516,21 @@ PetscErrorCode MatEllwarpSetBackend(Mat A, MatEllwarpBackend b)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+  MatEllwarpGetBackend - Gets where a `MATELLWARP` matrix keeps its layout and runs its kernels
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix, of type `MATSEQELLWARP` or `MATMPIELLWARP`
+
+  Output Parameter:
+. b - `MAT_ELLWARP_BACKEND_CUDA` or `MAT_ELLWARP_BACKEND_HOST`
+
+  Level: intermediate
+
+.seealso: [](ch_matrices), `Mat`, `MATELLWARP`, `MatEllwarpSetBackend()`
+@*/
 PetscErrorCode MatEllwarpGetBackend(Mat A, MatEllwarpBackend *b)
 {
   PetscFunctionBegin;
@@ -511,11 +540,27 @@ PetscErrorCode MatEllwarpGetBackend(Mat A, MatEllwarpBackend *b)
 }
 
 /*@
-  MatEllwarpSetKernel - Forces the kernel family and, for K2, the threshold (0: automatic).
+  MatEllwarpSetKernel - Forces the SpMV kernel family of a `MATELLWARP` matrix and, for K2, its threshold
 
   Logically Collective
 
+  Input Parameters:
++ A         - the matrix, of type `MATSEQELLWARP` or `MATMPIELLWARP`
+. k         - `MAT_ELLWARP_KERNEL_K1` (one lane per row), `MAT_ELLWARP_KERNEL_K2` (rows split over 2..32
+              lanes) or `MAT_ELLWARP_KERNEL_AUTO` (chosen from the row-length statistics)
+- threshold - K2: the most entries per lane before a row is split further; 0 for automatic
+
+  Options Database Keys:
++ -mat_ellwarp_kernel <auto,k1,k2> - the kernel family
+- -mat_ellwarp_threshold <n>       - the K2 threshold
+
   Level: intermediate
+
+  Note:
+  The layout depends on the kernel: an assembled matrix is analysed again at once (its values are kept), so
+  anything that cached the old layout (a `DMAssembly` plan, a COO plan) must be rebuilt.
+
+.seealso: [](ch_matrices), `Mat`, `MATELLWARP`, `MatEllwarpGetInfo()`, `MatEllwarpSetBackend()`
 @*/
 PetscErrorCode MatEllwarpSetKernel(Mat A, MatEllwarpKernel k, PetscInt threshold)
 {
@@ -526,11 +571,24 @@ PetscErrorCode MatEllwarpSetKernel(Mat A, MatEllwarpKernel k, PetscInt threshold
 }
 
 /*@
-  MatEllwarpGetInfo - Layout statistics of an assembled `MATELLWARP` matrix.
+  MatEllwarpGetInfo - Gets the layout statistics of an assembled `MATELLWARP` matrix: slices, padding, column
+  compression, the kernel, block size and sort window in use, bytes one `MatMult()` moves
 
   Not Collective
 
+  Input Parameter:
+. A - the assembled matrix, of type `MATSEQELLWARP`
+
+  Output Parameter:
+. info - the statistics (`MatEllwarpInfo`)
+
+  Note:
+  A `MATMPIELLWARP` matrix holds two layouts per rank and refuses the call: ask its blocks
+  (`MatGetDiagonalBlock()`, the off-diagonal block of `MatMPIAIJGetSeqAIJ()`) or view it with `::ascii_info`.
+
   Level: intermediate
+
+.seealso: [](ch_matrices), `Mat`, `MATELLWARP`, `MatEllwarpInfo`, `MatEllwarpSetKernel()`, `MatView()`
 @*/
 PetscErrorCode MatEllwarpGetInfo(Mat A, MatEllwarpInfo *info)
 {
