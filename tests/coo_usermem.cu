@@ -93,12 +93,6 @@ int main(int argc, char **argv)
   char         memory[16] = "cuda", dup[16] = "none";
   PetscBool    hostonly;
 
-  { /* the host-backend cases (-memory host -mat_ellwarp_backend host) run without a device */
-    PetscBool hostbackend = PETSC_FALSE;
-    for (int a = 1; a + 1 < argc; a++)
-      if (!strcmp(argv[a], "-mat_ellwarp_backend") && !strcmp(argv[a + 1], "host")) hostbackend = PETSC_TRUE;
-    if (!hostbackend) EllwarpTestRequireDevice();
-  }
   PetscCall(PetscInitialize(&argc, &argv, NULL, "MatSetValuesCOO with values in user memory of every kind"));
   PetscCall(PetscEllwarpInitializePackage());
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
