@@ -1,0 +1,371 @@
+/* The Mat operations PETSc's preconditioners and solvers reach (PCASM/PCBJACOBI, PCFIELDSPLIT, PCGAMG, PCMG,
+   I/O), on MATELLWARP whose values were last set on the device (or the host backend's layout), each against the
+   same operation on MATAIJ with the same values.
+
+   Why: MATELLWARP is an AIJ subtype, so these operations are SeqAIJ's/MPIAIJ's, which read and write the host
+   arrays.  After MatSetValuesCOO() with device values the host copy is stale; every operation must see the
+   current values (and a MAT_REUSE_MATRIX result must not keep old ones).  Each step changes the values (COO
+   with another scale) before the operation runs again with MAT_REUSE_MATRIX.
+
+   ellwarp_add_test(dropin_ops.host -mat_ellwarp_backend host)
+   ellwarp_add_test(dropin_ops.np2_host NPROCS 2 -mat_ellwarp_backend host)
+   ellwarp_add_test(dropin_ops.cuda GPU -device_values)
+   ellwarp_add_test(dropin_ops.np2_cuda GPU NPROCS 2 TIMEOUT 120 -device_values)
+*/
+#include <petscellwarp.h>
+#include <petscviewer.h>
+
+static PetscInt nchecks;
+
+/* A (any type) equals B (any type) to rounding */
+static PetscErrorCode Same(Mat A, Mat B, const char *what)
+{
+  Mat       C, D;
+  PetscReal nrm, nb;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &C));
+  PetscCall(MatConvert(B, MATAIJ, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatAXPY(C, -1.0, D, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(C, NORM_FROBENIUS, &nrm));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &nb));
+  PetscCheck(nrm <= 1e-13 * PetscMax(nb, 1.0), PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "%s: MATELLWARP result differs from MATAIJ's by %g (relative)", what, (double)(nrm / PetscMax(nb, 1.0)));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&D));
+  nchecks++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SameVec(Vec x, Vec y, const char *what)
+{
+  Vec       d;
+  PetscReal nrm, ny;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(y, &d));
+  PetscCall(VecCopy(x, d));
+  PetscCall(VecAXPY(d, -1.0, y));
+  PetscCall(VecNorm(d, NORM_INFINITY, &nrm));
+  PetscCall(VecNorm(y, NORM_INFINITY, &ny));
+  PetscCheck(nrm <= 1e-13 * PetscMax(ny, 1.0), PetscObjectComm((PetscObject)x), PETSC_ERR_PLIB, "%s: MATELLWARP result differs from MATAIJ's by %g", what, (double)nrm);
+  PetscCall(VecDestroy(&d));
+  nchecks++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a 2-D 5-point operator with unsymmetric values (so transposes are checked), as COO of the local rows, plus
+   an off-process entry per rank; values v = scale * f(i, j) */
+typedef struct {
+  PetscInt     n, ncoo;
+  PetscInt    *ci, *cj;
+  PetscScalar *cv;
+} Problem;
+
+static PetscErrorCode ProblemCreate(MPI_Comm comm, PetscInt nx, Mat proto, Problem *p)
+{
+  PetscInt rs, re, k = 0;
+
+  PetscFunctionBegin;
+  p->n = nx * nx;
+  PetscCall(MatGetOwnershipRange(proto, &rs, &re));
+  PetscCall(PetscMalloc3(5 * (re - rs) + 1, &p->ci, 5 * (re - rs) + 1, &p->cj, 5 * (re - rs) + 1, &p->cv));
+  for (PetscInt r = rs; r < re; r++) {
+    PetscInt i = r % nx, j = r / nx, nb[5] = {r, i > 0 ? r - 1 : -1, i < nx - 1 ? r + 1 : -1, j > 0 ? r - nx : -1, j < nx - 1 ? r + nx : -1};
+    for (PetscInt q = 0; q < 5; q++)
+      if (nb[q] >= 0) {
+        p->ci[k] = r;
+        p->cj[k] = nb[q];
+        k++;
+      }
+  }
+  /* an entry of a row another rank owns (the last row of the previous rank, its diagonal) */
+  if (rs > 0) {
+    p->ci[k] = rs - 1;
+    p->cj[k] = rs - 1;
+    k++;
+  }
+  p->ncoo = k;
+  (void)comm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void Values(Problem *p, PetscReal scale)
+{
+  for (PetscInt k = 0; k < p->ncoo; k++) p->cv[k] = scale * (p->ci[k] == p->cj[k] ? 4.0 + 0.01 * (PetscReal)(p->ci[k] % 7) : -1.0 - 0.1 * (PetscReal)((p->ci[k] + 2 * p->cj[k]) % 5));
+}
+
+/* set the same values in both: AIJ through COO from the host, ELLWARP from device memory when asked */
+static PetscErrorCode SetValues(Problem *p, PetscReal scale, Mat ref, Mat A, PetscBool device)
+{
+  PetscFunctionBegin;
+  Values(p, scale);
+  PetscCall(MatSetValuesCOO(ref, p->cv, INSERT_VALUES));
+  if (device) {
+#if defined(PETSC_HAVE_CUDA)
+    Vec          v;
+    PetscScalar *a, *d;
+
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, p->ncoo, &v));
+    PetscCall(VecGetArrayWrite(v, &a));
+    PetscCall(PetscArraycpy(a, p->cv, p->ncoo));
+    PetscCall(VecRestoreArrayWrite(v, &a));
+    PetscCall(VecCUDAGetArray(v, &d));
+    PetscCall(MatSetValuesCOO(A, d, INSERT_VALUES));
+    PetscCall(VecCUDARestoreArray(v, &d));
+    PetscCall(VecDestroy(&v));
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-device_values needs PETSc with CUDA");
+#endif
+  } else PetscCall(MatSetValuesCOO(A, p->cv, INSERT_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Comm    comm;
+  PetscInt    nx = 12, rs, re;
+  PetscBool   device = PETSC_FALSE;
+  Mat         ref, A;
+  Problem     p;
+  PetscMPIInt size;
+  char        file[PETSC_MAX_PATH_LEN];
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, "MATELLWARP in the Mat operations of PETSc's solvers, against MATAIJ"));
+  PetscCall(PetscEllwarpInitializePackage());
+  comm = PETSC_COMM_WORLD;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscOptionsBegin(comm, NULL, "dropin_ops options", NULL);
+  PetscCall(PetscOptionsInt("-nx", "grid points a side", NULL, nx, &nx, NULL));
+  PetscCall(PetscOptionsBool("-device_values", "set MATELLWARP's values from device memory", NULL, device, &device, NULL));
+  PetscOptionsEnd();
+
+  PetscCall(MatCreate(comm, &ref));
+  PetscCall(MatSetSizes(ref, PETSC_DECIDE, PETSC_DECIDE, nx * nx, nx * nx));
+  PetscCall(MatSetType(ref, MATAIJ));
+  PetscCall(MatSetUp(ref));
+  PetscCall(ProblemCreate(comm, nx, ref, &p));
+  { /* MatSetPreallocationCOO() may modify the index arrays it is given: each matrix gets its own copy */
+    PetscInt *i2, *j2;
+    PetscCall(PetscMalloc2(p.ncoo, &i2, p.ncoo, &j2));
+    PetscCall(PetscArraycpy(i2, p.ci, p.ncoo));
+    PetscCall(PetscArraycpy(j2, p.cj, p.ncoo));
+    PetscCall(MatSetPreallocationCOO(ref, p.ncoo, i2, j2));
+    PetscCall(PetscFree2(i2, j2));
+  }
+  PetscCall(MatCreate(comm, &A));
+  PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, nx * nx, nx * nx));
+  PetscCall(MatSetType(A, MATELLWARP));
+  PetscCall(MatSetFromOptions(A));
+  {
+    PetscInt *i2, *j2;
+    PetscCall(PetscMalloc2(p.ncoo, &i2, p.ncoo, &j2));
+    PetscCall(PetscArraycpy(i2, p.ci, p.ncoo));
+    PetscCall(PetscArraycpy(j2, p.cj, p.ncoo));
+    PetscCall(MatSetPreallocationCOO(A, p.ncoo, i2, j2));
+    PetscCall(PetscFree2(i2, j2));
+  }
+  PetscCall(SetValues(&p, 1.0, ref, A, device));
+  PetscCall(Same(A, ref, "COO values"));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+
+  { /* MatCreateSubMatrices (PCASM), initial and reuse, and MatIncreaseOverlap */
+    IS   is[2], isref[2];
+    Mat *sa, *sr;
+
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, (re - rs) / 2 + 1, rs, 1, &is[0]));
+    PetscCall(ISDuplicate(is[0], &isref[0]));
+    PetscCall(MatIncreaseOverlap(A, 1, is, 1));
+    PetscCall(MatIncreaseOverlap(ref, 1, isref, 1));
+    PetscCall(ISSort(is[0]));
+    PetscCall(ISSort(isref[0]));
+    {
+      PetscBool eq;
+      PetscCall(ISEqual(is[0], isref[0], &eq));
+      PetscCheck(eq, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatIncreaseOverlap: MATELLWARP's overlap differs from MATAIJ's");
+      nchecks++;
+    }
+    is[1]    = is[0];
+    isref[1] = isref[0];
+    PetscCall(MatCreateSubMatrices(A, 1, is, is, MAT_INITIAL_MATRIX, &sa));
+    PetscCall(MatCreateSubMatrices(ref, 1, isref, isref, MAT_INITIAL_MATRIX, &sr));
+    PetscCall(Same(sa[0], sr[0], "MatCreateSubMatrices (initial)"));
+    PetscCall(SetValues(&p, 2.0, ref, A, device));
+    PetscCall(MatCreateSubMatrices(A, 1, is, is, MAT_REUSE_MATRIX, &sa));
+    PetscCall(MatCreateSubMatrices(ref, 1, isref, isref, MAT_REUSE_MATRIX, &sr));
+    PetscCall(Same(sa[0], sr[0], "MatCreateSubMatrices (reuse, new values)"));
+    { /* the submatrix's own multiply (PCASM's local solves use it) */
+      Vec x, ya, yr;
+      PetscCall(MatCreateVecs(sr[0], &x, &yr));
+      PetscCall(MatCreateVecs(sa[0], NULL, &ya));
+      PetscCall(VecSetRandom(x, NULL));
+      PetscCall(MatMult(sr[0], x, yr));
+      {
+        Vec xa;
+        PetscCall(MatCreateVecs(sa[0], &xa, NULL));
+        PetscCall(VecCopy(x, xa));
+        PetscCall(MatMult(sa[0], xa, ya));
+        PetscCall(VecDestroy(&xa));
+      }
+      PetscCall(SameVec(ya, yr, "MatMult of a submatrix"));
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&ya));
+      PetscCall(VecDestroy(&yr));
+    }
+    PetscCall(MatDestroySubMatrices(1, &sa));
+    PetscCall(MatDestroySubMatrices(1, &sr));
+    PetscCall(ISDestroy(&is[0]));
+    PetscCall(ISDestroy(&isref[0]));
+  }
+
+  { /* MatGetDiagonalBlock (PCBJACOBI) */
+    Mat da, dr;
+    PetscCall(SetValues(&p, 3.0, ref, A, device));
+    PetscCall(MatGetDiagonalBlock(A, &da));
+    PetscCall(MatGetDiagonalBlock(ref, &dr));
+    PetscCall(Same(da, dr, "MatGetDiagonalBlock"));
+  }
+
+  { /* MatCreateSubMatrix (PCFIELDSPLIT): every second row/column, initial and reuse */
+    IS  is;
+    Mat sa, sr;
+    PetscCall(ISCreateStride(comm, (re - rs + 1 - (rs % 2)) / 2, rs + (rs % 2), 2, &is));
+    PetscCall(MatCreateSubMatrix(A, is, is, MAT_INITIAL_MATRIX, &sa));
+    PetscCall(MatCreateSubMatrix(ref, is, is, MAT_INITIAL_MATRIX, &sr));
+    PetscCall(Same(sa, sr, "MatCreateSubMatrix (initial)"));
+    PetscCall(SetValues(&p, 4.0, ref, A, device));
+    PetscCall(MatCreateSubMatrix(A, is, is, MAT_REUSE_MATRIX, &sa));
+    PetscCall(MatCreateSubMatrix(ref, is, is, MAT_REUSE_MATRIX, &sr));
+    PetscCall(Same(sa, sr, "MatCreateSubMatrix (reuse, new values)"));
+    PetscCall(MatDestroy(&sa));
+    PetscCall(MatDestroy(&sr));
+    PetscCall(ISDestroy(&is));
+  }
+
+  { /* MatTranspose, initial and reuse, and its multiply */
+    Mat ta, tr;
+    Vec x, ya, yr;
+    PetscCall(SetValues(&p, 5.0, ref, A, device));
+    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &ta));
+    PetscCall(MatTranspose(ref, MAT_INITIAL_MATRIX, &tr));
+    PetscCall(Same(ta, tr, "MatTranspose (initial)"));
+    PetscCall(SetValues(&p, 6.0, ref, A, device));
+    PetscCall(MatTranspose(A, MAT_REUSE_MATRIX, &ta));
+    PetscCall(MatTranspose(ref, MAT_REUSE_MATRIX, &tr));
+    PetscCall(Same(ta, tr, "MatTranspose (reuse, new values)"));
+    PetscCall(MatCreateVecs(ta, &x, &ya));
+    PetscCall(MatCreateVecs(tr, NULL, &yr));
+    PetscCall(VecSetRandom(x, NULL));
+    PetscCall(MatMult(ta, x, ya));
+    PetscCall(MatMultTranspose(ref, x, yr));
+    PetscCall(SameVec(ya, yr, "MatMult of the transpose"));
+    PetscCall(MatMultTranspose(A, x, ya));
+    PetscCall(SameVec(ya, yr, "MatMultTranspose"));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&ya));
+    PetscCall(VecDestroy(&yr));
+    PetscCall(MatDestroy(&ta));
+    PetscCall(MatDestroy(&tr));
+  }
+
+  { /* MatConvert to dense; MatGetValues and MatGetRow; diagonal and norms */
+    Mat       da, dr;
+    Vec       ga, gr;
+    PetscReal na, nr;
+    PetscCall(SetValues(&p, 7.0, ref, A, device));
+    PetscCall(MatConvert(A, MATDENSE, MAT_INITIAL_MATRIX, &da));
+    PetscCall(MatConvert(ref, MATDENSE, MAT_INITIAL_MATRIX, &dr));
+    PetscCall(Same(da, dr, "MatConvert to MATDENSE"));
+    PetscCall(MatDestroy(&da));
+    PetscCall(MatDestroy(&dr));
+    {
+      PetscScalar va, vr;
+      PetscCall(MatGetValue(A, rs, rs, &va));
+      PetscCall(MatGetValue(ref, rs, rs, &vr));
+      PetscCheck(va == vr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetValues: %g, MATAIJ %g", (double)PetscRealPart(va), (double)PetscRealPart(vr));
+      nchecks++;
+    }
+    {
+      PetscInt           nca, ncr;
+      const PetscScalar *va, *vr;
+      PetscCall(MatGetRow(A, re - 1, &nca, NULL, &va));
+      PetscCall(MatGetRow(ref, re - 1, &ncr, NULL, &vr));
+      PetscCheck(nca == ncr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRow: %" PetscInt_FMT " entries, MATAIJ %" PetscInt_FMT, nca, ncr);
+      for (PetscInt q = 0; q < nca; q++) PetscCheck(va[q] == vr[q], PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRow: value %" PetscInt_FMT " differs", q);
+      PetscCall(MatRestoreRow(A, re - 1, &nca, NULL, &va));
+      PetscCall(MatRestoreRow(ref, re - 1, &ncr, NULL, &vr));
+      nchecks++;
+    }
+    PetscCall(MatCreateVecs(A, NULL, &ga));
+    PetscCall(MatCreateVecs(ref, NULL, &gr));
+    PetscCall(MatGetDiagonal(A, ga));
+    PetscCall(MatGetDiagonal(ref, gr));
+    PetscCall(SameVec(ga, gr, "MatGetDiagonal"));
+    PetscCall(MatGetRowMaxAbs(A, ga, NULL));
+    PetscCall(MatGetRowMaxAbs(ref, gr, NULL));
+    PetscCall(SameVec(ga, gr, "MatGetRowMaxAbs"));
+    PetscCall(VecDestroy(&ga));
+    PetscCall(VecDestroy(&gr));
+    const NormType types[] = {NORM_1, NORM_FROBENIUS, NORM_INFINITY};
+    for (int q = 0; q < 3; q++) {
+      NormType t = types[q];
+      PetscCall(MatNorm(A, t, &na));
+      PetscCall(MatNorm(ref, t, &nr));
+      PetscCheck(PetscAbsReal(na - nr) <= 1e-13 * nr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatNorm %s: %g, MATAIJ %g", NormTypes[t], (double)na, (double)nr);
+      nchecks++;
+    }
+  }
+
+  { /* MatSetValues on the host after device values, then assembly (a user's boundary-condition fix-up) */
+    PetscCall(SetValues(&p, 8.0, ref, A, device));
+    PetscCall(MatSetValue(A, rs, rs, 100.0, ADD_VALUES));
+    PetscCall(MatSetValue(ref, rs, rs, 100.0, ADD_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(Same(A, ref, "MatSetValues(ADD) after device values"));
+  }
+
+  { /* binary MatView and MatLoad into MATELLWARP */
+    PetscViewer v;
+    Mat         L;
+    PetscCall(SetValues(&p, 9.0, ref, A, device));
+    PetscCall(PetscStrncpy(file, "dropin_ops.bin", sizeof(file)));
+    PetscCall(PetscViewerBinaryOpen(comm, file, FILE_MODE_WRITE, &v));
+    PetscCall(MatView(A, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(PetscViewerBinaryOpen(comm, file, FILE_MODE_READ, &v));
+    PetscCall(MatCreate(comm, &L));
+    PetscCall(MatSetType(L, MATELLWARP));
+    PetscCall(MatSetFromOptions(L));
+    PetscCall(MatLoad(L, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(Same(L, ref, "binary MatView + MatLoad"));
+    {
+      Vec x, yl, yr;
+      PetscCall(MatCreateVecs(L, &x, &yl));
+      PetscCall(MatCreateVecs(ref, NULL, &yr));
+      PetscCall(VecSetRandom(x, NULL));
+      PetscCall(MatMult(L, x, yl));
+      {
+        Vec xr;
+        PetscCall(MatCreateVecs(ref, &xr, NULL));
+        PetscCall(VecCopy(x, xr));
+        PetscCall(MatMult(ref, xr, yr));
+        PetscCall(VecDestroy(&xr));
+      }
+      PetscCall(SameVec(yl, yr, "MatMult of the loaded matrix"));
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&yl));
+      PetscCall(VecDestroy(&yr));
+    }
+    PetscCall(MatDestroy(&L));
+  }
+
+  PetscCall(PetscPrintf(comm, "dropin_ops: %" PetscInt_FMT " checks passed on %d rank(s) (%s values)\n", nchecks, size, device ? "device" : "host"));
+  PetscCall(PetscFree3(p.ci, p.cj, p.cv));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&ref));
+  PetscCall(PetscFinalize());
+  return 0;
+}
