@@ -16,6 +16,7 @@ static const char help[] = "Cardiac example mesh input (examples/cardiac/cardiac
 /* ellwarp_add_test(cardiac_io.libexodus_normal_nodal -check_exo ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_libexodus_normal_nodal.exo -check_kind 2 PASS_REGULAR_EXPRESSION "PASS .*nodal variables FibreX") */
 /* ellwarp_add_test(cardiac_io.libnetcdf_hdf5 -check_exo ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_netcdf4_hdf5.exo -check_kind 0 PASS_REGULAR_EXPRESSION "PASS .*element variables") */
 /* ellwarp_add_test(cardiac_io.gmsh_v41 -check_msh ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_gmsh484_v41_elementdata.msh -check_kind 0 -coord_tol 1e-15 PASS_REGULAR_EXPRESSION "PASS .*ElementData") */
+/* ellwarp_add_test(cardiac_io.gmsh_binary -check_msh_binary ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_gmsh484_v41_binary.msh -coord_tol 1e-15 PASS_REGULAR_EXPRESSION "PASS .*binary gmsh") */
 /* ellwarp_add_test(cardiac_io.gmsh_v22 -check_msh ${CMAKE_CURRENT_SOURCE_DIR}/data/cardiac_io/box_gmsh484_v22_nodedata.msh -check_kind 1 -coord_tol 1e-15 PASS_REGULAR_EXPRESSION "PASS .*NodeData") */
 
 /* The example's readers themselves, not copies (the gmsh reader is the mesh library's, linked) */
@@ -566,6 +567,25 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "PASS %s%s%s\n", path, fib ? ": fibres " : "", fib ? desc : ""));
     PetscCall(PetscFree(fib));
     PetscCall(LVMeshDestroy(&m));
+  }
+  { /* -check_msh_binary FILE: a binary gmsh file of the box: PETSc's reader gives the mesh; data sections (the fibre
+       tags) are read from ASCII files only, which must be a clear error */
+    PetscBool cb;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-check_msh_binary", path, sizeof(path), &cb));
+    if (cb) {
+      LVMesh         m;
+      PetscInt      *vtag, *ttag;
+      PetscErrorCode ierr;
+      PetscCall(LVMeshReadGmsh(path, &m));
+      PetscCall(CheckMesh(path, &b, &m));
+      PetscCall(LVMeshDestroy(&m));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = LVMeshReadGmshTags(path, &m, &vtag, &ttag);
+      PetscCall(PetscPopErrorHandler());
+      PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: tags of a binary file: error %d, not PETSC_ERR_SUP", path, (int)ierr);
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "PASS %s: binary gmsh, %" PetscInt_FMT " vertices, %" PetscInt_FMT " tets; its data sections refused (error %d)\n", path, b.nv - 1, b.nt, (int)ierr));
+      chk = PETSC_TRUE;
+    }
   }
   {                                      /* -check_msh FILE [-check_kind 0 element / 1 nodal]: a gmsh file of the box written by other software */
     PetscBool cm;

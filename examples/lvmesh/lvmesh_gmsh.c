@@ -34,23 +34,31 @@ static PetscErrorCode GmshDecompress(const char filename[], char path[], size_t 
     char        cmd[3 * PETSC_MAX_PATH_LEN + 200], buf[1 << 16];
     const char *tool = xz ? "xz" : "gzip", *mod = xz ? "lzma" : "gzip", *tmpdir = getenv("TMPDIR");
     FILE       *in, *out;
-    int         fd;
-    size_t      n;
+    int         fd, rin, rout;
+    size_t      n, w = 0;
+    PetscBool   exists;
 
-    PetscCall(PetscTestFile(filename, 'r', istmp));
-    PetscCheck(*istmp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open gmsh file %s", filename);
+    PetscCall(PetscTestFile(filename, 'r', &exists));
+    PetscCheck(exists, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open gmsh file %s", filename);
     PetscCall(PetscSNPrintf(path, lpath, "%s/lvmesh_XXXXXX.msh", tmpdir && tmpdir[0] ? tmpdir : "/tmp"));
     fd = mkstemps(path, 4);
     PetscCheck(fd >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create a temporary file %s to decompress %s into", path, filename);
     out = fdopen(fd, "wb");
-    PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot write %s", path);
     /* Python's lzma/gzip modules where the xz/gzip tools are missing */
     PetscCall(PetscSNPrintf(cmd, sizeof(cmd), "%s -dc '%s' 2>/dev/null || python3 -c 'import %s,sys,shutil; shutil.copyfileobj(%s.open(sys.argv[1]), sys.stdout.buffer)' '%s'", tool, filename, mod, mod, filename));
-    in = popen(cmd, "r");
-    PetscCheck(in, PETSC_COMM_SELF, PETSC_ERR_SYS, "Cannot run %s", cmd);
-    while ((n = fread(buf, 1, sizeof(buf), in)) > 0) PetscCheck(fwrite(buf, 1, n, out) == n, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing %s failed (disk full?)", path);
-    PetscCheck(pclose(in) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Decompressing %s failed", filename);
-    PetscCheck(fclose(out) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing %s failed", path);
+    in = out ? popen(cmd, "r") : NULL;
+    if (in) {
+      while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+        if (fwrite(buf, 1, n, out) != n) break;
+        w += n;
+      }
+    }
+    rin  = in ? pclose(in) : -1;
+    rout = out ? fclose(out) : close(fd);
+    if (rin || rout || !w) (void)unlink(path); /* nothing left behind on failure */
+    PetscCheck(!rin && w, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Decompressing %s failed (%s)", filename, cmd);
+    PetscCheck(!rout, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing the decompressed %s to %s failed (disk full?)", filename, path);
+    *istmp = PETSC_TRUE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -116,73 +124,17 @@ static PetscErrorCode GmshScanTets(const char path[], PetscInt *ntet, PetscInt *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*@C
-  LVMeshReadGmsh - Reads the tetrahedra of a gmsh mesh file through PETSc's reader (`DMPlexCreateGmshFromFile()`)
-
-  Not Collective
-
-  Input Parameter:
-. filename - a gmsh `.msh` file (ASCII or binary, formats 2.2, 4.0, 4.1); names ending in `.xz` or `.gz` are
-             decompressed first (`xz`/`gzip`, else Python's lzma/gzip modules)
-
-  Output Parameter:
-. mesh - the tetrahedra (every 3-D cell must be one), vertices in file order; nodes no tetrahedron uses dropped
-
-  Level: intermediate
-
-  Note:
-  Each tetrahedron keeps the node order of the file (PETSc's `DMPlexInvertCell()` undone).
-
-.seealso: `LVMeshReadGmshTags()`, `LVMeshDestroy()`
-@*/
-PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh)
+/* the mesh (and the tags) of the readable file path; filename for messages */
+static PetscErrorCode GmshReadPath(const char filename[], const char path[], LVMesh *mesh, PetscInt **vtag, PetscInt **ttag)
 {
-  PetscFunctionBegin;
-  PetscCall(LVMeshReadGmshTags(filename, mesh, NULL, NULL));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@C
-  LVMeshReadGmshTags - Reads a gmsh mesh as `LVMeshReadGmsh()` does, and the gmsh tags of its vertices and tetrahedra
-
-  Not Collective
-
-  Input Parameter:
-. filename - the gmsh file (see `LVMeshReadGmsh()`)
-
-  Output Parameters:
-+ mesh - the mesh
-. vtag - (optional, `PetscFree()` it) the gmsh node tag of each vertex
-- ttag - (optional, `PetscFree()` it) the gmsh element tag of each tetrahedron
-
-  Level: intermediate
-
-  Note:
-  The tags are what a file's data sections (`$NodeData`, `$ElementData`, `$ElementNodeData`) refer to; a `DMPLEX`
-  keeps none, so they come from a scan of the ASCII `$Elements` section, checked against PETSc's cells.
-
-.seealso: `LVMeshReadGmsh()`
-@*/
-PetscErrorCode LVMeshReadGmshTags(const char filename[], LVMesh *mesh, PetscInt **vtag, PetscInt **ttag)
-{
-  char               path[PETSC_MAX_PATH_LEN];
-  PetscBool          istmp;
   DM                 dm;
   PetscInt           dim, cdim, cStart, cEnd, vStart, vEnd, nt, nv = 0, *used;
   Vec                X;
   PetscSection       cs;
   const PetscScalar *x;
-  PetscErrorCode     ierr;
 
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(mesh, sizeof(*mesh)));
-  PetscCall(GmshDecompress(filename, path, sizeof(path), &istmp));
-  /* the temporary file goes whatever happens */
-  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = DMPlexCreateGmshFromFile(PETSC_COMM_SELF, path, PETSC_FALSE, &dm);
-  PetscCall(PetscPopErrorHandler());
-  if (ierr && istmp) (void)unlink(path);
-  PetscCheck(!ierr, PETSC_COMM_SELF, ierr, "PETSc's gmsh reader (DMPlexCreateGmshFromFile) failed on %s (error %d; run it with -info for details)", filename, (int)ierr);
+  PetscCall(DMPlexCreateGmshFromFile(PETSC_COMM_SELF, path, PETSC_FALSE, &dm));
   PetscCall(DMGetDimension(dm, &dim));
   PetscCall(DMGetCoordinateDim(dm, &cdim));
   PetscCheck(dim == 3 && cdim == 3, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "gmsh: %s is a %" PetscInt_FMT "-D mesh in %" PetscInt_FMT "-D space, not a tetrahedral 3-D mesh", filename, dim, cdim);
@@ -246,6 +198,75 @@ PetscErrorCode LVMeshReadGmshTags(const char filename[], LVMesh *mesh, PetscInt 
     }
     PetscCall(PetscFree2(etag, ntag));
   }
-  if (istmp) PetscCheck(!unlink(path), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot remove the temporary file %s", path);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  LVMeshReadGmsh - Reads the tetrahedra of a gmsh mesh file through PETSc's reader (`DMPlexCreateGmshFromFile()`)
+
+  Not Collective
+
+  Input Parameter:
+. filename - a gmsh `.msh` file (ASCII or binary, formats 2.2, 4.0, 4.1); names ending in `.xz` or `.gz` are
+             decompressed first (`xz`/`gzip`, else Python's lzma/gzip modules)
+
+  Output Parameter:
+. mesh - the tetrahedra (every 3-D cell must be one), vertices in file order; nodes no tetrahedron uses dropped
+
+  Level: intermediate
+
+  Note:
+  Each tetrahedron keeps the node order of the file (PETSc's `DMPlexInvertCell()` undone).
+
+.seealso: `LVMeshReadGmshTags()`, `LVMeshDestroy()`
+@*/
+PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh)
+{
+  PetscFunctionBegin;
+  PetscCall(LVMeshReadGmshTags(filename, mesh, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  LVMeshReadGmshTags - Reads a gmsh mesh as `LVMeshReadGmsh()` does, and the gmsh tags of its vertices and tetrahedra
+
+  Not Collective
+
+  Input Parameter:
+. filename - the gmsh file (see `LVMeshReadGmsh()`)
+
+  Output Parameters:
++ mesh - the mesh
+. vtag - (optional, `PetscFree()` it) the gmsh node tag of each vertex
+- ttag - (optional, `PetscFree()` it) the gmsh element tag of each tetrahedron
+
+  Level: intermediate
+
+  Note:
+  The tags are what a file's data sections (`$NodeData`, `$ElementData`, `$ElementNodeData`) refer to; a `DMPLEX`
+  keeps none, so they come from a scan of the ASCII `$Elements` section, checked against PETSc's cells.
+
+.seealso: `LVMeshReadGmsh()`
+@*/
+PetscErrorCode LVMeshReadGmshTags(const char filename[], LVMesh *mesh, PetscInt **vtag, PetscInt **ttag)
+{
+  char           path[PETSC_MAX_PATH_LEN];
+  PetscBool      istmp;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(mesh, sizeof(*mesh)));
+  if (vtag) *vtag = NULL;
+  if (ttag) *ttag = NULL;
+  PetscCall(GmshDecompress(filename, path, sizeof(path), &istmp));
+  /* the temporary file and a half-read mesh go whatever happens; the error itself has been reported where it arose */
+  ierr = GmshReadPath(filename, path, mesh, vtag, ttag);
+  if (istmp) (void)unlink(path);
+  if (ierr) {
+    PetscCall(LVMeshDestroy(mesh));
+    if (vtag) PetscCall(PetscFree(*vtag));
+    if (ttag) PetscCall(PetscFree(*ttag));
+  }
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
