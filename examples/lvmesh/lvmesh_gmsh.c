@@ -190,6 +190,14 @@ static PetscErrorCode GmshReadPath(const char filename[], const char path[], LVM
       PetscCheck(vt[v] == PETSC_INT_MIN || vt[v] == ntag[q], PETSC_COMM_SELF, PETSC_ERR_PLIB, "gmsh: %s: tetrahedron %" PetscInt_FMT " does not match PETSc's cell (node tags %" PetscInt_FMT " and %" PetscInt_FMT " at one vertex)", filename, q / 4, vt[v], ntag[q]);
       vt[v] = ntag[q];
     }
+    { /* and one vertex per tag */
+      PetscInt *st;
+      PetscCall(PetscMalloc1(nv, &st));
+      PetscCall(PetscArraycpy(st, vt, nv));
+      PetscCall(PetscSortInt(nv, st));
+      for (PetscInt v = 1; v < nv; v++) PetscCheck(st[v] != st[v - 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "gmsh: %s: node tag %" PetscInt_FMT " at two of PETSc's vertices", filename, st[v]);
+      PetscCall(PetscFree(st));
+    }
     if (vtag) *vtag = vt;
     else PetscCall(PetscFree(vt));
     if (ttag) {
