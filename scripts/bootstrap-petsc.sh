@@ -33,7 +33,8 @@ fi
 
 # ---- system packages ------------------------------------------------------------------------------
 need_pkgs=(build-essential cmake pkg-config ninja-build libopenmpi-dev openmpi-bin libopenblas-dev liblapack-dev
-           libmetis-dev gmsh curl ca-certificates xz-utils python3)
+           libmetis-dev gmsh curl ca-certificates xz-utils python3
+           libexodusii-dev libnetcdf-dev) # the cardiac example's ExodusII reader (optional for CMake: without them it refuses)
 missing=()
 for p in "${need_pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

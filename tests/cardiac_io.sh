@@ -2,7 +2,8 @@
 # The cardiac example on meshes with fibre fields written by tests/cardiac_io.c: an ExodusII file (netCDF
 # 64-bit offset, fibres as element variables) and a gmsh 4.1 file ($ElementData "fibres"); a few steps each,
 # fibres from the file (-fibres file) and rule-based (-fibres rule); -fibres file on a mesh without fibre data
-# must fail with a clear message.
+# must fail with a clear message.  A build without the exodusII library (the example's ExodusII reader then
+# refuses with "this build has no ExodusII reader") runs the gmsh part only and says so.
 #   cardiac_io.sh CARDIAC_EXE CARDIAC_IO_EXE LV_6K_MSH FIXTURE_DIR [extra example options]
 set -euo pipefail
 exe=$1; io=$2; lv6k=$3; fixtures=$4; shift 4
@@ -13,26 +14,33 @@ common=(-dt 0.25 -steps 40 -stim_center 0,0,0 -stim_radius 1.0 -png 0 -final_vtu
 check() { # log pattern what
   grep -q -- "$2" "$1" || { echo "FAIL: $3: no line matching '$2'"; cat "$1"; exit 1; }
 }
-"$exe" -mesh "$tmp/box.exo" -fibres file "${common[@]}" > "$tmp/a.log" 2>&1 || { cat "$tmp/a.log"; echo "FAIL: exo run"; exit 1; }
-check "$tmp/a.log" "fibres from the mesh file: element variables fibre_x, fibre_y, fibre_z" "ExodusII fibres"
-check "$tmp/a.log" "cardiac: 140 vertices, 432 tetrahedra" "ExodusII mesh size"
-check "$tmp/a.log" "cardiac: 40 steps" "ExodusII run"
+exo=1
+if ! "$exe" -mesh "$tmp/box.exo" -fibres file "${common[@]}" > "$tmp/a.log" 2>&1; then
+  grep -q "this build has no ExodusII reader" "$tmp/a.log" || { cat "$tmp/a.log"; echo "FAIL: exo run"; exit 1; }
+  exo=0; echo "note: no ExodusII library in this build: the ExodusII runs are skipped"
+fi
 "$exe" -mesh "$tmp/box.msh" "${common[@]}" > "$tmp/b.log" 2>&1 || { cat "$tmp/b.log"; echo "FAIL: msh run"; exit 1; }
 check "$tmp/b.log" 'fibres from the mesh file: field "fibres"' "gmsh fibres (auto)"
 check "$tmp/b.log" "cardiac: 140 vertices, 432 tetrahedra" "gmsh mesh size"
 check "$tmp/b.log" "cardiac: 40 steps" "gmsh run"
-"$exe" -mesh "$tmp/box.exo" -fibres rule "${common[@]}" > "$tmp/c.log" 2>&1 || { cat "$tmp/c.log"; echo "FAIL: rule run"; exit 1; }
+"$exe" -mesh "$tmp/box.msh" -fibres rule "${common[@]}" > "$tmp/c.log" 2>&1 || { cat "$tmp/c.log"; echo "FAIL: rule run"; exit 1; }
 check "$tmp/c.log" "fibres rule: LV helix" "-fibres rule"
-# same mesh, same fibres from the two formats: the same activation (printed summary line); the rule differs
-sa=$(grep "cardiac: 40 steps" "$tmp/a.log"); sb=$(grep "cardiac: 40 steps" "$tmp/b.log"); sc=$(grep "cardiac: 40 steps" "$tmp/c.log")
-echo "exo : $sa"; echo "msh : $sb"; echo "rule: $sc"
-[ "$sa" = "$sb" ] || { echo "FAIL: ExodusII and gmsh runs differ"; exit 1; }
-[ "$sa" != "$sc" ] || { echo "FAIL: file and rule fibres give the same activation"; exit 1; }
-# the same box written by the SEACAS ExodusII library (tests/data/cardiac_io): the same activation
-"$exe" -mesh "$fixtures/box_libexodus_large_attrib.exo" -fibres file "${common[@]}" > "$tmp/h.log" 2>&1 || { cat "$tmp/h.log"; echo "FAIL: libexodus file run"; exit 1; }
-check "$tmp/h.log" "fibres from the mesh file: element attributes fiber_x, fiber_y, fiber_z" "libexodus attributes"
-sh=$(grep "cardiac: 40 steps" "$tmp/h.log"); echo "libexodus: $sh"
-[ "$sa" = "$sh" ] || { echo "FAIL: the libexodus file gives another activation than ours"; exit 1; }
+sb=$(grep "cardiac: 40 steps" "$tmp/b.log"); sc=$(grep "cardiac: 40 steps" "$tmp/c.log")
+echo "msh : $sb"; echo "rule: $sc"
+[ "$sb" != "$sc" ] || { echo "FAIL: file and rule fibres give the same activation"; exit 1; }
+if [ "$exo" = 1 ]; then
+  check "$tmp/a.log" "fibres from the mesh file: element variables fibre_x, fibre_y, fibre_z" "ExodusII fibres"
+  check "$tmp/a.log" "cardiac: 140 vertices, 432 tetrahedra" "ExodusII mesh size"
+  check "$tmp/a.log" "cardiac: 40 steps" "ExodusII run"
+  # same mesh, same fibres from the two formats: the same activation (printed summary line)
+  sa=$(grep "cardiac: 40 steps" "$tmp/a.log"); echo "exo : $sa"
+  [ "$sa" = "$sb" ] || { echo "FAIL: ExodusII and gmsh runs differ"; exit 1; }
+  # the same box written by the SEACAS ExodusII library (tests/data/cardiac_io): the same activation
+  "$exe" -mesh "$fixtures/box_libexodus_large_attrib.exo" -fibres file "${common[@]}" > "$tmp/h.log" 2>&1 || { cat "$tmp/h.log"; echo "FAIL: libexodus file run"; exit 1; }
+  check "$tmp/h.log" "fibres from the mesh file: element attributes fiber_x, fiber_y, fiber_z" "libexodus attributes"
+  sh=$(grep "cardiac: 40 steps" "$tmp/h.log"); echo "libexodus: $sh"
+  [ "$sa" = "$sh" ] || { echo "FAIL: the libexodus file gives another activation than ours"; exit 1; }
+fi
 # refined: the children inherit the file's fibres
 "$exe" -mesh "$tmp/box.msh" -refine 1 -fibres file "${common[@]}" -steps 4 > "$tmp/g.log" 2>&1 || { cat "$tmp/g.log"; echo "FAIL: refined msh run"; exit 1; }
 check "$tmp/g.log" 'fibres from the mesh file: field "fibres"' "refined gmsh fibres"

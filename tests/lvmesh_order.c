@@ -1,11 +1,11 @@
-/* Vertex renumberings of the LV benchmark meshes (benchmarks/common/lvmesh.c): RCM, Hilbert and Morton
+/* Vertex renumberings of the LV benchmark meshes (examples/lvmesh, the ellwarplvmesh library): RCM, Hilbert and Morton
    space-filling curves.  For each: the renumbering is a bijection applied consistently to coordinates and
    tetrahedra (every tet keeps its vertices' coordinates, in the same local order, so orientation and volume are
    unchanged), and the assembled P1 diffusion matrix equals the original one permuted (MatPermute), rel. error
    <= 1e-13.  Prints, without asserting, a locality measure: the mean bounding-box diagonal of blocks of -block
    consecutive vertices (what a block-wise assembler's patch looks like), for the original numbering and each order. */
 #include <petscmat.h>
-#include "../benchmarks/common/lvmesh.c" /* the benchmark helper itself, not a copy (tests link petscellwarp only) */
+#include "lvmesh.h" /* the mesh library ellwarplvmesh (examples/lvmesh) */
 
 /* mean over blocks of nb consecutive vertices of the diagonal of the block's bounding box */
 static PetscReal BlockDiameter(const LVMesh *m, PetscInt nb)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 7 benchmark (Wong-Kuhl-Darve Figure 1/12 scaled up): the cardiac example on four nested LV refinements,
-# the 6.5k-vertex gmsh LV (benchmarks/common/lv_6k.msh.xz) refined 0..3 times:
+# the 6.5k-vertex gmsh LV (examples/cardiac/data/lv_6k.msh.xz) refined 0..3 times:
 #     lv6k 6 514 vertices / 27 535 tets, lv6k-r1 ~46 k / 220 k, lv6k-r2 326 081 / 1.76 M, lv6k-r3 2 480 209 / 14.1 M
 # wall time per time step split into assembly / solve / rest, for the GPU pipeline (MATELLWARP + device vectors +
 # device assembly), the GPU peer (AIJCUSPARSE, same assembler) and the CPU pipeline of the same example (AIJ +

@@ -6,8 +6,8 @@ static const char help[] = "Host-only check of the SpMV benchmark suite: mesh sa
 #include "lvmesh.h"
 #include <petsctime.h>
 
-#ifndef ELLWARP_BENCH_DATA_DIR
-  #define ELLWARP_BENCH_DATA_DIR "benchmarks/common"
+#ifndef ELLWARP_LV_DATA_DIR /* set by the ellwarplvmesh library target */
+  #define ELLWARP_LV_DATA_DIR "examples/cardiac/data"
 #endif
 
 static PetscErrorCode PrintMesh(const char *what, const LVMesh *mesh)
@@ -35,7 +35,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_meshes", &meshes, NULL));
   if (meshes) {
     LVMesh s, g, r;
-    char   file[PETSC_MAX_PATH_LEN] = ELLWARP_BENCH_DATA_DIR "/lv_coarse.msh.xz";
+    char   file[PETSC_MAX_PATH_LEN] = ELLWARP_LV_DATA_DIR "/lv_coarse.msh.xz";
 
     PetscCall(LVMeshCreateStructured(4, 24, 12, &s));
     PetscCall(PrintMesh("structured 4x24x12", &s));

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <math.h>
 
-#ifndef ELLWARP_BENCH_DATA_DIR
-  #define ELLWARP_BENCH_DATA_DIR "benchmarks/common"
+#ifndef ELLWARP_LV_DATA_DIR /* set by the ellwarplvmesh library target */
+  #define ELLWARP_LV_DATA_DIR "examples/cardiac/data"
 #endif
 
 enum {
@@ -71,7 +71,7 @@ PetscErrorCode SuiteGetEntries(PetscInt *n, SuiteEntry e[])
   SuiteEntry all[SUITE_MAX_ENTRIES];
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(suite_msh, sizeof(suite_msh), "%s/lv_coarse.msh.xz", ELLWARP_BENCH_DATA_DIR));
+  PetscCall(PetscSNPrintf(suite_msh, sizeof(suite_msh), "%s/lv_coarse.msh.xz", ELLWARP_LV_DATA_DIR));
   PetscOptionsBegin(PETSC_COMM_SELF, NULL, "SpMV benchmark suite", NULL);
   PetscCall(PetscOptionsString("-suite", "Kinds to run: all or a list of fe,irregular,regular,mm", NULL, suite, suite, sizeof(suite), NULL));
   PetscCall(PetscOptionsString("-matrices", "Only these matrix names (comma separated)", NULL, names, names, sizeof(names), &hasnames));
@@ -145,8 +145,8 @@ static PetscErrorCode GetGmshLevel(PetscInt lev, LVMesh **mesh)
       PetscBool exists;
       PetscCall(PetscTestFile(suite_msh, 'r', &exists));
       if (!exists) { /* built elsewhere: try relative to the current directory (repository root) */
-        PetscCall(PetscTestFile("benchmarks/common/lv_coarse.msh.xz", 'r', &exists));
-        if (exists) PetscCall(PetscStrncpy(suite_msh, "benchmarks/common/lv_coarse.msh.xz", sizeof(suite_msh)));
+        PetscCall(PetscTestFile("examples/cardiac/data/lv_coarse.msh.xz", 'r', &exists));
+        if (exists) PetscCall(PetscStrncpy(suite_msh, "examples/cardiac/data/lv_coarse.msh.xz", sizeof(suite_msh)));
       }
       PetscCall(LVMeshReadGmsh(suite_msh, &gmsh_levels[0]));
     }

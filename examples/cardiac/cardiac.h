@@ -61,10 +61,9 @@ PetscErrorCode CardiacFibresReadGmsh(const char file[], const LVMesh *, const Pe
 PetscBool      CardiacFibreNameMatches(const char field[], const char want[]);
 PetscErrorCode CardiacFibreAverage(PetscInt k, const PetscReal *v, PetscReal f[3], PetscBool *ok);
 
-/* cardiac_exodus.c: an ExodusII file in netCDF classic (CDF-1), 64-bit offset (CDF-2) or CDF-5 format: the
-   4-node tetrahedra of all element blocks, and (want_fibres) *fib[3][nt] from element variables, element
-   attributes or nodal variables named for fibres (NULL when there are none); netCDF-4/HDF5 files: an error
-   telling how to convert them */
+/* cardiac_exodus.c: an ExodusII file through the exodusII library (any netCDF format): the 4-node tetrahedra of
+   all element blocks, and (want_fibres) *fib[3][nt] from element variables, element attributes or nodal variables
+   named for fibres (NULL when there are none); a build without the library: PETSC_ERR_SUP, saying so */
 PetscErrorCode CardiacExodusRead(const char file[], LVMesh *, PetscBool want_fibres, const char name[], PetscReal **fib, char desc[], size_t ldesc);
 
 /* cardiac_output.c */

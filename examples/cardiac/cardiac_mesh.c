@@ -1,5 +1,5 @@
-/* Meshes of the cardiac example: the idealized left ventricle of Land et al. 2015 (gmsh mesh shipped in
-   benchmarks/common, or the structured generator of benchmarks/common/lvmesh.c), any gmsh tetrahedral mesh,
+/* Meshes of the cardiac example: the idealized left ventricle of Land et al. 2015 (gmsh meshes in
+   examples/cardiac/data, or the structured generator of the ellwarplvmesh library, examples/lvmesh), any gmsh tetrahedral mesh,
    or the 20 x 7 x 3 mm slab of the conduction-velocity study; uniform refinement, RCM renumbering;
    rule-based fibres and the stimulus region, per element. */
 #include "cardiac.h"
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#if !defined(CARDIAC_DATA_DIR)
-  #define CARDIAC_DATA_DIR "benchmarks/common"
+#if !defined(ELLWARP_LV_DATA_DIR) /* set by the ellwarplvmesh library target */
+  #define ELLWARP_LV_DATA_DIR "examples/cardiac/data"
 #endif
 
 /* box [0,L0]x[0,L1]x[0,L2] with n0 x n1 x n2 cells, each cut into 6 Kuhn tetrahedra */
@@ -142,7 +142,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Cardiac example: mesh, fibres and stimulus", NULL);
-  PetscCall(PetscOptionsString("-mesh", "lv (gmsh LV of Land et al. 2015, ~20k nodes), lv6k (gmsh LV, 6.5k nodes: base of the refinement study), lvstruct (structured LV, -lv_nodes), slab (20x7x3 mm, -slab_h), a gmsh .msh[.xz|.gz] or an ExodusII .exo/.e (netCDF classic, 64-bit offset or CDF-5) tetrahedral mesh", NULL, mesh, mesh, sizeof(mesh), NULL));
+  PetscCall(PetscOptionsString("-mesh", "lv (gmsh LV of Land et al. 2015, ~20k nodes), lv6k (gmsh LV, 6.5k nodes: base of the refinement study), lvstruct (structured LV, -lv_nodes), slab (20x7x3 mm, -slab_h), a gmsh .msh[.xz|.gz] (read by PETSc) or an ExodusII .exo/.e (read by the exodusII library) tetrahedral mesh", NULL, mesh, mesh, sizeof(mesh), NULL));
   PetscCall(PetscOptionsInt("-lv_nodes", "lvstruct: about this many vertices", NULL, lvnodes, &lvnodes, NULL));
   PetscCall(PetscOptionsReal("-slab_h", "slab: mesh size (mm)", NULL, slab_h, &slab_h, NULL));
   PetscCall(PetscOptionsRealArray("-slab_size", "slab: edge lengths (mm)", NULL, slabL, &nL, NULL));
@@ -193,7 +193,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
       if (!found) PetscCall(PetscFree(ffib));
       PetscCall(PetscFree(vtag));
       PetscCall(PetscFree(ttag));
-    } else PetscCall(LVMeshReadGmsh(isfile ? mesh : lv6k ? CARDIAC_DATA_DIR "/lv_6k.msh.xz" : CARDIAC_DATA_DIR "/lv_coarse.msh.xz", &cm->m));
+    } else PetscCall(LVMeshReadGmsh(isfile ? mesh : lv6k ? ELLWARP_LV_DATA_DIR "/lv_6k.msh.xz" : ELLWARP_LV_DATA_DIR "/lv_coarse.msh.xz", &cm->m));
     PetscCheck(src != 1 || ffib, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "cardiac: -fibres file: %s has no fibre field (%s%s, 3 components)", mesh, fname[0] ? "named " : "a name starting with \"fib\"", fname);
   }
   for (PetscInt k = 0; k < refine; k++) {

@@ -1,7 +1,8 @@
 /* Writes the box of tests/cardiac_io.c (BoxCreate) through the SEACAS ExodusII C library (Debian
    libexodusii-dev 6.02 / netCDF 4.9.0), for the fixtures box_libexodus_*.exo; not built by CMake:
-     mpicc -O1 -I$PETSC_DIR/include -Iinclude -Ibenchmarks/common -Iexamples/cardiac -Itests \
-       tests/data/cardiac_io/gen_exodus.c -L$PETSC_DIR/lib -lpetsc -lexoIIv2c -lnetcdf -lm -o gen_exodus
+     mpicc -O1 -DELLWARP_HAVE_EXODUSII=1 -I$PETSC_DIR/include -Iinclude -Iexamples/lvmesh -Iexamples/cardiac -Itests \
+       tests/data/cardiac_io/gen_exodus.c examples/lvmesh/lvmesh.c examples/lvmesh/lvmesh_gmsh.c \
+       -L$PETSC_DIR/lib -lpetsc -lexoIIv2c -lnetcdf -lm -o gen_exodus
      ./gen_exodus DIR
    normal model (coord, vals_nod_var) with element variables; large model (coordx/y/z, vals_nod_var<k>) with
    element attributes and nodal variables; large model with nodal variables only; normal model with nodal variables only. */

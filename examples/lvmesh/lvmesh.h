@@ -1,4 +1,5 @@
-/* Idealized left-ventricle tetrahedral meshes and P1 finite-element matrices for the benchmarks.
+/* ellwarplvmesh, the project's mesh library (examples/lvmesh): idealized left-ventricle tetrahedral meshes, gmsh
+   files read through PETSc, refinement, renumberings, and P1 finite-element matrices for the benchmarks and tests.
    Geometry: Land et al. 2015 (cardiac mechanics benchmark, problem 2): truncated ellipsoids of revolution,
    endocardium semi-axes 7 mm / 17 mm, epicardium 10 mm / 20 mm, cut by the base plane z = 5 mm. */
 #pragma once
@@ -19,11 +20,12 @@ typedef struct {
 PetscErrorCode LVMeshCreateStructured(PetscInt nt, PetscInt nc, PetscInt nl, LVMesh *mesh);
 /* Same, with the three counts chosen for roughly isotropic cells and about `nodes` vertices. */
 PetscErrorCode LVMeshCreateStructuredByNodes(PetscCount nodes, LVMesh *mesh);
-/* gmsh .msh, ASCII format 2.2 or 4.1; only tetrahedra (element type 4) are kept, unused nodes dropped.
-   Names ending in .xz or .gz are read through `xz -dc` / `gzip -dc`. */
+/* gmsh .msh through PETSc's reader (DMPlexCreateGmshFromFile: ASCII or binary, 2.2/4.0/4.1): every 3-D cell must
+   be a linear tetrahedron; nodes no tet uses are dropped; file order kept.  Names ending in .xz or .gz are
+   decompressed into a temporary file first (lvmesh_gmsh.c). */
 PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh);
 /* Same, also returning (when not NULL; PetscFree them) the gmsh tag of each kept vertex and each tet, for reading
-   data sections ($NodeData, $ElementData) that refer to those tags. */
+   data sections ($NodeData, $ElementData) that refer to those tags (ASCII files). */
 PetscErrorCode LVMeshReadGmshTags(const char filename[], LVMesh *mesh, PetscInt **vtag, PetscInt **ttag);
 /* Uniform refinement, 1 tet -> 8 (Bey 1995; the inner octahedron is cut along its shortest diagonal). */
 PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine);
