@@ -2,6 +2,7 @@
 #pragma once
 
 #include <petscellwarpassembly.h>
+#include <petscellwarp.h> /* MatGetAssemblyTarget(): the only way the assembler reaches a matrix's storage */
 #include <petsc/private/petscimpl.h>
 
 /* color: the colours with fewer elements than this (the "tail": a mesh with a high-valence node, like the LV
@@ -34,11 +35,10 @@ typedef struct {
   PetscCount *dblkptr;
   int        *dorder;   /* device: blocks by decreasing height (launch order) */
   PetscInt   *de2t;
-  /* what it was built for */
+  /* what it was built for: the matrix and its assembly-target state (MatGetAssemblyTarget) */
   PetscObjectId    id;
   PetscObjectState state;
-  const void      *layout;
-  PetscBool        slots;  /* target order: ELLWARP slots (else CSR / dof order) */
+  PetscBool        slots;  /* target order: the matrix's value slots (else CSR / dof order) */
 } DMAsmPlan;
 
 /* The localrow plan (dmasmlocalrow.c): one thread per row, a warp per 32 rows (for ELLWARP: the rows of a
@@ -55,10 +55,6 @@ typedef struct {
   PetscCount      *dwptr;
   int             *dinc;
   PetscInt        *dtgt, *drowof;
-  PetscObjectId    id;
-  PetscObjectState state;
-  const void      *layout;
-  PetscBool        slots;
 } DMAsmRowPlan;
 
 /* The sharednz plan (dmasmshared.c; Cecka, Lew, Darve, section 4.2.4): block b owns the contiguous targets
@@ -192,6 +188,8 @@ struct _p_DMAssembly {
   PetscBool  timephases;
   int        phasen;       /* events recorded in the last assembly */
   PetscInt   njacplans, nreductions;
+  PetscObjectId    cooid;    /* a matrix without an assembly target: the one whose COO pattern is set, */
+  PetscObjectState coostate; /* at this nonzero state (DMAsmJacobianCOO) */
   /* working buffers in the execution memory */
   PetscScalar *ue, *ae, *fe, *ke;
   PetscReal   *dxe;     /* device copy of xe (== xe on the host) */
@@ -312,16 +310,7 @@ PETSC_INTERN PetscErrorCode DMAsmBuildTailPlan(DMAssembly, PetscInt, PetscCount,
 PETSC_INTERN PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *, const PetscInt *);
 
 /* distributed DMPlex (dmasmmpi.c) */
-typedef struct { /* the value array of one sequential matrix (a block of an MPI matrix), as dmasmcompute.c's targets */
-  int             kind;
-  PetscScalar    *val;
-  PetscMemType    mtype;
-  PetscCount      n;
-  const PetscInt *slot2csr;
-  const void     *layout;
-} DMAsmBlockValues;
-PETSC_INTERN PetscErrorCode DMAsmBlockValuesGet(DMAssembly, Mat, DMAsmBlockValues *);
-PETSC_INTERN PetscErrorCode DMAsmBlockValuesRestore(Mat, DMAsmBlockValues *);
+PETSC_INTERN PetscErrorCode DMAsmJacobianCOO(DMAssembly, Mat); /* a matrix without an assembly target: ke through MatSetValuesCOO */
 PETSC_INTERN PetscErrorCode DMAsmReducePlan(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmBuildMeshMPI(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmCheckScalarFE(DM, PetscInt *, PetscInt *, PetscInt *); /* dmasmplan.c: one scalar PetscFE field on a 2-D/3-D mesh */
