@@ -131,9 +131,17 @@ typedef struct {
   PetscBool  symchecked;
 } DMAsmP1Ctx;
 
+/* What a type (a method) does, set by its constructor (dmasmtypes.c) through DMAssemblySetType().  The generic code
+   (dmasmcompute.c, dmasmmpi.c) reaches the method only through these. */
 typedef struct _DMAssemblyOps *DMAssemblyOps;
 struct _DMAssemblyOps {
-  PetscErrorCode (*dummy)(void);
+  /* element data src (nper entries per element) -> the plan's ntarget values dst */
+  PetscErrorCode (*reduce)(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
+  /* the element computed inside the type's own kernel (no element data in memory) for this Jacobian (PETSC_TRUE)
+     or residual assembly: fusedactive says whether it applies (kernels, options, budget), fused runs it */
+  PetscBool (*fusedactive)(DMAssembly, PetscBool);
+  PetscErrorCode (*fused)(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*view)(DMAssembly, PetscViewer); /* the method's line of DMAssemblyView() */
 };
 
 typedef enum {
@@ -308,6 +316,26 @@ PETSC_INTERN PetscErrorCode DMAsmColor(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmReorderElements(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmBuildTailPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *, const PetscInt *);
+
+/* the types' operations (dmasmcompute.c) and constructors (dmasmtypes.c) */
+PETSC_INTERN PetscErrorCode DMAsmReducePacked(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmReduceAtomic(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmReduceColor(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscBool      DMAsmFusedActiveScatter(DMAssembly, PetscBool);
+PETSC_INTERN PetscBool      DMAsmFusedActiveAlways(DMAssembly, PetscBool);
+PETSC_INTERN PetscBool      DMAsmFusedActiveShared(DMAssembly, PetscBool);
+PETSC_INTERN PetscErrorCode DMAsmFusedScatter(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmFusedLocalRow(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmFusedLocalNZ(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmFusedShared(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_GlobalNZ(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_Host(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_Atomic(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_Color(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_SharedNZ(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_LocalNZ(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_LocalRow(DMAssembly);
+PETSC_INTERN PetscFunctionList DMAssemblyList;
 
 /* distributed DMPlex (dmasmmpi.c) */
 PETSC_INTERN PetscErrorCode DMAsmJacobianCOO(DMAssembly, Mat); /* a matrix without an assembly target: ke through MatSetValuesCOO */

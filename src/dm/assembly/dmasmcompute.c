@@ -301,50 +301,133 @@ static PetscErrorCode LocalNZAssembly(DMAssembly as, const DMAsmPlan *P, PetscBo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* src (element data, nper entries per element) -> dst (ntarget values) by the chosen method */
-static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
+/* The types' operations (dmasmtypes.c fills the ops table with them).  reduce: element data src (nper entries
+   per element) -> the ntarget values dst.  fusedactive/fused: the element computed inside the type's own
+   kernel, no element data in memory. */
+
+/* globalnz, host, sharednz, localnz, localrow: the packed reduction by nonzero (fixed order) */
+PetscErrorCode DMAsmReducePacked(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  (void)nper;
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    DMAsmHostReduce(P, src, dst);
+    PetscCall(PetscLogFlops((PetscLogDouble)P->nsrc));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmCUDAReduce(P, src, dst));
+    PetscCall(PetscLogGpuFlops((PetscLogDouble)P->nsrc));
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* atomic: zero, then every entry added to its target (atomicAdd on the device) */
+PetscErrorCode DMAsmReduceAtomic(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  (void)nper;
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    PetscCall(PetscArrayzero(dst, P->ntarget));
+    DMAsmHostScatter(P->nsrc, P->e2t, src, dst);
+    PetscCall(PetscLogFlops((PetscLogDouble)P->nsrc));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+    PetscCall(DMAsmCUDAScatterAtomic(P->nsrc, P->de2t, src, dst));
+    PetscCall(PetscLogGpuFlops((PetscLogDouble)P->nsrc));
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* color: the tail's packed reduction first (writes every target), then one scatter per big colour */
+PetscErrorCode DMAsmReduceColor(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
 {
   const DMAsmPlan *tail = P == &as->jac ? &as->jtail : &as->rtail;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
   if (as->mtype == PETSC_MEMTYPE_HOST) {
-    switch (as->method) {
-    case DMASM_ATOMIC:
-      PetscCall(PetscArrayzero(dst, P->ntarget));
-      DMAsmHostScatter(P->nsrc, P->e2t, src, dst);
-      break;
-    case DMASM_COLOR:
-      if (as->ntail) DMAsmHostReduce(tail, src, dst); /* the tail first, writing every target */
-      else PetscCall(PetscArrayzero(dst, P->ntarget));
-      for (PetscInt c = 0; c < as->ncolors; c++)
-        if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) DMAsmHostScatterColor(as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], nper, as->nelem, P->e2t, src, dst);
-      break;
-    default:
-      DMAsmHostReduce(P, src, dst);
-    }
+    if (as->ntail) DMAsmHostReduce(tail, src, dst);
+    else PetscCall(PetscArrayzero(dst, P->ntarget));
+    for (PetscInt c = 0; c < as->ncolors; c++)
+      if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) DMAsmHostScatterColor(as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], nper, as->nelem, P->e2t, src, dst);
     PetscCall(PetscLogFlops((PetscLogDouble)P->nsrc));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
-    switch (as->method) {
-    case DMASM_ATOMIC:
-      PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-      PetscCall(DMAsmCUDAScatterAtomic(P->nsrc, P->de2t, src, dst));
-      break;
-    case DMASM_COLOR:
-      if (as->ntail) PetscCall(DMAsmCUDAReduce(tail, src, dst));
-      else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-      for (PetscInt c = 0; c < as->ncolors; c++)
-        if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) PetscCall(DMAsmCUDAScatterColor(as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], nper, as->nelem, P->de2t, src, dst));
-      break;
-    default:
-      PetscCall(DMAsmCUDAReduce(P, src, dst));
-    }
+    if (as->ntail) PetscCall(DMAsmCUDAReduce(tail, src, dst));
+    else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+    for (PetscInt c = 0; c < as->ncolors; c++)
+      if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) PetscCall(DMAsmCUDAScatterColor(as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], nper, as->nelem, P->de2t, src, dst));
     PetscCall(PetscLogGpuFlops((PetscLogDouble)P->nsrc));
 #endif
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* atomic and color: fused with the built-in kernels unless -dm_assembly_fuse 0 */
+PetscBool DMAsmFusedActiveScatter(DMAssembly as, PetscBool jac)
+{
+  (void)jac;
+  return Fused(as);
+}
+
+PetscErrorCode DMAsmFusedScatter(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(FusedAssembly(as, jac ? &as->jac : &as->res, jac, u, dst));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* localrow and localnz: always fused (they need the built-in kernels, checked at set-up) */
+PetscBool DMAsmFusedActiveAlways(DMAssembly as, PetscBool jac)
+{
+  (void)as;
+  (void)jac;
+  return PETSC_TRUE;
+}
+
+PetscErrorCode DMAsmFusedLocalRow(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(LocalRowAssembly(as, jac ? &as->jrow : &as->rrow, u, dst));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmFusedLocalNZ(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(LocalNZAssembly(as, jac ? &as->jac : &as->res, jac, u, dst));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* sharednz: fused with the built-in P1 kernels while the plan fits the shared-memory budget (else globalnz runs) */
+PetscBool DMAsmFusedActiveShared(DMAssembly as, PetscBool jac)
+{
+  return (PetscBool)(SharedActive(as) && !(jac ? as->jsh.fallback : as->rsh.fallback));
+}
+
+PetscErrorCode DMAsmFusedShared(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(SharedAssembly(as, jac ? &as->jsh : &as->rsh, u, dst));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* src -> dst by the type's reduction */
+static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscUseTypeMethod(as, reduce, P, nper, src, dst);
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the element computed inside the type's own kernel for this assembly */
+static PetscBool FusedActive(DMAssembly as, PetscBool jac)
+{
+  return (PetscBool)(as->ops->fused && as->ops->fusedactive && as->ops->fusedactive(as, jac));
 }
 
 /*@
@@ -369,7 +452,7 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
   }
   as->phasen = 0;
   PHASE(as);
-  if (Fused(as) || as->method == DMASM_LOCALROW || as->method == DMASM_LOCALNZ || (SharedActive(as) && !as->rsh.fallback)) {
+  if (FusedActive(as, PETSC_FALSE)) {
     const PetscScalar *u;
     PetscMemType       mu;
 
@@ -386,10 +469,7 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
     }
     PHASE(as); /* no gather */
     PHASE(as); /* no separate element kernel */
-    if (as->method == DMASM_LOCALROW) PetscCall(LocalRowAssembly(as, &as->rrow, u, f));
-    else if (as->method == DMASM_LOCALNZ) PetscCall(LocalNZAssembly(as, &as->res, PETSC_FALSE, u, f));
-    else if (SharedActive(as)) PetscCall(SharedAssembly(as, &as->rsh, u, f));
-    else PetscCall(FusedAssembly(as, &as->res, PETSC_FALSE, u, f));
+    PetscUseTypeMethod(as, fused, PETSC_FALSE, u, f);
     PHASE(as);
     if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecRestoreArrayWrite(F, &f));
     else PetscCall(VecRestoreArrayWriteAndMemType(F, &f));
@@ -523,13 +603,10 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
   val        = T.block[0].val;
   as->phasen = 0;
   PHASE(as);
-  if (Fused(as) || as->method == DMASM_LOCALROW || as->method == DMASM_LOCALNZ || (SharedActive(as) && !as->jsh.fallback)) {
+  if (FusedActive(as, PETSC_TRUE)) {
     PHASE(as);
     PHASE(as);
-    if (as->method == DMASM_LOCALROW) PetscCall(LocalRowAssembly(as, &as->jrow, NULL, val));
-    else if (as->method == DMASM_LOCALNZ) PetscCall(LocalNZAssembly(as, &as->jac, PETSC_TRUE, NULL, val));
-    else if (SharedActive(as)) PetscCall(SharedAssembly(as, &as->jsh, NULL, val));
-    else PetscCall(FusedAssembly(as, &as->jac, PETSC_TRUE, NULL, val));
+    PetscUseTypeMethod(as, fused, PETSC_TRUE, NULL, val);
     PHASE(as);
     PetscCall(MatRestoreAssemblyTarget(J, &T));
     as->nreductions++;

@@ -6,13 +6,62 @@
 PetscClassId  DMASSEMBLY_CLASSID;
 PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
 
-static PetscBool         pkginit = PETSC_FALSE;
-static const char *const methodnames[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYHOST, DMASSEMBLYSHAREDNZ, DMASSEMBLYLOCALNZ, DMASSEMBLYLOCALROW};
+PetscFunctionList DMAssemblyList = NULL;
+
+static PetscBool pkginit = PETSC_FALSE, registerallcalled = PETSC_FALSE;
 
 static PetscErrorCode DMAssemblyFinalizePackage(void)
 {
   PetscFunctionBegin;
-  pkginit = PETSC_FALSE;
+  PetscCall(PetscFunctionListDestroy(&DMAssemblyList));
+  pkginit           = PETSC_FALSE;
+  registerallcalled = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMAssemblyRegister - Adds a `DMAssembly` type (an assembly method)
+
+  Not Collective, No Fortran Support
+
+  Input Parameters:
++ name   - the name of the type, for `DMAssemblySetType()` and `-dm_assembly_type`
+- create - the constructor: fills the assembler's operations (include/petscellwarp/private/dmassemblyimpl.h)
+
+  Level: advanced
+
+.seealso: `DMAssembly`, `DMAssemblyRegisterAll()`, `DMAssemblySetType()`
+@*/
+PetscErrorCode DMAssemblyRegister(const char name[], PetscErrorCode (*create)(DMAssembly))
+{
+  PetscFunctionBegin;
+  PetscCall(DMAssemblyInitializePackage());
+  PetscCall(PetscFunctionListAdd(&DMAssemblyList, name, create));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMAssemblyRegisterAll - Registers the built-in `DMAssembly` types: `DMASSEMBLYGLOBALNZ`, `DMASSEMBLYHOST`,
+  `DMASSEMBLYATOMIC`, `DMASSEMBLYCOLOR`, `DMASSEMBLYSHAREDNZ`, `DMASSEMBLYLOCALNZ`, `DMASSEMBLYLOCALROW`
+
+  Not Collective
+
+  Level: advanced
+
+.seealso: `DMAssembly`, `DMAssemblyRegister()`
+@*/
+PetscErrorCode DMAssemblyRegisterAll(void)
+{
+  PetscFunctionBegin;
+  if (registerallcalled) PetscFunctionReturn(PETSC_SUCCESS);
+  registerallcalled = PETSC_TRUE;
+  PetscCall(DMAssemblyRegister(DMASSEMBLYGLOBALNZ, DMAssemblyCreate_GlobalNZ));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYHOST, DMAssemblyCreate_Host));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYATOMIC, DMAssemblyCreate_Atomic));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYCOLOR, DMAssemblyCreate_Color));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYSHAREDNZ, DMAssemblyCreate_SharedNZ));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYLOCALNZ, DMAssemblyCreate_LocalNZ));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYLOCALROW, DMAssemblyCreate_LocalRow));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -34,6 +83,7 @@ PetscErrorCode DMAssemblyInitializePackage(void)
   PetscCall(PetscLogEventRegister("DMAsmElement", DMASSEMBLY_CLASSID, &DMASSEMBLY_Element));
   PetscCall(PetscLogEventRegister("DMAsmReduce", DMASSEMBLY_CLASSID, &DMASSEMBLY_Reduce));
   PetscCall(PetscRegisterFinalize(DMAssemblyFinalizePackage));
+  PetscCall(DMAssemblyRegisterAll());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -63,7 +113,6 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   PetscCall(PetscHeaderCreate(a, DMASSEMBLY_CLASSID, "DMAssembly", "DM finite-element assembler", "DM", PetscObjectComm((PetscObject)dm), DMAssemblyDestroy, DMAssemblyView));
   PetscCall(PetscObjectReference((PetscObject)dm));
   a->dm     = dm;
-  a->method = DMASM_GLOBALNZ;
   a->nzpt   = 0; /* chosen per plan from the list lengths unless -dm_assembly_nz_per_thread is given */
   a->shsmem = 72 * 1024; /* 3 blocks of 256 threads per SM (H100/H200: 227 kB, 64k registers) */
   a->reorder = PETSC_TRUE;
@@ -79,40 +128,69 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->atomicvariant = DMASM_ATOMIC_MATCH; /* H100, 2.17 M tets into ELLWARP: 0.2565 ms against full 0.333 ms (peer 0.6145 ms) */
   a->fastmaxcode = 254;
   a->fasthashprobes = 512;
-  PetscCall(PetscObjectChangeTypeName((PetscObject)a, DMASSEMBLYGLOBALNZ));
+  PetscCall(DMAssemblySetType(a, DMASSEMBLYGLOBALNZ));
   *as = a;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@
-  DMAssemblySetType - chooses the assembly method: `DMASSEMBLYGLOBALNZ` (default), `DMASSEMBLYATOMIC`,
-  `DMASSEMBLYCOLOR`, `DMASSEMBLYHOST`
+  DMAssemblySetType - Chooses the assembly method
+
+  Logically Collective
+
+  Input Parameters:
++ as   - the assembler
+- type - `DMASSEMBLYGLOBALNZ` (default), `DMASSEMBLYHOST`, `DMASSEMBLYATOMIC`, `DMASSEMBLYCOLOR`, `DMASSEMBLYSHAREDNZ`,
+         `DMASSEMBLYLOCALNZ`, `DMASSEMBLYLOCALROW`, or a type added with `DMAssemblyRegister()`
+
+  Options Database Key:
+. -dm_assembly_type <type> - the method
 
   Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblyGetType()`, `DMAssemblyRegister()`
 @*/
 PetscErrorCode DMAssemblySetType(DMAssembly as, DMAssemblyType type)
 {
-  PetscInt m = -1;
+  PetscErrorCode (*create)(DMAssembly);
+  PetscBool same;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
-  for (PetscInt i = 0; i < (PetscInt)PETSC_STATIC_ARRAY_LENGTH(methodnames); i++) {
-    PetscBool eq;
-    PetscCall(PetscStrcmp(type, methodnames[i], &eq));
-    if (eq) m = i;
-  }
-  PetscCheck(m >= 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, sharednz, localnz, localrow, atomic, color, host)", type);
-  PetscCheck(!as->setupcalled || (DMAsmMethod)m == as->method, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetType() after DMAssemblySetUp()");
-  as->method = (DMAsmMethod)m;
-  PetscCall(PetscObjectChangeTypeName((PetscObject)as, methodnames[m]));
+  PetscAssertPointer(type, 2);
+  PetscCall(PetscObjectTypeCompare((PetscObject)as, type, &same));
+  if (same) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMAssemblyRegisterAll());
+  PetscCall(PetscFunctionListFind(DMAssemblyList, type, &create));
+  PetscCheck(create, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, sharednz, localnz, localrow, atomic, color, host, or one added with DMAssemblyRegister())", type);
+  PetscCheck(!as->setupcalled, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetType() after DMAssemblySetUp()");
+  PetscCall(PetscMemzero(as->ops, sizeof(*as->ops)));
+  PetscCall((*create)(as));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)as, type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+  DMAssemblyGetType - Gets the assembly method
+
+  Not Collective
+
+  Input Parameter:
+. as - the assembler
+
+  Output Parameter:
+. type - its type
+
+  Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblySetType()`
+@*/
 PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
-  *type = methodnames[as->method];
+  PetscAssertPointer(type, 2);
+  *type = ((PetscObject)as)->type_name;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -132,7 +210,7 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
   PetscObjectOptionsBegin((PetscObject)as);
-  PetscCall(PetscOptionsString("-dm_assembly_type", "Assembly method", "DMAssemblySetType", methodnames[as->method], type, sizeof(type), &flg));
+  PetscCall(PetscOptionsFList("-dm_assembly_type", "Assembly method", "DMAssemblySetType", DMAssemblyList, ((PetscObject)as)->type_name, type, sizeof(type), &flg));
   if (flg) PetscCall(DMAssemblySetType(as, type));
   PetscCall(PetscOptionsBoundedInt("-dm_assembly_nz_per_thread", "Targets per thread of a packed reduction block (default: chosen per plan, about 32 entries per thread)", "DMAssembly", as->nzpt, &as->nzpt, NULL, 0));
   {
@@ -238,7 +316,7 @@ static PetscErrorCode ChooseMemType(DMAssembly as)
   else {
     as->mtype    = PETSC_MEMTYPE_HOST;
     as->nodevice = PETSC_TRUE;
-    PetscCall(PetscInfo(as, "No CUDA device: method %s runs its plain-C reference on the host\n", methodnames[as->method]));
+    PetscCall(PetscInfo(as, "No CUDA device: method %s runs its plain-C reference on the host\n", ((PetscObject)as)->type_name));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -425,20 +503,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)as, viewer));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "method %s: %s\n", methodnames[as->method],
-                                   as->method == DMASM_GLOBALNZ ? "element matrices in global memory, packed reduction by nonzero (fixed order, bitwise reproducible)"
-                                   : as->method == DMASM_ATOMIC ? "element matrices scattered with atomicAdd (order not fixed on the device)"
-                                   : as->method == DMASM_COLOR  ? "element colouring, one scatter launch per colour"
-                                   : as->method == DMASM_LOCALNZ  ? "one thread per nonzero recomputes each of its contributions from the element's inputs, in its packed list's order (Cecka, Lew, Darve 4.2.2; built-in kernels, no element data in memory, fixed order, bitwise reproducible)"
-                                   : as->method == DMASM_LOCALROW ? "one thread per row computes its rows of the surrounding elements (built-in kernels, fused, fixed order, bitwise reproducible)"
-                                   : as->method == DMASM_SHAREDNZ ? (as->shfallback ? "FALLS BACK TO globalnz: sharednz computes the element in its kernel and needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices" : "per block of targets: nodal data through a scatter array into shared memory, the block's elements computed there, reduction by nonzero from shared memory (16-bit offsets, fixed order, bitwise reproducible)")
-                                                                : "plain-C reference on the host (same plan as globalnz)"));
-  if ((as->method == DMASM_ATOMIC || as->method == DMASM_COLOR) && as->kset) {
-    const PetscBool fused = (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
-    const PetscBool hofused = (PetscBool)(as->fuse && as->hobuiltin && as->k.ctx == (void *)as->hobuiltin);
-    PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : hofused ? "built-in Lagrange, fused into the scatter (no element data in memory)" : "through the element buffers"));
-    PetscCall(DMAsmFastView(as, viewer));
-  }
+  PetscTryTypeMethod(as, view, viewer);
   if (!as->setupcalled) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "not set up\n"));
     PetscCall(PetscViewerASCIIPopTab(viewer));
