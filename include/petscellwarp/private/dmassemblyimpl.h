@@ -142,22 +142,18 @@ struct _DMAssemblyOps {
   PetscBool (*fusedactive)(DMAssembly, PetscBool);
   PetscErrorCode (*fused)(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*view)(DMAssembly, PetscViewer); /* the method's line of DMAssemblyView() */
+  PetscErrorCode (*setup)(DMAssembly);              /* after the mesh, colouring and residual plan: the type's checks and own plans */
+  /* the Jacobian plan from q2t (element entry -> position in the target block's value array); hasjacplan: one exists */
+  PetscErrorCode (*jacplan)(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+  PetscBool (*hasjacplan)(DMAssembly);
+  PetscBool (*mpisupported)(DMAssembly); /* runs on a distributed DM with these kernels and options (NULL: no) */
 };
 
-typedef enum {
-  DMASM_GLOBALNZ,
-  DMASM_ATOMIC,
-  DMASM_COLOR,
-  DMASM_HOST,
-  DMASM_SHAREDNZ,
-  DMASM_LOCALNZ,
-  DMASM_LOCALROW
-} DMAsmMethod;
 
 struct _p_DMAssembly {
   PETSCHEADER(struct _DMAssemblyOps);
   DM                       dm;
-  DMAsmMethod              method;
+  PetscBool                hostonly;  /* the type runs on the host whatever the device (set by its constructor) */
   DMAssemblyElementKernels k;
   PetscBool                kset;
   PetscBool                jacstate;  /* the Jacobian kernel reads ue (else no gather before it: linear problems) */
@@ -328,6 +324,26 @@ PETSC_INTERN PetscErrorCode DMAsmFusedScatter(DMAssembly, PetscBool, const Petsc
 PETSC_INTERN PetscErrorCode DMAsmFusedLocalRow(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmFusedLocalNZ(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmFusedShared(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanPacked(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanAtomic(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanColor(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanLocalRow(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanShared(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscBool      DMAsmHasJacPlanLocalRow(DMAssembly);
+PETSC_INTERN PetscBool      DMAsmHasJacPlanShared(DMAssembly);
+/* the scatter types (their kernels differ only in the colour loop) and sharednz with its own kernels active */
+static inline PetscBool DMAsmIsColor(DMAssembly as)
+{
+  return (PetscBool)(as->ops->reduce == DMAsmReduceColor);
+}
+static inline PetscBool DMAsmIsAtomic(DMAssembly as)
+{
+  return (PetscBool)(as->ops->reduce == DMAsmReduceAtomic);
+}
+static inline PetscBool DMAsmSharedActive(DMAssembly as)
+{
+  return (PetscBool)(as->ops->fused == DMAsmFusedShared && !as->shfallback);
+}
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_GlobalNZ(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_Host(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_Atomic(DMAssembly);

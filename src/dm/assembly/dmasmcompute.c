@@ -17,11 +17,6 @@ static PetscErrorCode GetTarget(DMAssembly as, Mat J, MatAssemblyTarget *T)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* sharednz with the built-in kernels (else globalnz runs: as->shfallback) */
-static PetscBool SharedActive(DMAssembly as)
-{
-  return (PetscBool)(as->method == DMASM_SHAREDNZ && !as->shfallback);
-}
 
 #if defined(ELLWARP_HAVE_CUDA)
   #define PHASE(as) \
@@ -90,14 +85,12 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const MatAssembly
   PetscInt                n = B->m, *nz2t, *q2t;
   const PetscInt         *ia = B->i, *ja = B->j;
   const PetscCount        nq = (PetscCount)as->nen * as->nen * as->nelem;
-  PetscCount              nunit = 0, *ustart = NULL, *utgt = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)J, &id));
-  if ((as->method == DMASM_LOCALROW ? as->jrow.wptr != NULL : (SharedActive(as) && !as->jsh.fallback ? as->jsh.tb != NULL : P->blkptr != NULL)) && P->id == id && P->state == T->state) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((as->ops->hasjacplan ? as->ops->hasjacplan(as) : (PetscBool)(P->blkptr != NULL)) && P->id == id && P->state == T->state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
   PetscCheck(n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
-  if (SharedActive(as) && as->shpart == DMASM_SHPART_METIS) PetscCall(SharedUnits(B, n, ia, as->shcsrmin, as->shlanes, &nunit, &ustart, &utgt));
   PetscCall(PetscMalloc1(as->nnz, &nz2t));
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
@@ -109,29 +102,7 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const MatAssembly
   PetscCall(PetscMalloc1(nq, &q2t));
   for (PetscCount q = 0; q < nq; q++) q2t[q] = nz2t[as->e2nz[q]];
   PetscCall(PetscFree(nz2t));
-  if (as->method == DMASM_LOCALROW) {
-    PetscCall(DMAsmPlanDestroy(P)); /* holds the key only */
-    PetscCall(DMAsmBuildRowPlan(as, PETSC_TRUE, q2t, B->nval, &as->jrow));
-  } else if (SharedActive(as)) {
-    PetscCall(DMAsmPlanDestroy(P)); /* holds the key only, unless the shared plan does not fit */
-    PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, B->nval, q2t, nunit, ustart, utgt, &as->jsh));
-    PetscCall(PetscFree(ustart));
-    PetscCall(PetscFree(utgt));
-    if (as->jsh.fallback) {
-      PetscCall(PetscInfo(as, "sharednz: the Jacobian's element data do not fit the shared-memory budget; globalnz assembles this matrix\n"));
-      PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, B->nval, q2t, P));
-      if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
-    } else if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmSharedPlanUpload(&as->jsh));
-  } else {
-    PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, B->nval, q2t, P));
-    if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
-    PetscCall(DMAsmBuildTailPlan(as, as->nen * as->nen, B->nval, q2t, &as->jtail)); /* color only */
-    if (DMAsmFastActive(as) && B->nval <= PETSC_INT32_MAX) PetscCall(DMAsmBuildFastPlan(as, q2t, B->nval, &as->fast)); /* -dm_assembly_atomic_variant */
-    else if (as->atomicvariant && as->method == DMASM_ATOMIC) {
-      PetscCall(DMAsmFastPlanDestroy(&as->fast));
-      PetscCall(PetscInfo(as, "-dm_assembly_atomic_variant: NOT USED, it needs the built-in P1 simplex kernels fused and at most 2^31 targets (%" PetscCount_FMT "): the full-map atomic scatter runs\n", B->nval));
-    }
-  }
+  PetscUseTypeMethod(as, jacplan, B, q2t);
   PetscCall(PetscFree(q2t));
   P->id    = id;
   P->state = T->state;
@@ -140,6 +111,80 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const MatAssembly
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Plan, as, J, 0, 0));
   PetscCall(PetscInfo(as, "Jacobian plan %" PetscInt_FMT " for %s (target state %" PetscInt64_FMT "): %" PetscCount_FMT " targets\n", as->njacplans, ((PetscObject)J)->type_name, (PetscInt64)T->state, B->nval));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The types' Jacobian plans from q2t (element entry -> position in the value array of block B) */
+
+/* globalnz, host, localnz, sharednz with user kernels: the packed reduction plan */
+PetscErrorCode DMAsmJacPlanPacked(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, B->nval, q2t, &as->jac));
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(&as->jac));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* color: the packed plan (its e2t) and the tail's packed plan */
+PetscErrorCode DMAsmJacPlanColor(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAsmJacPlanPacked(as, B, q2t));
+  PetscCall(DMAsmBuildTailPlan(as, as->nen * as->nen, B->nval, q2t, &as->jtail));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* atomic: the packed plan (its e2t) and the -dm_assembly_atomic_variant plan where it applies */
+PetscErrorCode DMAsmJacPlanAtomic(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAsmJacPlanPacked(as, B, q2t));
+  if (DMAsmFastActive(as) && B->nval <= PETSC_INT32_MAX) PetscCall(DMAsmBuildFastPlan(as, q2t, B->nval, &as->fast));
+  else if (as->atomicvariant) {
+    PetscCall(DMAsmFastPlanDestroy(&as->fast));
+    PetscCall(PetscInfo(as, "-dm_assembly_atomic_variant: NOT USED, it needs the built-in P1 simplex kernels fused and at most 2^31 targets (%" PetscCount_FMT "): the full-map atomic scatter runs\n", B->nval));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* localrow: the row plan (jac keeps the key only) */
+PetscErrorCode DMAsmJacPlanLocalRow(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAsmPlanDestroy(&as->jac));
+  PetscCall(DMAsmBuildRowPlan(as, PETSC_TRUE, q2t, B->nval, &as->jrow));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscBool DMAsmHasJacPlanLocalRow(DMAssembly as)
+{
+  return (PetscBool)(as->jrow.wptr != NULL);
+}
+
+/* sharednz: the block plan (jac keeps the key only), or the packed plan where it does not fit or with user kernels */
+PetscErrorCode DMAsmJacPlanShared(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscCount nunit = 0, *ustart = NULL, *utgt = NULL;
+
+  PetscFunctionBegin;
+  if (!DMAsmSharedActive(as)) {
+    PetscCall(DMAsmJacPlanPacked(as, B, q2t));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (as->shpart == DMASM_SHPART_METIS) PetscCall(SharedUnits(B, B->m, B->i, as->shcsrmin, as->shlanes, &nunit, &ustart, &utgt));
+  PetscCall(DMAsmPlanDestroy(&as->jac));
+  PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, B->nval, q2t, nunit, ustart, utgt, &as->jsh));
+  PetscCall(PetscFree(ustart));
+  PetscCall(PetscFree(utgt));
+  if (as->jsh.fallback) {
+    PetscCall(PetscInfo(as, "sharednz: the Jacobian's element data do not fit the shared-memory budget; globalnz assembles this matrix\n"));
+    PetscCall(DMAsmJacPlanPacked(as, B, q2t));
+  } else if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmSharedPlanUpload(&as->jsh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscBool DMAsmHasJacPlanShared(DMAssembly as)
+{
+  return (PetscBool)(DMAsmSharedActive(as) && !as->jsh.fallback ? as->jsh.tb != NULL : as->jac.blkptr != NULL);
 }
 
 /* the start of a gather: ae allocated (in the execution memory) on first use of an auxiliary vector,
@@ -192,16 +237,16 @@ static PetscErrorCode Gather(DMAssembly as, Vec U)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* atomic and color with the built-in kernels: the element is computed inside the scatter */
+/* atomic and color (their fusedactive) with the built-in kernels: the element is computed inside the scatter */
 static PetscBool Fused(DMAssembly as)
 {
-  return (PetscBool)(as->fuse && ((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)) && (as->method == DMASM_ATOMIC || as->method == DMASM_COLOR));
+  return (PetscBool)(as->fuse && ((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)));
 }
 
 /* fused element + scatter into dst (zeroed first), ntarget values; u: the state (residual only) */
 static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
 {
-  const PetscBool  col  = (PetscBool)(as->method == DMASM_COLOR);
+  const PetscBool  col  = DMAsmIsColor(as);
   const DMAsmPlan *tail = jac ? &as->jtail : &as->rtail;
 
   PetscFunctionBegin;
@@ -404,7 +449,7 @@ PetscErrorCode DMAsmFusedLocalNZ(DMAssembly as, PetscBool jac, const PetscScalar
 /* sharednz: fused with the built-in P1 kernels while the plan fits the shared-memory budget (else globalnz runs) */
 PetscBool DMAsmFusedActiveShared(DMAssembly as, PetscBool jac)
 {
-  return (PetscBool)(SharedActive(as) && !(jac ? as->jsh.fallback : as->rsh.fallback));
+  return (PetscBool)(DMAsmSharedActive(as) && !(jac ? as->jsh.fallback : as->rsh.fallback));
 }
 
 PetscErrorCode DMAsmFusedShared(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)

@@ -38,16 +38,12 @@ static PetscErrorCode CheckDiscretization(DM dm, PetscInt *dim)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the methods that run on a distributed DM: the packed reduction (globalnz, host) and the unfused atomic
-   scatter, all through the element buffers */
+/* the methods that run on a distributed DM (their mpisupported): the packed reduction (globalnz, host) and the
+   unfused atomic scatter, all through the element buffers */
 static PetscErrorCode CheckMethod(DMAssembly as)
 {
-  const PetscBool builtin = (PetscBool)(as->builtin && as->k.ctx == (void *)as->builtin);
-
   PetscFunctionBegin;
-  /* sharednz with user kernels runs globalnz anyway (stated in -info and View, as on one process) */
-  PetscCheck(as->method == DMASM_GLOBALNZ || as->method == DMASM_HOST || as->method == DMASM_ATOMIC || (as->method == DMASM_SHAREDNZ && !builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: on more than one MPI process the methods are globalnz, host and atomic (unfused); %s is not available there yet", ((PetscObject)as)->type_name);
-  PetscCheck(!(as->method == DMASM_ATOMIC && builtin && as->fuse), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: the fused atomic method is not available on more than one MPI process yet; use -dm_assembly_fuse 0 (or globalnz)");
+  PetscCheck(as->ops->mpisupported && as->ops->mpisupported(as), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: on more than one MPI process the methods are globalnz, host and atomic (unfused: -dm_assembly_fuse 0 with the built-in kernels); %s%s is not available there yet", ((PetscObject)as)->type_name, as->ops->mpisupported ? " with these kernels and options" : "");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

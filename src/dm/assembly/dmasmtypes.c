@@ -74,6 +74,75 @@ static PetscErrorCode View_LocalRow(DMAssembly as, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static inline PetscBool BuiltinP1(DMAssembly as)
+{
+  return (PetscBool)(as->builtin && as->k.ctx == (void *)as->builtin);
+}
+
+static inline PetscBool BuiltinAny(DMAssembly as)
+{
+  return (PetscBool)(BuiltinP1(as) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin));
+}
+
+/* set-up of the types with data of their own */
+static PetscErrorCode SetUp_Color(DMAssembly as)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAsmBuildTailPlan(as, as->nen, as->ndof, as->edof, &as->rtail));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetUp_LocalNZ(DMAssembly as)
+{
+  PetscFunctionBegin;
+  PetscCheck(BuiltinAny(as), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localnz computes each contribution inside its reduction: it needs the built-in kernels (DMAssemblyP1DiffusionMassKernels() or DMAssemblyLagrangeKernels()); not for user kernels: use globalnz");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetUp_LocalRow(DMAssembly as)
+{
+  PetscFunctionBegin;
+  PetscCheck(BuiltinP1(as), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices; not for this element (%s) or these kernels: use globalnz", as->ename);
+  PetscCall(DMAsmBuildRowPlan(as, PETSC_FALSE, NULL, as->ndof, &as->rrow));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* sharednz: with the built-in P1 kernels, the nodal coordinates (loaded per block through the scatter array) and
+   the residual's block plan; with any other kernels globalnz runs (said in -info and View) */
+static PetscErrorCode SetUp_SharedNZ(DMAssembly as)
+{
+  PetscFunctionBegin;
+  as->shfallback = (PetscBool)!BuiltinP1(as);
+  if (as->shfallback) {
+    PetscCall(PetscInfo(as, "sharednz computes the element inside its kernel and needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()); with %s and these kernels globalnz runs instead\n", as->ename));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscCalloc1((size_t)as->ndof * as->dim, &as->xn));
+  for (PetscInt e = 0; e < as->nelem; e++)
+    for (PetscInt a = 0; a < as->nen; a++)
+      for (PetscInt d = 0; d < as->dim; d++) as->xn[(size_t)as->edof[(PetscCount)a * as->nelem + e] * as->dim + d] = as->xe[((PetscCount)a * as->dim + d) * as->nelem + e];
+  PetscCall(DMAsmBuildSharedPlan(as, as->nen, as->ndof, as->edof, 0, NULL, NULL, &as->rsh)); /* METIS units: 32 dofs */
+  if (as->rsh.fallback) PetscCall(PetscInfo(as, "sharednz: the residual's element data do not fit the shared-memory budget; globalnz assembles the residual\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* on a distributed DM: everything through the element buffers */
+static PetscBool MPI_Always(DMAssembly as)
+{
+  (void)as;
+  return PETSC_TRUE;
+}
+
+static PetscBool MPI_Unfused(DMAssembly as)
+{
+  return (PetscBool)!(BuiltinP1(as) && as->fuse);
+}
+
+static PetscBool MPI_UserKernels(DMAssembly as)
+{
+  return (PetscBool)!BuiltinP1(as); /* sharednz with user kernels runs globalnz */
+}
+
 /*MC
    DMASSEMBLYGLOBALNZ - "globalnz" - the element kernel writes element matrices to global memory; a packed reduction
    by nonzero (one thread per target, contributions in element order) sums them into the target (Cecka, Lew, Darve,
@@ -86,9 +155,10 @@ M*/
 PetscErrorCode DMAssemblyCreate_GlobalNZ(DMAssembly as)
 {
   PetscFunctionBegin;
-  as->method       = DMASM_GLOBALNZ;
-  as->ops->reduce  = DMAsmReducePacked;
-  as->ops->view    = View_GlobalNZ;
+  as->ops->reduce       = DMAsmReducePacked;
+  as->ops->jacplan      = DMAsmJacPlanPacked;
+  as->ops->mpisupported = MPI_Always;
+  as->ops->view         = View_GlobalNZ;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -103,9 +173,11 @@ M*/
 PetscErrorCode DMAssemblyCreate_Host(DMAssembly as)
 {
   PetscFunctionBegin;
-  as->method      = DMASM_HOST;
-  as->ops->reduce = DMAsmReducePacked;
-  as->ops->view   = View_Host;
+  as->hostonly          = PETSC_TRUE;
+  as->ops->reduce       = DMAsmReducePacked;
+  as->ops->jacplan      = DMAsmJacPlanPacked;
+  as->ops->mpisupported = MPI_Always;
+  as->ops->view         = View_Host;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -121,11 +193,12 @@ M*/
 PetscErrorCode DMAssemblyCreate_Atomic(DMAssembly as)
 {
   PetscFunctionBegin;
-  as->method           = DMASM_ATOMIC;
-  as->ops->reduce      = DMAsmReduceAtomic;
-  as->ops->fusedactive = DMAsmFusedActiveScatter;
-  as->ops->fused       = DMAsmFusedScatter;
-  as->ops->view        = View_Atomic;
+  as->ops->reduce       = DMAsmReduceAtomic;
+  as->ops->fusedactive  = DMAsmFusedActiveScatter;
+  as->ops->fused        = DMAsmFusedScatter;
+  as->ops->jacplan      = DMAsmJacPlanAtomic;
+  as->ops->mpisupported = MPI_Unfused;
+  as->ops->view         = View_Atomic;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -140,10 +213,11 @@ M*/
 PetscErrorCode DMAssemblyCreate_Color(DMAssembly as)
 {
   PetscFunctionBegin;
-  as->method           = DMASM_COLOR;
   as->ops->reduce      = DMAsmReduceColor;
   as->ops->fusedactive = DMAsmFusedActiveScatter;
   as->ops->fused       = DMAsmFusedScatter;
+  as->ops->setup       = SetUp_Color;
+  as->ops->jacplan     = DMAsmJacPlanColor;
   as->ops->view        = View_Color;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -160,11 +234,14 @@ M*/
 PetscErrorCode DMAssemblyCreate_SharedNZ(DMAssembly as)
 {
   PetscFunctionBegin;
-  as->method           = DMASM_SHAREDNZ;
-  as->ops->reduce      = DMAsmReducePacked; /* the globalnz fallback */
-  as->ops->fusedactive = DMAsmFusedActiveShared;
-  as->ops->fused       = DMAsmFusedShared;
-  as->ops->view        = View_SharedNZ;
+  as->ops->reduce       = DMAsmReducePacked; /* the globalnz fallback */
+  as->ops->fusedactive  = DMAsmFusedActiveShared;
+  as->ops->fused        = DMAsmFusedShared;
+  as->ops->setup        = SetUp_SharedNZ;
+  as->ops->jacplan      = DMAsmJacPlanShared;
+  as->ops->hasjacplan   = DMAsmHasJacPlanShared;
+  as->ops->mpisupported = MPI_UserKernels;
+  as->ops->view         = View_SharedNZ;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -179,10 +256,11 @@ M*/
 PetscErrorCode DMAssemblyCreate_LocalNZ(DMAssembly as)
 {
   PetscFunctionBegin;
-  as->method           = DMASM_LOCALNZ;
   as->ops->reduce      = DMAsmReducePacked;
   as->ops->fusedactive = DMAsmFusedActiveAlways;
   as->ops->fused       = DMAsmFusedLocalNZ;
+  as->ops->setup       = SetUp_LocalNZ;
+  as->ops->jacplan     = DMAsmJacPlanPacked;
   as->ops->view        = View_LocalNZ;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -198,10 +276,12 @@ M*/
 PetscErrorCode DMAssemblyCreate_LocalRow(DMAssembly as)
 {
   PetscFunctionBegin;
-  as->method           = DMASM_LOCALROW;
   as->ops->reduce      = DMAsmReducePacked;
   as->ops->fusedactive = DMAsmFusedActiveAlways;
   as->ops->fused       = DMAsmFusedLocalRow;
+  as->ops->setup       = SetUp_LocalRow;
+  as->ops->jacplan     = DMAsmJacPlanLocalRow;
+  as->ops->hasjacplan  = DMAsmHasJacPlanLocalRow;
   as->ops->view        = View_LocalRow;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

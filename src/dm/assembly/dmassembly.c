@@ -165,6 +165,7 @@ PetscErrorCode DMAssemblySetType(DMAssembly as, DMAssemblyType type)
   PetscCheck(create, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, sharednz, localnz, localrow, atomic, color, host, or one added with DMAssemblyRegister())", type);
   PetscCheck(!as->setupcalled, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetType() after DMAssemblySetUp()");
   PetscCall(PetscMemzero(as->ops, sizeof(*as->ops)));
+  as->hostonly = PETSC_FALSE;
   PetscCall((*create)(as));
   PetscCall(PetscObjectChangeTypeName((PetscObject)as, type));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -311,7 +312,7 @@ static PetscErrorCode ChooseMemType(DMAssembly as)
   PetscCall(DMAsmCUDAAvailable(&dev));
 #endif
   as->nodevice = PETSC_FALSE;
-  if (as->method == DMASM_HOST) as->mtype = PETSC_MEMTYPE_HOST;
+  if (as->hostonly) as->mtype = PETSC_MEMTYPE_HOST;
   else if (dev) as->mtype = PETSC_MEMTYPE_DEVICE;
   else {
     as->mtype    = PETSC_MEMTYPE_HOST;
@@ -341,26 +342,10 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCheck(!(as->builtin && as->k.ctx == (void *)as->builtin) || as->p1, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) are for P1 triangles and tetrahedra, the mesh has %s: use DMAssemblyLagrangeKernels()", as->ename);
   if (((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)) && as->reorder) PetscCall(DMAsmReorderElements(as));
   PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
-  PetscCheck(as->method != DMASM_LOCALNZ || (as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localnz computes each contribution inside its reduction: it needs the built-in kernels (DMAssemblyP1DiffusionMassKernels() or DMAssemblyLagrangeKernels()); not for user kernels: use globalnz");
-  PetscCheck(as->method != DMASM_LOCALROW || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices; not for this element (%s) or these kernels: use globalnz", as->ename);
   PetscCall(DMAsmColor(as));
   if (as->mpi) PetscCall(DMAsmMPIBuildResidualPlan(as)); /* owned rows only */
   else PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
-  PetscCall(DMAsmBuildTailPlan(as, as->nen, as->ndof, as->edof, &as->rtail));
-  if (as->method == DMASM_SHAREDNZ) {
-    as->shfallback = (PetscBool)!(as->builtin && as->k.ctx == (void *)as->builtin);
-    if (as->shfallback) PetscCall(PetscInfo(as, "sharednz computes the element inside its kernel and needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()); with %s and these kernels globalnz runs instead\n", as->ename));
-    else {
-      /* nodal coordinates, loaded per block through the scatter array */
-      PetscCall(PetscCalloc1((size_t)as->ndof * as->dim, &as->xn));
-      for (PetscInt e = 0; e < as->nelem; e++)
-        for (PetscInt a = 0; a < as->nen; a++)
-          for (PetscInt d = 0; d < as->dim; d++) as->xn[(size_t)as->edof[(PetscCount)a * as->nelem + e] * as->dim + d] = as->xe[((PetscCount)a * as->dim + d) * as->nelem + e];
-      PetscCall(DMAsmBuildSharedPlan(as, as->nen, as->ndof, as->edof, 0, NULL, NULL, &as->rsh)); /* METIS units: 32 dofs */
-      if (as->rsh.fallback) PetscCall(PetscInfo(as, "sharednz: the residual's element data do not fit the shared-memory budget; globalnz assembles the residual\n"));
-    }
-  }
-  if (as->method == DMASM_LOCALROW) PetscCall(DMAsmBuildRowPlan(as, PETSC_FALSE, NULL, as->ndof, &as->rrow));
+  PetscTryTypeMethod(as, setup);
   if (as->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
@@ -547,7 +532,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian plan: %s order, %" PetscInt_FMT " blocks of %g kB at most (budget %" PetscInt_FMT " kB), %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), %" PetscCount_FMT " 16-bit offsets; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "value-slot" : "CSR", S->nblocks, S->smem / 1024.0, as->shsmem / 1024, S->eb[S->nblocks], as->nelem, as->nelem ? (double)S->eb[S->nblocks] / as->nelem : 0.0, S->lb[S->nblocks], as->njacplans, as->nreductions));
       PetscCall(SharedPartitionView(as, S, viewer));
     } else PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: built at the first DMAssemblyComputeJacobian()\n"));
-    if (as->method == DMASM_SHAREDNZ && !as->shfallback) {
+    if (DMAsmSharedActive(as)) {
       if (as->rsh.fallback) PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual: does not fit the budget, globalnz assembles it\n"));
       else {
         PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual plan: %" PetscInt_FMT " blocks, redundancy %.2f\n", as->rsh.nblocks, as->nelem ? (double)as->rsh.eb[as->rsh.nblocks] / as->nelem : 0.0));
