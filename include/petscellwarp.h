@@ -80,3 +80,77 @@ PETSC_EXTERN PetscErrorCode MatEllwarpGetInfo(Mat, MatEllwarpInfo *);
 
 /* Log events (valid after PetscEllwarpInitializePackage()). */
 PETSC_EXTERN PetscLogEvent MAT_ELLWARP_Analysis, MAT_ELLWARP_Upload, MAT_ELLWARP_Refresh, MAT_ELLWARP_Download, MAT_ELLWARP_Mult, MAT_ELLWARP_MultT;
+
+/* ---- Assembly into a matrix's own storage (src/mat/interface/matassemblytarget.c) ------------------------
+   A writer that produces every value of a fixed pattern (the DM assembler, src/dm/assembly) asks the matrix
+   where each entry lives instead of knowing its type: MatGetAssemblyTarget() gives, per local block, the CSR
+   pattern, the map from CSR entries to value slots and the value array itself (host or device), with a state
+   that changes whenever that map can change.  Implemented by MATSEQELLWARP (composed "MatGetAssemblyTarget_C"),
+   MATSEQAIJ and MATSEQAIJCUSPARSE, and every MATMPIAIJ-family matrix whose two blocks implement it (MATMPIAIJ,
+   MATMPIAIJCUSPARSE, MATMPIELLWARP).  For any other matrix, use MatSetPreallocationCOO()/MatSetValuesCOO(). */
+
+/*S
+   MatAssemblyBlock - One local block of a `MatAssemblyTarget`: its CSR pattern, where each CSR entry's value
+   lives, and the values
+
+   Level: developer
+
+   Notes:
+   `i`, `j` are host arrays, the columns of each row increasing; the columns are block-local (the diagonal block:
+   global column - `cstart`; the off-diagonal block: an index into `garray`).  The value of CSR entry `k` is
+   `val[csr2val ? csr2val[k] : k]`; value slots that no CSR entry maps to (padding) hold 0 and must stay 0.
+   When `sliceheight` > 0 the slots `[sliceptr[s], sliceptr[s+1])` hold the rows of slice `s` column-major over
+   `sliceheight` lanes (what a writer needs to keep its stores coalesced); the slots from `sliceptr[nslices]` on
+   are unstructured.
+
+.seealso: [](ch_matrices), `Mat`, `MatAssemblyTarget`, `MatGetAssemblyTarget()`
+S*/
+typedef struct {
+  PetscInt          m, n;        /* rows and (block-local) columns */
+  const PetscInt   *i, *j;       /* CSR pattern, host */
+  const PetscInt   *csr2val;     /* [i[m]] value slot of each CSR entry (host), or NULL: CSR order */
+  PetscCount        nval;        /* length of val (padding included) */
+  PetscScalar      *val;         /* the values, write access, in memory mtype */
+  PetscMemType      mtype;
+  PetscInt          sliceheight; /* 0: no slice structure */
+  PetscInt          nslices;
+  const PetscCount *sliceptr;    /* [nslices+1], host */
+} MatAssemblyBlock;
+
+/*S
+   MatAssemblyTarget - What `MatGetAssemblyTarget()` gives a writer of all of a matrix's values: its local blocks
+   (one for a sequential matrix; the diagonal and the off-diagonal block of an MPI one) and a state
+
+   Level: developer
+
+   Notes:
+   `state` changes whenever the pattern, the map from CSR entries to value slots or the length of a value array
+   can change: a new nonzero state, a new layout of the same pattern (`MatEllwarpSetKernel()`, a changed backend,
+   a re-analysis), a conversion in place.  States are drawn from one counter for all matrices, so a writer may
+   keep what it derived from a target (a plan) keyed on the matrix's `PetscObjectId` and `state`, and must
+   rebuild it when either differs.  A `MatDuplicate()` is a different matrix (another id).
+
+   The fields after `state` are private to the implementation.
+
+.seealso: [](ch_matrices), `Mat`, `MatAssemblyBlock`, `MatGetAssemblyTarget()`, `MatRestoreAssemblyTarget()`, `MatHasAssemblyTarget()`
+S*/
+typedef struct _n_MatAssemblyTarget MatAssemblyTarget;
+struct _n_MatAssemblyTarget {
+  PetscInt         nblocks;      /* 1, or 2 for an MPI matrix */
+  MatAssemblyBlock block[2];     /* block[0]: the (diagonal) block of the owned rows, block[1]: the off-diagonal block */
+  PetscInt         rstart;       /* first owned row (global) */
+  PetscInt         cstart, cend; /* global columns of the diagonal block */
+  const PetscInt  *garray;       /* off-diagonal block column -> global column (nblocks == 2) */
+  PetscObjectState state;
+  /* private */
+  PetscErrorCode (*restore)(Mat, MatAssemblyTarget *);
+  PetscObjectState  key[3];      /* what identifies the map to the implementation (turned into state) */
+  PetscErrorCode (*impl)(Mat, PetscMemType, MatAssemblyTarget *);
+  Mat               sub[2];      /* MPI: the blocks */
+  MatAssemblyTarget *subt;       /* MPI: the blocks' own targets */
+  PetscMemType      req;
+};
+
+PETSC_EXTERN PetscErrorCode MatHasAssemblyTarget(Mat, PetscBool *);
+PETSC_EXTERN PetscErrorCode MatGetAssemblyTarget(Mat, PetscMemType, MatAssemblyTarget *);
+PETSC_EXTERN PetscErrorCode MatRestoreAssemblyTarget(Mat, MatAssemblyTarget *);

@@ -21,7 +21,7 @@ typedef const char           *DMAssemblyType;
 #define DMASSEMBLYCOLOR    "color"    /* element colouring, one scatter launch per colour (comparison) */
 #define DMASSEMBLYHOST     "host"     /* plain-C reference: same element kernels on the host, same reduction plan */
 #define DMASSEMBLYSHAREDNZ "sharednz"
-#define DMASSEMBLYLOCALNZ  "localnz"  /* not implemented yet (clear error) */
+#define DMASSEMBLYLOCALNZ  "localnz"  /* built-in kernels: one thread per nonzero recomputes each of its contributions */
 #define DMASSEMBLYLOCALROW "localrow" /* built-in kernels: one thread per row computes its rows of the elements around it (fused, fixed order) */
 
 PETSC_EXTERN PetscClassId DMASSEMBLY_CLASSID;
@@ -46,6 +46,8 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode DMAssemblyInitializePackage(void);
 PETSC_EXTERN PetscErrorCode DMAssemblyCreate(DM, DMAssembly *);
 PETSC_EXTERN PetscErrorCode DMAssemblySetType(DMAssembly, DMAssemblyType);
+PETSC_EXTERN PetscErrorCode DMAssemblyRegister(const char[], PetscErrorCode (*)(DMAssembly));
+PETSC_EXTERN PetscErrorCode DMAssemblyRegisterAll(void);
 PETSC_EXTERN PetscErrorCode DMAssemblyGetType(DMAssembly, DMAssemblyType *);
 PETSC_EXTERN PetscErrorCode DMAssemblySetFromOptions(DMAssembly);
 PETSC_EXTERN PetscErrorCode DMAssemblySetElementKernels(DMAssembly, const DMAssemblyElementKernels *);

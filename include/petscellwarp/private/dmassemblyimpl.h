@@ -2,6 +2,7 @@
 #pragma once
 
 #include <petscellwarpassembly.h>
+#include <petscellwarp.h> /* MatGetAssemblyTarget(): the only way the assembler reaches a matrix's storage */
 #include <petsc/private/petscimpl.h>
 
 /* color: the colours with fewer elements than this (the "tail": a mesh with a high-valence node, like the LV
@@ -34,11 +35,10 @@ typedef struct {
   PetscCount *dblkptr;
   int        *dorder;   /* device: blocks by decreasing height (launch order) */
   PetscInt   *de2t;
-  /* what it was built for */
+  /* what it was built for: the matrix and its assembly-target state (MatGetAssemblyTarget) */
   PetscObjectId    id;
   PetscObjectState state;
-  const void      *layout;
-  PetscBool        slots;  /* target order: ELLWARP slots (else CSR / dof order) */
+  PetscBool        slots;  /* target order: the matrix's value slots (else CSR / dof order) */
 } DMAsmPlan;
 
 /* The localrow plan (dmasmlocalrow.c): one thread per row, a warp per 32 rows (for ELLWARP: the rows of a
@@ -55,10 +55,6 @@ typedef struct {
   PetscCount      *dwptr;
   int             *dinc;
   PetscInt        *dtgt, *drowof;
-  PetscObjectId    id;
-  PetscObjectState state;
-  const void      *layout;
-  PetscBool        slots;
 } DMAsmRowPlan;
 
 /* The sharednz plan (dmasmshared.c; Cecka, Lew, Darve, section 4.2.4): block b owns the contiguous targets
@@ -135,25 +131,29 @@ typedef struct {
   PetscBool  symchecked;
 } DMAsmP1Ctx;
 
+/* What a type (a method) does, set by its constructor (dmasmtypes.c) through DMAssemblySetType().  The generic code
+   (dmasmcompute.c, dmasmmpi.c) reaches the method only through these. */
 typedef struct _DMAssemblyOps *DMAssemblyOps;
 struct _DMAssemblyOps {
-  PetscErrorCode (*dummy)(void);
+  /* element data src (nper entries per element) -> the plan's ntarget values dst */
+  PetscErrorCode (*reduce)(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
+  /* the element computed inside the type's own kernel (no element data in memory) for this Jacobian (PETSC_TRUE)
+     or residual assembly: fusedactive says whether it applies (kernels, options, budget), fused runs it */
+  PetscBool (*fusedactive)(DMAssembly, PetscBool);
+  PetscErrorCode (*fused)(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*view)(DMAssembly, PetscViewer); /* the method's line of DMAssemblyView() */
+  PetscErrorCode (*setup)(DMAssembly);              /* after the mesh, colouring and residual plan: the type's checks and own plans */
+  /* the Jacobian plan from q2t (element entry -> position in the target block's value array); hasjacplan: one exists */
+  PetscErrorCode (*jacplan)(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+  PetscBool (*hasjacplan)(DMAssembly);
+  PetscBool (*mpisupported)(DMAssembly); /* runs on a distributed DM with these kernels and options (NULL: no) */
 };
 
-typedef enum {
-  DMASM_GLOBALNZ,
-  DMASM_ATOMIC,
-  DMASM_COLOR,
-  DMASM_HOST,
-  DMASM_SHAREDNZ,
-  DMASM_LOCALNZ,
-  DMASM_LOCALROW
-} DMAsmMethod;
 
 struct _p_DMAssembly {
   PETSCHEADER(struct _DMAssemblyOps);
   DM                       dm;
-  DMAsmMethod              method;
+  PetscBool                hostonly;  /* the type runs on the host whatever the device (set by its constructor) */
   DMAssemblyElementKernels k;
   PetscBool                kset;
   PetscBool                jacstate;  /* the Jacobian kernel reads ue (else no gather before it: linear problems) */
@@ -192,6 +192,8 @@ struct _p_DMAssembly {
   PetscBool  timephases;
   int        phasen;       /* events recorded in the last assembly */
   PetscInt   njacplans, nreductions;
+  PetscObjectId    cooid;    /* a matrix without an assembly target: the one whose COO pattern is set, */
+  PetscObjectState coostate; /* at this nonzero state (DMAsmJacobianCOO) */
   /* working buffers in the execution memory */
   PetscScalar *ue, *ae, *fe, *ke;
   PetscReal   *dxe;     /* device copy of xe (== xe on the host) */
@@ -311,17 +313,48 @@ PETSC_INTERN PetscErrorCode DMAsmReorderElements(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmBuildTailPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *, const PetscInt *);
 
+/* the types' operations (dmasmcompute.c) and constructors (dmasmtypes.c) */
+PETSC_INTERN PetscErrorCode DMAsmReducePacked(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmReduceAtomic(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmReduceColor(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscBool      DMAsmFusedActiveScatter(DMAssembly, PetscBool);
+PETSC_INTERN PetscBool      DMAsmFusedActiveAlways(DMAssembly, PetscBool);
+PETSC_INTERN PetscBool      DMAsmFusedActiveShared(DMAssembly, PetscBool);
+PETSC_INTERN PetscErrorCode DMAsmFusedScatter(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmFusedLocalRow(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmFusedLocalNZ(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmFusedShared(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanPacked(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanAtomic(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanColor(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanLocalRow(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanShared(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscBool      DMAsmHasJacPlanLocalRow(DMAssembly);
+PETSC_INTERN PetscBool      DMAsmHasJacPlanShared(DMAssembly);
+/* the scatter types (their kernels differ only in the colour loop) and sharednz with its own kernels active */
+static inline PetscBool DMAsmIsColor(DMAssembly as)
+{
+  return (PetscBool)(as->ops->reduce == DMAsmReduceColor);
+}
+static inline PetscBool DMAsmIsAtomic(DMAssembly as)
+{
+  return (PetscBool)(as->ops->reduce == DMAsmReduceAtomic);
+}
+static inline PetscBool DMAsmSharedActive(DMAssembly as)
+{
+  return (PetscBool)(as->ops->fused == DMAsmFusedShared && !as->shfallback);
+}
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_GlobalNZ(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_Host(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_Atomic(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_Color(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_SharedNZ(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_LocalNZ(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_LocalRow(DMAssembly);
+PETSC_INTERN PetscFunctionList DMAssemblyList;
+
 /* distributed DMPlex (dmasmmpi.c) */
-typedef struct { /* the value array of one sequential matrix (a block of an MPI matrix), as dmasmcompute.c's targets */
-  int             kind;
-  PetscScalar    *val;
-  PetscMemType    mtype;
-  PetscCount      n;
-  const PetscInt *slot2csr;
-  const void     *layout;
-} DMAsmBlockValues;
-PETSC_INTERN PetscErrorCode DMAsmBlockValuesGet(DMAssembly, Mat, DMAsmBlockValues *);
-PETSC_INTERN PetscErrorCode DMAsmBlockValuesRestore(Mat, DMAsmBlockValues *);
+PETSC_INTERN PetscErrorCode DMAsmJacobianCOO(DMAssembly, Mat); /* a matrix without an assembly target: ke through MatSetValuesCOO */
 PETSC_INTERN PetscErrorCode DMAsmReducePlan(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmBuildMeshMPI(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmCheckScalarFE(DM, PetscInt *, PetscInt *, PetscInt *); /* dmasmplan.c: one scalar PetscFE field on a 2-D/3-D mesh */

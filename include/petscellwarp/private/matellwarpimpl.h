@@ -61,6 +61,7 @@ typedef struct {
   EllwarpStore           *S, *St;
   PetscScalar            *csr;          /* staging copy of the CSR values in the backend's memory (CUDA only) */
   PetscObjectState        nzstate;      /* nonzero state L was analysed for; -1: none yet */
+  PetscObjectState        layoutstate;  /* names L's slot map (MatGetAssemblyTarget): a new one at every analysis */
   PetscBool               ltcurrent;    /* St's values agree with S's */
   PetscBool               backendset;   /* chosen by the user rather than by device detection */
   PetscBool               analysed_once;
@@ -99,14 +100,9 @@ PETSC_INTERN PetscErrorCode MatSeqELLWARPSetLayoutOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetHostOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetCOOOps(Mat);
 
-/* Direct access to the layout's value slots, for writers that produce values in slot order (the DM
-   assembler, src/dm/assembly).  Get makes the layout current (analysis at the first call for a pattern)
-   and returns the value array in the backend's memory, its length (slots, padding included: padding must
-   stay 0), slot -> CSR entry (-1 padding) and a key that changes whenever the layout is rebuilt.  Restore
-   declares the layout values the current ones (host CSR stale, transpose stale) and bumps the state. */
+/* the layout's value arrays (MatGetAssemblyTarget_SeqELLWARP, seqellwarptarget.c) */
 PETSC_INTERN PetscScalar   *EllwarpHostStoreValues(EllwarpStore *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscScalar   *EllwarpCUDAStoreValues(EllwarpStore *);
 #endif
-PETSC_EXTERN PetscErrorCode MatSeqELLWARPGetSlotValues(Mat, PetscScalar **, PetscMemType *, PetscCount *, const PetscInt **, const void **);
-PETSC_EXTERN PetscErrorCode MatSeqELLWARPRestoreSlotValues(Mat, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatGetAssemblyTarget_SeqELLWARP(Mat, PetscMemType, MatAssemblyTarget *);

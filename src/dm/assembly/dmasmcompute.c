@@ -1,97 +1,22 @@
 /* Assembly: gather -> element callback -> reduction, into a residual vector or a Jacobian's value array in
    its own storage order (ELLWARP slots, or CSR for AIJ/AIJCUSPARSE). */
 #include <petscellwarp/private/dmassemblyimpl.h>
-#include <petscellwarp/private/matellwarpimpl.h>
 #include <petscellwarp/private/dmasmfast.h>
-
-typedef enum {
-  TARGET_AIJ,         /* host SeqAIJ CSR values (also AIJCUSPARSE's host copy) */
-  TARGET_AIJCUSPARSE, /* device CSR values */
-  TARGET_ELLWARP      /* layout value slots, host or device backend */
-} TargetKind;
-
-typedef struct {
-  TargetKind   kind;
-  PetscScalar *val;
-  PetscMemType mtype;
-  PetscCount   n;
-  const PetscInt *slot2csr;
-  const void  *layout;
-} Target;
-
-static PetscErrorCode GetTarget(DMAssembly as, Mat J, Target *T)
-{
-  PetscBool isell, iscusp, isaij;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMemzero(T, sizeof(*T)));
-  PetscCall(PetscObjectTypeCompare((PetscObject)J, MATSEQELLWARP, &isell));
-  PetscCall(PetscObjectTypeCompare((PetscObject)J, MATSEQAIJCUSPARSE, &iscusp));
-  PetscCall(PetscObjectTypeCompare((PetscObject)J, MATSEQAIJ, &isaij));
-  PetscCheck(isell || iscusp || isaij, PetscObjectComm((PetscObject)J), PETSC_ERR_SUP, "DMAssembly: target matrix type %s not supported (seqellwarp, seqaijcusparse, seqaij)", ((PetscObject)J)->type_name);
-  if (isell) {
-    T->kind = TARGET_ELLWARP;
-    PetscCall(MatSeqELLWARPGetSlotValues(J, &T->val, &T->mtype, &T->n, &T->slot2csr, &T->layout));
-    PetscCheck(T->mtype == as->mtype, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: method %s runs on the %s but the MATSEQELLWARP values live on the %s; use %s", ((PetscObject)as)->type_name, as->mtype == PETSC_MEMTYPE_HOST ? "host" : "device",
-               T->mtype == PETSC_MEMTYPE_HOST ? "host" : "device", as->mtype == PETSC_MEMTYPE_HOST ? "-mat_ellwarp_backend host" : "-mat_ellwarp_backend cuda");
-  } else {
-    PetscInt        n;
-    const PetscInt *ia, *ja;
-    PetscBool       done;
-
-    if (!J->assembled) {
-      PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
-      PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
-    }
-    PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed");
-    T->n = ia[n];
-    PetscCall(MatRestoreRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-    if (as->mtype == PETSC_MEMTYPE_HOST) {
-      T->kind  = TARGET_AIJ;
-      T->mtype = PETSC_MEMTYPE_HOST;
-      PetscCall(MatSeqAIJGetArrayWrite(J, &T->val));
-    } else {
-      PetscCheck(iscusp, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: method %s runs on the device; the target must be a device matrix (seqellwarp with the cuda backend or seqaijcusparse), got %s; use -dm_mat_type ellwarp or aijcusparse, or -dm_assembly_type host", ((PetscObject)as)->type_name, ((PetscObject)J)->type_name);
 #if defined(ELLWARP_HAVE_CUDA)
-      T->kind  = TARGET_AIJCUSPARSE;
-      T->mtype = PETSC_MEMTYPE_DEVICE;
-      if (J->offloadmask == PETSC_OFFLOAD_CPU || J->offloadmask == PETSC_OFFLOAD_UNALLOCATED) { /* the device CSR must exist before a write-only access */
-        const PetscScalar *v;
-        PetscCall(MatSeqAIJCUSPARSEGetArrayRead(J, &v));
-        PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(J, &v));
-      }
-      PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(J, &T->val));
+  #include <petscellwarp/private/ellwarpdevice.h>
 #endif
-    }
-  }
+
+/* J's value array through the Mat-level contract (MatGetAssemblyTarget: ELLWARP slots, CSR for AIJ and
+   AIJCUSPARSE), in the memory where the method runs; a matrix without it goes through MatSetValuesCOO */
+static PetscErrorCode GetTarget(DMAssembly as, Mat J, MatAssemblyTarget *T)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGetAssemblyTarget(J, as->mtype, T));
+  PetscCheck(T->nblocks == 1, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: a sequential DM needs a sequential matrix, got %s", ((PetscObject)J)->type_name);
+  PetscCheck(T->block[0].mtype == as->mtype, PetscObjectComm((PetscObject)J), PETSC_ERR_PLIB, "DMAssembly: the %s target gave its values in the wrong memory", ((PetscObject)J)->type_name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode RestoreTarget(Mat J, Target *T)
-{
-  PetscFunctionBegin;
-  switch (T->kind) {
-  case TARGET_ELLWARP:
-    PetscCall(MatSeqELLWARPRestoreSlotValues(J, &T->val));
-    break;
-  case TARGET_AIJ:
-    PetscCall(MatSeqAIJRestoreArrayWrite(J, &T->val));
-    break;
-  case TARGET_AIJCUSPARSE:
-#if defined(ELLWARP_HAVE_CUDA)
-    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(J, &T->val));
-#endif
-    break;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* sharednz with the built-in kernels (else globalnz runs: as->shfallback) */
-static PetscBool SharedActive(DMAssembly as)
-{
-  return (PetscBool)(as->method == DMASM_SHAREDNZ && !as->shfallback);
-}
 
 #if defined(ELLWARP_HAVE_CUDA)
   #define PHASE(as) \
@@ -107,34 +32,35 @@ static PetscBool SharedActive(DMAssembly as)
    steps (slots are column-major over the slice's 32 lanes, so one row alone is strided; 16 lanes of doubles
    are one 128-byte line per step, so a warp still stores whole lines), then the long rows' slots by 32; a CSR
    row's range (or a few consecutive rows) */
-static PetscErrorCode SharedUnits(const Target *T, PetscInt n, const PetscInt *ia, PetscInt csrmin, PetscInt lanes, PetscCount *nunit, PetscCount **ustart, PetscCount **utgt)
+static PetscErrorCode SharedUnits(const MatAssemblyBlock *T, PetscInt n, const PetscInt *ia, PetscInt csrmin, PetscInt lanes, PetscCount *nunit, PetscCount **ustart, PetscCount **utgt)
 {
   PetscFunctionBegin;
   *utgt = NULL;
-  if (T->kind == TARGET_ELLWARP) { /* lane group g of slice s: slots sliceptr[s] + k*32 + g*lanes + [0, lanes), every step k */
-    const EllwarpLayout *L    = (const EllwarpLayout *)T->layout;
-    const PetscCount     tail = (T->n - L->nsliceslots + 31) / 32;
-    const PetscInt       ng   = ELLWARP_LANES / lanes;
-    PetscCount           j    = 0, u = 0;
-    PetscCheck(L->hostarrays && L->sliceptr[L->nslices] == L->nsliceslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sharednz METIS: the ELLWARP layout's slices are not on the host");
-    *nunit = (PetscCount)L->nslices * ng + tail;
+  if (T->sliceheight) { /* lane group g of slice s: slots sliceptr[s] + k*H + g*lanes + [0, lanes), every step k */
+    const PetscInt   H     = T->sliceheight;
+    const PetscCount nsl   = T->sliceptr[T->nslices];
+    const PetscCount tail  = (T->nval - nsl + 31) / 32;
+    const PetscInt   ng    = H / lanes;
+    PetscCount       j     = 0, u = 0;
+    PetscCheck(H % lanes == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "sharednz METIS: -dm_assembly_shared_metis_lanes %" PetscInt_FMT " does not divide the matrix's slice height %" PetscInt_FMT, lanes, H);
+    *nunit = (PetscCount)T->nslices * ng + tail;
     PetscCall(PetscMalloc1(*nunit + 1, ustart));
-    PetscCall(PetscMalloc1(T->n + 1, utgt));
-    (*utgt)[T->n] = 0; /* read (unused) past the last unit's end by the unit loops */
-    for (PetscInt s = 0; s < L->nslices; s++) {
-      const PetscCount width = (L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES;
+    PetscCall(PetscMalloc1(T->nval + 1, utgt));
+    (*utgt)[T->nval] = 0; /* read (unused) past the last unit's end by the unit loops */
+    for (PetscInt s = 0; s < T->nslices; s++) {
+      const PetscCount width = (T->sliceptr[s + 1] - T->sliceptr[s]) / H;
       for (PetscInt g = 0; g < ng; g++) {
         (*ustart)[u++] = j;
         for (PetscCount k = 0; k < width; k++)
-          for (PetscInt l = 0; l < lanes; l++) (*utgt)[j++] = L->sliceptr[s] + k * ELLWARP_LANES + g * lanes + l;
+          for (PetscInt l = 0; l < lanes; l++) (*utgt)[j++] = T->sliceptr[s] + k * H + g * lanes + l;
       }
     }
-    for (PetscCount t = L->nsliceslots; t < T->n; t++) {
-      if ((t - L->nsliceslots) % 32 == 0) (*ustart)[u++] = j;
+    for (PetscCount t = nsl; t < T->nval; t++) {
+      if ((t - nsl) % 32 == 0) (*ustart)[u++] = j;
       (*utgt)[j++] = t;
     }
     (*ustart)[u] = j;
-    PetscCheck(u == *nunit && j == T->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sharednz METIS: ELLWARP units miscounted");
+    PetscCheck(u == *nunit && j == T->nval, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sharednz METIS: slice units miscounted");
   } else { /* consecutive rows until the unit holds >= -dm_assembly_shared_metis_csr_min values (default 1: one row
               per unit).  At 2.17 M tets (RCM): one row per unit, redundancy 1.63 and 9.4 s in METIS; >= 32 values
               (~3 rows), 1.79 and 5.0 s */
@@ -149,76 +75,116 @@ static PetscErrorCode SharedUnits(const Target *T, PetscInt n, const PetscInt *i
 }
 
 /* The Jacobian plan for J: each element entry's target position in J's value array.  Built at the first
-   assembly into a given pattern / layout, kept while J's nonzero state and layout stay the same. */
-static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const Target *T)
+   assembly into a given matrix, kept while the matrix's assembly-target state (MatGetAssemblyTarget: it
+   changes whenever the map from CSR entries to value slots can change) stays the same. */
+static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const MatAssemblyTarget *T)
 {
-  DMAsmPlan      *P = &as->jac;
-  PetscObjectId   id;
-  PetscInt        n, *nz2t, *q2t;
-  const PetscInt *ia, *ja;
-  PetscBool       done;
-  const PetscCount nq = (PetscCount)as->nen * as->nen * as->nelem;
-  PetscCount       nunit = 0, *ustart = NULL, *utgt = NULL;
+  DMAsmPlan              *P = &as->jac;
+  const MatAssemblyBlock *B = &T->block[0];
+  PetscObjectId           id;
+  PetscInt                n = B->m, *nz2t, *q2t;
+  const PetscInt         *ia = B->i, *ja = B->j;
+  const PetscCount        nq = (PetscCount)as->nen * as->nen * as->nelem;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)J, &id));
-  if ((as->method == DMASM_LOCALROW ? as->jrow.wptr != NULL : (SharedActive(as) && !as->jsh.fallback ? as->jsh.tb != NULL : P->blkptr != NULL)) && P->id == id && P->state == J->nonzerostate && P->layout == T->layout && P->slots == (PetscBool)(T->kind == TARGET_ELLWARP)) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((as->ops->hasjacplan ? as->ops->hasjacplan(as) : (PetscBool)(P->blkptr != NULL)) && P->id == id && P->state == T->state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
-  PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  PetscCheck(done && n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
-  if (SharedActive(as) && as->shpart == DMASM_SHPART_METIS) PetscCall(SharedUnits(T, n, ia, as->shcsrmin, as->shlanes, &nunit, &ustart, &utgt));
+  PetscCheck(n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
   PetscCall(PetscMalloc1(as->nnz, &nz2t));
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
       PetscInt loc;
       PetscCall(PetscFindInt(as->pj[k], ia[i + 1] - ia[i], ja + ia[i], &loc));
       PetscCheck(loc >= 0, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMCreateMatrix()", i, as->pj[k]);
-      nz2t[k] = ia[i] + loc;
+      nz2t[k] = B->csr2val ? B->csr2val[ia[i] + loc] : ia[i] + loc;
     }
-  if (T->kind == TARGET_ELLWARP) {
-    PetscInt *csr2slot;
-    PetscCall(PetscMalloc1(ia[n], &csr2slot));
-    for (PetscCount s = 0; s < T->n; s++)
-      if (T->slot2csr[s] >= 0) csr2slot[T->slot2csr[s]] = (PetscInt)s;
-    for (PetscCount k = 0; k < as->nnz; k++) nz2t[k] = csr2slot[nz2t[k]];
-    PetscCall(PetscFree(csr2slot));
-  }
-  PetscCall(MatRestoreRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCall(PetscMalloc1(nq, &q2t));
   for (PetscCount q = 0; q < nq; q++) q2t[q] = nz2t[as->e2nz[q]];
   PetscCall(PetscFree(nz2t));
-  if (as->method == DMASM_LOCALROW) {
-    PetscCall(DMAsmPlanDestroy(P)); /* holds the key only */
-    PetscCall(DMAsmBuildRowPlan(as, PETSC_TRUE, q2t, T->n, &as->jrow));
-  } else if (SharedActive(as)) {
-    PetscCall(DMAsmPlanDestroy(P)); /* holds the key only, unless the shared plan does not fit */
-    PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, T->n, q2t, nunit, ustart, utgt, &as->jsh));
-    PetscCall(PetscFree(ustart));
-    PetscCall(PetscFree(utgt));
-    if (as->jsh.fallback) {
-      PetscCall(PetscInfo(as, "sharednz: the Jacobian's element data do not fit the shared-memory budget; globalnz assembles this matrix\n"));
-      PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
-      if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
-    } else if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmSharedPlanUpload(&as->jsh));
-  } else {
-    PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->n, q2t, P));
-    if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P));
-    PetscCall(DMAsmBuildTailPlan(as, as->nen * as->nen, T->n, q2t, &as->jtail)); /* color only */
-    if (DMAsmFastActive(as) && T->n <= PETSC_INT32_MAX) PetscCall(DMAsmBuildFastPlan(as, q2t, T->n, &as->fast)); /* -dm_assembly_atomic_variant */
-    else if (as->atomicvariant && as->method == DMASM_ATOMIC) {
-      PetscCall(DMAsmFastPlanDestroy(&as->fast));
-      PetscCall(PetscInfo(as, "-dm_assembly_atomic_variant: NOT USED, it needs the built-in P1 simplex kernels fused and at most 2^31 targets (%" PetscCount_FMT "): the full-map atomic scatter runs\n", T->n));
-    }
-  }
+  PetscUseTypeMethod(as, jacplan, B, q2t);
   PetscCall(PetscFree(q2t));
-  P->id     = id;
-  P->state  = J->nonzerostate;
-  P->layout = T->layout;
-  P->slots  = (PetscBool)(T->kind == TARGET_ELLWARP);
+  P->id    = id;
+  P->state = T->state;
+  P->slots = (PetscBool)(B->csr2val != NULL);
   as->njacplans++;
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Plan, as, J, 0, 0));
-  PetscCall(PetscInfo(as, "Jacobian plan %" PetscInt_FMT " for %s: %" PetscCount_FMT " targets\n", as->njacplans, ((PetscObject)J)->type_name, T->n));
+  PetscCall(PetscInfo(as, "Jacobian plan %" PetscInt_FMT " for %s (target state %" PetscInt64_FMT "): %" PetscCount_FMT " targets\n", as->njacplans, ((PetscObject)J)->type_name, (PetscInt64)T->state, B->nval));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The types' Jacobian plans from q2t (element entry -> position in the value array of block B) */
+
+/* globalnz, host, localnz, sharednz with user kernels: the packed reduction plan */
+PetscErrorCode DMAsmJacPlanPacked(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, B->nval, q2t, &as->jac));
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(&as->jac));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* color: the packed plan (its e2t) and the tail's packed plan */
+PetscErrorCode DMAsmJacPlanColor(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAsmJacPlanPacked(as, B, q2t));
+  PetscCall(DMAsmBuildTailPlan(as, as->nen * as->nen, B->nval, q2t, &as->jtail));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* atomic: the packed plan (its e2t) and the -dm_assembly_atomic_variant plan where it applies */
+PetscErrorCode DMAsmJacPlanAtomic(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAsmJacPlanPacked(as, B, q2t));
+  if (DMAsmFastActive(as) && B->nval <= PETSC_INT32_MAX) PetscCall(DMAsmBuildFastPlan(as, q2t, B->nval, &as->fast));
+  else if (as->atomicvariant) {
+    PetscCall(DMAsmFastPlanDestroy(&as->fast));
+    PetscCall(PetscInfo(as, "-dm_assembly_atomic_variant: NOT USED, it needs the built-in P1 simplex kernels fused and at most 2^31 targets (%" PetscCount_FMT "): the full-map atomic scatter runs\n", B->nval));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* localrow: the row plan (jac keeps the key only) */
+PetscErrorCode DMAsmJacPlanLocalRow(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAsmPlanDestroy(&as->jac));
+  PetscCall(DMAsmBuildRowPlan(as, PETSC_TRUE, q2t, B->nval, &as->jrow));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscBool DMAsmHasJacPlanLocalRow(DMAssembly as)
+{
+  return (PetscBool)(as->jrow.wptr != NULL);
+}
+
+/* sharednz: the block plan (jac keeps the key only), or the packed plan where it does not fit or with user kernels */
+PetscErrorCode DMAsmJacPlanShared(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscCount nunit = 0, *ustart = NULL, *utgt = NULL;
+
+  PetscFunctionBegin;
+  if (!DMAsmSharedActive(as)) {
+    PetscCall(DMAsmJacPlanPacked(as, B, q2t));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (as->shpart == DMASM_SHPART_METIS) PetscCall(SharedUnits(B, B->m, B->i, as->shcsrmin, as->shlanes, &nunit, &ustart, &utgt));
+  PetscCall(DMAsmPlanDestroy(&as->jac));
+  PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, B->nval, q2t, nunit, ustart, utgt, &as->jsh));
+  PetscCall(PetscFree(ustart));
+  PetscCall(PetscFree(utgt));
+  if (as->jsh.fallback) {
+    PetscCall(PetscInfo(as, "sharednz: the Jacobian's element data do not fit the shared-memory budget; globalnz assembles this matrix\n"));
+    PetscCall(DMAsmJacPlanPacked(as, B, q2t));
+  } else if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmSharedPlanUpload(&as->jsh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscBool DMAsmHasJacPlanShared(DMAssembly as)
+{
+  return (PetscBool)(DMAsmSharedActive(as) && !as->jsh.fallback ? as->jsh.tb != NULL : as->jac.blkptr != NULL);
 }
 
 /* the start of a gather: ae allocated (in the execution memory) on first use of an auxiliary vector,
@@ -271,16 +237,16 @@ static PetscErrorCode Gather(DMAssembly as, Vec U)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* atomic and color with the built-in kernels: the element is computed inside the scatter */
+/* atomic and color (their fusedactive) with the built-in kernels: the element is computed inside the scatter */
 static PetscBool Fused(DMAssembly as)
 {
-  return (PetscBool)(as->fuse && ((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)) && (as->method == DMASM_ATOMIC || as->method == DMASM_COLOR));
+  return (PetscBool)(as->fuse && ((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)));
 }
 
 /* fused element + scatter into dst (zeroed first), ntarget values; u: the state (residual only) */
 static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
 {
-  const PetscBool  col  = (PetscBool)(as->method == DMASM_COLOR);
+  const PetscBool  col  = DMAsmIsColor(as);
   const DMAsmPlan *tail = jac ? &as->jtail : &as->rtail;
 
   PetscFunctionBegin;
@@ -380,50 +346,133 @@ static PetscErrorCode LocalNZAssembly(DMAssembly as, const DMAsmPlan *P, PetscBo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* src (element data, nper entries per element) -> dst (ntarget values) by the chosen method */
-static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
+/* The types' operations (dmasmtypes.c fills the ops table with them).  reduce: element data src (nper entries
+   per element) -> the ntarget values dst.  fusedactive/fused: the element computed inside the type's own
+   kernel, no element data in memory. */
+
+/* globalnz, host, sharednz, localnz, localrow: the packed reduction by nonzero (fixed order) */
+PetscErrorCode DMAsmReducePacked(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  (void)nper;
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    DMAsmHostReduce(P, src, dst);
+    PetscCall(PetscLogFlops((PetscLogDouble)P->nsrc));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmCUDAReduce(P, src, dst));
+    PetscCall(PetscLogGpuFlops((PetscLogDouble)P->nsrc));
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* atomic: zero, then every entry added to its target (atomicAdd on the device) */
+PetscErrorCode DMAsmReduceAtomic(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  (void)nper;
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    PetscCall(PetscArrayzero(dst, P->ntarget));
+    DMAsmHostScatter(P->nsrc, P->e2t, src, dst);
+    PetscCall(PetscLogFlops((PetscLogDouble)P->nsrc));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+    PetscCall(DMAsmCUDAScatterAtomic(P->nsrc, P->de2t, src, dst));
+    PetscCall(PetscLogGpuFlops((PetscLogDouble)P->nsrc));
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* color: the tail's packed reduction first (writes every target), then one scatter per big colour */
+PetscErrorCode DMAsmReduceColor(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
 {
   const DMAsmPlan *tail = P == &as->jac ? &as->jtail : &as->rtail;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
   if (as->mtype == PETSC_MEMTYPE_HOST) {
-    switch (as->method) {
-    case DMASM_ATOMIC:
-      PetscCall(PetscArrayzero(dst, P->ntarget));
-      DMAsmHostScatter(P->nsrc, P->e2t, src, dst);
-      break;
-    case DMASM_COLOR:
-      if (as->ntail) DMAsmHostReduce(tail, src, dst); /* the tail first, writing every target */
-      else PetscCall(PetscArrayzero(dst, P->ntarget));
-      for (PetscInt c = 0; c < as->ncolors; c++)
-        if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) DMAsmHostScatterColor(as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], nper, as->nelem, P->e2t, src, dst);
-      break;
-    default:
-      DMAsmHostReduce(P, src, dst);
-    }
+    if (as->ntail) DMAsmHostReduce(tail, src, dst);
+    else PetscCall(PetscArrayzero(dst, P->ntarget));
+    for (PetscInt c = 0; c < as->ncolors; c++)
+      if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) DMAsmHostScatterColor(as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], nper, as->nelem, P->e2t, src, dst);
     PetscCall(PetscLogFlops((PetscLogDouble)P->nsrc));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
-    switch (as->method) {
-    case DMASM_ATOMIC:
-      PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-      PetscCall(DMAsmCUDAScatterAtomic(P->nsrc, P->de2t, src, dst));
-      break;
-    case DMASM_COLOR:
-      if (as->ntail) PetscCall(DMAsmCUDAReduce(tail, src, dst));
-      else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-      for (PetscInt c = 0; c < as->ncolors; c++)
-        if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) PetscCall(DMAsmCUDAScatterColor(as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], nper, as->nelem, P->de2t, src, dst));
-      break;
-    default:
-      PetscCall(DMAsmCUDAReduce(P, src, dst));
-    }
+    if (as->ntail) PetscCall(DMAsmCUDAReduce(tail, src, dst));
+    else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
+    for (PetscInt c = 0; c < as->ncolors; c++)
+      if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) PetscCall(DMAsmCUDAScatterColor(as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], nper, as->nelem, P->de2t, src, dst));
     PetscCall(PetscLogGpuFlops((PetscLogDouble)P->nsrc));
 #endif
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* atomic and color: fused with the built-in kernels unless -dm_assembly_fuse 0 */
+PetscBool DMAsmFusedActiveScatter(DMAssembly as, PetscBool jac)
+{
+  (void)jac;
+  return Fused(as);
+}
+
+PetscErrorCode DMAsmFusedScatter(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(FusedAssembly(as, jac ? &as->jac : &as->res, jac, u, dst));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* localrow and localnz: always fused (they need the built-in kernels, checked at set-up) */
+PetscBool DMAsmFusedActiveAlways(DMAssembly as, PetscBool jac)
+{
+  (void)as;
+  (void)jac;
+  return PETSC_TRUE;
+}
+
+PetscErrorCode DMAsmFusedLocalRow(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(LocalRowAssembly(as, jac ? &as->jrow : &as->rrow, u, dst));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmFusedLocalNZ(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(LocalNZAssembly(as, jac ? &as->jac : &as->res, jac, u, dst));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* sharednz: fused with the built-in P1 kernels while the plan fits the shared-memory budget (else globalnz runs) */
+PetscBool DMAsmFusedActiveShared(DMAssembly as, PetscBool jac)
+{
+  return (PetscBool)(DMAsmSharedActive(as) && !(jac ? as->jsh.fallback : as->rsh.fallback));
+}
+
+PetscErrorCode DMAsmFusedShared(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(SharedAssembly(as, jac ? &as->jsh : &as->rsh, u, dst));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* src -> dst by the type's reduction */
+static PetscErrorCode Reduce(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscUseTypeMethod(as, reduce, P, nper, src, dst);
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the element computed inside the type's own kernel for this assembly */
+static PetscBool FusedActive(DMAssembly as, PetscBool jac)
+{
+  return (PetscBool)(as->ops->fused && as->ops->fusedactive && as->ops->fusedactive(as, jac));
 }
 
 /*@
@@ -459,7 +508,7 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
   }
   as->phasen = 0;
   PHASE(as);
-  if (Fused(as) || as->method == DMASM_LOCALROW || as->method == DMASM_LOCALNZ || (SharedActive(as) && !as->rsh.fallback)) {
+  if (FusedActive(as, PETSC_FALSE)) {
     const PetscScalar *u;
     PetscMemType       mu;
 
@@ -476,10 +525,7 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
     }
     PHASE(as); /* no gather */
     PHASE(as); /* no separate element kernel */
-    if (as->method == DMASM_LOCALROW) PetscCall(LocalRowAssembly(as, &as->rrow, u, f));
-    else if (as->method == DMASM_LOCALNZ) PetscCall(LocalNZAssembly(as, &as->res, PETSC_FALSE, u, f));
-    else if (SharedActive(as)) PetscCall(SharedAssembly(as, &as->rsh, u, f));
-    else PetscCall(FusedAssembly(as, &as->res, PETSC_FALSE, u, f));
+    PetscUseTypeMethod(as, fused, PETSC_FALSE, u, f);
     PHASE(as);
     if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecRestoreArrayWrite(F, &f));
     else PetscCall(VecRestoreArrayWriteAndMemType(F, &f));
@@ -507,30 +553,86 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A matrix without an assembly target (MatHasAssemblyTarget): the element matrices (ke, computed by the
+   caller) go through MatSetValuesCOO, their COO pattern set once per matrix and nonzero state.  Entry q of ke
+   (element entry (a,b) of element e) is COO entry q: row and column from the element pattern, -1 (ignored)
+   for the rows this process does not own. */
+PetscErrorCode DMAsmJacobianCOO(DMAssembly as, Mat J)
+{
+  const PetscCount   nq = (PetscCount)as->nen * as->nen * as->nelem;
+  const PetscScalar *v  = as->ke;
+  PetscScalar       *hv = NULL;
+  PetscObjectId      id;
+  PetscObjectState   nz;
+  PetscMemType       mt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetId((PetscObject)J, &id));
+  PetscCall(MatGetNonzeroState(J, &nz));
+  if (id != as->cooid || nz != as->coostate) {
+    const PetscInt nrows = as->mpi ? as->nown : as->ndof, r0 = as->mpi ? as->rstart : 0;
+    PetscInt      *ci, *cj, *rowof;
+
+    PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
+    PetscCall(PetscMalloc1(as->nnz, &rowof));
+    for (PetscInt i = 0; i < nrows; i++)
+      for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) rowof[k] = r0 + i;
+    PetscCall(PetscMalloc2(nq, &ci, nq, &cj));
+    for (PetscCount q = 0; q < nq; q++) {
+      const PetscInt k = as->e2nz[q];
+      ci[q]            = k >= 0 ? rowof[k] : -1;
+      cj[q]            = k >= 0 ? as->pj[k] : -1;
+    }
+    PetscCall(PetscFree(rowof));
+    PetscCall(MatSetPreallocationCOO(J, nq, ci, cj));
+    PetscCall(PetscFree2(ci, cj));
+    PetscCall(MatGetNonzeroState(J, &as->coostate));
+    as->cooid = id;
+    as->njacplans++;
+    PetscCall(PetscLogEventEnd(DMASSEMBLY_Plan, as, J, 0, 0));
+    PetscCall(PetscInfo(as, "Jacobian into %s (no assembly target): element matrices through MatSetValuesCOO, %" PetscCount_FMT " COO entries\n", ((PetscObject)J)->type_name, nq));
+  }
+  PetscCall(MatGetCurrentMemType(J, &mt));
+  if (as->mtype == PETSC_MEMTYPE_DEVICE && PetscMemTypeHost(mt)) { /* a host matrix: its COO reads host values */
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(PetscMalloc1(nq, &hv));
+    PetscCall(PetscEllwarpDeviceDownload(hv, as->ke, sizeof(PetscScalar) * nq));
+    v = hv;
+#endif
+  }
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscCall(MatSetValuesCOO(J, v, INSERT_VALUES));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscCall(PetscFree(hv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
-  DMAssemblyComputeJacobian - Assembles the Jacobian J from the element Jacobians at U, written straight into
-  J's own storage
+  DMAssemblyComputeJacobian - Assembles the element Jacobians at `U` into `J`
 
   Collective
 
   Input Parameters:
-+ as - the assembler
-- U  - the solution, a global vector of the assembler's `DM` (not read if `DMAssemblySetJacobianUsesState()` said so)
-
-  Output Parameter:
-. J - the matrix (overwritten): from `DMCreateMatrix()`, or any matrix whose pattern contains the element pattern,
-      of type `MATELLWARP`, `MATAIJCUSPARSE` or `MATAIJ` (sequential or MPI)
++ as - the `DMAssembly`, with its element kernels set
+. U  - the state, a global vector of the DM (not read by a Jacobian kernel that `DMAssemblySetJacobianUsesState()` declared linear)
+- J  - the matrix, from `DMCreateMatrix()` or any matrix whose pattern contains the element pattern
 
   Level: beginner
 
-  Note:
-  The first call for a pattern (or ELLWARP layout) builds the plan for J's storage order; later calls only assemble.
+  Notes:
+  The assembler writes `J`'s own storage through `MatGetAssemblyTarget()` (`MATELLWARP` value slots, CSR for
+  `MATAIJ` and `MATAIJCUSPARSE`, sequential or MPI).  The first call for a matrix builds the plan of where each
+  element entry goes; it is kept while the matrix and its target state stay the same, and rebuilt whenever the
+  state changes (new nonzero state, new `MATELLWARP` layout, conversion).  A matrix type without an assembly
+  target (`MatHasAssemblyTarget()`) receives the element matrices through `MatSetValuesCOO()`.
 
-.seealso: `DMAssembly`, `DMAssemblyComputeResidual()`, `DMAssemblySetSNES()`, `MATELLWARP`
+.seealso: `DMAssembly`, `DMAssemblyComputeResidual()`, `MatGetAssemblyTarget()`, `MatSetValuesCOO()`
 @*/
 PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
 {
-  Target T;
+  MatAssemblyTarget T;
+  PetscScalar      *val;
+  PetscBool         has;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
@@ -542,19 +644,27 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
     PetscCall(DMAsmMPIComputeJacobian(as, U, J));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(MatHasAssemblyTarget(J, &has));
+  if (!has) { /* element matrices, then MatSetValuesCOO */
+    if (as->jacstate) PetscCall(Gather(as, U));
+    PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
+    PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->jacstate ? as->ue : NULL, as->jacstate && as->aux ? as->ae : NULL, as->ke, as->k.ctx));
+    PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+    PetscCall(DMAsmJacobianCOO(as, J));
+    as->nreductions++;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(GetTarget(as, J, &T));
   PetscCall(EnsureJacobianPlan(as, J, &T));
+  val        = T.block[0].val;
   as->phasen = 0;
   PHASE(as);
-  if (Fused(as) || as->method == DMASM_LOCALROW || as->method == DMASM_LOCALNZ || (SharedActive(as) && !as->jsh.fallback)) {
+  if (FusedActive(as, PETSC_TRUE)) {
     PHASE(as);
     PHASE(as);
-    if (as->method == DMASM_LOCALROW) PetscCall(LocalRowAssembly(as, &as->jrow, NULL, T.val));
-    else if (as->method == DMASM_LOCALNZ) PetscCall(LocalNZAssembly(as, &as->jac, PETSC_TRUE, NULL, T.val));
-    else if (SharedActive(as)) PetscCall(SharedAssembly(as, &as->jsh, NULL, T.val));
-    else PetscCall(FusedAssembly(as, &as->jac, PETSC_TRUE, NULL, T.val));
+    PetscUseTypeMethod(as, fused, PETSC_TRUE, NULL, val);
     PHASE(as);
-    PetscCall(RestoreTarget(J, &T));
+    PetscCall(MatRestoreAssemblyTarget(J, &T));
     as->nreductions++;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -564,40 +674,10 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
   PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->jacstate ? as->ue : NULL, as->jacstate && as->aux ? as->ae : NULL, as->ke, as->k.ctx));
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
   PHASE(as);
-  PetscCall(Reduce(as, &as->jac, as->nen * as->nen, as->ke, T.val));
+  PetscCall(Reduce(as, &as->jac, as->nen * as->nen, as->ke, val));
   PHASE(as);
-  PetscCall(RestoreTarget(J, &T));
+  PetscCall(MatRestoreAssemblyTarget(J, &T));
   as->nreductions++;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* dmasmmpi.c assembles the diagonal and off-diagonal blocks of an MPI matrix (sequential matrices) through
-   the same targets and reductions */
-PetscErrorCode DMAsmBlockValuesGet(DMAssembly as, Mat X, DMAsmBlockValues *v)
-{
-  Target T;
-
-  PetscFunctionBegin;
-  PetscCall(GetTarget(as, X, &T));
-  v->kind     = (int)T.kind;
-  v->val      = T.val;
-  v->mtype    = T.mtype;
-  v->n        = T.n;
-  v->slot2csr = T.slot2csr;
-  v->layout   = T.layout;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode DMAsmBlockValuesRestore(Mat X, DMAsmBlockValues *v)
-{
-  Target T;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMemzero(&T, sizeof(T)));
-  T.kind = (TargetKind)v->kind;
-  T.val  = v->val;
-  PetscCall(RestoreTarget(X, &T));
-  v->val = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -5,13 +5,7 @@
 #include <petscellwarp/private/dmasmp1.h>
 #include <petscellwarp/private/dmasmlocalnz.h>
 #include <petscdevice_cuda.h>
-
-static inline cudaStream_t Stream(void)
-{
-  cudaStream_t s = NULL;
-  (void)PetscGetCurrentCUDAStream(&s);
-  return s;
-}
+#include <petscellwarp/private/ellwarpdevice.h>
 
 static inline unsigned Blocks(PetscCount n, int threads)
 {
@@ -30,46 +24,36 @@ PetscErrorCode DMAsmCUDAAvailable(PetscBool *avail)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the assembler's device buffers (mesh data, plans, element data) through the device layer */
 PetscErrorCode DMAsmCUDAMalloc(void **p, size_t bytes)
 {
-  cudaError_t err;
-
   PetscFunctionBegin;
-  *p = NULL;
-  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
-  err = cudaMalloc(p, bytes);
-  if (err == cudaErrorMemoryAllocation) {
-    size_t freeb = 0, totalb = 0;
-    (void)cudaGetLastError();
-    (void)cudaMemGetInfo(&freeb, &totalb);
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "DMAssembly: device out of memory allocating %.4g MB (%.4g MB free of %.4g MB)", bytes / 1e6, freeb / 1e6, totalb / 1e6);
-  }
-  PetscCallCUDA(err);
+  PetscCall(PetscEllwarpDeviceMalloc(p, bytes, "DMAssembly"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMAsmCUDAFree(void **p)
 {
   PetscFunctionBegin;
-  if (*p) PetscCallCUDA(cudaFree(*p));
-  *p = NULL;
+  PetscCall(PetscEllwarpDeviceFree(p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* waits for the copy: the host buffer may go away right after */
 PetscErrorCode DMAsmCUDAUpload(void *d, const void *h, size_t bytes)
 {
   PetscFunctionBegin;
-  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, Stream()));
-  PetscCallCUDA(cudaStreamSynchronize(Stream())); /* the host buffer may go away right after */
-  PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
+  PetscCall(PetscEllwarpDeviceUpload(d, h, bytes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMAsmCUDAZero(PetscScalar *a, PetscCount n)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
-  if (n) PetscCallCUDA(cudaMemsetAsync(a, 0, n * sizeof(PetscScalar), Stream()));
+  PetscCall(PetscEllwarpGetStream(&stream));
+  if (n) PetscCallCUDA(cudaMemsetAsync(a, 0, n * sizeof(PetscScalar), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -80,11 +64,13 @@ __global__ static void GatherKernel(PetscCount n, const PetscInt *__restrict__ e
 
 PetscErrorCode DMAsmCUDAGather(PetscInt nen, PetscInt nelem, const PetscInt *edof, const PetscScalar *u, PetscScalar *ue)
 {
+  cudaStream_t stream;
   const PetscCount n = (PetscCount)nen * nelem;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  GatherKernel<<<Blocks(n, 256), 256, 0, Stream()>>>(n, edof, u, ue);
+  GatherKernel<<<Blocks(n, 256), 256, 0, stream>>>(n, edof, u, ue);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -141,17 +127,19 @@ __global__ static void __launch_bounds__(DMASM_BLOCK) ReduceKernel(PetscInt C, P
 
 PetscErrorCode DMAsmCUDAReduce(const DMAsmPlan *P, const PetscScalar *src, PetscScalar *dst)
 {
+  cudaStream_t stream;
   const size_t shmem = (size_t)P->C * sizeof(PetscScalar);
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (!P->nblocks) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
   if (P->idx64) {
     if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(ReduceKernel<PetscInt64>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    ReduceKernel<PetscInt64><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const PetscInt64 *)P->dpacked, src, dst);
+    ReduceKernel<PetscInt64><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, stream>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const PetscInt64 *)P->dpacked, src, dst);
   } else {
     if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(ReduceKernel<int>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    ReduceKernel<int><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const int *)P->dpacked, src, dst);
+    ReduceKernel<int><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, stream>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const int *)P->dpacked, src, dst);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
@@ -170,17 +158,19 @@ __global__ static void __launch_bounds__(DMASM_BLOCK) LocalNZKernel(PetscInt C, 
 
 PetscErrorCode DMAsmCUDALocalNZ(const DMAsmP1Ctx *c, const DMAsmPlan *P, PetscBool jac, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)
 {
+  cudaStream_t stream;
   const size_t shmem = (size_t)P->C * sizeof(PetscScalar);
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (!P->nblocks) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
   if (P->idx64) {
     if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(LocalNZKernel<PetscInt64>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    LocalNZKernel<PetscInt64><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const PetscInt64 *)P->dpacked, (int)c->dim, jac, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+    LocalNZKernel<PetscInt64><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, stream>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const PetscInt64 *)P->dpacked, (int)c->dim, jac, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
   } else {
     if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(LocalNZKernel<int>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    LocalNZKernel<int><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const int *)P->dpacked, (int)c->dim, jac, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+    LocalNZKernel<int><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, stream>>>(P->C, P->ntarget, P->dblkptr, P->dorder, (const int *)P->dpacked, (int)c->dim, jac, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
@@ -197,9 +187,12 @@ __global__ static void AtomicKernel(PetscCount n, const PetscInt *__restrict__ e
 
 PetscErrorCode DMAsmCUDAScatterAtomic(PetscCount n, const PetscInt *e2t, const PetscScalar *src, PetscScalar *dst)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  AtomicKernel<<<Blocks(n, 256), 256, 0, Stream()>>>(n, e2t, src, dst);
+  AtomicKernel<<<Blocks(n, 256), 256, 0, stream>>>(n, e2t, src, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -220,10 +213,13 @@ __global__ static void ColorKernel(PetscInt ne, const PetscInt *__restrict__ ele
 
 PetscErrorCode DMAsmCUDAScatterColor(PetscInt ne, const PetscInt *elems, PetscInt nper, PetscInt nelem, const PetscInt *e2t, const PetscScalar *src, PetscScalar *dst)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (!ne) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  ColorKernel<<<Blocks(ne, 128), 128, 0, Stream()>>>(ne, elems, nper, nelem, e2t, src, dst);
+  ColorKernel<<<Blocks(ne, 128), 128, 0, stream>>>(ne, elems, nper, nelem, e2t, src, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -238,11 +234,14 @@ __global__ static void P1Kernel(PetscInt n, PetscReal alpha, PetscReal beta, Pet
 
 PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, PetscInt ldD, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  if (dim == 3) P1Kernel<3><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
-  else P1Kernel<2><<<Blocks(nelem, 128), 128, 0, Stream()>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  if (dim == 3) P1Kernel<3><<<Blocks(nelem, 128), 128, 0, stream>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  else P1Kernel<2><<<Blocks(nelem, 128), 128, 0, stream>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((dim == 3 ? 150.0 : 60.0) * nelem));
@@ -289,13 +288,13 @@ __global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ e
 }
 
 template <int DIM>
-static void LaunchFused(PetscBool jac, PetscBool atomic, PetscInt ne, const PetscInt *elems, PetscInt nelem, const DMAsmP1Ctx *c, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, PetscScalar *dst, PetscScalar *store)
+static void LaunchFused(cudaStream_t stream, PetscBool jac, PetscBool atomic, PetscInt ne, const PetscInt *elems, PetscInt nelem, const DMAsmP1Ctx *c, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, PetscScalar *dst, PetscScalar *store)
 {
   const unsigned g = Blocks(ne, 128);
-  if (jac && atomic) P1FusedKernel<DIM, true, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
-  else if (jac) P1FusedKernel<DIM, true, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
-  else if (atomic) P1FusedKernel<DIM, false, true><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
-  else P1FusedKernel<DIM, false, false><<<g, 128, 0, Stream()>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
+  if (jac && atomic) P1FusedKernel<DIM, true, true><<<g, 128, 0, stream>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
+  else if (jac) P1FusedKernel<DIM, true, false><<<g, 128, 0, stream>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
+  else if (atomic) P1FusedKernel<DIM, false, true><<<g, 128, 0, stream>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
+  else P1FusedKernel<DIM, false, false><<<g, 128, 0, stream>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
 }
 
 PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst)
@@ -307,11 +306,14 @@ PetscErrorCode DMAsmCUDAP1Fused(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt
 
 PetscErrorCode DMAsmCUDAP1FusedStore(const DMAsmP1Ctx *c, PetscInt ne, const PetscInt *elems, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst, PetscScalar *store)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
   if (!ne) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  if (c->dim == 3) LaunchFused<3>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst, store);
-  else LaunchFused<2>(jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst, store);
+  if (c->dim == 3) LaunchFused<3>(stream, jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst, store);
+  else LaunchFused<2>(stream, jac, atomic, ne, elems, nelem, c, xe, u, edof, e2t, dst, store);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((c->dim == 3 ? 150.0 : 60.0) * ne));
@@ -364,20 +366,22 @@ __global__ static void LocalRowKernel(PetscInt nwarps, const PetscCount *__restr
 
 PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *c, const DMAsmRowPlan *P, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)
 {
+  cudaStream_t stream;
   const PetscCount nthreads = (PetscCount)P->nwarps * 32;
   const unsigned   g        = Blocks(nthreads, 128);
   const PetscBool  jac      = (PetscBool)(P->dtgt != NULL);
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (!P->nwarps) PetscFunctionReturn(PETSC_SUCCESS);
   if (jac) PetscCall(DMAsmCUDAZero(dst, P->ntarget));
   PetscCall(PetscLogGpuTimeBegin());
   if (c->dim == 3) {
-    if (jac) LocalRowKernel<3, true><<<g, 128, 0, Stream()>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
-    else LocalRowKernel<3, false><<<g, 128, 0, Stream()>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+    if (jac) LocalRowKernel<3, true><<<g, 128, 0, stream>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+    else LocalRowKernel<3, false><<<g, 128, 0, stream>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
   } else {
-    if (jac) LocalRowKernel<2, true><<<g, 128, 0, Stream()>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
-    else LocalRowKernel<2, false><<<g, 128, 0, Stream()>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+    if (jac) LocalRowKernel<2, true><<<g, 128, 0, stream>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
+    else LocalRowKernel<2, false><<<g, 128, 0, stream>>>(P->nwarps, P->dwptr, P->dinc, P->dtgt, P->drowof, nelem, c->alpha, c->beta, c->source, c->dD, xe, u, edof, dst);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
@@ -472,9 +476,12 @@ __global__ static void __launch_bounds__(DMASM_SH_THREADS, 3) SharedKernel(const
 template <int DIM, bool JAC, bool RANGES>
 static PetscErrorCode LaunchSharedR(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, PetscInt nelem, const PetscReal *xn, const PetscScalar *u, PetscScalar *dst)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (S->smem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(SharedKernel<DIM, JAC, RANGES>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S->smem));
-  SharedKernel<DIM, JAC, RANGES><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, Stream()>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dislot, S->dninc, S->dlo, S->dtoff, S->drb, S->drp, S->drt, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xn, u, dst);
+  SharedKernel<DIM, JAC, RANGES><<<(unsigned)S->nblocks, DMASM_SH_THREADS, S->smem, stream>>>(S->dtb, S->deb, S->dnb, S->dlb, S->dbelem, S->dbnode, S->dbloc, S->dislot, S->dninc, S->dlo, S->dtoff, S->drb, S->drp, S->drt, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xn, u, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -510,14 +517,17 @@ PetscErrorCode DMAsmCUDAShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, Pe
 /* phase timing (DMAssemblySetPhaseTiming): an event on PETSc's stream at each phase boundary, no sync */
 PetscErrorCode DMAsmCUDAPhaseRecord(DMAssembly as)
 {
+  cudaStream_t stream;
+
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (!as->timephases || as->phasen >= 4) PetscFunctionReturn(PETSC_SUCCESS);
   if (!as->phase[as->phasen]) {
     cudaEvent_t ev;
     PetscCallCUDA(cudaEventCreate(&ev));
     as->phase[as->phasen] = (void *)ev;
   }
-  PetscCallCUDA(cudaEventRecord((cudaEvent_t)as->phase[as->phasen], Stream()));
+  PetscCallCUDA(cudaEventRecord((cudaEvent_t)as->phase[as->phasen], stream));
   as->phasen++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

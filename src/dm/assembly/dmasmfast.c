@@ -12,7 +12,7 @@ static const char *VariantName(DMAssembly as)
 PetscBool DMAsmFastActive(DMAssembly as)
 {
   /* P1 simplices only (the compact map's sorted 4 nodes); other elements run the full-map kernel */
-  return (PetscBool)(as->atomicvariant != DMASM_ATOMIC_DEFAULT && as->method == DMASM_ATOMIC && as->fuse && as->builtin && as->k.ctx == (void *)as->builtin && as->nen == as->dim + 1 && as->nen <= 4);
+  return (PetscBool)(as->atomicvariant != DMASM_ATOMIC_DEFAULT && DMAsmIsAtomic(as) && as->fuse && as->builtin && as->k.ctx == (void *)as->builtin && as->nen == as->dim + 1 && as->nen <= 4);
 }
 
 PetscErrorCode DMAsmFastPlanDestroy(DMAsmFastPlan **fp)
@@ -294,7 +294,7 @@ PetscErrorCode DMAsmFastView(DMAssembly as, PetscViewer viewer)
   const char *name = VariantName(as);
 
   PetscFunctionBegin;
-  if (as->atomicvariant == DMASM_ATOMIC_DEFAULT || as->method != DMASM_ATOMIC) PetscFunctionReturn(PETSC_SUCCESS);
+  if (as->atomicvariant == DMASM_ATOMIC_DEFAULT || !DMAsmIsAtomic(as)) PetscFunctionReturn(PETSC_SUCCESS);
   if (!DMAsmFastActive(as)) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s: NOT USED (needs type atomic with the built-in kernels, fused)\n", name));
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -2,6 +2,7 @@
    reference: dmasmfast.c; design: include/petscellwarp/private/dmasmfast.h. */
 #include <petscellwarp/private/dmasmfast.h>
 #include <petscdevice_cuda.h>
+#include <petscellwarp/private/ellwarpdevice.h>
 
 #define DMASM_FAST_THREADS 128
 
@@ -189,7 +190,7 @@ PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, PetscI
     PetscCheck(!F->sym || c->dDs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "atomic variant: symmetric D without its device upper triangle");
     D = F->sym ? c->dDs : c->dD;
   }
-  PetscCall(PetscGetCurrentCUDAStream(&s));
+  PetscCall(PetscEllwarpGetStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCheck(mode < 3 || F->ntarget <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "hash: 32-bit keys");
   if (mode == 3) {

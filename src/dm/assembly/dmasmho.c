@@ -214,7 +214,7 @@ static PetscErrorCode HORun(PetscMemType mtype, PetscInt nelem, const PetscReal 
 PetscErrorCode DMAsmHOFused(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
 {
   DMAsmHOCtx      *c    = as->hobuiltin;
-  const PetscBool  col  = (PetscBool)(as->method == DMASM_COLOR);
+  const PetscBool  col  = DMAsmIsColor(as);
   const DMAsmPlan *tail = jac ? &as->jtail : &as->rtail;
   PetscScalar     *buf  = jac ? as->ke : as->fe;
 

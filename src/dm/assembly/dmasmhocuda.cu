@@ -6,17 +6,11 @@
 #include <petscellwarp/private/dmasmho.h>
 #include <petscellwarp/private/dmasmlocalnz.h>
 #include <petscdevice_cuda.h>
+#include <petscellwarp/private/ellwarpdevice.h>
 
 typedef struct {
   PetscReal v[9];
 } HOTensorD;
-
-static inline cudaStream_t Stream(void)
-{
-  cudaStream_t s = NULL;
-  (void)PetscGetCurrentCUDAStream(&s);
-  return s;
-}
 
 template <int DIM, int NEN>
 __global__ static void HOSimplexKernel(PetscInt n, int nen, PetscReal alpha, PetscReal beta, PetscReal source, HOTensorD D, int hasD, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ ue, PetscScalar *__restrict__ ke, PetscScalar *__restrict__ fe)
@@ -30,20 +24,22 @@ __global__ static void HOTensorKernel(PetscInt n, int nq, PetscReal alpha, Petsc
   for (PetscInt e = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; e < n; e += (PetscInt)gridDim.x * blockDim.x) DMAsmHOTensorElement(DIM, NEN, NQ > 0 ? NQ : nq, e, n, alpha, beta, source, hasD ? D.v : NULL, ref, xe, ue, ke, fe);
 }
 
-#define HO_SIMPLEX(DIM, NEN) HOSimplexKernel<DIM, NEN><<<g, 128, 0, Stream()>>>(nelem, (int)c->nen, c->alpha, c->beta, c->source, D, (int)c->hasD, c->dref, xe, ue, ke, fe)
+#define HO_SIMPLEX(DIM, NEN) HOSimplexKernel<DIM, NEN><<<g, 128, 0, stream>>>(nelem, (int)c->nen, c->alpha, c->beta, c->source, D, (int)c->hasD, c->dref, xe, ue, ke, fe)
 
 PetscErrorCode DMAsmCUDAHOElement(const DMAsmHOCtx *c, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
+  cudaStream_t stream;
   HOTensorD      D;
   const unsigned g = (unsigned)PetscMax((PetscInt)1, PetscMin((nelem + 127) / 128, (PetscInt)2147483647));
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
   for (int i = 0; i < 9; i++) D.v[i] = c->D[i];
   PetscCall(PetscLogGpuTimeBegin());
   if (c->tensor) {
-    if (c->dim == 3 && c->nen == 8 && c->nq == 8) HOTensorKernel<3, 8, 8><<<g, 128, 0, Stream()>>>(nelem, (int)c->nq, c->alpha, c->beta, c->source, D, (int)c->hasD, c->dref, xe, ue, ke, fe);
-    else if (c->dim == 2 && c->nen == 4 && c->nq == 4) HOTensorKernel<2, 4, 4><<<g, 128, 0, Stream()>>>(nelem, (int)c->nq, c->alpha, c->beta, c->source, D, (int)c->hasD, c->dref, xe, ue, ke, fe);
+    if (c->dim == 3 && c->nen == 8 && c->nq == 8) HOTensorKernel<3, 8, 8><<<g, 128, 0, stream>>>(nelem, (int)c->nq, c->alpha, c->beta, c->source, D, (int)c->hasD, c->dref, xe, ue, ke, fe);
+    else if (c->dim == 2 && c->nen == 4 && c->nq == 4) HOTensorKernel<2, 4, 4><<<g, 128, 0, stream>>>(nelem, (int)c->nq, c->alpha, c->beta, c->source, D, (int)c->hasD, c->dref, xe, ue, ke, fe);
     else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly Lagrange kernels: tensor cell with dim %" PetscInt_FMT ", %" PetscInt_FMT " nodes, %" PetscInt_FMT " points has no device kernel", c->dim, c->nen, c->nq);
   } else if (c->dim == 2) {
     switch (c->nen) {
@@ -94,13 +90,13 @@ __global__ static void HOFusedKernel(PetscInt ne, const PetscInt *__restrict__ e
 }
 
 template <int DIM, int NEN, bool TENSOR>
-static void LaunchHOFused(const DMAsmHOCtx *c, unsigned g, PetscInt ne, const PetscInt *elems, PetscInt nelem, HOTensorD D, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst, PetscScalar *store)
+static void LaunchHOFused(cudaStream_t stream, const DMAsmHOCtx *c, unsigned g, PetscInt ne, const PetscInt *elems, PetscInt nelem, HOTensorD D, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscBool jac, const PetscInt *e2t, PetscBool atomic, PetscScalar *dst, PetscScalar *store)
 {
 #define HO_FUSED_ARGS ne, elems, nelem, (int)c->nen, (int)c->nq, c->alpha, c->beta, c->source, D, (int)c->hasD, c->dref, xe, u, edof, e2t, dst, store
-  if (jac && atomic) HOFusedKernel<DIM, NEN, TENSOR, true, true><<<g, 128, 0, Stream()>>>(HO_FUSED_ARGS);
-  else if (jac) HOFusedKernel<DIM, NEN, TENSOR, true, false><<<g, 128, 0, Stream()>>>(HO_FUSED_ARGS);
-  else if (atomic) HOFusedKernel<DIM, NEN, TENSOR, false, true><<<g, 128, 0, Stream()>>>(HO_FUSED_ARGS);
-  else HOFusedKernel<DIM, NEN, TENSOR, false, false><<<g, 128, 0, Stream()>>>(HO_FUSED_ARGS);
+  if (jac && atomic) HOFusedKernel<DIM, NEN, TENSOR, true, true><<<g, 128, 0, stream>>>(HO_FUSED_ARGS);
+  else if (jac) HOFusedKernel<DIM, NEN, TENSOR, true, false><<<g, 128, 0, stream>>>(HO_FUSED_ARGS);
+  else if (atomic) HOFusedKernel<DIM, NEN, TENSOR, false, true><<<g, 128, 0, stream>>>(HO_FUSED_ARGS);
+  else HOFusedKernel<DIM, NEN, TENSOR, false, false><<<g, 128, 0, stream>>>(HO_FUSED_ARGS);
 #undef HO_FUSED_ARGS
 }
 
@@ -108,17 +104,19 @@ PetscErrorCode DMAsmCUDAHOFused(const DMAsmHOCtx *c, PetscInt ne, const PetscInt
 {
   HOTensorD      D;
   const unsigned g = (unsigned)PetscMax((PetscInt)1, PetscMin((ne + 127) / 128, (PetscInt)2147483647));
+  cudaStream_t   stream;
 
   PetscFunctionBegin;
   if (!ne) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&stream));
   for (int i = 0; i < 9; i++) D.v[i] = c->D[i];
   PetscCall(PetscLogGpuTimeBegin());
   if (c->tensor) {
-    if (c->dim == 3 && c->nen == 8) LaunchHOFused<3, 8, true>(c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store);
-    else if (c->dim == 2 && c->nen == 4) LaunchHOFused<2, 4, true>(c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store);
+    if (c->dim == 3 && c->nen == 8) LaunchHOFused<3, 8, true>(stream, c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store);
+    else if (c->dim == 2 && c->nen == 4) LaunchHOFused<2, 4, true>(stream, c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store);
     else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly Lagrange kernels: tensor cell with dim %" PetscInt_FMT ", %" PetscInt_FMT " nodes has no fused device kernel", c->dim, c->nen);
-  } else if (c->dim == 2) LaunchHOFused<2, 0, false>(c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store); /* runtime nen: one entry at a time, nothing to keep in registers */
-  else LaunchHOFused<3, 0, false>(c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store);
+  } else if (c->dim == 2) LaunchHOFused<2, 0, false>(stream, c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store); /* runtime nen: one entry at a time, nothing to keep in registers */
+  else LaunchHOFused<3, 0, false>(stream, c, g, ne, elems, nelem, D, xe, u, edof, jac, e2t, atomic, dst, store);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -134,10 +132,12 @@ __global__ static void __launch_bounds__(DMASM_BLOCK) LocalNZHOKernel(PetscInt C
 
 PetscErrorCode DMAsmCUDALocalNZHO(const DMAsmHOCtx *c, const DMAsmPlan *P, PetscBool jac, PetscInt nelem, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, PetscScalar *dst)
 {
+  cudaStream_t stream;
   const size_t shmem = (size_t)P->C * sizeof(PetscScalar);
   HOTensorD    D;
 
   PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
   if (!P->nblocks) PetscFunctionReturn(PETSC_SUCCESS);
   for (int i = 0; i < 9; i++) D.v[i] = c->D[i];
   PetscCall(PetscLogGpuTimeBegin());
@@ -145,11 +145,11 @@ PetscErrorCode DMAsmCUDALocalNZHO(const DMAsmHOCtx *c, const DMAsmPlan *P, Petsc
   if (P->idx64) {
     using I = PetscInt64;
     if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(LocalNZHOKernel<I>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    LocalNZHOKernel<I><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(LOCALNZ_HO_ARGS);
+    LocalNZHOKernel<I><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, stream>>>(LOCALNZ_HO_ARGS);
   } else {
     using I = int;
     if (shmem > 48 * 1024) PetscCallCUDA(cudaFuncSetAttribute(LocalNZHOKernel<I>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    LocalNZHOKernel<I><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, Stream()>>>(LOCALNZ_HO_ARGS);
+    LocalNZHOKernel<I><<<(unsigned)P->nblocks, DMASM_BLOCK, shmem, stream>>>(LOCALNZ_HO_ARGS);
   }
 #undef LOCALNZ_HO_ARGS
   PetscCallCUDA(cudaGetLastError());

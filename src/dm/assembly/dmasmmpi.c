@@ -16,15 +16,14 @@
    and two packed plans are built: jac (diagonal block) and jacB (off-diagonal block).  Both are the
    one-process plan format: the same reductions (host and CUDA) run on them unchanged.
 
-   Targets: MATMPIAIJ (host CSR of both blocks), MATMPIELLWARP (MATSEQELLWARP blocks, slot values, host or
-   cuda backend), MATMPIAIJCUSPARSE (device CSR of both blocks).  Methods: globalnz, host and atomic with
+   Targets: any matrix with MatGetAssemblyTarget() (both blocks: MATMPIAIJ host CSR, MATMPIELLWARP slot values
+   on the host or the device, MATMPIAIJCUSPARSE device CSR), any other through MatSetValuesCOO().  Methods: globalnz, host and atomic with
    element buffers (and sharednz with user kernels, which runs globalnz as on one process); the fused
    methods (sharednz and localrow with the built-in kernels, fused atomic) and color give a clear error for
    now. */
 #include <petscellwarp/private/dmassemblyimpl.h>
 #include <petsc/private/hashmapi.h>
 #include <petscellwarp.h>
-#include <../src/mat/impls/aij/mpi/mpiaij.h>
 #include <petscdmplex.h>
 #include <petscfe.h>
 
@@ -39,16 +38,12 @@ static PetscErrorCode CheckDiscretization(DM dm, PetscInt *dim)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the methods that run on a distributed DM: the packed reduction (globalnz, host) and the unfused atomic
-   scatter, all through the element buffers */
+/* the methods that run on a distributed DM (their mpisupported): the packed reduction (globalnz, host) and the
+   unfused atomic scatter, all through the element buffers */
 static PetscErrorCode CheckMethod(DMAssembly as)
 {
-  const PetscBool builtin = (PetscBool)(as->builtin && as->k.ctx == (void *)as->builtin);
-
   PetscFunctionBegin;
-  /* sharednz with user kernels runs globalnz anyway (stated in -info and View, as on one process) */
-  PetscCheck(as->method == DMASM_GLOBALNZ || as->method == DMASM_HOST || as->method == DMASM_ATOMIC || (as->method == DMASM_SHAREDNZ && !builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: on more than one MPI process the methods are globalnz, host and atomic (unfused); %s is not available there yet", ((PetscObject)as)->type_name);
-  PetscCheck(!(as->method == DMASM_ATOMIC && builtin && as->fuse), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: the fused atomic method is not available on more than one MPI process yet; use -dm_assembly_fuse 0 (or globalnz)");
+  PetscCheck(as->ops->mpisupported && as->ops->mpisupported(as), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly: on more than one MPI process the methods are globalnz, host and atomic (unfused: -dm_assembly_fuse 0 with the built-in kernels); %s%s is not available there yet", ((PetscObject)as)->type_name, as->ops->mpisupported ? " with these kernels and options" : "");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -206,45 +201,21 @@ PetscErrorCode DMAsmMPIComputeResidual(DMAssembly as, Vec U, Vec F)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the blocks of an MPI matrix: MATMPIAIJ and the types built on it (mpiaijcusparse, mpiellwarp) */
-static PetscErrorCode GetBlocks(Mat J, Mat *A, Mat *B, const PetscInt **garray)
+/* position of every owned-pattern nonzero in block b's value array (-1: the nonzero is in the other block);
+   block 0 is the diagonal block (column - cstart), block 1 the off-diagonal block (global column -> garray) */
+static PetscErrorCode MapBlock(DMAssembly as, Mat J, const MatAssemblyTarget *T, PetscInt b, PetscInt *nz2t)
 {
-  PetscBool ok;
+  const MatAssemblyBlock *X = &T->block[b];
+  const PetscInt          cstart = T->cstart, cend = T->cend, n = X->m;
+  const PetscInt         *ia = X->i, *ja = X->j;
+  const PetscBool         diag = (PetscBool)(b == 0);
+  PetscHMapI              g2l  = NULL;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)J, &ok, MATMPIAIJ, MATMPIAIJCUSPARSE, MATMPIELLWARP, ""));
-  PetscCheck(ok, PetscObjectComm((PetscObject)J), PETSC_ERR_SUP, "DMAssembly: on more than one MPI process the target must be mpiaij, mpiellwarp or mpiaijcusparse (DMCreateMatrix with -dm_mat_type aij|ellwarp|aijcusparse), got %s", ((PetscObject)J)->type_name);
-  if (!J->assembled) {
-    PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
-  }
-  *A      = ((Mat_MPIAIJ *)J->data)->A;
-  *B      = ((Mat_MPIAIJ *)J->data)->B;
-  *garray = ((Mat_MPIAIJ *)J->data)->garray;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* position of every owned-pattern nonzero in block X's value array (-1: the nonzero is in the other block);
-   diag: X is the diagonal block (column - cstart), else the off-diagonal block (global column -> garray) */
-static PetscErrorCode MapBlock(DMAssembly as, Mat J, Mat X, PetscBool diag, const PetscInt *garray, const DMAsmBlockValues *v, PetscInt *nz2t)
-{
-  const PetscInt  cstart = J->cmap->rstart, cend = J->cmap->rend;
-  PetscInt        n, *csr2slot = NULL;
-  const PetscInt *ia, *ja;
-  PetscBool       done;
-  PetscHMapI      g2l = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetRowIJ(X, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  PetscCheck(done && n == as->nown, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " local rows, this rank owns %" PetscInt_FMT " dofs", n, as->nown);
+  PetscCheck(n == as->nown, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " local rows, this rank owns %" PetscInt_FMT " dofs", n, as->nown);
   if (!diag) {
-    PetscCall(PetscHMapICreateWithSize(X->cmap->n, &g2l));
-    for (PetscInt j = 0; j < X->cmap->n; j++) PetscCall(PetscHMapISet(g2l, garray[j], j));
-  }
-  if (v->slot2csr) {
-    PetscCall(PetscMalloc1(ia[n] + 1, &csr2slot));
-    for (PetscCount s = 0; s < v->n; s++)
-      if (v->slot2csr[s] >= 0) csr2slot[v->slot2csr[s]] = (PetscInt)s;
+    PetscCall(PetscHMapICreateWithSize(X->n, &g2l));
+    for (PetscInt j = 0; j < X->n; j++) PetscCall(PetscHMapISet(g2l, T->garray[j], j));
   }
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
@@ -260,68 +231,63 @@ static PetscErrorCode MapBlock(DMAssembly as, Mat J, Mat X, PetscBool diag, cons
       if (col < 0) continue;
       PetscCall(PetscFindInt(col, ia[i + 1] - ia[i], ja + ia[i], &loc));
       PetscCheck(loc >= 0, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMCreateMatrix()", as->rstart + i, c);
-      nz2t[k] = csr2slot ? csr2slot[ia[i] + loc] : ia[i] + loc;
+      nz2t[k] = X->csr2val ? X->csr2val[ia[i] + loc] : ia[i] + loc;
     }
-  PetscCall(PetscFree(csr2slot));
   PetscCall(PetscHMapIDestroy(&g2l));
-  PetscCall(MatRestoreRowIJ(X, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the two block plans for J, built at the first assembly into a given matrix / pattern / pair of layouts */
-static PetscErrorCode EnsurePlansMPI(DMAssembly as, Mat J, Mat A, Mat B, const PetscInt *garray, const DMAsmBlockValues *vA, const DMAsmBlockValues *vB)
+/* the two block plans for J, built at the first assembly into a given matrix and kept while its assembly-target
+   state (MatGetAssemblyTarget: both blocks' maps and the off-diagonal columns) stays the same */
+static PetscErrorCode EnsurePlansMPI(DMAssembly as, Mat J, const MatAssemblyTarget *T)
 {
   PetscObjectId    id;
   const PetscCount nq = (PetscCount)as->nen * as->nen * as->nelem;
   PetscInt        *nz2t, *q2t;
   DMAsmPlan       *P[2] = {&as->jac, &as->jacB};
-  const Mat        X[2] = {A, B};
-  const DMAsmBlockValues *V[2] = {vA, vB};
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)J, &id));
-  if (as->jac.blkptr && as->jacB.blkptr && as->jac.id == id && as->jac.state == J->nonzerostate && as->jac.layout == vA->layout && as->jacB.layout == vB->layout && as->jac.slots == (PetscBool)(vA->slot2csr != NULL)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (as->jac.blkptr && as->jacB.blkptr && as->jac.id == id && as->jac.state == T->state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
   PetscCall(PetscMalloc2(as->nnz, &nz2t, nq, &q2t));
-  for (int b = 0; b < 2; b++) {
-    PetscCall(MapBlock(as, J, X[b], (PetscBool)(b == 0), garray, V[b], nz2t));
+  for (PetscInt b = 0; b < 2; b++) {
+    PetscCall(MapBlock(as, J, T, b, nz2t));
     for (PetscCount q = 0; q < nq; q++) q2t[q] = as->e2nz[q] >= 0 ? nz2t[as->e2nz[q]] : -1;
-    PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, V[b]->n, q2t, P[b]));
+    PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, T->block[b].nval, q2t, P[b]));
     if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(P[b]));
-    P[b]->id     = id;
-    P[b]->state  = J->nonzerostate;
-    P[b]->layout = V[b]->layout;
-    P[b]->slots  = (PetscBool)(V[b]->slot2csr != NULL);
+    P[b]->id    = id;
+    P[b]->state = T->state;
+    P[b]->slots = (PetscBool)(T->block[b].csr2val != NULL);
   }
   PetscCall(PetscFree2(nz2t, q2t));
   as->njacplans++;
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Plan, as, J, 0, 0));
-  PetscCall(PetscInfo(as, "Jacobian plan %" PetscInt_FMT " for %s: %" PetscCount_FMT " diagonal-block and %" PetscCount_FMT " off-diagonal-block targets\n", as->njacplans, ((PetscObject)J)->type_name, vA->n, vB->n));
+  PetscCall(PetscInfo(as, "Jacobian plan %" PetscInt_FMT " for %s (target state %" PetscInt64_FMT "): %" PetscCount_FMT " diagonal-block and %" PetscCount_FMT " off-diagonal-block targets\n", as->njacplans, ((PetscObject)J)->type_name, (PetscInt64)T->state, T->block[0].nval, T->block[1].nval));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMAsmMPIComputeJacobian(DMAssembly as, Vec U, Mat J)
 {
-  Mat              A, B;
-  const PetscInt  *garray;
-  DMAsmBlockValues vA, vB;
+  MatAssemblyTarget T;
+  PetscBool         has;
 
   PetscFunctionBegin;
-  PetscCall(GetBlocks(J, &A, &B, &garray));
-  PetscCall(DMAsmBlockValuesGet(as, A, &vA));
-  PetscCall(DMAsmBlockValuesGet(as, B, &vB));
-  PetscCall(EnsurePlansMPI(as, J, A, B, garray, &vA, &vB));
+  PetscCall(MatHasAssemblyTarget(J, &has));
+  if (has) {
+    PetscCall(MatGetAssemblyTarget(J, as->mtype, &T));
+    PetscCheck(T.nblocks == 2, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: a distributed DM needs a parallel matrix, got %s", ((PetscObject)J)->type_name);
+    PetscCall(EnsurePlansMPI(as, J, &T));
+  }
   if (as->jacstate) PetscCall(GatherMPI(as, U));
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
   PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->jacstate ? as->ue : NULL, as->jacstate && as->aux ? as->ae : NULL, as->ke, as->k.ctx));
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
-  PetscCall(DMAsmReducePlan(as, &as->jac, as->nen * as->nen, as->ke, vA.val));
-  PetscCall(DMAsmReducePlan(as, &as->jacB, as->nen * as->nen, as->ke, vB.val));
-  PetscCall(DMAsmBlockValuesRestore(A, &vA));
-  PetscCall(DMAsmBlockValuesRestore(B, &vB));
-  /* the blocks' values changed in place (pattern and communication plan unchanged): J is still assembled,
-     its new state tells KSP/PC that the operator changed */
-  PetscCall(PetscObjectStateIncrease((PetscObject)J));
+  if (has) {
+    PetscCall(DMAsmReducePlan(as, &as->jac, as->nen * as->nen, as->ke, T.block[0].val));
+    PetscCall(DMAsmReducePlan(as, &as->jacB, as->nen * as->nen, as->ke, T.block[1].val));
+    PetscCall(MatRestoreAssemblyTarget(J, &T)); /* J's state increases: KSP/PC see a new operator */
+  } else PetscCall(DMAsmJacobianCOO(as, J)); /* element matrices through MatSetValuesCOO (owned rows only) */
   as->nreductions++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -308,7 +308,7 @@ PetscErrorCode DMAsmColor(DMAssembly as)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* color: the packed plan of the tail elements' contributions only (q2t as DMAsmBuildPlan's) */
+/* color (its set-up and Jacobian plan): the packed plan of the tail elements' contributions only (q2t as DMAsmBuildPlan's) */
 PetscErrorCode DMAsmBuildTailPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, DMAsmPlan *T)
 {
   PetscInt  *q2tt;
@@ -316,7 +316,7 @@ PetscErrorCode DMAsmBuildTailPlan(DMAssembly as, PetscInt nper, PetscCount ntarg
 
   PetscFunctionBegin;
   PetscCall(DMAsmPlanDestroy(T));
-  if (as->method != DMASM_COLOR || !as->ntail) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!as->ntail) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscCalloc1(as->nelem, &tail));
   for (PetscInt i = 0; i < as->ntail; i++) tail[as->tailelem[i]] = PETSC_TRUE;
   PetscCall(PetscMalloc1((size_t)nper * as->nelem, &q2tt));

@@ -6,13 +6,62 @@
 PetscClassId  DMASSEMBLY_CLASSID;
 PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
 
-static PetscBool         pkginit = PETSC_FALSE;
-static const char *const methodnames[] = {DMASSEMBLYGLOBALNZ, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR, DMASSEMBLYHOST, DMASSEMBLYSHAREDNZ, DMASSEMBLYLOCALNZ, DMASSEMBLYLOCALROW};
+PetscFunctionList DMAssemblyList = NULL;
+
+static PetscBool pkginit = PETSC_FALSE, registerallcalled = PETSC_FALSE;
 
 static PetscErrorCode DMAssemblyFinalizePackage(void)
 {
   PetscFunctionBegin;
-  pkginit = PETSC_FALSE;
+  PetscCall(PetscFunctionListDestroy(&DMAssemblyList));
+  pkginit           = PETSC_FALSE;
+  registerallcalled = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMAssemblyRegister - Adds a `DMAssembly` type (an assembly method)
+
+  Not Collective, No Fortran Support
+
+  Input Parameters:
++ name   - the name of the type, for `DMAssemblySetType()` and `-dm_assembly_type`
+- create - the constructor: fills the assembler's operations (include/petscellwarp/private/dmassemblyimpl.h)
+
+  Level: advanced
+
+.seealso: `DMAssembly`, `DMAssemblyRegisterAll()`, `DMAssemblySetType()`
+@*/
+PetscErrorCode DMAssemblyRegister(const char name[], PetscErrorCode (*create)(DMAssembly))
+{
+  PetscFunctionBegin;
+  PetscCall(DMAssemblyInitializePackage());
+  PetscCall(PetscFunctionListAdd(&DMAssemblyList, name, create));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMAssemblyRegisterAll - Registers the built-in `DMAssembly` types: `DMASSEMBLYGLOBALNZ`, `DMASSEMBLYHOST`,
+  `DMASSEMBLYATOMIC`, `DMASSEMBLYCOLOR`, `DMASSEMBLYSHAREDNZ`, `DMASSEMBLYLOCALNZ`, `DMASSEMBLYLOCALROW`
+
+  Not Collective
+
+  Level: advanced
+
+.seealso: `DMAssembly`, `DMAssemblyRegister()`
+@*/
+PetscErrorCode DMAssemblyRegisterAll(void)
+{
+  PetscFunctionBegin;
+  if (registerallcalled) PetscFunctionReturn(PETSC_SUCCESS);
+  registerallcalled = PETSC_TRUE;
+  PetscCall(DMAssemblyRegister(DMASSEMBLYGLOBALNZ, DMAssemblyCreate_GlobalNZ));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYHOST, DMAssemblyCreate_Host));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYATOMIC, DMAssemblyCreate_Atomic));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYCOLOR, DMAssemblyCreate_Color));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYSHAREDNZ, DMAssemblyCreate_SharedNZ));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYLOCALNZ, DMAssemblyCreate_LocalNZ));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYLOCALROW, DMAssemblyCreate_LocalRow));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -40,6 +89,7 @@ PetscErrorCode DMAssemblyInitializePackage(void)
   PetscCall(PetscLogEventRegister("DMAsmElement", DMASSEMBLY_CLASSID, &DMASSEMBLY_Element));
   PetscCall(PetscLogEventRegister("DMAsmReduce", DMASSEMBLY_CLASSID, &DMASSEMBLY_Reduce));
   PetscCall(PetscRegisterFinalize(DMAssemblyFinalizePackage));
+  PetscCall(DMAssemblyRegisterAll());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -78,7 +128,6 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   PetscCall(PetscHeaderCreate(a, DMASSEMBLY_CLASSID, "DMAssembly", "DM finite-element assembler", "DM", PetscObjectComm((PetscObject)dm), DMAssemblyDestroy, DMAssemblyView));
   PetscCall(PetscObjectReference((PetscObject)dm));
   a->dm     = dm;
-  a->method = DMASM_GLOBALNZ;
   a->nzpt   = 0; /* chosen per plan from the list lengths unless -dm_assembly_nz_per_thread is given */
   a->shsmem = 72 * 1024; /* 3 blocks of 256 threads per SM (H100/H200: 227 kB, 64k registers) */
   a->reorder = PETSC_TRUE;
@@ -94,7 +143,7 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->atomicvariant = DMASM_ATOMIC_MATCH; /* H100, 2.17 M tets into ELLWARP: 0.2565 ms against full 0.333 ms (peer 0.6145 ms) */
   a->fastmaxcode = 254;
   a->fasthashprobes = 512;
-  PetscCall(PetscObjectChangeTypeName((PetscObject)a, DMASSEMBLYGLOBALNZ));
+  PetscCall(DMAssemblySetType(a, DMASSEMBLYGLOBALNZ));
   *as = a;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -106,32 +155,34 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
 
   Input Parameters:
 + as   - the assembler
-- type - `DMASSEMBLYGLOBALNZ` (default: element matrices in memory, reduced by nonzero), `DMASSEMBLYSHAREDNZ`,
-         `DMASSEMBLYLOCALNZ`, `DMASSEMBLYLOCALROW`, `DMASSEMBLYATOMIC`, `DMASSEMBLYCOLOR` or `DMASSEMBLYHOST` (the
-         plain-C reference)
+- type - `DMASSEMBLYGLOBALNZ` (default), `DMASSEMBLYHOST`, `DMASSEMBLYATOMIC`, `DMASSEMBLYCOLOR`, `DMASSEMBLYSHAREDNZ`,
+         `DMASSEMBLYLOCALNZ`, `DMASSEMBLYLOCALROW`, or a type added with `DMAssemblyRegister()`
 
   Options Database Key:
 . -dm_assembly_type <type> - the method
 
   Level: beginner
 
-.seealso: `DMAssembly`, `DMAssemblyGetType()`, `DMAssemblySetFromOptions()`, `DMAssemblyCreate()`
+.seealso: `DMAssembly`, `DMAssemblyGetType()`, `DMAssemblySetFromOptions()`, `DMAssemblyCreate()`, `DMAssemblyRegister()`
 @*/
 PetscErrorCode DMAssemblySetType(DMAssembly as, DMAssemblyType type)
 {
-  PetscInt m = -1;
+  PetscErrorCode (*create)(DMAssembly);
+  PetscBool same;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
-  for (PetscInt i = 0; i < (PetscInt)PETSC_STATIC_ARRAY_LENGTH(methodnames); i++) {
-    PetscBool eq;
-    PetscCall(PetscStrcmp(type, methodnames[i], &eq));
-    if (eq) m = i;
-  }
-  PetscCheck(m >= 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, sharednz, localnz, localrow, atomic, color, host)", type);
-  PetscCheck(!as->setupcalled || (DMAsmMethod)m == as->method, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetType() after DMAssemblySetUp()");
-  as->method = (DMAsmMethod)m;
-  PetscCall(PetscObjectChangeTypeName((PetscObject)as, methodnames[m]));
+  PetscAssertPointer(type, 2);
+  PetscCall(PetscObjectTypeCompare((PetscObject)as, type, &same));
+  if (same) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMAssemblyRegisterAll());
+  PetscCall(PetscFunctionListFind(DMAssemblyList, type, &create));
+  PetscCheck(create, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, sharednz, localnz, localrow, atomic, color, host, or one added with DMAssemblyRegister())", type);
+  PetscCheck(!as->setupcalled, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetType() after DMAssemblySetUp()");
+  PetscCall(PetscMemzero(as->ops, sizeof(*as->ops)));
+  as->hostonly = PETSC_FALSE;
+  PetscCall((*create)(as));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)as, type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,7 +205,8 @@ PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
-  *type = methodnames[as->method];
+  PetscAssertPointer(type, 2);
+  *type = ((PetscObject)as)->type_name;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -185,7 +237,7 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
   PetscObjectOptionsBegin((PetscObject)as);
-  PetscCall(PetscOptionsString("-dm_assembly_type", "Assembly method", "DMAssemblySetType", methodnames[as->method], type, sizeof(type), &flg));
+  PetscCall(PetscOptionsFList("-dm_assembly_type", "Assembly method", "DMAssemblySetType", DMAssemblyList, ((PetscObject)as)->type_name, type, sizeof(type), &flg));
   if (flg) PetscCall(DMAssemblySetType(as, type));
   PetscCall(PetscOptionsBoundedInt("-dm_assembly_nz_per_thread", "Targets per thread of a packed reduction block (default: chosen per plan, about 32 entries per thread)", "DMAssembly", as->nzpt, &as->nzpt, NULL, 0));
   {
@@ -338,12 +390,12 @@ static PetscErrorCode ChooseMemType(DMAssembly as)
   PetscCall(DMAsmCUDAAvailable(&dev));
 #endif
   as->nodevice = PETSC_FALSE;
-  if (as->method == DMASM_HOST) as->mtype = PETSC_MEMTYPE_HOST;
+  if (as->hostonly) as->mtype = PETSC_MEMTYPE_HOST;
   else if (dev) as->mtype = PETSC_MEMTYPE_DEVICE;
   else {
     as->mtype    = PETSC_MEMTYPE_HOST;
     as->nodevice = PETSC_TRUE;
-    PetscCall(PetscInfo(as, "No CUDA device: method %s runs its plain-C reference on the host\n", methodnames[as->method]));
+    PetscCall(PetscInfo(as, "No CUDA device: method %s runs its plain-C reference on the host\n", ((PetscObject)as)->type_name));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -379,26 +431,10 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCheck(!(as->builtin && as->k.ctx == (void *)as->builtin) || as->p1, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) are for P1 triangles and tetrahedra, the mesh has %s: use DMAssemblyLagrangeKernels()", as->ename);
   if (((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)) && as->reorder) PetscCall(DMAsmReorderElements(as));
   PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
-  PetscCheck(as->method != DMASM_LOCALNZ || (as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localnz computes each contribution inside its reduction: it needs the built-in kernels (DMAssemblyP1DiffusionMassKernels() or DMAssemblyLagrangeKernels()); not for user kernels: use globalnz");
-  PetscCheck(as->method != DMASM_LOCALROW || (as->builtin && as->k.ctx == (void *)as->builtin), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices; not for this element (%s) or these kernels: use globalnz", as->ename);
   PetscCall(DMAsmColor(as));
   if (as->mpi) PetscCall(DMAsmMPIBuildResidualPlan(as)); /* owned rows only */
   else PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
-  PetscCall(DMAsmBuildTailPlan(as, as->nen, as->ndof, as->edof, &as->rtail));
-  if (as->method == DMASM_SHAREDNZ) {
-    as->shfallback = (PetscBool)!(as->builtin && as->k.ctx == (void *)as->builtin);
-    if (as->shfallback) PetscCall(PetscInfo(as, "sharednz computes the element inside its kernel and needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()); with %s and these kernels globalnz runs instead\n", as->ename));
-    else {
-      /* nodal coordinates, loaded per block through the scatter array */
-      PetscCall(PetscCalloc1((size_t)as->ndof * as->dim, &as->xn));
-      for (PetscInt e = 0; e < as->nelem; e++)
-        for (PetscInt a = 0; a < as->nen; a++)
-          for (PetscInt d = 0; d < as->dim; d++) as->xn[(size_t)as->edof[(PetscCount)a * as->nelem + e] * as->dim + d] = as->xe[((PetscCount)a * as->dim + d) * as->nelem + e];
-      PetscCall(DMAsmBuildSharedPlan(as, as->nen, as->ndof, as->edof, 0, NULL, NULL, &as->rsh)); /* METIS units: 32 dofs */
-      if (as->rsh.fallback) PetscCall(PetscInfo(as, "sharednz: the residual's element data do not fit the shared-memory budget; globalnz assembles the residual\n"));
-    }
-  }
-  if (as->method == DMASM_LOCALROW) PetscCall(DMAsmBuildRowPlan(as, PETSC_FALSE, NULL, as->ndof, &as->rrow));
+  PetscTryTypeMethod(as, setup);
   if (as->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
@@ -632,20 +668,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)as, viewer));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "method %s: %s\n", methodnames[as->method],
-                                   as->method == DMASM_GLOBALNZ ? "element matrices in global memory, packed reduction by nonzero (fixed order, bitwise reproducible)"
-                                   : as->method == DMASM_ATOMIC ? "element matrices scattered with atomicAdd (order not fixed on the device)"
-                                   : as->method == DMASM_COLOR  ? "element colouring, one scatter launch per colour"
-                                   : as->method == DMASM_LOCALNZ  ? "one thread per nonzero recomputes each of its contributions from the element's inputs, in its packed list's order (Cecka, Lew, Darve 4.2.2; built-in kernels, no element data in memory, fixed order, bitwise reproducible)"
-                                   : as->method == DMASM_LOCALROW ? "one thread per row computes its rows of the surrounding elements (built-in kernels, fused, fixed order, bitwise reproducible)"
-                                   : as->method == DMASM_SHAREDNZ ? (as->shfallback ? "FALLS BACK TO globalnz: sharednz computes the element in its kernel and needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices" : "per block of targets: nodal data through a scatter array into shared memory, the block's elements computed there, reduction by nonzero from shared memory (16-bit offsets, fixed order, bitwise reproducible)")
-                                                                : "plain-C reference on the host (same plan as globalnz)"));
-  if ((as->method == DMASM_ATOMIC || as->method == DMASM_COLOR) && as->kset) {
-    const PetscBool fused = (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
-    const PetscBool hofused = (PetscBool)(as->fuse && as->hobuiltin && as->k.ctx == (void *)as->hobuiltin);
-    PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : hofused ? "built-in Lagrange, fused into the scatter (no element data in memory)" : "through the element buffers"));
-    PetscCall(DMAsmFastView(as, viewer));
-  }
+  PetscTryTypeMethod(as, view, viewer);
   if (!as->setupcalled) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "not set up\n"));
     PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -681,15 +704,15 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "residual plan: %" PetscInt_FMT " blocks of %d threads x %" PetscInt_FMT " dofs, %.4g MB (%s indices), %.1f%% sources\n", as->res.nblocks, DMASM_BLOCK, as->res.C, b / 1e6, as->res.idx64 ? "64-bit" : "32-bit", 100.0 * f));
     if (as->jac.blkptr) {
       PlanStats(&as->jac, (PetscCount)as->nen * as->nen * as->nelem, &b, &f);
-      PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: %s order, %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks, %.4g MB (%s indices), %.1f%% sources; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "ELLWARP slot" : "CSR", as->jac.ntarget, as->jac.nblocks, b / 1e6, as->jac.idx64 ? "64-bit" : "32-bit", 100.0 * f, as->njacplans, as->nreductions));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: %s order, %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks, %.4g MB (%s indices), %.1f%% sources; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "value-slot" : "CSR", as->jac.ntarget, as->jac.nblocks, b / 1e6, as->jac.idx64 ? "64-bit" : "32-bit", 100.0 * f, as->njacplans, as->nreductions));
     } else if (as->jrow.wptr) {
-      PetscCall(PetscViewerASCIIPrintf(viewer, "localrow Jacobian plan: %s order, %" PetscInt_FMT " warps, %" PetscCount_FMT " incidence slots for %" PetscCount_FMT " incidences; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "ELLWARP slot" : "CSR", as->jrow.nwarps, as->jrow.wptr[as->jrow.nwarps], (PetscCount)as->nen * as->nelem, as->njacplans, as->nreductions));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "localrow Jacobian plan: %s order, %" PetscInt_FMT " warps, %" PetscCount_FMT " incidence slots for %" PetscCount_FMT " incidences; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "value-slot" : "CSR", as->jrow.nwarps, as->jrow.wptr[as->jrow.nwarps], (PetscCount)as->nen * as->nelem, as->njacplans, as->nreductions));
     } else if (as->jsh.tb) {
       const DMAsmSharedPlan *S = &as->jsh;
-      PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian plan: %s order, %" PetscInt_FMT " blocks of %g kB at most (budget %" PetscInt_FMT " kB), %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), %" PetscCount_FMT " 16-bit offsets; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "ELLWARP slot" : "CSR", S->nblocks, S->smem / 1024.0, as->shsmem / 1024, S->eb[S->nblocks], as->nelem, as->nelem ? (double)S->eb[S->nblocks] / as->nelem : 0.0, S->lb[S->nblocks], as->njacplans, as->nreductions));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian plan: %s order, %" PetscInt_FMT " blocks of %g kB at most (budget %" PetscInt_FMT " kB), %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), %" PetscCount_FMT " 16-bit offsets; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "value-slot" : "CSR", S->nblocks, S->smem / 1024.0, as->shsmem / 1024, S->eb[S->nblocks], as->nelem, as->nelem ? (double)S->eb[S->nblocks] / as->nelem : 0.0, S->lb[S->nblocks], as->njacplans, as->nreductions));
       PetscCall(SharedPartitionView(as, S, viewer));
     } else PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: built at the first DMAssemblyComputeJacobian()\n"));
-    if (as->method == DMASM_SHAREDNZ && !as->shfallback) {
+    if (DMAsmSharedActive(as)) {
       if (as->rsh.fallback) PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual: does not fit the budget, globalnz assembles it\n"));
       else {
         PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual plan: %" PetscInt_FMT " blocks, redundancy %.2f\n", as->rsh.nblocks, as->nelem ? (double)as->rsh.eb[as->rsh.nblocks] / as->nelem : 0.0));

@@ -146,7 +146,7 @@ static PetscErrorCode FreeLayouts(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const ConvertNames[] = {"MatConvert_seqaijellwarp_seqaij_C", "MatConvert_seqaijellwarp_seqaijcusparse_C", "MatConvert_seqaij_seqaijellwarp_C", "MatConvert_seqaijcusparse_seqaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetInfo_C", "MatEllwarpSetKernel_C", "MatEllwarpGetBackend_C", "MatProductSetFromOptions_anytype_C"};
+static const char *const ConvertNames[] = {"MatConvert_seqaijellwarp_seqaij_C", "MatConvert_seqaijellwarp_seqaijcusparse_C", "MatConvert_seqaij_seqaijellwarp_C", "MatConvert_seqaijcusparse_seqaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetInfo_C", "MatEllwarpSetKernel_C", "MatEllwarpGetBackend_C", "MatProductSetFromOptions_anytype_C", "MatGetAssemblyTarget_C"};
 
 /* turn B back into a plain MATSEQAIJ in place, values on the host */
 static PetscErrorCode StripToSeqAIJ(Mat B)
@@ -431,6 +431,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpGetBackend_C", MatEllwarpGetBackend_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpSetKernel_C", MatEllwarpSetKernel_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpGetInfo_C", MatEllwarpGetInfo_SeqELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatGetAssemblyTarget_C", MatGetAssemblyTarget_SeqELLWARP));
   /* sparse products: through AIJCUSPARSE on the device, or SeqAIJ on the host (seqellwarpproduct.c) */
   B->ops->productsetfromoptions = MatProductSetFromOptions_SeqELLWARP;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_SeqELLWARP));

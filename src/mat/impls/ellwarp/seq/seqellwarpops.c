@@ -3,6 +3,7 @@
    and runs on the host SeqAIJ, whose pattern change then triggers a new analysis. */
 #include <petscellwarp/private/matellwarpimpl.h>
 #include <petscellwarp/private/ellwarpanalysis.h>
+#include <petscellwarp/private/matassemblytargetimpl.h>
 
 /* where the pattern analysis runs: the device with the cuda backend unless -mat_ellwarp_analysis host */
 static PetscErrorCode AnalyseOnDevice(Mat A, PetscBool *dev)
@@ -98,7 +99,8 @@ static PetscErrorCode MatSeqELLWARPAnalyse(Mat A)
   PetscCall(e->k->csrfree(&e->csr));
   PetscCall(BuildLayout(A, A->rmap->n, A->cmap->n, a->i, a->j, NULL, &e->L, &e->S));
   PetscCall(e->k->csralloc(e->L->nnz, &e->csr));
-  e->nzstate = A->nonzerostate;
+  e->nzstate     = A->nonzerostate;
+  e->layoutstate = MatAssemblyTargetNewState();
   e->nanalyses++;
   PetscCall(PetscInfo(A, "Analysed pattern on the %s (nonzero state %" PetscInt64_FMT ", analysis %" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " slices, padding %.3f, kernel %s threshold %" PetscInt_FMT ", backend %s\n", e->L->analysedondevice ? "device" : "host", (PetscInt64)A->nonzerostate, e->nanalyses,
                       e->L->nrows, e->L->nnz, e->L->nslices, e->L->nnz ? (double)e->L->nslots / (double)e->L->nnz : 1.0, MatEllwarpKernels[e->L->kernel], e->L->threshold, MatEllwarpBackends[e->backend]));
