@@ -124,13 +124,9 @@ int main(int argc, char **argv)
   Ctx                      c = {0};
   PetscMPIInt              size, rank;
 
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "-gpu")) {
-      EllwarpTestRequireDevice();
-      gpu = PETSC_TRUE;
-    }
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL)); /* the GPU keyword of the test gates the device */
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-faces", &faces, NULL));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
