@@ -148,6 +148,15 @@ static PetscErrorCode FreeLayouts(Mat A)
 
 static const char *const ConvertNames[] = {"MatConvert_seqaijellwarp_seqaij_C", "MatConvert_seqaijellwarp_seqaijcusparse_C", "MatConvert_seqaij_seqaijellwarp_C", "MatConvert_seqaijcusparse_seqaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetInfo_C", "MatEllwarpSetKernel_C", "MatEllwarpGetBackend_C", "MatProductSetFromOptions_anytype_C"};
 
+/* Removes MATSEQELLWARP's composed functions from M: for matrices that are not (or no longer) MATSEQELLWARP
+   but received them, e.g. through SeqAIJ's duplication of the function list (MatDuplicateNoCreate_SeqAIJ) */
+PetscErrorCode MatSeqELLWARPRemoveComposed_Private(Mat M)
+{
+  PetscFunctionBegin;
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ConvertNames); i++) PetscCall(PetscObjectComposeFunction((PetscObject)M, ConvertNames[i], NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* turn B back into a plain MATSEQAIJ in place, values on the host */
 static PetscErrorCode StripToSeqAIJ(Mat B)
 {
