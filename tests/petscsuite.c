@@ -5,7 +5,13 @@
                     factor (a MATSEQAIJ) carries no composed function of ours: PETSc's -checkfunctionlist
                     prints any left at destroy (ILU(0) duplicates A's function list into the factor)
 
+   redundant_reuse  MatCreateRedundantMatrix of a MATMPIELLWARP, every rank its own copy (PCREDUNDANT, PCMG's
+                    default coarse solver in parallel), MAT_INITIAL then MAT_REUSE after new values: PETSc's
+                    MatCreateSubMatrix_MPIAIJ_All writes the copy's host arrays after its assembly, and the copy
+                    kept the previous values (snes/tutorials/ex16 on 2 ranks: a different answer, silently)
+
    ellwarp_add_test(petscsuite.factor_composed -case factor_composed -mat_ellwarp_backend host)
+   ellwarp_add_test(petscsuite.redundant_reuse NPROCS 2 -case redundant_reuse -mat_ellwarp_backend host)
 */
 #include "testutil.h"
 #include <petscksp.h>
@@ -134,6 +140,70 @@ static PetscErrorCode CaseFactorComposed(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a parallel FE-like matrix (1-D chain of 2x2 elements plus a diagonal) assembled with ADD_VALUES after
+   MatZeroEntries, as a Jacobian is; entries scaled by s */
+static PetscErrorCode AssembleChain(Mat A, PetscScalar s)
+{
+  PetscInt rstart, rend, N;
+
+  PetscFunctionBegin;
+  PetscCall(MatZeroEntries(A));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(MatGetSize(A, &N, NULL));
+  for (PetscInt e = rstart; e < rend; e++) {
+    PetscInt    idx[2] = {e, (e + 1) % N};
+    PetscScalar v[4]   = {s * (2.0 + 0.01 * e), -s, -s, s * (2.0 + 0.02 * e)};
+    PetscCall(MatSetValues(A, 2, idx, 2, idx, v, ADD_VALUES)); /* the second row may be another rank's */
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CaseRedundantReuse(void)
+{
+  Mat         A[2], R[2] = {NULL, NULL};
+  MatType     types[2] = {MATMPIAIJ, MATMPIELLWARP};
+  PetscMPIInt size;
+  PetscInt    N = 40;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  for (int t = 0; t < 2; t++) {
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &A[t]));
+    PetscCall(MatSetSizes(A[t], PETSC_DECIDE, PETSC_DECIDE, N, N));
+    PetscCall(MatSetType(A[t], types[t]));
+    PetscCall(MatSetFromOptions(A[t]));
+    PetscCall(MatMPIAIJSetPreallocation(A[t], 3, NULL, 2, NULL));
+  }
+  for (int step = 0; step < 3; step++) {
+    Vec       x, ya, ye;
+    PetscReal nrm, ref;
+
+    for (int t = 0; t < 2; t++) {
+      PetscCall(AssembleChain(A[t], 1.0 + step));
+      PetscCall(MatCreateRedundantMatrix(A[t], size, MPI_COMM_NULL, step ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, &R[t]));
+    }
+    PetscCall(MatCreateVecs(R[0], &x, &ya));
+    PetscCall(VecDuplicate(ya, &ye));
+    PetscCall(VecSetRandom(x, NULL));
+    PetscCall(MatMult(R[0], x, ya));
+    PetscCall(MatMult(R[1], x, ye));
+    PetscCall(VecNorm(ya, NORM_2, &ref));
+    PetscCall(VecAXPY(ye, -1.0, ya));
+    PetscCall(VecNorm(ye, NORM_2, &nrm));
+    CHECK(nrm <= 1e-13 * ref, "redundant copy (%s) of step %d: |R_e x - R_a x| = %g, |R_a x| = %g", step ? "MAT_REUSE_MATRIX" : "MAT_INITIAL_MATRIX", step, (double)nrm, (double)ref);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&ya));
+    PetscCall(VecDestroy(&ye));
+  }
+  for (int t = 0; t < 2; t++) {
+    PetscCall(MatDestroy(&R[t]));
+    PetscCall(MatDestroy(&A[t]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char      name[64] = "";
@@ -144,6 +214,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-case", name, sizeof(name), &set));
   PetscCheck(set, PETSC_COMM_WORLD, PETSC_ERR_USER, "give -case NAME (see the comment at the top of tests/petscsuite.c)");
   if (!strcmp(name, "factor_composed")) PetscCall(CaseFactorComposed());
+  else if (!strcmp(name, "redundant_reuse")) PetscCall(CaseRedundantReuse());
   else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_USER, "unknown -case %s", name);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "petscsuite %s: %" PetscInt_FMT " checks passed\n", name, nchecks));
   PetscCall(PetscFinalize());

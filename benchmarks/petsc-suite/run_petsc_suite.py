@@ -253,6 +253,11 @@ def command_lines(c, args, src, lib, exe_dir):
             else:
                 ref += ['-%smat_type' % pre, 'aij']
                 ell += ['-%smat_type' % pre, 'ellwarp']
+    if args.mode == 'cpu' and c['kind'] == 'cusparse':
+        # AIJCUSPARSE does not use SeqAIJ's I-node routines (MatBindToCPU_SeqAIJCUSPARSE turns them off), and
+        # I-node SOR is a different computation: the host stand-in for it is AIJ without I-nodes
+        ref += ['-mat_no_inode']
+        ell += ['-mat_no_inode']
     ell += ['-dll_append', lib]
     if args.mode == 'cpu':
         ell += ['-mat_ellwarp_backend', 'host']
