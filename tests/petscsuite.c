@@ -10,8 +10,14 @@
                     MatCreateSubMatrix_MPIAIJ_All writes the copy's host arrays after its assembly, and the copy
                     kept the previous values (snes/tutorials/ex16 on 2 ranks: a different answer, silently)
 
+   inode_block      PCBJACOBI with ILU(0) on a MATMPIELLWARP assembled without preallocation (hash assembly, 2x2
+                    blocks: I-nodes) on 2 ranks, assembled three times: the block kept SeqAIJ's I-node
+                    data from before its conversion, the factor chose the I-node numeric phase and failed with
+                    "Matrix without inode information" (snes/tutorials/ex42 on 2 ranks)
+
    ellwarp_add_test(petscsuite.factor_composed -case factor_composed -mat_ellwarp_backend host)
    ellwarp_add_test(petscsuite.redundant_reuse NPROCS 2 -case redundant_reuse -mat_ellwarp_backend host)
+   ellwarp_add_test(petscsuite.inode_block NPROCS 2 -case inode_block -mat_ellwarp_backend host)
 */
 #include "testutil.h"
 #include <petscksp.h>
@@ -204,6 +210,59 @@ static PetscErrorCode CaseRedundantReuse(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode CaseInodeBlock(void)
+{
+  Mat      A[2];
+  KSP      ksp[2];
+  MatType  types[2] = {MATMPIAIJ, MATMPIELLWARP};
+  PetscInt rstart;
+
+  PetscFunctionBegin;
+  for (int t = 0; t < 2; t++) {
+    PC pc;
+
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &A[t]));
+    PetscCall(MatSetSizes(A[t], 2, 2, PETSC_DECIDE, PETSC_DECIDE));
+    PetscCall(MatSetType(A[t], types[t]));
+    PetscCall(MatSetFromOptions(A[t]));
+    PetscCall(MatSetUp(A[t])); /* no preallocation: hash assembly */
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp[t]));
+    PetscCall(KSPSetType(ksp[t], KSPPREONLY));
+    PetscCall(KSPGetPC(ksp[t], &pc));
+    PetscCall(PCSetType(pc, PCBJACOBI)); /* one block per rank, ILU(0) on MatGetDiagonalBlock */
+    PetscCall(KSPSetOperators(ksp[t], A[t], A[t]));
+  }
+  PetscCall(MatGetOwnershipRange(A[0], &rstart, NULL));
+  for (int step = 0; step < 3; step++) {
+    Vec       b, x[2];
+    PetscReal nrm, ref;
+
+    for (int t = 0; t < 2; t++) {
+      PetscInt    idx[2] = {rstart, rstart + 1};
+      PetscScalar v[4]   = {4.0 + step, 1.0, 2.0, 5.0 + rstart};
+      PetscCall(MatSetValues(A[t], 2, idx, 2, idx, v, INSERT_VALUES));
+      PetscCall(MatAssemblyBegin(A[t], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(A[t], MAT_FINAL_ASSEMBLY));
+    }
+    PetscCall(MatCreateVecs(A[0], &x[0], &b));
+    PetscCall(VecDuplicate(x[0], &x[1]));
+    PetscCall(VecSetRandom(b, NULL));
+    for (int t = 0; t < 2; t++) PetscCall(KSPSolve(ksp[t], b, x[t]));
+    PetscCall(VecNorm(x[0], NORM_2, &ref));
+    PetscCall(VecAXPY(x[1], -1.0, x[0]));
+    PetscCall(VecNorm(x[1], NORM_2, &nrm));
+    CHECK(nrm <= 1e-13 * ref, "block Jacobi ILU(0), assembly %d: |x_e - x_a| = %g", step, (double)nrm);
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&x[0]));
+    PetscCall(VecDestroy(&x[1]));
+  }
+  for (int t = 0; t < 2; t++) {
+    PetscCall(KSPDestroy(&ksp[t]));
+    PetscCall(MatDestroy(&A[t]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char      name[64] = "";
@@ -215,6 +274,7 @@ int main(int argc, char **argv)
   PetscCheck(set, PETSC_COMM_WORLD, PETSC_ERR_USER, "give -case NAME (see the comment at the top of tests/petscsuite.c)");
   if (!strcmp(name, "factor_composed")) PetscCall(CaseFactorComposed());
   else if (!strcmp(name, "redundant_reuse")) PetscCall(CaseRedundantReuse());
+  else if (!strcmp(name, "inode_block")) PetscCall(CaseInodeBlock());
   else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_USER, "unknown -case %s", name);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "petscsuite %s: %" PetscInt_FMT " checks passed\n", name, nchecks));
   PetscCall(PetscFinalize());

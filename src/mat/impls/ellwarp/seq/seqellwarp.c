@@ -403,6 +403,12 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQELLWARP, &same));
   if (same) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpInitializePackage());
+  /* No I-node routines (see below).  An assembled SeqAIJ (an MPIAIJ block, a matrix converted after its
+     assembly) may already hold I-node data, which SeqAIJ's factorizations would still use (and then find
+     gone after our next assembly: "Matrix without inode information"); SeqAIJ's own assembly end drops it
+     once the option is off, and resets the I-node operations before we keep SeqAIJ's operations below. */
+  PetscCall(MatSetOption(B, MAT_USE_INODES, PETSC_FALSE));
+  if (B->assembled && ((Mat_SeqAIJ *)B->data)->inode.size_csr) PetscCall((*B->ops->assemblyend)(B, MAT_FINAL_ASSEMBLY));
 
   PetscCall(PetscNew(&e));
   B->spptr       = e;
