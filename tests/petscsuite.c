@@ -15,9 +15,13 @@
                     data from before its conversion, the factor chose the I-node numeric phase and failed with
                     "Matrix without inode information" (snes/tutorials/ex42 on 2 ranks)
 
+   transpose_reuse  MatTranspose(A, MAT_REUSE_MATRIX, &At) after new values of A: SeqAIJ writes the values into At's
+                    host arrays, and At's MatMult used the previous transpose (silently)
+
    ellwarp_add_test(petscsuite.factor_composed -case factor_composed -mat_ellwarp_backend host)
    ellwarp_add_test(petscsuite.redundant_reuse NPROCS 2 -case redundant_reuse -mat_ellwarp_backend host)
    ellwarp_add_test(petscsuite.inode_block NPROCS 2 -case inode_block -mat_ellwarp_backend host)
+   ellwarp_add_test(petscsuite.transpose_reuse -case transpose_reuse -mat_ellwarp_backend host)
 */
 #include "testutil.h"
 #include <petscksp.h>
@@ -263,6 +267,45 @@ static PetscErrorCode CaseInodeBlock(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode CaseTransposeReuse(void)
+{
+  Mat A[2], T[2];
+
+  PetscFunctionBegin;
+  PetscCall(Laplacian(MATSEQAIJ, 9, PETSC_FALSE, &A[0]));
+  PetscCall(Laplacian(MATSEQELLWARP, 9, PETSC_FALSE, &A[1]));
+  for (int step = 0; step < 3; step++) {
+    Vec       x, ya, ye;
+    PetscReal nrm, ref;
+
+    if (step) {
+      for (int t = 0; t < 2; t++) { /* new values, same pattern: the row above each row weighs more */
+        for (PetscInt r = 9; r < 81; r++) PetscCall(MatSetValue(A[t], r, r - 9, -1.0 - step - 0.01 * r, INSERT_VALUES));
+        PetscCall(MatAssemblyBegin(A[t], MAT_FINAL_ASSEMBLY));
+        PetscCall(MatAssemblyEnd(A[t], MAT_FINAL_ASSEMBLY));
+      }
+    }
+    for (int t = 0; t < 2; t++) PetscCall(MatTranspose(A[t], step ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, &T[t]));
+    PetscCall(MatCreateVecs(T[0], &x, &ya));
+    PetscCall(VecDuplicate(ya, &ye));
+    PetscCall(VecSetRandom(x, NULL));
+    PetscCall(MatMult(T[0], x, ya));
+    PetscCall(MatMult(T[1], x, ye));
+    PetscCall(VecNorm(ya, NORM_2, &ref));
+    PetscCall(VecAXPY(ye, -1.0, ya));
+    PetscCall(VecNorm(ye, NORM_2, &nrm));
+    CHECK(nrm <= 1e-13 * ref, "MatMult of MatTranspose(%s), step %d: |T_e x - T_a x| = %g, |T_a x| = %g", step ? "MAT_REUSE_MATRIX" : "MAT_INITIAL_MATRIX", step, (double)nrm, (double)ref);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&ya));
+    PetscCall(VecDestroy(&ye));
+  }
+  for (int t = 0; t < 2; t++) {
+    PetscCall(MatDestroy(&T[t]));
+    PetscCall(MatDestroy(&A[t]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char      name[64] = "";
@@ -275,6 +318,7 @@ int main(int argc, char **argv)
   if (!strcmp(name, "factor_composed")) PetscCall(CaseFactorComposed());
   else if (!strcmp(name, "redundant_reuse")) PetscCall(CaseRedundantReuse());
   else if (!strcmp(name, "inode_block")) PetscCall(CaseInodeBlock());
+  else if (!strcmp(name, "transpose_reuse")) PetscCall(CaseTransposeReuse());
   else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_USER, "unknown -case %s", name);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "petscsuite %s: %" PetscInt_FMT " checks passed\n", name, nchecks));
   PetscCall(PetscFinalize());

@@ -31,7 +31,6 @@ ELLWARP_READER(sor, (Mat A, Vec b, PetscReal w, MatSORType f, PetscReal s, Petsc
 ELLWARP_READER(invertblockdiagonal, (Mat A, const PetscScalar **v), (A, v))
 ELLWARP_READER(createsubmatrix, (Mat A, IS r, IS c, MatReuse re, Mat *B), (A, r, c, re, B))
 ELLWARP_READER(createsubmatrices, (Mat A, PetscInt n, const IS r[], const IS c[], MatReuse re, Mat *B[]), (A, n, r, c, re, B))
-ELLWARP_READER(transpose, (Mat A, MatReuse re, Mat *B), (A, re, B))
 ELLWARP_READER(getrowmaxabs, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
 ELLWARP_READER(getrowmax, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
 ELLWARP_READER(getrowmin, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
@@ -41,6 +40,23 @@ ELLWARP_READER(getcolumnreductions, (Mat A, PetscInt type, PetscReal *r), (A, ty
 ELLWARP_READER(creategraph, (Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt nidx, PetscInt idx[], Mat *G), (A, sym, scale, filter, nidx, idx, G))
 ELLWARP_WRITER(setvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
 ELLWARP_WRITER(setvaluesblocked, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
+
+/* SeqAIJ's MatTranspose creates the result with A's type and, with MAT_REUSE_MATRIX, writes its values straight
+   into the result's host arrays (it only increases the state): a MATSEQELLWARP result must take its host values
+   as the current ones, or its layout keeps the previous transpose (a silent wrong MatMult) */
+static PetscErrorCode Host_transpose(Mat A, MatReuse re, Mat *B)
+{
+  Mat       T;
+  PetscBool isell;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall(ELLWARP_AIJ(A).transpose(A, re, B));
+  T = re == MAT_INPLACE_MATRIX ? A : *B;
+  PetscCall(PetscObjectTypeCompare((PetscObject)T, MATSEQELLWARP, &isell));
+  if (isell && T->offloadmask != PETSC_OFFLOAD_UNALLOCATED) T->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode Host_equal(Mat A, Mat B, PetscBool *flg)
 {
