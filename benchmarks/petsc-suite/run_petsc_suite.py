@@ -260,11 +260,10 @@ def command_lines(c, args, src, lib, exe_dir):
             else:
                 ref += ['-%smat_type' % pre, 'aij']
                 ell += ['-%smat_type' % pre, 'ellwarp']
-    if args.mode == 'cpu' and c['kind'] == 'cusparse':
-        # AIJCUSPARSE does not use SeqAIJ's I-node routines (MatBindToCPU_SeqAIJCUSPARSE turns them off), and
-        # I-node SOR is a different computation: the host stand-in for it is AIJ without I-nodes
-        ref += ['-mat_no_inode']
-        ell += ['-mat_no_inode']
+    # MATELLWARP, like AIJCUSPARSE (MatBindToCPU_SeqAIJCUSPARSE), does not use SeqAIJ's I-node routines, and
+    # I-node SOR is a different computation: the reference is AIJ without I-nodes (no-op for AIJCUSPARSE)
+    ref += ['-mat_no_inode']
+    ell += ['-mat_no_inode']
     ell += ['-dll_append', lib]
     if args.mode == 'cpu':
         ell += ['-mat_ellwarp_backend', 'host']
@@ -409,6 +408,9 @@ def judge(c, d, args):
     fe = mask_option_types(drop_unused_ellwarp_options(drop_type_lines(fe)))
     ok, worst, msg = compare_numbers(fr, fe, args.rtol, args.atol)
     if not ok:
+        left = sorted(set(re.findall(r'^\[\d+\] function name: (\S+)', ell_out, re.M)) - set(re.findall(r'^\[\d+\] function name: (\S+)', ref_out, re.M)))
+        if left:  # PETSc's -checkfunctionlist (PETSC_TEST_OPTIONS) lists composed functions left on destroyed objects
+            return 'fail', 'composed functions left at destroy (-checkfunctionlist): %s; %s' % (' '.join(left), msg)
         return 'fail', 'output differs: ' + msg
     # the ellwarp run must really have used MATELLWARP (its -info file of the Mat class, see run_case)
     info = ''.join(open(f, errors='replace').read() for f in glob.glob(os.path.join(d, 'ell.info*')))
