@@ -18,10 +18,15 @@
    transpose_reuse  MatTranspose(A, MAT_REUSE_MATRIX, &At) after new values of A: SeqAIJ writes the values into At's
                     host arrays, and At's MatMult used the previous transpose (silently)
 
+   product_diagonal A D and D A with D a MATDIAGONAL, A D with D dense: our anytype product function is queried
+                    before MATDIAGONAL's and handed the product to SeqAIJ's code, which read the MATDIAGONAL as a
+                    SeqAIJ (segmentation fault, mat/tests/ex309); the products match MATSEQAIJ's
+
    ellwarp_add_test(petscsuite.factor_composed -case factor_composed -mat_ellwarp_backend host)
    ellwarp_add_test(petscsuite.redundant_reuse NPROCS 2 -case redundant_reuse -mat_ellwarp_backend host)
    ellwarp_add_test(petscsuite.inode_block NPROCS 2 -case inode_block -mat_ellwarp_backend host)
    ellwarp_add_test(petscsuite.transpose_reuse -case transpose_reuse -mat_ellwarp_backend host)
+   ellwarp_add_test(petscsuite.product_diagonal -case product_diagonal -mat_ellwarp_backend host)
 */
 #include "testutil.h"
 #include <petscksp.h>
@@ -306,6 +311,50 @@ static PetscErrorCode CaseTransposeReuse(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode CaseProductDiagonal(void)
+{
+  Mat A[2], D, B;
+  Vec d;
+
+  PetscFunctionBegin;
+  PetscCall(Laplacian(MATSEQAIJ, 6, PETSC_FALSE, &A[0]));
+  PetscCall(Laplacian(MATSEQELLWARP, 6, PETSC_FALSE, &A[1]));
+  PetscCall(MatCreateVecs(A[0], &d, NULL));
+  PetscCall(VecSetRandom(d, NULL));
+  PetscCall(MatCreateDiagonal(d, &D));
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, 36, 3, NULL, &B));
+  PetscCall(MatSetRandom(B, NULL));
+  for (int k = 0; k < 3; k++) {
+    Mat       P[2];
+    Vec       x, ya, ye;
+    PetscReal nrm, ref;
+
+    for (int t = 0; t < 2; t++) {
+      if (k == 0) PetscCall(MatMatMult(A[t], D, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &P[t]));
+      else if (k == 1) PetscCall(MatMatMult(D, A[t], MAT_INITIAL_MATRIX, PETSC_DETERMINE, &P[t]));
+      else PetscCall(MatMatMult(A[t], B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &P[t]));
+    }
+    PetscCall(MatCreateVecs(P[0], &x, &ya));
+    PetscCall(VecDuplicate(ya, &ye));
+    PetscCall(VecSetRandom(x, NULL));
+    PetscCall(MatMult(P[0], x, ya));
+    PetscCall(MatMult(P[1], x, ye));
+    PetscCall(VecNorm(ya, NORM_2, &ref));
+    PetscCall(VecAXPY(ye, -1.0, ya));
+    PetscCall(VecNorm(ye, NORM_2, &nrm));
+    CHECK(nrm <= 1e-13 * ref, "product %s: |P_e x - P_a x| = %g, |P_a x| = %g", k == 0 ? "A D" : k == 1 ? "D A" : "A B (dense)", (double)nrm, (double)ref);
+    for (int t = 0; t < 2; t++) PetscCall(MatDestroy(&P[t]));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&ya));
+    PetscCall(VecDestroy(&ye));
+  }
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&D));
+  PetscCall(VecDestroy(&d));
+  for (int t = 0; t < 2; t++) PetscCall(MatDestroy(&A[t]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char      name[64] = "";
@@ -319,6 +368,7 @@ int main(int argc, char **argv)
   else if (!strcmp(name, "redundant_reuse")) PetscCall(CaseRedundantReuse());
   else if (!strcmp(name, "inode_block")) PetscCall(CaseInodeBlock());
   else if (!strcmp(name, "transpose_reuse")) PetscCall(CaseTransposeReuse());
+  else if (!strcmp(name, "product_diagonal")) PetscCall(CaseProductDiagonal());
   else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_USER, "unknown -case %s", name);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "petscsuite %s: %" PetscInt_FMT " checks passed\n", name, nchecks));
   PetscCall(PetscFinalize());
