@@ -252,14 +252,21 @@ def command_lines(c, args, src, lib, exe_dir):
         # GAMG tests of AIJ: the reference runs AIJ, the ellwarp run MATELLWARP, through -mat_type (programs
         # that call MatSetFromOptions) and -dm_mat_type (DMCreateMatrix) both; a type the test sets itself
         # (aij, seqaij, mpiaij) is substituted instead
+        # (--mode gpu: the reference is AIJCUSPARSE, and both runs get CUDA vectors, as the AIJCUSPARSE cases have)
         given = [m.group(2) or '' for m in OTHER_TYPE_RE.finditer(a)]
+        refaij = {'aij': 'aijcusparse', 'seqaij': 'seqaijcusparse', 'mpiaij': 'mpiaijcusparse'} if args.mode == 'gpu' else {}
         for pre in ('dm_', ''):
             if pre in given:
                 i = ell.index('-%smat_type' % pre)
                 ell[i + 1] = {'aij': 'ellwarp', 'seqaij': 'seqaijellwarp', 'mpiaij': 'mpiaijellwarp'}[ell[i + 1]]
+                j = ref.index('-%smat_type' % pre)
+                ref[j + 1] = refaij.get(ref[j + 1], ref[j + 1])
             else:
-                ref += ['-%smat_type' % pre, 'aij']
+                ref += ['-%smat_type' % pre, refaij.get('aij', 'aij')]
                 ell += ['-%smat_type' % pre, 'ellwarp']
+            if args.mode == 'gpu' and '-%svec_type' % pre not in a:
+                ref += ['-%svec_type' % pre, 'cuda']
+                ell += ['-%svec_type' % pre, 'cuda']
     # MATELLWARP, like AIJCUSPARSE (MatBindToCPU_SeqAIJCUSPARSE), does not use SeqAIJ's I-node routines, and
     # I-node SOR is a different computation: the reference is AIJ without I-nodes (no-op for AIJCUSPARSE)
     ref += ['-mat_no_inode']
@@ -524,6 +531,7 @@ def main():
     ap.add_argument('--rtol', type=float, default=1e-5, help='relative tolerance for reals (integers are exact)')
     ap.add_argument('--atol', type=float, default=1e-11, help='reals closer than this are equal (converged residuals)')
     ap.add_argument('--list', action='store_true', help='print the cases and exit')
+    ap.add_argument('--note', default='', help='a line for the head of results.md (which library build, which host)')
     ap.add_argument('--mpiexec', help='launcher (default: PETSc\'s MPIEXEC)')
     args = ap.parse_args()
 
@@ -630,6 +638,9 @@ def main():
     with open(os.path.join(outdir, 'results.md'), 'w') as f:
         f.write('# PETSc test suite with MATELLWARP (mode %s, subset %s)\n\n' % (args.mode, tag))
         f.write('PETSc source: %s  \nlibrary: %s  \n' % (src, lib))
+        if args.note:
+            f.write('%s  \n' % args.note)
+        f.write('Command: `run_petsc_suite.py %s`  \n' % ' '.join(shlex.quote(a) for a in sys.argv[1:]))
         f.write('Summary: %s  \n\n' % ', '.join('%s %d' % kv for kv in sorted(counts.items())))
         f.write('| case | np | result | reason |\n|---|---|---|---|\n')
         for r in rows:
