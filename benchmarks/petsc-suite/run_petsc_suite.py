@@ -414,6 +414,30 @@ def judge(c, d, args):
     fr = mask_option_types(drop_unused_ellwarp_options(drop_type_lines(fr)))
     fe = mask_option_types(drop_unused_ellwarp_options(drop_type_lines(fe)))
     ok, worst, msg = compare_numbers(fr, fe, args.rtol, args.atol)
+    variation = None
+    extra = [k for k in (2, 3) if os.path.exists(os.path.join(d, 'ref%d.out' % k)) and meta.get('ref%d_rc' % k) == 0]
+    if not ok and extra:
+        # the reference run again (run_case does so when the numbers differ): some cases vary between runs of
+        # PETSc itself (8 ranks on 2 cores: the order of messages, hence of sums, changes).  The ellwarp run
+        # passes if it matches one of the reference runs, or the first within 3 times the references' own
+        # largest relative difference; text and integers are still compared exactly
+        refs = [fr] + [mask_option_types(drop_unused_ellwarp_options(drop_type_lines(apply_shell_filter(rd('ref%d.out' % k), c['filter'], d).splitlines()))) for k in extra]
+        spread = 0.0
+        for r in refs[1:]:
+            same, w, _ = compare_numbers(fr, r, 1.0, args.atol)
+            spread = max(spread, w) if same else float('inf')
+        if 0 < spread < float('inf'):
+            for r in refs[1:]:
+                ok2, w2, _ = compare_numbers(r, fe, args.rtol, args.atol)
+                if ok2:
+                    ok, worst, variation = True, w2, spread
+                    break
+            if not ok:
+                ok3, w3, _ = compare_numbers(fr, fe, max(args.rtol, 3 * spread), args.atol)
+                if ok3:
+                    ok, worst, variation = True, w3, spread
+            if not ok:
+                msg += ' (the reference varies between runs by %.1e)' % spread
     if not ok:
         left = sorted(set(re.findall(r'^\[\d+\] function name: (\S+)', ell_out, re.M)) - set(re.findall(r'^\[\d+\] function name: (\S+)', ref_out, re.M)))
         if left:  # PETSc's -checkfunctionlist (PETSC_TEST_OPTIONS) lists composed functions left on destroyed objects
@@ -425,6 +449,8 @@ def judge(c, d, args):
         return 'fail', 'no MATELLWARP matrix was assembled in the ellwarp run (the type option does not reach a matrix)'
     stderr_ell = rd('ell.err').strip()
     note = 'identical output' if fr == fe else 'same output, reals within rtol %g (max rel. diff %.1e)' % (args.rtol, worst)
+    if variation is not None:
+        note = 'same output within the reference\'s own run-to-run variation (three reference runs differ by up to %.1e; ellwarp: %.1e)' % (variation, worst)
     if not fr:
         note += ' (empty after filters)'
     if stderr_ell and stderr_ell != rd('ref.err').strip():
@@ -484,7 +510,22 @@ def run_case(c, args, src, lib, exe_dir, outdir, mpiexec):
         meta[tag + '_s'] = round(time.time() - t0, 2)
     with open(os.path.join(d, 'meta.json'), 'w') as f:
         json.dump(meta, f, indent=1)
-    return judge(c, d, args)
+    res = judge(c, d, args)
+    if res[0] == 'fail' and res[1].startswith('output differs: line') and meta['ref_rc'] == 0:
+        # numbers differ: run the reference twice more, to tell its own run-to-run variation (see judge)
+        for k in (2, 3):
+            with open(os.path.join(d, 'ref%d.out' % k), 'w') as fo, open(os.path.join(d, 'ref%d.err' % k), 'w') as fe:
+                p = subprocess.Popen(launcher + ref, stdout=fo, stderr=fe, cwd=d, env=env, start_new_session=True)
+                try:
+                    meta['ref%d_rc' % k] = p.wait(timeout=tmo)
+                except subprocess.TimeoutExpired:
+                    os.killpg(p.pid, 9)
+                    p.wait()
+                    meta['ref%d_rc' % k] = 'timeout'
+        with open(os.path.join(d, 'meta.json'), 'w') as f:
+            json.dump(meta, f, indent=1)
+        res = judge(c, d, args)
+    return res
 
 
 # ---- expected failures ----------------------------------------------------------------------------------
@@ -624,7 +665,7 @@ def main():
         else:
             res_shown = res
             if exp is not None:
-                reason += ' [listed as expected failure "%s": remove it]' % phrase
+                reason += ' [listed as an expected failure ("%s"): passed this time]' % phrase
         rows.append((c['name'], str(c.get('nsize', '')), res_shown, reason.replace('|', '/').replace('\n', ' ')))
     tag = 'ci' if args.subset == 'ci' else 'all'
     with open(os.path.join(outdir, 'results.tsv'), 'w') as f:
