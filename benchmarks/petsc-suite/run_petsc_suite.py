@@ -24,6 +24,8 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 
 # ---- selection ------------------------------------------------------------------------------------------
 CUSPARSE_RE = re.compile(r'(^|\s)-(dm_)?mat_type\s+(seq|mpi)?aijcusparse\b')
+# in the source text the type may sit inside a loop: -mat_type {{aijcusparse mpiaijcusparse}}
+CUSPARSE_FILE_RE = re.compile(r'(^|\s)-(dm_)?mat_type\s+(\{\{[^}]*?)?\b(seq|mpi)?aijcusparse\b')
 GAMG_RE = re.compile(r'(^|\s)-pc_type\s+gamg\b')
 OTHER_TYPE_RE = re.compile(r'(^|\s)-(dm_)?mat_type\s+(\S+)')
 GAMG_DIRS = ['src/ksp/ksp/tutorials', 'src/snes/tutorials', 'src/ksp/pc/tests']
@@ -136,7 +138,7 @@ def source_files(src):
                 continue
             if '/*TEST' not in txt and '!/*TEST' not in txt:
                 continue
-            if CUSPARSE_RE.search(txt):
+            if CUSPARSE_FILE_RE.search(txt):
                 files.add((rel, 'cusparse'))
             if any(rel.startswith(d + '/') for d in GAMG_DIRS) and GAMG_RE.search(txt):
                 files.add((rel, 'gamg'))
