@@ -96,6 +96,7 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPRememberSamePattern(Mat, Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPRegisterFactors(void);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPRemoveComposed_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetLayoutOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetHostOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetCOOOps(Mat);

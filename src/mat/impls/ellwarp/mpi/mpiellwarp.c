@@ -258,6 +258,56 @@ static PetscErrorCode MatCreateGraph_MPIELLWARP(Mat A, PetscBool sym, PetscBool 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MATMPIAIJ's submatrix extraction creates its results with the blocks' type (MATSEQELLWARP) and, in some
+   paths, writes their values straight into the host SeqAIJ arrays after their assembly, without telling the
+   type: MatCreateSubMatrix_MPIAIJ_All (every row on every rank: PCREDUNDANT, the default coarse solver of
+   PCMG in parallel) does so for MAT_INITIAL_MATRIX and MAT_REUSE_MATRIX.  The layout built at that assembly
+   then still held the previous values, and a layout-level MatCopy/MatMult of the result used them: a silent
+   wrong coarse operator from the second Newton step on (snes/tutorials/ex16 on 2 ranks).  The host arrays are
+   what those paths write, so after them the host values are the current ones. */
+static PetscErrorCode MarkHostCurrent(Mat M)
+{
+  PetscBool isseq, ismpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)M, MATSEQELLWARP, &isseq));
+  PetscCall(PetscObjectTypeCompare((PetscObject)M, MATMPIELLWARP, &ismpi));
+  if (ismpi) {
+    Mat_MPIAIJ *a = (Mat_MPIAIJ *)M->data;
+
+    if (a->A) PetscCall(MarkHostCurrent(a->A));
+    if (a->B) PetscCall(MarkHostCurrent(a->B));
+  } else if (isseq && M->offloadmask != PETSC_OFFLOAD_UNALLOCATED) {
+    M->offloadmask = PETSC_OFFLOAD_CPU;
+    PetscCall(PetscObjectStateIncrease((PetscObject)M));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCreateSubMatrices_MPIELLWARP(Mat A, PetscInt n, const IS irow[], const IS icol[], MatReuse scall, Mat *submat[])
+{
+  Mat_MPIAIJ *a = (Mat_MPIAIJ *)A->data;
+
+  PetscFunctionBegin;
+  if (a->A) PetscCall(MatSeqELLWARPSyncHost(a->A));
+  if (a->B) PetscCall(MatSeqELLWARPSyncHost(a->B));
+  PetscCall(MPIE(A)->mpiaijops.createsubmatrices(A, n, irow, icol, scall, submat));
+  for (PetscInt i = 0; i < n; i++) PetscCall(MarkHostCurrent((*submat)[i]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCreateSubMatrix_MPIELLWARP(Mat A, IS isrow, IS iscol, MatReuse scall, Mat *M)
+{
+  Mat_MPIAIJ *a = (Mat_MPIAIJ *)A->data;
+
+  PetscFunctionBegin;
+  if (a->A) PetscCall(MatSeqELLWARPSyncHost(a->A));
+  if (a->B) PetscCall(MatSeqELLWARPSyncHost(a->B));
+  PetscCall(MPIE(A)->mpiaijops.createsubmatrix(A, isrow, iscol, scall, M));
+  PetscCall(MarkHostCurrent(*M));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatDuplicate_MPIELLWARP(Mat A, MatDuplicateOption op, Mat *M)
 {
   Mat_MPIELLWARP *m = MPIE(A), *mm;
@@ -420,6 +470,8 @@ PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse,
   A->ops->duplicate      = MatDuplicate_MPIELLWARP;
   if (A->ops->creategraph) A->ops->creategraph = MatCreateGraph_MPIELLWARP;
   A->ops->shift          = MatShift_MPIELLWARP;
+  if (A->ops->createsubmatrices) A->ops->createsubmatrices = MatCreateSubMatrices_MPIELLWARP;
+  if (A->ops->createsubmatrix) A->ops->createsubmatrix = MatCreateSubMatrix_MPIELLWARP;
   /* MatMultTranspose(Add), MatGetDiagonal, MatScale, MatAXPY, MatZeroRows(Columns), MatDiagonalScale,
      MatNorm, ...: MPIAIJ's, which call the blocks' layout operations */
 

@@ -148,6 +148,15 @@ static PetscErrorCode FreeLayouts(Mat A)
 
 static const char *const ConvertNames[] = {"MatConvert_seqaijellwarp_seqaij_C", "MatConvert_seqaijellwarp_seqaijcusparse_C", "MatConvert_seqaij_seqaijellwarp_C", "MatConvert_seqaijcusparse_seqaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetInfo_C", "MatEllwarpSetKernel_C", "MatEllwarpGetBackend_C", "MatProductSetFromOptions_anytype_C", "MatGetAssemblyTarget_C"};
 
+/* Removes MATSEQELLWARP's composed functions from M: for matrices that are not (or no longer) MATSEQELLWARP
+   but received them, e.g. through SeqAIJ's duplication of the function list (MatDuplicateNoCreate_SeqAIJ) */
+PetscErrorCode MatSeqELLWARPRemoveComposed_Private(Mat M)
+{
+  PetscFunctionBegin;
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ConvertNames); i++) PetscCall(PetscObjectComposeFunction((PetscObject)M, ConvertNames[i], NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* turn B back into a plain MATSEQAIJ in place, values on the host */
 static PetscErrorCode StripToSeqAIJ(Mat B)
 {
@@ -394,6 +403,12 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQELLWARP, &same));
   if (same) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpInitializePackage());
+  /* No I-node routines (see below).  An assembled SeqAIJ (an MPIAIJ block, a matrix converted after its
+     assembly) may already hold I-node data, which SeqAIJ's factorizations would still use (and then find
+     gone after our next assembly: "Matrix without inode information"); SeqAIJ's own assembly end drops it
+     once the option is off, and resets the I-node operations before we keep SeqAIJ's operations below. */
+  PetscCall(MatSetOption(B, MAT_USE_INODES, PETSC_FALSE));
+  if (B->assembled && ((Mat_SeqAIJ *)B->data)->inode.size_csr) PetscCall((*B->ops->assemblyend)(B, MAT_FINAL_ASSEMBLY));
 
   PetscCall(PetscNew(&e));
   B->spptr       = e;

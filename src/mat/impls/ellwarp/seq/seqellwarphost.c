@@ -31,7 +31,6 @@ ELLWARP_READER(sor, (Mat A, Vec b, PetscReal w, MatSORType f, PetscReal s, Petsc
 ELLWARP_READER(invertblockdiagonal, (Mat A, const PetscScalar **v), (A, v))
 ELLWARP_READER(createsubmatrix, (Mat A, IS r, IS c, MatReuse re, Mat *B), (A, r, c, re, B))
 ELLWARP_READER(createsubmatrices, (Mat A, PetscInt n, const IS r[], const IS c[], MatReuse re, Mat *B[]), (A, n, r, c, re, B))
-ELLWARP_READER(transpose, (Mat A, MatReuse re, Mat *B), (A, re, B))
 ELLWARP_READER(getrowmaxabs, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
 ELLWARP_READER(getrowmax, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
 ELLWARP_READER(getrowmin, (Mat A, Vec v, PetscInt idx[]), (A, v, idx))
@@ -41,6 +40,23 @@ ELLWARP_READER(getcolumnreductions, (Mat A, PetscInt type, PetscReal *r), (A, ty
 ELLWARP_READER(creategraph, (Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt nidx, PetscInt idx[], Mat *G), (A, sym, scale, filter, nidx, idx, G))
 ELLWARP_WRITER(setvalues, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
 ELLWARP_WRITER(setvaluesblocked, (Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode), (A, m, im, n, in, v, mode))
+
+/* SeqAIJ's MatTranspose creates the result with A's type and, with MAT_REUSE_MATRIX, writes its values straight
+   into the result's host arrays (it only increases the state): a MATSEQELLWARP result must take its host values
+   as the current ones, or its layout keeps the previous transpose (a silent wrong MatMult) */
+static PetscErrorCode Host_transpose(Mat A, MatReuse re, Mat *B)
+{
+  Mat       T;
+  PetscBool isell;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall(ELLWARP_AIJ(A).transpose(A, re, B));
+  T = re == MAT_INPLACE_MATRIX ? A : *B;
+  PetscCall(PetscObjectTypeCompare((PetscObject)T, MATSEQELLWARP, &isell));
+  if (isell && T->offloadmask != PETSC_OFFLOAD_UNALLOCATED) T->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode Host_equal(Mat A, Mat B, PetscBool *flg)
 {
@@ -148,26 +164,50 @@ PetscErrorCode MatSeqELLWARPSetHostOps(Mat B)
 
 /* ---- host factorizations (PCILU, PCICC, PCLU, PCBJACOBI) ------------------------------------------ */
 /* SeqAIJ's numeric factorizations read A's host values directly, so each is wrapped to sync A first.
-   The SeqAIJ routine that a symbolic phase installs is kept on the factor as a composed function. */
+   The SeqAIJ routines that MatGetFactor and the symbolic phase install are kept in a container composed on
+   the factor (PetscObjectContainerCompose: destroyed with it), not as composed functions, which the factor,
+   a plain MATSEQAIJ, would never remove (-checkfunctionlist reports such leftovers). */
+typedef struct {
+  PetscErrorCode (*lusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
+  PetscErrorCode (*cholsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
+  PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *);
+} FactorOrig;
+
+static const char FactorOrigName[] = "MatSeqELLWARP_FactorOrig";
+
+static PetscErrorCode GetFactorOrig(Mat F, FactorOrig **o)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)F, FactorOrigName, (void **)o));
+  PetscCheck(*o, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP factor: the wrapped SeqAIJ factorization routines are missing");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode NumericLU(Mat F, Mat A, const MatFactorInfo *info)
 {
-  PetscErrorCode (*orig)(Mat, Mat, const MatFactorInfo *);
+  FactorOrig *o;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQueryFunction((PetscObject)F, "EllwarpNumeric_C", &orig));
+  PetscCall(GetFactorOrig(F, &o));
   PetscCall(MatSeqELLWARPSyncHost(A));
-  PetscCall((*orig)(F, A, info));
+  PetscCall((*o->numeric)(F, A, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode WrapNumeric(Mat F, PetscBool chol)
 {
+  FactorOrig *o;
+
   PetscFunctionBegin;
+  PetscCall(GetFactorOrig(F, &o));
+  /* SeqAIJ's ILU(0) symbolic phase duplicates A into F, its composed functions included
+     (MatDuplicateNoCreate_SeqAIJ): F is a MATSEQAIJ, so take MATSEQELLWARP's off again */
+  PetscCall(MatSeqELLWARPRemoveComposed_Private(F));
   if (chol) {
-    PetscCall(PetscObjectComposeFunction((PetscObject)F, "EllwarpNumeric_C", F->ops->choleskyfactornumeric));
+    o->numeric                    = F->ops->choleskyfactornumeric;
     F->ops->choleskyfactornumeric = NumericLU;
   } else {
-    PetscCall(PetscObjectComposeFunction((PetscObject)F, "EllwarpNumeric_C", F->ops->lufactornumeric));
+    o->numeric              = F->ops->lufactornumeric;
     F->ops->lufactornumeric = NumericLU;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -175,25 +215,32 @@ static PetscErrorCode WrapNumeric(Mat F, PetscBool chol)
 
 static PetscErrorCode SymbolicLU(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
 {
-  PetscErrorCode (*orig)(Mat, Mat, IS, IS, const MatFactorInfo *);
+  FactorOrig *o;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQueryFunction((PetscObject)F, "EllwarpSymbolic_C", &orig));
+  PetscCall(GetFactorOrig(F, &o));
   PetscCall(MatSeqELLWARPSyncHost(A));
-  PetscCall((*orig)(F, A, r, c, info));
+  PetscCall((*o->lusymbolic)(F, A, r, c, info));
   PetscCall(WrapNumeric(F, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode SymbolicChol(Mat F, Mat A, IS p, const MatFactorInfo *info)
 {
-  PetscErrorCode (*orig)(Mat, Mat, IS, const MatFactorInfo *);
+  FactorOrig *o;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQueryFunction((PetscObject)F, "EllwarpSymbolic_C", &orig));
+  PetscCall(GetFactorOrig(F, &o));
   PetscCall(MatSeqELLWARPSyncHost(A));
-  PetscCall((*orig)(F, A, p, info));
+  PetscCall((*o->cholsymbolic)(F, A, p, info));
   PetscCall(WrapNumeric(F, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FactorOrigDestroy(PetscCtxRt ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(*(FactorOrig **)ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -201,32 +248,36 @@ static PetscErrorCode MatGetFactor_SeqELLWARP_PETSc(Mat A, MatFactorType ftype, 
 {
   MatSolverFn *aijfactor;
   PetscBool    foundtype, foundsolver;
+  FactorOrig  *o;
 
   PetscFunctionBegin;
   PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundsolver, &aijfactor));
   PetscCheck(aijfactor, PETSC_COMM_SELF, PETSC_ERR_SUP, "No PETSc factorization of type %s for MATSEQAIJ", MatFactorTypes[ftype]);
   PetscCall((*aijfactor)(A, ftype, F));
   if (!*F) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscNew(&o));
   switch (ftype) {
   case MAT_FACTOR_LU:
-    PetscCall(PetscObjectComposeFunction((PetscObject)*F, "EllwarpSymbolic_C", (*F)->ops->lufactorsymbolic));
+    o->lusymbolic               = (*F)->ops->lufactorsymbolic;
     (*F)->ops->lufactorsymbolic = SymbolicLU;
     break;
   case MAT_FACTOR_ILU:
-    PetscCall(PetscObjectComposeFunction((PetscObject)*F, "EllwarpSymbolic_C", (*F)->ops->ilufactorsymbolic));
+    o->lusymbolic                = (*F)->ops->ilufactorsymbolic;
     (*F)->ops->ilufactorsymbolic = SymbolicLU;
     break;
   case MAT_FACTOR_CHOLESKY:
-    PetscCall(PetscObjectComposeFunction((PetscObject)*F, "EllwarpSymbolic_C", (*F)->ops->choleskyfactorsymbolic));
+    o->cholsymbolic                   = (*F)->ops->choleskyfactorsymbolic;
     (*F)->ops->choleskyfactorsymbolic = SymbolicChol;
     break;
   case MAT_FACTOR_ICC:
-    PetscCall(PetscObjectComposeFunction((PetscObject)*F, "EllwarpSymbolic_C", (*F)->ops->iccfactorsymbolic));
+    o->cholsymbolic              = (*F)->ops->iccfactorsymbolic;
     (*F)->ops->iccfactorsymbolic = SymbolicChol;
     break;
   default:
+    PetscCall(PetscFree(o));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Factor type %s is not supported for MATSEQELLWARP", MatFactorTypes[ftype]);
   }
+  PetscCall(PetscObjectContainerCompose((PetscObject)*F, FactorOrigName, o, FactorOrigDestroy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

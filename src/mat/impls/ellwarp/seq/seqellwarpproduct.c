@@ -258,17 +258,69 @@ static PetscErrorCode ProductSymbolic(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* An operand that is neither MATSEQELLWARP nor a SeqAIJ (MATDIAGONAL, MATCONSTANTDIAGONAL, dense, shell, ...):
+   choose the implementation PETSc would choose with a plain SeqAIJ in our place, since our anytype function is
+   found first (it is queried on A before the other operand's).  That is the type-pair function under SeqAIJ's
+   name ("MatProductSetFromOptions_seqaij_seqdense_C"), then the other operand's own anytype function
+   (MATDIAGONAL's); with neither, PETSc's generic fallbacks (dense B) follow.  SeqAIJ's own product code assumes
+   SeqAIJ operands: given a MATDIAGONAL it read its data as a SeqAIJ (segmentation fault, mat/tests/ex309). */
+static PetscErrorCode DelegateOtherTypes(Mat C, PetscBool *done)
+{
+  Mat_Product *p       = C->product;
+  Mat          X[3]    = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL};
+  PetscBool    other   = PETSC_FALSE;
+  char         name[256];
+  PetscErrorCode (*f)(Mat) = NULL;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  for (int i = 0; i < 3; i++) {
+    PetscBool isell, isaij;
+
+    if (!X[i]) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATSEQELLWARP, &isell));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)X[i], MATSEQAIJ, &isaij));
+    if (!isell && !isaij) other = PETSC_TRUE;
+  }
+  if (!other) PetscFunctionReturn(PETSC_SUCCESS);
+  *done = PETSC_TRUE;
+  PetscCall(PetscStrncpy(name, "MatProductSetFromOptions", sizeof(name)));
+  for (int i = 0; i < 3; i++) {
+    PetscBool isell;
+
+    if (!X[i]) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATSEQELLWARP, &isell));
+    PetscCall(PetscStrlcat(name, "_", sizeof(name)));
+    PetscCall(PetscStrlcat(name, isell ? MATSEQAIJ : ((PetscObject)X[i])->type_name, sizeof(name)));
+  }
+  PetscCall(PetscStrlcat(name, "_C", sizeof(name)));
+  for (int i = 0; i < 3 && !f; i++)
+    if (X[i]) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], name, &f));
+  for (int i = 0; i < 3 && !f; i++) {
+    PetscBool isell;
+
+    if (!X[i]) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATSEQELLWARP, &isell));
+    if (!isell) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], "MatProductSetFromOptions_anytype_C", &f));
+  }
+  PetscCall(PetscInfo(C, "MatProduct %s of MATSEQELLWARP with %s: %s\n", MatProductTypes[p->type], ((PetscObject)(X[0] && X[1] ? X[1] : X[0]))->type_name, f ? "the implementation PETSc uses for SeqAIJ operands" : "none (PETSc's generic fallbacks)"));
+  if (f) PetscCall((*f)(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* installed as MATSEQELLWARP's productsetfromoptions op and composed as MatProductSetFromOptions_anytype_C,
    so it is found for ELLWARP x ELLWARP and for ELLWARP with any other operand type */
 PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat C)
 {
   Mat_Product    *p = C->product;
-  PetscBool       dev[NSLOT], any = PETSC_FALSE;
+  PetscBool       dev[NSLOT], any = PETSC_FALSE, done;
   Mat             lead = NULL;
   EllwarpProduct *ctx;
   PetscErrorCode  ierr;
 
   PetscFunctionBegin;
+  PetscCall(DelegateOtherTypes(C, &done));
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
   for (int i = 0; i < NSLOT; i++) {
     PetscCall(IsDeviceEllwarp(*Slot(C, i), &dev[i]));
     any = (PetscBool)(any || dev[i]);
