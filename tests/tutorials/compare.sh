@@ -10,7 +10,8 @@
 # Options:
 #   --lib PATH        libpetscellwarp.so (loaded with -dll_append; the tutorials are not linked with it)
 #   --mat-opt OPT     option selecting the matrix type: -mat_type (default) or -dm_mat_type
-#   --vec-opt OPT     option selecting the vector type for --gpu: -vec_type (default) or -dm_vec_type
+#   --vec-opt OPT     option selecting the vector type for --gpu: -vec_type (default), -dm_vec_type, or none
+#                     (programs whose vectors come from MatCreateVecs, e.g. ksp ex56: they follow the matrix type)
 #   --gpu             CUDA backend: both runs get VECOPT cuda, the ellwarp run no backend option.  Whether
 #                     there is a device is decided before this script runs (tests/support/run_expect.sh --gpu).
 #   --short           compare residual norms the way PETSc's former -ksp_monitor_short/-snes_monitor_short
@@ -69,8 +70,10 @@ extra=($testargs)
 ref=("${pre[@]}" "$exe" "$@" "$matopt" aij)
 tst=("${pre[@]}" "$exe" "$@" "$matopt" ellwarp -dll_append "$lib" -mat_view "ascii:$dir/matview.txt:ascii_info:append")
 if [ "$gpu" = 1 ]; then
-  ref+=("$vecopt" cuda)
-  tst+=("$vecopt" cuda)
+  if [ "$vecopt" != none ]; then
+    ref+=("$vecopt" cuda)
+    tst+=("$vecopt" cuda)
+  fi
 else
   tst+=(-mat_ellwarp_backend host)
 fi
