@@ -183,7 +183,7 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&Jd));
 
   /* conversions: in place to AIJ(CUSPARSE) and back, and to a new matrix */
-  PetscCall(MatConvert(J, gpu ? MATAIJCUSPARSE : MATAIJ, MAT_INPLACE_MATRIX, &J));
+  PetscCall(MatConvert(J, mt == PETSC_MEMTYPE_DEVICE ? MATAIJCUSPARSE : MATAIJ, MAT_INPLACE_MATRIX, &J)); /* a device assembler (any run where a device exists) writes device memory */
   PetscCall(Check(&c, J, "MatConvert in place to AIJ", PETSC_TRUE));
   PetscCall(MatConvert(J, size > 1 ? MATMPIELLWARP : MATSEQELLWARP, MAT_INPLACE_MATRIX, &J));
   PetscCall(MatEllwarpSetBackend(J, mt == PETSC_MEMTYPE_HOST ? MAT_ELLWARP_BACKEND_HOST : MAT_ELLWARP_BACKEND_CUDA));

@@ -308,6 +308,112 @@ static PetscErrorCode MatCreateSubMatrix_MPIELLWARP(Mat A, IS isrow, IS iscol, M
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MPIAIJ's norms read the blocks' host values directly: bring them up to date first */
+static PetscErrorCode MatNorm_MPIELLWARP(Mat A, NormType type, PetscReal *nrm)
+{
+  Mat_MPIAIJ *a = (Mat_MPIAIJ *)A->data;
+
+  PetscFunctionBegin;
+  if (a->A) PetscCall(MatSeqELLWARPSyncHost(a->A));
+  if (a->B) PetscCall(MatSeqELLWARPSyncHost(a->B));
+  PetscCall(MPIE(A)->mpiaijops.norm(A, type, nrm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Sparse products with MATMPIELLWARP operands are MPIAIJ's (host) products, which read the operands' block
+   values from the host arrays (MatMPIAIJGetLocalMat, the off-process row exchange) and write a MATMPIELLWARP
+   result's blocks there too.  Every symbolic and numeric phase therefore first brings the ELLWARP operands' host
+   values up to date (device values from MatSetValuesCOO or the assembler were otherwise read stale: mat/tests
+   ex250 on 3 and 4 ranks with the CUDA backend), and afterwards marks an ELLWARP result's host values current. */
+typedef struct {
+  PetscErrorCode (*symbolic)(Mat);
+  PetscErrorCode (*numeric)(Mat);
+} MPIProductCtx;
+
+static const char MPIProductCtxName[] = "MatProductMPIEllwarp_ctx";
+
+static PetscErrorCode SyncOperandHost(Mat X)
+{
+  PetscBool ismpi, isseq;
+
+  PetscFunctionBegin;
+  if (!X) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATMPIELLWARP, &ismpi));
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQELLWARP, &isseq));
+  if (ismpi) {
+    Mat_MPIAIJ *a = (Mat_MPIAIJ *)X->data;
+
+    if (a->A) PetscCall(MatSeqELLWARPSyncHost(a->A));
+    if (a->B) PetscCall(MatSeqELLWARPSyncHost(a->B));
+  } else if (isseq) PetscCall(MatSeqELLWARPSyncHost(X));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SyncProductOperands(Mat C)
+{
+  PetscFunctionBegin;
+  PetscCall(SyncOperandHost(C->product->A));
+  PetscCall(SyncOperandHost(C->product->B));
+  PetscCall(SyncOperandHost(C->product->C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPIProductNumeric(Mat C)
+{
+  MPIProductCtx *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)C, MPIProductCtxName, (void **)&ctx));
+  PetscCheck(ctx && ctx->numeric, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATMPIELLWARP product: no numeric phase");
+  PetscCall(SyncProductOperands(C));
+  PetscCall((*ctx->numeric)(C));
+  /* an implementation may leave its own numeric phase in C's ops (PETSc's ABC_Basic does): ours goes back */
+  if (C->ops->productnumeric && C->ops->productnumeric != MPIProductNumeric) ctx->numeric = C->ops->productnumeric;
+  C->ops->productnumeric = MPIProductNumeric;
+  PetscCall(MarkHostCurrent(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MPIProductSymbolic(Mat C)
+{
+  MPIProductCtx *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)C, MPIProductCtxName, (void **)&ctx));
+  PetscCheck(ctx && ctx->symbolic, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATMPIELLWARP product: no symbolic phase");
+  PetscCall(SyncProductOperands(C));
+  PetscCall((*ctx->symbolic)(C));
+  if (C->ops->productnumeric) {
+    ctx->numeric           = C->ops->productnumeric;
+    C->ops->productnumeric = MPIProductNumeric;
+  }
+  PetscCall(MarkHostCurrent(C)); /* a symbolic phase may compute values too */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatProductSetFromOptions_MPIELLWARP(Mat C)
+{
+  Mat_Product   *p = C->product;
+  Mat            X = NULL, ops[3] = {p->A, p->B, p->C};
+  MPIProductCtx *ctx;
+
+  PetscFunctionBegin;
+  for (int i = 0; i < 3 && !X; i++) {
+    PetscBool ismpi = PETSC_FALSE;
+
+    if (ops[i]) PetscCall(PetscObjectTypeCompare((PetscObject)ops[i], MATMPIELLWARP, &ismpi));
+    if (ismpi) X = ops[i];
+  }
+  PetscCheck(X, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATMPIELLWARP product without a MATMPIELLWARP operand");
+  PetscCall((*MPIE(X)->mpiaijops.productsetfromoptions)(C));
+  if (!C->ops->productsymbolic) PetscFunctionReturn(PETSC_SUCCESS); /* not supported: MatProductSymbolic() says so */
+  PetscCall(PetscNew(&ctx));
+  ctx->symbolic           = C->ops->productsymbolic;
+  C->ops->productsymbolic = MPIProductSymbolic;
+  PetscCall(PetscObjectContainerCompose((PetscObject)C, MPIProductCtxName, ctx, PetscCtxDestroyDefault));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatDuplicate_MPIELLWARP(Mat A, MatDuplicateOption op, Mat *M)
 {
   Mat_MPIELLWARP *m = MPIE(A), *mm;
@@ -472,8 +578,10 @@ PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse,
   A->ops->shift          = MatShift_MPIELLWARP;
   if (A->ops->createsubmatrices) A->ops->createsubmatrices = MatCreateSubMatrices_MPIELLWARP;
   if (A->ops->createsubmatrix) A->ops->createsubmatrix = MatCreateSubMatrix_MPIELLWARP;
-  /* MatMultTranspose(Add), MatGetDiagonal, MatScale, MatAXPY, MatZeroRows(Columns), MatDiagonalScale,
-     MatNorm, ...: MPIAIJ's, which call the blocks' layout operations */
+  A->ops->norm = MatNorm_MPIELLWARP;
+  if (A->ops->productsetfromoptions) A->ops->productsetfromoptions = MatProductSetFromOptions_MPIELLWARP;
+  /* MatMultTranspose(Add), MatGetDiagonal, MatScale, MatAXPY, MatZeroRows(Columns), MatDiagonalScale, ...:
+     MPIAIJ's, which call the blocks' layout operations */
 
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijellwarp_mpiaij_C", MatConvert_MPIELLWARP_MPIAIJ));

@@ -199,7 +199,13 @@ static PetscErrorCode ProductNumeric(Mat C)
   C->product->data    = ctx->data;
   C->product->destroy = ctx->destroy;
   if (ctx->Cs) ierr = CallOnCs(C, ctx, ctx->numeric);
-  else ierr = (*ctx->numeric)(C);
+  else {
+    ierr = (*ctx->numeric)(C);
+    /* an implementation may leave its own numeric phase in C's ops (PETSc's ABC_Basic, which AIJCUSPARSE's PtAP
+       uses, does): ours goes back in, or the next MAT_REUSE_MATRIX would run it on our context */
+    if (C->ops->productnumeric && C->ops->productnumeric != ProductNumeric) ctx->numeric = C->ops->productnumeric;
+    C->ops->productnumeric = ProductNumeric;
+  }
   ctx->data           = C->product->data; /* (the implementation may have replaced it) */
   ctx->destroy        = C->product->destroy;
   C->product->data    = ctx;
