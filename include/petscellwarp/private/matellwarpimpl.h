@@ -92,8 +92,6 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat, MatType, MatReuse,
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayout(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayoutAssembled(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncHost(Mat);
-PETSC_INTERN PetscErrorCode MatSeqELLWARPCreateShadow_Private(Mat, Mat *); /* an AIJCUSPARSE sharing the host CSR */
-PETSC_INTERN PetscErrorCode MatSeqELLWARPRefreshShadow_Private(Mat, Mat); /* its device values from the layout */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPRememberSamePattern(Mat, Mat);

@@ -171,30 +171,7 @@ typedef struct {
   PetscErrorCode (*lusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
   PetscErrorCode (*cholsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
   PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *);
-  PetscBool cusparse; /* MATSOLVERCUSPARSE: its routines get an AIJCUSPARSE shadow of A (they read A's cuSPARSE data) */
-  Mat       shadow;
 } FactorOrig;
-
-/* the matrix the wrapped routines see: A itself (SeqAIJ's routines), or for cuSPARSE's an AIJCUSPARSE shadow
-   sharing A's host CSR (made anew when the symbolic phase runs, since the pattern may have changed) */
-static PetscErrorCode FactorOperand(FactorOrig *o, Mat A, PetscBool symbolic, Mat *Ause)
-{
-  PetscFunctionBegin;
-  PetscCall(MatSeqELLWARPSyncHost(A));
-  *Ause = A;
-  if (!o->cusparse) PetscFunctionReturn(PETSC_SUCCESS);
-  if (symbolic || !o->shadow) {
-    PetscCall(MatDestroy(&o->shadow));
-    PetscCall(MatSeqELLWARPCreateShadow_Private(A, &o->shadow));
-  }
-  /* A's host values are current (synced above) and the shadow shares them: mark its host copy newer, so that
-     cuSPARSE's routines upload them (the numeric phases of its LU/Cholesky run on the host anyway; its ILU(0) and
-     ICC(0) read the device copy).  Works for both MATELLWARP backends. */
-  if (o->shadow->offloadmask != PETSC_OFFLOAD_UNALLOCATED) o->shadow->offloadmask = PETSC_OFFLOAD_CPU;
-  PetscCall(PetscObjectStateIncrease((PetscObject)o->shadow));
-  *Ause = o->shadow;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static const char FactorOrigName[] = "MatSeqELLWARP_FactorOrig";
 
@@ -211,11 +188,9 @@ static PetscErrorCode NumericLU(Mat F, Mat A, const MatFactorInfo *info)
   FactorOrig *o;
 
   PetscFunctionBegin;
-  Mat         Ause;
-
   PetscCall(GetFactorOrig(F, &o));
-  PetscCall(FactorOperand(o, A, PETSC_FALSE, &Ause));
-  PetscCall((*o->numeric)(F, Ause, info));
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall((*o->numeric)(F, A, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -243,11 +218,9 @@ static PetscErrorCode SymbolicLU(Mat F, Mat A, IS r, IS c, const MatFactorInfo *
   FactorOrig *o;
 
   PetscFunctionBegin;
-  Mat         Ause;
-
   PetscCall(GetFactorOrig(F, &o));
-  PetscCall(FactorOperand(o, A, PETSC_TRUE, &Ause));
-  PetscCall((*o->lusymbolic)(F, Ause, r, c, info));
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall((*o->lusymbolic)(F, A, r, c, info));
   PetscCall(WrapNumeric(F, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -257,11 +230,9 @@ static PetscErrorCode SymbolicChol(Mat F, Mat A, IS p, const MatFactorInfo *info
   FactorOrig *o;
 
   PetscFunctionBegin;
-  Mat         Ause;
-
   PetscCall(GetFactorOrig(F, &o));
-  PetscCall(FactorOperand(o, A, PETSC_TRUE, &Ause));
-  PetscCall((*o->cholsymbolic)(F, Ause, p, info));
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall((*o->cholsymbolic)(F, A, p, info));
   PetscCall(WrapNumeric(F, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -269,33 +240,22 @@ static PetscErrorCode SymbolicChol(Mat F, Mat A, IS p, const MatFactorInfo *info
 static PetscErrorCode FactorOrigDestroy(PetscCtxRt ctx)
 {
   PetscFunctionBegin;
-  if (*(FactorOrig **)ctx) PetscCall(MatDestroy(&(*(FactorOrig **)ctx)->shadow));
   PetscCall(PetscFree(*(FactorOrig **)ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* SeqAIJ's factorizations (MATSOLVERPETSC) on A, or AIJCUSPARSE's (MATSOLVERCUSPARSE: triangular solves on the
-   device) on a shadow of A */
-static PetscErrorCode GetFactor(Mat A, MatFactorType ftype, MatSolverType solver, MatType aijtype, Mat *F)
+static PetscErrorCode MatGetFactor_SeqELLWARP_PETSc(Mat A, MatFactorType ftype, Mat *F)
 {
   MatSolverFn *aijfactor;
-  PetscBool    foundtype, foundsolver, cusparse;
+  PetscBool    foundtype, foundsolver;
   FactorOrig  *o;
-  Mat          shadow = NULL;
 
   PetscFunctionBegin;
-  PetscCall(PetscStrcmp(solver, MATSOLVERCUSPARSE, &cusparse));
-  PetscCall(MatSolverTypeGet(solver, aijtype, ftype, &foundtype, &foundsolver, &aijfactor));
-  PetscCheck(aijfactor, PETSC_COMM_SELF, PETSC_ERR_SUP, "No %s factorization of type %s for %s", solver, MatFactorTypes[ftype], aijtype);
-  if (cusparse) PetscCall(MatSeqELLWARPCreateShadow_Private(A, &shadow));
-  PetscCall((*aijfactor)(shadow ? shadow : A, ftype, F));
-  if (!*F) {
-    PetscCall(MatDestroy(&shadow));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundsolver, &aijfactor));
+  PetscCheck(aijfactor, PETSC_COMM_SELF, PETSC_ERR_SUP, "No PETSc factorization of type %s for MATSEQAIJ", MatFactorTypes[ftype]);
+  PetscCall((*aijfactor)(A, ftype, F));
+  if (!*F) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscNew(&o));
-  o->cusparse = cusparse;
-  o->shadow   = shadow;
   switch (ftype) {
   case MAT_FACTOR_LU:
     o->lusymbolic               = (*F)->ops->lufactorsymbolic;
@@ -321,22 +281,6 @@ static PetscErrorCode GetFactor(Mat A, MatFactorType ftype, MatSolverType solver
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGetFactor_SeqELLWARP_PETSc(Mat A, MatFactorType ftype, Mat *F)
-{
-  PetscFunctionBegin;
-  PetscCall(GetFactor(A, ftype, MATSOLVERPETSC, MATSEQAIJ, F));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-#if defined(ELLWARP_HAVE_CUDA)
-static PetscErrorCode MatGetFactor_SeqELLWARP_CUSPARSE(Mat A, MatFactorType ftype, Mat *F)
-{
-  PetscFunctionBegin;
-  PetscCall(GetFactor(A, ftype, MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, F));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-#endif
-
 PetscErrorCode MatSeqELLWARPRegisterFactors(void)
 {
   PetscFunctionBegin;
@@ -344,12 +288,5 @@ PetscErrorCode MatSeqELLWARPRegisterFactors(void)
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_ILU, MatGetFactor_SeqELLWARP_PETSc));
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqELLWARP_PETSc));
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_ICC, MatGetFactor_SeqELLWARP_PETSc));
-#if defined(ELLWARP_HAVE_CUDA)
-  /* -pc_factor_mat_solver_type cusparse, as for AIJCUSPARSE: cuSPARSE's factorizations and triangular solves */
-  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, MATSEQELLWARP, MAT_FACTOR_LU, MatGetFactor_SeqELLWARP_CUSPARSE));
-  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, MATSEQELLWARP, MAT_FACTOR_ILU, MatGetFactor_SeqELLWARP_CUSPARSE));
-  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, MATSEQELLWARP, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqELLWARP_CUSPARSE));
-  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, MATSEQELLWARP, MAT_FACTOR_ICC, MatGetFactor_SeqELLWARP_CUSPARSE));
-#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -65,10 +65,10 @@ static Mat *Slot(Mat C, int i)
 /* An AIJCUSPARSE shadow of X that shares X's host CSR (i, j, a): no host copy of the matrix, no second ELL-WARP
    analysis (a MatConvert() would duplicate X, which for a 1 M-row elasticity operator cost 0.8 s in PCGAMG's
    set-up).  cuSPARSE uploads the pattern once, with X's values (made current on the host here: the symbolic phase
-   may compute the product's values); MatSeqELLWARPRefreshShadow_Private() overwrites them from the layout before every numeric phase.  Should cuSPARSE copy its values back to
+   may compute the product's values); RefreshShadow() overwrites them from the layout before every numeric phase.  Should cuSPARSE copy its values back to
    the host (it does so only on a host read of the shadow), it writes X's current values into X's host array,
    which is harmless: X's host copy is then current, whatever X's offload mask says. */
-PetscErrorCode MatSeqELLWARPCreateShadow_Private(Mat X, Mat *shadow)
+static PetscErrorCode CreateShadow(Mat X, Mat *shadow)
 {
   Mat_SeqAIJ *x = (Mat_SeqAIJ *)X->data;
   PetscInt    rbs, cbs;
@@ -87,7 +87,7 @@ PetscErrorCode MatSeqELLWARPCreateShadow_Private(Mat X, Mat *shadow)
 }
 
 /* the ELLWARP operand's current values into its shadow's device CSR values (same CSR order) */
-PetscErrorCode MatSeqELLWARPRefreshShadow_Private(Mat X, Mat shadow)
+static PetscErrorCode RefreshShadow(Mat X, Mat shadow)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)X->spptr;
   PetscScalar    *dv;
@@ -119,7 +119,7 @@ static PetscErrorCode SwapIn(Mat C, EllwarpProduct *ctx, PetscBool refresh)
 
     if (!ctx->shadow[i]) continue;
     ctx->orig[i] = *s;
-    if (refresh) PetscCall(MatSeqELLWARPRefreshShadow_Private(*s, ctx->shadow[i]));
+    if (refresh) PetscCall(RefreshShadow(*s, ctx->shadow[i]));
     *s = ctx->shadow[i];
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -225,7 +225,7 @@ static PetscErrorCode ProductSymbolic(Mat C)
   PetscCall(PetscObjectContainerQuery((PetscObject)C, CtxName, (void **)&ctx));
   PetscCheck(ctx, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP product: no product context (MatProductSetFromOptions() not called?)");
   /* not refreshed: the shadows' first upload (cuSPARSE's, in this phase) carries the operands' current values,
-     which MatSeqELLWARPCreateShadow_Private() brought to the host.  (Refreshing here, before cuSPARSE has made its device CSR, gave
+     which CreateShadow() brought to the host.  (Refreshing here, before cuSPARSE has made its device CSR, gave
      NaN coarse operators in PCGAMG on an H100; the symbolic phase may compute values, so they must be current.) */
   PetscCall(SwapIn(C, ctx, PETSC_FALSE));
   if (ctx->ellresult) {
@@ -353,7 +353,7 @@ PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat C)
         PetscCall(PetscObjectReference((PetscObject)ctx->shadow[k]));
         ctx->shadow[i] = ctx->shadow[k];
       }
-    if (!ctx->shadow[i]) PetscCall(MatSeqELLWARPCreateShadow_Private(X, &ctx->shadow[i]));
+    if (!ctx->shadow[i]) PetscCall(CreateShadow(X, &ctx->shadow[i]));
   }
   for (int i = 0; i < NSLOT && !lead; i++) lead = ctx->shadow[i];
   {
