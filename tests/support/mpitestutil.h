@@ -135,7 +135,7 @@ static inline PetscErrorCode MpiTestCompareVec(Vec ref, Vec v, PetscReal tol, co
   PetscCall(VecNorm(d, NORM_INFINITY, &err));
   PetscCall(VecNorm(ref, NORM_INFINITY, &nr));
   PetscCall(VecDestroy(&d));
-  PetscCheck(err <= tol * PetscMax(nr, 1.0), PetscObjectComm((PetscObject)ref), PETSC_ERR_PLIB, "%s: differs from MATMPIAIJ by %g (norm %g)", what, (double)err, (double)nr);
+  PetscCheck(err <= tol * PetscMax(nr, 1.0), PetscObjectComm((PetscObject)ref), PETSC_ERR_PLIB, "%s: differs from the reference by %g (norm %g)", what, (double)err, (double)nr);
   (*nchecks)++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -11,11 +11,16 @@ static PetscErrorCode ViewLine(DMAssembly as, PetscViewer viewer, const char *wh
 }
 
 /* atomic and color: how the element kernels run, and the atomic variants */
+static inline PetscBool BuiltinP1(DMAssembly as)
+{
+  return (PetscBool)(as->builtin && as->k.ctx == (void *)as->builtin);
+}
+
 static PetscErrorCode ViewScatterKernels(DMAssembly as, PetscViewer viewer)
 {
   PetscFunctionBegin;
   if (as->kset) {
-    const PetscBool fused   = (PetscBool)(as->fuse && as->builtin && as->k.ctx == (void *)as->builtin);
+    const PetscBool fused   = (PetscBool)(as->fuse && BuiltinP1(as));
     const PetscBool hofused = (PetscBool)(as->fuse && as->hobuiltin && as->k.ctx == (void *)as->hobuiltin);
     PetscCall(PetscViewerASCIIPrintf(viewer, "element kernels: %s\n", fused ? "built-in P1, fused into the scatter (no element data in memory)" : hofused ? "built-in Lagrange, fused into the scatter (no element data in memory)" : "through the element buffers"));
     PetscCall(DMAsmFastView(as, viewer));
@@ -74,10 +79,6 @@ static PetscErrorCode View_LocalRow(DMAssembly as, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static inline PetscBool BuiltinP1(DMAssembly as)
-{
-  return (PetscBool)(as->builtin && as->k.ctx == (void *)as->builtin);
-}
 
 static inline PetscBool BuiltinAny(DMAssembly as)
 {

@@ -246,14 +246,22 @@ static PetscErrorCode MatView_MPIELLWARP(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* GAMG's graph: MPIAIJ's MatCreateGraph reads the blocks' host values directly (bs > 1); bring them up to date */
-static PetscErrorCode MatCreateGraph_MPIELLWARP(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt nidx, PetscInt idx[], Mat *G)
+/* MPIAIJ operations that read the blocks' host arrays directly: both blocks' host values brought up to date */
+static PetscErrorCode SyncBlocksHost(Mat A)
 {
   Mat_MPIAIJ *a = (Mat_MPIAIJ *)A->data;
 
   PetscFunctionBegin;
   if (a->A) PetscCall(MatSeqELLWARPSyncHost(a->A));
   if (a->B) PetscCall(MatSeqELLWARPSyncHost(a->B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* GAMG's graph: MPIAIJ's MatCreateGraph reads the blocks' host values directly (bs > 1); bring them up to date */
+static PetscErrorCode MatCreateGraph_MPIELLWARP(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt nidx, PetscInt idx[], Mat *G)
+{
+  PetscFunctionBegin;
+  PetscCall(SyncBlocksHost(A));
   PetscCall(MPIE(A)->mpiaijops.creategraph(A, sym, scale, filter, nidx, idx, G));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -286,11 +294,8 @@ static PetscErrorCode MarkHostCurrent(Mat M)
 
 static PetscErrorCode MatCreateSubMatrices_MPIELLWARP(Mat A, PetscInt n, const IS irow[], const IS icol[], MatReuse scall, Mat *submat[])
 {
-  Mat_MPIAIJ *a = (Mat_MPIAIJ *)A->data;
-
   PetscFunctionBegin;
-  if (a->A) PetscCall(MatSeqELLWARPSyncHost(a->A));
-  if (a->B) PetscCall(MatSeqELLWARPSyncHost(a->B));
+  PetscCall(SyncBlocksHost(A));
   PetscCall(MPIE(A)->mpiaijops.createsubmatrices(A, n, irow, icol, scall, submat));
   for (PetscInt i = 0; i < n; i++) PetscCall(MarkHostCurrent((*submat)[i]));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -298,11 +303,8 @@ static PetscErrorCode MatCreateSubMatrices_MPIELLWARP(Mat A, PetscInt n, const I
 
 static PetscErrorCode MatCreateSubMatrix_MPIELLWARP(Mat A, IS isrow, IS iscol, MatReuse scall, Mat *M)
 {
-  Mat_MPIAIJ *a = (Mat_MPIAIJ *)A->data;
-
   PetscFunctionBegin;
-  if (a->A) PetscCall(MatSeqELLWARPSyncHost(a->A));
-  if (a->B) PetscCall(MatSeqELLWARPSyncHost(a->B));
+  PetscCall(SyncBlocksHost(A));
   PetscCall(MPIE(A)->mpiaijops.createsubmatrix(A, isrow, iscol, scall, M));
   PetscCall(MarkHostCurrent(*M));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -344,12 +346,8 @@ static PetscErrorCode SyncOperandHost(Mat X)
   if (!X) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATMPIELLWARP, &ismpi));
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQELLWARP, &isseq));
-  if (ismpi) {
-    Mat_MPIAIJ *a = (Mat_MPIAIJ *)X->data;
-
-    if (a->A) PetscCall(MatSeqELLWARPSyncHost(a->A));
-    if (a->B) PetscCall(MatSeqELLWARPSyncHost(a->B));
-  } else if (isseq) PetscCall(MatSeqELLWARPSyncHost(X));
+  if (ismpi) PetscCall(SyncBlocksHost(X));
+  else if (isseq) PetscCall(MatSeqELLWARPSyncHost(X));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
