@@ -20,6 +20,9 @@
    ellwarp_add_test(ksp_cgasync.gpu_none -vec_type cuda -pc_type none -n 24 GPU)
    ellwarp_add_test(ksp_cgasync.gpu_maxit -vec_type cuda -ksp_max_it 7 -expect_reason -3 GPU)
    ellwarp_add_test(ksp_cgasync.gpu_nofuse -vec_type cuda -ksp_cgasync_fuse_jacobi 0 GPU)
+   ellwarp_add_test(ksp_cgasync.gpu_graph -vec_type cuda -ksp_cgasync_graph GPU)
+   ellwarp_add_test(ksp_cgasync.gpu_graph3 -vec_type cuda -ksp_cgasync_graph -ksp_cgasync_check_every 3 -ksp_norm_type natural GPU)
+   ellwarp_add_test(ksp_cgasync.gpu_graph_maxit -vec_type cuda -ksp_cgasync_graph -ksp_cgasync_check_every 4 -ksp_max_it 10 -expect_reason -3 GPU)
 */
 #include <petscellwarp.h>
 

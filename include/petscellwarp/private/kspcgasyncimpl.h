@@ -34,13 +34,6 @@ enum {
   CGA_NSUMS    = 2
 };
 
-typedef struct {
-  PetscReal beta, betaold, dpi, dpiold, alpha; /* CG's scalars (real arithmetic only) */
-  PetscReal rnorm;                             /* the norm of the last iteration done */
-  PetscInt  its;                               /* iterations done */
-  PetscInt  reason;                            /* KSPConvergedReason; 0 while iterating */
-} CGAsyncState;
-
 /* the convergence test's parameters, fixed for one solve (set by the host's own test at iteration 0) */
 typedef struct {
   PetscReal ttol, abstol, divtol, rnorm0;
@@ -49,6 +42,15 @@ typedef struct {
   PetscBool devtest;   /* run KSPConvergedDefault's test here (else only the breakdown checks; the host tests) */
   PetscBool convmaxits;
 } CGAsyncTest;
+
+typedef struct {
+  CGAsyncTest test; /* set before the iterations (KernelSetTest), read-only during them */
+  PetscReal beta, betaold, dpi, dpiold, alpha; /* CG's scalars (real arithmetic only) */
+  PetscReal rnorm;                             /* the norm of the last iteration done */
+  PetscInt  its;                               /* iterations done (the kernels take the iteration from here, so a
+                                                  CUDA graph of iterations replays for any of them) */
+  PetscInt  reason;                            /* KSPConvergedReason; 0 while iterating */
+} CGAsyncState;
 
 /* the Jacobi diagonal as the fused kernels use it */
 typedef struct {
@@ -78,47 +80,60 @@ typedef struct {
   PetscInt      nb_alloc;
   /* statistics */
   PetscInt nsolves, nreadbacks, nextra; /* solves, state read-backs, iterations queued after the test passed */
+  /* -ksp_cgasync_graph: a CUDA graph of check_every iterations, captured once per (matrix pattern, vectors) */
+  PetscBool        use_graph;
+  void            *graph, *graphexec; /* cudaGraph_t, cudaGraphExec_t */
+  const void      *graphkey[6];       /* x, r, p, w, z or D^-1 arrays, the Mat */
+  PetscObjectState graphnzstate;
+  PetscInt         graphk, graphnanalyses, ngraphs, ngraphlaunches;
 } KSP_CGAsync;
 
 /* Backend: the four steps and the set-up of D^-1, on the device (cgasynccuda.cu) or the host (cgasync.c).
    x, r, p, w, z, dinv: arrays of n entries in the backend's memory (z may be NULL with dinv, and dinv NULL with z). */
 PETSC_INTERN PetscErrorCode CGAsyncBlocks(PetscInt n, PetscInt *nb);
 PETSC_INTERN PetscErrorCode CGAsyncReciprocal_Host(PetscInt n, CGAsyncJacobi jac, PetscScalar *d);
-PETSC_INTERN PetscErrorCode CGAsyncDirection_Host(PetscInt n, PetscInt i, const CGAsyncState *st, const PetscScalar *z, const PetscScalar *dinv, const PetscScalar *r, PetscScalar *p);
-PETSC_INTERN PetscErrorCode CGAsyncCurvature_Host(PetscInt n, PetscInt i, CGAsyncState *st, const PetscScalar *p, const PetscScalar *w, PetscReal *partial);
-PETSC_INTERN PetscErrorCode CGAsyncUpdate_Host(PetscInt n, PetscInt i, CGAsyncTest test, CGAsyncState *st, PetscReal *norms, PetscScalar *x, PetscScalar *r, const PetscScalar *p, const PetscScalar *w, const PetscScalar *z, const PetscScalar *dinv, PetscBool reduce, PetscReal *partial);
+PETSC_INTERN PetscErrorCode CGAsyncDirection_Host(PetscInt n, const CGAsyncState *st, const PetscScalar *z, const PetscScalar *dinv, const PetscScalar *r, PetscScalar *p);
+PETSC_INTERN PetscErrorCode CGAsyncCurvature_Host(PetscInt n, CGAsyncState *st, const PetscScalar *p, const PetscScalar *w, PetscReal *partial);
+PETSC_INTERN PetscErrorCode CGAsyncUpdate_Host(PetscInt n, CGAsyncState *st, PetscReal *norms, PetscScalar *x, PetscScalar *r, const PetscScalar *p, const PetscScalar *w, const PetscScalar *z, const PetscScalar *dinv, PetscBool reduce, PetscReal *partial);
 PETSC_INTERN PetscErrorCode CGAsyncStart_Host(PetscInt n, CGAsyncTest test, CGAsyncState *st, PetscReal *norms, const PetscScalar *r, const PetscScalar *z, const PetscScalar *dinv, PetscReal *partial);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode CGAsyncReciprocal_CUDA(PetscInt n, CGAsyncJacobi jac, PetscScalar *d);
-PETSC_INTERN PetscErrorCode CGAsyncDirection_CUDA(PetscInt n, PetscInt i, const CGAsyncState *st, const PetscScalar *z, const PetscScalar *dinv, const PetscScalar *r, PetscScalar *p);
-PETSC_INTERN PetscErrorCode CGAsyncCurvature_CUDA(PetscInt n, PetscInt i, CGAsyncState *st, const PetscScalar *p, const PetscScalar *w, PetscReal *partial, unsigned int *counter);
-PETSC_INTERN PetscErrorCode CGAsyncUpdate_CUDA(PetscInt n, PetscInt i, CGAsyncTest test, CGAsyncState *st, PetscReal *norms, PetscScalar *x, PetscScalar *r, const PetscScalar *p, const PetscScalar *w, const PetscScalar *z, const PetscScalar *dinv, PetscBool reduce, PetscReal *partial, unsigned int *counter);
+PETSC_INTERN PetscErrorCode CGAsyncDirection_CUDA(PetscInt n, const CGAsyncState *st, const PetscScalar *z, const PetscScalar *dinv, const PetscScalar *r, PetscScalar *p);
+PETSC_INTERN PetscErrorCode CGAsyncCurvature_CUDA(PetscInt n, CGAsyncState *st, const PetscScalar *p, const PetscScalar *w, PetscReal *partial, unsigned int *counter);
+PETSC_INTERN PetscErrorCode CGAsyncUpdate_CUDA(PetscInt n, CGAsyncState *st, PetscReal *norms, PetscScalar *x, PetscScalar *r, const PetscScalar *p, const PetscScalar *w, const PetscScalar *z, const PetscScalar *dinv, PetscBool reduce, PetscReal *partial, unsigned int *counter);
 PETSC_INTERN PetscErrorCode CGAsyncStart_CUDA(PetscInt n, CGAsyncTest test, CGAsyncState *st, PetscReal *norms, const PetscScalar *r, const PetscScalar *z, const PetscScalar *dinv, PetscReal *partial, unsigned int *counter);
 PETSC_INTERN PetscErrorCode CGAsyncAlloc_CUDA(KSP_CGAsync *, PetscInt nb, PetscInt nnorms);
 PETSC_INTERN PetscErrorCode CGAsyncFree_CUDA(KSP_CGAsync *);
 PETSC_INTERN PetscErrorCode CGAsyncReadBack_CUDA(KSP_CGAsync *, PetscInt slot);
 PETSC_INTERN PetscErrorCode CGAsyncWait_CUDA(KSP_CGAsync *, PetscInt slot);
 PETSC_INTERN PetscErrorCode CGAsyncDownload_CUDA(void *dst, const void *src, size_t bytes);
+PETSC_INTERN PetscErrorCode CGAsyncSetTest_CUDA(CGAsyncState *st, CGAsyncTest test);
+PETSC_INTERN PetscErrorCode CGAsyncGraphBegin_CUDA(void);
+PETSC_INTERN PetscErrorCode CGAsyncGraphEnd_CUDA(KSP_CGAsync *);
+PETSC_INTERN PetscErrorCode CGAsyncGraphLaunch_CUDA(KSP_CGAsync *);
+PETSC_INTERN PetscErrorCode CGAsyncGraphDestroy_CUDA(KSP_CGAsync *);
 #endif
 
 /* the scalar logic shared by both backends (a macro body: used in host C and in a __device__ function) */
-#define CGASYNC_LASTBLOCK_CURVATURE(st, i, dpi_) \
+#define CGASYNC_LASTBLOCK_CURVATURE(st, dpi_) \
   do { \
     const PetscReal dpi__ = (dpi_); \
-    (st)->dpiold          = (i) > 0 ? (st)->dpi : 0.0; \
+    const PetscInt  i     = (st)->its; \
+    (st)->dpiold          = i > 0 ? (st)->dpi : 0.0; \
     (st)->dpi             = dpi__; \
     if (dpi__ != dpi__ || dpi__ - dpi__ != 0) (st)->reason = KSP_DIVERGED_NANORINF; \
-    else if (dpi__ == 0.0 || ((i) > 0 && ((dpi__ > 0) != ((st)->dpiold > 0)))) (st)->reason = KSP_DIVERGED_INDEFINITE_MAT; \
+    else if (dpi__ == 0.0 || (i > 0 && ((dpi__ > 0) != ((st)->dpiold > 0)))) (st)->reason = KSP_DIVERGED_INDEFINITE_MAT; \
     else (st)->alpha = (st)->beta / dpi__; \
   } while (0)
 
-/* after the update of iteration i (0-based): iteration i + 1 is done.  The norm, the convergence test
+/* after the update of iteration its (0-based): iteration its + 1 is done.  The norm, the convergence test
    (KSPConvergedDefault's for n >= 1: NaN, min_it, ttol/abstol, divtol, and KSP_CONVERGED_ITS when asked), then
    the checks at the top of CG's next iteration (the iteration limit, beta = 0, an indefinite preconditioner),
    in the order of KSPSolve_CG. */
-#define CGASYNC_LASTBLOCK_UPDATE(st, norms, test, i, snorm, szr) \
+#define CGASYNC_LASTBLOCK_UPDATE(st, norms, snorm, szr) \
   do { \
-    const PetscInt  n__  = (i) + 1; \
+    const CGAsyncTest test = (st)->test; \
+    const PetscInt  n__  = (st)->its + 1; \
     const PetscReal zr__ = (szr); \
     PetscReal       dp__; \
     if ((test).normtype == KSP_NORM_NATURAL) dp__ = sqrt(fabs(zr__)); \

@@ -56,11 +56,11 @@ PetscErrorCode CGAsyncReciprocal_Host(PetscInt n, CGAsyncJacobi jac, PetscScalar
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CGAsyncDirection_Host(PetscInt n, PetscInt i, const CGAsyncState *st, const PetscScalar *z, const PetscScalar *dinv, const PetscScalar *r, PetscScalar *p)
+PetscErrorCode CGAsyncDirection_Host(PetscInt n, const CGAsyncState *st, const PetscScalar *z, const PetscScalar *dinv, const PetscScalar *r, PetscScalar *p)
 {
   PetscFunctionBegin;
   if (st->reason) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!i) {
+  if (!st->its) {
     for (PetscInt j = 0; j < n; j++) p[j] = dinv ? dinv[j] * r[j] : z[j];
   } else {
     const PetscReal b = st->beta / st->betaold;
@@ -69,7 +69,7 @@ PetscErrorCode CGAsyncDirection_Host(PetscInt n, PetscInt i, const CGAsyncState 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CGAsyncCurvature_Host(PetscInt n, PetscInt i, CGAsyncState *st, const PetscScalar *p, const PetscScalar *w, PetscReal *partial)
+PetscErrorCode CGAsyncCurvature_Host(PetscInt n, CGAsyncState *st, const PetscScalar *p, const PetscScalar *w, PetscReal *partial)
 {
   PetscInt  nb;
   PetscReal s[CGA_NSUMS];
@@ -78,7 +78,7 @@ PetscErrorCode CGAsyncCurvature_Host(PetscInt n, PetscInt i, CGAsyncState *st, c
   if (st->reason) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CGAsyncBlocks(n, &nb));
   CGA_HOST_REDUCE(n, nb, partial, s, { s[0] += PetscRealPart(p[j]) * PetscRealPart(w[j]); });
-  CGASYNC_LASTBLOCK_CURVATURE(st, i, s[0]);
+  CGASYNC_LASTBLOCK_CURVATURE(st, s[0]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -90,7 +90,7 @@ PetscErrorCode CGAsyncCurvature_Host(PetscInt n, PetscInt i, CGAsyncState *st, c
     s[1] += (zj) * (rj); \
   } while (0)
 
-PetscErrorCode CGAsyncUpdate_Host(PetscInt n, PetscInt i, CGAsyncTest test, CGAsyncState *st, PetscReal *norms, PetscScalar *x, PetscScalar *r, const PetscScalar *p, const PetscScalar *w, const PetscScalar *z, const PetscScalar *dinv, PetscBool reduce, PetscReal *partial)
+PetscErrorCode CGAsyncUpdate_Host(PetscInt n, CGAsyncState *st, PetscReal *norms, PetscScalar *x, PetscScalar *r, const PetscScalar *p, const PetscScalar *w, const PetscScalar *z, const PetscScalar *dinv, PetscBool reduce, PetscReal *partial)
 {
   PetscInt  nb;
   PetscReal s[CGA_NSUMS];
@@ -108,9 +108,9 @@ PetscErrorCode CGAsyncUpdate_Host(PetscInt n, PetscInt i, CGAsyncTest test, CGAs
   if (!reduce) PetscFunctionReturn(PETSC_SUCCESS);
   CGA_HOST_REDUCE(n, nb, partial, s, {
     const PetscReal rj = PetscRealPart(r[j]), zj = dinv ? PetscRealPart(dinv[j]) * rj : PetscRealPart(z[j]);
-    CGA_NORM_TERMS(test.normtype, zj, rj, s);
+    CGA_NORM_TERMS(st->test.normtype, zj, rj, s);
   });
-  CGASYNC_LASTBLOCK_UPDATE(st, norms, test, i, s[0], s[1]);
+  CGASYNC_LASTBLOCK_UPDATE(st, norms, s[0], s[1]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -126,6 +126,7 @@ PetscErrorCode CGAsyncStart_Host(PetscInt n, CGAsyncTest test, CGAsyncState *st,
     CGA_NORM_TERMS(test.normtype, zj, rj, s);
   });
   PetscCall(PetscMemzero(st, sizeof(*st)));
+  st->test    = test;
   st->beta    = s[1];
   st->betaold = 1.0;
   st->rnorm   = test.normtype == KSP_NORM_NATURAL ? PetscSqrtReal(PetscAbsReal(s[1])) : PetscSqrtReal(s[0]);
@@ -140,6 +141,7 @@ static PetscErrorCode KSPCGAsyncFreeState(KSP_CGAsync *cg)
   PetscFunctionBegin;
   if (cg->device) {
 #if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(CGAsyncGraphDestroy_CUDA(cg)); /* it holds the buffers' addresses */
     PetscCall(CGAsyncFree_CUDA(cg));
 #endif
   } else {
@@ -250,27 +252,165 @@ static PetscErrorCode KSPCGAsyncGetState(KSP_CGAsync *cg, CGAsyncState *st)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the arrays of the vectors the kernels work on, in the backend's memory */
+typedef struct {
+  PetscScalar       *x, *r, *p, *w, *z;
+  const PetscScalar *dinv;
+} CGAsyncArrays;
+
+static PetscErrorCode ArraysGet(KSP ksp, PetscBool device, PetscBool fused, CGAsyncArrays *a)
+{
+  KSP_CGAsync *cg = (KSP_CGAsync *)ksp->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(a, sizeof(*a)));
+  if (device) {
+    PetscCall(VecGetArrayAndMemType(ksp->vec_sol, &a->x, NULL));
+    PetscCall(VecGetArrayAndMemType(ksp->work[0], &a->r, NULL));
+    PetscCall(VecGetArrayAndMemType(ksp->work[2], &a->p, NULL));
+    PetscCall(VecGetArrayAndMemType(ksp->work[3], &a->w, NULL));
+    if (!fused) PetscCall(VecGetArrayAndMemType(ksp->work[1], &a->z, NULL));
+    else PetscCall(VecGetArrayReadAndMemType(cg->dinv, &a->dinv, NULL));
+  } else {
+    PetscCall(VecGetArray(ksp->vec_sol, &a->x));
+    PetscCall(VecGetArray(ksp->work[0], &a->r));
+    PetscCall(VecGetArray(ksp->work[2], &a->p));
+    PetscCall(VecGetArray(ksp->work[3], &a->w));
+    if (!fused) PetscCall(VecGetArray(ksp->work[1], &a->z));
+    else PetscCall(VecGetArrayRead(cg->dinv, &a->dinv));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ArraysRestore(KSP ksp, PetscBool device, PetscBool fused, CGAsyncArrays *a)
+{
+  KSP_CGAsync *cg = (KSP_CGAsync *)ksp->data;
+
+  PetscFunctionBegin;
+  if (device) {
+    PetscCall(VecRestoreArrayAndMemType(ksp->vec_sol, &a->x));
+    PetscCall(VecRestoreArrayAndMemType(ksp->work[0], &a->r));
+    PetscCall(VecRestoreArrayAndMemType(ksp->work[2], &a->p));
+    PetscCall(VecRestoreArrayAndMemType(ksp->work[3], &a->w));
+    if (!fused) PetscCall(VecRestoreArrayAndMemType(ksp->work[1], &a->z));
+    else PetscCall(VecRestoreArrayReadAndMemType(cg->dinv, &a->dinv));
+  } else {
+    PetscCall(VecRestoreArray(ksp->vec_sol, &a->x));
+    PetscCall(VecRestoreArray(ksp->work[0], &a->r));
+    PetscCall(VecRestoreArray(ksp->work[2], &a->p));
+    PetscCall(VecRestoreArray(ksp->work[3], &a->w));
+    if (!fused) PetscCall(VecRestoreArray(ksp->work[1], &a->z));
+    else PetscCall(VecRestoreArrayRead(cg->dinv, &a->dinv));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one iteration: direction, MatMult, curvature, update (and with a PC of its own: PCApply and the sums); the
+   kernels take the iteration number from the state, so this also serves as the body of a captured graph */
+static PetscErrorCode Iteration(KSP ksp, Mat Amat, PetscBool device, PetscBool fused, PetscInt n)
+{
+  KSP_CGAsync  *cg = (KSP_CGAsync *)ksp->data;
+  CGAsyncArrays a;
+
+  PetscFunctionBegin;
+  PetscCall(ArraysGet(ksp, device, fused, &a));
+  if (device) {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(CGAsyncDirection_CUDA(n, cg->state, a.z, a.dinv, a.r, a.p));
+#endif
+  } else PetscCall(CGAsyncDirection_Host(n, cg->state, a.z, a.dinv, a.r, a.p));
+  PetscCall(ArraysRestore(ksp, device, fused, &a));
+  PetscCall(KSP_MatMult(ksp, Amat, ksp->work[2], ksp->work[3]));
+  PetscCall(ArraysGet(ksp, device, fused, &a));
+  if (device) {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(CGAsyncCurvature_CUDA(n, cg->state, a.p, a.w, cg->partial, cg->counter));
+    PetscCall(CGAsyncUpdate_CUDA(n, cg->state, cg->norms, a.x, a.r, a.p, a.w, a.z, a.dinv, fused, cg->partial, cg->counter));
+#endif
+  } else {
+    PetscCall(CGAsyncCurvature_Host(n, cg->state, a.p, a.w, cg->partial));
+    PetscCall(CGAsyncUpdate_Host(n, cg->state, cg->norms, a.x, a.r, a.p, a.w, a.z, a.dinv, fused, cg->partial));
+  }
+  PetscCall(ArraysRestore(ksp, device, fused, &a));
+  if (!fused) { /* a PC of its own: z = B r, then the sums and the test (the update kernel without x) */
+    PetscCall(KSP_PCApply(ksp, ksp->work[0], ksp->work[1]));
+    PetscCall(ArraysGet(ksp, device, fused, &a));
+    if (device) {
+#if defined(ELLWARP_HAVE_CUDA)
+      PetscCall(CGAsyncUpdate_CUDA(n, cg->state, cg->norms, NULL, a.r, a.p, a.w, a.z, NULL, PETSC_TRUE, cg->partial, cg->counter));
+#endif
+    } else PetscCall(CGAsyncUpdate_Host(n, cg->state, cg->norms, NULL, a.r, a.p, a.w, a.z, NULL, PETSC_TRUE, cg->partial));
+    PetscCall(ArraysRestore(ksp, device, fused, &a));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(ELLWARP_HAVE_CUDA)
+/* -ksp_cgasync_graph: run k iterations as one CUDA graph.  The graph is captured once and replayed while the
+   matrix (its pattern and layout: the same device arrays) and the vectors' arrays stay the same; the values may
+   change, the kernels read them at replay.  Only for MATSEQELLWARP, whose MatMult is a kernel launch with no host
+   work that depends on the values. */
+static PetscErrorCode GraphBatch(KSP ksp, Mat Amat, PetscBool fused, PetscInt n, PetscInt k)
+{
+  KSP_CGAsync     *cg = (KSP_CGAsync *)ksp->data;
+  CGAsyncArrays    a;
+  PetscObjectState nz;
+  MatEllwarpInfo   info;
+  PetscBool        same;
+
+  PetscFunctionBegin;
+  PetscCall(ArraysGet(ksp, PETSC_TRUE, fused, &a));
+  PetscCall(ArraysRestore(ksp, PETSC_TRUE, fused, &a));
+  PetscCall(MatGetNonzeroState(Amat, &nz));
+  PetscCall(MatEllwarpGetInfo(Amat, &info));
+  same = (PetscBool)(cg->graphexec && cg->graphk == k && cg->graphnzstate == nz && cg->graphnanalyses == info.nanalyses && cg->graphkey[0] == (const void *)a.x && cg->graphkey[1] == (const void *)a.r && cg->graphkey[2] == (const void *)a.p && cg->graphkey[3] == (const void *)a.w &&
+                     cg->graphkey[4] == (fused ? (const void *)a.dinv : (const void *)a.z) && cg->graphkey[5] == (const void *)Amat);
+  if (!same) {
+    PetscCall(CGAsyncGraphDestroy_CUDA(cg));
+    PetscCall(CGAsyncGraphBegin_CUDA());
+    for (PetscInt q = 0; q < k; q++) PetscCall(Iteration(ksp, Amat, PETSC_TRUE, fused, n));
+    PetscCall(CGAsyncGraphEnd_CUDA(cg));
+    cg->graphk         = k;
+    cg->graphnzstate   = nz;
+    cg->graphnanalyses = info.nanalyses;
+    cg->graphkey[0]    = a.x;
+    cg->graphkey[1]    = a.r;
+    cg->graphkey[2]    = a.p;
+    cg->graphkey[3]    = a.w;
+    cg->graphkey[4]    = fused ? (const void *)a.dinv : (const void *)a.z;
+    cg->graphkey[5]    = Amat;
+    cg->ngraphs++;
+    /* the capture only recorded the kernels: mark what they write as changed on the device */
+  }
+  PetscCall(CGAsyncGraphLaunch_CUDA(cg));
+  cg->ngraphlaunches++;
+  /* the replay writes x, r, p, w on the device: tell the vectors (their device copies are the valid ones) */
+  PetscCall(ArraysGet(ksp, PETSC_TRUE, fused, &a));
+  PetscCall(ArraysRestore(ksp, PETSC_TRUE, fused, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 static PetscErrorCode KSPSolve_CGAsync(KSP ksp)
 {
-  KSP_CGAsync       *cg = (KSP_CGAsync *)ksp->data;
-  Mat                Amat, Pmat;
-  Vec                X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], W = ksp->work[3];
-  PetscInt           n, i, launched = 0, slot = 0, pending = -1;
-  PetscMemType       mtype;
-  PetscBool          device, fused, devtest, hosttest_each;
-  CGAsyncTest        test;
-  CGAsyncState       st;
-  PetscScalar       *x, *r, *p, *w, *z = NULL;
-  const PetscScalar *dinv = NULL;
+  KSP_CGAsync  *cg = (KSP_CGAsync *)ksp->data;
+  Mat           Amat, Pmat;
+  Vec           X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1];
+  PetscInt      n, i = 0, k, slot = 0, pending = -1;
+  PetscMemType  mtype;
+  PetscBool     device, fused, devtest, graph = PETSC_FALSE;
+  CGAsyncTest   test;
+  CGAsyncState  st;
+  CGAsyncArrays a;
 
   PetscFunctionBegin;
   PetscCheck(ksp->pc_side == PC_LEFT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSPCGASYNC: left preconditioning only");
   PetscCall(PCGetOperators(ksp->pc, &Amat, &Pmat));
   PetscCall(VecGetLocalSize(X, &n));
   {
-    PetscScalar *a;
-    PetscCall(VecGetArrayAndMemType(R, &a, &mtype));
-    PetscCall(VecRestoreArrayAndMemType(R, &a));
+    PetscScalar *arr;
+    PetscCall(VecGetArrayAndMemType(R, &arr, &mtype));
+    PetscCall(VecRestoreArrayAndMemType(R, &arr));
   }
   device = PetscMemTypeDevice(mtype) ? PETSC_TRUE : PETSC_FALSE;
 #if !defined(ELLWARP_HAVE_CUDA)
@@ -283,8 +423,11 @@ static PetscErrorCode KSPSolve_CGAsync(KSP ksp)
 
   /* the test runs on the vectors' side when it is KSPConvergedDefault and nobody watches single iterations
      (monitors see every iteration as CG shows them: the host then reads the state back after each one) */
-  devtest       = (PetscBool)(ksp->converged == KSPConvergedDefault && ksp->numbermonitors == 0);
-  hosttest_each = (PetscBool)!devtest;
+  devtest = (PetscBool)(ksp->converged == KSPConvergedDefault && ksp->numbermonitors == 0);
+  k       = devtest && device ? cg->check_every : 1;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (device && devtest && cg->use_graph && fused) PetscCall(PetscObjectTypeCompare((PetscObject)Amat, MATSEQELLWARP, &graph));
+#endif
 
   /* r = b - A x, z = B r */
   ksp->its = 0;
@@ -304,54 +447,15 @@ static PetscErrorCode KSPSolve_CGAsync(KSP ksp)
   test.devtest  = devtest;
   if (devtest) test.convmaxits = ((KSPConvergedDefaultCtx *)ksp->cnvP)->convmaxits;
 
-#define CGA_ARRAYS_GET() \
-  do { \
-    if (device) { \
-      PetscCall(VecGetArrayAndMemType(X, &x, NULL)); \
-      PetscCall(VecGetArrayAndMemType(R, &r, NULL)); \
-      PetscCall(VecGetArrayAndMemType(P, &p, NULL)); \
-      PetscCall(VecGetArrayAndMemType(W, &w, NULL)); \
-      if (!fused) PetscCall(VecGetArrayAndMemType(Z, &z, NULL)); \
-      else PetscCall(VecGetArrayReadAndMemType(cg->dinv, &dinv, NULL)); \
-    } else { \
-      PetscCall(VecGetArray(X, &x)); \
-      PetscCall(VecGetArray(R, &r)); \
-      PetscCall(VecGetArray(P, &p)); \
-      PetscCall(VecGetArray(W, &w)); \
-      if (!fused) PetscCall(VecGetArray(Z, &z)); \
-      else PetscCall(VecGetArrayRead(cg->dinv, &dinv)); \
-    } \
-  } while (0)
-#define CGA_ARRAYS_RESTORE() \
-  do { \
-    if (device) { \
-      PetscCall(VecRestoreArrayAndMemType(X, &x)); \
-      PetscCall(VecRestoreArrayAndMemType(R, &r)); \
-      PetscCall(VecRestoreArrayAndMemType(P, &p)); \
-      PetscCall(VecRestoreArrayAndMemType(W, &w)); \
-      if (!fused) PetscCall(VecRestoreArrayAndMemType(Z, &z)); \
-      else PetscCall(VecRestoreArrayReadAndMemType(cg->dinv, &dinv)); \
-    } else { \
-      PetscCall(VecRestoreArray(X, &x)); \
-      PetscCall(VecRestoreArray(R, &r)); \
-      PetscCall(VecRestoreArray(P, &p)); \
-      PetscCall(VecRestoreArray(W, &w)); \
-      if (!fused) PetscCall(VecRestoreArray(Z, &z)); \
-      else PetscCall(VecRestoreArrayRead(cg->dinv, &dinv)); \
-    } \
-    z    = NULL; \
-    dinv = NULL; \
-  } while (0)
-
   /* iteration 0: the norm and beta, read back once per solve for the host's own test (which sets ttol and rnorm0
      exactly as KSPConvergedDefault does, for any initial guess) */
-  CGA_ARRAYS_GET();
+  PetscCall(ArraysGet(ksp, device, fused, &a));
   if (device) {
 #if defined(ELLWARP_HAVE_CUDA)
-    PetscCall(CGAsyncStart_CUDA(n, test, cg->state, cg->norms, r, z, dinv, cg->partial, cg->counter));
+    PetscCall(CGAsyncStart_CUDA(n, test, cg->state, cg->norms, a.r, a.z, a.dinv, cg->partial, cg->counter));
 #endif
-  } else PetscCall(CGAsyncStart_Host(n, test, cg->state, cg->norms, r, z, dinv, cg->partial));
-  CGA_ARRAYS_RESTORE();
+  } else PetscCall(CGAsyncStart_Host(n, test, cg->state, cg->norms, a.r, a.z, a.dinv, cg->partial));
+  PetscCall(ArraysRestore(ksp, device, fused, &a));
   PetscCall(KSPCGAsyncGetState(cg, &st));
   KSPCheckNorm(ksp, st.rnorm);
   PetscCall(KSPLogResidualHistory(ksp, st.rnorm));
@@ -367,46 +471,30 @@ static PetscErrorCode KSPSolve_CGAsync(KSP ksp)
   }
   test.ttol   = ksp->ttol;
   test.rnorm0 = ksp->rnorm0;
+  if (device) {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(CGAsyncSetTest_CUDA(cg->state, test)); /* a one-thread kernel: no host-to-device copy */
+#endif
+  } else cg->state->test = test;
 
-  for (i = 0; i < ksp->max_it; i++) {
-    CGA_ARRAYS_GET();
-    if (device) {
+  /* batches: iteration 0 alone, then k iterations (one graph with -ksp_cgasync_graph) */
+  while (i < ksp->max_it) {
+    const PetscInt nbatch = i == 0 ? 1 : PetscMin(k, ksp->max_it - i);
+
 #if defined(ELLWARP_HAVE_CUDA)
-      PetscCall(CGAsyncDirection_CUDA(n, i, cg->state, z, dinv, r, p));
+    if (graph && nbatch == k && k > 1) PetscCall(GraphBatch(ksp, Amat, fused, n, k));
+    else
 #endif
-    } else PetscCall(CGAsyncDirection_Host(n, i, cg->state, z, dinv, r, p));
-    CGA_ARRAYS_RESTORE();
-    PetscCall(KSP_MatMult(ksp, Amat, P, W));
-    CGA_ARRAYS_GET();
-    if (device) {
-#if defined(ELLWARP_HAVE_CUDA)
-      PetscCall(CGAsyncCurvature_CUDA(n, i, cg->state, p, w, cg->partial, cg->counter));
-      PetscCall(CGAsyncUpdate_CUDA(n, i, test, cg->state, cg->norms, x, r, p, w, z, dinv, fused, cg->partial, cg->counter));
-#endif
-    } else {
-      PetscCall(CGAsyncCurvature_Host(n, i, cg->state, p, w, cg->partial));
-      PetscCall(CGAsyncUpdate_Host(n, i, test, cg->state, cg->norms, x, r, p, w, z, dinv, fused, cg->partial));
-    }
-    CGA_ARRAYS_RESTORE();
-    launched = i + 1;
-    if (!fused) { /* a PC of its own: z = B r, then the sums and the test (the update kernel without x) */
-      PetscCall(KSP_PCApply(ksp, R, Z));
-      CGA_ARRAYS_GET();
-      if (device) {
-#if defined(ELLWARP_HAVE_CUDA)
-        PetscCall(CGAsyncUpdate_CUDA(n, i, test, cg->state, cg->norms, NULL, r, p, w, z, NULL, PETSC_TRUE, cg->partial, cg->counter));
-#endif
-      } else PetscCall(CGAsyncUpdate_Host(n, i, test, cg->state, cg->norms, NULL, r, p, w, z, NULL, PETSC_TRUE, cg->partial));
-      CGA_ARRAYS_RESTORE();
-    }
-    if (hosttest_each) { /* the host's test (a user's, or with monitors), after every iteration */
+      for (PetscInt q = 0; q < nbatch; q++) PetscCall(Iteration(ksp, Amat, device, fused, n));
+    i += nbatch;
+    if (!devtest) { /* the host's test (a user's, or with monitors), after every iteration */
       PetscCall(KSPCGAsyncGetState(cg, &st));
       cg->nreadbacks++;
-      ksp->its   = i + 1;
+      ksp->its   = i;
       ksp->rnorm = st.rnorm;
       PetscCall(KSPLogResidualHistory(ksp, st.rnorm));
-      PetscCall(KSPMonitor(ksp, i + 1, st.rnorm));
-      PetscCall((*ksp->converged)(ksp, i + 1, st.rnorm, &ksp->reason, ksp->cnvP));
+      PetscCall(KSPMonitor(ksp, i, st.rnorm));
+      PetscCall((*ksp->converged)(ksp, i, st.rnorm, &ksp->reason, ksp->cnvP));
       if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
       if (st.reason) break;
       continue;
@@ -416,23 +504,21 @@ static PetscErrorCode KSPSolve_CGAsync(KSP ksp)
       continue;
     }
 #if defined(ELLWARP_HAVE_CUDA)
-    /* the device: every check_every iterations queue a copy of the state and look at the previous one, so the
-       host keeps a batch of iterations queued ahead of the device instead of waiting for each reduction */
-    if ((i + 1) % cg->check_every == 0 || i + 1 == ksp->max_it) {
-      PetscCall(CGAsyncReadBack_CUDA(cg, slot));
-      cg->nreadbacks++;
-      if (pending >= 0) {
-        PetscCall(CGAsyncWait_CUDA(cg, pending));
-        if (cg->hstate[pending]->reason) break;
-      }
-      pending = slot;
-      slot    = 1 - slot;
+    /* the device: after each batch queue a copy of the state and look at the previous batch's, so the host keeps
+       a batch queued ahead of the device instead of waiting for each reduction */
+    PetscCall(CGAsyncReadBack_CUDA(cg, slot));
+    cg->nreadbacks++;
+    if (pending >= 0) {
+      PetscCall(CGAsyncWait_CUDA(cg, pending));
+      if (cg->hstate[pending]->reason) break;
     }
+    pending = slot;
+    slot    = 1 - slot;
 #endif
   }
   /* the final state (waits for what is queued) */
   PetscCall(KSPCGAsyncGetState(cg, &st));
-  if (device && st.its < launched) cg->nextra += launched - st.its;
+  if (device && st.its < i) cg->nextra += i - st.its;
   ksp->its    = st.its;
   ksp->rnorm  = st.rnorm;
   ksp->reason = st.reason ? (KSPConvergedReason)st.reason : KSP_DIVERGED_ITS;
@@ -444,13 +530,11 @@ static PetscErrorCode KSPSolve_CGAsync(KSP ksp)
       PetscCall(CGAsyncDownload_CUDA(h, cg->norms, (st.its + 1) * sizeof(PetscReal)));
 #endif
     } else PetscCall(PetscArraycpy(h, cg->norms, st.its + 1));
-    for (PetscInt k = 1; k <= PetscMin(st.its, launched); k++) PetscCall(KSPLogResidualHistory(ksp, h[k]));
+    for (PetscInt q = 1; q <= PetscMin(st.its, i); q++) PetscCall(KSPLogResidualHistory(ksp, h[q]));
     PetscCall(PetscFree(h));
   }
   if (ksp->reason < 0 && ksp->errorifnotconverged) SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPCGASYNC: %s at iteration %" PetscInt_FMT, KSPConvergedReasons[ksp->reason], ksp->its);
   PetscFunctionReturn(PETSC_SUCCESS);
-#undef CGA_ARRAYS_GET
-#undef CGA_ARRAYS_RESTORE
 }
 
 static PetscErrorCode KSPReset_CGAsync(KSP ksp)
@@ -483,6 +567,7 @@ static PetscErrorCode KSPView_CGAsync(KSP ksp, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  state read back every %" PetscInt_FMT " iterations; Jacobi %s; %" PetscInt_FMT " solves, %" PetscInt_FMT " read-backs, %" PetscInt_FMT " iterations queued after convergence (no-ops but their MatMult)\n", cg->check_every, cg->jacobi ? "inside the kernels" : (cg->fuse_jacobi ? "not in use" : "through PCApply (-ksp_cgasync_fuse_jacobi 0)"), cg->nsolves, cg->nreadbacks, cg->nextra));
+    if (cg->use_graph) PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA graphs of %" PetscInt_FMT " iterations: %" PetscInt_FMT " captured, %" PetscInt_FMT " launches\n", cg->check_every, cg->ngraphs, cg->ngraphlaunches));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -496,6 +581,7 @@ static PetscErrorCode KSPSetFromOptions_CGAsync(KSP ksp, PetscOptionItems PetscO
   PetscCall(PetscOptionsInt("-ksp_cgasync_check_every", "read the residual norm back every n iterations (device vectors)", "KSPCGAsyncSetCheckEvery", cg->check_every, &cg->check_every, NULL));
   PetscCheck(cg->check_every >= 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "-ksp_cgasync_check_every must be >= 1");
   PetscCall(PetscOptionsBool("-ksp_cgasync_fuse_jacobi", "apply PCJACOBI inside the vector kernels", "KSPCGASYNC", cg->fuse_jacobi, &cg->fuse_jacobi, NULL));
+  PetscCall(PetscOptionsBool("-ksp_cgasync_graph", "run each batch of check_every iterations as one CUDA graph (MATSEQELLWARP, fused Jacobi)", "KSPCGASYNC", cg->use_graph, &cg->use_graph, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -552,7 +638,8 @@ PetscErrorCode KSPCGAsyncSetCheckEvery(KSP ksp, PetscInt k)
 
    Options Database Keys:
 +  -ksp_cgasync_check_every <k>     - read the state back every k iterations (default 8)
--  -ksp_cgasync_fuse_jacobi <bool>  - apply `PCJACOBI` inside the kernels (default true)
+.  -ksp_cgasync_fuse_jacobi <bool>  - apply `PCJACOBI` inside the kernels (default true)
+-  -ksp_cgasync_graph <bool>        - run each batch of iterations as one CUDA graph, captured once per matrix pattern and vectors (`MATSEQELLWARP` with the fused Jacobi; default false)
 
    Level: intermediate
 

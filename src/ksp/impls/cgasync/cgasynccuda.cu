@@ -52,9 +52,10 @@ __global__ void KernelReciprocal(PetscInt n, CGAsyncJacobi jac, PetscScalar *d)
   }
 }
 
-__global__ void KernelDirection(PetscInt n, PetscInt i, const CGAsyncState *__restrict__ st, const PetscScalar *__restrict__ z, const PetscScalar *__restrict__ dinv, const PetscScalar *__restrict__ r, PetscScalar *__restrict__ p)
+__global__ void KernelDirection(PetscInt n, const CGAsyncState *__restrict__ st, const PetscScalar *__restrict__ z, const PetscScalar *__restrict__ dinv, const PetscScalar *__restrict__ r, PetscScalar *__restrict__ p)
 {
   if (st->reason) return;
+  const PetscInt  i = st->its;
   const PetscReal b = i ? st->beta / st->betaold : 0.0;
   for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) {
     const PetscReal zj = dinv ? __dmul_rn(dinv[j], r[j]) : z[j];
@@ -62,23 +63,24 @@ __global__ void KernelDirection(PetscInt n, PetscInt i, const CGAsyncState *__re
   }
 }
 
-__global__ void KernelCurvature(PetscInt n, PetscInt i, CGAsyncState *st, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, PetscReal *partial, unsigned int *counter)
+__global__ void KernelCurvature(PetscInt n, CGAsyncState *st, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, PetscReal *partial, unsigned int *counter)
 {
   PetscReal s[CGA_NSUMS] = {0, 0}, out[CGA_NSUMS];
 
   if (st->reason) return; /* the whole grid sees the same state: no block enters the reduction */
   for (PetscInt j = (PetscInt)blockIdx.x * CGA_BLOCK + threadIdx.x; j < n; j += (PetscInt)gridDim.x * CGA_BLOCK) s[0] = __dadd_rn(s[0], __dmul_rn(p[j], w[j]));
-  if (BlockReduce(s, partial, counter, out)) CGASYNC_LASTBLOCK_CURVATURE(st, i, out[0]);
+  if (BlockReduce(s, partial, counter, out)) CGASYNC_LASTBLOCK_CURVATURE(st, out[0]);
 }
 
-__global__ void KernelUpdate(PetscInt n, PetscInt i, CGAsyncTest test, CGAsyncState *st, PetscReal *norms, PetscScalar *__restrict__ x, PetscScalar *__restrict__ r, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, const PetscScalar *__restrict__ z, const PetscScalar *__restrict__ dinv, int reduce, PetscReal *partial, unsigned int *counter)
+__global__ void KernelUpdate(PetscInt n, CGAsyncState *st, PetscReal *norms, PetscScalar *__restrict__ x, PetscScalar *__restrict__ r, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, const PetscScalar *__restrict__ z, const PetscScalar *__restrict__ dinv, int reduce, PetscReal *partial, unsigned int *counter)
 {
   PetscReal s[CGA_NSUMS] = {0, 0}, out[CGA_NSUMS];
 
   if (st->reason) return;
   /* every block reads alpha before the last block may change the state: the state changes only in the last
      block, after all blocks have passed the counter, i.e. after they read it */
-  const PetscReal a = st->alpha;
+  const PetscReal a        = st->alpha;
+  const PetscInt  normtype = st->test.normtype;
   for (PetscInt j = (PetscInt)blockIdx.x * CGA_BLOCK + threadIdx.x; j < n; j += (PetscInt)gridDim.x * CGA_BLOCK) {
     PetscReal rj = r[j];
     if (x) {
@@ -88,13 +90,13 @@ __global__ void KernelUpdate(PetscInt n, PetscInt i, CGAsyncTest test, CGAsyncSt
     }
     if (reduce) {
       const PetscReal zj = dinv ? __dmul_rn(dinv[j], rj) : z[j];
-      if (test.normtype == KSP_NORM_PRECONDITIONED) s[0] = __dadd_rn(s[0], __dmul_rn(zj, zj));
-      else if (test.normtype == KSP_NORM_UNPRECONDITIONED) s[0] = __dadd_rn(s[0], __dmul_rn(rj, rj));
+      if (normtype == KSP_NORM_PRECONDITIONED) s[0] = __dadd_rn(s[0], __dmul_rn(zj, zj));
+      else if (normtype == KSP_NORM_UNPRECONDITIONED) s[0] = __dadd_rn(s[0], __dmul_rn(rj, rj));
       s[1] = __dadd_rn(s[1], __dmul_rn(zj, rj));
     }
   }
   if (!reduce) return;
-  if (BlockReduce(s, partial, counter, out)) CGASYNC_LASTBLOCK_UPDATE(st, norms, test, i, out[0], out[1]);
+  if (BlockReduce(s, partial, counter, out)) CGASYNC_LASTBLOCK_UPDATE(st, norms, out[0], out[1]);
 }
 
 __global__ void KernelStart(PetscInt n, CGAsyncTest test, CGAsyncState *st, PetscReal *norms, const PetscScalar *__restrict__ r, const PetscScalar *__restrict__ z, const PetscScalar *__restrict__ dinv, PetscReal *partial, unsigned int *counter)
@@ -109,6 +111,7 @@ __global__ void KernelStart(PetscInt n, CGAsyncTest test, CGAsyncState *st, Pets
   }
   if (BlockReduce(s, partial, counter, out)) {
     CGAsyncState z0 = {};
+    z0.test         = test;
     z0.beta         = out[1];
     z0.betaold      = 1.0;
     z0.rnorm        = test.normtype == KSP_NORM_NATURAL ? sqrt(fabs(out[1])) : sqrt(out[0]);
@@ -137,40 +140,40 @@ PetscErrorCode CGAsyncReciprocal_CUDA(PetscInt n, CGAsyncJacobi jac, PetscScalar
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CGAsyncDirection_CUDA(PetscInt n, PetscInt i, const CGAsyncState *st, const PetscScalar *z, const PetscScalar *dinv, const PetscScalar *r, PetscScalar *p)
+PetscErrorCode CGAsyncDirection_CUDA(PetscInt n, const CGAsyncState *st, const PetscScalar *z, const PetscScalar *dinv, const PetscScalar *r, PetscScalar *p)
 {
   PetscInt     nb;
   cudaStream_t s;
 
   PetscFunctionBegin;
   PetscCall(Launch(n, &nb, &s));
-  KernelDirection<<<(unsigned)nb, CGA_BLOCK, 0, s>>>(n, i, st, z, dinv, r, p);
+  KernelDirection<<<(unsigned)nb, CGA_BLOCK, 0, s>>>(n, st, z, dinv, r, p);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuFlops(2.0 * n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CGAsyncCurvature_CUDA(PetscInt n, PetscInt i, CGAsyncState *st, const PetscScalar *p, const PetscScalar *w, PetscReal *partial, unsigned int *counter)
+PetscErrorCode CGAsyncCurvature_CUDA(PetscInt n, CGAsyncState *st, const PetscScalar *p, const PetscScalar *w, PetscReal *partial, unsigned int *counter)
 {
   PetscInt     nb;
   cudaStream_t s;
 
   PetscFunctionBegin;
   PetscCall(Launch(n, &nb, &s));
-  KernelCurvature<<<(unsigned)nb, CGA_BLOCK, 0, s>>>(n, i, st, p, w, partial, counter);
+  KernelCurvature<<<(unsigned)nb, CGA_BLOCK, 0, s>>>(n, st, p, w, partial, counter);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuFlops(2.0 * n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CGAsyncUpdate_CUDA(PetscInt n, PetscInt i, CGAsyncTest test, CGAsyncState *st, PetscReal *norms, PetscScalar *x, PetscScalar *r, const PetscScalar *p, const PetscScalar *w, const PetscScalar *z, const PetscScalar *dinv, PetscBool reduce, PetscReal *partial, unsigned int *counter)
+PetscErrorCode CGAsyncUpdate_CUDA(PetscInt n, CGAsyncState *st, PetscReal *norms, PetscScalar *x, PetscScalar *r, const PetscScalar *p, const PetscScalar *w, const PetscScalar *z, const PetscScalar *dinv, PetscBool reduce, PetscReal *partial, unsigned int *counter)
 {
   PetscInt     nb;
   cudaStream_t s;
 
   PetscFunctionBegin;
   PetscCall(Launch(n, &nb, &s));
-  KernelUpdate<<<(unsigned)nb, CGA_BLOCK, 0, s>>>(n, i, test, st, norms, x, r, p, w, z, dinv, reduce ? 1 : 0, partial, counter);
+  KernelUpdate<<<(unsigned)nb, CGA_BLOCK, 0, s>>>(n, st, norms, x, r, p, w, z, dinv, reduce ? 1 : 0, partial, counter);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuFlops((x ? 4.0 : 0.0) * n + (reduce ? 5.0 : 0.0) * n));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -245,5 +248,73 @@ PetscErrorCode CGAsyncDownload_CUDA(void *dst, const void *src, size_t bytes)
 {
   PetscFunctionBegin;
   PetscCall(PetscEllwarpDeviceDownload(dst, src, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__global__ void KernelSetTest(CGAsyncState *st, CGAsyncTest test)
+{
+  st->test = test;
+}
+
+/* the test's parameters into the state, by a one-thread kernel (its argument travels with the launch: no copy) */
+PetscErrorCode CGAsyncSetTest_CUDA(CGAsyncState *st, CGAsyncTest test)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  KernelSetTest<<<1, 1, 0, s>>>(st, test);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* capture of a batch of iterations on our stream (relaxed: the host-side calls of MatMult that are no stream
+   work, e.g. attribute queries, are allowed and not recorded) */
+PetscErrorCode CGAsyncGraphBegin_CUDA(void)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCheck(s, PETSC_COMM_SELF, PETSC_ERR_SUP, "KSPCGASYNC -ksp_cgasync_graph: PETSc's current stream is the legacy default stream, which cannot be captured");
+  PetscCallCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CGAsyncGraphEnd_CUDA(KSP_CGAsync *cg)
+{
+  cudaStream_t    s;
+  cudaGraph_t     g;
+  cudaGraphExec_t e;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCallCUDA(cudaStreamEndCapture(s, &g));
+  PetscCallCUDA(cudaGraphInstantiate(&e, g, 0));
+  cg->graph     = (void *)g;
+  cg->graphexec = (void *)e;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CGAsyncGraphLaunch_CUDA(KSP_CGAsync *cg)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCallCUDA(cudaGraphLaunch((cudaGraphExec_t)cg->graphexec, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CGAsyncGraphDestroy_CUDA(KSP_CGAsync *cg)
+{
+  PetscFunctionBegin;
+  if (cg->graphexec) {
+    PetscCall(PetscEllwarpDeviceSynchronize()); /* a replay may still run */
+    PetscCallCUDA(cudaGraphExecDestroy((cudaGraphExec_t)cg->graphexec));
+  }
+  if (cg->graph) PetscCallCUDA(cudaGraphDestroy((cudaGraph_t)cg->graph));
+  cg->graph     = NULL;
+  cg->graphexec = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
