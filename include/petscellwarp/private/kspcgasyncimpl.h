@@ -79,7 +79,8 @@ typedef struct {
   void         *event[2];  /* device: cudaEvent_t of those copies */
   PetscInt      nb_alloc;
   /* statistics */
-  PetscInt nsolves, nreadbacks, nextra; /* solves, state read-backs, iterations queued after the test passed */
+  PetscInt  nsolves, nreadbacks, nextra, nsyncs; /* solves, state read-backs, iterations queued after the test passed, waits on a batch just queued */
+  PetscBool predict; /* -ksp_cgasync_predict: near the predicted convergence, shorter batches and a wait after each */
   /* -ksp_cgasync_graph: a CUDA graph of check_every iterations, captured once per (matrix pattern, vectors) */
   PetscBool        use_graph;
   void            *graph, *graphexec; /* cudaGraph_t, cudaGraphExec_t */

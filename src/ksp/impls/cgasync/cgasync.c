@@ -396,7 +396,8 @@ static PetscErrorCode KSPSolve_CGAsync(KSP ksp)
   KSP_CGAsync  *cg = (KSP_CGAsync *)ksp->data;
   Mat           Amat, Pmat;
   Vec           X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1];
-  PetscInt      n, i = 0, k, slot = 0, pending = -1;
+  PetscInt      n, i = 0, k, slot = 0, pending = -1, c = PETSC_INT_MAX, pits;
+  PetscReal     prn;
   PetscMemType  mtype;
   PetscBool     device, fused, devtest, graph = PETSC_FALSE;
   CGAsyncTest   test;
@@ -477,10 +478,17 @@ static PetscErrorCode KSPSolve_CGAsync(KSP ksp)
 #endif
   } else cg->state->test = test;
 
-  /* batches: iteration 0 alone, then k iterations (one graph with -ksp_cgasync_graph) */
+  /* batches: iteration 0 alone, then k iterations (one graph with -ksp_cgasync_graph).  With -ksp_cgasync_predict
+     the host extrapolates the norms it has read back (log-linearly in the iteration) to the iteration c where the
+     test will pass; once c is within the next batch it queues only up to c and waits for each batch, so that few
+     iterations are queued after convergence (each costs a MatMult and the host's launches) */
+  pits = 0;
+  prn  = st.rnorm;
   while (i < ksp->max_it) {
-    const PetscInt nbatch = i == 0 ? 1 : PetscMin(k, ksp->max_it - i);
+    PetscInt  nbatch = i == 0 ? 1 : PetscMin(k, ksp->max_it - i);
+    PetscBool near   = (PetscBool)(device && devtest && cg->predict && c <= i + k);
 
+    if (near) nbatch = PetscMax(1, PetscMin(nbatch, c - i));
 #if defined(ELLWARP_HAVE_CUDA)
     if (graph && nbatch == k && k > 1) PetscCall(GraphBatch(ksp, Amat, fused, n, k));
     else
@@ -508,12 +516,31 @@ static PetscErrorCode KSPSolve_CGAsync(KSP ksp)
        a batch queued ahead of the device instead of waiting for each reduction */
     PetscCall(CGAsyncReadBack_CUDA(cg, slot));
     cg->nreadbacks++;
-    if (pending >= 0) {
-      PetscCall(CGAsyncWait_CUDA(cg, pending));
-      if (cg->hstate[pending]->reason) break;
+    {
+      PetscInt got = -1;
+      if (near) { /* wait for this batch (and so for the one before) */
+        PetscCall(CGAsyncWait_CUDA(cg, slot));
+        got     = slot;
+        pending = -1;
+        cg->nsyncs++;
+      } else {
+        if (pending >= 0) {
+          PetscCall(CGAsyncWait_CUDA(cg, pending));
+          got = pending;
+        }
+        pending = slot;
+        slot    = 1 - slot;
+      }
+      if (got >= 0) {
+        const CGAsyncState *h = cg->hstate[got];
+        if (h->reason) break;
+        /* the mean rate per iteration since iteration 0 (steadier than the last batch's: CG's norms are not monotone) */
+        if (h->its > pits && h->rnorm > 0 && h->rnorm < prn && h->rnorm > test.ttol) {
+          const PetscReal rate = PetscLogReal(h->rnorm / prn) / (PetscReal)(h->its - pits), left = PetscLogReal(test.ttol / h->rnorm) / rate;
+          c = h->its + (PetscInt)PetscCeilReal(PetscMin(left, (PetscReal)ksp->max_it));
+        }
+      }
     }
-    pending = slot;
-    slot    = 1 - slot;
 #endif
   }
   /* the final state (waits for what is queued) */
@@ -566,7 +593,7 @@ static PetscErrorCode KSPView_CGAsync(KSP ksp, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  state read back every %" PetscInt_FMT " iterations; Jacobi %s; %" PetscInt_FMT " solves, %" PetscInt_FMT " read-backs, %" PetscInt_FMT " iterations queued after convergence (no-ops but their MatMult)\n", cg->check_every, cg->jacobi ? "inside the kernels" : (cg->fuse_jacobi ? "not in use" : "through PCApply (-ksp_cgasync_fuse_jacobi 0)"), cg->nsolves, cg->nreadbacks, cg->nextra));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  state read back every %" PetscInt_FMT " iterations; Jacobi %s; %" PetscInt_FMT " solves, %" PetscInt_FMT " read-backs, %" PetscInt_FMT " iterations queued after convergence (no-ops but their MatMult), %" PetscInt_FMT " waits near convergence%s\n", cg->check_every, cg->jacobi ? "inside the kernels" : (cg->fuse_jacobi ? "not in use" : "through PCApply (-ksp_cgasync_fuse_jacobi 0)"), cg->nsolves, cg->nreadbacks, cg->nextra, cg->nsyncs, cg->predict ? "" : " (-ksp_cgasync_predict 0)"));
     if (cg->use_graph) PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA graphs of %" PetscInt_FMT " iterations: %" PetscInt_FMT " captured, %" PetscInt_FMT " launches\n", cg->check_every, cg->ngraphs, cg->ngraphlaunches));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -581,6 +608,7 @@ static PetscErrorCode KSPSetFromOptions_CGAsync(KSP ksp, PetscOptionItems PetscO
   PetscCall(PetscOptionsInt("-ksp_cgasync_check_every", "read the residual norm back every n iterations (device vectors)", "KSPCGAsyncSetCheckEvery", cg->check_every, &cg->check_every, NULL));
   PetscCheck(cg->check_every >= 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "-ksp_cgasync_check_every must be >= 1");
   PetscCall(PetscOptionsBool("-ksp_cgasync_fuse_jacobi", "apply PCJACOBI inside the vector kernels", "KSPCGASYNC", cg->fuse_jacobi, &cg->fuse_jacobi, NULL));
+  PetscCall(PetscOptionsBool("-ksp_cgasync_predict", "near the convergence predicted from the norms read back, queue shorter batches and wait for each", "KSPCGASYNC", cg->predict, &cg->predict, NULL));
   PetscCall(PetscOptionsBool("-ksp_cgasync_graph", "run each batch of check_every iterations as one CUDA graph (MATSEQELLWARP, fused Jacobi)", "KSPCGASYNC", cg->use_graph, &cg->use_graph, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -639,6 +667,7 @@ PetscErrorCode KSPCGAsyncSetCheckEvery(KSP ksp, PetscInt k)
    Options Database Keys:
 +  -ksp_cgasync_check_every <k>     - read the state back every k iterations (default 8)
 .  -ksp_cgasync_fuse_jacobi <bool>  - apply `PCJACOBI` inside the kernels (default true)
+.  -ksp_cgasync_predict <bool>      - near the convergence predicted from the norms read back (their mean rate since iteration 0), queue shorter batches and wait for each (default true)
 -  -ksp_cgasync_graph <bool>        - run each batch of iterations as one CUDA graph, captured once per matrix pattern and vectors (`MATSEQELLWARP` with the fused Jacobi; default false)
 
    Level: intermediate
@@ -664,6 +693,7 @@ PETSC_EXTERN PetscErrorCode KSPCreate_CGAsync(KSP ksp)
   PetscCall(PetscNew(&cg));
   cg->check_every = 8;
   cg->fuse_jacobi = PETSC_TRUE;
+  cg->predict     = PETSC_TRUE;
   ksp->data       = (void *)cg;
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 2));
