@@ -83,7 +83,7 @@ typedef struct {
   PetscBool predict; /* -ksp_cgasync_predict: near the predicted convergence, shorter batches and a wait after each */
   /* -ksp_cgasync_graph: a CUDA graph of check_every iterations, captured once per (matrix pattern, vectors) */
   PetscBool        use_graph;
-  void            *graph, *graphexec; /* cudaGraph_t, cudaGraphExec_t */
+  void            *graph, *graphexec, *capstream; /* cudaGraph_t, cudaGraphExec_t, the capturing cudaStream_t */
   const void      *graphkey[6];       /* x, r, p, w, z or D^-1 arrays, the Mat */
   PetscObjectState graphnzstate;
   PetscInt         graphk, graphnanalyses, ngraphs, ngraphlaunches;
@@ -109,7 +109,7 @@ PETSC_INTERN PetscErrorCode CGAsyncReadBack_CUDA(KSP_CGAsync *, PetscInt slot);
 PETSC_INTERN PetscErrorCode CGAsyncWait_CUDA(KSP_CGAsync *, PetscInt slot);
 PETSC_INTERN PetscErrorCode CGAsyncDownload_CUDA(void *dst, const void *src, size_t bytes);
 PETSC_INTERN PetscErrorCode CGAsyncSetTest_CUDA(CGAsyncState *st, CGAsyncTest test);
-PETSC_INTERN PetscErrorCode CGAsyncGraphBegin_CUDA(void);
+PETSC_INTERN PetscErrorCode CGAsyncGraphBegin_CUDA(KSP_CGAsync *);
 PETSC_INTERN PetscErrorCode CGAsyncGraphEnd_CUDA(KSP_CGAsync *);
 PETSC_INTERN PetscErrorCode CGAsyncGraphLaunch_CUDA(KSP_CGAsync *);
 PETSC_INTERN PetscErrorCode CGAsyncGraphDestroy_CUDA(KSP_CGAsync *);

@@ -367,7 +367,7 @@ static PetscErrorCode GraphBatch(KSP ksp, Mat Amat, PetscBool fused, PetscInt n,
                      cg->graphkey[4] == (fused ? (const void *)a.dinv : (const void *)a.z) && cg->graphkey[5] == (const void *)Amat);
   if (!same) {
     PetscCall(CGAsyncGraphDestroy_CUDA(cg));
-    PetscCall(CGAsyncGraphBegin_CUDA());
+    PetscCall(CGAsyncGraphBegin_CUDA(cg));
     for (PetscInt q = 0; q < k; q++) PetscCall(Iteration(ksp, Amat, PETSC_TRUE, fused, n));
     PetscCall(CGAsyncGraphEnd_CUDA(cg));
     cg->graphk         = k;

@@ -268,28 +268,34 @@ PetscErrorCode CGAsyncSetTest_CUDA(CGAsyncState *st, CGAsyncTest test)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* capture of a batch of iterations on our stream (relaxed: the host-side calls of MatMult that are no stream
-   work, e.g. attribute queries, are allowed and not recorded) */
-PetscErrorCode CGAsyncGraphBegin_CUDA(void)
+/* capture of a batch of iterations: on a non-blocking stream of our own (PETSc's default stream is the legacy
+   stream, which cannot be captured), to which PetscEllwarpGetStream() points while capturing, so that our kernels and
+   MATSEQELLWARP's product are recorded.  Relaxed mode: PETSc's host-side bookkeeping inside MatMult (events on its
+   own stream, attribute queries) is allowed and not recorded.  The graph is launched on PETSc's stream. */
+PetscErrorCode CGAsyncGraphBegin_CUDA(KSP_CGAsync *cg)
 {
   cudaStream_t s;
 
   PetscFunctionBegin;
-  PetscCall(PetscEllwarpGetStream(&s));
-  PetscCheck(s, PETSC_COMM_SELF, PETSC_ERR_SUP, "KSPCGASYNC -ksp_cgasync_graph: PETSc's current stream is the legacy default stream, which cannot be captured");
+  if (!cg->capstream) {
+    PetscCallCUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cg->capstream = (void *)s;
+  }
+  s = (cudaStream_t)cg->capstream;
+  PetscCall(PetscEllwarpDeviceSynchronize()); /* the capture records, it does not order: nothing may be pending */
   PetscCallCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  PetscCall(PetscEllwarpSetCaptureStream(s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CGAsyncGraphEnd_CUDA(KSP_CGAsync *cg)
 {
-  cudaStream_t    s;
   cudaGraph_t     g;
   cudaGraphExec_t e;
 
   PetscFunctionBegin;
-  PetscCall(PetscEllwarpGetStream(&s));
-  PetscCallCUDA(cudaStreamEndCapture(s, &g));
+  PetscCall(PetscEllwarpSetCaptureStream(NULL));
+  PetscCallCUDA(cudaStreamEndCapture((cudaStream_t)cg->capstream, &g));
   PetscCallCUDA(cudaGraphInstantiate(&e, g, 0));
   cg->graph     = (void *)g;
   cg->graphexec = (void *)e;
@@ -316,5 +322,7 @@ PetscErrorCode CGAsyncGraphDestroy_CUDA(KSP_CGAsync *cg)
   if (cg->graph) PetscCallCUDA(cudaGraphDestroy((cudaGraph_t)cg->graph));
   cg->graph     = NULL;
   cg->graphexec = NULL;
+  if (cg->capstream) PetscCallCUDA(cudaStreamDestroy((cudaStream_t)cg->capstream));
+  cg->capstream = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
