@@ -3,12 +3,14 @@
    application. */
 #include <petscellwarp/private/matellwarpimpl.h>
 #include <petscellwarpassembly.h>
+#include <petscellwarp/private/kspcgasyncimpl.h>
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqELLWARP(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIELLWARP(Mat);
 PETSC_EXTERN PetscErrorCode KSPCreate_CGAsync(KSP);
 
 PetscLogEvent MAT_ELLWARP_Analysis, MAT_ELLWARP_Upload, MAT_ELLWARP_Refresh, MAT_ELLWARP_Download, MAT_ELLWARP_Mult, MAT_ELLWARP_MultT;
+PetscLogEvent KSP_CGASYNC_Queue, KSP_CGASYNC_Wait; /* src/ksp/impls/cgasync */
 
 static PetscBool   initialized = PETSC_FALSE;
 static const char  citation[]  = "@article{WongKuhlDarve2015,\n"
@@ -77,6 +79,8 @@ PetscErrorCode PetscEllwarpInitializePackage(void)
   PetscCall(DMAssemblyInitializePackage()); /* the DM assembler (src/dm/assembly) */
   PetscCall(KSPInitializePackage());
   PetscCall(KSPRegister(KSPCGASYNC, KSPCreate_CGAsync)); /* CG with its scalars on the device (src/ksp/impls/cgasync) */
+  PetscCall(PetscLogEventRegister("CGAsyncQueue", KSP_CLASSID, &KSP_CGASYNC_Queue)); /* the host queueing a batch */
+  PetscCall(PetscLogEventRegister("CGAsyncWait", KSP_CLASSID, &KSP_CGASYNC_Wait));   /* the host waiting for a state */
   PetscCall(PetscRegisterFinalize(PetscEllwarpFinalizePackage));
   PetscCall(PetscInfo(NULL, "petsc-ellwarp registered: MATELLWARP (%s)\n",
 #if defined(ELLWARP_HAVE_CUDA)

@@ -24,6 +24,8 @@
 #include <petscksp.h>
 #include <petsc/private/kspimpl.h>
 
+PETSC_INTERN PetscLogEvent KSP_CGASYNC_Queue, KSP_CGASYNC_Wait; /* -log_view: queueing a batch, waiting for the state */
+
 #define CGA_BLOCK     256  /* threads per block of the vector kernels */
 #define CGA_MAXBLOCKS 1024 /* blocks at most: enough to fill an H100 (132 SMs x 8 blocks) */
 

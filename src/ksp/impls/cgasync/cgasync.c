@@ -489,11 +489,13 @@ static PetscErrorCode KSPSolve_CGAsync(KSP ksp)
     PetscBool near   = (PetscBool)(device && devtest && cg->predict && c <= i + k);
 
     if (near) nbatch = PetscMax(1, PetscMin(nbatch, c - i));
+    PetscCall(PetscLogEventBegin(KSP_CGASYNC_Queue, ksp, 0, 0, 0));
 #if defined(ELLWARP_HAVE_CUDA)
     if (graph && nbatch == k && k > 1) PetscCall(GraphBatch(ksp, Amat, fused, n, k));
     else
 #endif
       for (PetscInt q = 0; q < nbatch; q++) PetscCall(Iteration(ksp, Amat, device, fused, n));
+    PetscCall(PetscLogEventEnd(KSP_CGASYNC_Queue, ksp, 0, 0, 0));
     i += nbatch;
     if (!devtest) { /* the host's test (a user's, or with monitors), after every iteration */
       PetscCall(KSPCGAsyncGetState(cg, &st));

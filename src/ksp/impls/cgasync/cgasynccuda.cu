@@ -240,7 +240,9 @@ PetscErrorCode CGAsyncReadBack_CUDA(KSP_CGAsync *cg, PetscInt slot)
 PetscErrorCode CGAsyncWait_CUDA(KSP_CGAsync *cg, PetscInt slot)
 {
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(KSP_CGASYNC_Wait, 0, 0, 0, 0));
   PetscCallCUDA(cudaEventSynchronize((cudaEvent_t)cg->event[slot]));
+  PetscCall(PetscLogEventEnd(KSP_CGASYNC_Wait, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
