@@ -138,6 +138,10 @@ int main(int argc, char **argv)
     PetscCall(DMCreateDS(dm));
     PetscCall(PetscFEDestroy(&fe));
   }
+  PetscCall(DMAssemblyCreate(dm, &as));
+  PetscCall(DMAssemblySetFromOptions(as));
+  PetscCall(DMAssemblyGetMemType(as, &mt)); /* a device method needs device vectors */
+  if (mt == PETSC_MEMTYPE_DEVICE) PetscCall(DMSetVecType(dm, VECCUDA));
   PetscCall(DMCreateGlobalVector(dm, &U));
   {
     PetscRandom r;
@@ -149,8 +153,6 @@ int main(int argc, char **argv)
   PetscCall(ReferenceAssembly(dm, 1.0, 0.5, 0.25, NULL, U, &Jref, &Fref));
   PetscCall(DMSetMatType(dm, MATELLWARP)); /* after the AIJ reference */
 
-  PetscCall(DMAssemblyCreate(dm, &as));
-  PetscCall(DMAssemblySetFromOptions(as));
   PetscCall(DMAssemblyP1DiffusionMassKernels(as, 1.0, 0.5, 0.25, NULL, &k));
   PetscCall(DMAssemblySetElementKernels(as, &k));
   PetscCall(DMAssemblySetUp(as));

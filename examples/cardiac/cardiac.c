@@ -367,6 +367,15 @@ int main(int argc, char **argv)
 
   /* mesh and discretization */
   PetscCall(PetscTime(&tsetup0));
+#if defined(ELLWARP_HAVE_CUDA)
+  { /* device vectors: the CUDA context is made by a thread while the mesh is read and refined */
+    char      vt[64] = "";
+    PetscBool cuda   = PETSC_FALSE;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
+    PetscCall(PetscStrbeginswith(vt, "cuda", &cuda));
+    if (cuda && !helpflg) PetscCall(CardiacDeviceWarmUp(PETSC_TRUE));
+  }
+#endif
   PetscCall(CardiacMeshCreate(&cm, NULL));
   PetscCall(PetscTime(&tmark));
   tph[0] = tmark - tsetup0;
@@ -401,6 +410,9 @@ int main(int argc, char **argv)
   PetscCall(PetscArraycpy(cc.stim, size > 1 ? dist.stim : cm.stim, (size_t)cc.nelem));
 
   /* the assembler */
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(CardiacDeviceWarmUp(PETSC_FALSE));
+#endif
   PetscCall(DMAssemblyCreate(dm, &app.as));
   /* host vectors: host assembly (the device methods need device vectors); -dm_assembly_type overrides */
   if (!app.device) PetscCall(DMAssemblySetType(app.as, DMASSEMBLYHOST));

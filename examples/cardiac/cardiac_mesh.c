@@ -146,7 +146,7 @@ static PetscErrorCode RegisterEvents(void)
 PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
 {
   char        mesh[PETSC_MAX_PATH_LEN] = "lv", fname[256] = "", fdesc[sizeof(cm->fibres)] = "";
-  PetscInt    refine = 0, lvnodes = 20000, nt;
+  PetscInt    refine = 0, lvnodes = 20000, nt, nthreads = 0;
   PetscReal   slab_h = 0.5, slabL[3] = {20, 7, 3}, helix[2] = {60, -60}, stimc[3] = {0, 0, -18.5}, stimr = 2.5, stimx = 1.5;
   PetscInt    nL = 3, nh = 2, nc = 3;
   PetscBool   rcm = PETSC_TRUE, sfc = PETSC_FALSE, isfile = PETSC_FALSE, quality = PETSC_FALSE, exo = PETSC_FALSE;
@@ -169,6 +169,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscCall(PetscOptionsRealArray("-stim_center", "LV/file meshes: centre of the stimulated ball (mm)", NULL, stimc, &nc, NULL));
   PetscCall(PetscOptionsReal("-stim_radius", "LV/file meshes: radius of the stimulated ball (mm)", NULL, stimr, &stimr, NULL));
   PetscCall(PetscOptionsReal("-stim_x", "slab: elements with centroid x below this are stimulated (mm)", NULL, stimx, &stimx, NULL));
+  PetscCall(PetscOptionsInt("-mesh_threads", "host threads for the rule fibres (0: the online cores)", NULL, nthreads, &nthreads, NULL));
   PetscCall(PetscOptionsBool("-mesh_quality", "print mesh quality: volumes, orientation, dihedral angles, tets per vertex", NULL, quality, &quality, NULL));
   PetscOptionsEnd();
 
@@ -239,14 +240,13 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscCall(PetscMalloc1((size_t)nt, &cm->stim));
   if (ffib) cm->fib = ffib;
   else PetscCall(PetscMalloc1(3 * (size_t)nt, &cm->fib));
+  if (!ffib && !cm->slab) PetscCall(LVMeshFibres(&cm->m, helix[0], helix[1], nthreads, cm->fib)); /* the rule, on the host's cores */
   for (PetscInt e = 0; e < nt; e++) {
-    PetscReal c[3] = {0, 0, 0}, f[3] = {1, 0, 0}, r2 = 0;
+    PetscReal c[3] = {0, 0, 0}, r2 = 0;
     for (int a = 0; a < 4; a++)
       for (int d = 0; d < 3; d++) c[d] += 0.25 * cm->m.xyz[3 * cm->m.tet[4 * e + a] + d];
-    if (!ffib) {
-      if (!cm->slab) LVMeshFibre(c, helix[0], helix[1], f);
-      for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = f[d];
-    }
+    if (!ffib && cm->slab)
+      for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = d == 0 ? 1.0 : 0.0; /* along x */
     for (int d = 0; d < 3; d++) r2 += PetscSqr(c[d] - stimc[d]);
     cm->stim[e] = cm->slab ? (c[0] < stimx ? 1.0 : 0.0) : (r2 < stimr * stimr ? 1.0 : 0.0);
   }

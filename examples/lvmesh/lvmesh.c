@@ -1,5 +1,7 @@
 /* Idealized left-ventricle meshes (structured or gmsh), uniform refinement, RCM renumbering, and P1 FE
    matrices assembled directly in CSR (O(nnz), no MatSetValues per element). */
+#include <pthread.h>
+#include <unistd.h>
 #include "lvmesh.h"
 #include <petscsys.h>
 #include <stdio.h>
@@ -480,6 +482,49 @@ void LVMeshFibre(const PetscReal p[3], PetscReal helix_endo, PetscReal helix_epi
   ec[2] = n[0] * el[1] - n[1] * el[0];
   alpha = (helix_endo + (helix_epi - helix_endo) * t) * PETSC_PI / 180.0;
   for (int d = 0; d < 3; d++) f[d] = PetscCosReal(alpha) * ec[d] + PetscSinReal(alpha) * el[d];
+}
+
+/* LVMeshFibres: a contiguous range of tets per thread (6 M tets: 1.8 s on one core of the GPU host) */
+typedef struct {
+  const LVMesh *mesh;
+  PetscReal     endo, epi, *fib;
+  PetscInt      e0, e1;
+} FibreRange;
+
+static void *FibreWork(void *arg)
+{
+  FibreRange    *r  = (FibreRange *)arg;
+  const PetscInt nt = r->mesh->nt;
+  for (PetscInt e = r->e0; e < r->e1; e++) {
+    PetscReal c[3] = {0, 0, 0}, f[3];
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) c[d] += 0.25 * r->mesh->xyz[3 * r->mesh->tet[4 * e + a] + d];
+    LVMeshFibre(c, r->endo, r->epi, f);
+    for (int d = 0; d < 3; d++) r->fib[(size_t)d * nt + e] = f[d];
+  }
+  return NULL;
+}
+
+PetscErrorCode LVMeshFibres(const LVMesh *mesh, PetscReal helix_endo, PetscReal helix_epi, PetscInt nthreads, PetscReal *fib)
+{
+  FibreRange r[64];
+  pthread_t  th[64];
+  PetscInt   nth = nthreads > 0 ? nthreads : (PetscInt)sysconf(_SC_NPROCESSORS_ONLN);
+
+  PetscFunctionBegin;
+  nth = PetscMax(1, PetscMin(64, PetscMin(nth, mesh->nt / 4096 + 1))); /* small meshes: one thread */
+  for (PetscInt t = 0; t < nth; t++) {
+    r[t].mesh = mesh;
+    r[t].endo = helix_endo;
+    r[t].epi  = helix_epi;
+    r[t].fib  = fib;
+    r[t].e0   = (PetscInt)((PetscCount)mesh->nt * t / nth);
+    r[t].e1   = (PetscInt)((PetscCount)mesh->nt * (t + 1) / nth);
+  }
+  for (PetscInt t = 1; t < nth; t++) PetscCheck(!pthread_create(&th[t], NULL, FibreWork, &r[t]), PETSC_COMM_SELF, PETSC_ERR_SYS, "lvmesh: could not start a fibre thread");
+  FibreWork(&r[0]);
+  for (PetscInt t = 1; t < nth; t++) PetscCheck(!pthread_join(th[t], NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "lvmesh: could not join a fibre thread");
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatCreateFromCSR(PetscInt n, PetscInt bs, PetscInt *ia, PetscInt *ja, PetscScalar *va, Mat *A)

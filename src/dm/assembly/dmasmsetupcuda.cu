@@ -95,13 +95,13 @@ __global__ static void PatternHeads(PetscCount n, const unsigned long long *__re
   GRID_LOOP(k, n) head[k] = (k == 0 || key[k] != key[k - 1]) ? 1 : 0;
 }
 
-/* nonzero id[k] of sorted key k: its column, the first nonzero of each row, and e2nz of the element entries */
-__global__ static void PatternScatter(PetscCount n, PetscInt ndof, const unsigned long long *__restrict__ key, const PetscInt *__restrict__ val, const PetscCount *__restrict__ id, PetscInt *__restrict__ pi, PetscInt *__restrict__ pj, PetscInt *__restrict__ e2nz)
+/* the nonzero of sorted key k: its column, the first nonzero of each row, and e2nz of the element entries */
+__global__ static void PatternScatter(PetscCount n, PetscInt ndof, const unsigned long long *__restrict__ key, const PetscInt *__restrict__ val, const PetscCount *__restrict__ head, const PetscCount *__restrict__ id, PetscInt *__restrict__ pi, PetscInt *__restrict__ pj, PetscInt *__restrict__ e2nz)
 {
   GRID_LOOP(k, n)
   {
     const unsigned long long K = key[k];
-    const PetscInt           z = (PetscInt)id[k];
+    const PetscInt           z = (PetscInt)(id[k] + head[k] - 1); /* id: heads before k (exclusive), so k's own group is the last of them, or k itself */
     if (k == 0 || K != key[k - 1]) {
       const PetscInt row = (PetscInt)(K / (unsigned long long)ndof);
       pj[z]              = (PetscInt)(K % (unsigned long long)ndof);
@@ -154,7 +154,7 @@ PetscErrorCode DMAsmCUDABuildPattern(PetscInt nen, PetscInt nelem, PetscInt ndof
     PetscCallCUDA(cudaMemcpyAsync(dpi + ndof, &nz, sizeof(PetscInt), cudaMemcpyHostToDevice, s));
     PetscCallCUDA(cudaStreamSynchronize(s)); /* nz is on this stack frame */
   }
-  PatternScatter<<<Blocks(n, 256), 256, 0, s>>>(n, ndof, key, val, id, dpi, dpj, de2nz);
+  PatternScatter<<<Blocks(n, 256), 256, 0, s>>>(n, ndof, key, val, head, id, dpi, dpj, de2nz);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&key));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&val));

@@ -780,6 +780,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring: %" PetscInt_FMT " colours (largest node valence %" PetscInt_FMT "); %" PetscInt_FMT " colours of >= %" PetscInt_FMT " elements (largest %" PetscInt_FMT "), %" PetscInt_FMT " smaller ones with %" PetscInt_FMT " elements in all (color: their packed reduction first, then one launch per big colour)\n", as->ncolors, maxval, big, as->colortail, maxc, tailc, taile));
   }
   if (as->mpi) PetscCall(DMAsmMPIView(as, viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "set-up: pattern and packed plans built on the %s\n", DMAsmSetUpOnDevice(as) ? "device (CUB sorts; -dm_assembly_setup_on_host: on the host)" : as->mtype == PETSC_MEMTYPE_DEVICE ? (as->mpi ? "host (distributed mesh)" : "host (-dm_assembly_setup_on_host)") : "host (the method runs there)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "element order: %s\n", as->eperm ? "by lowest dof (built-in kernels; -dm_assembly_reorder 0: mesh order)" : "the mesh's cell order"));
   {
     PetscLogDouble b;
