@@ -2,6 +2,7 @@
 #pragma once
 
 #include <petscmat.h>
+#include <petscksp.h>
 
 /* MANSEC = Mat */
 
@@ -49,6 +50,10 @@ PETSC_EXTERN const char *const MatEllwarpBackends[];
 PETSC_EXTERN PetscErrorCode PetscEllwarpInitializePackage(void);
 PETSC_EXTERN PetscErrorCode PetscEllwarpFinalizePackage(void);
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscellwarp(void);
+
+/* KSPCGASYNC: CG whose scalars stay with the vectors (src/ksp/impls/cgasync/); -ksp_type cgasync */
+#define KSPCGASYNC "cgasync"
+PETSC_EXTERN PetscErrorCode KSPCGAsyncSetCheckEvery(KSP, PetscInt);
 
 PETSC_EXTERN PetscErrorCode MatCreateSeqELLWARP(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatEllwarpSetBackend(Mat, MatEllwarpBackend);

@@ -6,6 +6,7 @@
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqELLWARP(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIELLWARP(Mat);
+PETSC_EXTERN PetscErrorCode KSPCreate_CGAsync(KSP);
 
 PetscLogEvent MAT_ELLWARP_Analysis, MAT_ELLWARP_Upload, MAT_ELLWARP_Refresh, MAT_ELLWARP_Download, MAT_ELLWARP_Mult, MAT_ELLWARP_MultT;
 
@@ -41,7 +42,8 @@ PetscErrorCode PetscEllwarpFinalizePackage(void)
 
 /*@C
   PetscEllwarpInitializePackage - Registers the package: the matrix types `MATELLWARP` (`MATSEQELLWARP`,
-  `MATMPIELLWARP`), their factorizations, log events and citation, and the `DMAssembly` class
+  `MATMPIELLWARP`), their factorizations, log events and citation, the `DMAssembly` class and the Krylov
+  method `KSPCGASYNC`
 
   Not Collective
 
@@ -73,6 +75,8 @@ PetscErrorCode PetscEllwarpInitializePackage(void)
   PetscCall(PetscLogEventRegister("EllwarpMultT", classid, &MAT_ELLWARP_MultT));
   PetscCall(PetscCitationsRegister(citation, &cited));
   PetscCall(DMAssemblyInitializePackage()); /* the DM assembler (src/dm/assembly) */
+  PetscCall(KSPInitializePackage());
+  PetscCall(KSPRegister(KSPCGASYNC, KSPCreate_CGAsync)); /* CG with its scalars on the device (src/ksp/impls/cgasync) */
   PetscCall(PetscRegisterFinalize(PetscEllwarpFinalizePackage));
   PetscCall(PetscInfo(NULL, "petsc-ellwarp registered: MATELLWARP (%s)\n",
 #if defined(ELLWARP_HAVE_CUDA)

@@ -20,6 +20,7 @@ typedef struct {
   PetscBool      device;
   PetscLogDouble t_asm;   /* wall time in assembly during the current step */
   PetscLogEvent  ev_res, ev_jac;
+  PetscInt       nres, njac; /* assemblies so far (the bytes model) */
 } AppCtx;
 
 static PetscErrorCode FormResidual(SNES snes, Vec U, Vec F, void *ptr)
@@ -32,6 +33,7 @@ static PetscErrorCode FormResidual(SNES snes, Vec U, Vec F, void *ptr)
   PetscCall(PetscTime(&t0));
   PetscCall(PetscLogEventBegin(app->ev_res, 0, 0, 0, 0));
   PetscCall(DMAssemblyComputeResidual(app->as, U, F));
+  app->nres++;
   PetscCall(CardiacSync(app->device));
   PetscCall(PetscLogEventEnd(app->ev_res, 0, 0, 0, 0));
   PetscCall(PetscTime(&t1));
@@ -49,6 +51,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec U, Mat J, Mat P, void *ptr)
   PetscCall(PetscTime(&t0));
   PetscCall(PetscLogEventBegin(app->ev_jac, 0, 0, 0, 0));
   PetscCall(DMAssemblyComputeJacobian(app->as, U, P));
+  app->njac++;
   if (J != P) {
     PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
@@ -116,6 +119,7 @@ typedef struct {
   CardiacDist   *dist;
   SNES           snes;
   Vec            phi, phin, act;
+  Vec            phidot; /* -cardiac_extrapolate: (phi_n - phi_{n-1}) / dt, computed as TS theta computes its Udot */
   PetscReal      dt, stim_amp, stim_dur, phi_thr;
   PetscInt       vtu_every, monitor_every, nvtu, laststep;
   PetscBool      stop_activated, stopped;
@@ -127,6 +131,7 @@ typedef struct {
   PetscMPIInt    size, rank;
   PetscLogDouble s0, sum_step, sum_asm, sum_snes, first_step;
   PetscInt       sum_newton, sum_ksp, counted;
+  PetscInt       nres0, njac0, sum_res, sum_jac; /* assemblies: at the step's start, and summed over the counted steps */
 } Loop;
 
 static PetscErrorCode StepBegin(Loop *L, PetscInt step)
@@ -137,8 +142,13 @@ static PetscErrorCode StepBegin(Loop *L, PetscInt step)
   PetscCall(CardiacSync(L->app->device));
   PetscCall(PetscTime(&L->s0));
   L->app->t_asm  = 0;
+  L->nres0       = L->app->nres;
+  L->njac0       = L->app->njac;
   L->cc->p.istim = t <= L->stim_dur + 1e-9 * L->dt ? L->stim_amp : 0.0;
   PetscCall(VecCopy(L->phi, L->phin));
+  /* Newton starts from the linear extrapolation phi_n + dt phidot_n (phi_0 at step 1: phidot is 0), in the operations
+     and order of TS theta's -ts_theta_initial_guess_extrapolate, so that -cardiac_ts gives the same bits */
+  if (L->phidot) PetscCall(VecAXPY(L->phi, 1 / (1 / L->dt), L->phidot));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -152,6 +162,7 @@ static PetscErrorCode StepEnd(Loop *L, PetscInt step)
   PetscFunctionBegin;
   PetscCall(SNESGetConvergedReason(L->snes, &reason));
   PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "cardiac: Newton did not converge at t = %g ms (%s); try a smaller -dt or other solver options", (double)t, SNESConvergedReasons[reason]);
+  if (L->phidot) PetscCall(VecAXPBYPCZ(L->phidot, -(1 / L->dt), 1 / L->dt, 0, L->phin, L->phi));
   PetscCall(CardiacSync(L->app->device));
   PetscCall(PetscTime(&s1));
   PetscCall(CardiacCtxCommit(L->cc));
@@ -194,6 +205,8 @@ static PetscErrorCode StepEnd(Loop *L, PetscInt step)
     L->sum_snes += s1 - L->s0;
     L->sum_newton += its;
     L->sum_ksp += kits;
+    L->sum_res += L->app->nres - L->nres0;
+    L->sum_jac += L->app->njac - L->njac0;
     L->counted++;
   } else L->first_step = s2 - L->s0;
   L->laststep = step;
@@ -263,6 +276,74 @@ static PetscErrorCode TSPost(TS ts)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The bytes model: per step (the counted steps 2..N), the bytes the solve and the assembly must move at least,
+   against the measured time, as a fraction of the memory bandwidth -cardiac_bandwidth.
+   - SpMV: the matrix's bytes per product (MatEllwarpGetInfo: values, columns as stored, x read, y written; CSR
+     otherwise), one product per KSP iteration.
+   - KSP vectors: 8 bytes per entry per pass over a vector, per iteration: 13 passes for KSPCGASYNC with Jacobi in its
+     kernels (direction: r, D^-1, p read, p written; curvature: p, w; update: x, p, r, w, D^-1 read, x, r written),
+     17 for KSPCG + PCJACOBI (VecAYPX 3, VecDot 2, 2 x VecAXPY 6, PCApply 3, VecNorm 1, VecDot 2); other
+     solvers are not modelled (the line says so).
+   - Assembly (the globalnz plan): per element its inputs (4 nodal phi and phi_n, the element map, 12 coordinates,
+     the fibre, the stimulus weight, r_n read and r written: 224 B), its outputs written and read once (residual
+     4, tangent 16 entries), the plan's entries (4 or 8 B) and the target's values written once. */
+static PetscErrorCode BytesModel(Loop *L, Mat J, KSP ksp, DMAssembly as, PetscReal bandwidth)
+{
+  MatType         mtype;
+  KSPType         ktype;
+  PC              pc;
+  PetscBool       isell, iscga, iscg, isjac;
+  PetscLogDouble  spmv = 0, vecpass, kspv = -1, asmres, asmjac, bsolve, basm, tsolve, tasm;
+  PetscInt        n, passes = -1;
+  DMAssemblyInfo  ai;
+  MatInfo         mi;
+  const PetscReal idx = 4, elem_in = 224;
+
+  PetscFunctionBegin;
+  if (!L->counted) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetType(J, &mtype));
+  PetscCall(MatGetLocalSize(J, &n, NULL));
+  PetscCall(PetscStrcmp(mtype, MATSEQELLWARP, &isell));
+  if (isell) {
+    MatEllwarpInfo info;
+    PetscCall(MatEllwarpGetInfo(J, &info));
+    spmv = info.bytes_mult;
+  } else { /* CSR: values and 32-bit columns, row offsets, x read once, y written */
+    PetscCall(MatGetInfo(J, MAT_LOCAL, &mi));
+    spmv = mi.nz_used * (8.0 + 4.0) + n * (4.0 + 8.0 + 8.0);
+  }
+  PetscCall(KSPGetType(ksp, &ktype));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscStrcmp(ktype, KSPCGASYNC, &iscga));
+  PetscCall(PetscStrcmp(ktype, KSPCG, &iscg));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCJACOBI, &isjac));
+  if (isjac && iscga) passes = 13;
+  else if (isjac && iscg) passes = 17;
+  vecpass = 8.0 * n;
+  PetscCall(DMAssemblyGetInfo(as, &ai));
+  asmres = ai.nelem * (elem_in + 2.0 * 8 * ai.nen) + ai.resplanentries * (ai.idx64 ? 8 : idx) + 8.0 * ai.ndof;
+  asmjac = ai.nelem * (elem_in + 2.0 * 8 * ai.nen * ai.nen) + ai.jacplanentries * (ai.idx64 ? 8 : idx) + 8.0 * (PetscLogDouble)ai.nnz;
+  {
+    const PetscReal c = (PetscReal)L->counted, its = L->sum_ksp / c, res = L->sum_res / c, jac = L->sum_jac / c;
+    const PetscReal bw = bandwidth * 1e9;
+    if (passes > 0) kspv = its * passes * vecpass;
+    bsolve = its * spmv + (kspv > 0 ? kspv : 0);
+    basm   = res * asmres + jac * asmjac;
+    tsolve = (L->sum_snes - L->sum_asm) / c;
+    tasm   = L->sum_asm / c;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: bytes model per step (steps 2..%" PetscInt_FMT "): SpMV %.3f MB (%.1f products of %.3f MB), KSP vectors ", L->laststep, its * spmv / 1e6, (double)its, spmv / 1e6));
+    if (kspv >= 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%.3f MB (%d passes of %.3f MB per iteration)", kspv / 1e6, (int)passes, vecpass / 1e6));
+    else {
+      PCType ptype;
+      PetscCall(PCGetType(pc, &ptype));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "not modelled for KSP %s + PC %s", ktype, ptype));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", assembly %.3f MB (%.2f residuals of %.3f MB, %.2f tangents of %.3f MB)\n", basm / 1e6, (double)res, asmres / 1e6, (double)jac, asmjac / 1e6));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: bytes model against time (bandwidth %.0f GB/s, -cardiac_bandwidth): solve %.3f MB in %.4f ms = %.1f GB/s = %.3f of it (%.2fx the bytes' time); assembly %.3f MB in %.4f ms = %.3f; solve + assembly %.3f\n", (double)bandwidth, bsolve / 1e6, 1e3 * tsolve, bsolve / tsolve / 1e9, bsolve / tsolve / bw, tsolve * bw / bsolve, basm / 1e6, 1e3 * tasm, basm / tasm / bw, (bsolve + basm) / (tsolve + tasm) / bw));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   CardiacMesh    cm;
@@ -284,7 +365,8 @@ int main(int argc, char **argv)
   char           outdir[PETSC_MAX_PATH_LEN] = "cardiac_out", json[PETSC_MAX_PATH_LEN] = "", label[64] = "";
   char         **vtunames = NULL;
   PetscReal     *vtutimes = NULL;
-  PetscBool      png = PETSC_TRUE, final_vtu = PETSC_TRUE, stop_activated = PETSC_FALSE, helpflg, quiet = PETSC_FALSE, use_ts = PETSC_FALSE;
+  PetscBool      png = PETSC_TRUE, final_vtu = PETSC_TRUE, stop_activated = PETSC_FALSE, helpflg, quiet = PETSC_FALSE, use_ts = PETSC_FALSE, extrapolate = PETSC_TRUE;
+  PetscReal      bandwidth = 2990; /* GB/s: the H100's device-to-device copy (docs/performance.md: 2995 measured) */
   PetscLogDouble tsetup0, tsetup1, tprog0, tprog1, tloop0, tloop1;
   PetscLogDouble tph[6] = {0, 0, 0, 0, 0, 0}, tmark; /* set-up phases: mesh, DM, assembler, matrix, the rest, device */
   VecType        vtype;
@@ -358,9 +440,15 @@ int main(int argc, char **argv)
      operations are about six launch-bound kernels per step (~30 us, estimated) against 4.1 ms per step on the
      20 k LV (H100), and were not measured here: the default moves to TS once cardiac_ts.gpu and per-step timings
      on a GPU host show no cost. */
+  /* Newton starts from the linear extrapolation 2 phi_n - phi_{n-1} instead of phi_n: on an H100 it cut Newton
+     iterations per step 1.16 -> 0.79 and CG 15.1 -> 10.2 on the 20 k LV (2000 steps), 2.00 -> 1.05 and 62.3 -> 32.7 on
+     lv6k -refine 2 (100 steps), with the same activation times (benchmarks/results/cardiac-solve-h100/) */
+  PetscCall(PetscOptionsBool("-cardiac_extrapolate", "Newton's initial guess extrapolated linearly from the two previous steps (with -cardiac_ts: TSThetaSetExtrapolate)", NULL, extrapolate, &extrapolate, NULL));
+  PetscCall(PetscOptionsReal("-cardiac_bandwidth", "memory bandwidth (GB/s) the bytes model's fractions refer to (default: an H100's copy bandwidth)", NULL, bandwidth, &bandwidth, NULL));
   PetscCall(PetscOptionsBool("-cardiac_ts", "time loop on PETSc TS (TSBEULER, fixed step, -ts_* options) instead of the hand loop (the default: see README.md for the measured cost)", NULL, use_ts, &use_ts, NULL));
   PetscOptionsEnd();
   PetscCheck(dt > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dt must be positive");
+  PetscCheck(bandwidth > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-cardiac_bandwidth must be positive");
   PetscCheck(cc.p.diso > 0 && cc.p.dani >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-d_iso must be positive and -d_ani nonnegative");
   if (quiet) monitor_every = 0;
   cc.p.dt = dt;
@@ -489,6 +577,13 @@ int main(int argc, char **argv)
     PetscCall(TSCreate(PETSC_COMM_WORLD, &ts));
     PetscCall(TSSetDM(ts, dm));
     PetscCall(TSSetType(ts, TSBEULER));
+    /* TS keeps U_n before the pre-step, so the guess is TS theta's own extrapolation, U_n + dt Udot_n: the same one.
+       It has no setter, only its option, which is given here unless the user gave it */
+    {
+      PetscBool set;
+      PetscCall(PetscOptionsHasName(NULL, NULL, "-ts_theta_initial_guess_extrapolate", &set));
+      if (!set && extrapolate) PetscCall(PetscOptionsSetValue(NULL, "-ts_theta_initial_guess_extrapolate", "1"));
+    }
     PetscCall(TSSetIFunction(ts, NULL, TSResidual, &app));
     PetscCall(TSSetIJacobian(ts, J, J, TSTangent, &app));
     PetscCall(TSSetTime(ts, 0.0));
@@ -512,9 +607,16 @@ int main(int argc, char **argv)
   PetscCall(SNESGetLineSearch(snes, &ls));
   PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHNONE));
   PetscCall(SNESGetKSP(snes, &ksp));
-  PetscCall(KSPSetType(ksp, KSPCG));
+  /* On one GPU the default is KSPCGASYNC (the plugin's CG: its scalars stay on the device, Jacobi inside its
+     kernels, the norm read back every 8 iterations): the same iterations and answers as KSPCG, measured faster on
+     an H100 (benchmarks/results/cardiac-solve-h100/).  On the CPU and on several ranks it is KSPCG. */
+  PetscCall(KSPSetType(ksp, app.device && size == 1 ? KSPCGASYNC : KSPCG));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCJACOBI));
+  /* The tangent's diagonal is positive (mass/dt dominates it), so PCJACOBI's check for zero diagonal entries is
+     not needed; it reads the diagonal on the host, which on the GPU cost a device-to-host and a host-to-device copy
+     of the diagonal at every Newton iteration (-log_view: PCSetUp GpuToCpu, PCApply CpuToGpu). */
+  PetscCall(PCJacobiSetFixDiagonal(pc, PETSC_FALSE));
   PetscCall(KSPSetTolerances(ksp, 1e-4, 1e-50, PETSC_CURRENT, 1000)); /* inexact Newton: 1e-4 halves CG vs 1e-6 at equal Newton counts */
   if (ts) {
     PetscCall(TSSetFromOptions(ts));       /* and the SNES's */
@@ -541,6 +643,10 @@ int main(int argc, char **argv)
   L.snes           = snes;
   L.phi            = phi;
   L.phin           = phin;
+  if (extrapolate && !ts) {
+    PetscCall(VecDuplicate(phi, &L.phidot));
+    PetscCall(VecSet(L.phidot, 0.0));
+  }
   L.act            = act;
   L.dt             = dt;
   L.stim_amp       = stim_amp;
@@ -681,7 +787,9 @@ int main(int argc, char **argv)
       PetscCall(PetscViewerDestroy(&v));
     }
   }
+  PetscCall(BytesModel(&L, J, ksp, app.as, bandwidth));
   PetscCall(MatViewFromOptions(J, NULL, "-jac_view"));
+  PetscCall(VecDestroy(&L.phidot));
 
 finish:
   for (PetscInt i = 0; i < nvtu; i++) PetscCall(PetscFree(vtunames[i]));

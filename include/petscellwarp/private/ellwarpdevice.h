@@ -21,6 +21,9 @@
 
 /* the stream of PETSc's current device context (errors propagate) */
 PETSC_EXTERN PetscErrorCode PetscEllwarpGetStream(cudaStream_t *);
+/* while s != NULL, PetscEllwarpGetStream() returns s: the library's kernels go to s, a stream being captured into a
+   CUDA graph (PETSc's default, the legacy stream, cannot be captured); NULL restores PETSc's stream */
+PETSC_EXTERN PetscErrorCode PetscEllwarpSetCaptureStream(cudaStream_t);
 /* waits for everything queued on that stream (before freeing memory kernels may still read, before reading results) */
 PETSC_EXTERN PetscErrorCode PetscEllwarpDeviceSynchronize(void);
 /* device memory of n bytes for `what` (named in the out-of-memory error); n == 0 gives NULL */

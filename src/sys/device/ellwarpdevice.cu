@@ -3,11 +3,23 @@
 #include <petscellwarp/private/ellwarpdevice.h>
 #include <petscdevice_cuda.h>
 
+/* set while a CUDA graph is being captured (KSPCGASYNC -ksp_cgasync_graph): PETSc's default stream is the legacy
+   stream, which cannot be captured, so the library's kernels go to the capturing stream instead */
+static cudaStream_t capture_stream = NULL;
+
 PetscErrorCode PetscEllwarpGetStream(cudaStream_t *s)
 {
   PetscFunctionBegin;
   *s = NULL;
-  PetscCall(PetscGetCurrentCUDAStream(s));
+  if (capture_stream) *s = capture_stream;
+  else PetscCall(PetscGetCurrentCUDAStream(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscEllwarpSetCaptureStream(cudaStream_t s)
+{
+  PetscFunctionBegin;
+  capture_stream = s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
