@@ -58,27 +58,17 @@
 /* ellwarp_add_test(assembly.gpu_symD -mesh box -faces 6 -sym_D -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_symD_unfused -mesh box -faces 5 -sym_D -dm_assembly_fuse 0 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_two -mesh two -gpu GPU) */
-/* ellwarp_add_test(assembly.atomic_compact -mesh box -faces 4 -plex -sym_D -dm_assembly_atomic_variant compact) */
-/* ellwarp_add_test(assembly.atomic_compact_tri -mesh tri -faces 6 -dm_assembly_atomic_variant compact) */
-/* ellwarp_add_test(assembly.atomic_agg_irregular -mesh box -faces 4 -dm_assembly_atomic_variant agg -dm_assembly_atomic_compact_maxcode 10) */
-/* ellwarp_add_test(assembly.atomic_compact_k2 -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant compact -mat_ellwarp_kernel k2) */
-/* ellwarp_add_test(assembly.atomic_compact_longrow -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant compact -mat_ellwarp_long_row 12) */
-/* ellwarp_add_test(assembly.gpu_atomic_compact_k2 -mesh box -faces 6 -sym_D -dm_assembly_atomic_variant agg -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 16 -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_compact -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant compact -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_agg -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant agg -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_agg_irregular -mesh box -faces 6 -dm_assembly_atomic_variant agg -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
-/* ellwarp_add_test(assembly.atomic_match -mesh box -faces 3 -sym_D -dm_assembly_atomic_variant match) */
+/* ellwarp_add_test(assembly.atomic_match_tri -mesh tri -faces 6) */
+/* ellwarp_add_test(assembly.atomic_match_irregular -mesh box -faces 4 -dm_assembly_atomic_compact_maxcode 10) */
+/* ellwarp_add_test(assembly.atomic_match_k2 -mesh box -faces 4 -sym_D -mat_ellwarp_kernel k2) */
+/* ellwarp_add_test(assembly.atomic_match_longrow -mesh box -faces 4 -sym_D -mat_ellwarp_long_row 12) */
+/* ellwarp_add_test(assembly.gpu_atomic_match_k2 -mesh box -faces 6 -sym_D -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 16 -gpu GPU) */
+/* ellwarp_add_test(assembly.atomic_match -mesh box -faces 3 -sym_D) */
 /* ellwarp_add_test(assembly.atomic_full -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant full) */
 /* ellwarp_add_test(assembly.gpu_atomic_full -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant full -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_match -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant match -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_match_irregular -mesh box -faces 6 -dm_assembly_atomic_variant match -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
-/* ellwarp_add_test(assembly.atomic_hash -mesh box -faces 3 -sym_D -dm_assembly_atomic_variant hash) */
-/* ellwarp_add_test(assembly.gpu_atomic_hash -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant hash -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_hash_probe1 -mesh box -faces 8 -dm_assembly_atomic_variant hash -dm_assembly_atomic_hash_probes 1 -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_hash_tri -mesh tri -faces 12 -dm_assembly_atomic_variant hash -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_hash256 -mesh box -faces 10 -sym_D -dm_assembly_atomic_variant hash256 -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_hash256_probe1 -mesh box -faces 8 -dm_assembly_atomic_variant hash256 -dm_assembly_atomic_hash_probes 1 -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_compact_tri -mesh tri -faces 12 -sym_D -dm_assembly_atomic_variant compact -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_match -mesh box -faces 8 -sym_D -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_match_irregular -mesh box -faces 6 -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_match_tri -mesh tri -faces 12 -sym_D -gpu GPU) */
 
 static PetscErrorCode CreateMesh(const char *mesh, PetscInt faces, DM *dm)
 {
@@ -488,11 +478,7 @@ int main(int argc, char **argv)
       PetscCheck(info.njacplans == 4 && info.nreductions == 6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "expected 4 Jacobian plans and 6 assemblies, got %" PetscInt_FMT " and %" PetscInt_FMT, info.njacplans, info.nreductions);
     }
     if (m == 0 || m == 5) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
-    if (m == 2) { /* -dm_assembly_atomic_variant: show that it ran (its plan's irregular elements) */
-      PetscBool var;
-      PetscCall(PetscOptionsHasName(NULL, NULL, "-dm_assembly_atomic_variant", &var));
-      if (var) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
-    }
+    if (m == 2) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF)); /* atomic: its variant ran (the plan's irregular elements) */
     PetscCall(VecDestroy(&Ux));
     PetscCall(DMAssemblyDestroy(&as));
   }

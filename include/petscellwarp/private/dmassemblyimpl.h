@@ -203,11 +203,10 @@ struct _p_DMAssembly {
   PetscBool   fuse;    /* atomic/color with built-in kernels: element computed inside the scatter, no element data in memory */
   void *ownctx;
   PetscErrorCode (*ownctxdestroy)(void **);
-  /* atomic variants for the built-in P1 Jacobian (dmasmfast.c, include/petscellwarp/private/dmasmfast.h) */
+  /* the atomic match variant of the built-in P1 Jacobian (dmasmfast.c, include/petscellwarp/private/dmasmfast.h) */
   PetscInt               atomicvariant; /* DMAsmAtomicVariant: -dm_assembly_atomic_variant */
   PetscInt               fastmaxcode;   /* largest entry code of the compact map (testing: smaller forces irregular elements) */
   struct _DMAsmFastPlan *fast;
-  PetscInt               fasthashprobes; /* hash variant: groups probed before an entry goes straight to global memory (testing) */
   /* distributed DMPlex (dmasmmpi.c; unused on one process).  Nodes are the local (ghosted) vector's dofs:
      edof holds local-vector offsets, ndof their number; rows are this rank's owned dofs only. */
   PetscBool  mpi;

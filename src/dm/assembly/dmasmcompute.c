@@ -251,7 +251,7 @@ static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  if (jac && DMAsmFastActive(as) && as->fast) { /* -dm_assembly_atomic_variant compact|agg|match|hash (dmasmfast.c) */
+  if (jac && DMAsmFastActive(as) && as->fast) { /* -dm_assembly_atomic_variant match (dmasmfast.c) */
     PetscCall(DMAsmFastAssembly(as, P, dst));
     PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,18 +1,18 @@
-/* Compact fused atomic Jacobian assembly (-dm_assembly_atomic_variant compact|agg): the plan (host, once per
+/* The match variant of the fused atomic P1 Jacobian (-dm_assembly_atomic_variant, default match): the plan (host, once per
    target array), its plain-C reference and the dispatch.  Design and bytes: include/petscellwarp/private/dmasmfast.h;
    the device kernel: dmasmfastcuda.cu. */
 #include <petscellwarp/private/dmasmfast.h>
 
 static const char *VariantName(DMAssembly as)
 {
-  static const char *const names[] = {"full", "compact", "agg", "match", "hash", "hash256"};
-  return as->atomicvariant >= 0 && as->atomicvariant <= DMASM_ATOMIC_HASH256 ? names[as->atomicvariant] : "unknown";
+  static const char *const names[] = {"full", "match"};
+  return as->atomicvariant >= 0 && as->atomicvariant <= DMASM_ATOMIC_MATCH ? names[as->atomicvariant] : "unknown";
 }
 
 PetscBool DMAsmFastActive(DMAssembly as)
 {
   /* P1 simplices only (the compact map's sorted 4 nodes); other elements run the full-map kernel */
-  return (PetscBool)(as->atomicvariant != DMASM_ATOMIC_DEFAULT && DMAsmIsAtomic(as) && as->fuse && as->builtin && as->k.ctx == (void *)as->builtin && as->nen == as->dim + 1 && as->nen <= 4);
+  return (PetscBool)(as->atomicvariant == DMASM_ATOMIC_MATCH && DMAsmIsAtomic(as) && as->fuse && as->builtin && as->k.ctx == (void *)as->builtin && as->nen == as->dim + 1 && as->nen <= 4);
 }
 
 PetscErrorCode DMAsmFastPlanDestroy(DMAsmFastPlan **fp)
@@ -195,7 +195,7 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
           for (PetscInt i = 0; i < nd; i++) nsecdef += (i == 0 || sd[i] != sd[i - 1]);
         }
     }
-    { /* the hash variant's block of 128 elements */
+    { /* blocks of 128 elements: what a per-block shared-memory sum would issue */
       PetscInt64 *all, bdist = 0, bsec = 0;
       PetscCall(PetscMalloc1(128 * 16, &all));
       for (PetscInt e0 = 0; e0 < nelem; e0 += 128) {
@@ -242,8 +242,8 @@ PetscErrorCode DMAsmBuildFastPlan(DMAssembly as, const PetscInt *q2t, PetscCount
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* plain-C reference of the compact kernel (the agg variant sums the same entries, in another order on the
-   device): dst += the regular elements' entries; dst is zeroed by the caller */
+/* plain-C reference of the match kernel (the device sums the same entries, in another order): dst += the regular
+   elements' entries; dst is zeroed by the caller */
 void DMAsmHostFast(const DMAsmP1Ctx *c, const DMAsmFastPlan *F, PetscScalar *dst)
 {
   const PetscInt nelem = F->nelem, nen = F->nen, dim = nen - 1;
@@ -282,7 +282,7 @@ PetscErrorCode DMAsmFastAssembly(DMAssembly as, const DMAsmPlan *P, PetscScalar 
     PetscCall(DMAsmP1CtxDevice(as->builtin));
     PetscCall(DMAsmP1CtxDeviceSym(as->builtin));
     PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-    PetscCall(DMAsmCUDAFast(as->builtin, F, as->atomicvariant == DMASM_ATOMIC_AGG ? 1 : as->atomicvariant == DMASM_ATOMIC_MATCH ? 2 : as->atomicvariant == DMASM_ATOMIC_HASH ? 3 : as->atomicvariant == DMASM_ATOMIC_HASH256 ? 4 : 0, as->fasthashprobes, dst));
+    PetscCall(DMAsmCUDAFast(as->builtin, F, dst));
     if (F->nirr) PetscCall(DMAsmCUDAP1Fused(as->builtin, F->nirr, F->dirr, as->nelem, as->dxe, NULL, as->dedof, PETSC_TRUE, P->de2t, PETSC_TRUE, dst));
 #endif
   }
@@ -294,17 +294,17 @@ PetscErrorCode DMAsmFastView(DMAssembly as, PetscViewer viewer)
   const char *name = VariantName(as);
 
   PetscFunctionBegin;
-  if (as->atomicvariant == DMASM_ATOMIC_DEFAULT || !DMAsmIsAtomic(as)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (as->atomicvariant == DMASM_ATOMIC_FULL || !DMAsmIsAtomic(as)) PetscFunctionReturn(PETSC_SUCCESS);
   if (!DMAsmFastActive(as)) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s: NOT USED (needs type atomic with the built-in kernels, fused)\n", name));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s (Jacobian; the residual runs the default fused kernel): sorted nodes 4 B + D + 1-byte entry codes per element, 32-byte node records%s\n", name, as->atomicvariant == DMASM_ATOMIC_AGG ? ", lowest node's diagonal summed per warp run before its atomic" : as->atomicvariant == DMASM_ATOMIC_MATCH ? ", each entry summed over the warp's lanes with the same target before one atomic" : as->atomicvariant >= DMASM_ATOMIC_HASH ? (as->atomicvariant == DMASM_ATOMIC_HASH ? ", each block's (128 elements) entries summed in a shared-memory hash table by sector, one atomic per distinct target" : ", each block's (256 elements) entries summed in a shared-memory hash table by sector, one atomic per distinct target") : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant %s (Jacobian; the residual runs the full-map fused kernel): sorted nodes 4 B + D + 1-byte entry codes per element, 32-byte node records, each entry summed over the warp's lanes with the same target before one atomic\n", name));
   if (as->fast)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  compact map: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (default fused kernel, full map), largest code %" PetscInt_FMT ", element matrix %s\n", as->fast->nirr, as->fast->nelem, as->fast->maxcode,
                                      as->fast->sym ? "upper triangle (D symmetric or identity)" : "full (D not exactly symmetric)"));
   if (as->fast && !as->fast->havestats) PetscCall(PetscViewerASCIIPrintf(viewer, "  address statistics: -dm_assembly_atomic_stats\n"));
   if (as->fast && as->fast->havestats)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  atomics per element (regular elements, warps of 32 consecutive elements): %d; 32-byte sectors per element %.2f (default map %.2f); match's atomics per element %.2f; a whole warp's distinct targets per element %.2f in %.2f sectors; a block of 128 (hash) %.2f in %.2f\n", (int)(as->nen * as->nen), (double)as->fast->sectors, (double)as->fast->sectorsdefault, (double)as->fast->matchatomics, (double)as->fast->warptargets, (double)as->fast->warpsectors, (double)as->fast->blocktargets, (double)as->fast->blocksectors));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  atomics per element (regular elements, warps of 32 consecutive elements): %d; 32-byte sectors per element %.2f (default map %.2f); match's atomics per element %.2f; a whole warp's distinct targets per element %.2f in %.2f sectors; a block of 128 elements %.2f in %.2f\n", (int)(as->nen * as->nen), (double)as->fast->sectors, (double)as->fast->sectorsdefault, (double)as->fast->matchatomics, (double)as->fast->warptargets, (double)as->fast->warpsectors, (double)as->fast->blocktargets, (double)as->fast->blocksectors));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -142,7 +142,6 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   a->fuse     = PETSC_TRUE;
   a->atomicvariant = DMASM_ATOMIC_MATCH; /* H100, 2.17 M tets into ELLWARP: 0.2565 ms against full 0.333 ms (peer 0.6145 ms) */
   a->fastmaxcode = 254;
-  a->fasthashprobes = 512;
   PetscCall(DMAssemblySetType(a, DMASSEMBLYGLOBALNZ));
   *as = a;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -266,12 +265,11 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscCall(PetscOptionsBool("-dm_assembly_reorder", "Built-in kernels: number the elements by their lowest dof (the matrix row order)", "DMAssembly", as->reorder, &as->reorder, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_index64", "64-bit plan entries even where 32 bits fit (testing)", "DMAssembly", as->force64, &as->force64, NULL));
   {
-    const char *const variants[] = {"full", "compact", "agg", "match", "hash", "hash256", "DMAsmAtomicVariant", "DMASM_ATOMIC_", NULL};
+    const char *const variants[] = {"full", "match", "DMAsmAtomicVariant", "DMASM_ATOMIC_", NULL};
     PetscEnum         v          = (PetscEnum)as->atomicvariant;
-    PetscCall(PetscOptionsEnum("-dm_assembly_atomic_variant", "atomic with the built-in kernels, Jacobian: full (16 targets per element read from a map), compact (1-byte entry codes, nodes by index), agg (compact + warp sum of the lowest node's diagonal), match (compact + warp sums of equal targets), hash (compact + per-block shared-memory sums by sector), hash256 (the same, 256-element blocks)", "DMAssembly", variants, v, &v, NULL));
+    PetscCall(PetscOptionsEnum("-dm_assembly_atomic_variant", "atomic with the built-in kernels, Jacobian: match (compact map, warp sums of equal targets) or full (16 targets per element read from a map)", "DMAssembly", variants, v, &v, NULL));
     as->atomicvariant = (PetscInt)v;
-    PetscCall(PetscOptionsBoundedInt("-dm_assembly_atomic_hash_probes", "atomic hash: table groups probed before an entry goes straight to global memory (testing)", "DMAssembly", as->fasthashprobes, &as->fasthashprobes, NULL, 1));
-    PetscCall(PetscOptionsBoundedInt("-dm_assembly_atomic_compact_maxcode", "atomic compact/agg: largest entry code (testing: smaller makes more elements irregular)", "DMAssembly", as->fastmaxcode, &as->fastmaxcode, NULL, 0));
+    PetscCall(PetscOptionsBoundedInt("-dm_assembly_atomic_compact_maxcode", "atomic match: largest entry code (testing: smaller makes more elements irregular)", "DMAssembly", as->fastmaxcode, &as->fastmaxcode, NULL, 0));
   }
   PetscCheck(as->nzpt <= 64, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_nz_per_thread %" PetscInt_FMT ": at most 64 (shared memory holds 128 x n values)", as->nzpt);
   PetscOptionsEnd();
