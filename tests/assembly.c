@@ -321,6 +321,7 @@ static PetscErrorCode CheckLocalRow(DM dm, Vec U, PetscReal alpha, PetscReal bet
     Vec                      Ux;
 
     PetscCall(DMAssemblyCreate(dm, &as));
+    PetscCall(DMAssemblySetType(as, types[i])); /* the type first: its options are read by it */
     PetscCall(DMAssemblySetFromOptions(as));
     PetscCall(DMAssemblySetType(as, types[i]));
     PetscCall(DMAssemblyP1DiffusionMassKernels(as, alpha, beta, source, D, &k));
@@ -410,6 +411,7 @@ int main(int argc, char **argv)
     PetscBool                reproducible = (PetscBool)(m != 2), same; /* all but atomic */
 
     PetscCall(DMAssemblyCreate(dm, &as));
+    PetscCall(DMAssemblySetType(as, methods[m])); /* the type first: its options are read by it */
     PetscCall(DMAssemblySetFromOptions(as));
     PetscCall(DMAssemblySetType(as, methods[m]));
     PetscCall(DMAssemblyP1DiffusionMassKernels(as, alpha, beta, source, D, &k));
@@ -417,7 +419,7 @@ int main(int argc, char **argv)
     PetscCall(DMAssemblySetUp(as));
     PetscCall(DMAssemblyGetMemType(as, &mt));
     PetscCheck(!gpu || m == 1 || mt == PETSC_MEMTYPE_DEVICE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU run: method %s does not run on the device", methods[m]);
-    if (m == 0) PetscCall(CheckColoring(as, ndof));
+    if (m == 3) PetscCall(CheckColoring(as, ndof)); /* color: the only type that colours */
     targets = mt == PETSC_MEMTYPE_HOST ? hosttargets : devtargets;
     PetscCall(CheckResidual(as, methods[m], mt, U, Fref, tol, reproducible, &Ux, &fail));
     for (int t = 0; t < 2; t++) {
@@ -429,16 +431,16 @@ int main(int argc, char **argv)
       PetscCall(CreateTarget(dm, targets[t], mt, &J));
       PetscCall(DMAssemblyComputeJacobian(as, Ux, J));
       PetscCall(RelErrMat(J, Jref, &errJ));
-      if (m == 5 && !as->shfallback) { /* sharednz: the partition of this target's plan and the residual's */
-        PetscCall(CheckSharedPlan(&as->jsh, nelem, targets[t], &fail));
-        if (t == 0) PetscCall(CheckSharedPlan(&as->rsh, nelem, "residual", &fail));
+      if (m == 5 && !((DMAssembly_SharedNZ *)as->data)->fallback) { /* sharednz: the partition of this target's plan and the residual's */
+        PetscCall(CheckSharedPlan(&((DMAssembly_SharedNZ *)as->data)->jsh, nelem, targets[t], &fail));
+        if (t == 0) PetscCall(CheckSharedPlan(&((DMAssembly_SharedNZ *)as->data)->rsh, nelem, "residual", &fail));
       }
-      const unsigned long long h1 = m == 5 ? SharedPlanHash(&as->jsh) : 0;
+      const unsigned long long h1 = m == 5 ? SharedPlanHash(&((DMAssembly_SharedNZ *)as->data)->jsh) : 0;
       PetscCall(CreateTarget(dm, targets[t], mt, &J2));
       PetscCall(DMAssemblyComputeJacobian(as, Ux, J2)); /* a second matrix: a second plan */
       PetscCall(DMAssemblyComputeJacobian(as, Ux, J2)); /* reassembly, same plan */
-      if (m == 5 && !as->shfallback && as->jsh.tb) {
-        const PetscBool samep = (PetscBool)(SharedPlanHash(&as->jsh) == h1);
+      if (m == 5 && !((DMAssembly_SharedNZ *)as->data)->fallback && ((DMAssembly_SharedNZ *)as->data)->jsh.tb) {
+        const PetscBool samep = (PetscBool)(SharedPlanHash(&((DMAssembly_SharedNZ *)as->data)->jsh) == h1);
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "sharednz %s plan rebuilt for a second matrix: %s\n", targets[t], samep ? "identical ok" : "DIFFERENT (FAIL)"));
         if (!samep) fail = PETSC_TRUE;
       }
@@ -477,8 +479,7 @@ int main(int argc, char **argv)
       PetscCall(DMAssemblyGetInfo(as, &info));
       PetscCheck(info.njacplans == 4 && info.nreductions == 6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "expected 4 Jacobian plans and 6 assemblies, got %" PetscInt_FMT " and %" PetscInt_FMT, info.njacplans, info.nreductions);
     }
-    if (m == 0 || m == 5) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
-    if (m == 2) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF)); /* atomic: its variant ran (the plan's irregular elements) */
+    if (m == 0 || m == 2 || m == 3 || m == 5) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF)); /* atomic: its variant ran (the plan's irregular elements) */
     PetscCall(VecDestroy(&Ux));
     PetscCall(DMAssemblyDestroy(&as));
   }

@@ -269,6 +269,7 @@ static PetscErrorCode RunOrder(const char *elem, PetscInt order, PetscInt faces,
     PetscBool                reproducible = (PetscBool)(m != 2), same;
 
     PetscCall(DMAssemblyCreate(dm, &as));
+    PetscCall(DMAssemblySetType(as, methods[m])); /* the type first: its options are read by it */
     PetscCall(DMAssemblySetFromOptions(as));
     PetscCall(DMAssemblySetType(as, methods[m]));
     PetscCall(DMAssemblyLagrangeKernels(as, alpha, beta, source, D, &k));

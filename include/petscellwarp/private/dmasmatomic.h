@@ -1,5 +1,5 @@
-/* The match variant of type atomic's fused P1 Jacobian (src/dm/assembly/dmasmfast.c, kernel in
-   dmasmfastcuda.cu): the default of type atomic (-dm_assembly_atomic_variant full runs the full-map fused kernel).
+/* The match variant of type atomic's fused P1 Jacobian (src/dm/assembly/dmasmatomic.c, kernel in
+   dmasmatomiccuda.cu): the default of type atomic (-dm_assembly_atomic_variant full runs the full-map fused kernel).
 
    Why: the full-map fused atomic kernel streams, per element, its coordinates (96 B), the conductivity's upper
    triangle (48 B) and 16 32-bit targets (64 B) = 208 B.  Here an element carries only
@@ -47,7 +47,7 @@ typedef struct _DMAsmFastPlan {
   PetscBool      sym;       /* D exactly symmetric or identity: the element computes its upper triangle */
   /* address statistics per warp instruction (32 consecutive elements, one entry (a,b) each), summed over the
      instructions and divided by the element count: 32-byte sectors the atomics touch with this map and with
-     the default map (closure node order), and the atomics after match's aggregation (distinct targets) */
+     the full map (closure node order), and the atomics after match's aggregation (distinct targets) */
   PetscReal      sectors, sectorsdefault, matchatomics, warptargets, warpsectors, blocktargets, blocksectors;
   PetscBool      havestats; /* the address statistics were computed (-dm_assembly_atomic_stats: sorts per warp and block, seconds at millions of elements) */
   PetscInt      *enode;     /* [nen][nelem] nodes (dofs) of element e, increasing */
@@ -91,12 +91,7 @@ static DMASM_HD inline void DMAsmFastP1Element(int dim, int sym, PetscReal alpha
   }
 }
 
-PETSC_INTERN PetscBool      DMAsmFastActive(DMAssembly);
-PETSC_INTERN PetscErrorCode DMAsmBuildFastPlan(DMAssembly, const PetscInt *, PetscCount, DMAsmFastPlan **);
-PETSC_INTERN PetscErrorCode DMAsmFastPlanDestroy(DMAsmFastPlan **);
-PETSC_INTERN PetscErrorCode DMAsmFastAssembly(DMAssembly, const DMAsmPlan *, PetscScalar *);
-PETSC_INTERN PetscErrorCode DMAsmFastView(DMAssembly, PetscViewer);
-PETSC_INTERN void           DMAsmHostFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscScalar *);
+PETSC_INTERN void DMAsmHostFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscScalar *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscScalar *);
 #endif

@@ -1,7 +1,7 @@
 /* The match kernel of the fused atomic P1 Jacobian (type atomic's default variant); plan and plain-C reference:
-   dmasmfast.c; design: include/petscellwarp/private/dmasmfast.h.  The compact, agg, hash and hash256 variants
+   dmasmatomic.c; design: include/petscellwarp/private/dmasmatomic.h.  The compact, agg, hash and hash256 variants
    were removed: slower than match into both targets on an H100 (src/dm/assembly/README-atomic-variants.md). */
-#include <petscellwarp/private/dmasmfast.h>
+#include <petscellwarp/private/dmasmatomic.h>
 #include <petscdevice_cuda.h>
 #include <petscellwarp/private/ellwarpdevice.h>
 
