@@ -31,43 +31,43 @@
 /* ellwarp_add_test(assembly.localrow -mesh box -faces 3 -plex -snes -dm_assembly_type localrow) */
 /* ellwarp_add_test(assembly.gpu_localrow -mesh box -faces 5 -plex -snes -dm_assembly_type localrow -gpu GPU) */
 /* ellwarp_add_test(assembly.localnz -mesh box -faces 3 -plex -snes -dm_assembly_type localnz) */
-/* ellwarp_add_test(assembly.localnz_tri_index64 -mesh tri -faces 6 -dm_assembly_type localnz -dm_assembly_index64) */
+/* ellwarp_add_test(assembly.localnz_tri_index64 -mesh tri -faces 6 -dm_assembly_type localnz -dm_assembly_tune index64=1) */
 /* ellwarp_add_test(assembly.gpu_localnz -mesh box -faces 5 -plex -snes -dm_assembly_type localnz -gpu GPU) */
 /* ellwarp_add_test(assembly.single -mesh single) */
-/* ellwarp_add_test(assembly.colortail -mesh box -faces 4 -dm_assembly_color_tail 24) */
-/* ellwarp_add_test(assembly.colortail_unfused -mesh box -faces 4 -dm_assembly_color_tail 24 -dm_assembly_fuse 0) */
-/* ellwarp_add_test(assembly.gpu_colortail -mesh box -faces 8 -dm_assembly_color_tail 100 -gpu GPU) */
+/* ellwarp_add_test(assembly.colortail -mesh box -faces 4 -dm_assembly_tune color_tail=24) */
+/* ellwarp_add_test(assembly.colortail_unfused -mesh box -faces 4 -dm_assembly_fuse 0 -dm_assembly_tune color_tail=24) */
+/* ellwarp_add_test(assembly.gpu_colortail -mesh box -faces 8 -dm_assembly_tune color_tail=100 -gpu GPU) */
 /* ellwarp_add_test(assembly.sharednz -mesh box -faces 4 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24) */
 /* ellwarp_add_test(assembly.sharednz_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8) */
 /* ellwarp_add_test(assembly.sharednz_fallback -mesh box -faces 3 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 1 -info) */
 /* ellwarp_add_test(assembly.gpu_sharednz -mesh box -faces 8 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -gpu GPU) */
 /* ellwarp_add_test(assembly.sharednz_metis -mesh box -faces 4 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis) */
-/* ellwarp_add_test(assembly.sharednz_metis_small -mesh box -faces 6 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 12 -dm_assembly_shared_partition metis -dm_assembly_shared_metis_fill 1.5 -dm_assembly_shared_metis_seed 7) */
-/* ellwarp_add_test(assembly.sharednz_metis_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8 -dm_assembly_shared_partition metis -dm_assembly_shared_metis_lanes 32) */
-/* ellwarp_add_test(assembly.sharednz_metis_longrow -mesh box -faces 4 -sym_D -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 12 -dm_assembly_shared_metis_lanes 8) */
+/* ellwarp_add_test(assembly.sharednz_metis_small -mesh box -faces 6 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 12 -dm_assembly_shared_partition metis -dm_assembly_tune metis_fill=1.5,metis_seed=7) */
+/* ellwarp_add_test(assembly.sharednz_metis_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8 -dm_assembly_shared_partition metis -dm_assembly_tune metis_lanes=32) */
+/* ellwarp_add_test(assembly.sharednz_metis_longrow -mesh box -faces 4 -sym_D -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 12 -dm_assembly_tune metis_lanes=8) */
 /* ellwarp_add_test(assembly.sharednz_metis_fallback -mesh box -faces 3 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 1 -dm_assembly_shared_partition metis -info) */
 /* ellwarp_add_test(assembly.gpu_sharednz_metis -mesh box -faces 8 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -gpu GPU) */
 /* ellwarp_add_test(assembly.two -mesh two) */
 /* ellwarp_add_test(assembly.unfused -mesh box -faces 3 -dm_assembly_fuse 0) */
 /* ellwarp_add_test(assembly.gpu_unfused -mesh box -faces 5 -dm_assembly_fuse 0 -gpu GPU) */
-/* ellwarp_add_test(assembly.nzpt1 -mesh box -faces 2 -dm_assembly_nz_per_thread 1) */
-/* ellwarp_add_test(assembly.index64 -mesh box -faces 3 -dm_assembly_index64 -dm_assembly_nz_per_thread 16) */
-/* ellwarp_add_test(assembly.gpu_index64 -mesh box -faces 4 -dm_assembly_index64 -gpu GPU) */
+/* ellwarp_add_test(assembly.nzpt1 -mesh box -faces 2 -dm_assembly_tune nz_per_thread=1) */
+/* ellwarp_add_test(assembly.index64 -mesh box -faces 3 -dm_assembly_tune index64=1,nz_per_thread=16) */
+/* ellwarp_add_test(assembly.gpu_index64 -mesh box -faces 4 -dm_assembly_tune index64=1 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu -mesh box -faces 6 -plex -snes -gpu GPU) */
 /* ellwarp_add_test(assembly.symD -mesh box -faces 4 -sym_D) */
 /* ellwarp_add_test(assembly.gpu_symD -mesh box -faces 6 -sym_D -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_symD_unfused -mesh box -faces 5 -sym_D -dm_assembly_fuse 0 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_two -mesh two -gpu GPU) */
 /* ellwarp_add_test(assembly.atomic_match_tri -mesh tri -faces 6) */
-/* ellwarp_add_test(assembly.atomic_match_irregular -mesh box -faces 4 -dm_assembly_atomic_compact_maxcode 10) */
+/* ellwarp_add_test(assembly.atomic_match_irregular -mesh box -faces 4 -dm_assembly_tune atomic_maxcode=10) */
 /* ellwarp_add_test(assembly.atomic_match_k2 -mesh box -faces 4 -sym_D -mat_ellwarp_kernel k2) */
 /* ellwarp_add_test(assembly.atomic_match_longrow -mesh box -faces 4 -sym_D -mat_ellwarp_long_row 12) */
 /* ellwarp_add_test(assembly.gpu_atomic_match_k2 -mesh box -faces 6 -sym_D -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 16 -gpu GPU) */
 /* ellwarp_add_test(assembly.atomic_match -mesh box -faces 3 -sym_D) */
-/* ellwarp_add_test(assembly.atomic_full -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant full) */
-/* ellwarp_add_test(assembly.gpu_atomic_full -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant full -gpu GPU) */
+/* ellwarp_add_test(assembly.atomic_full -mesh box -faces 4 -sym_D -dm_assembly_tune atomic_variant=full) */
+/* ellwarp_add_test(assembly.gpu_atomic_full -mesh box -faces 8 -sym_D -dm_assembly_tune atomic_variant=full -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_match -mesh box -faces 8 -sym_D -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_match_irregular -mesh box -faces 6 -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_match_irregular -mesh box -faces 6 -dm_assembly_tune atomic_maxcode=10 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_atomic_match_tri -mesh tri -faces 12 -sym_D -gpu GPU) */
 
 static PetscErrorCode CreateMesh(const char *mesh, PetscInt faces, DM *dm)

@@ -174,7 +174,7 @@ static PetscErrorCode PhaseTimes(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt n
 }
 
 /* "sharednz:96" -> type sharednz with a 96 kB shared-memory budget per block (-dm_assembly_sharednz_smem);
-   "atomic:full" -> type atomic with -dm_assembly_atomic_variant full (variant: the non-numeric suffix);
+   "atomic:full" -> type atomic with -dm_assembly_tune atomic_variant=full (variant: the non-numeric suffix);
    "sharednz:metis", "sharednz:110:metis" -> -dm_assembly_shared_partition metis (with a budget) */
 static PetscErrorCode SplitBudget(char *mname, PetscInt *kb, char *variant, size_t vlen)
 {
@@ -195,19 +195,22 @@ static PetscErrorCode SplitBudget(char *mname, PetscInt *kb, char *variant, size
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the variant: sharednz's partition (-dm_assembly_shared_partition) or atomic's -dm_assembly_atomic_variant */
+/* the variant: sharednz's partition (-dm_assembly_shared_partition) or atomic's -dm_assembly_tune atomic_variant */
 static PetscErrorCode SetAtomicVariant(DMAssembly as, const char *variant)
 {
-  const char *opt;
+  const char    *opt;
+  char           val[64];
   DMAssemblyType type;
-  PetscBool   shnz;
+  PetscBool      shnz;
 
   PetscFunctionBegin;
   if (!variant[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DMAssemblyGetType(as, &type));
   PetscCall(PetscStrcmp(type, DMASSEMBLYSHAREDNZ, &shnz));
-  opt = shnz ? "-dm_assembly_shared_partition" : "-dm_assembly_atomic_variant";
-  PetscCall(PetscOptionsSetValue(NULL, opt, variant));
+  opt = shnz ? "-dm_assembly_shared_partition" : "-dm_assembly_tune";
+  if (shnz) PetscCall(PetscStrncpy(val, variant, sizeof(val)));
+  else PetscCall(PetscSNPrintf(val, sizeof(val), "atomic_variant=%s", variant));
+  PetscCall(PetscOptionsSetValue(NULL, opt, val));
   PetscCall(DMAssemblySetFromOptions(as));
   PetscCall(PetscOptionsClearValue(NULL, opt));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,5 +1,5 @@
 /* The match variant of type atomic's fused P1 Jacobian (src/dm/assembly/dmasmatomic.c, kernel in
-   dmasmatomiccuda.cu): the default of type atomic (-dm_assembly_atomic_variant full runs the full-map fused kernel).
+   dmasmatomiccuda.cu): the default of type atomic (tune atomic_variant=full runs the full-map fused kernel).
 
    Why: the full-map fused atomic kernel streams, per element, its coordinates (96 B), the conductivity's upper
    triangle (48 B) and 16 32-bit targets (64 B) = 208 B.  Here an element carries only
@@ -28,7 +28,7 @@
 #include <petscellwarp/private/dmasmp1.h>
 
 typedef enum {
-  DMASM_ATOMIC_FULL  = 0, /* the full-map fused kernel (-dm_assembly_atomic_variant full; other elements, irregular elements) */
+  DMASM_ATOMIC_FULL  = 0, /* the full-map fused kernel (tune atomic_variant=full; other elements, irregular elements) */
   DMASM_ATOMIC_MATCH = 1  /* the default: H100, 2.17 M tets into ELLWARP 0.2565 ms against full's 0.333 ms */
 } DMAsmAtomicVariant;
 
@@ -49,7 +49,7 @@ typedef struct _DMAsmFastPlan {
      instructions and divided by the element count: 32-byte sectors the atomics touch with this map and with
      the full map (closure node order), and the atomics after match's aggregation (distinct targets) */
   PetscReal      sectors, sectorsdefault, matchatomics, warptargets, warpsectors, blocktargets, blocksectors;
-  PetscBool      havestats; /* the address statistics were computed (-dm_assembly_atomic_stats: sorts per warp and block, seconds at millions of elements) */
+  PetscBool      havestats; /* the address statistics were computed (tune atomic_stats: sorts per warp and block, seconds at millions of elements) */
   PetscInt      *enode;     /* [nen][nelem] nodes (dofs) of element e, increasing */
   unsigned      *code;      /* [nen][nelem] word a: byte b = code of entry (a,b) in the sorted node order */
   DMAsmFastNode *node;      /* [ndof] */

@@ -152,6 +152,15 @@ struct _DMAssemblyOps {
   PetscErrorCode (*destroy)(DMAssembly);                            /* frees as->data: the type's own state (and composed functions) */
 };
 
+/* -dm_assembly_tune key=value[,key=value...] (dmassembly.c): developer knobs that never change a default, parsed
+   once by DMAssemblySetFromOptions(); the generic code and each type read their keys with DMAsmTuneGet*() */
+#define DMASM_TUNE_MAX 16
+typedef struct {
+  PetscInt  n;
+  char      key[DMASM_TUNE_MAX][32], val[DMASM_TUNE_MAX][64];
+  PetscBool used[DMASM_TUNE_MAX]; /* read by the generic code or the current type */
+} DMAsmTune;
+
 
 struct _p_DMAssembly {
   PETSCHEADER(struct _DMAssemblyOps);
@@ -165,8 +174,9 @@ struct _p_DMAssembly {
   PetscMemType             mtype;     /* where the gather, callbacks and reductions run */
   PetscBool                nodevice;  /* a device method runs on the host because no CUDA device is usable */
   void                    *data;      /* the type's own state (DMAssembly_SharedNZ, _LocalRow, _Atomic, _Color), from its constructor */
-  PetscInt                 nzpt;      /* targets per thread of the packed reduction (C = nzpt * DMASM_BLOCK; -dm_assembly_nz_per_thread) */
-  PetscBool                force64;   /* 64-bit plan entries even where 32 bits fit (tests the 64-bit path; -dm_assembly_index64) */
+  DMAsmTune                tune;      /* -dm_assembly_tune */
+  PetscInt                 nzpt;      /* targets per thread of the packed reduction (C = nzpt * DMASM_BLOCK; tune nz_per_thread) */
+  PetscBool                force64;   /* 64-bit plan entries even where 32 bits fit (tests the 64-bit path; tune index64) */
   /* mesh, built once */
   PetscInt   nelem, nen, dim, ndof, cStart;
   PetscInt  *edof;   /* [nen][nelem] global dof of node a of element e */
@@ -219,7 +229,7 @@ typedef struct {
 /* color (dmasmcolor.c): the greedy element colouring, computed by its set-up only */
 typedef struct {
   DMAsmScatter sc;
-  PetscInt     colortail;                    /* colours smaller than this form the tail (-dm_assembly_color_tail, default DMASM_COLOR_TAIL) */
+  PetscInt     colortail;                    /* colours smaller than this form the tail (tune color_tail, default DMASM_COLOR_TAIL) */
   PetscInt     ncolors;
   PetscInt    *colptr, *colelem;             /* elements of colour c: colelem[colptr[c] .. colptr[c+1]) */
   PetscInt    *dcolelem;                     /* colelem in the execution memory (== colelem on the host) */
@@ -230,9 +240,9 @@ typedef struct {
 /* atomic (dmasmatomic.c): the variant of the fused P1 Jacobian and its plan (include/petscellwarp/private/dmasmatomic.h) */
 typedef struct {
   DMAsmScatter           sc;
-  PetscInt               variant; /* DMAsmAtomicVariant (-dm_assembly_atomic_variant) */
-  PetscInt               maxcode; /* largest entry code of the compact map (-dm_assembly_atomic_compact_maxcode: smaller forces irregular elements) */
-  PetscBool              stats;   /* address statistics in the plan and View (-dm_assembly_atomic_stats: they triple the plan's set-up) */
+  PetscInt               variant; /* DMAsmAtomicVariant (tune atomic_variant) */
+  PetscInt               maxcode; /* largest entry code of the compact map (tune atomic_maxcode: smaller forces irregular elements) */
+  PetscBool              stats;   /* address statistics in the plan and View (tune atomic_stats: they triple the plan's set-up) */
   struct _DMAsmFastPlan *fast;
 } DMAssembly_Atomic;
 
@@ -240,10 +250,10 @@ typedef struct {
 typedef struct {
   PetscInt             smem;     /* shared-memory budget per block, bytes (-dm_assembly_sharednz_smem, kB) */
   DMAsmSharedPartition part;     /* -dm_assembly_shared_partition contiguous|metis */
-  PetscInt             seed;     /* -dm_assembly_shared_metis_seed: METIS's random seed (fixed: the same plan every run) */
-  PetscInt             lanes;    /* -dm_assembly_shared_metis_lanes: an ELLWARP unit is this many lanes of a slice (32: the slice) */
-  PetscInt             csrmin;   /* -dm_assembly_shared_metis_csr_min: a CSR unit takes consecutive rows until it holds this many values */
-  PetscReal            fill;     /* -dm_assembly_shared_metis_fill: a METIS part's element rows as a fraction of the budget (0: estimated) */
+  PetscInt             seed;     /* tune metis_seed: METIS's random seed (fixed: the same plan every run) */
+  PetscInt             lanes;    /* tune metis_lanes: an ELLWARP unit is this many lanes of a slice (32: the slice) */
+  PetscInt             csrmin;   /* tune metis_csr_min: a CSR unit takes consecutive rows until it holds this many values */
+  PetscReal            fill;     /* tune metis_fill: a METIS part's element rows as a fraction of the budget (0: estimated) */
   PetscBool            fallback; /* user kernels or not the P1 simplex: globalnz runs instead (stated in -info and View) */
   PetscReal           *xn, *dxn; /* nodal coordinates [ndof][dim], host and execution memory */
   DMAsmSharedPlan      jsh, rsh; /* Jacobian (its key in as->jac) and residual block plans */
@@ -361,6 +371,11 @@ static inline PetscBool DMAsmBuiltinAny(DMAssembly as)
 {
   return (PetscBool)(DMAsmBuiltinP1(as) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin));
 }
+/* -dm_assembly_tune (dmassembly.c): the value of a key where it is given (else *v unchanged), marked used */
+PETSC_INTERN PetscErrorCode DMAsmTuneGetInt(DMAssembly, const char[], PetscInt, PetscInt, PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmTuneGetReal(DMAssembly, const char[], PetscReal, PetscReal, PetscReal *);
+PETSC_INTERN PetscErrorCode DMAsmTuneGetBool(DMAssembly, const char[], PetscBool *);
+PETSC_INTERN PetscErrorCode DMAsmTuneGetEList(DMAssembly, const char[], const char *const[], PetscInt, PetscInt *);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_GlobalNZ(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_Host(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_Atomic(DMAssembly);

@@ -300,7 +300,7 @@ static PetscErrorCode FastView(DMAssembly as, PetscViewer viewer)
 
   PetscFunctionBegin;
   if (A->variant == DMASM_ATOMIC_FULL) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant full (-dm_assembly_atomic_variant full): element coordinates and 16 targets per element read from the full map\n"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "atomic variant full (tune atomic_variant=full): element coordinates and 16 targets per element read from the full map\n"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (!FastActive(as)) {
@@ -312,7 +312,7 @@ static PetscErrorCode FastView(DMAssembly as, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  compact map: %" PetscInt_FMT " of %" PetscInt_FMT " elements irregular (full-map fused kernel), largest code %" PetscInt_FMT ", element matrix %s\n", F->nirr, F->nelem, F->maxcode, F->sym ? "upper triangle (D symmetric or identity)" : "full (D not exactly symmetric)"));
     if (F->havestats)
       PetscCall(PetscViewerASCIIPrintf(viewer, "  atomics per element (regular elements, warps of 32 consecutive elements): %d without aggregation; 32-byte sectors per element %.2f (full map %.2f); match's atomics per element %.2f; a whole warp's distinct targets per element %.2f in %.2f sectors; a block of 128 elements %.2f in %.2f\n", (int)(as->nen * as->nen), (double)F->sectors, (double)F->sectorsdefault, (double)F->matchatomics, (double)F->warptargets, (double)F->warpsectors, (double)F->blocktargets, (double)F->blocksectors));
-    else PetscCall(PetscViewerASCIIPrintf(viewer, "  address statistics: -dm_assembly_atomic_stats\n"));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  address statistics: -dm_assembly_tune atomic_stats=1\n"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -377,9 +377,9 @@ static PetscErrorCode SetFromOptions_Atomic(DMAssembly as, PetscOptionItems Pets
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "DMAssembly atomic");
   PetscCall(DMAsmSetFromOptionsScatter(as, &A->sc, PetscOptionsObject));
-  PetscCall(PetscOptionsEList("-dm_assembly_atomic_variant", "atomic with the built-in kernels, Jacobian: match (compact map, warp sums of equal targets) or full (16 targets per element read from a map)", "DMASSEMBLYATOMIC", VariantNames, PETSC_STATIC_ARRAY_LENGTH(VariantNames), VariantNames[A->variant], &A->variant, NULL));
-  PetscCall(PetscOptionsRangeInt("-dm_assembly_atomic_compact_maxcode", "atomic match: largest entry code (testing: smaller makes more elements irregular)", "DMASSEMBLYATOMIC", A->maxcode, &A->maxcode, NULL, 0, 254));
-  PetscCall(PetscOptionsBool("-dm_assembly_atomic_stats", "atomic match: address statistics in DMAssemblyView() (they triple the plan's set-up)", "DMASSEMBLYATOMIC", A->stats, &A->stats, NULL));
+  PetscCall(DMAsmTuneGetEList(as, "atomic_variant", VariantNames, PETSC_STATIC_ARRAY_LENGTH(VariantNames), &A->variant));
+  PetscCall(DMAsmTuneGetInt(as, "atomic_maxcode", 0, 254, &A->maxcode));
+  PetscCall(DMAsmTuneGetBool(as, "atomic_stats", &A->stats));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -406,9 +406,9 @@ static PetscErrorCode Destroy_Atomic(DMAssembly as)
 
    Options Database Keys:
 +  -dm_assembly_fuse <bool>                 - compute the element inside the scatter with the built-in kernels (default true)
-.  -dm_assembly_atomic_variant <match,full>  - the fused P1 Jacobian (default match)
-.  -dm_assembly_atomic_compact_maxcode <n>  - largest entry code of the compact map (testing: smaller makes elements irregular)
--  -dm_assembly_atomic_stats <bool>         - address statistics in `DMAssemblyView()` (they triple the plan's set-up)
+.  -dm_assembly_tune atomic_variant=<full,match> - the fused P1 Jacobian (developer; default match)
+.  -dm_assembly_tune atomic_maxcode=<n>     - largest entry code of the compact map (developer: smaller makes elements irregular)
+-  -dm_assembly_tune atomic_stats=<bool>    - address statistics in `DMAssemblyView()` (developer; they triple the plan's set-up)
 
    Level: beginner
 

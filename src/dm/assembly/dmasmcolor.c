@@ -10,7 +10,7 @@ static PetscErrorCode SetFromOptions_Color(DMAssembly as, PetscOptionItems Petsc
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "DMAssembly color");
   PetscCall(DMAsmSetFromOptionsScatter(as, &c->sc, PetscOptionsObject));
-  PetscCall(PetscOptionsBoundedInt("-dm_assembly_color_tail", "color: colours with fewer elements go through one packed reduction (run first)", "DMASSEMBLYCOLOR", c->colortail, &c->colortail, NULL, 0));
+  PetscCall(DMAsmTuneGetInt(as, "color_tail", 0, PETSC_INT_MAX, &c->colortail));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -155,7 +155,7 @@ static PetscErrorCode Destroy_Color(DMAssembly as)
 
    Options Database Keys:
 +  -dm_assembly_fuse <bool>            - compute the element inside the scatter with the built-in kernels (default true)
--  -dm_assembly_color_tail <n>        - colours with fewer elements form the tail (default 8192)
+-  -dm_assembly_tune color_tail=<n>    - colours with fewer elements form the tail (developer; default 8192)
 
    Level: beginner
 

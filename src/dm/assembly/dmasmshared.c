@@ -434,7 +434,7 @@ PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, Pe
 }
 
 /* sharednz with the METIS partition: the units of the target array, the smallest groups of targets whose
-   stores stay coalesced: in ELLWARP a group of -dm_assembly_shared_metis_lanes lanes of a slice over all its
+   stores stay coalesced: in ELLWARP a group of tune metis_lanes lanes of a slice over all its
    steps (slots are column-major over the slice's 32 lanes, so one row alone is strided; 16 lanes of doubles
    are one 128-byte line per step, so a warp still stores whole lines), then the long rows' slots by 32; a CSR
    row's range (or a few consecutive rows) */
@@ -448,7 +448,7 @@ static PetscErrorCode SharedUnits(const MatAssemblyBlock *T, PetscInt n, const P
     const PetscCount tail  = (T->nval - nsl + 31) / 32;
     const PetscInt   ng    = H / lanes;
     PetscCount       j     = 0, u = 0;
-    PetscCheck(H % lanes == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "sharednz METIS: -dm_assembly_shared_metis_lanes %" PetscInt_FMT " does not divide the matrix's slice height %" PetscInt_FMT, lanes, H);
+    PetscCheck(H % lanes == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "sharednz METIS: tune metis_lanes %" PetscInt_FMT " does not divide the matrix's slice height %" PetscInt_FMT, lanes, H);
     *nunit = (PetscCount)T->nslices * ng + tail;
     PetscCall(PetscMalloc1(*nunit + 1, ustart));
     PetscCall(PetscMalloc1(T->nval + 1, utgt));
@@ -467,7 +467,7 @@ static PetscErrorCode SharedUnits(const MatAssemblyBlock *T, PetscInt n, const P
     }
     (*ustart)[u] = j;
     PetscCheck(u == *nunit && j == T->nval, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sharednz METIS: slice units miscounted");
-  } else { /* consecutive rows until the unit holds >= -dm_assembly_shared_metis_csr_min values (default 1: one row
+  } else { /* consecutive rows until the unit holds >= tune metis_csr_min values (default 1: one row
               per unit).  At 2.17 M tets (RCM): one row per unit, redundancy 1.63 and 9.4 s in METIS; >= 32 values
               (~3 rows), 1.79 and 5.0 s */
     PetscInt nu = 0;
@@ -643,12 +643,11 @@ static PetscErrorCode SetFromOptions_SharedNZ(DMAssembly as, PetscOptionItems Pe
 #if !defined(ELLWARP_HAVE_METIS)
   PetscCheck(sh->part != DMASM_SHPART_METIS, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "-dm_assembly_shared_partition metis: petscellwarp was built without METIS (CMake found no metis.h / libmetis); use contiguous");
 #endif
-  PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_seed", "sharednz METIS partition: METIS's random seed (fixed: the same plan on every run)", "DMASSEMBLYSHAREDNZ", sh->seed, &sh->seed, NULL, 0));
-  PetscCall(PetscOptionsRangeInt("-dm_assembly_shared_metis_lanes", "sharednz METIS partition into ELLWARP: a unit is this many lanes of a slice over all its steps (32: the whole slice; 16: one 128-byte line per step; 8: 2 sectors)", "DMASSEMBLYSHAREDNZ", sh->lanes, &sh->lanes, NULL, 4, 32));
-  PetscCheck(sh->lanes == 4 || sh->lanes == 8 || sh->lanes == 16 || sh->lanes == 32, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_lanes %" PetscInt_FMT ": 4, 8, 16 or 32", sh->lanes);
-  PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_csr_min", "sharednz METIS partition into CSR: a unit takes consecutive rows until it holds this many values (1: one row per unit; larger: a smaller graph, faster METIS)", "DMASSEMBLYSHAREDNZ", sh->csrmin, &sh->csrmin, NULL, 1));
-  PetscCall(PetscOptionsReal("-dm_assembly_shared_metis_fill", "sharednz METIS partition: a part's element rows as a fraction of the shared-memory budget (0: estimated from the element rows' and nodes' bytes)", "DMASSEMBLYSHAREDNZ", sh->fill, &sh->fill, NULL));
-  PetscCheck(sh->fill >= 0 && sh->fill <= 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_fill %g: expected a fraction in [0, 4] (0: estimated)", (double)sh->fill);
+  PetscCall(DMAsmTuneGetInt(as, "metis_seed", 0, PETSC_INT_MAX, &sh->seed));
+  PetscCall(DMAsmTuneGetInt(as, "metis_lanes", 4, 32, &sh->lanes));
+  PetscCheck(sh->lanes == 4 || sh->lanes == 8 || sh->lanes == 16 || sh->lanes == 32, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune metis_lanes=%" PetscInt_FMT ": 4, 8, 16 or 32", sh->lanes);
+  PetscCall(DMAsmTuneGetInt(as, "metis_csr_min", 1, PETSC_INT_MAX, &sh->csrmin));
+  PetscCall(DMAsmTuneGetReal(as, "metis_fill", 0, 4, &sh->fill));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -682,7 +681,7 @@ static PetscErrorCode Destroy_SharedNZ(DMAssembly as)
    Options Database Keys:
 +  -dm_assembly_sharednz_smem <kB>                       - shared memory per block (default 72: three blocks per H100/H200 SM)
 .  -dm_assembly_shared_partition <contiguous,metis>      - blocks of contiguous targets, or grown over a METIS partition (default contiguous)
--  -dm_assembly_shared_metis_seed <n>, _lanes <4,8,16,32>, _csr_min <n>, _fill <r> - the METIS partition's seed, units and parts
+-  -dm_assembly_tune metis_seed=<n>,metis_lanes=<4,8,16,32>,metis_csr_min=<n>,metis_fill=<r> - the METIS partition's units and parts (developer)
 
    Level: beginner
 

@@ -6,13 +6,13 @@
    32 lanes of a slice over all its steps, one 128-byte line per step, the slots being column-major over the
    slice's sorted rows; a CSR row's range; 32 consecutive residual dofs), the units form a graph (adjacent when an element contributes to both, weighted by the number of such
    elements: the element computations the two save by sharing a block), and METIS_PartGraphKway cuts it into
-   parts whose element rows fill about -dm_assembly_shared_metis_fill of the shared-memory budget (vertex
+   parts whose element rows fill about -dm_assembly_tune metis_fill of the shared-memory budget (vertex
    weight: the unit's element rows in values; the nodes take the rest; by default the fill is estimated).  The units are then walked part by
    part (parts in the order of their lowest unit, units increasing within a part) and the plan grows its blocks
    over that walk (dmasmshared.c): a part that does not fit splits, whole parts that fit merge.  Within a part the
    targets are walked in increasing order.
 
-   METIS is deterministic for a given graph and seed (-dm_assembly_shared_metis_seed), so the plan, and with it
+   METIS is deterministic for a given graph and seed (-dm_assembly_tune metis_seed), so the plan, and with it
    the fixed summation order of each target, is the same on every run. */
 #include <petscellwarp/private/dmassemblyimpl.h>
 #if defined(ELLWARP_HAVE_METIS)

@@ -127,7 +127,7 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   PetscCall(PetscHeaderCreate(a, DMASSEMBLY_CLASSID, "DMAssembly", "DM finite-element assembler", "DM", PetscObjectComm((PetscObject)dm), DMAssemblyDestroy, DMAssemblyView));
   PetscCall(PetscObjectReference((PetscObject)dm));
   a->dm     = dm;
-  a->nzpt     = 0; /* chosen per plan from the list lengths unless -dm_assembly_nz_per_thread is given */
+  a->nzpt     = 0; /* chosen per plan from the list lengths unless tune nz_per_thread is given */
   a->reorder  = PETSC_TRUE;
   a->mtype    = PETSC_MEMTYPE_HOST;
   a->jacstate = PETSC_TRUE;
@@ -200,6 +200,148 @@ PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -dm_assembly_tune: every key, the type that reads it (NULL: the generic code) and what it does.  Knobs for
+   testing and tuning that never change a default; DMAssemblySetFromOptions() rejects any other key. */
+static const struct {
+  const char *key, *type, *help;
+} TuneKeys[] = {
+  {"nz_per_thread",  NULL,               "targets per thread of a packed reduction block, 1..64 (default: chosen per plan, about 32 entries per thread)"},
+  {"index64",        NULL,               "64-bit plan entries even where 32 bits fit (tests the 64-bit path)"                                         },
+  {"color_tail",     DMASSEMBLYCOLOR,    "colours with fewer elements go through one packed reduction, run first (default 8192)"                      },
+  {"atomic_variant", DMASSEMBLYATOMIC,   "fused P1 Jacobian: match (default) or full (the full-map kernel)"                                           },
+  {"atomic_maxcode", DMASSEMBLYATOMIC,   "largest entry code of the compact map, 0..254 (smaller makes more elements irregular)"                     },
+  {"atomic_stats",   DMASSEMBLYATOMIC,   "address statistics of the compact map in DMAssemblyView() (they triple the plan's set-up)"                 },
+  {"metis_seed",     DMASSEMBLYSHAREDNZ, "METIS partition: METIS's random seed (default 1)"                                                           },
+  {"metis_lanes",    DMASSEMBLYSHAREDNZ, "METIS partition into ELLWARP: lanes of a slice per unit, 4, 8, 16 (default) or 32"                           },
+  {"metis_csr_min",  DMASSEMBLYSHAREDNZ, "METIS partition into CSR: a unit takes rows until it holds this many values (default 1)"                    },
+  {"metis_fill",     DMASSEMBLYSHAREDNZ, "METIS partition: a part's element rows as a fraction of the budget, 0..4 (default 0: estimated)"            },
+};
+
+/* key=value[,key=value...] into as->tune; an unknown key or a missing value is an error that lists the keys */
+static PetscErrorCode TuneParse(DMAssembly as, const char *str)
+{
+  DMAsmTune *T = &as->tune;
+  char      *buf, *item, *save = NULL;
+
+  PetscFunctionBegin;
+  T->n = 0;
+  PetscCall(PetscStrallocpy(str, &buf));
+  for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    char     *eq = strchr(item, '=');
+    PetscBool found = PETSC_FALSE;
+
+    if (eq) *eq = 0;
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(TuneKeys) && !found; k++) PetscCall(PetscStrcmp(item, TuneKeys[k].key, &found));
+    if (!found || !eq || !eq[1]) {
+      char   valid[512] = "";
+      size_t len        = 0;
+      for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(TuneKeys); k++) { /* names only: PETSc cuts long error messages (-help gives the rest) */
+        PetscCall(PetscSNPrintf(valid + len, sizeof(valid) - len, "%s%s (%s)", k ? ", " : "", TuneKeys[k].key, TuneKeys[k].type ? TuneKeys[k].type : "any type"));
+        PetscCall(PetscStrlen(valid, &len));
+      }
+      SETERRQ(PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONG, "-dm_assembly_tune: %s '%s'; it takes key=value[,key=value...] with the keys %s", found ? "no value for key" : "unknown key", item, valid);
+    }
+    PetscCheck(T->n < DMASM_TUNE_MAX, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune: more than %d keys", DMASM_TUNE_MAX);
+    PetscCall(PetscStrncpy(T->key[T->n], item, sizeof(T->key[0])));
+    PetscCall(PetscStrncpy(T->val[T->n], eq + 1, sizeof(T->val[0])));
+    T->used[T->n] = PETSC_FALSE;
+    T->n++;
+  }
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the value of key (the last one given), marked used; NULL where not given */
+static PetscErrorCode TuneFind(DMAssembly as, const char key[], const char **val)
+{
+  DMAsmTune *T = &as->tune;
+
+  PetscFunctionBegin;
+  *val = NULL;
+  for (PetscInt i = 0; i < T->n; i++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(T->key[i], key, &same));
+    if (same) {
+      T->used[i] = PETSC_TRUE;
+      *val       = T->val[i];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmTuneGetInt(DMAssembly as, const char key[], PetscInt lo, PetscInt hi, PetscInt *v)
+{
+  const char *val;
+  char       *end;
+  long long   x;
+
+  PetscFunctionBegin;
+  PetscCall(TuneFind(as, key, &val));
+  if (!val) PetscFunctionReturn(PETSC_SUCCESS);
+  x = strtoll(val, &end, 10);
+  PetscCheck(end != val && !*end && x >= lo && x <= hi, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune %s=%s: expected an integer in [%" PetscInt_FMT ", %" PetscInt_FMT "]", key, val, lo, hi);
+  *v = (PetscInt)x;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmTuneGetReal(DMAssembly as, const char key[], PetscReal lo, PetscReal hi, PetscReal *v)
+{
+  const char *val;
+  char       *end;
+  double      x;
+
+  PetscFunctionBegin;
+  PetscCall(TuneFind(as, key, &val));
+  if (!val) PetscFunctionReturn(PETSC_SUCCESS);
+  x = strtod(val, &end);
+  PetscCheck(end != val && !*end && x >= lo && x <= hi, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune %s=%s: expected a number in [%g, %g]", key, val, (double)lo, (double)hi);
+  *v = (PetscReal)x;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmTuneGetBool(DMAssembly as, const char key[], PetscBool *v)
+{
+  const char *val;
+
+  PetscFunctionBegin;
+  PetscCall(TuneFind(as, key, &val));
+  if (val) PetscCall(PetscOptionsStringToBool(val, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmTuneGetEList(DMAssembly as, const char key[], const char *const names[], PetscInt n, PetscInt *v)
+{
+  const char *val;
+
+  PetscFunctionBegin;
+  PetscCall(TuneFind(as, key, &val));
+  if (!val) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < n; i++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(val, names[i], &same));
+    if (same) {
+      *v = i;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  SETERRQ(PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "-dm_assembly_tune %s=%s: unknown value", key, val);
+}
+
+/* the keys given that neither the generic code nor this type reads, in one string (empty: none) */
+static PetscErrorCode TuneUnused(DMAssembly as, char *str, size_t len)
+{
+  size_t n = 0;
+
+  PetscFunctionBegin;
+  str[0] = 0;
+  for (PetscInt i = 0; i < as->tune.n; i++)
+    if (!as->tune.used[i]) {
+      PetscCall(PetscSNPrintf(str + n, len - n, "%s%s", n ? ", " : "", as->tune.key[i]));
+      PetscCall(PetscStrlen(str, &n));
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   DMAssemblySetFromOptions - Sets the assembler's method and parameters from the options database
 
@@ -211,22 +353,25 @@ PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
   Options Database Keys:
 + -dm_assembly_type <globalnz,sharednz,localnz,localrow,atomic,color,host> - the method
 . -dm_assembly_reorder <bool>    - built-in kernels: number the elements by their lowest dof (default true)
-. -dm_assembly_nz_per_thread <n> - targets per thread of a reduction block (default: chosen per plan)
-. -dm_assembly_index64 <bool>    - 64-bit plan entries even where 32 bits fit (testing)
+. -dm_assembly_tune key=value[,key=value...] - developer knobs that never change a default (testing, tuning): `nz_per_thread`,
+                                   `index64`, and the types' keys (`color_tail`; `atomic_variant`, `atomic_maxcode`, `atomic_stats`;
+                                   `metis_seed`, `metis_lanes`, `metis_csr_min`, `metis_fill`); an unknown key is an error that lists them
 - -dm_assembly_view              - view the assembler at set-up
 
   Level: beginner
 
-  Note:
-  The type's own options are read here too, by the type set at the time (`DMASSEMBLYSHAREDNZ`, `DMASSEMBLYATOMIC`,
-  `DMASSEMBLYCOLOR`; see their man pages): call `DMAssemblySetType()` first, or give `-dm_assembly_type`.  A later
-  `DMAssemblySetType()` to another type starts that type from its defaults.
+  Notes:
+  The type's own options are read here too, by the type set at the time (`DMASSEMBLYSHAREDNZ`: `-dm_assembly_sharednz_smem`,
+  `-dm_assembly_shared_partition`; `DMASSEMBLYATOMIC` and `DMASSEMBLYCOLOR`: `-dm_assembly_fuse`): call `DMAssemblySetType()`
+  first, or give `-dm_assembly_type`.  A later `DMAssemblySetType()` to another type starts that type from its defaults.
+
+  `-dm_assembly_tune` keys of a type that is not the one set are not read: `DMAssemblyView()` and `-info` list them.
 
 .seealso: `DMAssembly`, `DMAssemblySetType()`, `DMAssemblyView()`
 @*/
 PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
 {
-  char      type[64];
+  char      type[64], tune[PETSC_MAX_PATH_LEN];
   PetscBool flg;
 
   PetscFunctionBegin;
@@ -235,11 +380,20 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscCall(PetscOptionsFList("-dm_assembly_type", "Assembly method", "DMAssemblySetType", DMAssemblyList, ((PetscObject)as)->type_name, type, sizeof(type), &flg));
   if (flg) PetscCall(DMAssemblySetType(as, type));
   PetscCall(PetscOptionsBool("-dm_assembly_reorder", "Built-in kernels: number the elements by their lowest dof (the matrix row order)", "DMAssembly", as->reorder, &as->reorder, NULL));
-  PetscCall(PetscOptionsBoundedInt("-dm_assembly_nz_per_thread", "Targets per thread of a packed reduction block (default: chosen per plan, about 32 entries per thread)", "DMAssembly", as->nzpt, &as->nzpt, NULL, 0));
-  PetscCheck(as->nzpt <= 64, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_nz_per_thread %" PetscInt_FMT ": at most 64 (shared memory holds 128 x n values)", as->nzpt);
-  PetscCall(PetscOptionsBool("-dm_assembly_index64", "64-bit plan entries even where 32 bits fit (testing)", "DMAssembly", as->force64, &as->force64, NULL));
+  PetscCall(PetscOptionsString("-dm_assembly_tune", "Developer knobs that never change a default: key=value[,key=value...] (an unknown key lists them)", "DMAssemblySetFromOptions", "", tune, sizeof(tune), &flg));
+  if (flg) PetscCall(TuneParse(as, tune));
+  if (PetscOptionsObject->printhelp && PetscOptionsObject->count == 1)
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(TuneKeys); k++) PetscCall((*PetscHelpPrintf)(PetscObjectComm((PetscObject)as), "      -dm_assembly_tune %s=... (%s): %s\n", TuneKeys[k].key, TuneKeys[k].type ? TuneKeys[k].type : "any type", TuneKeys[k].help));
+  for (PetscInt i = 0; i < as->tune.n; i++) as->tune.used[i] = PETSC_FALSE; /* read again below, by this type */
+  PetscCall(DMAsmTuneGetInt(as, "nz_per_thread", 0, 64, &as->nzpt));
+  PetscCall(DMAsmTuneGetBool(as, "index64", &as->force64));
   PetscTryTypeMethod(as, setfromoptions, PetscOptionsObject);
   PetscOptionsEnd();
+  if (as->tune.n) {
+    char unused[512];
+    PetscCall(TuneUnused(as, unused, sizeof(unused)));
+    if (unused[0]) PetscCall(PetscInfo(as, "-dm_assembly_tune: %s not read by type %s (keys of another type)\n", unused, ((PetscObject)as)->type_name));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -628,6 +782,16 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
       PlanStats(&as->jac, (PetscCount)as->nen * as->nen * as->nelem, &b, &f);
       PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: %s order, %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks, %.4g MB (%s indices), %.1f%% sources; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "value-slot" : "CSR", as->jac.ntarget, as->jac.nblocks, b / 1e6, as->jac.idx64 ? "64-bit" : "32-bit", 100.0 * f, as->njacplans, as->nreductions));
     } else if (!(as->ops->hasjacplan && as->ops->hasjacplan(as))) PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: built at the first DMAssemblyComputeJacobian()\n"));
+  }
+  if (as->tune.n) {
+    char unused[512];
+    PetscCall(TuneUnused(as, unused, sizeof(unused)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "-dm_assembly_tune:"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+    for (PetscInt i = 0; i < as->tune.n; i++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s %s=%s", i ? "," : "", as->tune.key[i], as->tune.val[i]));
+    if (unused[0]) PetscCall(PetscViewerASCIIPrintf(viewer, " (NOT READ by type %s: %s)", ((PetscObject)as)->type_name, unused));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   }
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
