@@ -26,6 +26,8 @@ typedef const char           *DMAssemblyType;
 
 PETSC_EXTERN PetscClassId DMASSEMBLY_CLASSID;
 PETSC_EXTERN PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
+/* the phases of DMAssemblySetUp(): the element map from the DM, the pattern, the colouring, the residual plan */
+PETSC_EXTERN PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan;
 
 /* Element kernels: BATCHED callbacks.  The assembler gathers, per element, the element's node coordinates
    and nodal solution values into structure-of-arrays buffers (entry-major: array[k*nelem + e], so
@@ -53,6 +55,7 @@ PETSC_EXTERN PetscErrorCode DMAssemblySetFromOptions(DMAssembly);
 PETSC_EXTERN PetscErrorCode DMAssemblySetElementKernels(DMAssembly, const DMAssemblyElementKernels *);
 PETSC_EXTERN PetscErrorCode DMAssemblySetAuxiliaryVec(DMAssembly, Vec);
 PETSC_EXTERN PetscErrorCode DMAssemblySetUp(DMAssembly);
+PETSC_EXTERN PetscErrorCode DMAssemblyCreateMatrix(DMAssembly, Mat *);
 PETSC_EXTERN PetscErrorCode DMAssemblyComputeResidual(DMAssembly, Vec, Vec);
 PETSC_EXTERN PetscErrorCode DMAssemblyComputeJacobian(DMAssembly, Vec, Mat);
 PETSC_EXTERN PetscErrorCode DMAssemblySetSNES(DMAssembly, SNES);

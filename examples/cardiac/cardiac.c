@@ -11,6 +11,7 @@ static const char help[] = "Cardiac electrophysiology on the GPU: monodomain Ali
 #include <petscellwarpassembly.h>
 #include <petscts.h>
 #include <petsctime.h>
+#include <petscdevice.h>
 #include "cardiac.h"
 
 typedef struct {
@@ -285,6 +286,7 @@ int main(int argc, char **argv)
   PetscReal     *vtutimes = NULL;
   PetscBool      png = PETSC_TRUE, final_vtu = PETSC_TRUE, stop_activated = PETSC_FALSE, helpflg, quiet = PETSC_FALSE, use_ts = PETSC_FALSE;
   PetscLogDouble tsetup0, tsetup1, tprog0, tprog1, tloop0, tloop1;
+  PetscLogDouble tph[6] = {0, 0, 0, 0, 0, 0}, tmark; /* set-up phases: mesh, DM, assembler, matrix, the rest, device */
   VecType        vtype;
   MatType        mtype;
   DMAssemblyType atype;
@@ -366,7 +368,18 @@ int main(int argc, char **argv)
 
   /* mesh and discretization */
   PetscCall(PetscTime(&tsetup0));
+#if defined(ELLWARP_HAVE_CUDA)
+  { /* device vectors: the CUDA context is made by a thread while the mesh is read and refined */
+    char      vt[64] = "";
+    PetscBool cuda   = PETSC_FALSE;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
+    PetscCall(PetscStrbeginswith(vt, "cuda", &cuda));
+    if (cuda && !helpflg) PetscCall(CardiacDeviceWarmUp(PETSC_TRUE));
+  }
+#endif
   PetscCall(CardiacMeshCreate(&cm, NULL));
+  PetscCall(PetscTime(&tmark));
+  tph[0] = tmark - tsetup0;
   if (size > 1) { /* mesh on rank 0, distributed with overlap 1, per-element data migrated with the cells */
     PetscCall(CardiacDistCreate(&cm, &dm, &dist));
     if (!rank) PetscCall(PetscMalloc3(cm.m.nv, &phinat, cm.m.nv, &actnat, cm.m.nt, &rnat));
@@ -382,6 +395,12 @@ int main(int argc, char **argv)
   PetscCall(PetscStrbeginswith(vtype, "cuda", &app.device));
   if (!app.device) PetscCall(PetscStrcmp(vtype, VECSEQCUDA, &app.device));
 
+  {
+    PetscLogDouble t;
+    PetscCall(PetscTime(&t));
+    tph[1] = t - tmark;
+    tmark  = t;
+  }
   /* per-element data */
   cc.nelem = size > 1 ? dist.nelem : cm.m.nt;
   PetscCall(PetscMalloc1(3 * (size_t)cc.nelem, &cc.fib));
@@ -392,6 +411,16 @@ int main(int argc, char **argv)
   PetscCall(PetscArraycpy(cc.stim, size > 1 ? dist.stim : cm.stim, (size_t)cc.nelem));
 
   /* the assembler */
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(CardiacDeviceWarmUp(PETSC_FALSE));
+  if (app.device) { /* PETSc's device (context, stream, library handles): timed as its own set-up phase */
+    PetscLogDouble t;
+    PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+    PetscCall(PetscTime(&t));
+    tph[5] = t - tmark;
+    tmark  = t;
+  }
+#endif
   PetscCall(DMAssemblyCreate(dm, &app.as));
   /* host vectors: host assembly (the device methods need device vectors); -dm_assembly_type overrides */
   if (!app.device) PetscCall(DMAssemblySetType(app.as, DMASSEMBLYHOST));
@@ -417,6 +446,13 @@ int main(int argc, char **argv)
   PetscCall(VecSet(act, -1.0));
   PetscCall(DMAssemblySetAuxiliaryVec(app.as, phin));
   PetscCall(DMAssemblySetUp(app.as));
+  {
+    PetscLogDouble t;
+    PetscCall(CardiacSync(app.device));
+    PetscCall(PetscTime(&t));
+    tph[2] = t - tmark;
+    tmark  = t;
+  }
   PetscCall(PetscLogEventRegister("CardiacResidual", DM_CLASSID, &app.ev_res));
   PetscCall(PetscLogEventRegister("CardiacJacobian", DM_CLASSID, &app.ev_jac));
 
@@ -438,8 +474,16 @@ int main(int argc, char **argv)
 
   /* solver: Newton (basic line search: the last residual evaluation is at the solution, see CardiacCtxCommit),
      CG + Jacobi; everything can be changed by options */
-  PetscCall(DMCreateMatrix(dm, &J));
-  PetscCall(MatSetOption(J, MAT_SYMMETRIC, PETSC_TRUE));
+  {
+    PetscLogDouble t;
+    PetscCall(PetscTime(&t));
+    tph[4] += t - tmark;
+    PetscCall(DMAssemblyCreateMatrix(app.as, &J)); /* the assembler's pattern: no DMPlex preallocation */
+    PetscCall(MatSetOption(J, MAT_SYMMETRIC, PETSC_TRUE));
+    PetscCall(CardiacSync(app.device));
+    PetscCall(PetscTime(&tmark));
+    tph[3] = tmark - t;
+  }
   if (use_ts) { /* TS owns the SNES and calls the residual/tangent through its IFunction/IJacobian */
     TSAdapt adapt;
     PetscCall(TSCreate(PETSC_COMM_WORLD, &ts));
@@ -482,8 +526,10 @@ int main(int argc, char **argv)
   PetscCall(MatGetType(J, &mtype));
   PetscCall(DMAssemblyGetType(app.as, &atype));
   PetscCall(PetscTime(&tsetup1));
+  tph[4] += tsetup1 - tmark;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: %" PetscInt_FMT " vertices, %" PetscInt_FMT " tetrahedra; matrix %s, vectors %s, assembly %s (%s callbacks); KSP %s + PC %s; dt %g ms, %" PetscInt_FMT " steps (%g ms); setup %.2f s\n", cm.m.nv, cm.m.nt, mtype, vtype, atype, cc.device ? "device" : "host", ksptype, pctype, (double)dt, nsteps, (double)(nsteps * dt), tsetup1 - tsetup0));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: Aliev-Panfilov c %g alpha %g gamma %g b %g mu1 %g mu2 %g, t = %g tau ms; D = %g I + %g f f (mm^2/ms); %s mass; Newton atol %.3e\n", (double)cc.p.c, (double)cc.p.alpha, (double)cc.p.gamma, (double)cc.p.b, (double)cc.p.mu1, (double)cc.p.mu2, (double)cc.p.tscale, (double)cc.p.diso, (double)cc.p.dani, cc.p.lumped ? "lumped" : "consistent", (double)atol));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: setup %.3f s = mesh %.3f + DM %.3f + device %.3f + assembler %.3f + matrix %.3f + rest %.3f (-log_view -log_view_gpu_time: Cardiac*, DMAsm*, DMPlex* events)\n", tsetup1 - tsetup0, tph[0], tph[1], tph[5], tph[2], tph[3], tph[4]));
   PetscCall(DMAssemblyView(app.as, PETSC_VIEWER_STDOUT_WORLD));
   if (helpflg) goto finish;
 

@@ -35,6 +35,7 @@ PetscErrorCode CardiacSync(PetscBool device);
 /* cardiac_kernels.cu */
 PetscErrorCode CardiacElementsCUDA(const CardiacParams *, CardiacElementData, PetscInt, PetscInt, const PetscReal *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
 PetscErrorCode CardiacActivationCUDA(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal, PetscReal, PetscReal);
+PetscErrorCode CardiacDeviceWarmUp(PetscBool begin);
 PetscErrorCode CardiacDeviceMalloc(void **, size_t);
 PetscErrorCode CardiacDeviceFree(void *);
 PetscErrorCode CardiacDeviceCopy(void *, const void *, size_t, PetscBool todevice);

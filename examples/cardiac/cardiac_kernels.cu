@@ -54,6 +54,15 @@ PetscErrorCode CardiacActivationCUDA(PetscInt n, const PetscScalar *po, const Pe
 }
 
 /* n == 0 bytes gives NULL (no copy or kernel touches it then) */
+/* the CUDA context made by a thread while main() reads and refines the mesh (the device layer's warm-up) */
+PetscErrorCode CardiacDeviceWarmUp(PetscBool begin)
+{
+  PetscFunctionBegin;
+  if (begin) PetscCall(PetscEllwarpDeviceWarmUpBegin());
+  else PetscCall(PetscEllwarpDeviceWarmUpEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CardiacDeviceMalloc(void **p, size_t bytes)
 {
   PetscFunctionBegin;

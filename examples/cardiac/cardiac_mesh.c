@@ -129,10 +129,24 @@ static PetscErrorCode IsExodusName(const char name[], PetscBool *exo)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* set-up phases in -log_view (cardiac.c prints the same split) */
+static PetscLogEvent ev_read, ev_refine, ev_renumber, ev_fibres, ev_plex;
+static PetscErrorCode RegisterEvents(void)
+{
+  PetscFunctionBegin;
+  if (ev_read) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventRegister("CardiacMeshRead", DM_CLASSID, &ev_read));
+  PetscCall(PetscLogEventRegister("CardiacMeshRefine", DM_CLASSID, &ev_refine));
+  PetscCall(PetscLogEventRegister("CardiacRenumber", DM_CLASSID, &ev_renumber));
+  PetscCall(PetscLogEventRegister("CardiacFibres", DM_CLASSID, &ev_fibres));
+  PetscCall(PetscLogEventRegister("CardiacToDMPlex", DM_CLASSID, &ev_plex));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
 {
   char        mesh[PETSC_MAX_PATH_LEN] = "lv", fname[256] = "", fdesc[sizeof(cm->fibres)] = "";
-  PetscInt    refine = 0, lvnodes = 20000, nt;
+  PetscInt    refine = 0, lvnodes = 20000, nt, nthreads = 0;
   PetscReal   slab_h = 0.5, slabL[3] = {20, 7, 3}, helix[2] = {60, -60}, stimc[3] = {0, 0, -18.5}, stimr = 2.5, stimx = 1.5;
   PetscInt    nL = 3, nh = 2, nc = 3;
   PetscBool   rcm = PETSC_TRUE, sfc = PETSC_FALSE, isfile = PETSC_FALSE, quality = PETSC_FALSE, exo = PETSC_FALSE;
@@ -155,10 +169,13 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscCall(PetscOptionsRealArray("-stim_center", "LV/file meshes: centre of the stimulated ball (mm)", NULL, stimc, &nc, NULL));
   PetscCall(PetscOptionsReal("-stim_radius", "LV/file meshes: radius of the stimulated ball (mm)", NULL, stimr, &stimr, NULL));
   PetscCall(PetscOptionsReal("-stim_x", "slab: elements with centroid x below this are stimulated (mm)", NULL, stimx, &stimx, NULL));
+  PetscCall(PetscOptionsInt("-mesh_threads", "host threads for the rule fibres (0: the online cores)", NULL, nthreads, &nthreads, NULL));
   PetscCall(PetscOptionsBool("-mesh_quality", "print mesh quality: volumes, orientation, dihedral angles, tets per vertex", NULL, quality, &quality, NULL));
   PetscOptionsEnd();
 
   PetscCall(PetscMemzero(cm, sizeof(*cm)));
+  PetscCall(RegisterEvents());
+  PetscCall(PetscLogEventBegin(ev_read, 0, 0, 0, 0));
   PetscCall(PetscStrcmp(mesh, "slab", &cm->slab));
   if (cm->slab) {
     PetscInt n[3];
@@ -196,6 +213,8 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
     } else PetscCall(LVMeshReadGmsh(isfile ? mesh : lv6k ? ELLWARP_LV_DATA_DIR "/lv_6k.msh.xz" : ELLWARP_LV_DATA_DIR "/lv_coarse.msh.xz", &cm->m));
     PetscCheck(src != 1 || ffib, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "cardiac: -fibres file: %s has no fibre field (%s%s, 3 components)", mesh, fname[0] ? "named " : "a name starting with \"fib\"", fname);
   }
+  PetscCall(PetscLogEventEnd(ev_read, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(ev_refine, 0, 0, 0, 0));
   for (PetscInt k = 0; k < refine; k++) {
     LVMesh fine;
     PetscCall(LVMeshRefineUniform(&cm->m, &fine));
@@ -210,21 +229,24 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
     PetscCall(LVMeshDestroy(&cm->m));
     cm->m = fine;
   }
+  PetscCall(PetscLogEventEnd(ev_refine, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(ev_renumber, 0, 0, 0, 0));
   if (sfc) PetscCall(LVMeshRenumberSFC(&cm->m, PETSC_TRUE));
   else if (rcm) PetscCall(LVMeshRenumberRCM(&cm->m)); /* vertices only: the tet order (and ffib) stays */
+  PetscCall(PetscLogEventEnd(ev_renumber, 0, 0, 0, 0));
   if (quality) PetscCall(CardiacMeshQuality(&cm->m));
   nt = cm->m.nt;
+  PetscCall(PetscLogEventBegin(ev_fibres, 0, 0, 0, 0));
   PetscCall(PetscMalloc1((size_t)nt, &cm->stim));
   if (ffib) cm->fib = ffib;
   else PetscCall(PetscMalloc1(3 * (size_t)nt, &cm->fib));
+  if (!ffib && !cm->slab) PetscCall(LVMeshFibres(&cm->m, helix[0], helix[1], nthreads, cm->fib)); /* the rule, on the host's cores */
   for (PetscInt e = 0; e < nt; e++) {
-    PetscReal c[3] = {0, 0, 0}, f[3] = {1, 0, 0}, r2 = 0;
+    PetscReal c[3] = {0, 0, 0}, r2 = 0;
     for (int a = 0; a < 4; a++)
       for (int d = 0; d < 3; d++) c[d] += 0.25 * cm->m.xyz[3 * cm->m.tet[4 * e + a] + d];
-    if (!ffib) {
-      if (!cm->slab) LVMeshFibre(c, helix[0], helix[1], f);
-      for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = f[d];
-    }
+    if (!ffib && cm->slab)
+      for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = d == 0 ? 1.0 : 0.0; /* along x */
     for (int d = 0; d < 3; d++) r2 += PetscSqr(c[d] - stimc[d]);
     cm->stim[e] = cm->slab ? (c[0] < stimx ? 1.0 : 0.0) : (r2 < stimr * stimr ? 1.0 : 0.0);
   }
@@ -232,6 +254,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   else if (cm->slab) PetscCall(PetscSNPrintf(cm->fibres, sizeof(cm->fibres), "rule: along x (slab)"));
   else PetscCall(PetscSNPrintf(cm->fibres, sizeof(cm->fibres), "rule: LV helix %g (endocardium) to %g (epicardium) degrees%s", (double)helix[0], (double)helix[1], isfile && src == 0 ? "; the mesh file has no fibre field" : ""));
   cm->fibres_from_file = ffib ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscLogEventEnd(ev_fibres, 0, 0, 0, 0));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: fibres %s\n", cm->fibres));
   {
     PetscReal ns = 0;
@@ -248,6 +271,8 @@ PetscErrorCode CardiacMeshToDMPlex(const CardiacMesh *cm, DM *dm)
   PetscBool interpolate = PETSC_FALSE;
 
   PetscFunctionBegin;
+  PetscCall(RegisterEvents());
+  PetscCall(PetscLogEventBegin(ev_plex, 0, 0, 0, 0));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mesh_interpolate", &interpolate, NULL));
   PetscCall(PetscMalloc1(4 * (size_t)cm->m.nt, &cells));
   for (PetscInt t = 0; t < cm->m.nt; t++) {
@@ -266,6 +291,7 @@ PetscErrorCode CardiacMeshToDMPlex(const CardiacMesh *cm, DM *dm)
   PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_WORLD, 3, cm->m.nt, cm->m.nv, 4, interpolate, cells, 3, cm->m.xyz, dm));
   PetscCall(PetscFree(cells));
   PetscCall(PetscObjectSetName((PetscObject)*dm, "heart"));
+  PetscCall(PetscLogEventEnd(ev_plex, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

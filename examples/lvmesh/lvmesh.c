@@ -1,5 +1,7 @@
 /* Idealized left-ventricle meshes (structured or gmsh), uniform refinement, RCM renumbering, and P1 FE
    matrices assembled directly in CSR (O(nnz), no MatSetValues per element). */
+#include <pthread.h>
+#include <unistd.h>
 #include "lvmesh.h"
 #include <petscsys.h>
 #include <stdio.h>
@@ -101,10 +103,63 @@ PetscErrorCode LVMeshCreateStructuredByNodes(PetscCount nodes, LVMesh *mesh)
 /* ------------------------------------------------------------------------------------------------------------ */
 /* Node graph (vertex adjacency including the vertex itself), sorted rows                                        */
 
+/* LVMeshNodeGraph's rows, a range of vertices per thread, each with its own marker array: pass 0 counts, pass 1
+   fills (sorted) */
+typedef struct {
+  const LVMesh   *mesh;
+  const PetscInt *n2e_i, *n2e;
+  PetscInt       *ia, *ja, v0, v1, pass;
+} GraphRange;
+
+static void *GraphWork(void *arg)
+{
+  GraphRange     *r = (GraphRange *)arg;
+  const PetscInt *tet = r->mesh->tet;
+  PetscInt       *mark = (PetscInt *)malloc(sizeof(PetscInt) * (size_t)r->mesh->nv);
+
+  if (!mark) return (void *)1;
+  for (PetscInt v = 0; v < r->mesh->nv; v++) mark[v] = -1;
+  for (PetscInt v = r->v0; v < r->v1; v++) {
+    PetscInt c = r->pass ? r->ia[v] : 0;
+    for (PetscInt p = r->n2e_i[v]; p < r->n2e_i[v + 1]; p++)
+      for (int q = 0; q < 4; q++) {
+        const PetscInt w = tet[4 * r->n2e[p] + q];
+        if (mark[w] != v) {
+          mark[w] = v;
+          if (r->pass) r->ja[c] = w;
+          c++;
+        }
+      }
+    if (r->n2e_i[v] == r->n2e_i[v + 1]) { /* isolated vertex: keep the diagonal */
+      if (r->pass) r->ja[c] = v;
+      c++;
+    }
+    if (!r->pass) r->ia[v + 1] = c;
+    else { /* insertion sort of the row (~15 columns); no PETSc call in a thread (its debug stack is not thread-safe) */
+      PetscInt *row = r->ja + r->ia[v], n = c - r->ia[v];
+      for (PetscInt i = 1; i < n; i++) {
+        const PetscInt x = row[i];
+        PetscInt       j = i - 1;
+        while (j >= 0 && row[j] > x) {
+          row[j + 1] = row[j];
+          j--;
+        }
+        row[j + 1] = x;
+      }
+    }
+  }
+  free(mark);
+  return NULL;
+}
+
+/* the vertex adjacency graph (CSR, columns sorted, the diagonal included) on the host's cores: 1 M vertices,
+   6 M tets took about a second on one core */
 static PetscErrorCode LVMeshNodeGraph(const LVMesh *mesh, PetscInt **ia_out, PetscInt **ja_out)
 {
-  PetscInt  nv = mesh->nv, nt = mesh->nt, *n2e_i, *n2e, *mark, *ia, *ja;
-  PetscInt *fill;
+  PetscInt   nv = mesh->nv, nt = mesh->nt, *n2e_i, *n2e, *ia, *ja, *fill;
+  GraphRange r[64];
+  pthread_t  th[64];
+  PetscInt   nth = PetscMax(1, PetscMin(64, PetscMin((PetscInt)sysconf(_SC_NPROCESSORS_ONLN), nv / 4096 + 1)));
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1(nv + 1, &n2e_i));
@@ -115,40 +170,26 @@ static PetscErrorCode LVMeshNodeGraph(const LVMesh *mesh, PetscInt **ia_out, Pet
   for (PetscInt v = 0; v < nv; v++) fill[v] = n2e_i[v];
   for (PetscInt e = 0; e < nt; e++)
     for (int q = 0; q < 4; q++) n2e[fill[mesh->tet[4 * e + q]]++] = e;
-  PetscCall(PetscMalloc1(nv, &mark));
-  for (PetscInt v = 0; v < nv; v++) mark[v] = -1;
+  PetscCall(PetscFree(fill));
   PetscCall(PetscMalloc1(nv + 1, &ia));
   ia[0] = 0;
-  for (PetscInt v = 0; v < nv; v++) { /* count */
-    PetscInt c = 0;
-    for (PetscInt p = n2e_i[v]; p < n2e_i[v + 1]; p++)
-      for (int q = 0; q < 4; q++) {
-        PetscInt w = mesh->tet[4 * n2e[p] + q];
-        if (mark[w] != v) {
-          mark[w] = v;
-          c++;
-        }
-      }
-    if (n2e_i[v] == n2e_i[v + 1]) c = 1; /* isolated vertex: keep the diagonal */
-    ia[v + 1] = ia[v] + c;
+  ja    = NULL;
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    void *ret = NULL;
+    if (pass) { /* row counts -> offsets */
+      for (PetscInt v = 0; v < nv; v++) ia[v + 1] += ia[v];
+      PetscCall(PetscMalloc1(ia[nv], &ja));
+    }
+    for (PetscInt t = 0; t < nth; t++) {
+      r[t] = (GraphRange){mesh, n2e_i, n2e, ia, ja, (PetscInt)((PetscCount)nv * t / nth), (PetscInt)((PetscCount)nv * (t + 1) / nth), pass};
+      if (t) PetscCheck(!pthread_create(&th[t], NULL, GraphWork, &r[t]), PETSC_COMM_SELF, PETSC_ERR_SYS, "lvmesh: could not start a graph thread");
+    }
+    PetscCheck(!GraphWork(&r[0]), PETSC_COMM_SELF, PETSC_ERR_MEM, "lvmesh: out of memory in the node graph");
+    for (PetscInt t = 1; t < nth; t++) {
+      PetscCheck(!pthread_join(th[t], &ret), PETSC_COMM_SELF, PETSC_ERR_SYS, "lvmesh: could not join a graph thread");
+      PetscCheck(!ret, PETSC_COMM_SELF, PETSC_ERR_MEM, "lvmesh: out of memory in the node graph");
+    }
   }
-  PetscCall(PetscMalloc1(ia[nv], &ja));
-  for (PetscInt v = 0; v < nv; v++) mark[v] = -1;
-  for (PetscInt v = 0; v < nv; v++) {
-    PetscInt c = ia[v];
-    for (PetscInt p = n2e_i[v]; p < n2e_i[v + 1]; p++)
-      for (int q = 0; q < 4; q++) {
-        PetscInt w = mesh->tet[4 * n2e[p] + q];
-        if (mark[w] != v) {
-          mark[w]  = v;
-          ja[c++] = w;
-        }
-      }
-    if (n2e_i[v] == n2e_i[v + 1]) ja[c++] = v;
-    PetscCall(PetscSortInt(ia[v + 1] - ia[v], ja + ia[v]));
-  }
-  PetscCall(PetscFree(mark));
-  PetscCall(PetscFree(fill));
   PetscCall(PetscFree(n2e));
   PetscCall(PetscFree(n2e_i));
   *ia_out = ia;
@@ -431,14 +472,33 @@ PetscErrorCode LVMeshGetVolume(const LVMesh *mesh, PetscReal *volume, PetscInt *
    (epi), measured from the circumferential direction towards the apex-base direction in the tangent plane */
 void LVMeshFibre(const PetscReal p[3], PetscReal helix_endo, PetscReal helix_epi, PetscReal f[3])
 {
-  PetscReal lo = -0.5, hi = 1.5, t, rs, rl, n[3], el[3], ec[3], nn, alpha, r2 = p[0] * p[0] + p[1] * p[1];
+  PetscReal lo = -0.5, hi = 1.5, t, rs, rl, n[3], el[3], ec[3], nn, alpha, r2 = p[0] * p[0] + p[1] * p[1], z2 = p[2] * p[2];
 
-  for (int it = 0; it < 40; it++) {
-    PetscReal mid = 0.5 * (lo + hi), s = LV_ENDO_SHORT + LV_WALL * mid, l = LV_ENDO_LONG + LV_WALL * mid;
-    if (r2 / (s * s) + p[2] * p[2] / (l * l) > 1) lo = mid;
-    else hi = mid;
+  /* the root of g(t) = r2/s(t)^2 + z2/l(t)^2 - 1 (decreasing and convex on the bracket, s, l > 0 there) by Newton
+     kept inside the bracket [lo, hi] that g's signs update (bisection where a step leaves it): 4-6 evaluations
+     instead of the 40 of plain bisection (7 of the 33 s set-up of the 1 M-vertex LV were this loop); the two agree
+     to the bisection's 1e-12 */
+  {
+    const PetscReal slo = LV_ENDO_SHORT + LV_WALL * lo, llo = LV_ENDO_LONG + LV_WALL * lo, shi = LV_ENDO_SHORT + LV_WALL * hi, lhi = LV_ENDO_LONG + LV_WALL * hi;
+    if (r2 / (shi * shi) + z2 / (lhi * lhi) > 1) lo = hi;      /* outside the bracket: bisection ends at its bound */
+    else if (r2 / (slo * slo) + z2 / (llo * llo) <= 1) hi = lo;
   }
-  t    = PetscMin(1.0, PetscMax(0.0, 0.5 * (lo + hi)));
+  t = 0.5 * (lo + hi);
+  for (int it = 0; it < 60 && lo < hi; it++) {
+    const PetscReal s = LV_ENDO_SHORT + LV_WALL * t, l = LV_ENDO_LONG + LV_WALL * t;
+    const PetscReal g = r2 / (s * s) + z2 / (l * l) - 1, dg = -2 * LV_WALL * (r2 / (s * s * s) + z2 / (l * l * l));
+    PetscReal       tn;
+    if (g > 0) lo = t;
+    else hi = t;
+    tn = dg < 0 ? t - g / dg : 0.5 * (lo + hi);
+    if (!(tn > lo && tn < hi)) tn = 0.5 * (lo + hi);
+    if (PetscAbsReal(tn - t) < 1e-14 || hi - lo < 1e-13) {
+      t = tn;
+      break;
+    }
+    t = tn;
+  }
+  t    = PetscMin(1.0, PetscMax(0.0, t));
   rs   = LV_ENDO_SHORT + LV_WALL * t;
   rl   = LV_ENDO_LONG + LV_WALL * t;
   n[0] = p[0] / (rs * rs);
@@ -461,6 +521,49 @@ void LVMeshFibre(const PetscReal p[3], PetscReal helix_endo, PetscReal helix_epi
   ec[2] = n[0] * el[1] - n[1] * el[0];
   alpha = (helix_endo + (helix_epi - helix_endo) * t) * PETSC_PI / 180.0;
   for (int d = 0; d < 3; d++) f[d] = PetscCosReal(alpha) * ec[d] + PetscSinReal(alpha) * el[d];
+}
+
+/* LVMeshFibres: a contiguous range of tets per thread (6 M tets: 1.8 s on one core of the GPU host) */
+typedef struct {
+  const LVMesh *mesh;
+  PetscReal     endo, epi, *fib;
+  PetscInt      e0, e1;
+} FibreRange;
+
+static void *FibreWork(void *arg)
+{
+  FibreRange    *r  = (FibreRange *)arg;
+  const PetscInt nt = r->mesh->nt;
+  for (PetscInt e = r->e0; e < r->e1; e++) {
+    PetscReal c[3] = {0, 0, 0}, f[3];
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) c[d] += 0.25 * r->mesh->xyz[3 * r->mesh->tet[4 * e + a] + d];
+    LVMeshFibre(c, r->endo, r->epi, f);
+    for (int d = 0; d < 3; d++) r->fib[(size_t)d * nt + e] = f[d];
+  }
+  return NULL;
+}
+
+PetscErrorCode LVMeshFibres(const LVMesh *mesh, PetscReal helix_endo, PetscReal helix_epi, PetscInt nthreads, PetscReal *fib)
+{
+  FibreRange r[64];
+  pthread_t  th[64];
+  PetscInt   nth = nthreads > 0 ? nthreads : (PetscInt)sysconf(_SC_NPROCESSORS_ONLN);
+
+  PetscFunctionBegin;
+  nth = PetscMax(1, PetscMin(64, PetscMin(nth, mesh->nt / 4096 + 1))); /* small meshes: one thread */
+  for (PetscInt t = 0; t < nth; t++) {
+    r[t].mesh = mesh;
+    r[t].endo = helix_endo;
+    r[t].epi  = helix_epi;
+    r[t].fib  = fib;
+    r[t].e0   = (PetscInt)((PetscCount)mesh->nt * t / nth);
+    r[t].e1   = (PetscInt)((PetscCount)mesh->nt * (t + 1) / nth);
+  }
+  for (PetscInt t = 1; t < nth; t++) PetscCheck(!pthread_create(&th[t], NULL, FibreWork, &r[t]), PETSC_COMM_SELF, PETSC_ERR_SYS, "lvmesh: could not start a fibre thread");
+  FibreWork(&r[0]);
+  for (PetscInt t = 1; t < nth; t++) PetscCheck(!pthread_join(th[t], NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "lvmesh: could not join a fibre thread");
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatCreateFromCSR(PetscInt n, PetscInt bs, PetscInt *ia, PetscInt *ja, PetscScalar *va, Mat *A)

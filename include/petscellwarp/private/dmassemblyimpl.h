@@ -177,6 +177,7 @@ struct _p_DMAssembly {
   DMAsmTune                tune;      /* -dm_assembly_tune */
   PetscInt                 nzpt;      /* targets per thread of the packed reduction (C = nzpt * DMASM_BLOCK; tune nz_per_thread) */
   PetscBool                force64;   /* 64-bit plan entries even where 32 bits fit (tests the 64-bit path; tune index64) */
+  PetscBool                setuphost; /* -dm_assembly_setup_on_host: pattern and plans built on the host even for a device method */
   /* mesh, built once */
   PetscInt   nelem, nen, dim, ndof, cStart;
   PetscInt  *edof;   /* [nen][nelem] global dof of node a of element e */
@@ -347,6 +348,19 @@ PETSC_INTERN PetscErrorCode DMAsmP1ElementMap(DMAssembly, PetscSection, PetscBoo
 PETSC_INTERN PetscErrorCode DMAsmBuildPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmPlanDestroy(DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmPlanUpload(DMAsmPlan *);
+PETSC_INTERN PetscErrorCode DMAsmPlanUploadOrder(DMAsmPlan *);
+/* set-up on the device (dmasmsetupcuda.cu): the same pattern and packed plans as the host builders above, which
+   are their references.  Used on one process when the method runs on the device (-dm_assembly_setup_on_host: the
+   host builders instead) */
+static inline PetscBool DMAsmSetUpOnDevice(DMAssembly as)
+{
+  return (PetscBool)(as->mtype == PETSC_MEMTYPE_DEVICE && !as->mpi && !as->setuphost);
+}
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDABuildPattern(PetscInt, PetscInt, PetscInt, const PetscInt *, PetscInt **, PetscInt **, PetscCount *, PetscInt **);
+PETSC_INTERN PetscErrorCode DMAsmCUDAElementTargets(PetscInt, PetscCount, const PetscInt *, const PetscInt *, const PetscInt *, const MatAssemblyBlock *, PetscInt **);
+PETSC_INTERN PetscErrorCode DMAsmCUDABuildPlan(PetscInt, PetscInt, PetscCount, const PetscInt *, PetscInt, PetscBool, DMAsmPlan *);
+#endif
 PETSC_INTERN PetscErrorCode DMAsmColor(DMAssembly, DMAssembly_Color *);
 PETSC_INTERN PetscErrorCode DMAsmReorderElements(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmBuildTailPlan(DMAssembly, const DMAssembly_Color *, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);

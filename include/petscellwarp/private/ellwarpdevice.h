@@ -40,6 +40,11 @@ PETSC_EXTERN PetscErrorCode PetscEllwarpDeviceDownload(void *, const void *, siz
 /* device -> device copy of n bytes on our stream; does not wait (ordered with the kernels that follow) */
 PETSC_EXTERN PetscErrorCode PetscEllwarpDeviceCopy(void *, const void *, size_t);
 
+/* creates the CUDA context in a thread while the caller does host work (Begin), and waits for it (End, before the
+   first device call): the ~1 s context creation overlaps the host set-up */
+PETSC_EXTERN PetscErrorCode PetscEllwarpDeviceWarmUpBegin(void);
+PETSC_EXTERN PetscErrorCode PetscEllwarpDeviceWarmUpEnd(void);
+
   /* typed forms for arrays of n elements */
   #define PetscEllwarpDeviceMallocArray(p, n, what)      PetscEllwarpDeviceMalloc((void **)(p), (size_t)(n) * sizeof(**(p)), what)
   #define PetscEllwarpDeviceFreeArray(p)                 PetscEllwarpDeviceFree((void **)(p))

@@ -21,7 +21,9 @@ static PetscErrorCode SetUp_Color(DMAssembly as)
   DMAssembly_Color *c = (DMAssembly_Color *)as->data;
 
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Color, as, 0, 0, 0));
   PetscCall(DMAsmColor(as, c));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Color, as, 0, 0, 0));
   PetscCall(DMAsmBuildTailPlan(as, c, as->nen, as->ndof, as->edof, &c->rtail));
   c->dcolelem  = c->colelem;
   c->dtailelem = c->tailelem;

@@ -43,6 +43,15 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const MatAssembly
   if ((as->ops->hasjacplan ? as->ops->hasjacplan(as) : (PetscBool)(P->blkptr != NULL)) && P->id == id && P->state == T->state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
   PetscCheck(n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
+  if (DMAsmSetUpOnDevice(as) && as->ops->jacplan == DMAsmJacPlanPacked) { /* the element targets and the packed plan on the device */
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscInt *dq2t;
+    PetscCall(DMAsmCUDAElementTargets(n, nq, as->pi, as->pj, as->e2nz, B, &dq2t));
+    PetscCall(DMAsmCUDABuildPlan(as->nen * as->nen, as->nelem, B->nval, dq2t, as->nzpt, as->force64, P));
+    PetscCall(DMAsmCUDAFree((void **)&dq2t));
+#endif
+    goto done;
+  }
   PetscCall(PetscMalloc1(as->nnz, &nz2t));
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
@@ -56,6 +65,7 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const MatAssembly
   PetscCall(PetscFree(nz2t));
   PetscUseTypeMethod(as, jacplan, B, q2t);
   PetscCall(PetscFree(q2t));
+done:
   P->id    = id;
   P->state = T->state;
   P->slots = (PetscBool)(B->csr2val != NULL);

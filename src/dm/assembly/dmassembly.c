@@ -4,6 +4,7 @@
 
 PetscClassId  DMASSEMBLY_CLASSID;
 PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
+PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan;
 
 PetscFunctionList DMAssemblyList = NULL;
 
@@ -84,6 +85,10 @@ PetscErrorCode DMAssemblyInitializePackage(void)
   PetscCall(PetscClassIdRegister("DM Assembly", &DMASSEMBLY_CLASSID));
   PetscCall(PetscLogEventRegister("DMAsmSetUp", DMASSEMBLY_CLASSID, &DMASSEMBLY_SetUp));
   PetscCall(PetscLogEventRegister("DMAsmPlan", DMASSEMBLY_CLASSID, &DMASSEMBLY_Plan));
+  PetscCall(PetscLogEventRegister("DMAsmElementMap", DMASSEMBLY_CLASSID, &DMASSEMBLY_ElementMap));
+  PetscCall(PetscLogEventRegister("DMAsmPattern", DMASSEMBLY_CLASSID, &DMASSEMBLY_Pattern));
+  PetscCall(PetscLogEventRegister("DMAsmColor", DMASSEMBLY_CLASSID, &DMASSEMBLY_Color));
+  PetscCall(PetscLogEventRegister("DMAsmResPlan", DMASSEMBLY_CLASSID, &DMASSEMBLY_ResPlan));
   PetscCall(PetscLogEventRegister("DMAsmGather", DMASSEMBLY_CLASSID, &DMASSEMBLY_Gather));
   PetscCall(PetscLogEventRegister("DMAsmElement", DMASSEMBLY_CLASSID, &DMASSEMBLY_Element));
   PetscCall(PetscLogEventRegister("DMAsmReduce", DMASSEMBLY_CLASSID, &DMASSEMBLY_Reduce));
@@ -379,6 +384,7 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscObjectOptionsBegin((PetscObject)as);
   PetscCall(PetscOptionsFList("-dm_assembly_type", "Assembly method", "DMAssemblySetType", DMAssemblyList, ((PetscObject)as)->type_name, type, sizeof(type), &flg));
   if (flg) PetscCall(DMAssemblySetType(as, type));
+  PetscCall(PetscOptionsBool("-dm_assembly_setup_on_host", "Build the pattern and the packed plans on the host even when the method runs on the device (the device builds them with CUB sorts; it needs about 24 bytes of temporary device memory per element-matrix entry)", "DMAssemblySetUp", as->setuphost, &as->setuphost, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_reorder", "Built-in kernels: number the elements by their lowest dof (the matrix row order)", "DMAssembly", as->reorder, &as->reorder, NULL));
   PetscCall(PetscOptionsString("-dm_assembly_tune", "Developer knobs that never change a default: key=value[,key=value...] (an unknown key lists them)", "DMAssemblySetFromOptions", "", tune, sizeof(tune), &flg));
   if (flg) PetscCall(TuneParse(as, tune));
@@ -555,20 +561,31 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCheck(!(as->builtin && as->k.ctx == (void *)as->builtin) || as->p1, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) are for P1 triangles and tetrahedra, the mesh has %s: use DMAssemblyLagrangeKernels()", as->ename);
   if (((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)) && as->reorder) PetscCall(DMAsmReorderElements(as));
   PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_ResPlan, as, 0, 0, 0));
   if (as->mpi) PetscCall(DMAsmMPIBuildResidualPlan(as)); /* owned rows only */
-  else PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
+  else if (DMAsmSetUpOnDevice(as)) {
+#if defined(ELLWARP_HAVE_CUDA)
+    const PetscCount ne = (PetscCount)as->nen * as->nelem;
+    PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
+    PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
+    PetscCall(DMAsmCUDABuildPlan(as->nen, as->nelem, as->ndof, as->dedof, as->nzpt, as->force64, &as->res)); /* device arrays only */
+#endif
+  } else PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_ResPlan, as, 0, 0, 0));
   PetscTryTypeMethod(as, setup);
   if (as->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
-    PetscCall(DMAsmPlanUpload(&as->res));
+    if (!as->res.dpacked) PetscCall(DMAsmPlanUpload(&as->res)); /* built on the host */
     PetscCall(DMAsmCUDAMalloc((void **)&as->ue, sizeof(PetscScalar) * ne));
     PetscCall(DMAsmCUDAMalloc((void **)&as->fe, sizeof(PetscScalar) * ne));
     PetscCall(DMAsmCUDAMalloc((void **)&as->ke, sizeof(PetscScalar) * ne * as->nen));
     PetscCall(DMAsmCUDAMalloc((void **)&as->dxe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim)); /* vertex coordinates (P1: nvert = nen) */
     PetscCall(DMAsmCUDAUpload(as->dxe, as->xe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim));
-    PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
-    PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
+    if (!as->dedof) {
+      PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
+      PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
+    }
     if (as->aux) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
 #endif
   } else {
@@ -583,6 +600,71 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCall(PetscInfo(as, "Set up: %" PetscInt_FMT " elements, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros\n", as->nelem, as->ndof, as->nnz));
   PetscCall(PetscOptionsHasName(((PetscObject)as)->options, ((PetscObject)as)->prefix, "-dm_assembly_view", &view));
   if (view) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_(PetscObjectComm((PetscObject)as))));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblyCreateMatrix - Creates the Jacobian matrix of the assembler's DM from the pattern the assembler derived at
+  set-up, without DMPlex's preallocation
+
+  Collective
+
+  Input Parameter:
+. as - the assembler (set up here if it is not yet)
+
+  Output Parameter:
+. J - a matrix of the DM's matrix type (`DMSetMatType()`, `-dm_mat_type`), its pattern the element connectivity,
+      its values zero, the DM's local-to-global mapping set
+
+  Level: intermediate
+
+  Notes:
+  The pattern is the one `DMCreateMatrix()` gives a scalar P1/Lagrange field (every dof coupled to the dofs of the
+  elements around it, the diagonal of every row), so either matrix can be assembled into.  The assembler built it once
+  (on the device when its method runs there), so the matrix costs only its own insertion: for 6 M tetrahedra
+  DMPlex's preallocation takes 10-15 s on the host, this a fraction of a second.
+
+  The type must accept a CSR preallocation (`MatSeqAIJSetPreallocationCSR()`: AIJ, AIJCUSPARSE, ELLWARP and
+  the other AIJ subtypes); other types are an error naming `DMCreateMatrix()`.  On several processes this calls
+  `DMCreateMatrix()` (the distributed pattern is DMPlex's).
+
+.seealso: `DMAssembly`, `DMAssemblySetUp()`, `DMAssemblyComputeJacobian()`, `DMCreateMatrix()`
+@*/
+PetscErrorCode DMAssemblyCreateMatrix(DMAssembly as, Mat *J)
+{
+  DM                     dm;
+  MatType                mtype;
+  ISLocalToGlobalMapping ltog;
+  PetscErrorCode (*csr)(Mat, const PetscInt[], const PetscInt[], const PetscScalar[]) = NULL;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscAssertPointer(J, 2);
+  PetscCall(DMAssemblySetUp(as));
+  dm = as->dm;
+  if (as->mpi) {
+    PetscCall(PetscInfo(as, "Several processes: the matrix from DMCreateMatrix() (DMPlex's distributed pattern)\n"));
+    PetscCall(DMCreateMatrix(dm, J));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DMGetMatType(dm, &mtype));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), J));
+  PetscCall(MatSetSizes(*J, as->ndof, as->ndof, as->ndof, as->ndof));
+  PetscCall(MatSetType(*J, mtype));
+  PetscCall(PetscObjectQueryFunction((PetscObject)*J, "MatSeqAIJSetPreallocationCSR_C", &csr));
+  if (!csr) {
+    const char *name;
+    PetscCall(MatGetType(*J, &name));
+    PetscCall(MatDestroy(J));
+    SETERRQ(PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssemblyCreateMatrix: matrix type %s takes no CSR preallocation; use an AIJ type (aij, aijcusparse, ellwarp) or DMCreateMatrix()", name);
+  }
+  PetscCall(MatSetBlockSize(*J, 1));
+  PetscCall(MatSetDM(*J, dm));
+  PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
+  PetscCall(MatSetLocalToGlobalMapping(*J, ltog, ltog));
+  PetscCall(MatSeqAIJSetPreallocationCSR(*J, as->pi, as->pj, NULL));
+  PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  PetscCall(PetscInfo(as, "Matrix %s from the assembler's pattern: %" PetscInt_FMT " rows, %" PetscCount_FMT " nonzeros\n", mtype, as->ndof, as->nnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -772,6 +854,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "runs on the %s%s\n", as->mtype == PETSC_MEMTYPE_DEVICE ? "device (CUDA)" : "host", as->nodevice ? " (no CUDA device usable: host reference path)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "mesh: %" PetscInt_FMT " %s, %" PetscInt_FMT " dofs, pattern %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", as->nelem, as->ename, as->ndof, as->nnz, (PetscCount)as->nen * as->nen * as->nelem));
   if (as->mpi) PetscCall(DMAsmMPIView(as, viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "set-up: pattern and packed plans built on the %s\n", DMAsmSetUpOnDevice(as) ? "device (CUB sorts; -dm_assembly_setup_on_host: on the host)" : as->mtype == PETSC_MEMTYPE_DEVICE ? (as->mpi ? "host (distributed mesh)" : "host (-dm_assembly_setup_on_host)") : "host (the method runs there)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "element order: %s\n", as->eperm ? "by lowest dof (built-in kernels; -dm_assembly_reorder 0: mesh order)" : "the mesh's cell order"));
   {
     PetscLogDouble b;

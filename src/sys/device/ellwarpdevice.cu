@@ -142,3 +142,42 @@ PetscErrorCode PetscEllwarpDeviceCopy(void *d, const void *src, size_t bytes)
   PetscCallCUDA(cudaMemcpyAsync(d, src, bytes, cudaMemcpyDeviceToDevice, s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Creating the CUDA context (driver, primary context, memory pools) takes about a second on an 80-GB H100, all of
+   it waiting on the driver.  A program that knows early that it will use the device can have it made by a thread
+   while it does host work (reading and refining a mesh), and join that thread before its first device call: the
+   context is process-wide, so PETSc's own device initialisation then finds it ready. */
+#include <pthread.h>
+
+static pthread_t   warm_thread;
+static PetscBool   warm_started = PETSC_FALSE;
+static cudaError_t warm_err     = cudaSuccess;
+
+static void *WarmUp(void *arg)
+{
+  (void)arg;
+  warm_err = cudaFree(NULL); /* creates the primary context of the current device */
+  return NULL;
+}
+
+PetscErrorCode PetscEllwarpDeviceWarmUpBegin(void)
+{
+  PetscFunctionBegin;
+  if (warm_started) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!pthread_create(&warm_thread, NULL, WarmUp, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "petsc-ellwarp: could not start the device warm-up thread");
+  warm_started = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscEllwarpDeviceWarmUpEnd(void)
+{
+  PetscFunctionBegin;
+  if (!warm_started) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!pthread_join(warm_thread, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "petsc-ellwarp: could not join the device warm-up thread");
+  warm_started = PETSC_FALSE;
+  if (warm_err != cudaSuccess) { /* no usable device: say why, and let PETSc's initialisation report it as it would */
+    PetscCall(PetscInfo(NULL, "device warm-up: %s\n", cudaGetErrorString(warm_err)));
+    (void)cudaGetLastError();
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
