@@ -31,54 +31,44 @@
 /* ellwarp_add_test(assembly.localrow -mesh box -faces 3 -plex -snes -dm_assembly_type localrow) */
 /* ellwarp_add_test(assembly.gpu_localrow -mesh box -faces 5 -plex -snes -dm_assembly_type localrow -gpu GPU) */
 /* ellwarp_add_test(assembly.localnz -mesh box -faces 3 -plex -snes -dm_assembly_type localnz) */
-/* ellwarp_add_test(assembly.localnz_tri_index64 -mesh tri -faces 6 -dm_assembly_type localnz -dm_assembly_index64) */
+/* ellwarp_add_test(assembly.localnz_tri_index64 -mesh tri -faces 6 -dm_assembly_type localnz -dm_assembly_tune index64=1) */
 /* ellwarp_add_test(assembly.gpu_localnz -mesh box -faces 5 -plex -snes -dm_assembly_type localnz -gpu GPU) */
 /* ellwarp_add_test(assembly.single -mesh single) */
-/* ellwarp_add_test(assembly.colortail -mesh box -faces 4 -dm_assembly_color_tail 24) */
-/* ellwarp_add_test(assembly.colortail_unfused -mesh box -faces 4 -dm_assembly_color_tail 24 -dm_assembly_fuse 0) */
-/* ellwarp_add_test(assembly.gpu_colortail -mesh box -faces 8 -dm_assembly_color_tail 100 -gpu GPU) */
+/* ellwarp_add_test(assembly.colortail -mesh box -faces 4 -dm_assembly_tune color_tail=24) */
+/* ellwarp_add_test(assembly.colortail_unfused -mesh box -faces 4 -dm_assembly_fuse 0 -dm_assembly_tune color_tail=24) */
+/* ellwarp_add_test(assembly.gpu_colortail -mesh box -faces 8 -dm_assembly_tune color_tail=100 -gpu GPU) */
 /* ellwarp_add_test(assembly.sharednz -mesh box -faces 4 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24) */
 /* ellwarp_add_test(assembly.sharednz_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8) */
 /* ellwarp_add_test(assembly.sharednz_fallback -mesh box -faces 3 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 1 -info) */
 /* ellwarp_add_test(assembly.gpu_sharednz -mesh box -faces 8 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -gpu GPU) */
 /* ellwarp_add_test(assembly.sharednz_metis -mesh box -faces 4 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis) */
-/* ellwarp_add_test(assembly.sharednz_metis_small -mesh box -faces 6 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 12 -dm_assembly_shared_partition metis -dm_assembly_shared_metis_fill 1.5 -dm_assembly_shared_metis_seed 7) */
-/* ellwarp_add_test(assembly.sharednz_metis_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8 -dm_assembly_shared_partition metis -dm_assembly_shared_metis_lanes 32) */
-/* ellwarp_add_test(assembly.sharednz_metis_longrow -mesh box -faces 4 -sym_D -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 12 -dm_assembly_shared_metis_lanes 8) */
+/* ellwarp_add_test(assembly.sharednz_metis_small -mesh box -faces 6 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 12 -dm_assembly_shared_partition metis -dm_assembly_tune metis_fill=1.5,metis_seed=7) */
+/* ellwarp_add_test(assembly.sharednz_metis_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8 -dm_assembly_shared_partition metis -dm_assembly_tune metis_lanes=32) */
+/* ellwarp_add_test(assembly.sharednz_metis_longrow -mesh box -faces 4 -sym_D -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 12 -dm_assembly_tune metis_lanes=8) */
 /* ellwarp_add_test(assembly.sharednz_metis_fallback -mesh box -faces 3 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 1 -dm_assembly_shared_partition metis -info) */
 /* ellwarp_add_test(assembly.gpu_sharednz_metis -mesh box -faces 8 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -gpu GPU) */
 /* ellwarp_add_test(assembly.two -mesh two) */
 /* ellwarp_add_test(assembly.unfused -mesh box -faces 3 -dm_assembly_fuse 0) */
 /* ellwarp_add_test(assembly.gpu_unfused -mesh box -faces 5 -dm_assembly_fuse 0 -gpu GPU) */
-/* ellwarp_add_test(assembly.nzpt1 -mesh box -faces 2 -dm_assembly_nz_per_thread 1) */
-/* ellwarp_add_test(assembly.index64 -mesh box -faces 3 -dm_assembly_index64 -dm_assembly_nz_per_thread 16) */
-/* ellwarp_add_test(assembly.gpu_index64 -mesh box -faces 4 -dm_assembly_index64 -gpu GPU) */
+/* ellwarp_add_test(assembly.nzpt1 -mesh box -faces 2 -dm_assembly_tune nz_per_thread=1) */
+/* ellwarp_add_test(assembly.index64 -mesh box -faces 3 -dm_assembly_tune index64=1,nz_per_thread=16) */
+/* ellwarp_add_test(assembly.gpu_index64 -mesh box -faces 4 -dm_assembly_tune index64=1 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu -mesh box -faces 6 -plex -snes -gpu GPU) */
 /* ellwarp_add_test(assembly.symD -mesh box -faces 4 -sym_D) */
 /* ellwarp_add_test(assembly.gpu_symD -mesh box -faces 6 -sym_D -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_symD_unfused -mesh box -faces 5 -sym_D -dm_assembly_fuse 0 -gpu GPU) */
 /* ellwarp_add_test(assembly.gpu_two -mesh two -gpu GPU) */
-/* ellwarp_add_test(assembly.atomic_compact -mesh box -faces 4 -plex -sym_D -dm_assembly_atomic_variant compact) */
-/* ellwarp_add_test(assembly.atomic_compact_tri -mesh tri -faces 6 -dm_assembly_atomic_variant compact) */
-/* ellwarp_add_test(assembly.atomic_agg_irregular -mesh box -faces 4 -dm_assembly_atomic_variant agg -dm_assembly_atomic_compact_maxcode 10) */
-/* ellwarp_add_test(assembly.atomic_compact_k2 -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant compact -mat_ellwarp_kernel k2) */
-/* ellwarp_add_test(assembly.atomic_compact_longrow -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant compact -mat_ellwarp_long_row 12) */
-/* ellwarp_add_test(assembly.gpu_atomic_compact_k2 -mesh box -faces 6 -sym_D -dm_assembly_atomic_variant agg -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 16 -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_compact -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant compact -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_agg -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant agg -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_agg_irregular -mesh box -faces 6 -dm_assembly_atomic_variant agg -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
-/* ellwarp_add_test(assembly.atomic_match -mesh box -faces 3 -sym_D -dm_assembly_atomic_variant match) */
-/* ellwarp_add_test(assembly.atomic_full -mesh box -faces 4 -sym_D -dm_assembly_atomic_variant full) */
-/* ellwarp_add_test(assembly.gpu_atomic_full -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant full -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_match -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant match -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_match_irregular -mesh box -faces 6 -dm_assembly_atomic_variant match -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
-/* ellwarp_add_test(assembly.atomic_hash -mesh box -faces 3 -sym_D -dm_assembly_atomic_variant hash) */
-/* ellwarp_add_test(assembly.gpu_atomic_hash -mesh box -faces 8 -sym_D -dm_assembly_atomic_variant hash -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_hash_probe1 -mesh box -faces 8 -dm_assembly_atomic_variant hash -dm_assembly_atomic_hash_probes 1 -dm_assembly_atomic_compact_maxcode 10 -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_hash_tri -mesh tri -faces 12 -dm_assembly_atomic_variant hash -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_hash256 -mesh box -faces 10 -sym_D -dm_assembly_atomic_variant hash256 -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_hash256_probe1 -mesh box -faces 8 -dm_assembly_atomic_variant hash256 -dm_assembly_atomic_hash_probes 1 -gpu GPU) */
-/* ellwarp_add_test(assembly.gpu_atomic_compact_tri -mesh tri -faces 12 -sym_D -dm_assembly_atomic_variant compact -gpu GPU) */
+/* ellwarp_add_test(assembly.atomic_match_tri -mesh tri -faces 6) */
+/* ellwarp_add_test(assembly.atomic_match_irregular -mesh box -faces 4 -dm_assembly_tune atomic_maxcode=10) */
+/* ellwarp_add_test(assembly.atomic_match_k2 -mesh box -faces 4 -sym_D -mat_ellwarp_kernel k2) */
+/* ellwarp_add_test(assembly.atomic_match_longrow -mesh box -faces 4 -sym_D -mat_ellwarp_long_row 12) */
+/* ellwarp_add_test(assembly.gpu_atomic_match_k2 -mesh box -faces 6 -sym_D -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 16 -gpu GPU) */
+/* ellwarp_add_test(assembly.atomic_match -mesh box -faces 3 -sym_D) */
+/* ellwarp_add_test(assembly.atomic_full -mesh box -faces 4 -sym_D -dm_assembly_tune atomic_variant=full) */
+/* ellwarp_add_test(assembly.gpu_atomic_full -mesh box -faces 8 -sym_D -dm_assembly_tune atomic_variant=full -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_match -mesh box -faces 8 -sym_D -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_match_irregular -mesh box -faces 6 -dm_assembly_tune atomic_maxcode=10 -gpu GPU) */
+/* ellwarp_add_test(assembly.gpu_atomic_match_tri -mesh tri -faces 12 -sym_D -gpu GPU) */
 
 static PetscErrorCode CreateMesh(const char *mesh, PetscInt faces, DM *dm)
 {
@@ -331,6 +321,7 @@ static PetscErrorCode CheckLocalRow(DM dm, Vec U, PetscReal alpha, PetscReal bet
     Vec                      Ux;
 
     PetscCall(DMAssemblyCreate(dm, &as));
+    PetscCall(DMAssemblySetType(as, types[i])); /* the type first: its options are read by it */
     PetscCall(DMAssemblySetFromOptions(as));
     PetscCall(DMAssemblySetType(as, types[i]));
     PetscCall(DMAssemblyP1DiffusionMassKernels(as, alpha, beta, source, D, &k));
@@ -420,6 +411,7 @@ int main(int argc, char **argv)
     PetscBool                reproducible = (PetscBool)(m != 2), same; /* all but atomic */
 
     PetscCall(DMAssemblyCreate(dm, &as));
+    PetscCall(DMAssemblySetType(as, methods[m])); /* the type first: its options are read by it */
     PetscCall(DMAssemblySetFromOptions(as));
     PetscCall(DMAssemblySetType(as, methods[m]));
     PetscCall(DMAssemblyP1DiffusionMassKernels(as, alpha, beta, source, D, &k));
@@ -427,7 +419,7 @@ int main(int argc, char **argv)
     PetscCall(DMAssemblySetUp(as));
     PetscCall(DMAssemblyGetMemType(as, &mt));
     PetscCheck(!gpu || m == 1 || mt == PETSC_MEMTYPE_DEVICE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU run: method %s does not run on the device", methods[m]);
-    if (m == 0) PetscCall(CheckColoring(as, ndof));
+    if (m == 3) PetscCall(CheckColoring(as, ndof)); /* color: the only type that colours */
     targets = mt == PETSC_MEMTYPE_HOST ? hosttargets : devtargets;
     PetscCall(CheckResidual(as, methods[m], mt, U, Fref, tol, reproducible, &Ux, &fail));
     for (int t = 0; t < 2; t++) {
@@ -439,16 +431,16 @@ int main(int argc, char **argv)
       PetscCall(CreateTarget(dm, targets[t], mt, &J));
       PetscCall(DMAssemblyComputeJacobian(as, Ux, J));
       PetscCall(RelErrMat(J, Jref, &errJ));
-      if (m == 5 && !as->shfallback) { /* sharednz: the partition of this target's plan and the residual's */
-        PetscCall(CheckSharedPlan(&as->jsh, nelem, targets[t], &fail));
-        if (t == 0) PetscCall(CheckSharedPlan(&as->rsh, nelem, "residual", &fail));
+      if (m == 5 && !((DMAssembly_SharedNZ *)as->data)->fallback) { /* sharednz: the partition of this target's plan and the residual's */
+        PetscCall(CheckSharedPlan(&((DMAssembly_SharedNZ *)as->data)->jsh, nelem, targets[t], &fail));
+        if (t == 0) PetscCall(CheckSharedPlan(&((DMAssembly_SharedNZ *)as->data)->rsh, nelem, "residual", &fail));
       }
-      const unsigned long long h1 = m == 5 ? SharedPlanHash(&as->jsh) : 0;
+      const unsigned long long h1 = m == 5 ? SharedPlanHash(&((DMAssembly_SharedNZ *)as->data)->jsh) : 0;
       PetscCall(CreateTarget(dm, targets[t], mt, &J2));
       PetscCall(DMAssemblyComputeJacobian(as, Ux, J2)); /* a second matrix: a second plan */
       PetscCall(DMAssemblyComputeJacobian(as, Ux, J2)); /* reassembly, same plan */
-      if (m == 5 && !as->shfallback && as->jsh.tb) {
-        const PetscBool samep = (PetscBool)(SharedPlanHash(&as->jsh) == h1);
+      if (m == 5 && !((DMAssembly_SharedNZ *)as->data)->fallback && ((DMAssembly_SharedNZ *)as->data)->jsh.tb) {
+        const PetscBool samep = (PetscBool)(SharedPlanHash(&((DMAssembly_SharedNZ *)as->data)->jsh) == h1);
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "sharednz %s plan rebuilt for a second matrix: %s\n", targets[t], samep ? "identical ok" : "DIFFERENT (FAIL)"));
         if (!samep) fail = PETSC_TRUE;
       }
@@ -487,12 +479,7 @@ int main(int argc, char **argv)
       PetscCall(DMAssemblyGetInfo(as, &info));
       PetscCheck(info.njacplans == 4 && info.nreductions == 6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "expected 4 Jacobian plans and 6 assemblies, got %" PetscInt_FMT " and %" PetscInt_FMT, info.njacplans, info.nreductions);
     }
-    if (m == 0 || m == 5) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
-    if (m == 2) { /* -dm_assembly_atomic_variant: show that it ran (its plan's irregular elements) */
-      PetscBool var;
-      PetscCall(PetscOptionsHasName(NULL, NULL, "-dm_assembly_atomic_variant", &var));
-      if (var) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF));
-    }
+    if (m == 0 || m == 2 || m == 3 || m == 5) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_SELF)); /* atomic: its variant ran (the plan's irregular elements) */
     PetscCall(VecDestroy(&Ux));
     PetscCall(DMAssemblyDestroy(&as));
   }

@@ -21,19 +21,19 @@
 #include <petscellwarp/private/ellwarpkuhn.h>
 #include "assemblytestutil.h"
 
-/* ellwarp_add_test(assembly_ho.tri -elem tri -orders 1,2,3,4,5 -faces 3 -dm_assembly_color_tail 4 -snes) */
+/* ellwarp_add_test(assembly_ho.tri -elem tri -orders 1,2,3,4,5 -faces 3 -snes -dm_assembly_tune color_tail=4) */
 /* ellwarp_add_test(assembly_ho.tet_p1 -elem tet -orders 1 -faces 2) */
-/* ellwarp_add_test(assembly_ho.tet_p2 -elem tet -orders 2 -faces 2 -dm_assembly_color_tail 4 -snes) */
+/* ellwarp_add_test(assembly_ho.tet_p2 -elem tet -orders 2 -faces 2 -snes -dm_assembly_tune color_tail=4) */
 /* ellwarp_add_test(assembly_ho.quad_q1 -elem quad -orders 1 -faces 4) */
-/* ellwarp_add_test(assembly_ho.hex_q1 -elem hex -orders 1 -faces 3 -dm_assembly_color_tail 3 -snes) */
-/* ellwarp_add_test(assembly_ho.tri_index64 -elem tri -orders 3 -faces 3 -dm_assembly_index64 -dm_assembly_color_tail 4) */
+/* ellwarp_add_test(assembly_ho.hex_q1 -elem hex -orders 1 -faces 3 -snes -dm_assembly_tune color_tail=3) */
+/* ellwarp_add_test(assembly_ho.tri_index64 -elem tri -orders 3 -faces 3 -dm_assembly_tune index64=1,color_tail=4) */
 /* ellwarp_add_test(assembly_ho.tri_unfused -elem tri -orders 2,4 -faces 3 -dm_assembly_fuse 0) */
-/* ellwarp_add_test(assembly_ho.hex_unfused -elem hex -orders 1 -faces 2 -dm_assembly_fuse 0 -dm_assembly_color_tail 4) */
+/* ellwarp_add_test(assembly_ho.hex_unfused -elem hex -orders 1 -faces 2 -dm_assembly_fuse 0 -dm_assembly_tune color_tail=4) */
 /* ellwarp_add_test(assembly_ho.gpu_tri_unfused -elem tri -orders 2,5 -faces 6 -dm_assembly_fuse 0 -gpu GPU) */
-/* ellwarp_add_test(assembly_ho.gpu_tri -elem tri -orders 1,2,3,4,5 -faces 8 -dm_assembly_color_tail 16 -snes -gpu GPU) */
-/* ellwarp_add_test(assembly_ho.gpu_tet_p2 -elem tet -orders 2 -faces 4 -dm_assembly_color_tail 8 -snes -gpu GPU) */
-/* ellwarp_add_test(assembly_ho.gpu_hex_q1 -elem hex -orders 1 -faces 6 -dm_assembly_color_tail 16 -snes -gpu GPU) */
-/* ellwarp_add_test(assembly_ho.gpu_quad_q1 -elem quad -orders 1 -faces 8 -dm_assembly_color_tail 16 -gpu GPU) */
+/* ellwarp_add_test(assembly_ho.gpu_tri -elem tri -orders 1,2,3,4,5 -faces 8 -snes -dm_assembly_tune color_tail=16 -gpu GPU) */
+/* ellwarp_add_test(assembly_ho.gpu_tet_p2 -elem tet -orders 2 -faces 4 -snes -dm_assembly_tune color_tail=8 -gpu GPU) */
+/* ellwarp_add_test(assembly_ho.gpu_hex_q1 -elem hex -orders 1 -faces 6 -snes -dm_assembly_tune color_tail=16 -gpu GPU) */
+/* ellwarp_add_test(assembly_ho.gpu_quad_q1 -elem quad -orders 1 -faces 8 -dm_assembly_tune color_tail=16 -gpu GPU) */
 
 static void g0_beta(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g0[])
 {
@@ -269,6 +269,7 @@ static PetscErrorCode RunOrder(const char *elem, PetscInt order, PetscInt faces,
     PetscBool                reproducible = (PetscBool)(m != 2), same;
 
     PetscCall(DMAssemblyCreate(dm, &as));
+    PetscCall(DMAssemblySetType(as, methods[m])); /* the type first: its options are read by it */
     PetscCall(DMAssemblySetFromOptions(as));
     PetscCall(DMAssemblySetType(as, methods[m]));
     PetscCall(DMAssemblyLagrangeKernels(as, alpha, beta, source, D, &k));

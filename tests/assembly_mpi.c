@@ -29,7 +29,7 @@
 /* ellwarp_add_test(assembly_mpi.np2 NPROCS 2 -mesh box -faces 4 -snes) */
 /* ellwarp_add_test(assembly_mpi.np3 NPROCS 3 -mesh box -faces 5 -snes) */
 /* ellwarp_add_test(assembly_mpi.tri_np3 NPROCS 3 -mesh tri -faces 9) */
-/* ellwarp_add_test(assembly_mpi.np2_nz1 NPROCS 2 -mesh box -faces 3 -dm_assembly_nz_per_thread 1 -dm_assembly_index64) */
+/* ellwarp_add_test(assembly_mpi.np2_nz1 NPROCS 2 -mesh box -faces 3 -dm_assembly_tune index64=1,nz_per_thread=1) */
 /* ellwarp_add_test(assembly_mpi.gpu_np2 NPROCS 2 -mesh box -faces 6 -snes -gpu GPU) */
 /* ellwarp_add_test(assembly_mpi.gpu_np3 NPROCS 3 -mesh box -faces 6 -gpu GPU) */
 /* ellwarp_add_test(assembly_mpi.overlap0 NPROCS 2 -mesh box -faces 3 -overlap 0 EXPECT_ERROR "must be distributed with overlap >= 1") */

@@ -25,7 +25,7 @@
 /* ellwarp_add_test(assembly_setup.cpu_uninterpolated -faces 4 -uninterpolated) */
 /* ellwarp_add_test(assembly_setup.gpu -faces 6 -gpu GPU) */
 /* ellwarp_add_test(assembly_setup.gpu_uninterpolated -faces 7 -uninterpolated -gpu GPU) */
-/* ellwarp_add_test(assembly_setup.gpu_64bit -faces 5 -gpu -dm_assembly_index64 -hs_dm_assembly_index64 GPU) */
+/* ellwarp_add_test(assembly_setup.gpu_64bit -faces 5 -gpu -dm_assembly_tune index64=1 -hs_dm_assembly_tune index64=1 GPU) */
 
 static PetscInt nfail = 0;
 

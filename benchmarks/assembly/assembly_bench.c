@@ -2,7 +2,7 @@ static const char help[] = "DM GPU assembler (issue 6): full Jacobian + residual
                            "(anisotropic per-element conductivity + mass), per method, into MATSEQELLWARP and MATSEQAIJCUSPARSE, against\n"
                            "the peer (the same device element matrices through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once)\n"
                            "and a serial CPU assembly (the host method).  Options: -nodes n1,n2,... (mesh sizes, vertices), -repeats r,\n"
-                           "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localnz,localrow,atomic,atomic:full,atomic:compact,atomic:agg,atomic:match,atomic:hash,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
+                           "-cpu_repeats r, -methods globalnz,sharednz,sharednz:110,localnz,localrow,atomic,atomic:full,atomic:match,color,atomic-unfused,color-unfused (atomic/color: the built-in\n"
                            "element fused into the scatter; -unfused: through the element buffers like user kernels; sharednz:KB: shared-memory budget per\n"
                            "block, sharednz:metis or sharednz:KB:metis: blocks over a METIS partition, -dm_assembly_shared_partition), -order rcm,sfc,morton,metis,none (vertex numberings, each size is run once per order; sfc = Hilbert curve; metis: RCM inside METIS parts of -metis_part_size 64 vertices; default rcm),\n"
                            "-o dir (writes dir/assembly.json).  Without a GPU: the CPU assembly and the sharednz plan statistics.\n";
@@ -174,7 +174,7 @@ static PetscErrorCode PhaseTimes(PetscErrorCode (*op)(Ctx *), Ctx *c, PetscInt n
 }
 
 /* "sharednz:96" -> type sharednz with a 96 kB shared-memory budget per block (-dm_assembly_sharednz_smem);
-   "atomic:compact" -> type atomic with -dm_assembly_atomic_variant compact (variant: the non-numeric suffix);
+   "atomic:full" -> type atomic with -dm_assembly_tune atomic_variant=full (variant: the non-numeric suffix);
    "sharednz:metis", "sharednz:110:metis" -> -dm_assembly_shared_partition metis (with a budget) */
 static PetscErrorCode SplitBudget(char *mname, PetscInt *kb, char *variant, size_t vlen)
 {
@@ -195,19 +195,22 @@ static PetscErrorCode SplitBudget(char *mname, PetscInt *kb, char *variant, size
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the variant: sharednz's partition (-dm_assembly_shared_partition) or atomic's -dm_assembly_atomic_variant */
+/* the variant: sharednz's partition (-dm_assembly_shared_partition) or atomic's -dm_assembly_tune atomic_variant */
 static PetscErrorCode SetAtomicVariant(DMAssembly as, const char *variant)
 {
-  const char *opt;
+  const char    *opt;
+  char           val[64];
   DMAssemblyType type;
-  PetscBool   shnz;
+  PetscBool      shnz;
 
   PetscFunctionBegin;
   if (!variant[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DMAssemblyGetType(as, &type));
   PetscCall(PetscStrcmp(type, DMASSEMBLYSHAREDNZ, &shnz));
-  opt = shnz ? "-dm_assembly_shared_partition" : "-dm_assembly_atomic_variant";
-  PetscCall(PetscOptionsSetValue(NULL, opt, variant));
+  opt = shnz ? "-dm_assembly_shared_partition" : "-dm_assembly_tune";
+  if (shnz) PetscCall(PetscStrncpy(val, variant, sizeof(val)));
+  else PetscCall(PetscSNPrintf(val, sizeof(val), "atomic_variant=%s", variant));
+  PetscCall(PetscOptionsSetValue(NULL, opt, val));
   PetscCall(DMAssemblySetFromOptions(as));
   PetscCall(PetscOptionsClearValue(NULL, opt));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -561,7 +564,7 @@ int main(int argc, char **argv)
           else if (lnz) { /* the plan, the element inputs per contribution (from L2: counted once), no element matrix */
             elem = N * (96 + 72);
             red  = (double)info.jacplanentries * (info.idx64 ? 8 : 4) + 8.0 * nnz;
-          } else if (fused && strcmp(variant, "full")) { /* atomic (default match) and atomic:compact/agg/match/hash:  nodes by index (their 32-byte records from L2, not counted), D, 1-byte codes */
+          } else if (fused && strcmp(variant, "full")) { /* atomic (default match) and atomic:match: nodes by index (their 32-byte records from L2, not counted), D, 1-byte codes */
             elem = N * (16 + 48 + 16 + 128);
             red  = 8.0 * nnz /* zero */ + N * 16 * 16 /* read-modify-write */ - N * 128 /* no element matrix written */;
           } else if (fused) {

@@ -147,7 +147,19 @@ struct _DMAssemblyOps {
   PetscErrorCode (*jacplan)(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
   PetscBool (*hasjacplan)(DMAssembly);
   PetscBool (*mpisupported)(DMAssembly); /* runs on a distributed DM with these kernels and options (NULL: no) */
+  PetscErrorCode (*setfromoptions)(DMAssembly, PetscOptionItems); /* the type's own options, inside DMAssemblySetFromOptions()'s block */
+  PetscErrorCode (*getinfo)(DMAssembly, DMAssemblyInfo *);         /* the type's plan statistics (DMAssemblyGetInfo()) */
+  PetscErrorCode (*destroy)(DMAssembly);                            /* frees as->data: the type's own state (and composed functions) */
 };
+
+/* -dm_assembly_tune key=value[,key=value...] (dmassembly.c): developer knobs that never change a default, parsed
+   once by DMAssemblySetFromOptions(); the generic code and each type read their keys with DMAsmTuneGet*() */
+#define DMASM_TUNE_MAX 16
+typedef struct {
+  PetscInt  n;
+  char      key[DMASM_TUNE_MAX][32], val[DMASM_TUNE_MAX][64];
+  PetscBool used[DMASM_TUNE_MAX]; /* read by the generic code or the current type */
+} DMAsmTune;
 
 
 struct _p_DMAssembly {
@@ -161,8 +173,10 @@ struct _p_DMAssembly {
   PetscBool                setupcalled;
   PetscMemType             mtype;     /* where the gather, callbacks and reductions run */
   PetscBool                nodevice;  /* a device method runs on the host because no CUDA device is usable */
-  PetscInt                 nzpt;      /* targets per thread of the packed reduction (C = nzpt * DMASM_BLOCK) */
-  PetscBool                force64;   /* 64-bit plan entries even where 32 bits fit (tests the 64-bit path) */
+  void                    *data;      /* the type's own state (DMAssembly_SharedNZ, _LocalRow, _Atomic, _Color), from its constructor */
+  DMAsmTune                tune;      /* -dm_assembly_tune */
+  PetscInt                 nzpt;      /* targets per thread of the packed reduction (C = nzpt * DMASM_BLOCK; tune nz_per_thread) */
+  PetscBool                force64;   /* 64-bit plan entries even where 32 bits fit (tests the 64-bit path; tune index64) */
   PetscBool                setuphost; /* -dm_assembly_setup_on_host: pattern and plans built on the host even for a device method */
   /* mesh, built once */
   PetscInt   nelem, nen, dim, ndof, cStart;
@@ -171,24 +185,9 @@ struct _p_DMAssembly {
   PetscInt  *pi, *pj; /* element-connectivity CSR pattern (ndof rows) */
   PetscCount nnz;
   PetscInt  *e2nz;   /* [nen*nen][nelem] CSR nonzero of element entry (a,b) */
-  PetscInt   ncolors;
-  PetscInt  *colptr, *colelem; /* elements of colour c: colelem[colptr[c] .. colptr[c+1]) */
-  PetscInt   colortail;        /* colours smaller than this form the tail (-dm_assembly_color_tail, default DMASM_COLOR_TAIL) */
-  PetscInt   ntail, *tailelem, *dtailelem; /* color: elements of the colours smaller than DMASM_COLOR_TAIL, increasing */
-  DMAsmPlan  jtail, rtail;     /* color: packed reduction plans of the tail elements only (run first, write every target) */
-  DMAsmPlan  jac, res;
-  DMAsmRowPlan jrow, rrow; /* localrow */
-  DMAsmSharedPlan jsh, rsh; /* sharednz (the key of jsh is kept in jac) */
-  PetscBool  shfallback;   /* sharednz with user kernels: globalnz runs instead (stated in -info and View) */
+  DMAsmPlan  jac, res; /* types with plans of their own (sharednz, localrow) keep only the key of their Jacobian plan in jac */
   PetscBool  reorder;      /* built-in kernels: elements numbered by their lowest dof (DMAsmReorderElements) */
   PetscInt  *eperm;        /* [nelem] assembler element -> mesh cell - cStart (NULL: identity) */
-  PetscInt   shsmem;       /* sharednz shared-memory budget per block, bytes */
-  DMAsmSharedPartition shpart; /* -dm_assembly_shared_partition contiguous|metis */
-  PetscInt   shseed;       /* -dm_assembly_shared_metis_seed: METIS's random seed (fixed: the same plan every run) */
-  PetscInt   shlanes;      /* -dm_assembly_shared_metis_lanes: an ELLWARP unit is this many lanes of a slice (32: the slice) */
-  PetscInt   shcsrmin;     /* -dm_assembly_shared_metis_csr_min: a CSR unit takes consecutive rows until it holds this many values */
-  PetscReal  shfill;       /* -dm_assembly_shared_metis_fill: a METIS part's element rows as a fraction of the budget (0: estimated) */
-  PetscReal *xn, *dxn;     /* sharednz: nodal coordinates [ndof][dim], host and device */
   void      *phase[4];     /* bench/diagnostics: CUDA events at the phase boundaries (DMAssemblySetPhaseTiming) */
   PetscBool  timephases;
   int        phasen;       /* events recorded in the last assembly */
@@ -198,17 +197,11 @@ struct _p_DMAssembly {
   /* working buffers in the execution memory */
   PetscScalar *ue, *ae, *fe, *ke;
   PetscReal   *dxe;     /* device copy of xe (== xe on the host) */
-  PetscInt    *dedof, *dcolelem;
+  PetscInt    *dedof;
   /* context of the built-in kernels, owned */
   DMAsmP1Ctx *builtin; /* the kernels set are the built-in ones (k.ctx == builtin) */
-  PetscBool   fuse;    /* atomic/color with built-in kernels: element computed inside the scatter, no element data in memory */
   void *ownctx;
   PetscErrorCode (*ownctxdestroy)(void **);
-  /* atomic variants for the built-in P1 Jacobian (dmasmfast.c, include/petscellwarp/private/dmasmfast.h) */
-  PetscInt               atomicvariant; /* DMAsmAtomicVariant: -dm_assembly_atomic_variant */
-  PetscInt               fastmaxcode;   /* largest entry code of the compact map (testing: smaller forces irregular elements) */
-  struct _DMAsmFastPlan *fast;
-  PetscInt               fasthashprobes; /* hash variant: groups probed before an entry goes straight to global memory (testing) */
   /* distributed DMPlex (dmasmmpi.c; unused on one process).  Nodes are the local (ghosted) vector's dofs:
      edof holds local-vector offsets, ndof their number; rows are this rank's owned dofs only. */
   PetscBool  mpi;
@@ -226,6 +219,52 @@ struct _p_DMAssembly {
   struct _DMAsmHOCtx *hobuiltin; /* the built-in kernels of DMAssemblyLagrangeKernels() (k.ctx == hobuiltin) */
 };
 
+/* The types' own state (as->data): each struct is allocated by its type's constructor, set by its
+   setfromoptions and setup, freed by its destroy.  The other types carry none of it. */
+
+/* atomic and color (the scatter types) share the fused scatter of dmasmcompute.c; their data begin with this */
+typedef struct {
+  PetscBool fuse; /* built-in kernels: the element computed inside the scatter, no element data in memory (-dm_assembly_fuse) */
+} DMAsmScatter;
+
+/* color (dmasmcolor.c): the greedy element colouring, computed by its set-up only */
+typedef struct {
+  DMAsmScatter sc;
+  PetscInt     colortail;                    /* colours smaller than this form the tail (tune color_tail, default DMASM_COLOR_TAIL) */
+  PetscInt     ncolors;
+  PetscInt    *colptr, *colelem;             /* elements of colour c: colelem[colptr[c] .. colptr[c+1]) */
+  PetscInt    *dcolelem;                     /* colelem in the execution memory (== colelem on the host) */
+  PetscInt     ntail, *tailelem, *dtailelem; /* elements of the colours smaller than colortail, increasing */
+  DMAsmPlan    jtail, rtail;                 /* packed reduction plans of the tail elements only (run first, write every target) */
+} DMAssembly_Color;
+
+/* atomic (dmasmatomic.c): the variant of the fused P1 Jacobian and its plan (include/petscellwarp/private/dmasmatomic.h) */
+typedef struct {
+  DMAsmScatter           sc;
+  PetscInt               variant; /* DMAsmAtomicVariant (tune atomic_variant) */
+  PetscInt               maxcode; /* largest entry code of the compact map (tune atomic_maxcode: smaller forces irregular elements) */
+  PetscBool              stats;   /* address statistics in the plan and View (tune atomic_stats: they triple the plan's set-up) */
+  struct _DMAsmFastPlan *fast;
+} DMAssembly_Atomic;
+
+/* sharednz (dmasmshared.c, dmasmsharedmetis.c) */
+typedef struct {
+  PetscInt             smem;     /* shared-memory budget per block, bytes (-dm_assembly_sharednz_smem, kB) */
+  DMAsmSharedPartition part;     /* -dm_assembly_shared_partition contiguous|metis */
+  PetscInt             seed;     /* tune metis_seed: METIS's random seed (fixed: the same plan every run) */
+  PetscInt             lanes;    /* tune metis_lanes: an ELLWARP unit is this many lanes of a slice (32: the slice) */
+  PetscInt             csrmin;   /* tune metis_csr_min: a CSR unit takes consecutive rows until it holds this many values */
+  PetscReal            fill;     /* tune metis_fill: a METIS part's element rows as a fraction of the budget (0: estimated) */
+  PetscBool            fallback; /* user kernels or not the P1 simplex: globalnz runs instead (stated in -info and View) */
+  PetscReal           *xn, *dxn; /* nodal coordinates [ndof][dim], host and execution memory */
+  DMAsmSharedPlan      jsh, rsh; /* Jacobian (its key in as->jac) and residual block plans */
+} DMAssembly_SharedNZ;
+
+/* localrow (dmasmlocalrow.c) */
+typedef struct {
+  DMAsmRowPlan jrow, rrow; /* Jacobian (its key in as->jac) and residual row plans */
+} DMAssembly_LocalRow;
+
 /* the built-in Lagrange kernels' context (dmasmho.c; the element is include/petscellwarp/private/dmasmho.h) */
 typedef struct _DMAsmHOCtx {
   PetscInt   dim, nen, nvert, nq, degree;
@@ -239,7 +278,7 @@ typedef struct _DMAsmHOCtx {
 } DMAsmHOCtx;
 
 PETSC_INTERN PetscErrorCode DMAsmBuildElementMapHO(DMAssembly);
-PETSC_INTERN PetscErrorCode DMAsmHOFused(DMAssembly, const DMAsmPlan *, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmHOFused(DMAssembly, const DMAssembly_Color *, const DMAsmPlan *, PetscBool, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void           DMAsmHostHOElement(const DMAsmHOCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode DMAsmCUDAHOFused(const DMAsmHOCtx *, PetscInt, const PetscInt *, PetscInt, const PetscReal *, const PetscScalar *, const PetscInt *, PetscBool, const PetscInt *, PetscBool, PetscScalar *, PetscScalar *);
@@ -322,42 +361,35 @@ PETSC_INTERN PetscErrorCode DMAsmCUDABuildPattern(PetscInt, PetscInt, PetscInt, 
 PETSC_INTERN PetscErrorCode DMAsmCUDAElementTargets(PetscInt, PetscCount, const PetscInt *, const PetscInt *, const PetscInt *, const MatAssemblyBlock *, PetscInt **);
 PETSC_INTERN PetscErrorCode DMAsmCUDABuildPlan(PetscInt, PetscInt, PetscCount, const PetscInt *, PetscInt, PetscBool, DMAsmPlan *);
 #endif
-PETSC_INTERN PetscErrorCode DMAsmColor(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmColor(DMAssembly, DMAssembly_Color *);
 PETSC_INTERN PetscErrorCode DMAsmReorderElements(DMAssembly);
-PETSC_INTERN PetscErrorCode DMAsmBuildTailPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
+PETSC_INTERN PetscErrorCode DMAsmBuildTailPlan(DMAssembly, const DMAssembly_Color *, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *, const PetscInt *);
 
-/* the types' operations (dmasmcompute.c) and constructors (dmasmtypes.c) */
+/* operations shared by several types (dmasmcompute.c, dmasmtypes.c); each type's own are static in its file */
 PETSC_INTERN PetscErrorCode DMAsmReducePacked(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode DMAsmReduceAtomic(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode DMAsmReduceColor(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscBool      DMAsmFusedActiveScatter(DMAssembly, PetscBool);
-PETSC_INTERN PetscBool      DMAsmFusedActiveAlways(DMAssembly, PetscBool);
-PETSC_INTERN PetscBool      DMAsmFusedActiveShared(DMAssembly, PetscBool);
-PETSC_INTERN PetscErrorCode DMAsmFusedScatter(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode DMAsmFusedLocalRow(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode DMAsmFusedLocalNZ(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode DMAsmFusedShared(DMAssembly, PetscBool, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmJacPlanPacked(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
-PETSC_INTERN PetscErrorCode DMAsmJacPlanAtomic(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
-PETSC_INTERN PetscErrorCode DMAsmJacPlanColor(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
-PETSC_INTERN PetscErrorCode DMAsmJacPlanLocalRow(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
-PETSC_INTERN PetscErrorCode DMAsmJacPlanShared(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
-PETSC_INTERN PetscBool      DMAsmHasJacPlanLocalRow(DMAssembly);
-PETSC_INTERN PetscBool      DMAsmHasJacPlanShared(DMAssembly);
-/* the scatter types (their kernels differ only in the colour loop) and sharednz with its own kernels active */
-static inline PetscBool DMAsmIsColor(DMAssembly as)
+PETSC_INTERN PetscBool      DMAsmFusedActiveAlways(DMAssembly, PetscBool);
+PETSC_INTERN PetscBool      DMAsmFusedActiveScatter(DMAssembly, PetscBool);
+PETSC_INTERN PetscErrorCode DMAsmFusedScatter(DMAssembly, const DMAssembly_Color *, const DMAsmPlan *, PetscBool, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmSetFromOptionsScatter(DMAssembly, DMAsmScatter *, PetscOptionItems);
+PETSC_INTERN PetscErrorCode DMAsmViewScatter(DMAssembly, const DMAsmScatter *, PetscViewer);
+PETSC_INTERN PetscErrorCode DMAsmSetFuse_Scatter(DMAssembly, PetscBool); /* DMAssemblySetFuse_C of atomic and color */
+PETSC_INTERN PetscErrorCode DMAsmViewMethod(DMAssembly, PetscViewer, const char *);
+/* the built-in kernels are set: the P1 ones, or either */
+static inline PetscBool DMAsmBuiltinP1(DMAssembly as)
 {
-  return (PetscBool)(as->ops->reduce == DMAsmReduceColor);
+  return (PetscBool)(as->builtin && as->k.ctx == (void *)as->builtin);
 }
-static inline PetscBool DMAsmIsAtomic(DMAssembly as)
+static inline PetscBool DMAsmBuiltinAny(DMAssembly as)
 {
-  return (PetscBool)(as->ops->reduce == DMAsmReduceAtomic);
+  return (PetscBool)(DMAsmBuiltinP1(as) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin));
 }
-static inline PetscBool DMAsmSharedActive(DMAssembly as)
-{
-  return (PetscBool)(as->ops->fused == DMAsmFusedShared && !as->shfallback);
-}
+/* -dm_assembly_tune (dmassembly.c): the value of a key where it is given (else *v unchanged), marked used */
+PETSC_INTERN PetscErrorCode DMAsmTuneGetInt(DMAssembly, const char[], PetscInt, PetscInt, PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmTuneGetReal(DMAssembly, const char[], PetscReal, PetscReal, PetscReal *);
+PETSC_INTERN PetscErrorCode DMAsmTuneGetBool(DMAssembly, const char[], PetscBool *);
+PETSC_INTERN PetscErrorCode DMAsmTuneGetEList(DMAssembly, const char[], const char *const[], PetscInt, PetscInt *);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_GlobalNZ(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_Host(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_Atomic(DMAssembly);

@@ -1,7 +1,6 @@
 /* Assembly: gather -> element callback -> reduction, into a residual vector or a Jacobian's value array in
    its own storage order (ELLWARP slots, or CSR for AIJ/AIJCUSPARSE). */
 #include <petscellwarp/private/dmassemblyimpl.h>
-#include <petscellwarp/private/dmasmfast.h>
 #if defined(ELLWARP_HAVE_CUDA)
   #include <petscellwarp/private/ellwarpdevice.h>
 #endif
@@ -26,53 +25,6 @@ static PetscErrorCode GetTarget(DMAssembly as, Mat J, MatAssemblyTarget *T)
 #else
   #define PHASE(as) (void)0
 #endif
-
-/* sharednz with the METIS partition: the units of the target array, the smallest groups of targets whose
-   stores stay coalesced: in ELLWARP a group of -dm_assembly_shared_metis_lanes lanes of a slice over all its
-   steps (slots are column-major over the slice's 32 lanes, so one row alone is strided; 16 lanes of doubles
-   are one 128-byte line per step, so a warp still stores whole lines), then the long rows' slots by 32; a CSR
-   row's range (or a few consecutive rows) */
-static PetscErrorCode SharedUnits(const MatAssemblyBlock *T, PetscInt n, const PetscInt *ia, PetscInt csrmin, PetscInt lanes, PetscCount *nunit, PetscCount **ustart, PetscCount **utgt)
-{
-  PetscFunctionBegin;
-  *utgt = NULL;
-  if (T->sliceheight) { /* lane group g of slice s: slots sliceptr[s] + k*H + g*lanes + [0, lanes), every step k */
-    const PetscInt   H     = T->sliceheight;
-    const PetscCount nsl   = T->sliceptr[T->nslices];
-    const PetscCount tail  = (T->nval - nsl + 31) / 32;
-    const PetscInt   ng    = H / lanes;
-    PetscCount       j     = 0, u = 0;
-    PetscCheck(H % lanes == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "sharednz METIS: -dm_assembly_shared_metis_lanes %" PetscInt_FMT " does not divide the matrix's slice height %" PetscInt_FMT, lanes, H);
-    *nunit = (PetscCount)T->nslices * ng + tail;
-    PetscCall(PetscMalloc1(*nunit + 1, ustart));
-    PetscCall(PetscMalloc1(T->nval + 1, utgt));
-    (*utgt)[T->nval] = 0; /* read (unused) past the last unit's end by the unit loops */
-    for (PetscInt s = 0; s < T->nslices; s++) {
-      const PetscCount width = (T->sliceptr[s + 1] - T->sliceptr[s]) / H;
-      for (PetscInt g = 0; g < ng; g++) {
-        (*ustart)[u++] = j;
-        for (PetscCount k = 0; k < width; k++)
-          for (PetscInt l = 0; l < lanes; l++) (*utgt)[j++] = T->sliceptr[s] + k * H + g * lanes + l;
-      }
-    }
-    for (PetscCount t = nsl; t < T->nval; t++) {
-      if ((t - nsl) % 32 == 0) (*ustart)[u++] = j;
-      (*utgt)[j++] = t;
-    }
-    (*ustart)[u] = j;
-    PetscCheck(u == *nunit && j == T->nval, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sharednz METIS: slice units miscounted");
-  } else { /* consecutive rows until the unit holds >= -dm_assembly_shared_metis_csr_min values (default 1: one row
-              per unit).  At 2.17 M tets (RCM): one row per unit, redundancy 1.63 and 9.4 s in METIS; >= 32 values
-              (~3 rows), 1.79 and 5.0 s */
-    PetscInt nu = 0;
-    PetscCall(PetscMalloc1(n + 1, ustart));
-    (*ustart)[0] = 0;
-    for (PetscInt i = 0; i < n; i++)
-      if (ia[i + 1] - (*ustart)[nu] >= csrmin || i == n - 1) (*ustart)[++nu] = ia[i + 1];
-    *nunit = nu;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* The Jacobian plan for J: each element entry's target position in J's value array.  Built at the first
    assembly into a given matrix, kept while the matrix's assembly-target state (MatGetAssemblyTarget: it
@@ -123,78 +75,14 @@ done:
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The types' Jacobian plans from q2t (element entry -> position in the value array of block B) */
-
-/* globalnz, host, localnz, sharednz with user kernels: the packed reduction plan */
+/* The types' Jacobian plans (ops->jacplan) from q2t (element entry -> position in the value array of block B).
+   globalnz, host, localnz, and the types whose own plan does not apply: the packed reduction plan */
 PetscErrorCode DMAsmJacPlanPacked(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
 {
   PetscFunctionBegin;
   PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, B->nval, q2t, &as->jac));
   if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(&as->jac));
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* color: the packed plan (its e2t) and the tail's packed plan */
-PetscErrorCode DMAsmJacPlanColor(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
-{
-  PetscFunctionBegin;
-  PetscCall(DMAsmJacPlanPacked(as, B, q2t));
-  PetscCall(DMAsmBuildTailPlan(as, as->nen * as->nen, B->nval, q2t, &as->jtail));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* atomic: the packed plan (its e2t) and the -dm_assembly_atomic_variant plan where it applies */
-PetscErrorCode DMAsmJacPlanAtomic(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
-{
-  PetscFunctionBegin;
-  PetscCall(DMAsmJacPlanPacked(as, B, q2t));
-  if (DMAsmFastActive(as) && B->nval <= PETSC_INT32_MAX) PetscCall(DMAsmBuildFastPlan(as, q2t, B->nval, &as->fast));
-  else if (as->atomicvariant) {
-    PetscCall(DMAsmFastPlanDestroy(&as->fast));
-    PetscCall(PetscInfo(as, "-dm_assembly_atomic_variant: NOT USED, it needs the built-in P1 simplex kernels fused and at most 2^31 targets (%" PetscCount_FMT "): the full-map atomic scatter runs\n", B->nval));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* localrow: the row plan (jac keeps the key only) */
-PetscErrorCode DMAsmJacPlanLocalRow(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
-{
-  PetscFunctionBegin;
-  PetscCall(DMAsmPlanDestroy(&as->jac));
-  PetscCall(DMAsmBuildRowPlan(as, PETSC_TRUE, q2t, B->nval, &as->jrow));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscBool DMAsmHasJacPlanLocalRow(DMAssembly as)
-{
-  return (PetscBool)(as->jrow.wptr != NULL);
-}
-
-/* sharednz: the block plan (jac keeps the key only), or the packed plan where it does not fit or with user kernels */
-PetscErrorCode DMAsmJacPlanShared(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
-{
-  PetscCount nunit = 0, *ustart = NULL, *utgt = NULL;
-
-  PetscFunctionBegin;
-  if (!DMAsmSharedActive(as)) {
-    PetscCall(DMAsmJacPlanPacked(as, B, q2t));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (as->shpart == DMASM_SHPART_METIS) PetscCall(SharedUnits(B, B->m, B->i, as->shcsrmin, as->shlanes, &nunit, &ustart, &utgt));
-  PetscCall(DMAsmPlanDestroy(&as->jac));
-  PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, B->nval, q2t, nunit, ustart, utgt, &as->jsh));
-  PetscCall(PetscFree(ustart));
-  PetscCall(PetscFree(utgt));
-  if (as->jsh.fallback) {
-    PetscCall(PetscInfo(as, "sharednz: the Jacobian's element data do not fit the shared-memory budget; globalnz assembles this matrix\n"));
-    PetscCall(DMAsmJacPlanPacked(as, B, q2t));
-  } else if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmSharedPlanUpload(&as->jsh));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscBool DMAsmHasJacPlanShared(DMAssembly as)
-{
-  return (PetscBool)(DMAsmSharedActive(as) && !as->jsh.fallback ? as->jsh.tb != NULL : as->jac.blkptr != NULL);
 }
 
 /* the start of a gather: ae allocated (in the execution memory) on first use of an auxiliary vector,
@@ -247,49 +135,48 @@ static PetscErrorCode Gather(DMAssembly as, Vec U)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* atomic and color (their fusedactive) with the built-in kernels: the element is computed inside the scatter */
-static PetscBool Fused(DMAssembly as)
+/* atomic and color (their fusedactive) with the built-in kernels unless -dm_assembly_fuse 0: the element is
+   computed inside the scatter */
+PetscBool DMAsmFusedActiveScatter(DMAssembly as, PetscBool jac)
 {
-  return (PetscBool)(as->fuse && ((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)));
+  (void)jac;
+  return (PetscBool)(((DMAsmScatter *)as->data)->fuse && DMAsmBuiltinAny(as));
 }
 
-/* fused element + scatter into dst (zeroed first), ntarget values; u: the state (residual only) */
-static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+/* the fused element + scatter of atomic (col NULL) and color into dst (zeroed first), ntarget values; u: the state
+   (residual only).  color first reduces its tail of small colours through their packed plan, then scatters
+   each big colour */
+PetscErrorCode DMAsmFusedScatter(DMAssembly as, const DMAssembly_Color *col, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
 {
-  const PetscBool  col  = DMAsmIsColor(as);
-  const DMAsmPlan *tail = jac ? &as->jtail : &as->rtail;
+  const DMAsmPlan *tail = col ? (jac ? &col->jtail : &col->rtail) : NULL;
+  const PetscInt   nt   = col ? col->ntail : 0;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  if (jac && DMAsmFastActive(as) && as->fast) { /* -dm_assembly_atomic_variant compact|agg|match|hash (dmasmfast.c) */
-    PetscCall(DMAsmFastAssembly(as, P, dst));
-    PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin) PetscCall(DMAsmHOFused(as, P, jac, u, dst)); /* the Lagrange kernels (dmasmho.c) */
+  if (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin) PetscCall(DMAsmHOFused(as, col, P, jac, u, dst)); /* the Lagrange kernels (dmasmho.c) */
   else if (as->mtype == PETSC_MEMTYPE_HOST) {
-    if (col && as->ntail) { /* the tail first: element data of its elements, packed reduction writing every target */
+    if (nt) { /* the tail first: element data of its elements, packed reduction writing every target */
       PetscScalar *buf = jac ? as->ke : as->fe;
-      DMAsmHostP1FusedStore(as->builtin, as->ntail, as->tailelem, as->nelem, as->xe, u, as->edof, jac, NULL, NULL, buf);
+      DMAsmHostP1FusedStore(as->builtin, nt, col->tailelem, as->nelem, as->xe, u, as->edof, jac, NULL, NULL, buf);
       DMAsmHostReduce(tail, buf, dst);
     } else PetscCall(PetscArrayzero(dst, P->ntarget));
     if (col) {
-      for (PetscInt c = 0; c < as->ncolors; c++)
-        if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) DMAsmHostP1Fused(as->builtin, as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], as->nelem, as->xe, u, as->edof, jac, P->e2t, dst);
+      for (PetscInt c = 0; c < col->ncolors; c++)
+        if (!nt || col->colptr[c + 1] - col->colptr[c] >= col->colortail) DMAsmHostP1Fused(as->builtin, col->colptr[c + 1] - col->colptr[c], col->colelem + col->colptr[c], as->nelem, as->xe, u, as->edof, jac, P->e2t, dst);
     } else DMAsmHostP1Fused(as->builtin, as->nelem, NULL, as->nelem, as->xe, u, as->edof, jac, P->e2t, dst);
     PetscCall(PetscLogFlops((as->dim == 3 ? 150.0 : 60.0) * as->nelem + (PetscLogDouble)P->nsrc));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmP1CtxDevice(as->builtin));
     PetscCall(DMAsmP1CtxDeviceSym(as->builtin)); /* symmetric D: the fused kernels read its upper triangle */
-    if (col && as->ntail) {
+    if (nt) {
       PetscScalar *buf = jac ? as->ke : as->fe;
-      PetscCall(DMAsmCUDAP1FusedStore(as->builtin, as->ntail, as->dtailelem, as->nelem, as->dxe, u, as->dedof, jac, NULL, PETSC_FALSE, NULL, buf));
+      PetscCall(DMAsmCUDAP1FusedStore(as->builtin, nt, col->dtailelem, as->nelem, as->dxe, u, as->dedof, jac, NULL, PETSC_FALSE, NULL, buf));
       PetscCall(DMAsmCUDAReduce(tail, buf, dst));
     } else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
     if (col) {
-      for (PetscInt c = 0; c < as->ncolors; c++)
-        if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) PetscCall(DMAsmCUDAP1Fused(as->builtin, as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_FALSE, dst));
+      for (PetscInt c = 0; c < col->ncolors; c++)
+        if (!nt || col->colptr[c + 1] - col->colptr[c] >= col->colortail) PetscCall(DMAsmCUDAP1Fused(as->builtin, col->colptr[c + 1] - col->colptr[c], col->dcolelem + col->colptr[c], as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_FALSE, dst));
     } else PetscCall(DMAsmCUDAP1Fused(as->builtin, as->nelem, NULL, as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_TRUE, dst));
 #endif
   }
@@ -297,68 +184,13 @@ static PetscErrorCode FusedAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SharedAssembly(DMAssembly as, const DMAsmSharedPlan *S, const PetscScalar *u, PetscScalar *dst)
+/* localrow and localnz: always fused (they need the built-in kernels, checked at set-up) */
+PetscBool DMAsmFusedActiveAlways(DMAssembly as, PetscBool jac)
 {
-  PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(DMAsmHostShared(as->builtin, S, as->nelem, as->xn, u, dst));
-  else {
-#if defined(ELLWARP_HAVE_CUDA)
-    PetscCall(DMAsmP1CtxDevice(as->builtin));
-    PetscCall(DMAsmP1CtxDeviceSym(as->builtin));
-    PetscCall(DMAsmCUDAShared(as->builtin, S, as->nelem, as->dxn, u, dst));
-#endif
-  }
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  (void)as;
+  (void)jac;
+  return PETSC_TRUE;
 }
-
-static PetscErrorCode LocalRowAssembly(DMAssembly as, const DMAsmRowPlan *P, const PetscScalar *u, PetscScalar *dst)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  if (as->mtype == PETSC_MEMTYPE_HOST) {
-    DMAsmHostLocalRow(as->builtin, P, as->nelem, as->xe, u, as->edof, dst);
-    PetscCall(PetscLogFlops((as->dim == 3 ? 120.0 : 50.0) * (as->dim + 1) * as->nelem));
-  } else {
-#if defined(ELLWARP_HAVE_CUDA)
-    PetscCall(DMAsmP1CtxDevice(as->builtin));
-    PetscCall(DMAsmCUDALocalRow(as->builtin, P, as->nelem, as->dxe, u, as->dedof, dst));
-#endif
-  }
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* localnz: every contribution recomputed by the thread that sums its target (built-in P1 or Lagrange kernels) */
-static PetscErrorCode LocalNZAssembly(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
-{
-  const PetscBool ho = (PetscBool)(as->hobuiltin && as->k.ctx == (void *)as->hobuiltin);
-
-  PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  if (as->mtype == PETSC_MEMTYPE_HOST) {
-    if (ho) DMAsmHostLocalNZHO(as->hobuiltin, P, jac, as->nelem, as->xe, u, as->edof, dst);
-    else DMAsmHostLocalNZ(as->builtin, P, jac, as->nelem, as->xe, u, as->edof, dst);
-  } else {
-#if defined(ELLWARP_HAVE_CUDA)
-    if (ho) {
-      PetscCall(DMAsmHOCtxDevice(as->hobuiltin));
-      PetscCall(DMAsmCUDALocalNZHO(as->hobuiltin, P, jac, as->nelem, as->dxe, u, as->dedof, dst));
-    } else {
-      PetscCall(DMAsmP1CtxDevice(as->builtin));
-      PetscCall(DMAsmCUDALocalNZ(as->builtin, P, jac, as->nelem, as->dxe, u, as->dedof, dst));
-    }
-#endif
-  }
-  PetscCall(PetscLogFlops((as->dim == 3 ? 120.0 : 50.0) * (PetscLogDouble)(jac ? as->nen * as->nen : as->nen) * as->nelem));
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The types' operations (dmasmtypes.c fills the ops table with them).  reduce: element data src (nper entries
-   per element) -> the ntarget values dst.  fusedactive/fused: the element computed inside the type's own
-   kernel, no element data in memory. */
 
 /* globalnz, host, sharednz, localnz, localrow: the packed reduction by nonzero (fixed order) */
 PetscErrorCode DMAsmReducePacked(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
@@ -374,98 +206,6 @@ PetscErrorCode DMAsmReducePacked(DMAssembly as, const DMAsmPlan *P, PetscInt npe
     PetscCall(PetscLogGpuFlops((PetscLogDouble)P->nsrc));
 #endif
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* atomic: zero, then every entry added to its target (atomicAdd on the device) */
-PetscErrorCode DMAsmReduceAtomic(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
-{
-  PetscFunctionBegin;
-  (void)nper;
-  if (as->mtype == PETSC_MEMTYPE_HOST) {
-    PetscCall(PetscArrayzero(dst, P->ntarget));
-    DMAsmHostScatter(P->nsrc, P->e2t, src, dst);
-    PetscCall(PetscLogFlops((PetscLogDouble)P->nsrc));
-  } else {
-#if defined(ELLWARP_HAVE_CUDA)
-    PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-    PetscCall(DMAsmCUDAScatterAtomic(P->nsrc, P->de2t, src, dst));
-    PetscCall(PetscLogGpuFlops((PetscLogDouble)P->nsrc));
-#endif
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* color: the tail's packed reduction first (writes every target), then one scatter per big colour */
-PetscErrorCode DMAsmReduceColor(DMAssembly as, const DMAsmPlan *P, PetscInt nper, const PetscScalar *src, PetscScalar *dst)
-{
-  const DMAsmPlan *tail = P == &as->jac ? &as->jtail : &as->rtail;
-
-  PetscFunctionBegin;
-  if (as->mtype == PETSC_MEMTYPE_HOST) {
-    if (as->ntail) DMAsmHostReduce(tail, src, dst);
-    else PetscCall(PetscArrayzero(dst, P->ntarget));
-    for (PetscInt c = 0; c < as->ncolors; c++)
-      if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) DMAsmHostScatterColor(as->colptr[c + 1] - as->colptr[c], as->colelem + as->colptr[c], nper, as->nelem, P->e2t, src, dst);
-    PetscCall(PetscLogFlops((PetscLogDouble)P->nsrc));
-  } else {
-#if defined(ELLWARP_HAVE_CUDA)
-    if (as->ntail) PetscCall(DMAsmCUDAReduce(tail, src, dst));
-    else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
-    for (PetscInt c = 0; c < as->ncolors; c++)
-      if (!as->ntail || as->colptr[c + 1] - as->colptr[c] >= as->colortail) PetscCall(DMAsmCUDAScatterColor(as->colptr[c + 1] - as->colptr[c], as->dcolelem + as->colptr[c], nper, as->nelem, P->de2t, src, dst));
-    PetscCall(PetscLogGpuFlops((PetscLogDouble)P->nsrc));
-#endif
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* atomic and color: fused with the built-in kernels unless -dm_assembly_fuse 0 */
-PetscBool DMAsmFusedActiveScatter(DMAssembly as, PetscBool jac)
-{
-  (void)jac;
-  return Fused(as);
-}
-
-PetscErrorCode DMAsmFusedScatter(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
-{
-  PetscFunctionBegin;
-  PetscCall(FusedAssembly(as, jac ? &as->jac : &as->res, jac, u, dst));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* localrow and localnz: always fused (they need the built-in kernels, checked at set-up) */
-PetscBool DMAsmFusedActiveAlways(DMAssembly as, PetscBool jac)
-{
-  (void)as;
-  (void)jac;
-  return PETSC_TRUE;
-}
-
-PetscErrorCode DMAsmFusedLocalRow(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
-{
-  PetscFunctionBegin;
-  PetscCall(LocalRowAssembly(as, jac ? &as->jrow : &as->rrow, u, dst));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode DMAsmFusedLocalNZ(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
-{
-  PetscFunctionBegin;
-  PetscCall(LocalNZAssembly(as, jac ? &as->jac : &as->res, jac, u, dst));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* sharednz: fused with the built-in P1 kernels while the plan fits the shared-memory budget (else globalnz runs) */
-PetscBool DMAsmFusedActiveShared(DMAssembly as, PetscBool jac)
-{
-  return (PetscBool)(DMAsmSharedActive(as) && !(jac ? as->jsh.fallback : as->rsh.fallback));
-}
-
-PetscErrorCode DMAsmFusedShared(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
-{
-  PetscFunctionBegin;
-  PetscCall(SharedAssembly(as, jac ? &as->jsh : &as->rsh, u, dst));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -208,37 +208,37 @@ static PetscErrorCode HORun(PetscMemType mtype, PetscInt nelem, const PetscReal 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* atomic and color with the Lagrange kernels (called by the fused path of dmasmcompute.c): each thread computes its
+/* atomic (cd NULL) and color (cd its colouring) with the Lagrange kernels (called by the fused path of dmasmcompute.c): each thread computes its
    element and adds it to its targets (atomicAdd, or plain adds within a colour); color first reduces its tail of
    small colours through their packed plan, as the P1 fused path does */
-PetscErrorCode DMAsmHOFused(DMAssembly as, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+PetscErrorCode DMAsmHOFused(DMAssembly as, const DMAssembly_Color *cd, const DMAsmPlan *P, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
 {
   DMAsmHOCtx      *c    = as->hobuiltin;
-  const PetscBool  col  = DMAsmIsColor(as);
-  const DMAsmPlan *tail = jac ? &as->jtail : &as->rtail;
+  const PetscBool  col  = (PetscBool)(cd != NULL);
+  const DMAsmPlan *tail = col ? (jac ? &cd->jtail : &cd->rtail) : NULL;
   PetscScalar     *buf  = jac ? as->ke : as->fe;
 
   PetscFunctionBegin;
   if (as->mtype == PETSC_MEMTYPE_HOST) {
-    if (col && as->ntail) {
-      HostHOFused(c, as->ntail, as->tailelem, as->nelem, as->xe, u, as->edof, jac, NULL, NULL, buf);
+    if (col && cd->ntail) {
+      HostHOFused(c, cd->ntail, cd->tailelem, as->nelem, as->xe, u, as->edof, jac, NULL, NULL, buf);
       DMAsmHostReduce(tail, buf, dst);
     } else PetscCall(PetscArrayzero(dst, P->ntarget));
     if (col) {
-      for (PetscInt k = 0; k < as->ncolors; k++)
-        if (!as->ntail || as->colptr[k + 1] - as->colptr[k] >= as->colortail) HostHOFused(c, as->colptr[k + 1] - as->colptr[k], as->colelem + as->colptr[k], as->nelem, as->xe, u, as->edof, jac, P->e2t, dst, NULL);
+      for (PetscInt k = 0; k < cd->ncolors; k++)
+        if (!cd->ntail || cd->colptr[k + 1] - cd->colptr[k] >= cd->colortail) HostHOFused(c, cd->colptr[k + 1] - cd->colptr[k], cd->colelem + cd->colptr[k], as->nelem, as->xe, u, as->edof, jac, P->e2t, dst, NULL);
     } else HostHOFused(c, as->nelem, NULL, as->nelem, as->xe, u, as->edof, jac, P->e2t, dst, NULL);
     PetscCall(PetscLogFlops(HOFlops(c, jac) * as->nelem + (PetscLogDouble)P->nsrc));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmHOCtxDevice(c));
-    if (col && as->ntail) {
-      PetscCall(DMAsmCUDAHOFused(c, as->ntail, as->dtailelem, as->nelem, as->dxe, u, as->dedof, jac, NULL, PETSC_FALSE, NULL, buf));
+    if (col && cd->ntail) {
+      PetscCall(DMAsmCUDAHOFused(c, cd->ntail, cd->dtailelem, as->nelem, as->dxe, u, as->dedof, jac, NULL, PETSC_FALSE, NULL, buf));
       PetscCall(DMAsmCUDAReduce(tail, buf, dst));
     } else PetscCall(DMAsmCUDAZero(dst, P->ntarget));
     if (col) {
-      for (PetscInt k = 0; k < as->ncolors; k++)
-        if (!as->ntail || as->colptr[k + 1] - as->colptr[k] >= as->colortail) PetscCall(DMAsmCUDAHOFused(c, as->colptr[k + 1] - as->colptr[k], as->dcolelem + as->colptr[k], as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_FALSE, dst, NULL));
+      for (PetscInt k = 0; k < cd->ncolors; k++)
+        if (!cd->ntail || cd->colptr[k + 1] - cd->colptr[k] >= cd->colortail) PetscCall(DMAsmCUDAHOFused(c, cd->colptr[k + 1] - cd->colptr[k], cd->dcolelem + cd->colptr[k], as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_FALSE, dst, NULL));
     } else PetscCall(DMAsmCUDAHOFused(c, as->nelem, NULL, as->nelem, as->dxe, u, as->dedof, jac, P->de2t, PETSC_TRUE, dst, NULL));
     PetscCall(PetscLogGpuFlops(HOFlops(c, jac) * as->nelem + (PetscLogDouble)P->nsrc));
 #endif

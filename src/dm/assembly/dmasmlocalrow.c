@@ -1,4 +1,6 @@
-/* localrow: assembly by row with the element computed where it is summed (built-in kernels only).
+/* The localrow type (DMASSEMBLYLOCALROW): its data (DMAssembly_LocalRow: the row plans), set-up, Jacobian plan,
+   fused path and View.
+   localrow: assembly by row with the element computed where it is summed (built-in kernels only).
    One thread per matrix row walks the elements around its row in element order, computes each element's
    row for its node in registers and adds it to its targets; nothing goes through memory but the inputs
    and the values.  The element is computed once per node (4x for tets) instead of once, which the GPU
@@ -151,4 +153,103 @@ void DMAsmHostLocalRow(const DMAsmP1Ctx *c, const DMAsmRowPlan *P, PetscInt nele
       if (!P->tgt) dst[P->rowof[32 * w + l]] = acc;
     }
   }
+}
+
+static PetscErrorCode SetUp_LocalRow(DMAssembly as)
+{
+  PetscFunctionBegin;
+  PetscCheck(DMAsmBuiltinP1(as), PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly localrow computes the element inside its kernel: it needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices; not for this element (%s) or these kernels: use globalnz", as->ename);
+  PetscCall(DMAsmBuildRowPlan(as, PETSC_FALSE, NULL, as->ndof, &((DMAssembly_LocalRow *)as->data)->rrow));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the row plan (jac keeps the key only) */
+static PetscErrorCode JacPlan_LocalRow(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  PetscFunctionBegin;
+  PetscCall(DMAsmPlanDestroy(&as->jac));
+  PetscCall(DMAsmBuildRowPlan(as, PETSC_TRUE, q2t, B->nval, &((DMAssembly_LocalRow *)as->data)->jrow));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool HasJacPlan_LocalRow(DMAssembly as)
+{
+  return (PetscBool)(((DMAssembly_LocalRow *)as->data)->jrow.wptr != NULL);
+}
+
+static PetscErrorCode Fused_LocalRow(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  const DMAssembly_LocalRow *lr = (DMAssembly_LocalRow *)as->data;
+  const DMAsmRowPlan        *P  = jac ? &lr->jrow : &lr->rrow;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    DMAsmHostLocalRow(as->builtin, P, as->nelem, as->xe, u, as->edof, dst);
+    PetscCall(PetscLogFlops((as->dim == 3 ? 120.0 : 50.0) * (as->dim + 1) * as->nelem));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmP1CtxDevice(as->builtin));
+    PetscCall(DMAsmCUDALocalRow(as->builtin, P, as->nelem, as->dxe, u, as->dedof, dst));
+#endif
+  }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode View_LocalRow(DMAssembly as, PetscViewer viewer)
+{
+  const DMAssembly_LocalRow *lr = (DMAssembly_LocalRow *)as->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmViewMethod(as, viewer, "one thread per row computes its rows of the surrounding elements (built-in kernels, fused, fixed order, bitwise reproducible)"));
+  if (lr->jrow.wptr) PetscCall(PetscViewerASCIIPrintf(viewer, "localrow Jacobian plan: %s order, %" PetscInt_FMT " warps, %" PetscCount_FMT " incidence slots for %" PetscCount_FMT " incidences; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "value-slot" : "CSR", lr->jrow.nwarps, lr->jrow.wptr[lr->jrow.nwarps], (PetscCount)as->nen * as->nelem, as->njacplans, as->nreductions));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetInfo_LocalRow(DMAssembly as, DMAssemblyInfo *info)
+{
+  const DMAssembly_LocalRow *lr = (DMAssembly_LocalRow *)as->data;
+
+  PetscFunctionBegin;
+  if (lr->jrow.wptr) info->jacplanentries = lr->jrow.wptr[lr->jrow.nwarps] * (1 + as->nen);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Destroy_LocalRow(DMAssembly as)
+{
+  DMAssembly_LocalRow *lr = (DMAssembly_LocalRow *)as->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmRowPlanDestroy(&lr->jrow));
+  PetscCall(DMAsmRowPlanDestroy(&lr->rrow));
+  PetscCall(PetscFree(as->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   DMASSEMBLYLOCALROW - "localrow" - one thread per row computes its rows of the surrounding elements; built-in P1
+   kernels only.  Bitwise reproducible.
+
+   Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblySetType()`, `DMASSEMBLYLOCALNZ`
+M*/
+PetscErrorCode DMAssemblyCreate_LocalRow(DMAssembly as)
+{
+  DMAssembly_LocalRow *lr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&lr));
+  as->data             = lr;
+  as->ops->reduce      = DMAsmReducePacked;
+  as->ops->fusedactive = DMAsmFusedActiveAlways;
+  as->ops->fused       = Fused_LocalRow;
+  as->ops->setup       = SetUp_LocalRow;
+  as->ops->jacplan     = JacPlan_LocalRow;
+  as->ops->hasjacplan  = HasJacPlan_LocalRow;
+  as->ops->view        = View_LocalRow;
+  as->ops->getinfo     = GetInfo_LocalRow;
+  as->ops->destroy     = Destroy_LocalRow;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -273,7 +273,7 @@ PetscErrorCode DMAsmReorderElements(DMAssembly as)
 
 /* Greedy colouring: elements in order, each takes the smallest colour no element sharing one of its nodes
    has.  Elements of one colour share no node, hence no matrix entry and no residual entry. */
-PetscErrorCode DMAsmColor(DMAssembly as)
+PetscErrorCode DMAsmColor(DMAssembly as, DMAssembly_Color *cd)
 {
   const PetscInt nelem = as->nelem, nen = as->nen, n = as->ndof;
   PetscInt      *nptr, *nel, *cnt, *color, *mark, ncolors = 0;
@@ -303,46 +303,46 @@ PetscErrorCode DMAsmColor(DMAssembly as)
   PetscCall(PetscFree(mark));
   PetscCall(PetscFree(nptr));
   PetscCall(PetscFree2(nel, cnt));
-  as->ncolors = ncolors;
-  PetscCall(PetscCalloc1(ncolors + 1, &as->colptr));
-  PetscCall(PetscMalloc1(nelem, &as->colelem));
-  for (PetscInt e = 0; e < nelem; e++) as->colptr[color[e] + 1]++;
-  for (PetscInt c = 0; c < ncolors; c++) as->colptr[c + 1] += as->colptr[c];
+  cd->ncolors = ncolors;
+  PetscCall(PetscCalloc1(ncolors + 1, &cd->colptr));
+  PetscCall(PetscMalloc1(nelem, &cd->colelem));
+  for (PetscInt e = 0; e < nelem; e++) cd->colptr[color[e] + 1]++;
+  for (PetscInt c = 0; c < ncolors; c++) cd->colptr[c + 1] += cd->colptr[c];
   {
     PetscInt *pos;
     PetscCall(PetscMalloc1(ncolors, &pos));
-    PetscCall(PetscArraycpy(pos, as->colptr, ncolors));
-    for (PetscInt e = 0; e < nelem; e++) as->colelem[pos[color[e]]++] = e;
+    PetscCall(PetscArraycpy(pos, cd->colptr, ncolors));
+    for (PetscInt e = 0; e < nelem; e++) cd->colelem[pos[color[e]]++] = e;
     PetscCall(PetscFree(pos));
   }
   PetscCall(PetscFree(color));
   /* the tail: elements of the small colours, in increasing order */
-  PetscCall(PetscFree(as->tailelem));
-  as->ntail = 0;
+  PetscCall(PetscFree(cd->tailelem));
+  cd->ntail = 0;
   for (PetscInt c = 0; c < ncolors; c++)
-    if (as->colptr[c + 1] - as->colptr[c] < as->colortail) as->ntail += as->colptr[c + 1] - as->colptr[c];
-  PetscCall(PetscMalloc1(as->ntail + 1, &as->tailelem));
+    if (cd->colptr[c + 1] - cd->colptr[c] < cd->colortail) cd->ntail += cd->colptr[c + 1] - cd->colptr[c];
+  PetscCall(PetscMalloc1(cd->ntail + 1, &cd->tailelem));
   {
     PetscInt n = 0;
     for (PetscInt c = 0; c < ncolors; c++)
-      if (as->colptr[c + 1] - as->colptr[c] < as->colortail)
-        for (PetscInt i = as->colptr[c]; i < as->colptr[c + 1]; i++) as->tailelem[n++] = as->colelem[i];
-    PetscCall(PetscSortInt(n, as->tailelem));
+      if (cd->colptr[c + 1] - cd->colptr[c] < cd->colortail)
+        for (PetscInt i = cd->colptr[c]; i < cd->colptr[c + 1]; i++) cd->tailelem[n++] = cd->colelem[i];
+    PetscCall(PetscSortInt(n, cd->tailelem));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* color (its set-up and Jacobian plan): the packed plan of the tail elements' contributions only (q2t as DMAsmBuildPlan's) */
-PetscErrorCode DMAsmBuildTailPlan(DMAssembly as, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, DMAsmPlan *T)
+PetscErrorCode DMAsmBuildTailPlan(DMAssembly as, const DMAssembly_Color *cd, PetscInt nper, PetscCount ntarget, const PetscInt *q2t, DMAsmPlan *T)
 {
   PetscInt  *q2tt;
   PetscBool *tail;
 
   PetscFunctionBegin;
   PetscCall(DMAsmPlanDestroy(T));
-  if (!as->ntail) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!cd->ntail) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscCalloc1(as->nelem, &tail));
-  for (PetscInt i = 0; i < as->ntail; i++) tail[as->tailelem[i]] = PETSC_TRUE;
+  for (PetscInt i = 0; i < cd->ntail; i++) tail[cd->tailelem[i]] = PETSC_TRUE;
   PetscCall(PetscMalloc1((size_t)nper * as->nelem, &q2tt));
   for (PetscInt k = 0; k < nper; k++)
     for (PetscInt e = 0; e < as->nelem; e++) q2tt[(PetscCount)k * as->nelem + e] = tail[e] ? q2t[(PetscCount)k * as->nelem + e] : -1;

@@ -1,5 +1,7 @@
-/* sharednz (Cecka, Lew, Darve, section 4.2.4, "assembly by nonzero, shared memory"): the plan, built on the
-   host once per target array, and its plain-C reference (the same walk as the CUDA kernel in dmasmcuda.cu).
+/* The sharednz type (DMASSEMBLYSHAREDNZ; Cecka, Lew, Darve, section 4.2.4, "assembly by nonzero, shared memory"):
+   its data (DMAssembly_SharedNZ, include/petscellwarp/private/dmassemblyimpl.h), options, set-up, Jacobian plan,
+   fused path and View; the plan, built on the host once per target array, and its plain-C reference (the same
+   walk as the CUDA kernel in dmasmcuda.cu).
 
    Blocks are contiguous ranges of the target array (ELLWARP slots, CSR values, residual dofs), grown by
    chunks of 32 targets while the block's element matrices and nodal data fit the shared-memory budget.
@@ -63,7 +65,8 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
   const PetscInt   nelem = as->nelem, nen = as->nen, dim = as->dim, ndof = as->ndof;
   const PetscBool  res   = (PetscBool)(nper == nen);
   const PetscCount nsrc  = (PetscCount)nper * nelem;
-  const size_t     budget = (size_t)as->shsmem;
+  const DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
+  const size_t     budget = (size_t)sh->smem;
   const PetscInt   w      = nper / nen; /* values per incidence */
   PetscCount      *tptr, *pos, *lists;
   PetscInt        *emark, *nmark, *estamp, *nstamp, *imark, *istamp, *eloc, *nloc, stamp = 0, b = 0, ne = 0, nn = 0, ni = 0, nblk = 0;
@@ -81,7 +84,7 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
   S->ntarget   = ntarget;
   S->nper      = nper;
   S->nen       = nen;
-  S->partition = as->shpart;
+  S->partition = sh->part;
   /* lists by target, in element order then k (the order globalnz sums in) */
   PetscCall(PetscCalloc1(ntarget + 1, &tptr));
   for (PetscCount q = 0; q < nsrc; q++)
@@ -97,7 +100,7 @@ PetscErrorCode DMAsmBuildSharedPlan(DMAssembly as, PetscInt nper, PetscCount nta
     }
   PetscCall(PetscFree(pos));
 #define TGT(p) (tperm ? tperm[p] : (p)) /* target at walk position p */
-  if (as->shpart == DMASM_SHPART_METIS) {
+  if (sh->part == DMASM_SHPART_METIS) {
     PetscCall(PetscTime(&tm));
     PetscCall(DMAsmSharedOrderMETIS(as, w, ntarget, tptr, lists, nunit, ustart, utgt, &tperm, &npart, &partptr, &S->nunits, &S->fill));
     PetscCall(PetscTimeSubtract(&tm));
@@ -427,5 +430,286 @@ PetscErrorCode DMAsmHostShared(const DMAsmP1Ctx *c, const DMAsmSharedPlan *S, Pe
   }
   PetscCall(PetscFree(scratch));
   PetscCall(PetscLogFlops((PetscLogDouble)(dim == 3 ? 150.0 : 60.0) * (S->nblocks ? S->eb[S->nblocks] : 0) + (PetscLogDouble)(S->nblocks ? S->lb[S->nblocks] : 0)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* sharednz with the METIS partition: the units of the target array, the smallest groups of targets whose
+   stores stay coalesced: in ELLWARP a group of tune metis_lanes lanes of a slice over all its
+   steps (slots are column-major over the slice's 32 lanes, so one row alone is strided; 16 lanes of doubles
+   are one 128-byte line per step, so a warp still stores whole lines), then the long rows' slots by 32; a CSR
+   row's range (or a few consecutive rows) */
+static PetscErrorCode SharedUnits(const MatAssemblyBlock *T, PetscInt n, const PetscInt *ia, PetscInt csrmin, PetscInt lanes, PetscCount *nunit, PetscCount **ustart, PetscCount **utgt)
+{
+  PetscFunctionBegin;
+  *utgt = NULL;
+  if (T->sliceheight) { /* lane group g of slice s: slots sliceptr[s] + k*H + g*lanes + [0, lanes), every step k */
+    const PetscInt   H     = T->sliceheight;
+    const PetscCount nsl   = T->sliceptr[T->nslices];
+    const PetscCount tail  = (T->nval - nsl + 31) / 32;
+    const PetscInt   ng    = H / lanes;
+    PetscCount       j     = 0, u = 0;
+    PetscCheck(H % lanes == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "sharednz METIS: tune metis_lanes %" PetscInt_FMT " does not divide the matrix's slice height %" PetscInt_FMT, lanes, H);
+    *nunit = (PetscCount)T->nslices * ng + tail;
+    PetscCall(PetscMalloc1(*nunit + 1, ustart));
+    PetscCall(PetscMalloc1(T->nval + 1, utgt));
+    (*utgt)[T->nval] = 0; /* read (unused) past the last unit's end by the unit loops */
+    for (PetscInt s = 0; s < T->nslices; s++) {
+      const PetscCount width = (T->sliceptr[s + 1] - T->sliceptr[s]) / H;
+      for (PetscInt g = 0; g < ng; g++) {
+        (*ustart)[u++] = j;
+        for (PetscCount k = 0; k < width; k++)
+          for (PetscInt l = 0; l < lanes; l++) (*utgt)[j++] = T->sliceptr[s] + k * H + g * lanes + l;
+      }
+    }
+    for (PetscCount t = nsl; t < T->nval; t++) {
+      if ((t - nsl) % 32 == 0) (*ustart)[u++] = j;
+      (*utgt)[j++] = t;
+    }
+    (*ustart)[u] = j;
+    PetscCheck(u == *nunit && j == T->nval, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sharednz METIS: slice units miscounted");
+  } else { /* consecutive rows until the unit holds >= tune metis_csr_min values (default 1: one row
+              per unit).  At 2.17 M tets (RCM): one row per unit, redundancy 1.63 and 9.4 s in METIS; >= 32 values
+              (~3 rows), 1.79 and 5.0 s */
+    PetscInt nu = 0;
+    PetscCall(PetscMalloc1(n + 1, ustart));
+    (*ustart)[0] = 0;
+    for (PetscInt i = 0; i < n; i++)
+      if (ia[i + 1] - (*ustart)[nu] >= csrmin || i == n - 1) (*ustart)[++nu] = ia[i + 1];
+    *nunit = nu;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+
+/* the built-in P1 kernels run inside the block kernel (else, or for a plan that does not fit, globalnz runs) */
+static inline PetscBool SharedActive(DMAssembly as)
+{
+  return (PetscBool)!((DMAssembly_SharedNZ *)as->data)->fallback;
+}
+
+/* with the built-in P1 kernels: the nodal coordinates (loaded per block through the scatter array) and the
+   residual's block plan; with any other kernels globalnz runs (said in -info and View) */
+static PetscErrorCode SetUp_SharedNZ(DMAssembly as)
+{
+  DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
+
+  PetscFunctionBegin;
+  sh->fallback = (PetscBool)!DMAsmBuiltinP1(as);
+  if (sh->fallback) {
+    PetscCall(PetscInfo(as, "sharednz computes the element inside its kernel and needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()); with %s and these kernels globalnz runs instead\n", as->ename));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscCalloc1((size_t)as->ndof * as->dim, &sh->xn));
+  for (PetscInt e = 0; e < as->nelem; e++)
+    for (PetscInt a = 0; a < as->nen; a++)
+      for (PetscInt d = 0; d < as->dim; d++) sh->xn[(size_t)as->edof[(PetscCount)a * as->nelem + e] * as->dim + d] = as->xe[((PetscCount)a * as->dim + d) * as->nelem + e];
+  PetscCall(DMAsmBuildSharedPlan(as, as->nen, as->ndof, as->edof, 0, NULL, NULL, &sh->rsh)); /* METIS units: 32 dofs */
+  if (sh->rsh.fallback) PetscCall(PetscInfo(as, "sharednz: the residual's element data do not fit the shared-memory budget; globalnz assembles the residual\n"));
+  sh->dxn = sh->xn;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) {
+    PetscCall(DMAsmCUDAMalloc((void **)&sh->dxn, sizeof(PetscReal) * as->ndof * as->dim));
+    PetscCall(DMAsmCUDAUpload(sh->dxn, sh->xn, sizeof(PetscReal) * as->ndof * as->dim));
+    PetscCall(DMAsmSharedPlanUpload(&sh->rsh));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the block plan (jac keeps the key only), or the packed plan where it does not fit or with user kernels */
+static PetscErrorCode JacPlan_SharedNZ(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  DMAssembly_SharedNZ *sh    = (DMAssembly_SharedNZ *)as->data;
+  PetscCount           nunit = 0, *ustart = NULL, *utgt = NULL;
+
+  PetscFunctionBegin;
+  if (!SharedActive(as)) {
+    PetscCall(DMAsmJacPlanPacked(as, B, q2t));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (sh->part == DMASM_SHPART_METIS) PetscCall(SharedUnits(B, B->m, B->i, sh->csrmin, sh->lanes, &nunit, &ustart, &utgt));
+  PetscCall(DMAsmPlanDestroy(&as->jac));
+  PetscCall(DMAsmBuildSharedPlan(as, as->nen * as->nen, B->nval, q2t, nunit, ustart, utgt, &sh->jsh));
+  PetscCall(PetscFree(ustart));
+  PetscCall(PetscFree(utgt));
+  if (sh->jsh.fallback) {
+    PetscCall(PetscInfo(as, "sharednz: the Jacobian's element data do not fit the shared-memory budget; globalnz assembles this matrix\n"));
+    PetscCall(DMAsmJacPlanPacked(as, B, q2t));
+  } else if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmSharedPlanUpload(&sh->jsh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool HasJacPlan_SharedNZ(DMAssembly as)
+{
+  const DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
+  return (PetscBool)(SharedActive(as) && !sh->jsh.fallback ? sh->jsh.tb != NULL : as->jac.blkptr != NULL);
+}
+
+/* fused with the built-in P1 kernels while the plan fits the shared-memory budget (else globalnz runs) */
+static PetscBool FusedActive_SharedNZ(DMAssembly as, PetscBool jac)
+{
+  const DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
+  return (PetscBool)(SharedActive(as) && !(jac ? sh->jsh.fallback : sh->rsh.fallback));
+}
+
+static PetscErrorCode Fused_SharedNZ(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  const DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
+  const DMAsmSharedPlan     *S  = jac ? &sh->jsh : &sh->rsh;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(DMAsmHostShared(as->builtin, S, as->nelem, sh->xn, u, dst));
+  else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmP1CtxDevice(as->builtin));
+    PetscCall(DMAsmP1CtxDeviceSym(as->builtin));
+    PetscCall(DMAsmCUDAShared(as->builtin, S, as->nelem, sh->dxn, u, dst));
+#endif
+  }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the partition its blocks grew over (-dm_assembly_shared_partition) */
+static PetscErrorCode PartitionView(DMAssembly as, const DMAsmSharedPlan *S, PetscViewer viewer)
+{
+  const DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (S->partition == DMASM_SHPART_METIS)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "partition METIS k-way (seed %" PetscInt_FMT ", parts of %.2f x the budget in element rows%s): %" PetscInt_FMT " units (coalesced target groups) in %" PetscInt_FMT " parts, %" PetscInt_FMT " split over blocks; %" PetscInt_FMT " target ranges (%.2f per block); plan set-up %.3g s (METIS and its graph %.3g s)\n", sh->seed, (double)S->fill, sh->fill > 0 ? "" : ", estimated", S->nunits, S->nparts, S->nsplit, S->nranges, S->nblocks ? (double)S->nranges / S->nblocks : 0.0, (double)S->setuptime, (double)S->metistime));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "partition contiguous (one target range per block); plan set-up %.3g s\n", (double)S->setuptime));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode View_SharedNZ(DMAssembly as, PetscViewer viewer)
+{
+  const DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
+  const DMAsmSharedPlan     *S  = &sh->jsh;
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmViewMethod(as, viewer, sh->fallback ? "FALLS BACK TO globalnz: sharednz computes the element in its kernel and needs the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) on P1 simplices" : "per block of targets: nodal data through a scatter array into shared memory, the block's elements computed there, reduction by nonzero from shared memory (16-bit offsets, fixed order, bitwise reproducible)"));
+  if (!as->setupcalled || sh->fallback) PetscFunctionReturn(PETSC_SUCCESS);
+  if (S->tb) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian plan: %s order, %" PetscInt_FMT " blocks of %g kB at most (budget %" PetscInt_FMT " kB), %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), %" PetscCount_FMT " 16-bit offsets; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "value-slot" : "CSR", S->nblocks, S->smem / 1024.0, sh->smem / 1024, S->eb[S->nblocks], as->nelem, as->nelem ? (double)S->eb[S->nblocks] / as->nelem : 0.0, S->lb[S->nblocks], as->njacplans, as->nreductions));
+    PetscCall(PartitionView(as, S, viewer));
+  }
+  if (sh->rsh.fallback) PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual: does not fit the budget, globalnz assembles it\n"));
+  else {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual plan: %" PetscInt_FMT " blocks, redundancy %.2f\n", sh->rsh.nblocks, as->nelem ? (double)sh->rsh.eb[sh->rsh.nblocks] / as->nelem : 0.0));
+    PetscCall(PartitionView(as, &sh->rsh, viewer));
+  }
+  if (sh->jsh.fallback) PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian: does not fit the budget, globalnz assembles it\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the block plans' sizes (the benchmark's bytes model) */
+static PetscErrorCode GetInfo_SharedNZ(DMAssembly as, DMAssemblyInfo *info)
+{
+  const DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
+
+  PetscFunctionBegin;
+  if (sh->jsh.tb) {
+    info->jacplanentries = sh->jsh.lb[sh->jsh.nblocks]; /* 16-bit offsets */
+    info->shelements     = sh->jsh.eb[sh->jsh.nblocks];
+    info->shnodes        = sh->jsh.nb[sh->jsh.nblocks];
+    info->shblocks       = sh->jsh.nblocks;
+  }
+  if (sh->rsh.tb) {
+    info->resplanentries     = sh->rsh.lb[sh->rsh.nblocks];
+    info->shresidualelements = sh->rsh.eb[sh->rsh.nblocks];
+    info->shresidualnodes    = sh->rsh.nb[sh->rsh.nblocks];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetFromOptions_SharedNZ(DMAssembly as, PetscOptionItems PetscOptionsObject)
+{
+  DMAssembly_SharedNZ *sh    = (DMAssembly_SharedNZ *)as->data;
+  const char *const    parts[] = {"contiguous", "metis", "DMAsmSharedPartition", "DMASM_SHPART_", NULL};
+  PetscInt             kb    = sh->smem / 1024;
+  PetscEnum            v     = (PetscEnum)sh->part;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "DMAssembly sharednz");
+  PetscCall(PetscOptionsBoundedInt("-dm_assembly_sharednz_smem", "sharednz: shared memory per thread block, kB (element data + nodal data)", "DMASSEMBLYSHAREDNZ", kb, &kb, NULL, 1));
+  PetscCheck(kb <= 227, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_sharednz_smem %" PetscInt_FMT ": at most 227 kB per block (H100/H200)", kb);
+  sh->smem = kb * 1024;
+  PetscCall(PetscOptionsEnum("-dm_assembly_shared_partition", "sharednz: blocks of contiguous targets, or grown over the parts of a METIS partition of coalesced target groups (ELLWARP lane groups, CSR rows, 32 residual dofs)", "DMASSEMBLYSHAREDNZ", parts, v, &v, NULL));
+  sh->part = (DMAsmSharedPartition)v;
+#if !defined(ELLWARP_HAVE_METIS)
+  PetscCheck(sh->part != DMASM_SHPART_METIS, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "-dm_assembly_shared_partition metis: petscellwarp was built without METIS (CMake found no metis.h / libmetis); use contiguous");
+#endif
+  PetscCall(DMAsmTuneGetInt(as, "metis_seed", 0, PETSC_INT_MAX, &sh->seed));
+  PetscCall(DMAsmTuneGetInt(as, "metis_lanes", 4, 32, &sh->lanes));
+  PetscCheck(sh->lanes == 4 || sh->lanes == 8 || sh->lanes == 16 || sh->lanes == 32, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune metis_lanes=%" PetscInt_FMT ": 4, 8, 16 or 32", sh->lanes);
+  PetscCall(DMAsmTuneGetInt(as, "metis_csr_min", 1, PETSC_INT_MAX, &sh->csrmin));
+  PetscCall(DMAsmTuneGetReal(as, "metis_fill", 0, 4, &sh->fill));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* on a distributed DM: with user kernels, which run globalnz */
+static PetscBool MPISupported_SharedNZ(DMAssembly as)
+{
+  return (PetscBool)!DMAsmBuiltinP1(as);
+}
+
+static PetscErrorCode Destroy_SharedNZ(DMAssembly as)
+{
+  DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmSharedPlanDestroy(&sh->jsh));
+  PetscCall(DMAsmSharedPlanDestroy(&sh->rsh));
+#if defined(ELLWARP_HAVE_CUDA)
+  if (sh->dxn != sh->xn) PetscCall(DMAsmCUDAFree((void **)&sh->dxn));
+#endif
+  PetscCall(PetscFree(sh->xn));
+  PetscCall(PetscFree(as->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   DMASSEMBLYSHAREDNZ - "sharednz" - per block of targets, the nodal data through a scatter array into shared memory,
+   the block's elements computed there and reduced by nonzero from shared memory (Cecka, Lew, Darve, section 4.2.4);
+   needs the built-in P1 kernels, else `DMASSEMBLYGLOBALNZ` runs.  Bitwise reproducible.
+
+   Options Database Keys:
++  -dm_assembly_sharednz_smem <kB>                       - shared memory per block (default 72: three blocks per H100/H200 SM)
+.  -dm_assembly_shared_partition <contiguous,metis>      - blocks of contiguous targets, or grown over a METIS partition (default contiguous)
+-  -dm_assembly_tune metis_seed=<n>,metis_lanes=<4,8,16,32>,metis_csr_min=<n>,metis_fill=<r> - the METIS partition's units and parts (developer)
+
+   Level: beginner
+
+.seealso: `DMAssembly`, `DMAssemblySetType()`, `DMASSEMBLYGLOBALNZ`
+M*/
+PetscErrorCode DMAssemblyCreate_SharedNZ(DMAssembly as)
+{
+  DMAssembly_SharedNZ *sh;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&sh));
+  sh->smem   = 72 * 1024; /* 3 blocks of 256 threads per SM (H100/H200: 227 kB, 64k registers) */
+  sh->part   = DMASM_SHPART_CONTIGUOUS;
+  sh->seed   = 1;
+  sh->lanes  = 16;
+  sh->csrmin = 1;
+  sh->fill   = 0; /* estimated per plan (dmasmsharedmetis.c) */
+  as->data   = sh;
+  as->ops->reduce         = DMAsmReducePacked; /* the globalnz fallback */
+  as->ops->fusedactive    = FusedActive_SharedNZ;
+  as->ops->fused          = Fused_SharedNZ;
+  as->ops->setup          = SetUp_SharedNZ;
+  as->ops->jacplan        = JacPlan_SharedNZ;
+  as->ops->hasjacplan     = HasJacPlan_SharedNZ;
+  as->ops->mpisupported   = MPISupported_SharedNZ;
+  as->ops->view           = View_SharedNZ;
+  as->ops->setfromoptions = SetFromOptions_SharedNZ;
+  as->ops->getinfo        = GetInfo_SharedNZ;
+  as->ops->destroy        = Destroy_SharedNZ;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -6,13 +6,13 @@
    32 lanes of a slice over all its steps, one 128-byte line per step, the slots being column-major over the
    slice's sorted rows; a CSR row's range; 32 consecutive residual dofs), the units form a graph (adjacent when an element contributes to both, weighted by the number of such
    elements: the element computations the two save by sharing a block), and METIS_PartGraphKway cuts it into
-   parts whose element rows fill about -dm_assembly_shared_metis_fill of the shared-memory budget (vertex
+   parts whose element rows fill about -dm_assembly_tune metis_fill of the shared-memory budget (vertex
    weight: the unit's element rows in values; the nodes take the rest; by default the fill is estimated).  The units are then walked part by
    part (parts in the order of their lowest unit, units increasing within a part) and the plan grows its blocks
    over that walk (dmasmshared.c): a part that does not fit splits, whole parts that fit merge.  Within a part the
    targets are walked in increasing order.
 
-   METIS is deterministic for a given graph and seed (-dm_assembly_shared_metis_seed), so the plan, and with it
+   METIS is deterministic for a given graph and seed (-dm_assembly_tune metis_seed), so the plan, and with it
    the fixed summation order of each target, is the same on every run. */
 #include <petscellwarp/private/dmassemblyimpl.h>
 #if defined(ELLWARP_HAVE_METIS)
@@ -42,6 +42,7 @@ static PetscErrorCode IdxBufPush(IdxBuf *b, idx_t v)
    standard deviation and the parts over the budget */
 static PetscErrorCode PartBytes(DMAssembly as, PetscInt w, PetscCount nunit, const PetscCount *ustart, const PetscCount *utgt, const PetscCount *tptr, const PetscCount *lists, idx_t np, const idx_t *part, PetscReal *mean, PetscReal *sd, PetscInt *over)
 {
+  const DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
   const PetscInt nelem = as->nelem, nen = as->nen;
   const size_t   nodeb = as->dim * sizeof(PetscReal) + (w == 1 ? sizeof(PetscScalar) : 0);
   PetscInt      *imark, *emark, *nmark, *uorder;
@@ -86,7 +87,7 @@ static PetscErrorCode PartBytes(DMAssembly as, PetscInt w, PetscCount nunit, con
       s1 += b;
       s2 += b * b;
       nonempty++;
-      if (b > as->shsmem) (*over)++;
+      if (b > sh->smem) (*over)++;
     }
   }
   *mean = nonempty ? s1 / nonempty : 0;
@@ -104,6 +105,7 @@ static PetscErrorCode PartBytes(DMAssembly as, PetscInt w, PetscCount nunit, con
    Out: tperm[ntarget] (position -> target), nparts and partptr[nparts+1] (positions), nunits, the fill used. */
 PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarget, const PetscCount *tptr, const PetscCount *lists, PetscCount nunit, const PetscCount *ustart, const PetscCount *utgt, PetscCount **tperm, PetscInt *nparts, PetscCount **partptr, PetscInt *nunits, PetscReal *fill)
 {
+  const DMAssembly_SharedNZ *sh = (DMAssembly_SharedNZ *)as->data;
 #if defined(ELLWARP_HAVE_METIS)
   const PetscInt nelem = as->nelem, nen = as->nen;
   PetscCount    *us = NULL, *eptr, *upos;
@@ -209,10 +211,10 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
        nodes: its own rows' plus a halo, ~1.7 per row), with 15% slack for METIS's imbalance and the estimate:
        ~0.80 for the P1 tet Jacobian (32 B per element row), ~0.65 for the residual (8 B per element row) */
     const PetscReal incb = (PetscReal)wtot * scale * sizeof(PetscScalar) / PetscMax(1, as->ndof), nodeb = 1.7 * (as->dim * sizeof(PetscReal) + (w == 1 ? sizeof(PetscScalar) : 0));
-    *fill = as->shfill > 0 ? as->shfill : 0.85 * incb / (incb + nodeb);
+    *fill = sh->fill > 0 ? sh->fill : 0.85 * incb / (incb + nodeb);
   }
-  cap = *fill * (PetscReal)as->shsmem / sizeof(PetscScalar) / scale;
-  if (as->shfill <= 0) { /* coarse units (an ELLWARP slice of 32 rows against ~72 rows per block): METIS cannot
+  cap = *fill * (PetscReal)sh->smem / sizeof(PetscScalar) / scale;
+  if (sh->fill <= 0) { /* coarse units (an ELLWARP slice of 32 rows against ~72 rows per block): METIS cannot
                             balance parts of 2.6 units, a third of them would overflow and split; parts of a whole
                             number of average units fit */
     const PetscReal k = cap * nunit / PetscMax(1, wtot);
@@ -229,19 +231,19 @@ PetscErrorCode DMAsmSharedOrderMETIS(DMAssembly as, PetscInt w, PetscCount ntarg
     PetscInt  over;
     if (np > 1) {
       METIS_SetDefaultOptions(options);
-      options[METIS_OPTION_SEED]      = (idx_t)as->shseed; /* fixed: the same partition, hence the same plan, every run */
+      options[METIS_OPTION_SEED]      = (idx_t)sh->seed; /* fixed: the same partition, hence the same plan, every run */
       options[METIS_OPTION_NUMBERING] = 0;
       err                             = METIS_PartGraphKway(&nv, &ncon, xadj, adj.a, vwgt, NULL, wgt.a, &np, NULL, NULL, options, &objval, part);
       PetscCheck(err == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "sharednz: METIS_PartGraphKway failed (%d) for %" PetscInt_FMT " units in %" PetscInt_FMT " parts", err, (PetscInt)nv, (PetscInt)np);
     } else
       for (PetscCount u = 0; u < nunit; u++) part[u] = 0;
-    if (pass || as->shfill > 0) break;
+    if (pass || sh->fill > 0) break;
     /* the estimate's check: the parts' exact shared memory (element rows + nodes); when more than 2% would not
        fit a block (and split), METIS runs once more with the part count scaled so that mean + 2 sd fits */
     PetscCall(PartBytes(as, w, nunit, ustart, utgt, tptr, lists, np, part, &mean, &sd, &over));
     if (over <= 0.02 * np) break;
     {
-      const idx_t np2 = (idx_t)PetscMin((PetscReal)nunit, PetscCeilReal(np * (mean + 2 * sd) / as->shsmem));
+      const idx_t np2 = (idx_t)PetscMin((PetscReal)nunit, PetscCeilReal(np * (mean + 2 * sd) / sh->smem));
       PetscCall(PetscInfo(as, "sharednz METIS: %" PetscInt_FMT " of %" PetscInt_FMT " parts exceed the budget (mean %.3g kB, sd %.3g kB): %" PetscInt_FMT " parts instead\n", over, (PetscInt)np, mean / 1024, sd / 1024, (PetscInt)np2));
       if (np2 <= np) break;
       *fill *= (PetscReal)np / np2;

@@ -1,7 +1,6 @@
 /* DMAssembly: the object (class, type, options, set-up, view, destroy).  The work is in dmasmplan.c
    (set-up), dmasmcompute.c (assembly), dmasmhost.c / dmasmcuda.cu (kernels), dmasmsnes.c (SNES). */
 #include <petscellwarp/private/dmassemblyimpl.h>
-#include <petscellwarp/private/dmasmfast.h>
 
 PetscClassId  DMASSEMBLY_CLASSID;
 PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
@@ -133,21 +132,10 @@ PetscErrorCode DMAssemblyCreate(DM dm, DMAssembly *as)
   PetscCall(PetscHeaderCreate(a, DMASSEMBLY_CLASSID, "DMAssembly", "DM finite-element assembler", "DM", PetscObjectComm((PetscObject)dm), DMAssemblyDestroy, DMAssemblyView));
   PetscCall(PetscObjectReference((PetscObject)dm));
   a->dm     = dm;
-  a->nzpt   = 0; /* chosen per plan from the list lengths unless -dm_assembly_nz_per_thread is given */
-  a->shsmem = 72 * 1024; /* 3 blocks of 256 threads per SM (H100/H200: 227 kB, 64k registers) */
-  a->reorder = PETSC_TRUE;
-  a->shpart   = DMASM_SHPART_CONTIGUOUS;
-  a->shseed   = 1;
-  a->shcsrmin = 1;
-  a->shlanes  = 16;
-  a->shfill   = 0; /* estimated per plan (dmasmsharedmetis.c) */
-  a->colortail = DMASM_COLOR_TAIL;
-  a->mtype  = PETSC_MEMTYPE_HOST;
+  a->nzpt     = 0; /* chosen per plan from the list lengths unless tune nz_per_thread is given */
+  a->reorder  = PETSC_TRUE;
+  a->mtype    = PETSC_MEMTYPE_HOST;
   a->jacstate = PETSC_TRUE;
-  a->fuse     = PETSC_TRUE;
-  a->atomicvariant = DMASM_ATOMIC_MATCH; /* H100, 2.17 M tets into ELLWARP: 0.2565 ms against full 0.333 ms (peer 0.6145 ms) */
-  a->fastmaxcode = 254;
-  a->fasthashprobes = 512;
   PetscCall(DMAssemblySetType(a, DMASSEMBLYGLOBALNZ));
   *as = a;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -184,6 +172,8 @@ PetscErrorCode DMAssemblySetType(DMAssembly as, DMAssemblyType type)
   PetscCall(PetscFunctionListFind(DMAssemblyList, type, &create));
   PetscCheck(create, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown DMAssembly type %s (globalnz, sharednz, localnz, localrow, atomic, color, host, or one added with DMAssemblyRegister())", type);
   PetscCheck(!as->setupcalled, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetType() after DMAssemblySetUp()");
+  PetscTryTypeMethod(as, destroy); /* the previous type's data */
+  as->data = NULL;
   PetscCall(PetscMemzero(as->ops, sizeof(*as->ops)));
   as->hostonly = PETSC_FALSE;
   PetscCall((*create)(as));
@@ -215,6 +205,148 @@ PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -dm_assembly_tune: every key, the type that reads it (NULL: the generic code) and what it does.  Knobs for
+   testing and tuning that never change a default; DMAssemblySetFromOptions() rejects any other key. */
+static const struct {
+  const char *key, *type, *help;
+} TuneKeys[] = {
+  {"nz_per_thread",  NULL,               "targets per thread of a packed reduction block, 1..64 (default: chosen per plan, about 32 entries per thread)"},
+  {"index64",        NULL,               "64-bit plan entries even where 32 bits fit (tests the 64-bit path)"                                         },
+  {"color_tail",     DMASSEMBLYCOLOR,    "colours with fewer elements go through one packed reduction, run first (default 8192)"                      },
+  {"atomic_variant", DMASSEMBLYATOMIC,   "fused P1 Jacobian: match (default) or full (the full-map kernel)"                                           },
+  {"atomic_maxcode", DMASSEMBLYATOMIC,   "largest entry code of the compact map, 0..254 (smaller makes more elements irregular)"                     },
+  {"atomic_stats",   DMASSEMBLYATOMIC,   "address statistics of the compact map in DMAssemblyView() (they triple the plan's set-up)"                 },
+  {"metis_seed",     DMASSEMBLYSHAREDNZ, "METIS partition: METIS's random seed (default 1)"                                                           },
+  {"metis_lanes",    DMASSEMBLYSHAREDNZ, "METIS partition into ELLWARP: lanes of a slice per unit, 4, 8, 16 (default) or 32"                           },
+  {"metis_csr_min",  DMASSEMBLYSHAREDNZ, "METIS partition into CSR: a unit takes rows until it holds this many values (default 1)"                    },
+  {"metis_fill",     DMASSEMBLYSHAREDNZ, "METIS partition: a part's element rows as a fraction of the budget, 0..4 (default 0: estimated)"            },
+};
+
+/* key=value[,key=value...] into as->tune; an unknown key or a missing value is an error that lists the keys */
+static PetscErrorCode TuneParse(DMAssembly as, const char *str)
+{
+  DMAsmTune *T = &as->tune;
+  char      *buf, *item, *save = NULL;
+
+  PetscFunctionBegin;
+  T->n = 0;
+  PetscCall(PetscStrallocpy(str, &buf));
+  for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    char     *eq = strchr(item, '=');
+    PetscBool found = PETSC_FALSE;
+
+    if (eq) *eq = 0;
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(TuneKeys) && !found; k++) PetscCall(PetscStrcmp(item, TuneKeys[k].key, &found));
+    if (!found || !eq || !eq[1]) {
+      char   valid[512] = "";
+      size_t len        = 0;
+      for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(TuneKeys); k++) { /* names only: PETSc cuts long error messages (-help gives the rest) */
+        PetscCall(PetscSNPrintf(valid + len, sizeof(valid) - len, "%s%s (%s)", k ? ", " : "", TuneKeys[k].key, TuneKeys[k].type ? TuneKeys[k].type : "any type"));
+        PetscCall(PetscStrlen(valid, &len));
+      }
+      SETERRQ(PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONG, "-dm_assembly_tune: %s '%s'; it takes key=value[,key=value...] with the keys %s", found ? "no value for key" : "unknown key", item, valid);
+    }
+    PetscCheck(T->n < DMASM_TUNE_MAX, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune: more than %d keys", DMASM_TUNE_MAX);
+    PetscCall(PetscStrncpy(T->key[T->n], item, sizeof(T->key[0])));
+    PetscCall(PetscStrncpy(T->val[T->n], eq + 1, sizeof(T->val[0])));
+    T->used[T->n] = PETSC_FALSE;
+    T->n++;
+  }
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the value of key (the last one given), marked used; NULL where not given */
+static PetscErrorCode TuneFind(DMAssembly as, const char key[], const char **val)
+{
+  DMAsmTune *T = &as->tune;
+
+  PetscFunctionBegin;
+  *val = NULL;
+  for (PetscInt i = 0; i < T->n; i++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(T->key[i], key, &same));
+    if (same) {
+      T->used[i] = PETSC_TRUE;
+      *val       = T->val[i];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmTuneGetInt(DMAssembly as, const char key[], PetscInt lo, PetscInt hi, PetscInt *v)
+{
+  const char *val;
+  char       *end;
+  long long   x;
+
+  PetscFunctionBegin;
+  PetscCall(TuneFind(as, key, &val));
+  if (!val) PetscFunctionReturn(PETSC_SUCCESS);
+  x = strtoll(val, &end, 10);
+  PetscCheck(end != val && !*end && x >= lo && x <= hi, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune %s=%s: expected an integer in [%" PetscInt_FMT ", %" PetscInt_FMT "]", key, val, lo, hi);
+  *v = (PetscInt)x;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmTuneGetReal(DMAssembly as, const char key[], PetscReal lo, PetscReal hi, PetscReal *v)
+{
+  const char *val;
+  char       *end;
+  double      x;
+
+  PetscFunctionBegin;
+  PetscCall(TuneFind(as, key, &val));
+  if (!val) PetscFunctionReturn(PETSC_SUCCESS);
+  x = strtod(val, &end);
+  PetscCheck(end != val && !*end && x >= lo && x <= hi, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune %s=%s: expected a number in [%g, %g]", key, val, (double)lo, (double)hi);
+  *v = (PetscReal)x;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmTuneGetBool(DMAssembly as, const char key[], PetscBool *v)
+{
+  const char *val;
+
+  PetscFunctionBegin;
+  PetscCall(TuneFind(as, key, &val));
+  if (val) PetscCall(PetscOptionsStringToBool(val, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmTuneGetEList(DMAssembly as, const char key[], const char *const names[], PetscInt n, PetscInt *v)
+{
+  const char *val;
+
+  PetscFunctionBegin;
+  PetscCall(TuneFind(as, key, &val));
+  if (!val) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < n; i++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(val, names[i], &same));
+    if (same) {
+      *v = i;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  SETERRQ(PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "-dm_assembly_tune %s=%s: unknown value", key, val);
+}
+
+/* the keys given that neither the generic code nor this type reads, in one string (empty: none) */
+static PetscErrorCode TuneUnused(DMAssembly as, char *str, size_t len)
+{
+  size_t n = 0;
+
+  PetscFunctionBegin;
+  str[0] = 0;
+  for (PetscInt i = 0; i < as->tune.n; i++)
+    if (!as->tune.used[i]) {
+      PetscCall(PetscSNPrintf(str + n, len - n, "%s%s", n ? ", " : "", as->tune.key[i]));
+      PetscCall(PetscStrlen(str, &n));
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   DMAssemblySetFromOptions - Sets the assembler's method and parameters from the options database
 
@@ -225,18 +357,26 @@ PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
 
   Options Database Keys:
 + -dm_assembly_type <globalnz,sharednz,localnz,localrow,atomic,color,host> - the method
-. -dm_assembly_nz_per_thread <n> - targets per thread of a reduction block (default 4)
-. -dm_assembly_fuse <bool>       - atomic/color with the built-in kernels compute the element inside the scatter (default true)
-. -dm_assembly_index64 <bool>    - 64-bit plan entries even where 32 bits fit (testing)
+. -dm_assembly_reorder <bool>    - built-in kernels: number the elements by their lowest dof (default true)
+. -dm_assembly_tune key=value[,key=value...] - developer knobs that never change a default (testing, tuning): `nz_per_thread`,
+                                   `index64`, and the types' keys (`color_tail`; `atomic_variant`, `atomic_maxcode`, `atomic_stats`;
+                                   `metis_seed`, `metis_lanes`, `metis_csr_min`, `metis_fill`); an unknown key is an error that lists them
 - -dm_assembly_view              - view the assembler at set-up
 
   Level: beginner
+
+  Notes:
+  The type's own options are read here too, by the type set at the time (`DMASSEMBLYSHAREDNZ`: `-dm_assembly_sharednz_smem`,
+  `-dm_assembly_shared_partition`; `DMASSEMBLYATOMIC` and `DMASSEMBLYCOLOR`: `-dm_assembly_fuse`): call `DMAssemblySetType()`
+  first, or give `-dm_assembly_type`.  A later `DMAssemblySetType()` to another type starts that type from its defaults.
+
+  `-dm_assembly_tune` keys of a type that is not the one set are not read: `DMAssemblyView()` and `-info` list them.
 
 .seealso: `DMAssembly`, `DMAssemblySetType()`, `DMAssemblyView()`
 @*/
 PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
 {
-  char      type[64];
+  char      type[64], tune[PETSC_MAX_PATH_LEN];
   PetscBool flg;
 
   PetscFunctionBegin;
@@ -244,43 +384,22 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscObjectOptionsBegin((PetscObject)as);
   PetscCall(PetscOptionsFList("-dm_assembly_type", "Assembly method", "DMAssemblySetType", DMAssemblyList, ((PetscObject)as)->type_name, type, sizeof(type), &flg));
   if (flg) PetscCall(DMAssemblySetType(as, type));
-  PetscCall(PetscOptionsBoundedInt("-dm_assembly_nz_per_thread", "Targets per thread of a packed reduction block (default: chosen per plan, about 32 entries per thread)", "DMAssembly", as->nzpt, &as->nzpt, NULL, 0));
-  {
-    PetscInt kb = as->shsmem / 1024;
-    PetscCall(PetscOptionsBoundedInt("-dm_assembly_sharednz_smem", "sharednz: shared memory per thread block, kB (element data + nodal data)", "DMAssembly", kb, &kb, NULL, 1));
-    PetscCheck(kb <= 227, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_sharednz_smem %" PetscInt_FMT ": at most 227 kB per block (H100/H200)", kb);
-    as->shsmem = kb * 1024;
-  }
-  {
-    const char *const parts[] = {"contiguous", "metis", "DMAsmSharedPartition", "DMASM_SHPART_", NULL};
-    PetscEnum         v       = (PetscEnum)as->shpart;
-    PetscCall(PetscOptionsEnum("-dm_assembly_shared_partition", "sharednz: blocks of contiguous targets, or grown over the parts of a METIS partition of coalesced target groups (ELLWARP lane groups, CSR rows, 32 residual dofs)", "DMAssembly", parts, v, &v, NULL));
-    as->shpart = (DMAsmSharedPartition)v;
-#if !defined(ELLWARP_HAVE_METIS)
-    PetscCheck(as->shpart != DMASM_SHPART_METIS, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "-dm_assembly_shared_partition metis: petscellwarp was built without METIS (CMake found no metis.h / libmetis); use contiguous");
-#endif
-    PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_seed", "sharednz METIS partition: METIS's random seed (fixed: the same plan on every run)", "DMAssembly", as->shseed, &as->shseed, NULL, 0));
-    PetscCall(PetscOptionsRangeInt("-dm_assembly_shared_metis_lanes", "sharednz METIS partition into ELLWARP: a unit is this many lanes of a slice over all its steps (32: the whole slice; 16: one 128-byte line per step; 8: 2 sectors)", "DMAssembly", as->shlanes, &as->shlanes, NULL, 4, 32));
-    PetscCheck(as->shlanes == 4 || as->shlanes == 8 || as->shlanes == 16 || as->shlanes == 32, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_lanes %" PetscInt_FMT ": 4, 8, 16 or 32", as->shlanes);
-    PetscCall(PetscOptionsBoundedInt("-dm_assembly_shared_metis_csr_min", "sharednz METIS partition into CSR: a unit takes consecutive rows until it holds this many values (1: one row per unit; larger: a smaller graph, faster METIS)", "DMAssembly", as->shcsrmin, &as->shcsrmin, NULL, 1));
-    PetscCall(PetscOptionsReal("-dm_assembly_shared_metis_fill", "sharednz METIS partition: a part's element rows as a fraction of the shared-memory budget (0: estimated from the element rows' and nodes' bytes)", "DMAssembly", as->shfill, &as->shfill, NULL));
-    PetscCheck(as->shfill >= 0 && as->shfill <= 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_shared_metis_fill %g: expected a fraction in [0, 4] (0: estimated)", (double)as->shfill);
-  }
-  PetscCall(PetscOptionsBool("-dm_assembly_fuse", "atomic/color with the built-in kernels: compute the element inside the scatter", "DMAssemblySetFuse", as->fuse, &as->fuse, NULL));
-  PetscCall(PetscOptionsBoundedInt("-dm_assembly_color_tail", "color: colours with fewer elements go through one packed reduction (run first)", "DMAssembly", as->colortail, &as->colortail, NULL, 0));
   PetscCall(PetscOptionsBool("-dm_assembly_setup_on_host", "Build the pattern and the packed plans on the host even when the method runs on the device (the device builds them with CUB sorts; it needs about 24 bytes of temporary device memory per element-matrix entry)", "DMAssemblySetUp", as->setuphost, &as->setuphost, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_reorder", "Built-in kernels: number the elements by their lowest dof (the matrix row order)", "DMAssembly", as->reorder, &as->reorder, NULL));
-  PetscCall(PetscOptionsBool("-dm_assembly_index64", "64-bit plan entries even where 32 bits fit (testing)", "DMAssembly", as->force64, &as->force64, NULL));
-  {
-    const char *const variants[] = {"full", "compact", "agg", "match", "hash", "hash256", "DMAsmAtomicVariant", "DMASM_ATOMIC_", NULL};
-    PetscEnum         v          = (PetscEnum)as->atomicvariant;
-    PetscCall(PetscOptionsEnum("-dm_assembly_atomic_variant", "atomic with the built-in kernels, Jacobian: full (16 targets per element read from a map), compact (1-byte entry codes, nodes by index), agg (compact + warp sum of the lowest node's diagonal), match (compact + warp sums of equal targets), hash (compact + per-block shared-memory sums by sector), hash256 (the same, 256-element blocks)", "DMAssembly", variants, v, &v, NULL));
-    as->atomicvariant = (PetscInt)v;
-    PetscCall(PetscOptionsBoundedInt("-dm_assembly_atomic_hash_probes", "atomic hash: table groups probed before an entry goes straight to global memory (testing)", "DMAssembly", as->fasthashprobes, &as->fasthashprobes, NULL, 1));
-    PetscCall(PetscOptionsBoundedInt("-dm_assembly_atomic_compact_maxcode", "atomic compact/agg: largest entry code (testing: smaller makes more elements irregular)", "DMAssembly", as->fastmaxcode, &as->fastmaxcode, NULL, 0));
-  }
-  PetscCheck(as->nzpt <= 64, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_nz_per_thread %" PetscInt_FMT ": at most 64 (shared memory holds 128 x n values)", as->nzpt);
+  PetscCall(PetscOptionsString("-dm_assembly_tune", "Developer knobs that never change a default: key=value[,key=value...] (an unknown key lists them)", "DMAssemblySetFromOptions", "", tune, sizeof(tune), &flg));
+  if (flg) PetscCall(TuneParse(as, tune));
+  if (PetscOptionsObject->printhelp && PetscOptionsObject->count == 1)
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(TuneKeys); k++) PetscCall((*PetscHelpPrintf)(PetscObjectComm((PetscObject)as), "      -dm_assembly_tune %s=... (%s): %s\n", TuneKeys[k].key, TuneKeys[k].type ? TuneKeys[k].type : "any type", TuneKeys[k].help));
+  for (PetscInt i = 0; i < as->tune.n; i++) as->tune.used[i] = PETSC_FALSE; /* read again below, by this type */
+  PetscCall(DMAsmTuneGetInt(as, "nz_per_thread", 0, 64, &as->nzpt));
+  PetscCall(DMAsmTuneGetBool(as, "index64", &as->force64));
+  PetscTryTypeMethod(as, setfromoptions, PetscOptionsObject);
   PetscOptionsEnd();
+  if (as->tune.n) {
+    char unused[512];
+    PetscCall(TuneUnused(as, unused, sizeof(unused)));
+    if (unused[0]) PetscCall(PetscInfo(as, "-dm_assembly_tune: %s not read by type %s (keys of another type)\n", unused, ((PetscObject)as)->type_name));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -328,13 +447,17 @@ PetscErrorCode DMAssemblySetElementKernels(DMAssembly as, const DMAssemblyElemen
 
   Level: intermediate
 
+  Note:
+  A property of the types `DMASSEMBLYATOMIC` and `DMASSEMBLYCOLOR`: call it after `DMAssemblySetType()`; other types ignore it.
+
 .seealso: `DMAssembly`, `DMAssemblyP1DiffusionMassKernels()`, `DMAssemblySetType()`
 @*/
 PetscErrorCode DMAssemblySetFuse(DMAssembly as, PetscBool flg)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
-  as->fuse = flg;
+  PetscValidLogicalCollectiveBool(as, flg, 2);
+  PetscTryMethod(as, "DMAssemblySetFuse_C", (DMAssembly, PetscBool), (as, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -408,7 +531,8 @@ static PetscErrorCode ChooseMemType(DMAssembly as)
 
 /*@
   DMAssemblySetUp - Builds, once per mesh, the element -> dof map, the pattern, the residual's reduction plan
-  and the element colouring, and allocates the element buffers where the method runs
+  and what the type needs of its own (`DMASSEMBLYCOLOR`: the element colouring), and allocates the element
+  buffers where the method runs
 
   Collective
 
@@ -437,9 +561,6 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   PetscCheck(!(as->builtin && as->k.ctx == (void *)as->builtin) || as->p1, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the built-in P1 kernels (DMAssemblyP1DiffusionMassKernels()) are for P1 triangles and tetrahedra, the mesh has %s: use DMAssemblyLagrangeKernels()", as->ename);
   if (((as->builtin && as->k.ctx == (void *)as->builtin) || (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin)) && as->reorder) PetscCall(DMAsmReorderElements(as));
   PetscCheck(as->k.nen == as->nen, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "DMAssembly: the element kernels are for %" PetscInt_FMT " nodes per element, the mesh has %" PetscInt_FMT, as->k.nen, as->nen);
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Color, as, 0, 0, 0));
-  PetscCall(DMAsmColor(as));
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Color, as, 0, 0, 0));
   PetscCall(PetscLogEventBegin(DMASSEMBLY_ResPlan, as, 0, 0, 0));
   if (as->mpi) PetscCall(DMAsmMPIBuildResidualPlan(as)); /* owned rows only */
   else if (DMAsmSetUpOnDevice(as)) {
@@ -465,30 +586,18 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
       PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
       PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
     }
-    PetscCall(DMAsmCUDAMalloc((void **)&as->dcolelem, sizeof(PetscInt) * as->nelem));
-    PetscCall(DMAsmCUDAUpload(as->dcolelem, as->colelem, sizeof(PetscInt) * as->nelem));
-    PetscCall(DMAsmCUDAMalloc((void **)&as->dtailelem, sizeof(PetscInt) * as->ntail));
-    PetscCall(DMAsmCUDAUpload(as->dtailelem, as->tailelem, sizeof(PetscInt) * as->ntail));
     if (as->aux) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
-    if (as->xn) {
-      PetscCall(DMAsmCUDAMalloc((void **)&as->dxn, sizeof(PetscReal) * as->ndof * as->dim));
-      PetscCall(DMAsmCUDAUpload(as->dxn, as->xn, sizeof(PetscReal) * as->ndof * as->dim));
-      PetscCall(DMAsmSharedPlanUpload(&as->rsh));
-    }
 #endif
   } else {
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
     PetscCall(PetscMalloc3(ne, &as->ue, ne, &as->fe, ne * as->nen, &as->ke));
     if (as->aux) PetscCall(PetscMalloc1(ne, &as->ae));
-    as->dxe      = as->xe;
-    as->dxn      = as->xn;
-    as->dedof    = as->edof;
-    as->dcolelem = as->colelem;
-    as->dtailelem = as->tailelem;
+    as->dxe   = as->xe;
+    as->dedof = as->edof;
   }
   as->setupcalled = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(DMASSEMBLY_SetUp, as, 0, 0, 0));
-  PetscCall(PetscInfo(as, "Set up: %" PetscInt_FMT " elements, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " colours\n", as->nelem, as->ndof, as->nnz, as->ncolors));
+  PetscCall(PetscInfo(as, "Set up: %" PetscInt_FMT " elements, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros\n", as->nelem, as->ndof, as->nnz));
   PetscCall(PetscOptionsHasName(((PetscObject)as)->options, ((PetscObject)as)->prefix, "-dm_assembly_view", &view));
   if (view) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_(PetscObjectComm((PetscObject)as))));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -609,19 +718,13 @@ PetscErrorCode DMAssemblyGetInfo(DMAssembly as, DMAssemblyInfo *info)
   info->ndof           = as->ndof;
   info->nnz            = as->nnz;
   info->ncontrib       = (PetscCount)as->nen * as->nen * as->nelem;
-  info->ncolors        = as->ncolors;
   info->njacplans      = as->njacplans;
   info->nreductions    = as->nreductions;
-  info->jacplanentries = as->jac.blkptr ? as->jac.blkptr[as->jac.nblocks] : (as->jrow.wptr ? as->jrow.wptr[as->jrow.nwarps] * (1 + as->nen) : 0);
-  if (as->jsh.tb) info->jacplanentries = as->jsh.lb[as->jsh.nblocks]; /* sharednz: 16-bit offsets */
-  info->resplanentries = as->rsh.tb ? as->rsh.lb[as->rsh.nblocks] : (as->res.blkptr ? as->res.blkptr[as->res.nblocks] : 0);
-  info->shelements     = as->jsh.tb ? as->jsh.eb[as->jsh.nblocks] : 0;
-  info->shresidualelements = as->rsh.tb ? as->rsh.eb[as->rsh.nblocks] : 0;
-  info->shresidualnodes = as->rsh.tb ? as->rsh.nb[as->rsh.nblocks] : 0;
-  info->shnodes        = as->jsh.tb ? as->jsh.nb[as->jsh.nblocks] : 0;
-  info->shblocks       = as->jsh.tb ? as->jsh.nblocks : 0;
+  info->jacplanentries = as->jac.blkptr ? as->jac.blkptr[as->jac.nblocks] : 0;
+  info->resplanentries = as->res.blkptr ? as->res.blkptr[as->res.nblocks] : 0;
   info->idx64          = as->jac.blkptr ? as->jac.idx64 : as->res.idx64;
   info->mtype          = as->mtype;
+  PetscTryTypeMethod(as, getinfo, info); /* the type's own plans and colouring */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -654,13 +757,13 @@ PetscErrorCode DMAssemblyGetElementDofs(DMAssembly as, PetscInt *nelem, PetscInt
 }
 
 /*@C
-  DMAssemblyGetColoring - Gets the element colouring the assembler built at set-up (no two elements of a colour
-  share a node)
+  DMAssemblyGetColoring - Gets the element colouring a `DMASSEMBLYCOLOR` assembler built at set-up (no two elements
+  of a colour share a node)
 
   Not Collective
 
   Input Parameter:
-. as - the assembler, set up
+. as - the assembler, of type `DMASSEMBLYCOLOR`, set up (other types colour no elements: an error)
 
   Output Parameters:
 + ncolors - number of colours (or `NULL`)
@@ -673,12 +776,14 @@ PetscErrorCode DMAssemblyGetElementDofs(DMAssembly as, PetscInt *nelem, PetscInt
 @*/
 PetscErrorCode DMAssemblyGetColoring(DMAssembly as, PetscInt *ncolors, const PetscInt **colptr, const PetscInt **colelem)
 {
+  PetscErrorCode (*f)(DMAssembly, PetscInt *, const PetscInt **, const PetscInt **);
+
   PetscFunctionBegin;
   PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
   PetscCheck(as->setupcalled, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Call DMAssemblySetUp() first");
-  if (ncolors) *ncolors = as->ncolors;
-  if (colptr) *colptr = as->colptr;
-  if (colelem) *colelem = as->colelem;
+  PetscCall(PetscObjectQueryFunction((PetscObject)as, "DMAssemblyGetColoring_C", &f));
+  PetscCheck(f, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly type %s colours no elements: only DMASSEMBLYCOLOR does (its set-up)", ((PetscObject)as)->type_name);
+  PetscCall((*f)(as, ncolors, colptr, colelem));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -711,18 +816,6 @@ static void PlanStats(const DMAsmPlan *P, PetscCount nsrcused, PetscLogDouble *b
   const PetscCount entries = P->blkptr ? P->blkptr[P->nblocks] : 0;
   *bytes                   = (PetscLogDouble)entries * (P->idx64 ? 8 : 4);
   *fill                    = entries ? (PetscReal)nsrcused / (PetscReal)entries : 0;
-}
-
-/* sharednz: the partition its blocks grew over (-dm_assembly_shared_partition) */
-static PetscErrorCode SharedPartitionView(DMAssembly as, const DMAsmSharedPlan *S, PetscViewer viewer)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPushTab(viewer));
-  if (S->partition == DMASM_SHPART_METIS)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "partition METIS k-way (seed %" PetscInt_FMT ", parts of %.2f x the budget in element rows%s): %" PetscInt_FMT " units (coalesced target groups) in %" PetscInt_FMT " parts, %" PetscInt_FMT " split over blocks; %" PetscInt_FMT " target ranges (%.2f per block); plan set-up %.3g s (METIS and its graph %.3g s)\n", as->shseed, (double)S->fill, as->shfill > 0 ? "" : ", estimated", S->nunits, S->nparts, S->nsplit, S->nranges, S->nblocks ? (double)S->nranges / S->nblocks : 0.0, (double)S->setuptime, (double)S->metistime));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "partition contiguous (one target range per block); plan set-up %.3g s\n", (double)S->setuptime));
-  PetscCall(PetscViewerASCIIPopTab(viewer));
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@
@@ -760,25 +853,6 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "runs on the %s%s\n", as->mtype == PETSC_MEMTYPE_DEVICE ? "device (CUDA)" : "host", as->nodevice ? " (no CUDA device usable: host reference path)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "mesh: %" PetscInt_FMT " %s, %" PetscInt_FMT " dofs, pattern %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", as->nelem, as->ename, as->ndof, as->nnz, (PetscCount)as->nen * as->nen * as->nelem));
-  {
-    PetscInt big = 0, maxc = 0, tailc = 0, taile = 0, maxval = 0, *val;
-    for (PetscInt c = 0; c < as->ncolors; c++) {
-      const PetscInt n = as->colptr[c + 1] - as->colptr[c];
-      maxc = PetscMax(maxc, n);
-      if (n >= as->colortail) big++;
-      else {
-        tailc++;
-        taile += n;
-      }
-    }
-    PetscCall(PetscCalloc1(as->ndof, &val));
-    for (PetscCount q = 0; q < (PetscCount)as->nen * as->nelem; q++) {
-      const PetscInt v = ++val[as->edof[q]]; /* not inside PetscMax(): a macro */
-      maxval           = PetscMax(maxval, v);
-    }
-    PetscCall(PetscFree(val));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring: %" PetscInt_FMT " colours (largest node valence %" PetscInt_FMT "); %" PetscInt_FMT " colours of >= %" PetscInt_FMT " elements (largest %" PetscInt_FMT "), %" PetscInt_FMT " smaller ones with %" PetscInt_FMT " elements in all (color: their packed reduction first, then one launch per big colour)\n", as->ncolors, maxval, big, as->colortail, maxc, tailc, taile));
-  }
   if (as->mpi) PetscCall(DMAsmMPIView(as, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "set-up: pattern and packed plans built on the %s\n", DMAsmSetUpOnDevice(as) ? "device (CUB sorts; -dm_assembly_setup_on_host: on the host)" : as->mtype == PETSC_MEMTYPE_DEVICE ? (as->mpi ? "host (distributed mesh)" : "host (-dm_assembly_setup_on_host)") : "host (the method runs there)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "element order: %s\n", as->eperm ? "by lowest dof (built-in kernels; -dm_assembly_reorder 0: mesh order)" : "the mesh's cell order"));
@@ -790,21 +864,17 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
     if (as->jac.blkptr) {
       PlanStats(&as->jac, (PetscCount)as->nen * as->nen * as->nelem, &b, &f);
       PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: %s order, %" PetscCount_FMT " targets, %" PetscInt_FMT " blocks, %.4g MB (%s indices), %.1f%% sources; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "value-slot" : "CSR", as->jac.ntarget, as->jac.nblocks, b / 1e6, as->jac.idx64 ? "64-bit" : "32-bit", 100.0 * f, as->njacplans, as->nreductions));
-    } else if (as->jrow.wptr) {
-      PetscCall(PetscViewerASCIIPrintf(viewer, "localrow Jacobian plan: %s order, %" PetscInt_FMT " warps, %" PetscCount_FMT " incidence slots for %" PetscCount_FMT " incidences; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "value-slot" : "CSR", as->jrow.nwarps, as->jrow.wptr[as->jrow.nwarps], (PetscCount)as->nen * as->nelem, as->njacplans, as->nreductions));
-    } else if (as->jsh.tb) {
-      const DMAsmSharedPlan *S = &as->jsh;
-      PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian plan: %s order, %" PetscInt_FMT " blocks of %g kB at most (budget %" PetscInt_FMT " kB), %" PetscCount_FMT " element computations for %" PetscInt_FMT " elements (redundancy %.2f), %" PetscCount_FMT " 16-bit offsets; %" PetscInt_FMT " plan(s) built, %" PetscInt_FMT " assemblies\n", as->jac.slots ? "value-slot" : "CSR", S->nblocks, S->smem / 1024.0, as->shsmem / 1024, S->eb[S->nblocks], as->nelem, as->nelem ? (double)S->eb[S->nblocks] / as->nelem : 0.0, S->lb[S->nblocks], as->njacplans, as->nreductions));
-      PetscCall(SharedPartitionView(as, S, viewer));
-    } else PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: built at the first DMAssemblyComputeJacobian()\n"));
-    if (DMAsmSharedActive(as)) {
-      if (as->rsh.fallback) PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual: does not fit the budget, globalnz assembles it\n"));
-      else {
-        PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz residual plan: %" PetscInt_FMT " blocks, redundancy %.2f\n", as->rsh.nblocks, as->nelem ? (double)as->rsh.eb[as->rsh.nblocks] / as->nelem : 0.0));
-        PetscCall(SharedPartitionView(as, &as->rsh, viewer));
-      }
-      if (as->jsh.fallback) PetscCall(PetscViewerASCIIPrintf(viewer, "sharednz Jacobian: does not fit the budget, globalnz assembles it\n"));
-    }
+    } else if (!(as->ops->hasjacplan && as->ops->hasjacplan(as))) PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: built at the first DMAssemblyComputeJacobian()\n"));
+  }
+  if (as->tune.n) {
+    char unused[512];
+    PetscCall(TuneUnused(as, unused, sizeof(unused)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "-dm_assembly_tune:"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+    for (PetscInt i = 0; i < as->tune.n; i++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s %s=%s", i ? "," : "", as->tune.key[i], as->tune.val[i]));
+    if (unused[0]) PetscCall(PetscViewerASCIIPrintf(viewer, " (NOT READ by type %s: %s)", ((PetscObject)as)->type_name, unused));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
   }
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -836,18 +906,12 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
   a = *as;
   if (a->ownctxdestroy) PetscCall((*a->ownctxdestroy)(&a->ownctx));
   if (a->mpi) PetscCall(DMAsmMPIDestroy(a));
+  PetscTryTypeMethod(a, destroy); /* the type's own plans and data */
   PetscCall(DMAsmPlanDestroy(&a->jac));
   PetscCall(DMAsmPlanDestroy(&a->res));
-  PetscCall(DMAsmRowPlanDestroy(&a->jrow));
-  PetscCall(DMAsmRowPlanDestroy(&a->rrow));
-  PetscCall(DMAsmSharedPlanDestroy(&a->jsh));
-  PetscCall(DMAsmSharedPlanDestroy(&a->rsh));
-  PetscCall(DMAsmFastPlanDestroy(&a->fast));
 #if defined(ELLWARP_HAVE_CUDA)
   PetscCall(DMAsmCUDAPhaseDestroy(a));
-  if (a->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAFree((void **)&a->dxn));
 #endif
-  PetscCall(PetscFree(a->xn));
   PetscCall(PetscFree(a->eperm));
   if (a->setupcalled && a->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
@@ -857,8 +921,6 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
     PetscCall(DMAsmCUDAFree((void **)&a->ke));
     PetscCall(DMAsmCUDAFree((void **)&a->dxe));
     PetscCall(DMAsmCUDAFree((void **)&a->dedof));
-    PetscCall(DMAsmCUDAFree((void **)&a->dcolelem));
-    PetscCall(DMAsmCUDAFree((void **)&a->dtailelem));
 #endif
   } else {
     PetscCall(PetscFree3(a->ue, a->fe, a->ke));
@@ -868,11 +930,6 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
   PetscCall(PetscFree(a->pi));
   PetscCall(PetscFree(a->pj));
   PetscCall(PetscFree(a->e2nz));
-  PetscCall(PetscFree(a->colptr));
-  PetscCall(PetscFree(a->colelem));
-  PetscCall(PetscFree(a->tailelem));
-  PetscCall(DMAsmPlanDestroy(&a->jtail));
-  PetscCall(DMAsmPlanDestroy(&a->rtail));
   PetscCall(VecDestroy(&a->aux));
   PetscCall(DMDestroy(&a->dm));
   PetscCall(PetscHeaderDestroy(as));

@@ -1,7 +1,7 @@
-/* Compact fused atomic Jacobian assembly for the built-in P1 kernels (src/dm/assembly/dmasmfast.c, kernel in
-   dmasmfastcuda.cu): -dm_assembly_atomic_variant compact|agg.
+/* The match variant of type atomic's fused P1 Jacobian (src/dm/assembly/dmasmatomic.c, kernel in
+   dmasmatomiccuda.cu): the default of type atomic (tune atomic_variant=full runs the full-map fused kernel).
 
-   Why: the default fused atomic kernel streams, per element, its coordinates (96 B), the conductivity's upper
+   Why: the full-map fused atomic kernel streams, per element, its coordinates (96 B), the conductivity's upper
    triangle (48 B) and 16 32-bit targets (64 B) = 208 B.  Here an element carries only
    - its nodes, sorted by dof (16 B), whose 32-byte node records (coordinates + the row's base slot and
      lane shift) come from L2 (9-12 MB for 0.4 M nodes: gathered, not streamed);
@@ -11,34 +11,28 @@
      the ELLWARP formula for entry c of a row owning 2^sh lanes of a 32-lane slice (sh = 5 makes it
      base + c, i.e. CSR);
    80 B in all.  Entries that do not fit (long rows, codes > maxcode) make their element "irregular": those few
-   elements run through the default fused kernel with the full element -> target map.
+   elements run through the full-map fused kernel.
    Nodes sorted by dof also put the lowest node (row) first: with elements numbered by their lowest dof,
    neighbouring threads hit neighbouring rows.  The element computes the upper triangle only (10 of 16
    entries) when D is exactly symmetric (or the identity).
-   agg: additionally sums the diagonal entry of the lowest node (the hottest address: ~5 consecutive elements
-   share it) over runs of equal targets within a warp (segmented shuffle scan) before one atomic per run.
    match: every entry summed over the lanes of its warp with the same target (__match_any_sync, the group's
    lowest lane gathers the others' values by shuffles and adds once): a warp of 32 elements numbered by lowest
    dof spans a compact cluster of ~6 lowest nodes, so many of its 512 entries share targets (fewer atomics
    for more instructions).
-   hash: each block of 128 elements sums its entries in a shared-memory hash table grouped by 32-byte sector,
-   then adds each distinct target once (dmasmfastcuda.cu, HashKernel): fewer atomics and fewer sectors.
-   hash256: the same with blocks of 256 elements (a 48 kB table): a larger window, fewer atomics, lower occupancy. */
+   Removed variants (slower than match into ELLWARP and AIJCUSPARSE on an H100, README-atomic-variants.md):
+   compact (the same map, 16 atomics per element), agg (a warp sum of the lowest node's diagonal only), hash
+   and hash256 (per-block shared-memory hash tables). */
 #pragma once
 
 #include <petscellwarp/private/dmassemblyimpl.h>
 #include <petscellwarp/private/dmasmp1.h>
 
 typedef enum {
-  DMASM_ATOMIC_DEFAULT = 0,
-  DMASM_ATOMIC_COMPACT = 1,
-  DMASM_ATOMIC_AGG     = 2,
-  DMASM_ATOMIC_MATCH   = 3,
-  DMASM_ATOMIC_HASH    = 4,
-  DMASM_ATOMIC_HASH256 = 5
+  DMASM_ATOMIC_FULL  = 0, /* the full-map fused kernel (tune atomic_variant=full; other elements, irregular elements) */
+  DMASM_ATOMIC_MATCH = 1  /* the default: H100, 2.17 M tets into ELLWARP 0.2565 ms against full's 0.333 ms */
 } DMAsmAtomicVariant;
 
-#define DMASM_FAST_IRREGULAR 0xFFu /* byte 0 of word 0: the element runs through the default fused kernel */
+#define DMASM_FAST_IRREGULAR 0xFFu /* byte 0 of word 0: the element runs through the full-map fused kernel */
 
 /* 32 bytes per node: one sector */
 typedef struct {
@@ -53,9 +47,9 @@ typedef struct _DMAsmFastPlan {
   PetscBool      sym;       /* D exactly symmetric or identity: the element computes its upper triangle */
   /* address statistics per warp instruction (32 consecutive elements, one entry (a,b) each), summed over the
      instructions and divided by the element count: 32-byte sectors the atomics touch with this map and with
-     the default map (closure node order), and the atomics after match's aggregation (distinct targets) */
+     the full map (closure node order), and the atomics after match's aggregation (distinct targets) */
   PetscReal      sectors, sectorsdefault, matchatomics, warptargets, warpsectors, blocktargets, blocksectors;
-  PetscBool      havestats; /* the address statistics were computed (-dm_assembly_atomic_stats: sorts per warp and block, seconds at millions of elements) */
+  PetscBool      havestats; /* the address statistics were computed (tune atomic_stats: sorts per warp and block, seconds at millions of elements) */
   PetscInt      *enode;     /* [nen][nelem] nodes (dofs) of element e, increasing */
   unsigned      *code;      /* [nen][nelem] word a: byte b = code of entry (a,b) in the sorted node order */
   DMAsmFastNode *node;      /* [ndof] */
@@ -97,12 +91,7 @@ static DMASM_HD inline void DMAsmFastP1Element(int dim, int sym, PetscReal alpha
   }
 }
 
-PETSC_INTERN PetscBool      DMAsmFastActive(DMAssembly);
-PETSC_INTERN PetscErrorCode DMAsmBuildFastPlan(DMAssembly, const PetscInt *, PetscCount, DMAsmFastPlan **);
-PETSC_INTERN PetscErrorCode DMAsmFastPlanDestroy(DMAsmFastPlan **);
-PETSC_INTERN PetscErrorCode DMAsmFastAssembly(DMAssembly, const DMAsmPlan *, PetscScalar *);
-PETSC_INTERN PetscErrorCode DMAsmFastView(DMAssembly, PetscViewer);
-PETSC_INTERN void           DMAsmHostFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscScalar *);
+PETSC_INTERN void DMAsmHostFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscScalar *);
 #if defined(ELLWARP_HAVE_CUDA)
-PETSC_INTERN PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscInt, PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmCUDAFast(const DMAsmP1Ctx *, const DMAsmFastPlan *, PetscScalar *);
 #endif
