@@ -516,7 +516,11 @@ int main(int argc, char **argv)
   {
     PetscMemType amt;
     PetscCall(DMAssemblyGetMemType(app.as, &amt));
+    PetscLogEvent ev;
+    PetscCall(PetscLogEventRegister("CardiacElemData", DM_CLASSID, &ev));
+    PetscCall(PetscLogEventBegin(ev, 0, 0, 0, 0));
     PetscCall(CardiacCtxSetUp(&cc, PetscMemTypeDevice(amt) ? PETSC_TRUE : PETSC_FALSE));
+    PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
   }
   app.cc      = &cc;
   kern.nen      = 4;
@@ -524,7 +528,21 @@ int main(int argc, char **argv)
   kern.jacobian = CardiacJacobian;
   kern.ctx      = &cc;
   PetscCall(DMAssemblySetElementKernels(app.as, &kern));
-  PetscCall(DMCreateGlobalVector(dm, &phi));
+  {
+    PetscLogEvent ev;
+    PetscSection  gsec;
+    PetscCall(PetscLogEventRegister("CardiacSection", DM_CLASSID, &ev)); /* the DM's local and global sections, made at the first vector */
+    PetscCall(PetscLogEventBegin(ev, 0, 0, 0, 0));
+    PetscCall(DMGetGlobalSection(dm, &gsec));
+    PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
+  }
+  {
+    PetscLogEvent ev;
+    PetscCall(PetscLogEventRegister("CardiacVectors", DM_CLASSID, &ev));
+    PetscCall(PetscLogEventBegin(ev, 0, 0, 0, 0));
+    PetscCall(DMCreateGlobalVector(dm, &phi));
+    PetscCall(PetscLogEventEnd(ev, 0, 0, 0, 0));
+  }
   PetscCall(PetscObjectSetName((PetscObject)phi, "phi"));
   PetscCall(VecDuplicate(phi, &phin));
   PetscCall(VecDuplicate(phi, &act));
