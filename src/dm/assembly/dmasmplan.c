@@ -19,6 +19,8 @@ PetscErrorCode DMAsmP1ElementMap(DMAssembly as, PetscSection dofs, PetscBool che
   Vec                cvec;
   const PetscScalar *coords;
   PetscInt           vStart, vEnd, depth, *voff, *vcoff;
+  const PetscInt    *allcones = NULL;
+  PetscSection       conesec  = NULL;
 
   PetscFunctionBegin;
   PetscCall(DMPlexGetDepth(dm, &depth));
@@ -39,19 +41,37 @@ PetscErrorCode DMAsmP1ElementMap(DMAssembly as, PetscSection dofs, PetscBool che
     PetscCall(PetscSectionGetOffset(dofs, p, &voff[p - vStart]));
     PetscCall(PetscSectionGetOffset(cs, p, &vcoff[p - vStart]));
   }
+  { /* every cell a simplex: checked per cell type stratum (one query) when the cells form one, else per cell */
+    const DMPolytopeType ct = dim == 3 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_TRIANGLE;
+    PetscInt             s0, s1;
+    PetscCall(DMPlexGetCellTypeStratum(dm, ct, &s0, &s1));
+    if (!(s0 <= cStart && cStart + nelem <= s1))
+      for (PetscInt e = 0; e < nelem; e++) {
+        DMPolytopeType c;
+        PetscCall(DMPlexGetCellType(dm, cStart + e, &c));
+        PetscCheck(c == ct, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " is a %s; simplices only", cStart + e, DMPolytopeTypes[c]);
+      }
+  }
+  if (depth == 1) { /* uninterpolated: the cones array directly */
+    PetscSection csec;
+    PetscInt    *cones;
+    PetscCall(DMPlexGetConeSection(dm, &csec));
+    PetscCall(DMPlexGetCones(dm, &cones));
+    allcones = cones;
+    conesec  = csec;
+  }
   PetscCall(PetscMalloc2((size_t)nen * nelem, &as->edof, (size_t)nen * dim * nelem, &as->xe));
   for (PetscInt e = 0; e < nelem; e++) {
     PetscInt        ncl, *cl = NULL, a = 0;
     const PetscInt *cone = NULL;
-    DMPolytopeType  ct;
 
-    PetscCall(DMPlexGetCellType(dm, cStart + e, &ct));
-    PetscCheck(ct == (dim == 3 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_TRIANGLE), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " is a %s; simplices only", cStart + e, DMPolytopeTypes[ct]);
     /* an uninterpolated mesh (cells on vertices): the closure is the cell and its cone, in cone order, so the
        cone is read directly (DMPlexGetTransitiveClosure's traversal was 2.5 s of the set-up at 6 M tets) */
-    if (depth == 1) {
-      PetscCall(DMPlexGetConeSize(dm, cStart + e, &ncl));
-      PetscCall(DMPlexGetCone(dm, cStart + e, &cone));
+    if (allcones) {
+      PetscInt off;
+      PetscCall(PetscSectionGetDof(conesec, cStart + e, &ncl));
+      PetscCall(PetscSectionGetOffset(conesec, cStart + e, &off));
+      cone = allcones + off;
     } else PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
     for (PetscInt i = 0; i < ncl; i++) {
       const PetscInt p = cone ? cone[i] : cl[2 * i];
