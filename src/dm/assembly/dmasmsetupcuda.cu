@@ -459,3 +459,68 @@ PetscErrorCode DMAsmCUDABuildPlan(PetscInt nper, PetscInt nelem, PetscCount ntar
   PetscCall(PetscEllwarpDeviceSynchronize());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ---- P1 element map of an uninterpolated mesh ------------------------------------------------------------ */
+
+/* element e: its nen cone points (vertices) -> edof[a][e] = voff[v] - offset, xe[a*dim+d][e] = coords[vcoff[v]+d];
+   a cone point outside the vertex range sets *bad to its element + 1 (the smallest wins) */
+__global__ static void ElementMapKernel(PetscInt nelem, PetscInt nen, PetscInt dim, const PetscInt *__restrict__ cones, PetscInt vStart, PetscInt nv, const PetscInt *__restrict__ voff, const PetscInt *__restrict__ vcoff, const PetscScalar *__restrict__ coords, PetscInt offset, PetscInt *__restrict__ edof, PetscReal *__restrict__ xe, unsigned long long *bad)
+{
+  GRID_LOOP(e, nelem)
+  {
+    for (PetscInt a = 0; a < nen; a++) {
+      const PetscInt v = cones[e * nen + a] - vStart;
+      if (v < 0 || v >= nv) {
+        atomicMin(bad, (unsigned long long)e + 1);
+        continue;
+      }
+      edof[(PetscCount)a * nelem + e] = voff[v] - offset;
+      for (PetscInt d = 0; d < dim; d++) xe[((PetscCount)a * dim + d) * nelem + e] = PetscRealPart(coords[vcoff[v] + d]);
+    }
+  }
+}
+
+/*
+  DMAsmCUDAElementMapCones - the P1 element map from the cones of nelem consecutive cells (nen vertices each,
+  cones[e*nen + a], host) and per-vertex dof and coordinate offsets (host): the device arrays dedof, dxe (kept: the
+  assembler's device copies) and the host arrays edof, xe (downloaded), as DMAsmP1ElementMap() fills them.
+*/
+PetscErrorCode DMAsmCUDAElementMapCones(PetscInt nelem, PetscInt nen, PetscInt dim, const PetscInt *cones, PetscInt vStart, PetscInt nv, const PetscInt *voff, const PetscInt *vcoff, const PetscScalar *coords, PetscInt ncoords, PetscInt offset, PetscInt *edof, PetscReal *xe, PetscInt **dedof, PetscReal **dxe)
+{
+  cudaStream_t        s;
+  const PetscCount    nq = (PetscCount)nen * nelem;
+  PetscInt           *dcones, *dvoff, *dvcoff;
+  PetscScalar        *dcoords;
+  unsigned long long *dbad, bad = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dcones, nq, "DMAssembly element map (cones)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dvoff, nv, "DMAssembly element map (vertex offsets)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dvcoff, nv, "DMAssembly element map (vertex offsets)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dcoords, ncoords, "DMAssembly element map (coordinates)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dbad, 1, "DMAssembly element map (check)"));
+  PetscCall(PetscEllwarpDeviceUpload(dcones, cones, sizeof(PetscInt) * nq));
+  PetscCall(PetscEllwarpDeviceUpload(dvoff, voff, sizeof(PetscInt) * nv));
+  PetscCall(PetscEllwarpDeviceUpload(dvcoff, vcoff, sizeof(PetscInt) * nv));
+  PetscCall(PetscEllwarpDeviceUpload(dcoords, coords, sizeof(PetscScalar) * ncoords));
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(*dbad), s));
+  PetscCall(PetscEllwarpDeviceMallocArray(dedof, nq, "DMAssembly element map"));
+  PetscCall(PetscEllwarpDeviceMallocArray(dxe, nq * dim, "DMAssembly element coordinates"));
+  ElementMapKernel<<<Blocks(nelem, 256), 256, 0, s>>>(nelem, nen, dim, dcones, vStart, nv, dvoff, dvcoff, dcoords, offset, *dedof, *dxe, dbad);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcones));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dvoff));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dvcoff));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcoords));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
+  if (bad) {
+    PetscCall(PetscEllwarpDeviceFree((void **)dedof));
+    PetscCall(PetscEllwarpDeviceFree((void **)dxe));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "DMAssembly: cell %" PetscInt_FMT " of the uninterpolated mesh has a cone point that is not a vertex", (PetscInt)(bad - 1));
+  }
+  PetscCall(PetscEllwarpDeviceDownload(edof, *dedof, sizeof(PetscInt) * nq));
+  PetscCall(PetscEllwarpDeviceDownload(xe, *dxe, sizeof(PetscReal) * nq * dim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
