@@ -357,7 +357,6 @@ static inline PetscBool DMAsmSetUpOnDevice(DMAssembly as)
   return (PetscBool)(as->mtype == PETSC_MEMTYPE_DEVICE && !as->mpi && !as->setuphost);
 }
 #if defined(ELLWARP_HAVE_CUDA)
-PETSC_INTERN PetscErrorCode DMAsmCUDAElementMapCones(PetscInt, PetscInt, PetscInt, const PetscInt *, PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscScalar *, PetscInt, PetscInt, PetscInt *, PetscReal *, PetscInt **, PetscReal **);
 PETSC_INTERN PetscErrorCode DMAsmCUDABuildPattern(PetscInt, PetscInt, PetscInt, const PetscInt *, PetscInt **, PetscInt **, PetscCount *, PetscInt **);
 PETSC_INTERN PetscErrorCode DMAsmCUDAElementTargets(PetscInt, PetscCount, const PetscInt *, const PetscInt *, const PetscInt *, const MatAssemblyBlock *, PetscInt **);
 PETSC_INTERN PetscErrorCode DMAsmCUDABuildPlan(PetscInt, PetscInt, PetscCount, const PetscInt *, PetscInt, PetscBool, DMAsmPlan *);

@@ -61,27 +61,6 @@ PetscErrorCode DMAsmP1ElementMap(DMAssembly as, PetscSection dofs, PetscBool che
     conesec  = csec;
   }
   PetscCall(PetscMalloc2((size_t)nen * nelem, &as->edof, (size_t)nen * dim * nelem, &as->xe));
-  if (allcones && DMAsmSetUpOnDevice(as)) { /* the cells' cones one after the other, nen each: the map on the device
-                                               (random reads of 1 M vertices' coordinates took 0.9-1.9 s on a host core) */
-    PetscInt  off0, cdof, ncoords;
-    PetscBool regular = PETSC_TRUE;
-    PetscCall(PetscSectionGetOffset(conesec, cStart, &off0));
-    for (PetscInt e = 0; e < nelem && regular; e++) {
-      PetscInt off;
-      PetscCall(PetscSectionGetDof(conesec, cStart + e, &cdof));
-      PetscCall(PetscSectionGetOffset(conesec, cStart + e, &off));
-      regular = (PetscBool)(cdof == nen && off == off0 + e * nen);
-    }
-    PetscCall(VecGetLocalSize(cvec, &ncoords));
-    if (regular) {
-#if defined(ELLWARP_HAVE_CUDA)
-      PetscCall(DMAsmCUDAElementMapCones(nelem, nen, dim, allcones + off0, vStart, vEnd - vStart, voff, vcoff, coords, ncoords, offset, as->edof, as->xe, &as->dedof, &as->dxe));
-#endif
-      PetscCall(PetscFree2(voff, vcoff));
-      PetscCall(VecRestoreArrayRead(cvec, &coords));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  }
   for (PetscInt e = 0; e < nelem; e++) {
     PetscInt        ncl, *cl = NULL, a = 0;
     const PetscInt *cone = NULL;
@@ -256,13 +235,11 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Pattern, as, 0, 0, 0));
   if (DMAsmSetUpOnDevice(as)) {
 #if defined(ELLWARP_HAVE_CUDA)
-    PetscInt *dedof = as->dedof; /* the device element map's, else uploaded for this */
-    if (!dedof) {
-      PetscCall(DMAsmCUDAMalloc((void **)&dedof, sizeof(PetscInt) * nen * nelem));
-      PetscCall(DMAsmCUDAUpload(dedof, as->edof, sizeof(PetscInt) * nen * nelem));
-    }
+    PetscInt *dedof;
+    PetscCall(DMAsmCUDAMalloc((void **)&dedof, sizeof(PetscInt) * nen * nelem));
+    PetscCall(DMAsmCUDAUpload(dedof, as->edof, sizeof(PetscInt) * nen * nelem));
     PetscCall(DMAsmCUDABuildPattern(nen, nelem, as->ndof, dedof, &as->pi, &as->pj, &as->nnz, &as->e2nz));
-    if (dedof != as->dedof) PetscCall(DMAsmCUDAFree((void **)&dedof));
+    PetscCall(DMAsmCUDAFree((void **)&dedof));
 #endif
   } else PetscCall(DMAsmBuildPattern(as, as->ndof, NULL, NULL, 0));
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Pattern, as, 0, 0, 0));
@@ -302,12 +279,6 @@ PetscErrorCode DMAsmReorderElements(DMAssembly as)
   PetscCall(PetscFree2(as->edof, as->xe));
   as->edof = edof;
   as->xe   = xe;
-#if defined(ELLWARP_HAVE_CUDA)
-  if (as->mtype == PETSC_MEMTYPE_DEVICE) { /* the device element map's copies are of the old order: uploaded again at set-up */
-    PetscCall(DMAsmCUDAFree((void **)&as->dedof));
-    PetscCall(DMAsmCUDAFree((void **)&as->dxe));
-  }
-#endif
   { /* e2nz follows */
     PetscInt *e2nz;
     PetscCall(PetscMalloc1((size_t)nen * nen * nelem, &e2nz));

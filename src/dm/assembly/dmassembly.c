@@ -566,10 +566,8 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   else if (DMAsmSetUpOnDevice(as)) {
 #if defined(ELLWARP_HAVE_CUDA)
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
-    if (!as->dedof) { /* else made by the device element map */
-      PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
-      PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
-    }
+    PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
+    PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
     PetscCall(DMAsmCUDABuildPlan(as->nen, as->nelem, as->ndof, as->dedof, as->nzpt, as->force64, &as->res)); /* device arrays only */
 #endif
   } else PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
@@ -582,10 +580,8 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
     PetscCall(DMAsmCUDAMalloc((void **)&as->ue, sizeof(PetscScalar) * ne));
     PetscCall(DMAsmCUDAMalloc((void **)&as->fe, sizeof(PetscScalar) * ne));
     PetscCall(DMAsmCUDAMalloc((void **)&as->ke, sizeof(PetscScalar) * ne * as->nen));
-    if (!as->dxe) { /* else made by the device element map */
-      PetscCall(DMAsmCUDAMalloc((void **)&as->dxe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim)); /* vertex coordinates (P1: nvert = nen) */
-      PetscCall(DMAsmCUDAUpload(as->dxe, as->xe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim));
-    }
+    PetscCall(DMAsmCUDAMalloc((void **)&as->dxe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim)); /* vertex coordinates (P1: nvert = nen) */
+    PetscCall(DMAsmCUDAUpload(as->dxe, as->xe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim));
     if (!as->dedof) {
       PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
       PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
