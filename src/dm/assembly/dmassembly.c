@@ -4,7 +4,7 @@
 
 PetscClassId  DMASSEMBLY_CLASSID;
 PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
-PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan;
+PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan, DMASSEMBLY_Buffers;
 
 PetscFunctionList DMAssemblyList = NULL;
 
@@ -89,6 +89,7 @@ PetscErrorCode DMAssemblyInitializePackage(void)
   PetscCall(PetscLogEventRegister("DMAsmPattern", DMASSEMBLY_CLASSID, &DMASSEMBLY_Pattern));
   PetscCall(PetscLogEventRegister("DMAsmColor", DMASSEMBLY_CLASSID, &DMASSEMBLY_Color));
   PetscCall(PetscLogEventRegister("DMAsmResPlan", DMASSEMBLY_CLASSID, &DMASSEMBLY_ResPlan));
+  PetscCall(PetscLogEventRegister("DMAsmBuffers", DMASSEMBLY_CLASSID, &DMASSEMBLY_Buffers));
   PetscCall(PetscLogEventRegister("DMAsmGather", DMASSEMBLY_CLASSID, &DMASSEMBLY_Gather));
   PetscCall(PetscLogEventRegister("DMAsmElement", DMASSEMBLY_CLASSID, &DMASSEMBLY_Element));
   PetscCall(PetscLogEventRegister("DMAsmReduce", DMASSEMBLY_CLASSID, &DMASSEMBLY_Reduce));
@@ -572,6 +573,7 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
 #endif
   } else PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));
   PetscCall(PetscLogEventEnd(DMASSEMBLY_ResPlan, as, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Buffers, as, 0, 0, 0));
   PetscTryTypeMethod(as, setup);
   if (as->mtype == PETSC_MEMTYPE_DEVICE) {
 #if defined(ELLWARP_HAVE_CUDA)
@@ -595,6 +597,7 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
     as->dxe   = as->xe;
     as->dedof = as->edof;
   }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Buffers, as, 0, 0, 0));
   as->setupcalled = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(DMASSEMBLY_SetUp, as, 0, 0, 0));
   PetscCall(PetscInfo(as, "Set up: %" PetscInt_FMT " elements, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros\n", as->nelem, as->ndof, as->nnz));

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# merged main: the GPU test suite (all gpu-labelled tests) + memcheck of the device set-up, then the set-up comparison
+cd "$(dirname "$0")/.."
+source .gpu/manifest.env
+tar -C / -xJf .gpu/bundle.tar.xz
+if [ "$ELLWARP_SRC_DIR" != "$PWD" ] && [ ! -e "$ELLWARP_SRC_DIR" ]; then mkdir -p "$(dirname "$ELLWARP_SRC_DIR")"; ln -s "$PWD" "$ELLWARP_SRC_DIR"; fi
+export PETSC_DIR=$ELLWARP_PETSC_PREFIX LD_LIBRARY_PATH=$ELLWARP_PETSC_PREFIX/lib:$ELLWARP_EXTRA_LIBS:${LD_LIBRARY_PATH:-}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PETSC_OPTIONS="-use_gpu_aware_mpi 0"
+B=$ELLWARP_GPU_BUILD
+CS=/usr/local/cuda-13.0/bin/compute-sanitizer
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/gpu-tests.log
+( cd $B && timeout 330 ctest -j8 -L gpu -E "petsc_suite" ) >> $OUT/gpu-tests.log 2>&1
+echo "ctest rc=$?" >> $OUT/gpu-tests.log
+timeout 90 $CS --tool memcheck --leak-check no $B/tests/assembly_setup -faces 5 -uninterpolated -gpu > $OUT/memcheck-setup.log 2>&1; echo "memcheck rc=$?" >> $OUT/memcheck-setup.log
+mkdir -p $OUT/setup
+timeout 150 bash benchmarks/cardiac/setup_compare.sh -x $B/examples/cardiac -b $PWD/.gpu/base/cardiac -L $PWD/.gpu/base/lib -o $OUT/setup -r 1 > $OUT/setup-summary.txt 2>&1
+timeout 120 $B/benchmarks/assembly/assembly_bench -nodes 350000 -methods globalnz,sharednz,atomic,color,localrow -repeats 5 -cpu_repeats 0 > $OUT/assembly-bench.log 2>&1; echo "assembly_bench rc=$?" >> $OUT/assembly-bench.log
+tail -4 $OUT/gpu-tests.log; grep -E "Failed|Timeout" $OUT/gpu-tests.log | head; tail -2 $OUT/memcheck-setup.log; cat $OUT/setup-summary.txt; tail -25 $OUT/assembly-bench.log
