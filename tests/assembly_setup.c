@@ -86,6 +86,20 @@ static PetscErrorCode SamePattern(Mat A, Mat B, PetscBool *same)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* two matrices' values, bit for bit, through AIJ copies (their host values brought up to date) */
+static PetscErrorCode SameBitsAsAIJ(Mat J1, Mat J2, PetscBool *same)
+{
+  Mat A, B;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(J1, MATAIJ, MAT_INITIAL_MATRIX, &A));
+  PetscCall(MatConvert(J2, MATAIJ, MAT_INITIAL_MATRIX, &B));
+  PetscCall(SameBits(A, B, same));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if defined(ELLWARP_HAVE_CUDA)
 /* a packed plan built on the device (device arrays only) against one built on the host */
 static PetscErrorCode SamePlan(const DMAsmPlan *D, const DMAsmPlan *H, PetscBool *same)
@@ -184,15 +198,8 @@ int main(int argc, char **argv)
     PetscCall(PetscSNPrintf(line, sizeof(line), "Jacobian into it = PETSc's closure assembly (rel. %.1e)", (double)err));
     PetscCall(Report((PetscBool)(err < 1e-12), line));
   }
-  {
-    Mat A, B;
-    PetscCall(MatConvert(J, MATAIJ, MAT_INITIAL_MATRIX, &A));
-    PetscCall(MatConvert(Jdm, MATAIJ, MAT_INITIAL_MATRIX, &B));
-    PetscCall(SameBits(A, B, &same));
-    PetscCall(Report(same, "Jacobian into it = Jacobian into DMCreateMatrix's (bitwise)"));
-    PetscCall(MatDestroy(&A));
-    PetscCall(MatDestroy(&B));
-  }
+  PetscCall(SameBitsAsAIJ(J, Jdm, &same));
+  PetscCall(Report(same, "Jacobian into it = Jacobian into DMCreateMatrix's (bitwise)"));
   PetscCall(VecDuplicate(U, &F));
   PetscCall(DMAssemblyComputeResidual(as, U, F));
   PetscCall(VecAXPY(F, -1.0, Fref));
@@ -229,15 +236,8 @@ int main(int argc, char **argv)
     PetscCall(DMAssemblyComputeJacobian(h, U, Jh));
     PetscCall(SamePlan(&as->jac, &h->jac, &same));
     PetscCall(Report(same, "device Jacobian plan = host Jacobian plan (packed entries, blocks, e2t)"));
-    {
-      Mat A, B;
-      PetscCall(MatConvert(J, MATAIJ, MAT_INITIAL_MATRIX, &A));
-      PetscCall(MatConvert(Jh, MATAIJ, MAT_INITIAL_MATRIX, &B));
-      PetscCall(SameBits(A, B, &same));
-      PetscCall(Report(same, "Jacobian, device set-up = host set-up (bitwise)"));
-      PetscCall(MatDestroy(&A));
-      PetscCall(MatDestroy(&B));
-    }
+    PetscCall(SameBitsAsAIJ(J, Jh, &same));
+    PetscCall(Report(same, "Jacobian, device set-up = host set-up (bitwise)"));
     PetscCall(MatDestroy(&Jh));
     PetscCall(DMAssemblyDestroy(&h));
 #endif
