@@ -342,6 +342,7 @@ PETSC_INTERN void DMAsmHostP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal,
 
 /* plan construction (dmasmplan.c) */
 PETSC_INTERN PetscErrorCode DMAsmBuildMesh(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAsmCellType(DM, PetscInt, PetscInt, PetscInt, DMPolytopeType *); /* without the cell-type label where it can */
 PETSC_INTERN PetscErrorCode DMAsmGatherBegin(DMAssembly, PetscScalar *[2]);
 PETSC_INTERN PetscErrorCode DMAsmBuildPattern(DMAssembly, PetscInt, const PetscInt *, const PetscInt *, PetscInt);
 PETSC_INTERN PetscErrorCode DMAsmP1ElementMap(DMAssembly, PetscSection, PetscBool, PetscInt);

@@ -7,6 +7,26 @@
 #include <petscfe.h>
 
 
+/* The type of cell c without DMPlex's cell-type label where the mesh is uninterpolated: there a cell on dim+1 vertices
+   is a simplex, and computing the label (DMPlexComputeCellTypes, one hashed label value per point) took 1.3-2.2 s of
+   the set-up for the 7.1 M points of the 1 M-vertex LV.  Other cells of an uninterpolated mesh and interpolated meshes
+   (whose interpolation computed the label) ask DMPlex. */
+PetscErrorCode DMAsmCellType(DM dm, PetscInt depth, PetscInt dim, PetscInt c, DMPolytopeType *ct)
+{
+  PetscInt cs;
+
+  PetscFunctionBegin;
+  if (depth == 1) {
+    PetscCall(DMPlexGetConeSize(dm, c, &cs));
+    if (cs == dim + 1) {
+      *ct = dim == 3 ? DM_POLYTOPE_TETRAHEDRON : dim == 2 ? DM_POLYTOPE_TRIANGLE : DM_POLYTOPE_SEGMENT;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PetscCall(DMPlexGetCellType(dm, c, ct));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The P1 simplex element map: each cell's closure vertices in closure order (the order DMPlexMatSetClosure
    uses), their dof offsets in `dofs` minus `offset` into edof, their coordinates into xe.  One process: the
    global section, each vertex checked for one unconstrained dof (check); several: the local (ghosted) section,
@@ -41,7 +61,8 @@ PetscErrorCode DMAsmP1ElementMap(DMAssembly as, PetscSection dofs, PetscBool che
     PetscCall(PetscSectionGetOffset(dofs, p, &voff[p - vStart]));
     PetscCall(PetscSectionGetOffset(cs, p, &vcoff[p - vStart]));
   }
-  { /* every cell a simplex: checked per cell type stratum (one query) when the cells form one, else per cell */
+  if (depth > 1) { /* every cell a simplex (uninterpolated: the cone-size check below): checked per cell type stratum
+                     (one query) when the cells form one, else per cell */
     const DMPolytopeType ct = dim == 3 ? DM_POLYTOPE_TETRAHEDRON : DM_POLYTOPE_TRIANGLE;
     PetscInt             s0, s1;
     PetscCall(DMPlexGetCellTypeStratum(dm, ct, &s0, &s1));
@@ -208,8 +229,10 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
   { /* every discretization but the P1 simplex: the closure-based element map (dmasmho.c) */
     PetscInt       c0, c1;
     DMPolytopeType ct0 = DM_POLYTOPE_UNKNOWN;
+    PetscInt       depth;
     PetscCall(DMPlexGetHeightStratum(dm, 0, &c0, &c1));
-    if (c1 > c0) PetscCall(DMPlexGetCellType(dm, c0, &ct0));
+    PetscCall(DMPlexGetDepth(dm, &depth));
+    if (c1 > c0) PetscCall(DMAsmCellType(dm, depth, dim, c0, &ct0));
     as->p1 = (PetscBool)(c1 == c0 || (nb == dim + 1 && (ct0 == DM_POLYTOPE_TRIANGLE || ct0 == DM_POLYTOPE_TETRAHEDRON)));
     if (!as->p1) {
       PetscCall(DMAsmBuildElementMapHO(as));
