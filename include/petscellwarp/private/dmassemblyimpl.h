@@ -145,6 +145,9 @@ struct _DMAssemblyOps {
   PetscErrorCode (*setup)(DMAssembly);              /* after the mesh, colouring and residual plan: the type's checks and own plans */
   /* the Jacobian plan from q2t (element entry -> position in the target block's value array); hasjacplan: one exists */
   PetscErrorCode (*jacplan)(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+  /* the same from a device q2t, for a set-up on the device (DMAsmSetUpOnDevice; NULL: the type's plan is built on
+     the host from a host q2t) */
+  PetscErrorCode (*jacplandevice)(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
   PetscBool (*hasjacplan)(DMAssembly);
   PetscBool (*mpisupported)(DMAssembly); /* runs on a distributed DM with these kernels and options (NULL: no) */
   PetscErrorCode (*setfromoptions)(DMAssembly, PetscOptionItems); /* the type's own options, inside DMAssemblySetFromOptions()'s block */
@@ -370,6 +373,7 @@ PETSC_INTERN PetscErrorCode DMAsmP1CtxPermute(DMAsmP1Ctx *, const PetscInt *);
 /* operations shared by several types (dmasmcompute.c, dmasmtypes.c); each type's own are static in its file */
 PETSC_INTERN PetscErrorCode DMAsmReducePacked(DMAssembly, const DMAsmPlan *, PetscInt, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMAsmJacPlanPacked(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
+PETSC_INTERN PetscErrorCode DMAsmJacPlanPackedDevice(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
 PETSC_INTERN PetscBool      DMAsmFusedActiveAlways(DMAssembly, PetscBool);
 PETSC_INTERN PetscBool      DMAsmFusedActiveScatter(DMAssembly, PetscBool);
 PETSC_INTERN PetscErrorCode DMAsmFusedScatter(DMAssembly, const DMAssembly_Color *, const DMAsmPlan *, PetscBool, const PetscScalar *, PetscScalar *);

@@ -108,12 +108,6 @@ static PetscErrorCode Upload(T **d, const T *h, size_t n, const char *what)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static inline unsigned Blocks(PetscCount n, int threads)
-{
-  PetscCount b = (n + threads - 1) / threads;
-  return (unsigned)PetscMin(b, (PetscCount)2147483647);
-}
-
 /* ---- streaming helpers for the value refreshes ------------------------------------------------------
    The refresh kernels (gather, COO, AXPY) are pure bandwidth: each thread takes EW_VEC = 4 consecutive
    slots, loads their plan/map entries in one 128-bit load (two for 64-bit indices), issues all the value
@@ -190,7 +184,7 @@ __device__ __forceinline__ PetscScalar LdGather(const PetscScalar *__restrict__ 
   for (PetscCount g = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x, ng_ = ((n) + EW_VEC - 1) / EW_VEC; g < ng_; g += (PetscCount)gridDim.x * blockDim.x)
 
 /* launch configuration of the grid-stride kernels */
-#define GRID(n, stream) PetscMin(Blocks((n), 256), 65535u), 256, 0, stream
+#define GRID(n, stream) PetscMin(PetscEllwarpBlocks((n), 256), 65535u), 256, 0, stream
 
 /* the operations of EllwarpCUDAKernels (ellwarpstorecuda.cu builds the table), by file */
 /* ellwarpcoocuda.cu: value refresh from the CSR staging copy, and COO */

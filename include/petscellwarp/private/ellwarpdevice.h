@@ -48,6 +48,14 @@ PETSC_EXTERN PetscErrorCode PetscEllwarpDeviceCopy(void *, const void *, size_t)
 PETSC_EXTERN PetscErrorCode PetscEllwarpDeviceWarmUpBegin(void);
 PETSC_EXTERN PetscErrorCode PetscEllwarpDeviceWarmUpEnd(void);
 
+/* the grid of a launch covering n items with `threads` threads per block (a grid-stride loop covers the rest past
+   2^31 - 1 blocks); at least one block, so an empty range is a valid launch that does nothing */
+static inline unsigned PetscEllwarpBlocks(PetscCount n, int threads)
+{
+  PetscCount b = (n + threads - 1) / threads;
+  return (unsigned)PetscMax((PetscCount)1, PetscMin(b, (PetscCount)2147483647));
+}
+
   /* typed forms for arrays of n elements */
   #define PetscEllwarpDeviceMallocArray(p, n, what)      PetscEllwarpDeviceMalloc((void **)(p), (size_t)(n) * sizeof(**(p)), what)
   #define PetscEllwarpDeviceFreeArray(p)                 PetscEllwarpDeviceFree((void **)(p))

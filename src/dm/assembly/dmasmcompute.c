@@ -43,29 +43,28 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const MatAssembly
   if ((as->ops->hasjacplan ? as->ops->hasjacplan(as) : (PetscBool)(P->blkptr != NULL)) && P->id == id && P->state == T->state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
   PetscCheck(n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
-  if (DMAsmSetUpOnDevice(as) && as->ops->jacplan == DMAsmJacPlanPacked) { /* the element targets and the packed plan on the device */
+  if (DMAsmSetUpOnDevice(as) && as->ops->jacplandevice) { /* the element targets on the device, and the type's plan from them */
 #if defined(ELLWARP_HAVE_CUDA)
     PetscInt *dq2t;
     PetscCall(DMAsmCUDAElementTargets(n, nq, as->pi, as->pj, as->e2nz, B, &dq2t));
-    PetscCall(DMAsmCUDABuildPlan(as->nen * as->nen, as->nelem, B->nval, dq2t, as->nzpt, as->force64, P));
+    PetscCall((*as->ops->jacplandevice)(as, B, dq2t));
     PetscCall(DMAsmCUDAFree((void **)&dq2t));
 #endif
-    goto done;
+  } else {
+    PetscCall(PetscMalloc1(as->nnz, &nz2t));
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
+        PetscInt loc;
+        PetscCall(PetscFindInt(as->pj[k], ia[i + 1] - ia[i], ja + ia[i], &loc));
+        PetscCheck(loc >= 0, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMCreateMatrix()", i, as->pj[k]);
+        nz2t[k] = B->csr2val ? B->csr2val[ia[i] + loc] : ia[i] + loc;
+      }
+    PetscCall(PetscMalloc1(nq, &q2t));
+    for (PetscCount q = 0; q < nq; q++) q2t[q] = nz2t[as->e2nz[q]];
+    PetscCall(PetscFree(nz2t));
+    PetscUseTypeMethod(as, jacplan, B, q2t);
+    PetscCall(PetscFree(q2t));
   }
-  PetscCall(PetscMalloc1(as->nnz, &nz2t));
-  for (PetscInt i = 0; i < n; i++)
-    for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
-      PetscInt loc;
-      PetscCall(PetscFindInt(as->pj[k], ia[i + 1] - ia[i], ja + ia[i], &loc));
-      PetscCheck(loc >= 0, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMCreateMatrix()", i, as->pj[k]);
-      nz2t[k] = B->csr2val ? B->csr2val[ia[i] + loc] : ia[i] + loc;
-    }
-  PetscCall(PetscMalloc1(nq, &q2t));
-  for (PetscCount q = 0; q < nq; q++) q2t[q] = nz2t[as->e2nz[q]];
-  PetscCall(PetscFree(nz2t));
-  PetscUseTypeMethod(as, jacplan, B, q2t);
-  PetscCall(PetscFree(q2t));
-done:
   P->id    = id;
   P->state = T->state;
   P->slots = (PetscBool)(B->csr2val != NULL);
@@ -82,6 +81,18 @@ PetscErrorCode DMAsmJacPlanPacked(DMAssembly as, const MatAssemblyBlock *B, cons
   PetscFunctionBegin;
   PetscCall(DMAsmBuildPlan(as, as->nen * as->nen, B->nval, q2t, &as->jac));
   if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmPlanUpload(&as->jac));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the same plan built on the device from a device q2t (dmasmsetupcuda.cu; the host builder is its reference) */
+PetscErrorCode DMAsmJacPlanPackedDevice(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *dq2t)
+{
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(DMAsmCUDABuildPlan(as->nen * as->nen, as->nelem, B->nval, dq2t, as->nzpt, as->force64, &as->jac));
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

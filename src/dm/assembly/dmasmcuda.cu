@@ -7,12 +7,6 @@
 #include <petscdevice_cuda.h>
 #include <petscellwarp/private/ellwarpdevice.h>
 
-static inline unsigned Blocks(PetscCount n, int threads)
-{
-  PetscCount b = (n + threads - 1) / threads;
-  return (unsigned)PetscMax((PetscCount)1, PetscMin(b, (PetscCount)2147483647));
-}
-
 PetscErrorCode DMAsmCUDAAvailable(PetscBool *avail)
 {
   int         n   = 0;
@@ -70,7 +64,7 @@ PetscErrorCode DMAsmCUDAGather(PetscInt nen, PetscInt nelem, const PetscInt *edo
   PetscFunctionBegin;
   PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  GatherKernel<<<Blocks(n, 256), 256, 0, stream>>>(n, edof, u, ue);
+  GatherKernel<<<PetscEllwarpBlocks(n, 256), 256, 0, stream>>>(n, edof, u, ue);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -192,7 +186,7 @@ PetscErrorCode DMAsmCUDAScatterAtomic(PetscCount n, const PetscInt *e2t, const P
   PetscFunctionBegin;
   PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  AtomicKernel<<<Blocks(n, 256), 256, 0, stream>>>(n, e2t, src, dst);
+  AtomicKernel<<<PetscEllwarpBlocks(n, 256), 256, 0, stream>>>(n, e2t, src, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -219,7 +213,7 @@ PetscErrorCode DMAsmCUDAScatterColor(PetscInt ne, const PetscInt *elems, PetscIn
   PetscCall(PetscEllwarpGetStream(&stream));
   if (!ne) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  ColorKernel<<<Blocks(ne, 128), 128, 0, stream>>>(ne, elems, nper, nelem, e2t, src, dst);
+  ColorKernel<<<PetscEllwarpBlocks(ne, 128), 128, 0, stream>>>(ne, elems, nper, nelem, e2t, src, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -240,8 +234,8 @@ PetscErrorCode DMAsmCUDAP1Diffusion(PetscInt dim, PetscInt nelem, PetscReal alph
   PetscCall(PetscEllwarpGetStream(&stream));
   if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  if (dim == 3) P1Kernel<3><<<Blocks(nelem, 128), 128, 0, stream>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
-  else P1Kernel<2><<<Blocks(nelem, 128), 128, 0, stream>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  if (dim == 3) P1Kernel<3><<<PetscEllwarpBlocks(nelem, 128), 128, 0, stream>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
+  else P1Kernel<2><<<PetscEllwarpBlocks(nelem, 128), 128, 0, stream>>>(nelem, alpha, beta, source, D, ldD, xe, ue, ke, fe);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((dim == 3 ? 150.0 : 60.0) * nelem));
@@ -290,7 +284,7 @@ __global__ static void P1FusedKernel(PetscInt ne, const PetscInt *__restrict__ e
 template <int DIM>
 static void LaunchFused(cudaStream_t stream, PetscBool jac, PetscBool atomic, PetscInt ne, const PetscInt *elems, PetscInt nelem, const DMAsmP1Ctx *c, const PetscReal *xe, const PetscScalar *u, const PetscInt *edof, const PetscInt *e2t, PetscScalar *dst, PetscScalar *store)
 {
-  const unsigned g = Blocks(ne, 128);
+  const unsigned g = PetscEllwarpBlocks(ne, 128);
   if (jac && atomic) P1FusedKernel<DIM, true, true><<<g, 128, 0, stream>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
   else if (jac) P1FusedKernel<DIM, true, false><<<g, 128, 0, stream>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
   else if (atomic) P1FusedKernel<DIM, false, true><<<g, 128, 0, stream>>>(ne, elems, nelem, c->alpha, c->beta, c->source, c->dD, c->dDs, xe, u, edof, e2t, dst, store);
@@ -368,7 +362,7 @@ PetscErrorCode DMAsmCUDALocalRow(const DMAsmP1Ctx *c, const DMAsmRowPlan *P, Pet
 {
   cudaStream_t stream;
   const PetscCount nthreads = (PetscCount)P->nwarps * 32;
-  const unsigned   g        = Blocks(nthreads, 128);
+  const unsigned   g        = PetscEllwarpBlocks(nthreads, 128);
   const PetscBool  jac      = (PetscBool)(P->dtgt != NULL);
 
   PetscFunctionBegin;

@@ -258,11 +258,11 @@ PetscErrorCode DMAsmBuildMesh(DMAssembly as)
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Pattern, as, 0, 0, 0));
   if (DMAsmSetUpOnDevice(as)) {
 #if defined(ELLWARP_HAVE_CUDA)
-    PetscInt *dedof;
-    PetscCall(DMAsmCUDAMalloc((void **)&dedof, sizeof(PetscInt) * nen * nelem));
-    PetscCall(DMAsmCUDAUpload(dedof, as->edof, sizeof(PetscInt) * nen * nelem));
-    PetscCall(DMAsmCUDABuildPattern(nen, nelem, as->ndof, dedof, &as->pi, &as->pj, &as->nnz, &as->e2nz));
-    PetscCall(DMAsmCUDAFree((void **)&dedof));
+    /* the element map uploaded once: it stays as the assembler's device copy (the residual plan and the gathers
+       use it; DMAsmReorderElements drops it when it permutes the elements) */
+    PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * nen * nelem));
+    PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * nen * nelem));
+    PetscCall(DMAsmCUDABuildPattern(nen, nelem, as->ndof, as->dedof, &as->pi, &as->pj, &as->nnz, &as->e2nz));
 #endif
   } else PetscCall(DMAsmBuildPattern(as, as->ndof, NULL, NULL, 0));
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Pattern, as, 0, 0, 0));
@@ -302,6 +302,9 @@ PetscErrorCode DMAsmReorderElements(DMAssembly as)
   PetscCall(PetscFree2(as->edof, as->xe));
   as->edof = edof;
   as->xe   = xe;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAFree((void **)&as->dedof)); /* the old order's: set-up uploads the new one */
+#endif
   { /* e2nz follows */
     PetscInt *e2nz;
     PetscCall(PetscMalloc1((size_t)nen * nen * nelem, &e2nz));

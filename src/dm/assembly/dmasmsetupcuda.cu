@@ -18,12 +18,6 @@
 #include <petscdevice_cuda.h>
 #include <cub/cub.cuh>
 
-static inline unsigned Blocks(PetscCount n, int threads)
-{
-  PetscCount b = (n + threads - 1) / threads;
-  return (unsigned)PetscMax((PetscCount)1, PetscMin(b, (PetscCount)2147483647));
-}
-
 static inline int Bits(unsigned long long v) /* bits needed to hold 0 .. v */
 {
   int b = 1;
@@ -131,14 +125,14 @@ PetscErrorCode DMAsmCUDABuildPattern(PetscInt nen, PetscInt nelem, PetscInt ndof
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&keyalt, n, "DMAssembly pattern (keys)"));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&val, n, "DMAssembly pattern (values)"));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&valalt, n, "DMAssembly pattern (values)"));
-  PatternKeys<<<Blocks(n, 256), 256, 0, s>>>(nen, nelem, ndof, dedof, key, val);
+  PatternKeys<<<PetscEllwarpBlocks(n, 256), 256, 0, s>>>(nen, nelem, ndof, dedof, key, val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(SortPairs(&key, &keyalt, &val, &valalt, n, Bits((unsigned long long)ndof * ndof), s));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&keyalt));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&valalt));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&head, n, "DMAssembly pattern (heads)"));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&id, n, "DMAssembly pattern (ids)"));
-  PatternHeads<<<Blocks(n, 256), 256, 0, s>>>(n, key, head);
+  PatternHeads<<<PetscEllwarpBlocks(n, 256), 256, 0, s>>>(n, key, head);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(ExclusiveSum(head, id, n, s));
   PetscCallCUDA(cudaMemcpyAsync(&last[0], id + n - 1, sizeof(PetscCount), cudaMemcpyDeviceToHost, s));
@@ -154,7 +148,7 @@ PetscErrorCode DMAsmCUDABuildPattern(PetscInt nen, PetscInt nelem, PetscInt ndof
     PetscCallCUDA(cudaMemcpyAsync(dpi + ndof, &nz, sizeof(PetscInt), cudaMemcpyHostToDevice, s));
     PetscCallCUDA(cudaStreamSynchronize(s)); /* nz is on this stack frame */
   }
-  PatternScatter<<<Blocks(n, 256), 256, 0, s>>>(n, ndof, key, val, head, id, dpi, dpj, de2nz);
+  PatternScatter<<<PetscEllwarpBlocks(n, 256), 256, 0, s>>>(n, ndof, key, val, head, id, dpi, dpj, de2nz);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&key));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&val));
@@ -235,7 +229,7 @@ PetscErrorCode DMAsmCUDAElementTargets(PetscInt n, PetscCount nq, const PetscInt
     PetscCall(PetscEllwarpDeviceUpload(dc2v, B->csr2val, sizeof(PetscInt) * nval));
   }
   PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(*dbad), s));
-  PatternToTarget<<<Blocks(n, 128), 128, 0, s>>>(n, dpi, dpj, dia, dja, dc2v, dnz2t, dbad);
+  PatternToTarget<<<PetscEllwarpBlocks(n, 128), 128, 0, s>>>(n, dpi, dpj, dia, dja, dc2v, dnz2t, dbad);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
   if (bad) { /* name the entry (host search: this is the error path) */
@@ -260,7 +254,7 @@ PetscErrorCode DMAsmCUDAElementTargets(PetscInt n, PetscCount nq, const PetscInt
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&de2nz, nq, "DMAssembly Jacobian plan (element map)"));
   PetscCall(PetscEllwarpDeviceUpload(de2nz, e2nz, sizeof(PetscInt) * nq));
   PetscCall(PetscEllwarpDeviceMallocArray(dq2t, nq, "DMAssembly Jacobian plan (element entry targets)"));
-  ComposeMap<<<Blocks(nq, 256), 256, 0, s>>>(nq, de2nz, dnz2t, *dq2t);
+  ComposeMap<<<PetscEllwarpBlocks(nq, 256), 256, 0, s>>>(nq, de2nz, dnz2t, *dq2t);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&de2nz));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dnz2t));
@@ -391,7 +385,7 @@ PetscErrorCode DMAsmCUDABuildPlan(PetscInt nper, PetscInt nelem, PetscCount ntar
   if (!nzpt) {
     PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dused, 1, "DMAssembly plan (count)"));
     PetscCallCUDA(cudaMemsetAsync(dused, 0, sizeof(*dused), s));
-    CountUsed<<<Blocks(nsrc, 256), 256, 0, s>>>(nsrc, dq2t, dused);
+    CountUsed<<<PetscEllwarpBlocks(nsrc, 256), 256, 0, s>>>(nsrc, dq2t, dused);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(PetscEllwarpDeviceDownload(&used, dused, sizeof(used)));
     PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dused));
@@ -409,26 +403,26 @@ PetscErrorCode DMAsmCUDABuildPlan(PetscInt nper, PetscInt nelem, PetscCount ntar
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&keyalt, PetscMax(nsrc, ntarget), "DMAssembly plan (keys)"));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&val, nsrc, "DMAssembly plan (lists)"));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&valalt, nsrc, "DMAssembly plan (lists)"));
-  ListKeys<<<Blocks(nsrc, 256), 256, 0, s>>>(nper, nelem, ntarget, dq2t, key, val);
+  ListKeys<<<PetscEllwarpBlocks(nsrc, 256), 256, 0, s>>>(nper, nelem, ntarget, dq2t, key, val);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(SortPairs(&key, &keyalt, &val, &valalt, nsrc, Bits((unsigned long long)ntarget), s));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&valalt));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&tptr, ntarget + 1, "DMAssembly plan (list starts)"));
-  ListStarts<<<Blocks(nsrc + 1, 256), 256, 0, s>>>(nsrc, ntarget, key, tptr);
+  ListStarts<<<PetscEllwarpBlocks(nsrc + 1, 256), 256, 0, s>>>(nsrc, ntarget, key, tptr);
   PetscCallCUDA(cudaGetLastError());
   /* LPT order of each block's targets */
   {
     PetscCount *order, *orderalt;
     PetscCall(PetscEllwarpDeviceMallocAsyncArray(&order, ntarget, "DMAssembly plan (LPT order)"));
     PetscCall(PetscEllwarpDeviceMallocAsyncArray(&orderalt, ntarget, "DMAssembly plan (LPT order)"));
-    LptKeys<<<Blocks(ntarget, 256), 256, 0, s>>>(ntarget, C, tptr, key, order);
+    LptKeys<<<PetscEllwarpBlocks(ntarget, 256), 256, 0, s>>>(ntarget, C, tptr, key, order);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(SortPairs(&key, &keyalt, &order, &orderalt, ntarget, 32 + Bits((unsigned long long)nblocks), s));
     PetscCall(PetscEllwarpDeviceFreeAsyncArray(&orderalt));
     PetscCall(PetscEllwarpDeviceMallocAsyncArray(&owner, ntarget, "DMAssembly plan (owners)"));
     PetscCall(PetscEllwarpDeviceMallocAsyncArray(&start, ntarget, "DMAssembly plan (starts)"));
     PetscCall(PetscEllwarpDeviceMallocAsyncArray(&height, nblocks + 1, "DMAssembly plan (heights)"));
-    LptAssign<<<Blocks(nblocks, 64), 64, 0, s>>>(nblocks, C, ntarget, order, tptr, owner, start, height);
+    LptAssign<<<PetscEllwarpBlocks(nblocks, 64), 64, 0, s>>>(nblocks, C, ntarget, order, tptr, owner, start, height);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(PetscEllwarpDeviceFreeAsyncArray(&order));
   }
@@ -445,8 +439,8 @@ PetscErrorCode DMAsmCUDABuildPlan(PetscInt nper, PetscInt nelem, PetscCount ntar
     const size_t     es    = P->idx64 ? sizeof(PetscInt64) : sizeof(int);
     PetscCall(PetscEllwarpDeviceMalloc(&P->dpacked, es * (size_t)total, "DMAssembly plan (packed)"));
     if (total) PetscCallCUDA(cudaMemsetAsync(P->dpacked, 0, es * (size_t)total, s));
-    if (P->idx64) LptFill<PetscInt64><<<Blocks(ntarget, 256), 256, 0, s>>>(ntarget, C, P->dblkptr, owner, start, tptr, val, (PetscInt64 *)P->dpacked);
-    else LptFill<int><<<Blocks(ntarget, 256), 256, 0, s>>>(ntarget, C, P->dblkptr, owner, start, tptr, val, (int *)P->dpacked);
+    if (P->idx64) LptFill<PetscInt64><<<PetscEllwarpBlocks(ntarget, 256), 256, 0, s>>>(ntarget, C, P->dblkptr, owner, start, tptr, val, (PetscInt64 *)P->dpacked);
+    else LptFill<int><<<PetscEllwarpBlocks(ntarget, 256), 256, 0, s>>>(ntarget, C, P->dblkptr, owner, start, tptr, val, (int *)P->dpacked);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&owner));

@@ -119,10 +119,11 @@ M*/
 PetscErrorCode DMAssemblyCreate_GlobalNZ(DMAssembly as)
 {
   PetscFunctionBegin;
-  as->ops->reduce       = DMAsmReducePacked;
-  as->ops->jacplan      = DMAsmJacPlanPacked;
-  as->ops->mpisupported = MPI_Always;
-  as->ops->view         = View_GlobalNZ;
+  as->ops->reduce        = DMAsmReducePacked;
+  as->ops->jacplan       = DMAsmJacPlanPacked;
+  as->ops->jacplandevice = DMAsmJacPlanPackedDevice;
+  as->ops->mpisupported  = MPI_Always;
+  as->ops->view          = View_GlobalNZ;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -156,11 +157,12 @@ M*/
 PetscErrorCode DMAssemblyCreate_LocalNZ(DMAssembly as)
 {
   PetscFunctionBegin;
-  as->ops->reduce      = DMAsmReducePacked;
-  as->ops->fusedactive = DMAsmFusedActiveAlways;
-  as->ops->fused       = Fused_LocalNZ;
-  as->ops->setup       = SetUp_LocalNZ;
-  as->ops->jacplan     = DMAsmJacPlanPacked;
-  as->ops->view        = View_LocalNZ;
+  as->ops->reduce        = DMAsmReducePacked;
+  as->ops->fusedactive   = DMAsmFusedActiveAlways;
+  as->ops->fused         = Fused_LocalNZ;
+  as->ops->setup         = SetUp_LocalNZ;
+  as->ops->jacplan       = DMAsmJacPlanPacked;
+  as->ops->jacplandevice = DMAsmJacPlanPackedDevice;
+  as->ops->view          = View_LocalNZ;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -567,8 +567,10 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
   else if (DMAsmSetUpOnDevice(as)) {
 #if defined(ELLWARP_HAVE_CUDA)
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
-    PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
-    PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
+    if (!as->dedof) { /* else uploaded by the device pattern */
+      PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
+      PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
+    }
     PetscCall(DMAsmCUDABuildPlan(as->nen, as->nelem, as->ndof, as->dedof, as->nzpt, as->force64, &as->res)); /* device arrays only */
 #endif
   } else PetscCall(DMAsmBuildPlan(as, as->nen, as->ndof, as->edof, &as->res));

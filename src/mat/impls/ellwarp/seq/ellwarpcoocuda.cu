@@ -388,7 +388,7 @@ static void LaunchCOOLane(const EllwarpStore *S, const EllwarpTune *t, const Pet
   const EllwarpLayout *L  = S->L;
   const PetscCount     n  = (PetscCount)L->nslices * ELLWARP_LANES + (L->nslots - L->nsliceslots);
   const int            bs = t->cooblock ? (int)t->cooblock : 256, u = (int)t->coounroll;
-  const unsigned       nb = PetscMin(Blocks(n, bs), 65535u);
+  const unsigned       nb = PetscMin(PetscEllwarpBlocks(n, bs), 65535u);
   const I             *jm = (const I *)S->coojmap, *pm = (const I *)S->cooperm;
   const DevLayout      d  = View(S);
   if (!n) return;
@@ -404,7 +404,7 @@ static void LaunchCOOVariant(const EllwarpStore *S, const EllwarpTune *t, const 
 {
   const PetscCount nnz = S->L->nnz;
   const int        bs  = t->cooblock ? (int)t->cooblock : 256, u = (int)t->coounroll;
-  const unsigned   nb  = PetscMin(Blocks(nnz, bs), 65535u);
+  const unsigned   nb  = PetscMin(PetscEllwarpBlocks(nnz, bs), 65535u);
   const I         *jm = (const I *)S->coojmap, *pm = (const I *)S->cooperm, *cs = (const I *)S->coo2slot;
   if (u >= 16) COOCSRValuesKernelU<I, ADD, 16><<<nb, bs, 0, stream>>>(nnz, jm, pm, cs, v, S->val);
   else if (u >= 8) COOCSRValuesKernelU<I, ADD, 8><<<nb, bs, 0, stream>>>(nnz, jm, pm, cs, v, S->val);
