@@ -11,7 +11,7 @@
 
 #define MPIE(A) ((Mat_MPIELLWARP *)((Mat_MPIAIJ *)(A)->data)->spptr)
 
-static const char *const ComposedNames[] = {"MatConvert_mpiaijellwarp_mpiaij_C", "MatConvert_mpiaijellwarp_mpiaijcusparse_C", "MatConvert_mpiaij_mpiaijellwarp_C", "MatConvert_mpiaijcusparse_mpiaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetBackend_C", "MatEllwarpSetKernel_C", "MatEllwarpGetInfo_C"};
+static const char *const ComposedNames[] = {"MatConvert_mpiaijellwarp_mpiaij_C", "MatConvert_mpiaijellwarp_mpiaijcusparse_C", "MatConvert_mpiaij_mpiaijellwarp_C", "MatConvert_mpiaijcusparse_mpiaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetBackend_C", "MatEllwarpSetKernel_C", "MatEllwarpGetInfo_C", "MatProductSetFromOptions_anytype_C"};
 
 /* Which GPU this rank uses.  PETSc's device initialization picks (rank in PETSC_COMM_WORLD) % (visible
    devices), unless -device_select_cuda says otherwise; on one host that is round-robin by local rank. We
@@ -328,9 +328,11 @@ static PetscErrorCode MatNorm_MPIELLWARP(Mat A, NormType type, PetscReal *nrm)
 
 /* Sparse products with MATMPIELLWARP operands are MPIAIJ's (host) products, which read the operands' block
    values from the host arrays (MatMPIAIJGetLocalMat, the off-process row exchange) and write a MATMPIELLWARP
-   result's blocks there too.  Every symbolic and numeric phase therefore first brings the ELLWARP operands' host
-   values up to date (device values from MatSetValuesCOO or the assembler were otherwise read stale: mat/tests
-   ex250 on 3 and 4 ranks with the CUDA backend), and afterwards marks an ELLWARP result's host values current. */
+   result's blocks there too.  Every symbolic and numeric phase therefore first brings the operands' host values
+   up to date (device values from MatSetValuesCOO or the assembler were otherwise read stale; an AIJCUSPARSE
+   operand's too), and afterwards marks an ELLWARP result's host values current -- unless the implementation
+   set them through MatSetValuesCOO (MPIAIJ's "backend" products, -matmatmult_via backend), which leaves the
+   device values the newest: marking the host current then gave an all-zero product (mat/tests/ex250). */
 typedef struct {
   PetscErrorCode (*symbolic)(Mat);
   PetscErrorCode (*numeric)(Mat);
@@ -340,23 +342,59 @@ static const char MPIProductCtxName[] = "MatProductMPIEllwarp_ctx";
 
 static PetscErrorCode SyncOperandHost(Mat X)
 {
-  PetscBool ismpi, isseq;
+  PetscBool ismpi, isseq, ismpiaij, isseqaij;
 
   PetscFunctionBegin;
   if (!X) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATMPIELLWARP, &ismpi));
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQELLWARP, &isseq));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATMPIAIJ, &ismpiaij));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQAIJ, &isseqaij));
   if (ismpi) PetscCall(SyncBlocksHost(X));
   else if (isseq) PetscCall(MatSeqELLWARPSyncHost(X));
+  else if (ismpiaij || isseqaij) { /* another AIJ subtype (AIJCUSPARSE): its read access copies device values up */
+    Mat                blk[2] = {X, NULL};
+    const PetscScalar *v;
+
+    if (ismpiaij) {
+      blk[0] = ((Mat_MPIAIJ *)X->data)->A;
+      blk[1] = ((Mat_MPIAIJ *)X->data)->B;
+    }
+    for (int i = 0; i < 2; i++) {
+      if (!blk[i]) continue;
+      PetscCall(MatSeqAIJGetArrayRead(blk[i], &v));
+      PetscCall(MatSeqAIJRestoreArrayRead(blk[i], &v));
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode SyncProductOperands(Mat C)
 {
+  Mat_Product *p = C->product;
+
   PetscFunctionBegin;
-  PetscCall(SyncOperandHost(C->product->A));
-  PetscCall(SyncOperandHost(C->product->B));
-  PetscCall(SyncOperandHost(C->product->C));
+  PetscCall(SyncOperandHost(p->A));
+  PetscCall(SyncOperandHost(p->B));
+  if (p->type == MATPRODUCT_ABC) PetscCall(SyncOperandHost(p->C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before a phase: the result's host values current (an implementation may add to them); after it: the host
+   values are the newest, unless a block's device values are (set through MatSetValuesCOO). */
+static PetscErrorCode MarkResultAfter(Mat C)
+{
+  PetscBool ismpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIELLWARP, &ismpi));
+  if (ismpi) {
+    Mat_MPIAIJ *a      = (Mat_MPIAIJ *)C->data;
+    Mat         blk[2] = {a->A, a->B};
+
+    for (int i = 0; i < 2; i++)
+      if (blk[i] && blk[i]->offloadmask != PETSC_OFFLOAD_GPU) PetscCall(MarkHostCurrent(blk[i]));
+  } else if (C->offloadmask != PETSC_OFFLOAD_GPU) PetscCall(MarkHostCurrent(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -368,11 +406,12 @@ static PetscErrorCode MPIProductNumeric(Mat C)
   PetscCall(PetscObjectContainerQuery((PetscObject)C, MPIProductCtxName, (void **)&ctx));
   PetscCheck(ctx && ctx->numeric, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATMPIELLWARP product: no numeric phase");
   PetscCall(SyncProductOperands(C));
+  PetscCall(SyncOperandHost(C));
   PetscCall((*ctx->numeric)(C));
   /* an implementation may leave its own numeric phase in C's ops (PETSc's ABC_Basic does): ours goes back */
   if (C->ops->productnumeric && C->ops->productnumeric != MPIProductNumeric) ctx->numeric = C->ops->productnumeric;
   C->ops->productnumeric = MPIProductNumeric;
-  PetscCall(MarkHostCurrent(C));
+  PetscCall(MarkResultAfter(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -389,25 +428,66 @@ static PetscErrorCode MPIProductSymbolic(Mat C)
     ctx->numeric           = C->ops->productnumeric;
     C->ops->productnumeric = MPIProductNumeric;
   }
-  PetscCall(MarkHostCurrent(C)); /* a symbolic phase may compute values too */
+  PetscCall(MarkResultAfter(C)); /* a symbolic phase may compute values too */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Installed as MATMPIELLWARP's productsetfromoptions op and composed as MatProductSetFromOptions_anytype_C, so it
+   is found for ELLWARP with ELLWARP and for ELLWARP with any other operand type (MatProductSetFromOptions() tries
+   the A op only when every operand has the same op; with MPIAIJ or AIJCUSPARSE beside ours it found nothing:
+   "Unspecified symbolic phase for product AB with A mpiaijellwarp, B mpiaij", PCMG's Galerkin product in
+   dm/impls/stag/tutorials/ex4).  Operands that are all MPIAIJ subtypes get MPIAIJ's products; another type
+   (dense, ...) gets what PETSc picks with a plain MPIAIJ in our place: the type-pair function under MPIAIJ's
+   name, then the other operand's own anytype function. */
 static PetscErrorCode MatProductSetFromOptions_MPIELLWARP(Mat C)
 {
-  Mat_Product   *p = C->product;
-  Mat            X = NULL, ops[3] = {p->A, p->B, p->C};
+  Mat_Product   *p    = C->product;
+  Mat            X[3] = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL}, E = NULL;
+  PetscBool      other = PETSC_FALSE;
   MPIProductCtx *ctx;
+  PetscErrorCode (*f)(Mat) = NULL;
 
   PetscFunctionBegin;
-  for (int i = 0; i < 3 && !X; i++) {
-    PetscBool ismpi = PETSC_FALSE;
+  for (int i = 0; i < 3; i++) {
+    PetscBool ismpi = PETSC_FALSE, isaij = PETSC_FALSE;
 
-    if (ops[i]) PetscCall(PetscObjectTypeCompare((PetscObject)ops[i], MATMPIELLWARP, &ismpi));
-    if (ismpi) X = ops[i];
+    if (!X[i]) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATMPIELLWARP, &ismpi));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)X[i], MATMPIAIJ, &isaij));
+    if (ismpi && !E) E = X[i];
+    if (!isaij) other = PETSC_TRUE;
   }
-  PetscCheck(X, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATMPIELLWARP product without a MATMPIELLWARP operand");
-  PetscCall((*MPIE(X)->mpiaijops.productsetfromoptions)(C));
+  PetscCheck(E, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATMPIELLWARP product without a MATMPIELLWARP operand");
+  if (!other) {
+    PetscCall(PetscInfo(C, "MatProduct %s with MATMPIELLWARP: MPIAIJ's host product (operands' host values made current first)\n", MatProductTypes[p->type]));
+    PetscCall((*MPIE(E)->mpiaijops.productsetfromoptions)(C));
+  } else {
+    char name[256];
+
+    PetscCall(PetscStrncpy(name, "MatProductSetFromOptions", sizeof(name)));
+    for (int i = 0; i < 3; i++) {
+      PetscBool ismpi;
+
+      if (!X[i]) continue;
+      PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATMPIELLWARP, &ismpi));
+      PetscCall(PetscStrlcat(name, "_", sizeof(name)));
+      PetscCall(PetscStrlcat(name, ismpi ? MATMPIAIJ : ((PetscObject)X[i])->type_name, sizeof(name)));
+    }
+    PetscCall(PetscStrlcat(name, "_C", sizeof(name)));
+    for (int i = 0; i < 3 && !f; i++)
+      if (X[i]) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], name, &f));
+    for (int i = 0; i < 3 && !f; i++) {
+      PetscBool ismpi;
+
+      if (!X[i]) continue;
+      PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATMPIELLWARP, &ismpi));
+      if (!ismpi) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], "MatProductSetFromOptions_anytype_C", &f));
+    }
+    /* MPIAIJ's own op handles an MPIAIJ with MPIDENSE (and PETSc's generic dense fallbacks follow it) */
+    if (!f) f = MPIE(E)->mpiaijops.productsetfromoptions;
+    PetscCall(PetscInfo(C, "MatProduct %s of MATMPIELLWARP with another type: the implementation PETSc uses for MPIAIJ operands\n", MatProductTypes[p->type]));
+    PetscCall((*f)(C));
+  }
   if (!C->ops->productsymbolic) PetscFunctionReturn(PETSC_SUCCESS); /* not supported: MatProductSymbolic() says so */
   PetscCall(PetscNew(&ctx));
   ctx->symbolic           = C->ops->productsymbolic;
@@ -594,6 +674,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpGetBackend_C", MatEllwarpGetBackend_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpSetKernel_C", MatEllwarpSetKernel_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpGetInfo_C", MatEllwarpGetInfo_MPIELLWARP));
+  if (A->ops->productsetfromoptions) PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_MPIELLWARP));
   PetscCall(MatMPIELLWARPSetCOOOps(A));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIELLWARP));
 
