@@ -3,7 +3,7 @@
 #
 #   compare.sh [options] EXE [ARGS...]
 #
-#   reference run:  [LAUNCHER] EXE ARGS MATOPT aij              [VECOPT cuda]
+#   reference run:  [LAUNCHER] EXE ARGS MATOPT aij (or --ref-type) [VECOPT cuda]
 #   ellwarp run:    [LAUNCHER] EXE ARGS MATOPT ellwarp -dll_append LIB  (-mat_ellwarp_backend host | VECOPT cuda)
 #                              -mat_view ascii:<tmp>:ascii_info [TEST_ARGS]
 #
@@ -26,6 +26,8 @@
 #   --launcher "CMD"  prefix for both runs (e.g. "mpiexec -n 1"; word-split)
 #   --test-args "A"   extra arguments for the ellwarp run only (word-split), e.g. -mat_ellwarp_kernel k1
 #   --keep DIR        keep the outputs in DIR (default: a temporary directory, removed on success)
+#   --ref-type T      matrix type of the reference run (default aij; aijcusparse where the arguments name
+#                     something only AIJCUSPARSE has besides us, e.g. -pc_factor_mat_solver_type cusparse)
 #   --expect-type T   the ELLWARP run must have assembled a matrix of type T (e.g. mpiaijellwarp under mpiexec -n 2)
 #
 # Besides the output, the ellwarp run must have assembled a seqaijellwarp/mpiaijellwarp matrix (checked in the
@@ -34,7 +36,7 @@
 # Exit status: 0 same output, 1 different output or a failed run, 2 usage.
 set -uo pipefail
 
-lib="" matopt=-mat_type vecopt=-vec_type gpu=0 short=0 match="" launcher="" testargs="" keep="" expect=""
+reftype=aij lib="" matopt=-mat_type vecopt=-vec_type gpu=0 short=0 match="" launcher="" testargs="" keep="" expect=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --lib) lib=$2; shift 2 ;;
@@ -47,6 +49,7 @@ while [ $# -gt 0 ]; do
     --test-args) testargs=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     --expect-type) expect=$2; shift 2 ;;
+    --ref-type) reftype=$2; shift 2 ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -67,7 +70,7 @@ cleanup() { [ -n "$keep" ] || rm -rf "$dir"; }
 pre=($launcher)
 # shellcheck disable=SC2206
 extra=($testargs)
-ref=("${pre[@]}" "$exe" "$@" "$matopt" aij)
+ref=("${pre[@]}" "$exe" "$@" "$matopt" "$reftype")
 tst=("${pre[@]}" "$exe" "$@" "$matopt" ellwarp -dll_append "$lib" -mat_view "ascii:$dir/matview.txt:ascii_info:append")
 if [ "$gpu" = 1 ]; then
   if [ "$vecopt" != none ]; then

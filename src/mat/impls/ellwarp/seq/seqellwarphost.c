@@ -162,15 +162,22 @@ PetscErrorCode MatSeqELLWARPSetHostOps(Mat B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- host factorizations (PCILU, PCICC, PCLU, PCBJACOBI) ------------------------------------------ */
-/* SeqAIJ's numeric factorizations read A's host values directly, so each is wrapped to sync A first.
-   The SeqAIJ routines that MatGetFactor and the symbolic phase install are kept in a container composed on
-   the factor (PetscObjectContainerCompose: destroyed with it), not as composed functions, which the factor,
-   a plain MATSEQAIJ, would never remove (-checkfunctionlist reports such leftovers). */
+/* ---- factorizations (PCILU, PCICC, PCLU, PCBJACOBI, -pc_factor_mat_solver_type petsc|cusparse) ---------- */
+/* MATSOLVERPETSC: SeqAIJ's factorizations, whose numeric phases read A's host values directly, so each is wrapped
+   to sync A first.  MATSOLVERCUSPARSE: AIJCUSPARSE's factorizations (triangular solves on the device), which read
+   their operand's cuSPARSE data, run on a private MATSEQAIJCUSPARSE copy Ac of A's pattern; every symbolic and
+   numeric phase first copies the values of the matrix it is given into Ac (the numeric phase may get another
+   matrix of the same pattern than the symbolic one: mat/tests/ex28 factors A[k] with the symbolic factor of
+   A[0]; a copy made once, or one sharing A's arrays, factored A[0] again).  Cost: one host copy of the values and
+   their upload per numeric factorization (-info says so).
+   The wrapped routines are kept in a container composed on the factor (PetscObjectContainerCompose: destroyed
+   with it), not as composed functions, which the factor, a plain MATSEQAIJ(CUSPARSE), would never remove
+   (-checkfunctionlist reports such leftovers). */
 typedef struct {
   PetscErrorCode (*lusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
   PetscErrorCode (*cholsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
   PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *);
+  Mat Ac; /* MATSOLVERCUSPARSE: the AIJCUSPARSE copy the wrapped routines factor; NULL for MATSOLVERPETSC */
 } FactorOrig;
 
 static const char FactorOrigName[] = "MatSeqELLWARP_FactorOrig";
@@ -179,18 +186,62 @@ static PetscErrorCode GetFactorOrig(Mat F, FactorOrig **o)
 {
   PetscFunctionBegin;
   PetscCall(PetscObjectContainerQuery((PetscObject)F, FactorOrigName, (void **)o));
-  PetscCheck(*o, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP factor: the wrapped SeqAIJ factorization routines are missing");
+  PetscCheck(*o, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP factor: the wrapped factorization routines are missing");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a MATSEQAIJCUSPARSE copy of A's pattern and host values (a copy, not a matrix sharing A's arrays) */
+static PetscErrorCode CopyToAIJCUSPARSE(Mat A, Mat *Ac)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, Ac)); /* copies the host CSR */
+  PetscCall(MatConvert(*Ac, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, Ac));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the matrix the wrapped routines get: A itself (host values current), or Ac holding A's values now */
+static PetscErrorCode FactorOperand(FactorOrig *o, Mat A, PetscBool symbolic, Mat *Ause)
+{
+  Mat_SeqAIJ        *a, *c;
+  const PetscScalar *av;
+  PetscScalar       *cv;
+  PetscBool          same;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPSyncHost(A));
+  *Ause = A;
+  if (!o->Ac) PetscFunctionReturn(PETSC_SUCCESS);
+  a = (Mat_SeqAIJ *)A->data;
+  c = (Mat_SeqAIJ *)o->Ac->data;
+  same = (PetscBool)(A->rmap->n == o->Ac->rmap->n && A->cmap->n == o->Ac->cmap->n && a->nz == c->nz);
+  if (same) PetscCall(PetscArraycmp(a->i, c->i, A->rmap->n + 1, &same));
+  if (same) PetscCall(PetscArraycmp(a->j, c->j, a->nz, &same));
+  if (!same) {
+    PetscCheck(symbolic, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP with MATSOLVERCUSPARSE: the numeric factorization got a matrix whose nonzero pattern differs from the symbolic factorization's; factor it symbolically again");
+    PetscCall(MatDestroy(&o->Ac));
+    PetscCall(CopyToAIJCUSPARSE(A, &o->Ac));
+  } else {
+    PetscCall(MatSeqAIJGetArrayRead(A, &av));
+    PetscCall(MatSeqAIJGetArrayWrite(o->Ac, &cv)); /* marks the copy's host values the newest: cuSPARSE uploads them */
+    PetscCall(PetscArraycpy(cv, av, a->nz));
+    PetscCall(MatSeqAIJRestoreArrayWrite(o->Ac, &cv));
+    PetscCall(MatSeqAIJRestoreArrayRead(A, &av));
+  }
+  PetscCall(PetscInfo(A, "MATSOLVERCUSPARSE %s factorization of a MATSEQELLWARP: %" PetscInt_FMT " values copied into its AIJCUSPARSE operand on the host (uploaded by cuSPARSE)\n", symbolic ? "symbolic" : "numeric", a->nz));
+  *Ause = o->Ac;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode NumericLU(Mat F, Mat A, const MatFactorInfo *info)
 {
   FactorOrig *o;
+  Mat         Ause;
 
   PetscFunctionBegin;
   PetscCall(GetFactorOrig(F, &o));
-  PetscCall(MatSeqELLWARPSyncHost(A));
-  PetscCall((*o->numeric)(F, A, info));
+  PetscCall(FactorOperand(o, A, PETSC_FALSE, &Ause));
+  PetscCall((*o->numeric)(F, Ause, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -216,11 +267,12 @@ static PetscErrorCode WrapNumeric(Mat F, PetscBool chol)
 static PetscErrorCode SymbolicLU(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
 {
   FactorOrig *o;
+  Mat         Ause;
 
   PetscFunctionBegin;
   PetscCall(GetFactorOrig(F, &o));
-  PetscCall(MatSeqELLWARPSyncHost(A));
-  PetscCall((*o->lusymbolic)(F, A, r, c, info));
+  PetscCall(FactorOperand(o, A, PETSC_TRUE, &Ause));
+  PetscCall((*o->lusymbolic)(F, Ause, r, c, info));
   PetscCall(WrapNumeric(F, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -228,34 +280,46 @@ static PetscErrorCode SymbolicLU(Mat F, Mat A, IS r, IS c, const MatFactorInfo *
 static PetscErrorCode SymbolicChol(Mat F, Mat A, IS p, const MatFactorInfo *info)
 {
   FactorOrig *o;
+  Mat         Ause;
 
   PetscFunctionBegin;
   PetscCall(GetFactorOrig(F, &o));
-  PetscCall(MatSeqELLWARPSyncHost(A));
-  PetscCall((*o->cholsymbolic)(F, A, p, info));
+  PetscCall(FactorOperand(o, A, PETSC_TRUE, &Ause));
+  PetscCall((*o->cholsymbolic)(F, Ause, p, info));
   PetscCall(WrapNumeric(F, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode FactorOrigDestroy(PetscCtxRt ctx)
 {
+  FactorOrig *o = *(FactorOrig **)ctx;
+
   PetscFunctionBegin;
-  PetscCall(PetscFree(*(FactorOrig **)ctx));
+  if (o) PetscCall(MatDestroy(&o->Ac));
+  PetscCall(PetscFree(o));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGetFactor_SeqELLWARP_PETSc(Mat A, MatFactorType ftype, Mat *F)
+/* SeqAIJ's factorization (MATSOLVERPETSC) of A, or AIJCUSPARSE's (MATSOLVERCUSPARSE) of a copy of A */
+static PetscErrorCode GetFactor(Mat A, MatFactorType ftype, MatSolverType solver, MatType aijtype, Mat *F)
 {
   MatSolverFn *aijfactor;
-  PetscBool    foundtype, foundsolver;
+  PetscBool    foundtype, foundsolver, cusparse;
   FactorOrig  *o;
+  Mat          Ac = NULL;
 
   PetscFunctionBegin;
-  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, &foundtype, &foundsolver, &aijfactor));
-  PetscCheck(aijfactor, PETSC_COMM_SELF, PETSC_ERR_SUP, "No PETSc factorization of type %s for MATSEQAIJ", MatFactorTypes[ftype]);
-  PetscCall((*aijfactor)(A, ftype, F));
-  if (!*F) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscStrcmp(solver, MATSOLVERCUSPARSE, &cusparse));
+  PetscCall(MatSolverTypeGet(solver, aijtype, ftype, &foundtype, &foundsolver, &aijfactor));
+  PetscCheck(aijfactor, PETSC_COMM_SELF, PETSC_ERR_SUP, "No %s factorization of type %s for %s", solver, MatFactorTypes[ftype], aijtype);
+  if (cusparse) PetscCall(CopyToAIJCUSPARSE(A, &Ac));
+  PetscCall((*aijfactor)(Ac ? Ac : A, ftype, F));
+  if (!*F) {
+    PetscCall(MatDestroy(&Ac));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscNew(&o));
+  o->Ac = Ac;
   switch (ftype) {
   case MAT_FACTOR_LU:
     o->lusymbolic               = (*F)->ops->lufactorsymbolic;
@@ -274,10 +338,26 @@ static PetscErrorCode MatGetFactor_SeqELLWARP_PETSc(Mat A, MatFactorType ftype, 
     (*F)->ops->iccfactorsymbolic = SymbolicChol;
     break;
   default:
+    PetscCall(MatDestroy(&o->Ac));
     PetscCall(PetscFree(o));
+    PetscCall(MatDestroy(F));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Factor type %s is not supported for MATSEQELLWARP", MatFactorTypes[ftype]);
   }
   PetscCall(PetscObjectContainerCompose((PetscObject)*F, FactorOrigName, o, FactorOrigDestroy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetFactor_SeqELLWARP_PETSc(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscFunctionBegin;
+  PetscCall(GetFactor(A, ftype, MATSOLVERPETSC, MATSEQAIJ, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetFactor_SeqELLWARP_CUSPARSE(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscFunctionBegin;
+  PetscCall(GetFactor(A, ftype, MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -288,5 +368,7 @@ PetscErrorCode MatSeqELLWARPRegisterFactors(void)
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_ILU, MatGetFactor_SeqELLWARP_PETSc));
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqELLWARP_PETSc));
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_ICC, MatGetFactor_SeqELLWARP_PETSc));
+  /* after PETSc's, so that PETSc's stays the default solver of the type (MatGetFactor with no solver type) */
+  for (MatFactorType t = MAT_FACTOR_LU; t <= MAT_FACTOR_ICC; t = (MatFactorType)(t + 1)) PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, MATSEQELLWARP, t, MatGetFactor_SeqELLWARP_CUSPARSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
