@@ -31,6 +31,7 @@ M*/
    PetscObjectBaseTypeCompare() and reads its values through MatSeqAIJGetArrayRead() and friends, which bring the
    host copy up to date first.  Users still say -mat_type ellwarp (the root name). */
 #define MATELLWARP    "ellwarp"
+#define MATAIJELLWARP "aijellwarp" /* the same root type under PETSc's AIJ-family name (as aijcusparse) */
 #define MATSEQELLWARP "seqaijellwarp"
 #define MATMPIELLWARP "mpiaijellwarp" /* several ranks: diagonal and off-diagonal blocks as MATSEQELLWARP (src/mat/impls/ellwarp/mpi/) */
 

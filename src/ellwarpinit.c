@@ -68,6 +68,9 @@ PetscErrorCode PetscEllwarpInitializePackage(void)
   PetscCall(MatRegister(MATSEQELLWARP, MatCreate_SeqELLWARP));
   PetscCall(MatRegister(MATMPIELLWARP, MatCreate_MPIELLWARP));
   PetscCall(MatRegisterRootName(MATELLWARP, MATSEQELLWARP, MATMPIELLWARP));
+  /* the same type under PETSc's AIJ-family name (like aijcusparse): PETSc code that keeps a matrix type only when
+     its name begins with "aij" (DMStag's interpolation, ConvertToAIJ) then keeps ours */
+  PetscCall(MatRegisterRootName(MATAIJELLWARP, MATSEQELLWARP, MATMPIELLWARP));
   PetscCall(MatSeqELLWARPRegisterFactors());
   PetscCall(PetscLogEventRegister("EllwarpAnalysis", classid, &MAT_ELLWARP_Analysis));
   PetscCall(PetscLogEventRegister("EllwarpUpload", classid, &MAT_ELLWARP_Upload));

@@ -11,6 +11,7 @@ PetscErrorCode MatEllwarpDefaultBackend_Private(Mat A, const char who[], MatEllw
 #endif
   *b = avail ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
   if (!avail) PetscCall(PetscInfo(A, "No usable CUDA device: %s the host reference backend\n", who));
+  else PetscCall(PetscInfo(A, "%s the CUDA backend by default\n", who)); /* says which type a program made, assembled or not */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -178,6 +178,8 @@ typedef struct {
   PetscErrorCode (*cholsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
   PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *);
   Mat Ac; /* MATSOLVERCUSPARSE: the AIJCUSPARSE copy the wrapped routines factor; NULL for MATSOLVERPETSC */
+  PetscErrorCode (*matsolve)(Mat, Mat, Mat);
+  PetscErrorCode (*matsolvetranspose)(Mat, Mat, Mat);
 } FactorOrig;
 
 static const char FactorOrigName[] = "MatSeqELLWARP_FactorOrig";
@@ -233,6 +235,64 @@ static PetscErrorCode FactorOperand(FactorOrig *o, Mat A, PetscBool symbolic, Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* cuSPARSE's MatMatSolve converts host dense B and X to MATSEQDENSECUDA in place and back, which resets their
+   operations: a B that is the result of a MatProduct (MatMatMult(A, C, ..., &B) with a device MATSEQELLWARP A
+   gives a host MATSEQDENSE, where AIJCUSPARSE gives a MATSEQDENSECUDA) then lost its numeric phase, and the next
+   MatMatMult(MAT_REUSE_MATRIX) stopped in MatDenseGetArrayRead (mat/tests/ex125).  So host dense operands are
+   given to cuSPARSE as MATSEQDENSECUDA copies, X copied back. */
+static PetscErrorCode MatSolveDense(Mat F, Mat B, Mat X, PetscErrorCode (*solve)(Mat, Mat, Mat))
+{
+  PetscBool bhost, xhost;
+  Mat       Bc, Xc;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSE, &bhost));
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSE, &xhost));
+  if (!bhost && !xhost) {
+    PetscCall((*solve)(F, B, X));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscInfo(F, "MATSOLVERCUSPARSE MatMatSolve of a MATSEQELLWARP factor with host dense operands: solved on MATSEQDENSECUDA copies\n"));
+  if (bhost) PetscCall(MatConvert(B, MATSEQDENSECUDA, MAT_INITIAL_MATRIX, &Bc));
+  else {
+    PetscCall(PetscObjectReference((PetscObject)B));
+    Bc = B;
+  }
+  if (X == B) {
+    PetscCall(PetscObjectReference((PetscObject)Bc));
+    Xc = Bc;
+  } else if (xhost) PetscCall(MatConvert(X, MATSEQDENSECUDA, MAT_INITIAL_MATRIX, &Xc));
+  else {
+    PetscCall(PetscObjectReference((PetscObject)X));
+    Xc = X;
+  }
+  PetscCall((*solve)(F, Bc, Xc));
+  if (Xc != X) PetscCall(MatCopy(Xc, X, SAME_NONZERO_PATTERN));
+  PetscCall(MatDestroy(&Bc));
+  PetscCall(MatDestroy(&Xc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMatSolve_Factor(Mat F, Mat B, Mat X)
+{
+  FactorOrig *o;
+
+  PetscFunctionBegin;
+  PetscCall(GetFactorOrig(F, &o));
+  PetscCall(MatSolveDense(F, B, X, o->matsolve));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMatSolveTranspose_Factor(Mat F, Mat B, Mat X)
+{
+  FactorOrig *o;
+
+  PetscFunctionBegin;
+  PetscCall(GetFactorOrig(F, &o));
+  PetscCall(MatSolveDense(F, B, X, o->matsolvetranspose));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode NumericLU(Mat F, Mat A, const MatFactorInfo *info)
 {
   FactorOrig *o;
@@ -242,6 +302,16 @@ static PetscErrorCode NumericLU(Mat F, Mat A, const MatFactorInfo *info)
   PetscCall(GetFactorOrig(F, &o));
   PetscCall(FactorOperand(o, A, PETSC_FALSE, &Ause));
   PetscCall((*o->numeric)(F, Ause, info));
+  if (o->Ac) { /* cuSPARSE's numeric phase installs its solves */
+    if (F->ops->matsolve && F->ops->matsolve != MatMatSolve_Factor) {
+      o->matsolve      = F->ops->matsolve;
+      F->ops->matsolve = MatMatSolve_Factor;
+    }
+    if (F->ops->matsolvetranspose && F->ops->matsolvetranspose != MatMatSolveTranspose_Factor) {
+      o->matsolvetranspose      = F->ops->matsolvetranspose;
+      F->ops->matsolvetranspose = MatMatSolveTranspose_Factor;
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -319,7 +319,7 @@ static PetscErrorCode DelegateOtherTypes(Mat C, PetscBool *done)
 PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat C)
 {
   Mat_Product    *p = C->product;
-  PetscBool       dev[NSLOT], any = PETSC_FALSE, done;
+  PetscBool       dev[NSLOT], any = PETSC_FALSE, mixed = PETSC_FALSE, done;
   Mat             lead = NULL;
   EllwarpProduct *ctx;
   PetscErrorCode  ierr;
@@ -328,10 +328,20 @@ PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat C)
   PetscCall(DelegateOtherTypes(C, &done));
   if (done) PetscFunctionReturn(PETSC_SUCCESS);
   for (int i = 0; i < NSLOT; i++) {
-    PetscCall(IsDeviceEllwarp(*Slot(C, i), &dev[i]));
+    Mat       X = (i == 2 && p->type != MATPRODUCT_ABC) ? NULL : *Slot(C, i);
+    PetscBool isell;
+
+    PetscCall(IsDeviceEllwarp(X, &dev[i]));
     any = (PetscBool)(any || dev[i]);
+    /* an ELLWARP operand on the host backend, or one not assembled yet (MPIAIJ's "backend" products make block
+       matrices of the operands' type that did not read -mat_ellwarp_backend): SeqAIJ's host product for all,
+       which brings device operands' host values up to date; a device product needs every ELLWARP operand's
+       device layout (it stopped in MatConvert with "Not for unassembled matrix") */
+    if (X) PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQELLWARP, &isell));
+    if (X && isell && (!dev[i] || !X->assembled)) mixed = PETSC_TRUE;
   }
-  if (!any) { /* host backend: SeqAIJ's products, which read our values through MatSeqAIJGetArrayRead() */
+  if (mixed && any) PetscCall(PetscInfo(C, "MatProduct %s: an ELLWARP operand on the host backend or not assembled: SeqAIJ's host product for all operands\n", MatProductTypes[p->type]));
+  if (!any || mixed) { /* host backend: SeqAIJ's products, which read our values through MatSeqAIJGetArrayRead() */
     Mat a = p->A;
     PetscBool isell;
 
