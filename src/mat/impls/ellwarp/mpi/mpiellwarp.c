@@ -486,7 +486,11 @@ static PetscErrorCode MatProductSetFromOptions_MPIELLWARP(Mat C)
     /* MPIAIJ's own op handles an MPIAIJ with MPIDENSE (and PETSc's generic dense fallbacks follow it) */
     if (!f) f = MPIE(E)->mpiaijops.productsetfromoptions;
     PetscCall(PetscInfo(C, "MatProduct %s of MATMPIELLWARP with another type: the implementation PETSc uses for MPIAIJ operands\n", MatProductTypes[p->type]));
+    /* not wrapped: those implementations multiply block by block (MATSEQELLWARP's products, which bring device
+       values up themselves), and some change the result's type in their symbolic phase, which resets its
+       operations (mat/tests/ex309 with MATMPIDENSECUDA: "no numeric phase") */
     PetscCall((*f)(C));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (!C->ops->productsymbolic) PetscFunctionReturn(PETSC_SUCCESS); /* not supported: MatProductSymbolic() says so */
   PetscCall(PetscNew(&ctx));

@@ -235,17 +235,45 @@ static PetscErrorCode FactorOperand(FactorOrig *o, Mat A, PetscBool symbolic, Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* cuSPARSE's MatMatSolve converts host dense B and X to MATSEQDENSECUDA in place and back, which resets their
-   operations: a B that is the result of a MatProduct (MatMatMult(A, C, ..., &B) with a device MATSEQELLWARP A
+/* cuSPARSE's factors have no MatMatSolve of their own: PETSc's basic one converts host dense B and X to
+   MATSEQDENSECUDA in place and back (MatMatSolve_Basic), which resets their operations: a B that is the result of a MatProduct (MatMatMult(A, C, ..., &B) with a device MATSEQELLWARP A
    gives a host MATSEQDENSE, where AIJCUSPARSE gives a MATSEQDENSECUDA) then lost its numeric phase, and the next
    MatMatMult(MAT_REUSE_MATRIX) stopped in MatDenseGetArrayRead (mat/tests/ex125).  So host dense operands are
    given to cuSPARSE as MATSEQDENSECUDA copies, X copied back. */
-static PetscErrorCode MatSolveDense(Mat F, Mat B, Mat X, PetscErrorCode (*solve)(Mat, Mat, Mat))
+static PetscErrorCode MatSolveDense(Mat F, Mat B, Mat X, PetscErrorCode (*solve)(Mat, Mat, Mat), PetscBool trans)
 {
   PetscBool bhost, xhost;
   Mat       Bc, Xc;
 
   PetscFunctionBegin;
+  if (!solve) { /* PETSc's basic MatMatSolve (column by column), reached with our wrapper taken off for the call */
+    PetscErrorCode (*mine)(Mat, Mat, Mat) = trans ? F->ops->matsolvetranspose : F->ops->matsolve;
+    PetscErrorCode ierr;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSE, &bhost));
+    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSE, &xhost));
+    if (bhost) PetscCall(MatConvert(B, MATSEQDENSECUDA, MAT_INITIAL_MATRIX, &Bc));
+    else {
+      PetscCall(PetscObjectReference((PetscObject)B));
+      Bc = B;
+    }
+    if (xhost) PetscCall(MatConvert(X, MATSEQDENSECUDA, MAT_INITIAL_MATRIX, &Xc));
+    else {
+      PetscCall(PetscObjectReference((PetscObject)X));
+      Xc = X;
+    }
+    if (bhost || xhost) PetscCall(PetscInfo(F, "MATSOLVERCUSPARSE MatMatSolve of a MATSEQELLWARP factor with host dense operands: solved on MATSEQDENSECUDA copies\n"));
+    if (trans) F->ops->matsolvetranspose = NULL;
+    else F->ops->matsolve = NULL;
+    ierr = trans ? MatMatSolveTranspose(F, Bc, Xc) : MatMatSolve(F, Bc, Xc);
+    if (trans) F->ops->matsolvetranspose = mine;
+    else F->ops->matsolve = mine;
+    PetscCall(ierr);
+    if (Xc != X) PetscCall(MatCopy(Xc, X, SAME_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&Bc));
+    PetscCall(MatDestroy(&Xc));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSE, &bhost));
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSE, &xhost));
   if (!bhost && !xhost) {
@@ -279,7 +307,7 @@ static PetscErrorCode MatMatSolve_Factor(Mat F, Mat B, Mat X)
 
   PetscFunctionBegin;
   PetscCall(GetFactorOrig(F, &o));
-  PetscCall(MatSolveDense(F, B, X, o->matsolve));
+  PetscCall(MatSolveDense(F, B, X, o->matsolve, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -289,7 +317,7 @@ static PetscErrorCode MatMatSolveTranspose_Factor(Mat F, Mat B, Mat X)
 
   PetscFunctionBegin;
   PetscCall(GetFactorOrig(F, &o));
-  PetscCall(MatSolveDense(F, B, X, o->matsolvetranspose));
+  PetscCall(MatSolveDense(F, B, X, o->matsolvetranspose, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -302,12 +330,12 @@ static PetscErrorCode NumericLU(Mat F, Mat A, const MatFactorInfo *info)
   PetscCall(GetFactorOrig(F, &o));
   PetscCall(FactorOperand(o, A, PETSC_FALSE, &Ause));
   PetscCall((*o->numeric)(F, Ause, info));
-  if (o->Ac) { /* cuSPARSE's numeric phase installs its solves */
-    if (F->ops->matsolve && F->ops->matsolve != MatMatSolve_Factor) {
+  if (o->Ac) { /* cuSPARSE's numeric phase installs its solves (none for MatMatSolve: PETSc's basic one then) */
+    if (F->ops->matsolve != MatMatSolve_Factor) {
       o->matsolve      = F->ops->matsolve;
       F->ops->matsolve = MatMatSolve_Factor;
     }
-    if (F->ops->matsolvetranspose && F->ops->matsolvetranspose != MatMatSolveTranspose_Factor) {
+    if (F->ops->matsolvetranspose != MatMatSolveTranspose_Factor) {
       o->matsolvetranspose      = F->ops->matsolvetranspose;
       F->ops->matsolvetranspose = MatMatSolveTranspose_Factor;
     }
