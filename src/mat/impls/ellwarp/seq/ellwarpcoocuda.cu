@@ -179,17 +179,14 @@ static PetscErrorCode RowFormOf(const EllwarpStore *S, const M *map, PetscInt **
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_ellwarp_gather auto|slice|rows|map (benchmarks/amortize measures them): how the row form is used
-   (1 rows, 2 slice), 0: not at all (map) */
-static PetscErrorCode GatherHow(int *how)
+/* -mat_ellwarp_tune gather=auto|slice|rows|map (benchmarks/amortize measures them; EllwarpTune.gather): how the
+   row form is used (1 rows, 2 slice), 0: not at all (map) */
+static PetscErrorCode GatherHow(const EllwarpStore *S, int *how)
 {
-  char      s[8] = "auto";
-  PetscBool set;
+  const PetscInt g = S->tune ? S->tune->gather : 0;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_gather", s, sizeof(s), &set));
-  PetscCheck(!set || !strcmp(s, "auto") || !strcmp(s, "slice") || !strcmp(s, "rows") || !strcmp(s, "map"), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather %s: auto, slice, rows or map", s);
-  *how = !strcmp(s, "map") ? 0 : (!strcmp(s, "rows") ? 1 : 2); /* auto: slice */
+  *how = g == 3 ? 0 : (g == 2 ? 1 : 2); /* auto: slice */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -201,7 +198,7 @@ static PetscErrorCode RowForm(EllwarpStore *S)
   PetscFunctionBegin;
   if (S->rowform) PetscFunctionReturn(PETSC_SUCCESS);
   S->rowform = -1;
-  PetscCall(GatherHow(&how));
+  PetscCall(GatherHow(S, &how));
   if (!how) PetscFunctionReturn(PETSC_SUCCESS);
   S->gatherhow = how;
   if (!S->L->nrows || !S->L->nslots) PetscFunctionReturn(PETSC_SUCCESS);
@@ -319,7 +316,7 @@ __global__ static void __launch_bounds__(256) COOCSRValuesKernel(PetscCount nnz,
   }
 }
 
-/* Variant of COOCSRValuesKernel (-mat_ellwarp_coo_unroll U, -mat_ellwarp_coo_block_size): a nonzero's
+/* Variant of COOCSRValuesKernel (-mat_ellwarp_tune coo_unroll=U, coo_block_size): a nonzero's
    entries U at a time, their perm indices and then their values all loaded before they are added, in the
    same order (bitwise COOCSRValuesKernel's sums): ~6 dependent load pairs per thread become ~2 rounds. */
 template <typename I, bool ADD, int U>
@@ -344,7 +341,7 @@ __global__ static void __launch_bounds__(1024) COOCSRValuesKernelU(PetscCount nn
   }
 }
 
-/* Variant -mat_ellwarp_coo_walk lane: a thread per slice lane walks its slots step by step (the lanes of
+/* Variant -mat_ellwarp_tune coo_walk=lane: a thread per slice lane walks its slots step by step (the lanes of
    a warp write 32 consecutive slots per step: coalesced writes, where the CSR walk writes one scattered
    slot per nonzero), each slot's nonzero through slot2csr and its COO entries through jmap/perm, U in flight,
    summed in the same order (bitwise the CSR walk's values); the long rows' slots one per thread after that.
@@ -468,7 +465,7 @@ static PetscErrorCode COOPlan(EllwarpStore *S, PetscCount nperm, const PetscCoun
     S->cooperm = slotperm;
     /* entries given row by row in column order (a CSR-ordered COO list, as most codes produce): each sorted row's
        entries are start + e, so the values gather as path 1's CSR values do (16 instead of 20 bytes per slot) */
-    PetscCall(GatherHow(&how));
+    PetscCall(GatherHow(S, &how));
     if (how && sizeof(I) == sizeof(int)) {
       PetscCall(RowFormOf<I>(S, slotperm, &S->coostart, &S->coolen));
       if (S->coostart) {
