@@ -32,5 +32,5 @@ PETSC_INTERN PetscErrorCode PetscEllwarpTuneListGetBool(PetscEllwarpTuneList *, 
 PETSC_INTERN PetscErrorCode PetscEllwarpTuneListGetEList(PetscEllwarpTuneList *, const char[], const char *const[], PetscInt, PetscInt *);
 PETSC_INTERN PetscErrorCode PetscEllwarpTuneListResetUsed(PetscEllwarpTuneList *);
 PETSC_INTERN PetscErrorCode PetscEllwarpTuneListUnused(const PetscEllwarpTuneList *, char[], size_t);
-PETSC_INTERN PetscErrorCode PetscEllwarpTuneListPrintHelp(MPI_Comm, const char[], const PetscEllwarpTuneKey[], size_t);
+PETSC_INTERN PetscErrorCode PetscEllwarpTuneListPrintHelp(PetscOptionItems, const char[], const PetscEllwarpTuneKey[], size_t);
 PETSC_INTERN PetscErrorCode PetscEllwarpTuneListView(const PetscEllwarpTuneList *, const char[], PetscViewer);

@@ -291,7 +291,7 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscCall(PetscOptionsBool("-dm_assembly_reorder", "Built-in kernels: number the elements by their lowest dof (the matrix row order)", "DMAssembly", as->reorder, &as->reorder, NULL));
   PetscCall(PetscOptionsString("-dm_assembly_tune", "Developer knobs that never change a default: key=value[,key=value...] (an unknown key lists them)", "DMAssemblySetFromOptions", "", tune, sizeof(tune), &flg));
   if (flg) PetscCall(PetscEllwarpTuneListParse(PetscObjectComm((PetscObject)as), "-dm_assembly_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys), tune, &as->tune));
-  if (PetscOptionsObject->printhelp && PetscOptionsObject->count == 1) PetscCall(PetscEllwarpTuneListPrintHelp(PetscObjectComm((PetscObject)as), "-dm_assembly_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys)));
+  PetscCall(PetscEllwarpTuneListPrintHelp(PetscOptionsObject, "-dm_assembly_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys)));
   PetscCall(PetscEllwarpTuneListResetUsed(&as->tune)); /* read again below, by this type */
   PetscCall(DMAsmTuneGetInt(as, "nz_per_thread", 0, 64, &as->nzpt));
   PetscCall(DMAsmTuneGetBool(as, "index64", &as->force64));

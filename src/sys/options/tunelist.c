@@ -160,13 +160,14 @@ PetscErrorCode PetscEllwarpTuneListUnused(const PetscEllwarpTuneList *T, char st
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one -help line per key, under the option's own line */
-PetscErrorCode PetscEllwarpTuneListPrintHelp(MPI_Comm comm, const char option[], const PetscEllwarpTuneKey keys[], size_t nkeys)
+/* with -help, one line per key under the option's own line (inside PetscOptionsBegin(), where that line is printed) */
+PetscErrorCode PetscEllwarpTuneListPrintHelp(PetscOptionItems PetscOptionsObject, const char option[], const PetscEllwarpTuneKey keys[], size_t nkeys)
 {
   PetscFunctionBegin;
+  if (!PetscOptionsObject->printhelp || PetscOptionsObject->count != 1 || PetscOptionsObject->alreadyprinted) PetscFunctionReturn(PETSC_SUCCESS);
   for (size_t k = 0; k < nkeys; k++) {
-    if (keys[k].owner) PetscCall((*PetscHelpPrintf)(comm, "      %s %s=... (%s): %s\n", option, keys[k].key, keys[k].owner, keys[k].help));
-    else PetscCall((*PetscHelpPrintf)(comm, "      %s %s=...: %s\n", option, keys[k].key, keys[k].help));
+    if (keys[k].owner) PetscCall((*PetscHelpPrintf)(PetscOptionsObject->comm, "      %s %s=... (%s): %s\n", option, keys[k].key, keys[k].owner, keys[k].help));
+    else PetscCall((*PetscHelpPrintf)(PetscOptionsObject->comm, "      %s %s=...: %s\n", option, keys[k].key, keys[k].help));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

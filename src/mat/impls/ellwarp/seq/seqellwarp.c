@@ -66,7 +66,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscOptionsEnum("-mat_ellwarp_backend", "Where the layout lives and the kernels run", "MatEllwarpSetBackend", MatEllwarpBackends, (PetscEnum)b, (PetscEnum *)&b, &set));
   PetscCall(PetscOptionsEnum("-mat_ellwarp_kernel", "Kernel family (auto: chosen from row-length statistics)", "MatEllwarpSetKernel", MatEllwarpKernels, (PetscEnum)p.kernel, (PetscEnum *)&p.kernel, NULL));
   PetscCall(PetscOptionsString("-mat_ellwarp_tune", "Developer knobs that never change a default: key=value[,key=value...] (an unknown key lists them)", "MATELLWARP", "", tune, sizeof(tune), &tset));
-  if (PetscOptionsObject->printhelp && PetscOptionsObject->count == 1) PetscCall(PetscEllwarpTuneListPrintHelp(PetscObjectComm((PetscObject)A), "-mat_ellwarp_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys)));
+  PetscCall(PetscEllwarpTuneListPrintHelp(PetscOptionsObject, "-mat_ellwarp_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys)));
   PetscOptionsHeadEnd();
   if (tset) PetscCall(PetscEllwarpTuneListParse(PetscObjectComm((PetscObject)A), "-mat_ellwarp_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys), tune, &T));
   PetscCall(PetscEllwarpTuneListGetInt(&T, "threshold", 0, PETSC_INT_MAX, &p.threshold));
