@@ -20,8 +20,8 @@
 -  -mat_ellwarp_tune key=value[,key=value...]  - developer knobs that never change a default (testing, tuning): `threshold`,
                                                  `sort_window`, `long_row`, `compress_columns`, `compress_bias`, `analysis`,
                                                  `analysis_drop_host`, `block_size`, `mult_lanes`, `mult_acc`, `mult_unroll`,
-                                                 `mult_nc`, `long_unroll`, `long_block_size`, `coo_unroll`, `coo_walk`,
-                                                 `coo_block_size`, `gather`; an unknown key is an error that lists them, `-help` describes them
+                                                 `mult_nc`, `long_unroll`, `coo_unroll`, `coo_block_size`, `gather`; an unknown key is
+                                                 an error that lists them, `-help` describes them
 
    Level: beginner
 M*/

@@ -30,7 +30,7 @@
    ellwarp_add_test(matops.host_nobias -backend host -kernel auto -mat_ellwarp_tune compress_bias=0)
    ellwarp_add_test(matops.cuda_k2_T2 -backend cuda -kernel k2 -threshold 2 GPU)
    ellwarp_add_test(matops.cuda_bias_variants -backend cuda -kernel k2 -threshold 2 -mat_ellwarp_tune mult_lanes=2,mult_acc=4 GPU)
-   ellwarp_add_test(matops.cuda_variant_long -backend cuda -kernel auto -mat_ellwarp_tune long_row=100,long_block_size=512,long_unroll=4,mult_lanes=4,mult_unroll=8 GPU)
+   ellwarp_add_test(matops.cuda_variant_long -backend cuda -kernel auto -mat_ellwarp_tune long_row=100,long_unroll=4,mult_lanes=4,mult_unroll=8 GPU)
    ellwarp_add_test(matops.tune_unknown_key -backend host -kernel auto -mat_ellwarp_tune long_rows=100 EXPECT_ERROR "unknown key 'long_rows'. it takes key=value.* with the keys threshold, sort_window, long_row,")
 */
 #include <petscellwarp.h>

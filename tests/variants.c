@@ -30,28 +30,27 @@ typedef struct {
 } Variant;
 
 static const Variant mult_variants[] = {
-  {"",                                                                PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_lanes=2",                                  PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_lanes=4",                                  PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_nc=1",                                     PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_lanes=4,mult_nc=1",                        PETSC_TRUE },
-  {"-mat_ellwarp_tune long_unroll=8",                                 PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_unroll=8",                                 PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_unroll=8,mult_lanes=2,mult_nc=1",          PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_unroll=8,mult_acc=2",                      PETSC_FALSE},
-  {"-mat_ellwarp_tune long_unroll=2,mult_lanes=2",                    PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_acc=2",                                    PETSC_FALSE},
-  {"-mat_ellwarp_tune mult_acc=4",                                    PETSC_FALSE},
-  {"-mat_ellwarp_tune mult_lanes=2,mult_acc=2",                       PETSC_FALSE},
-  {"-mat_ellwarp_tune mult_lanes=4,mult_acc=4,mult_nc=1",             PETSC_FALSE},
-  {"-mat_ellwarp_tune long_block_size=1024",                          PETSC_FALSE},
-  {"-mat_ellwarp_tune long_block_size=512,long_unroll=4",             PETSC_FALSE},
-  {"-mat_ellwarp_tune long_block_size=64,long_unroll=8,mult_lanes=2", PETSC_FALSE},
+  {"",                                                       PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_lanes=2",                         PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_lanes=4",                         PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_nc=1",                            PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_lanes=4,mult_nc=1",               PETSC_TRUE },
+  {"-mat_ellwarp_tune long_unroll=8",                        PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_unroll=8",                        PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_unroll=8,mult_lanes=2,mult_nc=1", PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_unroll=8,mult_acc=2",             PETSC_FALSE},
+  {"-mat_ellwarp_tune long_unroll=2,mult_lanes=2",           PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_acc=2",                           PETSC_FALSE},
+  {"-mat_ellwarp_tune mult_acc=4",                           PETSC_FALSE},
+  {"-mat_ellwarp_tune mult_lanes=2,mult_acc=2",              PETSC_FALSE},
+  {"-mat_ellwarp_tune mult_lanes=4,mult_acc=4,mult_nc=1",    PETSC_FALSE},
+  {"-mat_ellwarp_tune long_unroll=4",                        PETSC_TRUE },
+  {"-mat_ellwarp_tune long_unroll=4,mult_lanes=4",           PETSC_TRUE },
 };
 
 static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=4", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=2", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=1,block_size=64,long_row=300"};
 
-static const char *const coo_variants[] = {"", "-mat_ellwarp_tune coo_unroll=1", "-mat_ellwarp_tune coo_unroll=2", "-mat_ellwarp_tune coo_unroll=4", "-mat_ellwarp_tune coo_unroll=8", "-mat_ellwarp_tune coo_unroll=16", "-mat_ellwarp_tune coo_unroll=4,coo_block_size=128", "-mat_ellwarp_tune coo_block_size=1024", "-mat_ellwarp_tune coo_walk=lane", "-mat_ellwarp_tune coo_walk=lane,coo_unroll=4", "-mat_ellwarp_tune coo_walk=lane,coo_unroll=8,coo_block_size=128", "-mat_ellwarp_tune coo_walk=csr,threshold=2,long_row=20 -mat_ellwarp_kernel k2", "-mat_ellwarp_tune coo_walk=lane,coo_unroll=2,threshold=2,long_row=20 -mat_ellwarp_kernel k2"};
+static const char *const coo_variants[] = {"", "-mat_ellwarp_tune coo_unroll=1", "-mat_ellwarp_tune coo_unroll=2", "-mat_ellwarp_tune coo_unroll=4", "-mat_ellwarp_tune coo_unroll=8", "-mat_ellwarp_tune coo_unroll=16", "-mat_ellwarp_tune coo_unroll=4,coo_block_size=128", "-mat_ellwarp_tune coo_block_size=1024", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=2,long_row=20", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune coo_unroll=2,threshold=2,long_row=20"};
 
 static char backend[16] = "host";
 
@@ -343,7 +342,7 @@ static PetscErrorCode TestCOO(void)
 /* bad variant options: a clear error at MatSetFromOptions */
 static PetscErrorCode TestBadOptions(Mat A)
 {
-  const char *bad[] = {"-mat_ellwarp_tune mult_lanes=3", "-mat_ellwarp_tune mult_unroll=6", "-mat_ellwarp_tune mult_acc=8", "-mat_ellwarp_tune long_unroll=3", "-mat_ellwarp_tune long_block_size=48", "-mat_ellwarp_tune coo_unroll=3", "-mat_ellwarp_tune coo_block_size=2048"};
+  const char *bad[] = {"-mat_ellwarp_tune mult_lanes=3", "-mat_ellwarp_tune mult_unroll=6", "-mat_ellwarp_tune mult_acc=8", "-mat_ellwarp_tune long_unroll=3", "-mat_ellwarp_tune long_unroll=16", "-mat_ellwarp_tune coo_unroll=3", "-mat_ellwarp_tune coo_block_size=2048"};
 
   PetscFunctionBegin;
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(bad); i++) {

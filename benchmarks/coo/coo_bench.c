@@ -50,22 +50,18 @@ static PetscErrorCode TimeCOO(Mat A, const PetscScalar *dv, PetscInt reps, doubl
 
 /* COO kernel variants (EllwarpTune): name and the option that selects it */
 static const char *const coo_variants[][2] = {
-  {"default",    ""                                                               },
-  {"u2",         "-mat_ellwarp_tune coo_unroll=2"                                 },
-  {"u4",         "-mat_ellwarp_tune coo_unroll=4"                                 },
-  {"u8",         "-mat_ellwarp_tune coo_unroll=8"                                 },
-  {"u16",        "-mat_ellwarp_tune coo_unroll=16"                                },
-  {"b128",       "-mat_ellwarp_tune coo_block_size=128"                           },
-  {"b512",       "-mat_ellwarp_tune coo_block_size=512"                           },
-  {"u4b128",     "-mat_ellwarp_tune coo_unroll=4,coo_block_size=128"              },
-  {"u4b512",     "-mat_ellwarp_tune coo_unroll=4,coo_block_size=512"              },
-  {"u8b128",     "-mat_ellwarp_tune coo_unroll=8,coo_block_size=128"              },
-  {"u8b512",     "-mat_ellwarp_tune coo_unroll=8,coo_block_size=512"              },
-  {"u8b1024",    "-mat_ellwarp_tune coo_unroll=8,coo_block_size=1024"             },
-  {"lane",       "-mat_ellwarp_tune coo_walk=lane"                                },
-  {"laneu4",     "-mat_ellwarp_tune coo_walk=lane,coo_unroll=4"                   },
-  {"laneu8",     "-mat_ellwarp_tune coo_walk=lane,coo_unroll=8"                   },
-  {"laneu4b128", "-mat_ellwarp_tune coo_walk=lane,coo_unroll=4,coo_block_size=128"},
+  {"default", ""                                                  },
+  {"u2",      "-mat_ellwarp_tune coo_unroll=2"                    },
+  {"u4",      "-mat_ellwarp_tune coo_unroll=4"                    },
+  {"u8",      "-mat_ellwarp_tune coo_unroll=8"                    },
+  {"u16",     "-mat_ellwarp_tune coo_unroll=16"                   },
+  {"b128",    "-mat_ellwarp_tune coo_block_size=128"              },
+  {"b512",    "-mat_ellwarp_tune coo_block_size=512"              },
+  {"u4b128",  "-mat_ellwarp_tune coo_unroll=4,coo_block_size=128" },
+  {"u4b512",  "-mat_ellwarp_tune coo_unroll=4,coo_block_size=512" },
+  {"u8b128",  "-mat_ellwarp_tune coo_unroll=8,coo_block_size=128" },
+  {"u8b512",  "-mat_ellwarp_tune coo_unroll=8,coo_block_size=512" },
+  {"u8b1024", "-mat_ellwarp_tune coo_unroll=8,coo_block_size=1024"},
 };
 
 /* an ELLWARP matrix with the variant's options (under its own prefix), COO-preallocated, and its times */

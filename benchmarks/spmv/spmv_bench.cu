@@ -684,11 +684,6 @@ static const char *const SpmvVariants[][2] = {
   {"bs512", "block_size=512"},
   {"l2bs512", "mult_lanes=2,block_size=512"},
   {"lu8", "long_unroll=8"},
-  {"lb512", "long_block_size=512"},
-  {"lb1024", "long_block_size=1024"},
-  {"lb512u4", "long_block_size=512,long_unroll=4"},
-  {"lb1024u2", "long_block_size=1024,long_unroll=2"},
-  {"l2lb1024", "mult_lanes=2,long_block_size=1024"},
   /* layout parameters the sweep does not cover: the long-row limit (rows past it go to the chunked path) and
      sort windows between the sweep's 256 and 4096 (power-law rows: now 256 and 1024 by default) */
   {"lr64", "long_row=64"},

@@ -180,11 +180,9 @@ typedef struct {
   PetscInt multacc;    /* slice kernel: independent accumulators per lane, 1, 2 or 4 */
   PetscBool multnc;    /* slice kernel: values and columns through ld.global.nc.L1::no_allocate instead of ld.global.cs */
   PetscInt longunroll; /* long-row chunks: entries per thread loaded before they are summed (0, 1: the plain loop; 2, 4, 8: in LongKernel, launched before the slices) */
-  PetscInt longblock;  /* long-row chunks: 0: in the slice kernel's blocks; else a kernel of their own with this block size */
   PetscInt coounroll;  /* COO with duplicates: entries per thread in flight (1: the plain loop; 2, 4, 8, 16) */
   PetscInt cooblock;   /* COO kernels: threads per block (0: 256) */
   PetscInt multunroll; /* slice kernel: steps of a lane in flight, 4 (MultKernel's) or 8 */
-  PetscInt coowalk;    /* COO with duplicates: 1 csr (a thread per nonzero, CSR order), 2 lane (a thread per slice lane, slot order) */
   PetscInt gather;     /* new host values (CUDA): 0 auto (= 1), 1 slice (the row form staged in shared memory), 2 rows (the row form lane by lane), 3 map (per-slot map) */
 } EllwarpTune;
 

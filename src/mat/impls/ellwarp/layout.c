@@ -895,7 +895,6 @@ void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpT
   if (t->multacc <= 0) t->multacc = irregular ? 2 : 1;
   if (t->multunroll <= 0) t->multunroll = irregular || uniform ? 8 : 4;
   if (t->coounroll <= 0) t->coounroll = 8; /* H100, coo_bench (384 k tets, ~6 entries per nonzero): 8 in flight 0.0516 ms, 1: 0.0638 ms, AIJCUSPARSE 0.0609 ms */
-  if (t->coowalk <= 0) t->coowalk = 1;
   /* long-row chunks: 8 entries per thread loaded before any is summed (H100: powerlaw_web 2% faster; the
      slice kernel's MultKernelV does them so; MultKernel, the FE default, keeps its plain loop) */
   if (t->longunroll <= 0) t->longunroll = 8;

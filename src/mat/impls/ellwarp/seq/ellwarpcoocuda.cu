@@ -341,61 +341,6 @@ __global__ static void __launch_bounds__(1024) COOCSRValuesKernelU(PetscCount nn
   }
 }
 
-/* Variant -mat_ellwarp_tune coo_walk=lane: a thread per slice lane walks its slots step by step (the lanes of
-   a warp write 32 consecutive slots per step: coalesced writes, where the CSR walk writes one scattered
-   slot per nonzero), each slot's nonzero through slot2csr and its COO entries through jmap/perm, U in flight,
-   summed in the same order (bitwise the CSR walk's values); the long rows' slots one per thread after that.
-   The price: the lanes of a warp are 32 different rows, so their COO values are scattered. */
-template <typename I, bool ADD, int U>
-__global__ static void __launch_bounds__(1024) COOLaneValuesKernel(DevLayout d, PetscCount nsliceslots, PetscCount nslots, const PetscInt *__restrict__ slot2csr, const I *__restrict__ jmap, const I *__restrict__ perm, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val)
-{
-  const PetscCount nlanes = (PetscCount)d.nslices * ELLWARP_LANES;
-  for (PetscCount g = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; g < nlanes + (nslots - nsliceslots); g += (PetscCount)gridDim.x * blockDim.x) {
-    PetscCount slot, step = ELLWARP_LANES;
-    int        w = 1;
-    if (g < nlanes) {
-      const PetscInt s = (PetscInt)(g / ELLWARP_LANES);
-      slot             = d.sliceptr[s] + g % ELLWARP_LANES;
-      w                = (int)((d.sliceptr[s + 1] - d.sliceptr[s]) / ELLWARP_LANES);
-    } else slot = nsliceslots + (g - nlanes);
-    for (int k = 0; k < w; k++, slot += step) {
-      const PetscInt c = LdIdx(slot2csr + slot);
-      if (c < 0) continue; /* padding keeps its zero */
-      const I     q1  = __ldg(jmap + c + 1);
-      PetscScalar sum = 0.0;
-      for (I q = __ldg(jmap + c); q < q1; q += U) {
-        I           p[U];
-        PetscScalar e[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) p[u] = q + u < q1 ? __ldg(perm + q + u) : (I)0;
-#pragma unroll
-        for (int u = 0; u < U; u++) e[u] = q + u < q1 ? LdGather(v + p[u]) : 0.0;
-#pragma unroll
-        for (int u = 0; u < U; u++)
-          if (q + u < q1) sum += e[u];
-      }
-      val[slot] = (ADD ? val[slot] : (PetscScalar)0.0) + sum;
-    }
-  }
-}
-
-template <typename I, bool ADD>
-static void LaunchCOOLane(const EllwarpStore *S, const EllwarpTune *t, const PetscScalar *v, cudaStream_t stream)
-{
-  const EllwarpLayout *L  = S->L;
-  const PetscCount     n  = (PetscCount)L->nslices * ELLWARP_LANES + (L->nslots - L->nsliceslots);
-  const int            bs = t->cooblock ? (int)t->cooblock : 256, u = (int)t->coounroll;
-  const unsigned       nb = PetscMin(PetscEllwarpBlocks(n, bs), 65535u);
-  const I             *jm = (const I *)S->coojmap, *pm = (const I *)S->cooperm;
-  const DevLayout      d  = View(S);
-  if (!n) return;
-  if (u >= 16) COOLaneValuesKernel<I, ADD, 16><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else if (u >= 8) COOLaneValuesKernel<I, ADD, 8><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else if (u >= 4) COOLaneValuesKernel<I, ADD, 4><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else if (u >= 2) COOLaneValuesKernel<I, ADD, 2><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else COOLaneValuesKernel<I, ADD, 1><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-}
-
 template <typename I, bool ADD>
 static void LaunchCOOVariant(const EllwarpStore *S, const EllwarpTune *t, const PetscScalar *v, cudaStream_t stream)
 {
@@ -421,7 +366,6 @@ static void LaunchCOO(const EllwarpStore *S, const PetscScalar *v, cudaStream_t 
     if (L->nlong) GatherLongKernel<ADD><<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, stream>>>(L->nlong, S->longptr, S->coostart, v, S->val);
     if (L->nslices) GatherSliceKernel<ADD><<<(unsigned)((L->nslices + 7) / 8), 256, 0, stream>>>(View(S), S->coostart, S->coolen, v, S->val);
   } else if (S->coounique) COOUniqueValuesKernel<I, ADD><<<GRID(ng, stream)>>>(nslots, (const I *)S->cooperm, v, S->val);
-  else if (nnz && t.coowalk == 2) LaunchCOOLane<I, ADD>(S, &t, v, stream);
   else if (nnz && (t.coounroll > 1 || t.cooblock)) LaunchCOOVariant<I, ADD>(S, &t, v, stream);
   else if (nnz) COOCSRValuesKernel<I, ADD><<<GRID(nnz, stream)>>>(nnz, (const I *)S->coojmap, (const I *)S->cooperm, (const I *)S->coo2slot, v, S->val);
 }

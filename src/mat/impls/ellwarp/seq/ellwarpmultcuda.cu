@@ -272,7 +272,7 @@ __device__ __forceinline__ void LongChunkAny(const DevLayout &d, const PetscScal
   else LongChunk<ADD, false>(d, val, x, z, y);
 }
 
-/* the long-row chunks alone (-mat_ellwarp_tune long_block_size > 0), before the slice kernel */
+/* the long-row chunks alone (-mat_ellwarp_tune long_unroll < 8), before the slice kernel */
 template <bool ADD>
 __global__ static void __launch_bounds__(1024) LongKernel(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
 {
@@ -433,8 +433,8 @@ static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLa
 
   PetscFunctionBegin;
   PetscCall(PetscEllwarpGetStream(&stream));
-  if ((t->longblock || lu < 8) && d.nchunks) { /* the chunks in a kernel of their own (block size: long_block_size, else the product's), then the slices */
-    const unsigned lb = (unsigned)(t->longblock ? t->longblock : bs);
+  if (lu < 8 && d.nchunks) { /* the chunks in a kernel of their own (the product's block size), then the slices */
+    const unsigned lb = (unsigned)bs;
     if (add) LongKernel<true><<<(unsigned)d.nchunks, lb, 0, stream>>>(d, vals, x, z, y, lu);
     else LongKernel<false><<<(unsigned)d.nchunks, lb, 0, stream>>>(d, vals, x, z, y, lu);
     PetscCallCUDA(cudaGetLastError());
@@ -474,7 +474,7 @@ PetscErrorCode EllwarpCUDALaunchMult(const EllwarpStore *S, PetscInt bs, const P
   if (!abs) {
     EllwarpTune t;
     EllwarpTuneResolve(L, S->tune, &t);
-    if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll < 8 || t.longblock) {
+    if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll < 8) {
       PetscCall(LaunchMultVariant(&t, bs, d, bz, biased, x, vals, z, y));
       PetscFunctionReturn(PETSC_SUCCESS);
     }

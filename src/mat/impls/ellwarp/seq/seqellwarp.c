@@ -44,9 +44,7 @@ static const PetscEllwarpTuneKey TuneKeys[] = {
   {"mult_unroll",        "cuda", "slice kernel: steps of a lane in flight, 4 or 8 (0: automatic)"                                                       },
   {"mult_nc",            "cuda", "slice kernel: values and columns through ld.global.nc.L1::no_allocate (default 0)"                                    },
   {"long_unroll",        "cuda", "long-row chunks: entries per thread loaded before summing, 1, 2, 4 (a kernel of their own) or 8 (0: automatic, 8)"    },
-  {"long_block_size",    "cuda", "long-row chunks: 0 in the slice kernel (default), else a kernel of their own with this block size"                     },
   {"coo_unroll",         "cuda", "COO with duplicates: entries per thread in flight, 1, 2, 4, 8 or 16 (0: automatic, 8)"                               },
-  {"coo_walk",           "cuda", "COO with duplicates: csr (a thread per nonzero in CSR order, default) or lane (per slice lane in slot order)"          },
   {"coo_block_size",     "cuda", "COO kernels: threads per block, a multiple of 32 up to 1024 (0: 256)"                                                },
   {"gather",             "cuda", "new host values: auto (= slice), slice (row form staged in shared memory), rows (row form lane by lane) or map (per-slot map)"},
 };
@@ -84,12 +82,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscEllwarpTuneListGetInt(&T, "mult_unroll", 0, 8, &e->tune.multunroll));
   PetscCall(PetscEllwarpTuneListGetBool(&T, "mult_nc", &e->tune.multnc));
   PetscCall(PetscEllwarpTuneListGetInt(&T, "long_unroll", 0, 8, &e->tune.longunroll));
-  PetscCall(PetscEllwarpTuneListGetInt(&T, "long_block_size", 0, 1024, &e->tune.longblock));
   PetscCall(PetscEllwarpTuneListGetInt(&T, "coo_unroll", 0, 16, &e->tune.coounroll));
-  {
-    static const char *const walks[] = {"auto", "csr", "lane"};
-    PetscCall(PetscEllwarpTuneListGetEList(&T, "coo_walk", walks, 3, &e->tune.coowalk));
-  }
   PetscCall(PetscEllwarpTuneListGetInt(&T, "coo_block_size", 0, 1024, &e->tune.cooblock));
   {
     static const char *const gathers[] = {"auto", "slice", "rows", "map"};
@@ -99,7 +92,6 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCheck(e->tune.multunroll == 0 || e->tune.multunroll == 4 || e->tune.multunroll == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune mult_unroll=%" PetscInt_FMT " must be 0 (automatic), 4 or 8", e->tune.multunroll);
   PetscCheck(e->tune.multacc == 0 || e->tune.multacc == 1 || e->tune.multacc == 2 || e->tune.multacc == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune mult_acc=%" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", e->tune.multacc);
   PetscCheck(e->tune.longunroll >= 0 && e->tune.longunroll <= 8 && !(e->tune.longunroll & (e->tune.longunroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune long_unroll=%" PetscInt_FMT " must be 0, 1, 2, 4 or 8", e->tune.longunroll);
-  PetscCheck(e->tune.longblock == 0 || (e->tune.longblock >= ELLWARP_LANES && e->tune.longblock <= 1024 && e->tune.longblock % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune long_block_size=%" PetscInt_FMT " must be 0 or a multiple of %d in [32,1024]", e->tune.longblock, ELLWARP_LANES);
   PetscCheck(e->tune.coounroll >= 0 && e->tune.coounroll <= 16 && !(e->tune.coounroll & (e->tune.coounroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune coo_unroll=%" PetscInt_FMT " must be 0 (automatic), 1, 2, 4, 8 or 16", e->tune.coounroll);
   PetscCheck(e->tune.cooblock == 0 || (e->tune.cooblock >= ELLWARP_LANES && e->tune.cooblock <= 1024 && e->tune.cooblock % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune coo_block_size=%" PetscInt_FMT " must be 0 or a multiple of %d in [32,1024]", e->tune.cooblock, ELLWARP_LANES);
   {
@@ -363,8 +355,8 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
       EllwarpTune t;
       EllwarpTuneResolve(e->L, &e->tune, &t);
       const EllwarpTune *q = &e->tune;
-      const PetscBool    requested = (PetscBool)(q->multlanes || q->multacc || q->multnc || q->multunroll || q->longunroll || q->longblock || q->coounroll || q->cooblock || q->coowalk || q->gather);
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants (%s): mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT " block %" PetscInt_FMT ", coo %s walk unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", requested ? "some requested" : "automatic", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.longblock, t.coowalk == 2 ? "lane" : "csr", t.coounroll, t.cooblock));
+      const PetscBool    requested = (PetscBool)(q->multlanes || q->multacc || q->multnc || q->multunroll || q->longunroll || q->coounroll || q->cooblock || q->gather);
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants (%s): mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT ", coo unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", requested ? "some requested" : "automatic", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.coounroll, t.cooblock));
     }
     if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_tune analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(e->aijops.view(A, viewer));
