@@ -14,14 +14,14 @@
    shuffle reduction (K2).  Resolves to `MATSEQELLWARP` on one process.
 
    Options Database Keys:
-+  -mat_ellwarp_kernel <auto,k1,k2>     - kernel family; auto picks it a priori from row-length statistics
-.  -mat_ellwarp_threshold <n>           - K2: most entries a lane handles before a row is split (0: automatic)
-.  -mat_ellwarp_block_size <n>          - threads per CUDA block (multiple of 32)
-.  -mat_ellwarp_sort_window <n>         - sort rows by length within windows of n rows (-1: automatic, the default; 0: whole matrix)
-.  -mat_ellwarp_long_row <n>            - rows longer than n go to the chunked path (0: automatic, -1: never)
-.  -mat_ellwarp_compress_columns <bool>  - 16-bit column offsets in slices where they fit (default true)
-.  -mat_ellwarp_compress_bias <bool>     - with compressed columns: 16-bit offsets from the row plus a bias per entry position where row-relative ones do not fit (default true)
--  -mat_ellwarp_backend <cuda,host>     - where the layout lives and the kernels run
++  -mat_ellwarp_backend <cuda,host>            - where the layout lives and the kernels run (default: cuda when a device is usable)
+.  -mat_ellwarp_kernel <auto,k1,k2>            - kernel family; auto picks it a priori from row-length statistics
+.  -mat_ellwarp_product_result <aijcusparse,ellwarp> - cuda backend: the type of sparse products (`MatMatMult()`, `MatPtAP()`, ...)
+-  -mat_ellwarp_tune key=value[,key=value...]  - developer knobs that never change a default (testing, tuning): `threshold`,
+                                                 `sort_window`, `long_row`, `compress_columns`, `compress_bias`, `analysis`,
+                                                 `analysis_drop_host`, `block_size`, `mult_lanes`, `mult_acc`, `mult_unroll`,
+                                                 `mult_nc`, `long_unroll`, `coo_unroll`, `coo_block_size`, `gather`; an unknown key is
+                                                 an error that lists them, `-help` describes them
 
    Level: beginner
 M*/

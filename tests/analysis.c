@@ -496,21 +496,20 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
 }
 
 /* the Mat level: products of a matrix analysed on the device equal those analysed on the host bit for bit */
-/* E[0]: analysed on the device (-gpu), or on the host with -mat_ellwarp_analysis_drop_host (the matrix keeps
+/* E[0]: analysed on the device (-gpu), or on the host with -mat_ellwarp_tune analysis_drop_host (the matrix keeps
    only the layout's scalars, the state a device analysis leaves); E[1]: analysed on the host */
 static PetscErrorCode FirstVariant(PetscBool gpu, int d)
 {
   PetscFunctionBegin;
-  if (gpu) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", d ? "host" : "device"));
-  else if (!d) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis_drop_host", "1"));
+  if (gpu) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_tune", d ? "analysis=host" : "analysis=device"));
+  else if (!d) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_tune", "analysis_drop_host=1"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode ClearVariant(void)
 {
   PetscFunctionBegin;
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis_drop_host"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_tune"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -638,7 +637,7 @@ static PetscErrorCode MatLevel(const CSR *A, PetscBool gpu)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_ellwarp_compress_bias: on (the default) the matrix gets biased slices and moves fewer bytes per product;
+/* -mat_ellwarp_tune compress_bias: on (the default) the matrix gets biased slices and moves fewer bytes per product;
    off, none.  The products are bitwise equal either way (the same x entries in the same order), on the host
    backend and (-gpu) on the device kernels. */
 static PetscErrorCode BiasLevel(const CSR *A, PetscBool gpu)
@@ -654,11 +653,13 @@ static PetscErrorCode BiasLevel(const CSR *A, PetscBool gpu)
   for (PetscInt k = 0; k < A->ai[A->m]; k++) v[k] = 1.0 + (PetscScalar)Rand(1000) / 7.0;
   PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, A->m, A->n, A->ai, A->aj, v, &B));
   for (int d = 0; d < 2; d++) {
-    if (gpu) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", d ? "host" : "device")); /* and both analyses */
-    if (d) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_compress_bias", "0"));
+    const char *tune[2][2] = {
+      {"",                "compress_bias=0"              },
+      {"analysis=device", "analysis=host,compress_bias=0"}  /* and both analyses */
+    };
+    if (tune[gpu][d][0]) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_tune", tune[gpu][d]));
     PetscCall(MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E[d]));
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_compress_bias"));
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_tune"));
     PetscCall(MatEllwarpGetInfo(E[d], &info[d]));
   }
   PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_SELF, PETSC_VIEWER_ASCII_INFO));
@@ -666,7 +667,7 @@ static PetscErrorCode BiasLevel(const CSR *A, PetscBool gpu)
   PetscCall(MatView(E[1], PETSC_VIEWER_STDOUT_SELF));
   PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
   CHECK(info[0].nbias > 0, "%s: no slice with a bias per entry position", A->name);
-  CHECK(info[1].nbias == 0, "%s: %" PetscInt_FMT " slices with a bias per entry position under -mat_ellwarp_compress_bias 0", A->name, info[1].nbias);
+  CHECK(info[1].nbias == 0, "%s: %" PetscInt_FMT " slices with a bias per entry position under -mat_ellwarp_tune compress_bias=0", A->name, info[1].nbias);
   CHECK(info[0].nslots == info[1].nslots && info[0].bytes_mult < info[1].bytes_mult, "%s: the bias does not save bytes (%g against %g)", A->name, info[0].bytes_mult, info[1].bytes_mult);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %" PetscInt_FMT " of %" PetscInt_FMT " slices biased (%" PetscInt_FMT " without the bias, 16-bit slices %" PetscInt_FMT "), bytes per MatMult %.4g against %.4g\n", A->name, info[0].nbias, info[0].nslices, info[1].nbias, info[1].n16, info[0].bytes_mult, info[1].bytes_mult));
   PetscCall(SameProducts(E, A->name, "with and without the bias", &x, y, &xt, yt));
@@ -728,7 +729,7 @@ static PetscErrorCode COOLevel(PetscInt N, PetscBool gpu)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_ellwarp_analysis device with the host backend is refused with a clear error; the host backend's
+/* -mat_ellwarp_tune analysis=device with the host backend is refused with a clear error; the host backend's
    MatView names where its analysis ran */
 static PetscErrorCode Options(void)
 {
@@ -748,13 +749,13 @@ static PetscErrorCode Options(void)
   PetscCall(MatView(E, PETSC_VIEWER_STDOUT_SELF));
   PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
   PetscCall(MatDestroy(&E));
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_analysis", "device"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_tune", "analysis=device"));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E);
   PetscCall(PetscPopErrorHandler());
-  CHECK(ierr == PETSC_ERR_ARG_INCOMP, "-mat_ellwarp_analysis device with the host backend: error %d, expected %d", (int)ierr, (int)PETSC_ERR_ARG_INCOMP);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "refused as expected: -mat_ellwarp_analysis device with -mat_ellwarp_backend host\n"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_analysis"));
+  CHECK(ierr == PETSC_ERR_ARG_INCOMP, "-mat_ellwarp_tune analysis=device with the host backend: error %d, expected %d", (int)ierr, (int)PETSC_ERR_ARG_INCOMP);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "refused as expected: -mat_ellwarp_tune analysis=device with -mat_ellwarp_backend host\n"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_tune"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_backend"));
   PetscCall(MatDestroy(&B));
   PetscFunctionReturn(PETSC_SUCCESS);

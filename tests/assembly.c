@@ -28,6 +28,7 @@
 
 /* ellwarp_add_test(assembly.box -mesh box -faces 3 -plex -snes) */
 /* ellwarp_add_test(assembly.tri -mesh tri -faces 5) */
+/* ellwarp_add_test(assembly.tune_unknown_key -mesh box -faces 2 -dm_assembly_tune metis_lane=8 EXPECT_ERROR "-dm_assembly_tune: unknown key .metis_lane.. it takes key=value.* metis_lanes .sharednz.") */
 /* ellwarp_add_test(assembly.localrow -mesh box -faces 3 -plex -snes -dm_assembly_type localrow) */
 /* ellwarp_add_test(assembly.gpu_localrow -mesh box -faces 5 -plex -snes -dm_assembly_type localrow -gpu GPU) */
 /* ellwarp_add_test(assembly.localnz -mesh box -faces 3 -plex -snes -dm_assembly_type localnz) */
@@ -44,7 +45,7 @@
 /* ellwarp_add_test(assembly.sharednz_metis -mesh box -faces 4 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis) */
 /* ellwarp_add_test(assembly.sharednz_metis_small -mesh box -faces 6 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 12 -dm_assembly_shared_partition metis -dm_assembly_tune metis_fill=1.5,metis_seed=7) */
 /* ellwarp_add_test(assembly.sharednz_metis_tri -mesh tri -faces 8 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 8 -dm_assembly_shared_partition metis -dm_assembly_tune metis_lanes=32) */
-/* ellwarp_add_test(assembly.sharednz_metis_longrow -mesh box -faces 4 -sym_D -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 12 -dm_assembly_tune metis_lanes=8) */
+/* ellwarp_add_test(assembly.sharednz_metis_longrow -mesh box -faces 4 -sym_D -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -mat_ellwarp_kernel k2 -mat_ellwarp_tune long_row=12 -dm_assembly_tune metis_lanes=8) */
 /* ellwarp_add_test(assembly.sharednz_metis_fallback -mesh box -faces 3 -dm_assembly_type sharednz -dm_assembly_sharednz_smem 1 -dm_assembly_shared_partition metis -info) */
 /* ellwarp_add_test(assembly.gpu_sharednz_metis -mesh box -faces 8 -plex -snes -dm_assembly_type sharednz -dm_assembly_sharednz_smem 24 -dm_assembly_shared_partition metis -gpu GPU) */
 /* ellwarp_add_test(assembly.two -mesh two) */
@@ -61,8 +62,8 @@
 /* ellwarp_add_test(assembly.atomic_match_tri -mesh tri -faces 6) */
 /* ellwarp_add_test(assembly.atomic_match_irregular -mesh box -faces 4 -dm_assembly_tune atomic_maxcode=10) */
 /* ellwarp_add_test(assembly.atomic_match_k2 -mesh box -faces 4 -sym_D -mat_ellwarp_kernel k2) */
-/* ellwarp_add_test(assembly.atomic_match_longrow -mesh box -faces 4 -sym_D -mat_ellwarp_long_row 12) */
-/* ellwarp_add_test(assembly.gpu_atomic_match_k2 -mesh box -faces 6 -sym_D -mat_ellwarp_kernel k2 -mat_ellwarp_long_row 16 -gpu GPU) */
+/* ellwarp_add_test(assembly.atomic_match_longrow -mesh box -faces 4 -sym_D -mat_ellwarp_tune long_row=12) */
+/* ellwarp_add_test(assembly.gpu_atomic_match_k2 -mesh box -faces 6 -sym_D -mat_ellwarp_kernel k2 -mat_ellwarp_tune long_row=16 -gpu GPU) */
 /* ellwarp_add_test(assembly.atomic_match -mesh box -faces 3 -sym_D) */
 /* ellwarp_add_test(assembly.atomic_full -mesh box -faces 4 -sym_D -dm_assembly_tune atomic_variant=full) */
 /* ellwarp_add_test(assembly.gpu_atomic_full -mesh box -faces 8 -sym_D -dm_assembly_tune atomic_variant=full -gpu GPU) */

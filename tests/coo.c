@@ -3,14 +3,14 @@
    analysis, a second preallocation with another pattern, bitwise reproducibility, bad input.
 
    ellwarp_add_test(coo.host -mat_ellwarp_backend host)
-   ellwarp_add_test(coo.host_drop -mat_ellwarp_backend host -mat_ellwarp_analysis_drop_host)
+   ellwarp_add_test(coo.host_drop -mat_ellwarp_backend host -mat_ellwarp_tune analysis_drop_host=1)
    ellwarp_add_test(coo.cuda GPU)
    ellwarp_add_test(coo.cuda_device_values -device_values GPU)
-   ellwarp_add_test(coo.host_variant -mat_ellwarp_backend host -mat_ellwarp_coo_unroll 8)
-   ellwarp_add_test(coo.cuda_variant -device_values -mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 512 GPU)
-   ellwarp_add_test(coo.cuda_long -device_values -mat_ellwarp_long_row 10 GPU)
-   ellwarp_add_test(coo.cuda_slotmap -device_values -mat_ellwarp_gather map GPU)
-   ellwarp_add_test(coo.host_long -mat_ellwarp_backend host -mat_ellwarp_long_row 10)
+   ellwarp_add_test(coo.host_variant -mat_ellwarp_backend host -mat_ellwarp_tune coo_unroll=8)
+   ellwarp_add_test(coo.cuda_variant -device_values -mat_ellwarp_tune coo_unroll=8,coo_block_size=512 GPU)
+   ellwarp_add_test(coo.cuda_long -device_values -mat_ellwarp_tune long_row=10 GPU)
+   ellwarp_add_test(coo.cuda_slotmap -device_values -mat_ellwarp_tune gather=map GPU)
+   ellwarp_add_test(coo.host_long -mat_ellwarp_backend host -mat_ellwarp_tune long_row=10)
 */
 #include <petscellwarp.h>
 #include <petscellwarp/private/ellwarpkuhn.h>

@@ -10,13 +10,14 @@ static const char help[] = "MATSEQELLWARP with more padded slots than a 32-bit i
    which is what this test builds.  The GPU variant needs ~50 GB of device and ~25 GB of host memory. */
 
 /* ellwarp_add_test(huge.small -rows 100000)
-   ellwarp_add_test(huge.small_k2 -rows 20000 -short 200 -long 330 -mat_ellwarp_kernel k2 -mat_ellwarp_sort_window 128)
+   ellwarp_add_test(huge.small_k2 -rows 20000 -short 200 -long 330 -mat_ellwarp_kernel k2 -mat_ellwarp_tune sort_window=128)
    ellwarp_add_test(huge.gpu_small -rows 100000 GPU)
    ellwarp_add_test(huge.gpu -rows 55000000 -require_big GPU TIMEOUT 900 LABELS huge)
    The host backend at that size needs ~75 GB of host memory: labelled GPU too, so it runs only on the GPU host.
    ellwarp_add_test(huge.host_big -rows 55000000 -require_big -mat_ellwarp_backend host GPU TIMEOUT 900 LABELS huge) */
 
 #include <petscellwarp.h>
+#include "tunetestutil.h"
 
 /* row i's columns: a band of len(i) entries around i, shifted to stay inside [0, m) */
 static inline PetscInt RowLen(PetscInt i, PetscInt m, PetscInt ls, PetscInt ll)
@@ -59,8 +60,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-require_big", &requirebig, NULL));
   PetscCheck(m > 0 && ls > 0 && ll >= ls, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "need -rows > 0 and 0 < -short <= -long");
   /* padding comes from sorting in windows of one slice: each window holds both lengths */
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_ellwarp_sort_window", &set));
-  if (!set) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_sort_window", "32"));
+  {
+    char w[32];
+    PetscCall(TestTuneGet("sort_window", w, sizeof(w), &set));
+    if (!set) PetscCall(TestTuneAppend(NULL, "sort_window=32"));
+  }
   /* and one row per lane (K1): with K2 a 32-row window spans several slices, which the sort would fill evenly */
   PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_ellwarp_kernel", &set));
   if (!set) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_kernel", "k1"));

@@ -8,33 +8,35 @@
    ellwarp_add_test(matops.host_k1 -backend host -kernel k1)
    ellwarp_add_test(matops.host_k2 -backend host -kernel k2 -threshold 4)
    ellwarp_add_test(matops.host_window -backend host -kernel k2 -threshold 8 -sort_window 64)
-   ellwarp_add_test(matops.host_longrows -backend host -kernel k2 -threshold 4 -mat_ellwarp_long_row 100)
-   ellwarp_add_test(matops.host_longrows_window -backend host -kernel k2 -threshold 8 -sort_window 64 -mat_ellwarp_long_row 100)
-   ellwarp_add_test(matops.host_uncompressed -backend host -kernel k1 -mat_ellwarp_compress_columns 0 -mat_ellwarp_long_row 33)
-   ellwarp_add_test(matops.host_drop_auto -backend host -kernel auto -mat_ellwarp_analysis_drop_host)
-   ellwarp_add_test(matops.host_drop_longrows_window -backend host -kernel k2 -threshold 8 -sort_window 64 -mat_ellwarp_long_row 100 -mat_ellwarp_analysis_drop_host)
-   ellwarp_add_test(matops.host_drop_uncompressed -backend host -kernel k1 -mat_ellwarp_compress_columns 0 -mat_ellwarp_long_row 33 -mat_ellwarp_analysis_drop_host)
+   ellwarp_add_test(matops.host_longrows -backend host -kernel k2 -threshold 4 -mat_ellwarp_tune long_row=100)
+   ellwarp_add_test(matops.host_longrows_window -backend host -kernel k2 -threshold 8 -sort_window 64 -mat_ellwarp_tune long_row=100)
+   ellwarp_add_test(matops.host_uncompressed -backend host -kernel k1 -mat_ellwarp_tune compress_columns=0,long_row=33)
+   ellwarp_add_test(matops.host_drop_auto -backend host -kernel auto -mat_ellwarp_tune analysis_drop_host=1)
+   ellwarp_add_test(matops.host_drop_longrows_window -backend host -kernel k2 -threshold 8 -sort_window 64 -mat_ellwarp_tune long_row=100,analysis_drop_host=1)
+   ellwarp_add_test(matops.host_drop_uncompressed -backend host -kernel k1 -mat_ellwarp_tune compress_columns=0,long_row=33,analysis_drop_host=1)
    ellwarp_add_test(matops.cuda_auto -backend cuda -kernel auto GPU)
-   ellwarp_add_test(matops.cuda_longrows -backend cuda -kernel k2 -threshold 4 -mat_ellwarp_long_row 100 GPU)
-   ellwarp_add_test(matops.cuda_longrows_window -backend cuda -kernel k2 -threshold 8 -sort_window 64 -mat_ellwarp_long_row 100 GPU)
-   ellwarp_add_test(matops.cuda_uncompressed -backend cuda -kernel k1 -mat_ellwarp_compress_columns 0 -mat_ellwarp_long_row 33 GPU)
+   ellwarp_add_test(matops.cuda_longrows -backend cuda -kernel k2 -threshold 4 -mat_ellwarp_tune long_row=100 GPU)
+   ellwarp_add_test(matops.cuda_longrows_window -backend cuda -kernel k2 -threshold 8 -sort_window 64 -mat_ellwarp_tune long_row=100 GPU)
+   ellwarp_add_test(matops.cuda_uncompressed -backend cuda -kernel k1 -mat_ellwarp_tune compress_columns=0,long_row=33 GPU)
    ellwarp_add_test(matops.cuda_k1 -backend cuda -kernel k1 GPU)
-   ellwarp_add_test(matops.cuda_gather_rows -backend cuda -kernel k2 -threshold 4 -mat_ellwarp_long_row 100 -mat_ellwarp_gather rows GPU)
-   ellwarp_add_test(matops.cuda_gather_map -backend cuda -kernel auto -mat_ellwarp_gather map GPU)
-   ellwarp_add_test(matops.cuda_hostanalysis_drop -backend cuda -kernel auto -mat_ellwarp_analysis host -mat_ellwarp_analysis_drop_host GPU)
+   ellwarp_add_test(matops.cuda_gather_rows -backend cuda -kernel k2 -threshold 4 -mat_ellwarp_tune long_row=100,gather=rows GPU)
+   ellwarp_add_test(matops.cuda_gather_map -backend cuda -kernel auto -mat_ellwarp_tune gather=map GPU)
+   ellwarp_add_test(matops.cuda_hostanalysis_drop -backend cuda -kernel auto -mat_ellwarp_tune analysis=host,analysis_drop_host=1 GPU)
    ellwarp_add_test(matops.cuda_k2 -backend cuda -kernel k2 -threshold 4 GPU)
    ellwarp_add_test(matops.cuda_window -backend cuda -kernel k2 -threshold 8 -sort_window 64 -block_size 64 GPU)
-   ellwarp_add_test(matops.host_variant_acc -backend host -kernel k2 -threshold 4 -mat_ellwarp_mult_acc 4)
-   ellwarp_add_test(matops.cuda_variant_lanes -backend cuda -kernel k2 -threshold 4 -mat_ellwarp_long_row 100 -mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_acc 2 -mat_ellwarp_mult_nc GPU)
+   ellwarp_add_test(matops.host_variant_acc -backend host -kernel k2 -threshold 4 -mat_ellwarp_tune mult_acc=4)
+   ellwarp_add_test(matops.cuda_variant_lanes -backend cuda -kernel k2 -threshold 4 -mat_ellwarp_tune long_row=100,mult_lanes=2,mult_acc=2,mult_nc=1 GPU)
    ellwarp_add_test(matops.host_k2_T2 -backend host -kernel k2 -threshold 2)
-   ellwarp_add_test(matops.host_nobias -backend host -kernel auto -mat_ellwarp_compress_bias 0)
+   ellwarp_add_test(matops.host_nobias -backend host -kernel auto -mat_ellwarp_tune compress_bias=0)
    ellwarp_add_test(matops.cuda_k2_T2 -backend cuda -kernel k2 -threshold 2 GPU)
-   ellwarp_add_test(matops.cuda_bias_variants -backend cuda -kernel k2 -threshold 2 -mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_acc 4 GPU)
-   ellwarp_add_test(matops.cuda_variant_long -backend cuda -kernel auto -mat_ellwarp_long_row 100 -mat_ellwarp_long_block_size 512 -mat_ellwarp_long_unroll 4 -mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_unroll 8 GPU)
+   ellwarp_add_test(matops.cuda_bias_variants -backend cuda -kernel k2 -threshold 2 -mat_ellwarp_tune mult_lanes=2,mult_acc=4 GPU)
+   ellwarp_add_test(matops.cuda_variant_long -backend cuda -kernel auto -mat_ellwarp_tune long_row=100,long_unroll=4,mult_lanes=4,mult_unroll=8 GPU)
+   ellwarp_add_test(matops.tune_unknown_key -backend host -kernel auto -mat_ellwarp_tune long_rows=100 EXPECT_ERROR "unknown key 'long_rows'. it takes key=value.* with the keys threshold, sort_window, long_row,")
 */
 #include <petscellwarp.h>
 #include <petscellwarp/private/ellwarpkuhn.h>
 #include "stenciltestutil.h"
+#include "tunetestutil.h"
 #if defined(ELLWARP_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
@@ -291,8 +293,8 @@ static PetscErrorCode CheckAll(Mat A0, PetscRandom r, const char *mat)
   PetscCheck(info.nslots >= info.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bad layout size");
   if (expectbias) { /* the stencil matrices: biased slices unless the options turn them off (or K2 with > 8 lanes per row) */
     PetscBool cc = PETSC_TRUE, cb = PETSC_TRUE;
-    PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_ellwarp_compress_columns", &cc, NULL));
-    PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_ellwarp_compress_bias", &cb, NULL));
+    PetscCall(TestTuneGetBool("compress_columns", &cc));
+    PetscCall(TestTuneGetBool("compress_bias", &cb));
     if (cc && cb && threshold != 1) PetscCheck(info.nbias > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no slice with the biased 16-bit columns", mat);
     if (!cc || !cb) PetscCheck(info.nbias == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " biased slices with the mode off", mat, info.nbias);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %" PetscInt_FMT " of %" PetscInt_FMT " slices with biased 16-bit columns, %" PetscInt_FMT " with row-relative ones\n", mat, info.nbias, info.nslices, info.n16 - info.nbias));
@@ -629,19 +631,29 @@ static PetscErrorCode CheckErrors(void)
   PetscCheck(ierr != PETSC_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatMult on an unassembled matrix did not fail");
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(PetscOptionsSetValue(NULL, "-bad_mat_ellwarp_block_size", "48"));
+  PetscCall(PetscOptionsSetValue(NULL, "-bad_mat_ellwarp_tune", "block_size=48"));
   PetscCall(MatSetOptionsPrefix(A, "bad_"));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatSetFromOptions(A);
   PetscCall(PetscPopErrorHandler());
-  PetscCheck(ierr != PETSC_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_block_size 48 was accepted");
-  PetscCall(PetscOptionsClearValue(NULL, "-bad_mat_ellwarp_block_size"));
-  PetscCall(PetscOptionsSetValue(NULL, "-bad_mat_ellwarp_sort_window", "100"));
+  PetscCheck(ierr == PETSC_ERR_ARG_OUTOFRANGE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_tune block_size=48: error %d, expected %d", (int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE);
+  PetscCall(PetscOptionsSetValue(NULL, "-bad_mat_ellwarp_tune", "sort_window=100"));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatSetFromOptions(A);
   PetscCall(PetscPopErrorHandler());
-  PetscCheck(ierr != PETSC_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_sort_window 100 was accepted");
-  PetscCall(PetscOptionsClearValue(NULL, "-bad_mat_ellwarp_sort_window"));
+  PetscCheck(ierr == PETSC_ERR_ARG_OUTOFRANGE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_tune sort_window=100: error %d, expected %d", (int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE);
+  /* a key that does not exist (a misspelt one) and a key without a value: an error, never ignored */
+  PetscCall(PetscOptionsSetValue(NULL, "-bad_mat_ellwarp_tune", "sort_windw=64"));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatSetFromOptions(A);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr == PETSC_ERR_ARG_WRONG, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_tune sort_windw=64: error %d, expected %d", (int)ierr, (int)PETSC_ERR_ARG_WRONG);
+  PetscCall(PetscOptionsSetValue(NULL, "-bad_mat_ellwarp_tune", "long_row"));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatSetFromOptions(A);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr == PETSC_ERR_ARG_WRONG, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_tune long_row: error %d, expected %d", (int)ierr, (int)PETSC_ERR_ARG_WRONG);
+  PetscCall(PetscOptionsClearValue(NULL, "-bad_mat_ellwarp_tune"));
   {
     Vec wrong;
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, 7, &wrong));
@@ -655,7 +667,7 @@ static PetscErrorCode CheckErrors(void)
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&A));
-  nchecks += 4;
+  nchecks += 6;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -679,11 +691,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-diag_variant", &diagvar, NULL));
   backend = !strcmp(b, "cuda") ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
   kernel  = !strcmp(k, "k1") ? MAT_ELLWARP_KERNEL_K1 : (!strcmp(k, "k2") ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_AUTO);
-  if (sortwindow) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_sort_window", "64"));
+  if (sortwindow) PetscCall(TestTuneAppend(NULL, "sort_window=64"));
   if (blocksize) {
-    char s[16];
-    PetscCall(PetscSNPrintf(s, sizeof(s), "%" PetscInt_FMT, blocksize));
-    PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_block_size", s));
+    char s[32];
+    PetscCall(PetscSNPrintf(s, sizeof(s), "block_size=%" PetscInt_FMT, blocksize));
+    PetscCall(TestTuneAppend(NULL, s));
   }
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
   PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));

@@ -12,7 +12,7 @@
    ellwarp_add_test(mpiops.np3_fe_empty NPROCS 3 -matrix fe -empty_rank 0 -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np4_fe_uneven NPROCS 4 -matrix fe -uneven -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.np2_hash NPROCS 2 -setup_only -mat_ellwarp_backend host)
-   ellwarp_add_test(mpiops.np2_k2 NPROCS 2 -mat_ellwarp_kernel k2 -mat_ellwarp_sort_window 0 -mat_ellwarp_backend host)
+   ellwarp_add_test(mpiops.np2_k2 NPROCS 2 -mat_ellwarp_kernel k2 -mat_ellwarp_tune sort_window=0 -mat_ellwarp_backend host)
    ellwarp_add_test(mpiops.cuda_np1 GPU TIMEOUT 120 -gpu -type mpiaijellwarp)
    ellwarp_add_test(mpiops.cuda_np2 GPU TIMEOUT 120 NPROCS 2 -gpu -uneven)
    ellwarp_add_test(mpiops.cuda_np2_fe GPU TIMEOUT 120 NPROCS 2 -gpu -matrix fe -empty_rank 1)

@@ -8,8 +8,8 @@
    ellwarp_add_test(multtranspose.host_square -mat_ellwarp_backend host -m 300 -n 300)
    ellwarp_add_test(multtranspose.cuda_square -m 300 -n 300 GPU)
    ellwarp_add_test(multtranspose.host_shift -mat_ellwarp_backend host -m 300 -n 300 -shift_first)
-   ellwarp_add_test(multtranspose.host_drop -mat_ellwarp_backend host -mat_ellwarp_analysis_drop_host)
-   ellwarp_add_test(multtranspose.host_shift_drop -mat_ellwarp_backend host -m 300 -n 300 -shift_first -mat_ellwarp_analysis_drop_host)
+   ellwarp_add_test(multtranspose.host_drop -mat_ellwarp_backend host -mat_ellwarp_tune analysis_drop_host=1)
+   ellwarp_add_test(multtranspose.host_shift_drop -mat_ellwarp_backend host -m 300 -n 300 -shift_first -mat_ellwarp_tune analysis_drop_host=1)
    ellwarp_add_test(multtranspose.cuda_shift -m 300 -n 300 -shift_first GPU)
 */
 #include <petscellwarp.h>

@@ -1,4 +1,4 @@
-/* The run-time kernel variants (EllwarpTune: -mat_ellwarp_mult_*, -mat_ellwarp_long_*, -mat_ellwarp_coo_*)
+/* The run-time kernel variants (EllwarpTune: -mat_ellwarp_tune mult_*, long_*, coo_*)
    against the default kernels, the host reference and SeqAIJ:
    - MatMult, MatMultAdd and the in-place y += A x of every variant within 1e-13 of SeqAIJ, on irregular
      matrices with long rows (chunk path), 16- and 32-bit column slices, a regular matrix without padding,
@@ -6,7 +6,7 @@
      with the other column modes), under K1, K2 (2..32 lanes per row) and the automatic choice;
    - with the cuda backend, variants that keep the order of summation (lanes per thread, nc loads, the
      unrolled chunk loop) give bitwise the default kernel's products (another device kernel), and every
-     variant is also compared with the host reference of the same variant (-mat_ellwarp_mult_acc changes
+     variant is also compared with the host reference of the same variant (-mat_ellwarp_tune mult_acc changes
      the order on both).  The host reference ignores those device-only variants, so on the host backend
      such a bitwise check would compare the host code with itself: there only the SeqAIJ checks run;
    - COO with duplicates (P1 tets), INSERT then ADD, every COO variant against a SeqAIJ matrix assembled
@@ -20,6 +20,7 @@
 #include <petscellwarp.h>
 #include <petscellwarp/private/ellwarpkuhn.h>
 #include "stenciltestutil.h"
+#include "tunetestutil.h"
 
 static PetscInt nchecks;
 
@@ -29,28 +30,27 @@ typedef struct {
 } Variant;
 
 static const Variant mult_variants[] = {
-  {"",                                                                                      PETSC_TRUE },
-  {"-mat_ellwarp_mult_lanes 2",                                                             PETSC_TRUE },
-  {"-mat_ellwarp_mult_lanes 4",                                                             PETSC_TRUE },
-  {"-mat_ellwarp_mult_nc",                                                                  PETSC_TRUE },
-  {"-mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_nc",                                        PETSC_TRUE },
-  {"-mat_ellwarp_long_unroll 8",                                                            PETSC_TRUE },
-  {"-mat_ellwarp_mult_unroll 8",                                                            PETSC_TRUE },
-  {"-mat_ellwarp_mult_unroll 8 -mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_nc",             PETSC_TRUE },
-  {"-mat_ellwarp_mult_unroll 8 -mat_ellwarp_mult_acc 2",                                    PETSC_FALSE},
-  {"-mat_ellwarp_long_unroll 2 -mat_ellwarp_mult_lanes 2",                                  PETSC_TRUE },
-  {"-mat_ellwarp_mult_acc 2",                                                               PETSC_FALSE},
-  {"-mat_ellwarp_mult_acc 4",                                                               PETSC_FALSE},
-  {"-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_acc 2",                                     PETSC_FALSE},
-  {"-mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_acc 4 -mat_ellwarp_mult_nc",                PETSC_FALSE},
-  {"-mat_ellwarp_long_block_size 1024",                                                     PETSC_FALSE},
-  {"-mat_ellwarp_long_block_size 512 -mat_ellwarp_long_unroll 4",                           PETSC_FALSE},
-  {"-mat_ellwarp_long_block_size 64 -mat_ellwarp_long_unroll 8 -mat_ellwarp_mult_lanes 2", PETSC_FALSE},
+  {"",                                                       PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_lanes=2",                         PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_lanes=4",                         PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_nc=1",                            PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_lanes=4,mult_nc=1",               PETSC_TRUE },
+  {"-mat_ellwarp_tune long_unroll=8",                        PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_unroll=8",                        PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_unroll=8,mult_lanes=2,mult_nc=1", PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_unroll=8,mult_acc=2",             PETSC_FALSE},
+  {"-mat_ellwarp_tune long_unroll=2,mult_lanes=2",           PETSC_TRUE },
+  {"-mat_ellwarp_tune mult_acc=2",                           PETSC_FALSE},
+  {"-mat_ellwarp_tune mult_acc=4",                           PETSC_FALSE},
+  {"-mat_ellwarp_tune mult_lanes=2,mult_acc=2",              PETSC_FALSE},
+  {"-mat_ellwarp_tune mult_lanes=4,mult_acc=4,mult_nc=1",    PETSC_FALSE},
+  {"-mat_ellwarp_tune long_unroll=4",                        PETSC_TRUE },
+  {"-mat_ellwarp_tune long_unroll=4,mult_lanes=4",           PETSC_TRUE },
 };
 
-static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 4", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2", "-mat_ellwarp_kernel k2 -mat_ellwarp_threshold 1 -mat_ellwarp_block_size 64 -mat_ellwarp_long_row 300"};
+static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=4", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=2", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=1,block_size=64,long_row=300"};
 
-static const char *const coo_variants[] = {"", "-mat_ellwarp_coo_unroll 1", "-mat_ellwarp_coo_unroll 2", "-mat_ellwarp_coo_unroll 4", "-mat_ellwarp_coo_unroll 8", "-mat_ellwarp_coo_unroll 16", "-mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 128", "-mat_ellwarp_coo_block_size 1024", "-mat_ellwarp_coo_walk lane", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 128", "-mat_ellwarp_coo_walk csr -mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2 -mat_ellwarp_long_row 20", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 2 -mat_ellwarp_kernel k2 -mat_ellwarp_threshold 2 -mat_ellwarp_long_row 20"};
+static const char *const coo_variants[] = {"", "-mat_ellwarp_tune coo_unroll=1", "-mat_ellwarp_tune coo_unroll=2", "-mat_ellwarp_tune coo_unroll=4", "-mat_ellwarp_tune coo_unroll=8", "-mat_ellwarp_tune coo_unroll=16", "-mat_ellwarp_tune coo_unroll=4,coo_block_size=128", "-mat_ellwarp_tune coo_block_size=1024", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=2,long_row=20", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune coo_unroll=2,threshold=2,long_row=20"};
 
 static char backend[16] = "host";
 
@@ -65,14 +65,20 @@ static PetscErrorCode MakeEllwarp(Mat A, const char *be, const char *kopts, cons
   PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "v%d_", count++));
   PetscCall(PetscSNPrintf(buf, sizeof(buf), "-%smat_ellwarp_backend %s", prefix, be));
   PetscCall(PetscOptionsInsertString(NULL, buf));
-  for (int k = 0; k < 2; k++) { /* prefix every option of kopts and vopts */
+  for (int k = 0; k < 2; k++) { /* prefix every option of kopts and vopts; their -mat_ellwarp_tune keys go into one option */
     const char *s = k ? vopts : kopts;
     char        tmp[512], *tok, *save = NULL;
     PetscCall(PetscStrncpy(tmp, s, sizeof(tmp)));
     buf[0] = 0;
     for (tok = strtok_r(tmp, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-      size_t l = strlen(buf);
-      if (tok[0] == '-' && (tok[1] < '0' || tok[1] > '9')) PetscCall(PetscSNPrintf(buf + l, sizeof(buf) - l, " -%s%s", prefix, tok + 1));
+      size_t    l = strlen(buf);
+      PetscBool tune;
+      PetscCall(PetscStrcmp(tok, "-mat_ellwarp_tune", &tune));
+      if (tune) {
+        tok = strtok_r(NULL, " ", &save);
+        PetscCheck(tok, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-mat_ellwarp_tune without a value in '%s'", s);
+        PetscCall(TestTuneAppend(prefix, tok));
+      } else if (tok[0] == '-' && (tok[1] < '0' || tok[1] > '9')) PetscCall(PetscSNPrintf(buf + l, sizeof(buf) - l, " -%s%s", prefix, tok + 1));
       else PetscCall(PetscSNPrintf(buf + l, sizeof(buf) - l, " %s", tok));
     }
     PetscCall(PetscOptionsInsertString(NULL, buf));
@@ -336,7 +342,7 @@ static PetscErrorCode TestCOO(void)
 /* bad variant options: a clear error at MatSetFromOptions */
 static PetscErrorCode TestBadOptions(Mat A)
 {
-  const char *bad[] = {"-mat_ellwarp_mult_lanes 3", "-mat_ellwarp_mult_unroll 6", "-mat_ellwarp_mult_acc 8", "-mat_ellwarp_long_unroll 3", "-mat_ellwarp_long_block_size 48", "-mat_ellwarp_coo_unroll 3", "-mat_ellwarp_coo_block_size 2048"};
+  const char *bad[] = {"-mat_ellwarp_tune mult_lanes=3", "-mat_ellwarp_tune mult_unroll=6", "-mat_ellwarp_tune mult_acc=8", "-mat_ellwarp_tune long_unroll=3", "-mat_ellwarp_tune long_unroll=16", "-mat_ellwarp_tune coo_unroll=3", "-mat_ellwarp_tune coo_block_size=2048"};
 
   PetscFunctionBegin;
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(bad); i++) {

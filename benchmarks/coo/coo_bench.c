@@ -1,7 +1,7 @@
 static const char help[] = "COO assembly of P1 tetrahedral element matrices (Kuhn cube, -n cells per side) on the GPU:\n"
                            "MatSetValuesCOO with device values into MATSEQELLWARP vs MATSEQAIJCUSPARSE (the peer), same COO input,\n"
                            "plus one SpMV of each for scale.  Prints times (median of -repeats) and ratios.\n"
-                           "-variants all|name,name,...: also time ELLWARP's COO kernel variants (-mat_ellwarp_coo_*), in the same run,\n"
+                           "-variants all|name,name,...: also time ELLWARP's COO kernel variants (-mat_ellwarp_tune coo_*), in the same run,\n"
                            "  each against AIJCUSPARSE and the default ELLWARP kernel (names: see the table printed with -variants all).\n";
 /* Part of issue 4's measurements: a Newton step refreshes the Jacobian's values through COO. */
 #include <petscellwarp.h>
@@ -48,24 +48,20 @@ static PetscErrorCode TimeCOO(Mat A, const PetscScalar *dv, PetscInt reps, doubl
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* COO kernel variants (EllwarpTune): name and the options that select it */
+/* COO kernel variants (EllwarpTune): name and the option that selects it */
 static const char *const coo_variants[][2] = {
-  {"default",  ""                                                          },
-  {"u2",       "-mat_ellwarp_coo_unroll 2"                                 },
-  {"u4",       "-mat_ellwarp_coo_unroll 4"                                 },
-  {"u8",       "-mat_ellwarp_coo_unroll 8"                                 },
-  {"u16",      "-mat_ellwarp_coo_unroll 16"                                },
-  {"b128",     "-mat_ellwarp_coo_block_size 128"                           },
-  {"b512",     "-mat_ellwarp_coo_block_size 512"                           },
-  {"u4b128",   "-mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 128" },
-  {"u4b512",   "-mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 512" },
-  {"u8b128",   "-mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 128" },
-  {"u8b512",   "-mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 512" },
-  {"u8b1024",  "-mat_ellwarp_coo_unroll 8 -mat_ellwarp_coo_block_size 1024"},
-  {"lane",     "-mat_ellwarp_coo_walk lane"                                },
-  {"laneu4",   "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4"      },
-  {"laneu8",   "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 8"      },
-  {"laneu4b128", "-mat_ellwarp_coo_walk lane -mat_ellwarp_coo_unroll 4 -mat_ellwarp_coo_block_size 128"},
+  {"default", ""                                                  },
+  {"u2",      "-mat_ellwarp_tune coo_unroll=2"                    },
+  {"u4",      "-mat_ellwarp_tune coo_unroll=4"                    },
+  {"u8",      "-mat_ellwarp_tune coo_unroll=8"                    },
+  {"u16",     "-mat_ellwarp_tune coo_unroll=16"                   },
+  {"b128",    "-mat_ellwarp_tune coo_block_size=128"              },
+  {"b512",    "-mat_ellwarp_tune coo_block_size=512"              },
+  {"u4b128",  "-mat_ellwarp_tune coo_unroll=4,coo_block_size=128" },
+  {"u4b512",  "-mat_ellwarp_tune coo_unroll=4,coo_block_size=512" },
+  {"u8b128",  "-mat_ellwarp_tune coo_unroll=8,coo_block_size=128" },
+  {"u8b512",  "-mat_ellwarp_tune coo_unroll=8,coo_block_size=512" },
+  {"u8b1024", "-mat_ellwarp_tune coo_unroll=8,coo_block_size=1024"},
 };
 
 /* an ELLWARP matrix with the variant's options (under its own prefix), COO-preallocated, and its times */

@@ -26,9 +26,10 @@ int main(int argc, char **argv)
         Mat            B;
         MatEllwarpInfo info;
         PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_backend", "host"));
-        PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_sort_window", wins[w]));
+        char           tune[64];
+        PetscCall(PetscSNPrintf(tune, sizeof(tune), "sort_window=%s,threshold=%s", wins[w], ks[k][1]));
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_tune", tune));
         PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_kernel", ks[k][0]));
-        PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_threshold", ks[k][1]));
         PetscCall(MatConvert(A, MATSEQELLWARP, MAT_INITIAL_MATRIX, &B));
         PetscCall(MatEllwarpGetInfo(B, &info));
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s W=%-5s %-4s T=%-3s  slots/nnz %.4f  slices %" PetscInt_FMT " split %" PetscInt_FMT " 16bit %" PetscInt_FMT " (biased %" PetscInt_FMT ") long %" PetscInt_FMT " bytes/nnz %.2f\n", e[i].name, wins[w], ks[k][0], ks[k][1], (double)info.nslots / (double)info.nnz, info.nslices, info.nsplit, info.n16, info.nbias, info.nlong, info.bytes_mult / (double)info.nnz));
@@ -37,9 +38,8 @@ int main(int argc, char **argv)
     {
       Mat            B;
       MatEllwarpInfo info;
-      PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_sort_window"));
+      PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_tune"));
       PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_kernel"));
-      PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_threshold"));
       PetscCall(MatConvert(A, MATSEQELLWARP, MAT_INITIAL_MATRIX, &B));
       PetscCall(MatEllwarpGetInfo(B, &info));
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s AUTO: W=%" PetscInt_FMT " %s T=%" PetscInt_FMT " bs=%" PetscInt_FMT " slots/nnz %.4f rows %" PetscInt_FMT " mean %.3f std %.3f slices %" PetscInt_FMT " 16bit %" PetscInt_FMT " (biased %" PetscInt_FMT ") bytes/nnz %.2f\n", e[i].name, info.sortwindow, MatEllwarpKernels[info.kernel], info.threshold, info.blocksize, (double)info.nslots / (double)info.nnz, info.nrows, (double)info.meanrowlen, (double)info.stdrowlen, info.nslices, info.n16, info.nbias, info.bytes_mult / (double)info.nnz));

@@ -31,7 +31,7 @@ IRREGULAR_CV = 1.0
 SMALL_BYTES = 24.0e6
 IRREGULAR = dict(kernel="k2", threshold=8, sortwindow=4096, blocksize=256)
 BLOCK = 128
-LONG_ROW = 512  # automatic -mat_ellwarp_long_row (32 lanes x ELLWARP_LONG_WIDTH)
+LONG_ROW = 512  # automatic -mat_ellwarp_tune long_row (32 lanes x ELLWARP_LONG_WIDTH)
 
 
 def replay(m):

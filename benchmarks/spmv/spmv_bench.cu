@@ -2,8 +2,8 @@ static const char help[] = "SpMV benchmark (issue 3): MATSEQELLWARP (auto and ex
                            "raw cuSPARSE CSR (ALG1/ALG2), cuSPARSE sliced-ELL (slice 32) and PETSc SELLCUDA.\n"
                            "Suite options: -suite all|fe,irregular,regular,mm -matrices a,b -scale s -mm f.mtx,... -lv_msh f -lv_rcm\n"
                            "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants]\n"
-                           "  variants: ELLWARP (automatic parameters) with each kernel variant of -variants all|name,... (-mat_ellwarp_mult_*,\n"
-                           "  -mat_ellwarp_long_*, the column modes nobias and col32), timed as the others; lines VARIANT give the ratios to the peers of the same run\n"
+                           "  variants: ELLWARP (automatic parameters) with each kernel variant of -variants all|name,... (-mat_ellwarp_tune mult_*,\n"
+                           "  long_*, the column modes nobias and col32), timed as the others; lines VARIANT give the ratios to the peers of the same run\n"
                            "  -sweep_products N (50) -sweep_budget s (30 per matrix) -time_budget s (300: later sweeps are skipped)\n"
                            "  -pair_rounds N (5): auto and the sweep's best re-timed alternately N times on fresh matrices; the auto5%% column\n"
                            "     uses their medians (0: the single timings)\n"
@@ -510,38 +510,44 @@ static PetscErrorCode RunSellForked(Mat A, Vec xh, const char *tmpdir, double ti
 /* ------------------------------------------------------------------------------------------------------------ */
 /* ELLWARP: options */
 
-static const char *EwKeys[4] = {"-mat_ellwarp_kernel", "-mat_ellwarp_threshold", "-mat_ellwarp_block_size", "-mat_ellwarp_sort_window"};
-static char        EwUser[4][64];
-static PetscBool   EwUserSet[4];
+/* the user's -mat_ellwarp_kernel and -mat_ellwarp_tune, restored after each configuration of ours; a configuration
+   adds its keys to the user's -mat_ellwarp_tune (a key given twice: the last one counts) */
+static const char *EwKeys[2] = {"-mat_ellwarp_kernel", "-mat_ellwarp_tune"};
+static char        EwUser[2][1024];
+static PetscBool   EwUserSet[2];
 
 static PetscErrorCode EwSaveUserOptions(void)
 {
   PetscFunctionBegin;
-  for (int k = 0; k < 4; k++) PetscCall(PetscOptionsGetString(NULL, NULL, EwKeys[k], EwUser[k], sizeof(EwUser[k]), &EwUserSet[k]));
+  for (int k = 0; k < 2; k++) PetscCall(PetscOptionsGetString(NULL, NULL, EwKeys[k], EwUser[k], sizeof(EwUser[k]), &EwUserSet[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode EwRestoreUserOptions(void)
 {
   PetscFunctionBegin;
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < 2; k++) {
     PetscCall(PetscOptionsClearValue(NULL, EwKeys[k]));
     if (EwUserSet[k]) PetscCall(PetscOptionsSetValue(NULL, EwKeys[k], EwUser[k]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+/* -mat_ellwarp_tune <the user's keys>,keys */
+static PetscErrorCode EwSetTune(const char *keys)
+{
+  char buf[2048];
+  PetscFunctionBegin;
+  if (EwUserSet[1] && EwUser[1][0]) PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s,%s", EwUser[1], keys));
+  else PetscCall(PetscStrncpy(buf, keys, sizeof(buf)));
+  PetscCall(PetscOptionsSetValue(NULL, EwKeys[1], buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 static PetscErrorCode EwSetOptions(int kernel, int thr, int bs, int sw)
 {
-  char buf[32];
+  char buf[128];
   PetscFunctionBegin;
   PetscCall(PetscOptionsSetValue(NULL, EwKeys[0], kernel == 1 ? "k1" : "k2"));
-  if (kernel == 2) {
-    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", thr));
-    PetscCall(PetscOptionsSetValue(NULL, EwKeys[1], buf));
-  } else PetscCall(PetscOptionsClearValue(NULL, EwKeys[1]));
-  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", bs));
-  PetscCall(PetscOptionsSetValue(NULL, EwKeys[2], buf));
-  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", sw));
-  PetscCall(PetscOptionsSetValue(NULL, EwKeys[3], buf));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "threshold=%d,block_size=%d,sort_window=%d", kernel == 2 ? thr : 0, bs, sw));
+  PetscCall(EwSetTune(buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -658,46 +664,40 @@ static FormatResult *Find(MatrixResult &m, const char *name)
 }
 
 /* ------------------------------------------------------------------------------------------------------------ */
-/* ELLWARP kernel variants (EllwarpTune): the automatic parameters plus the variant's options; "default"
+/* ELLWARP kernel variants (EllwarpTune): the automatic parameters plus the variant's -mat_ellwarp_tune keys; "default"
    re-measures the defaults among them (the noise of the comparison) */
 static const char *const SpmvVariants[][2] = {
   {"default", ""},
-  {"l2", "-mat_ellwarp_mult_lanes 2"},
-  {"l4", "-mat_ellwarp_mult_lanes 4"},
-  {"a2", "-mat_ellwarp_mult_acc 2"},
-  {"a4", "-mat_ellwarp_mult_acc 4"},
-  {"l2a2", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_acc 2"},
-  {"l4a2", "-mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_acc 2"},
-  {"u8", "-mat_ellwarp_mult_unroll 8"},
-  {"u8nc", "-mat_ellwarp_mult_unroll 8 -mat_ellwarp_mult_nc"},
-  {"l2u8", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_unroll 8"},
-  {"a2u8", "-mat_ellwarp_mult_acc 2 -mat_ellwarp_mult_unroll 8"},
-  {"nc", "-mat_ellwarp_mult_nc"},
-  {"l2nc", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_mult_nc"},
-  {"l4nc", "-mat_ellwarp_mult_lanes 4 -mat_ellwarp_mult_nc"},
-  {"bs512", "-mat_ellwarp_block_size 512"},
-  {"l2bs512", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_block_size 512"},
-  {"lu8", "-mat_ellwarp_long_unroll 8"},
-  {"lb512", "-mat_ellwarp_long_block_size 512"},
-  {"lb1024", "-mat_ellwarp_long_block_size 1024"},
-  {"lb512u4", "-mat_ellwarp_long_block_size 512 -mat_ellwarp_long_unroll 4"},
-  {"lb1024u2", "-mat_ellwarp_long_block_size 1024 -mat_ellwarp_long_unroll 2"},
-  {"l2lb1024", "-mat_ellwarp_mult_lanes 2 -mat_ellwarp_long_block_size 1024"},
+  {"l2", "mult_lanes=2"},
+  {"l4", "mult_lanes=4"},
+  {"a2", "mult_acc=2"},
+  {"a4", "mult_acc=4"},
+  {"l2a2", "mult_lanes=2,mult_acc=2"},
+  {"l4a2", "mult_lanes=4,mult_acc=2"},
+  {"u8", "mult_unroll=8"},
+  {"u8nc", "mult_unroll=8,mult_nc=1"},
+  {"l2u8", "mult_lanes=2,mult_unroll=8"},
+  {"a2u8", "mult_acc=2,mult_unroll=8"},
+  {"nc", "mult_nc=1"},
+  {"l2nc", "mult_lanes=2,mult_nc=1"},
+  {"l4nc", "mult_lanes=4,mult_nc=1"},
+  {"bs512", "block_size=512"},
+  {"l2bs512", "mult_lanes=2,block_size=512"},
+  {"lu8", "long_unroll=8"},
   /* layout parameters the sweep does not cover: the long-row limit (rows past it go to the chunked path) and
      sort windows between the sweep's 256 and 4096 (power-law rows: now 256 and 1024 by default) */
-  {"lr64", "-mat_ellwarp_long_row 64"},
-  {"lr128", "-mat_ellwarp_long_row 128"},
-  {"lr256", "-mat_ellwarp_long_row 256"},
-  {"lr512", "-mat_ellwarp_long_row 512"},
-  {"sw1024", "-mat_ellwarp_sort_window 1024"},
-  {"sw4096", "-mat_ellwarp_sort_window 4096"},
-  {"lr512sw4096", "-mat_ellwarp_long_row 512 -mat_ellwarp_sort_window 4096"},
-  {"lu1", "-mat_ellwarp_long_unroll 1"},
+  {"lr64", "long_row=64"},
+  {"lr128", "long_row=128"},
+  {"lr256", "long_row=256"},
+  {"lr512", "long_row=512"},
+  {"sw1024", "sort_window=1024"},
+  {"sw4096", "sort_window=4096"},
+  {"lr512sw4096", "long_row=512,sort_window=4096"},
+  {"lu1", "long_unroll=1"},
   /* the column modes: "default" has biased 16-bit slices where row-relative ones do not fit (qcd) */
-  {"nobias", "-mat_ellwarp_compress_bias 0"},
-  {"col32", "-mat_ellwarp_compress_columns 0"},
+  {"nobias", "compress_bias=0"},
+  {"col32", "compress_columns=0"},
 };
-static const char *const SpmvVariantKeys[] = {"-mat_ellwarp_mult_lanes", "-mat_ellwarp_mult_acc", "-mat_ellwarp_mult_nc", "-mat_ellwarp_mult_unroll", "-mat_ellwarp_long_unroll", "-mat_ellwarp_long_block_size", "-mat_ellwarp_long_row", "-mat_ellwarp_sort_window", "-mat_ellwarp_compress_bias", "-mat_ellwarp_compress_columns"};
 
 static PetscErrorCode RunVariants(Mat A, Vec xh, Vec yref, const char *list, MatrixResult *res)
 {
@@ -710,9 +710,9 @@ static PetscErrorCode RunVariants(Mat A, Vec xh, Vec yref, const char *list, Mat
     PetscErrorCode ierr;
     if (strcmp(list, "all") && l.find(key) == std::string::npos) continue;
     r.name = std::string("ew_var_") + SpmvVariants[v][0];
-    r.note = SpmvVariants[v][1][0] ? SpmvVariants[v][1] : "(defaults)";
+    r.note = SpmvVariants[v][1][0] ? std::string("-mat_ellwarp_tune ") + SpmvVariants[v][1] : "(defaults)";
     PetscCall(EwRestoreUserOptions());
-    PetscCall(PetscOptionsInsertString(NULL, SpmvVariants[v][1]));
+    if (SpmvVariants[v][1][0]) PetscCall(EwSetTune(SpmvVariants[v][1]));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = RunPetscFormat(A, MATSEQELLWARP, xh, yref, g_products, g_repeats, PETSC_FALSE, &r, &B);
     PetscCall(PetscPopErrorHandler());
@@ -721,8 +721,7 @@ static PetscErrorCode RunVariants(Mat A, Vec xh, Vec yref, const char *list, Mat
       r.note += " (PETSc error " + std::to_string((int)ierr) + ")";
     }
     PetscCall(MatDestroy(&B));
-    for (auto k : SpmvVariantKeys) PetscCall(PetscOptionsClearValue(NULL, k));
-    if (strstr(SpmvVariants[v][1], "-mat_ellwarp_block_size")) PetscCall(EwRestoreUserOptions());
+    PetscCall(EwRestoreUserOptions());
     res->f.push_back(r);
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -125,7 +125,7 @@ normalize() { # normalize FILE -> stdout
     fi
 }
 # The AIJ run does not load the plugin, so a -mat_ellwarp_* option given to both runs through PETSC_OPTIONS or
-# an options file (e.g. -mat_ellwarp_analysis host) is reported unused there, and only there: drop those lines
+# an options file (e.g. -mat_ellwarp_tune analysis=host) is reported unused there, and only there: drop those lines
 # from PETSc's "options you set that were not used" block of the AIJ output (the block goes when none is left,
 # its count is rewritten otherwise).  The ELLWARP run's block stays as printed, so an -mat_ellwarp_* option the
 # ELLWARP run leaves unused still makes the outputs differ.

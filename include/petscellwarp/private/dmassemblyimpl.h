@@ -4,6 +4,7 @@
 #include <petscellwarpassembly.h>
 #include <petscellwarp.h> /* MatGetAssemblyTarget(): the only way the assembler reaches a matrix's storage */
 #include <petsc/private/petscimpl.h>
+#include <petscellwarp/private/tunelist.h>
 
 /* color: the colours with fewer elements than this (the "tail": a mesh with a high-valence node, like the LV
    apex, needs at least that many colours, most of them tiny) are not launched one by one; their elements go
@@ -156,13 +157,9 @@ struct _DMAssemblyOps {
 };
 
 /* -dm_assembly_tune key=value[,key=value...] (dmassembly.c): developer knobs that never change a default, parsed
-   once by DMAssemblySetFromOptions(); the generic code and each type read their keys with DMAsmTuneGet*() */
-#define DMASM_TUNE_MAX 16
-typedef struct {
-  PetscInt  n;
-  char      key[DMASM_TUNE_MAX][32], val[DMASM_TUNE_MAX][64];
-  PetscBool used[DMASM_TUNE_MAX]; /* read by the generic code or the current type */
-} DMAsmTune;
+   once by DMAssemblySetFromOptions() (the shared parser of tunelist.h); the generic code and each type read their
+   keys with DMAsmTuneGet*() */
+typedef PetscEllwarpTuneList DMAsmTune;
 
 
 struct _p_DMAssembly {

@@ -14,7 +14,7 @@
        the slice has at most 1 << ELLWARP_BIAS_MAXL2 lanes per row (tpr biases per step: 4 tpr / 32 bytes per
        slot, so 10 + tpr / 8 bytes per slot against 12 for 32-bit columns);
      - 32-bit columns (col32) otherwise.
-   The analysis prefers the first, then the second (-mat_ellwarp_compress_bias), then 32 bits.  Padding
+   The analysis prefers the first, then the second (-mat_ellwarp_tune compress_bias), then 32 bits.  Padding
    (col -1 / ELLWARP_PAD16, value 0) is never multiplied: an Inf or NaN in x must not leak into rows that
    do not reference it.  The few rows too long for a warp follow the slices (see nlong below). */
 #pragma once
@@ -57,7 +57,7 @@ typedef struct {
   MatEllwarpKernel kernel;
   PetscInt         threshold, sortwindow, longrow, nsplit, n16, maxrowlen, minrowlen;
   PetscInt         nbias;            /* of the n16 slices with 16-bit columns, those with a bias per entry position (meta bit 5) */
-  PetscInt         blocksize;        /* threads per CUDA block the chooser picked (-mat_ellwarp_block_size overrides) */
+  PetscInt         blocksize;        /* threads per CUDA block the chooser picked (-mat_ellwarp_tune block_size overrides) */
   PetscReal        meanrowlen, stdrowlen;
   PetscBool        analysedondevice; /* built by the device analysis (ellwarpanalysis.h) */
   PetscBool        hostarrays;       /* the arrays above are on the host: always after the host analysis;
@@ -164,13 +164,13 @@ PETSC_EXTERN void EllwarpLayoutRowForm(const EllwarpLayout *, PetscInt *, int *,
 PETSC_EXTERN void EllwarpHostRefreshRows(const EllwarpLayout *, const PetscInt *, const int *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void EllwarpHostDownload(const EllwarpLayout *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void EllwarpHostMult(const EllwarpLayout *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool);
-/* the same with acc independent accumulators per lane (-mat_ellwarp_mult_acc): step k of a lane goes to
+/* the same with acc independent accumulators per lane (-mat_ellwarp_tune mult_acc): step k of a lane goes to
    accumulator k % acc, and the lane's sum is (a0 + a1) for 2, ((a0 + a1) + (a2 + a3)) for 4 */
 PETSC_INTERN void EllwarpHostMultAcc(const EllwarpLayout *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool, PetscInt);
 PETSC_INTERN void EllwarpHostDiagScale(const EllwarpLayout *, PetscScalar *, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN void EllwarpHostZeroMasked(const EllwarpLayout *, PetscScalar *, const char *, const char *, PetscScalar);
 
-/* Run-time kernel variants (-mat_ellwarp_mult_*, -mat_ellwarp_long_*, -mat_ellwarp_coo_*), for measuring
+/* Run-time kernel variants (-mat_ellwarp_tune mult_*, long_*, coo_*, gather), for measuring
    them against each other in one GPU run.  0 means automatic: EllwarpTuneResolve() decides (now: the
    kernels as they were).  Only
    multacc changes the order of summation (the host reference follows it); the others give bitwise the
@@ -180,11 +180,10 @@ typedef struct {
   PetscInt multacc;    /* slice kernel: independent accumulators per lane, 1, 2 or 4 */
   PetscBool multnc;    /* slice kernel: values and columns through ld.global.nc.L1::no_allocate instead of ld.global.cs */
   PetscInt longunroll; /* long-row chunks: entries per thread loaded before they are summed (0, 1: the plain loop; 2, 4, 8: in LongKernel, launched before the slices) */
-  PetscInt longblock;  /* long-row chunks: 0: in the slice kernel's blocks; else a kernel of their own with this block size */
   PetscInt coounroll;  /* COO with duplicates: entries per thread in flight (1: the plain loop; 2, 4, 8, 16) */
   PetscInt cooblock;   /* COO kernels: threads per block (0: 256) */
   PetscInt multunroll; /* slice kernel: steps of a lane in flight, 4 (MultKernel's) or 8 */
-  PetscInt coowalk;    /* COO with duplicates: 1 csr (a thread per nonzero, CSR order), 2 lane (a thread per slice lane, slot order) */
+  PetscInt gather;     /* new host values (CUDA): 0 auto (= 1), 1 slice (the row form staged in shared memory), 2 rows (the row form lane by lane), 3 map (per-slot map) */
 } EllwarpTune;
 
 PETSC_INTERN void EllwarpTuneResolve(const EllwarpLayout *, const EllwarpTune *, EllwarpTune *);

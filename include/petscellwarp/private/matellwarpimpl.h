@@ -44,7 +44,7 @@ typedef struct {
 
 PETSC_INTERN const EllwarpKernelOps EllwarpHostKernels;
 PETSC_INTERN PetscErrorCode         EllwarpCOOSlotPlan(PetscCount, const PetscInt *, const PetscCount *, const PetscCount *, PetscBool, PetscCount *, PetscCount *);
-/* test hook -mat_ellwarp_analysis_drop_host: the host store owns a full layout, the matrix sees only its scalars */
+/* test hook -mat_ellwarp_tune analysis_drop_host: the host store owns a full layout, the matrix sees only its scalars */
 PETSC_INTERN PetscErrorCode       EllwarpHostStoreAdopt(EllwarpStore *, EllwarpLayout *);
 PETSC_INTERN const EllwarpLayout *EllwarpHostStoreLayout(const EllwarpStore *);
 #if defined(ELLWARP_HAVE_CUDA)
@@ -65,7 +65,7 @@ typedef struct {
   PetscBool               ltcurrent;    /* St's values agree with S's */
   PetscBool               backendset;   /* chosen by the user rather than by device detection */
   PetscBool               analysed_once;
-  PetscBool               drophost;     /* test hook -mat_ellwarp_analysis_drop_host: after a host analysis the matrix
+  PetscBool               drophost;     /* test hook -mat_ellwarp_tune analysis_drop_host: after a host analysis the matrix
                                            keeps only the layout's scalars, the state a device analysis leaves */
   PetscBool               zerovalues;   /* the host values are all zero (fresh COO preallocation): a refresh zeroes the layout */
   /* MatAXPY/MatCopy: the last matrix whose CSR pattern was found equal to ours, at these nonzero states */
@@ -79,10 +79,10 @@ typedef struct {
   EllwarpStore    *coostore;
   PetscObjectState coostate;
   struct _MatOps          aijops;       /* MATSEQAIJ's operations, for what we inherit */
-  EllwarpTune             tune;         /* kernel variants (-mat_ellwarp_mult_*, _long_*, _coo_*), shared with the stores */
+  EllwarpTune             tune;         /* kernel variants (-mat_ellwarp_tune mult_*, long_*, coo_*, gather), shared with the stores */
 } Mat_SeqELLWARP;
 
-/* threads per CUDA block for a product with layout L: -mat_ellwarp_block_size, else the chooser's (layout.c) */
+/* threads per CUDA block for a product with layout L: -mat_ellwarp_tune block_size, else the chooser's (layout.c) */
 static inline PetscInt MatSeqELLWARPBlockSize(const Mat_SeqELLWARP *e, const EllwarpLayout *L)
 {
   return e->blocksize ? e->blocksize : (L && L->blocksize ? L->blocksize : 128);

@@ -206,13 +206,11 @@ PetscErrorCode DMAssemblyGetType(DMAssembly as, DMAssemblyType *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -dm_assembly_tune: every key, the type that reads it (NULL: the generic code) and what it does.  Knobs for
+/* -dm_assembly_tune: every key, the type that reads it ("any type": the generic code) and what it does.  Knobs for
    testing and tuning that never change a default; DMAssemblySetFromOptions() rejects any other key. */
-static const struct {
-  const char *key, *type, *help;
-} TuneKeys[] = {
-  {"nz_per_thread",  NULL,               "targets per thread of a packed reduction block, 1..64 (default: chosen per plan, about 32 entries per thread)"},
-  {"index64",        NULL,               "64-bit plan entries even where 32 bits fit (tests the 64-bit path)"                                         },
+static const PetscEllwarpTuneKey TuneKeys[] = {
+  {"nz_per_thread",  "any type",         "targets per thread of a packed reduction block, 1..64 (default: chosen per plan, about 32 entries per thread)"},
+  {"index64",        "any type",         "64-bit plan entries even where 32 bits fit (tests the 64-bit path)"                                         },
   {"color_tail",     DMASSEMBLYCOLOR,    "colours with fewer elements go through one packed reduction, run first (default 8192)"                      },
   {"atomic_variant", DMASSEMBLYATOMIC,   "fused P1 Jacobian: match (default) or full (the full-map kernel)"                                           },
   {"atomic_maxcode", DMASSEMBLYATOMIC,   "largest entry code of the compact map, 0..254 (smaller makes more elements irregular)"                     },
@@ -223,128 +221,32 @@ static const struct {
   {"metis_fill",     DMASSEMBLYSHAREDNZ, "METIS partition: a part's element rows as a fraction of the budget, 0..4 (default 0: estimated)"            },
 };
 
-/* key=value[,key=value...] into as->tune; an unknown key or a missing value is an error that lists the keys */
-static PetscErrorCode TuneParse(DMAssembly as, const char *str)
-{
-  DMAsmTune *T = &as->tune;
-  char      *buf, *item, *save = NULL;
-
-  PetscFunctionBegin;
-  T->n = 0;
-  PetscCall(PetscStrallocpy(str, &buf));
-  for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-    char     *eq = strchr(item, '=');
-    PetscBool found = PETSC_FALSE;
-
-    if (eq) *eq = 0;
-    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(TuneKeys) && !found; k++) PetscCall(PetscStrcmp(item, TuneKeys[k].key, &found));
-    if (!found || !eq || !eq[1]) {
-      char   valid[512] = "";
-      size_t len        = 0;
-      for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(TuneKeys); k++) { /* names only: PETSc cuts long error messages (-help gives the rest) */
-        PetscCall(PetscSNPrintf(valid + len, sizeof(valid) - len, "%s%s (%s)", k ? ", " : "", TuneKeys[k].key, TuneKeys[k].type ? TuneKeys[k].type : "any type"));
-        PetscCall(PetscStrlen(valid, &len));
-      }
-      SETERRQ(PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONG, "-dm_assembly_tune: %s '%s'; it takes key=value[,key=value...] with the keys %s", found ? "no value for key" : "unknown key", item, valid);
-    }
-    PetscCheck(T->n < DMASM_TUNE_MAX, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune: more than %d keys", DMASM_TUNE_MAX);
-    PetscCall(PetscStrncpy(T->key[T->n], item, sizeof(T->key[0])));
-    PetscCall(PetscStrncpy(T->val[T->n], eq + 1, sizeof(T->val[0])));
-    T->used[T->n] = PETSC_FALSE;
-    T->n++;
-  }
-  PetscCall(PetscFree(buf));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the value of key (the last one given), marked used; NULL where not given */
-static PetscErrorCode TuneFind(DMAssembly as, const char key[], const char **val)
-{
-  DMAsmTune *T = &as->tune;
-
-  PetscFunctionBegin;
-  *val = NULL;
-  for (PetscInt i = 0; i < T->n; i++) {
-    PetscBool same;
-    PetscCall(PetscStrcmp(T->key[i], key, &same));
-    if (same) {
-      T->used[i] = PETSC_TRUE;
-      *val       = T->val[i];
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
+/* the types read their keys through these (the parser is shared with -mat_ellwarp_tune: src/sys/options/tunelist.c) */
 PetscErrorCode DMAsmTuneGetInt(DMAssembly as, const char key[], PetscInt lo, PetscInt hi, PetscInt *v)
 {
-  const char *val;
-  char       *end;
-  long long   x;
-
   PetscFunctionBegin;
-  PetscCall(TuneFind(as, key, &val));
-  if (!val) PetscFunctionReturn(PETSC_SUCCESS);
-  x = strtoll(val, &end, 10);
-  PetscCheck(end != val && !*end && x >= lo && x <= hi, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune %s=%s: expected an integer in [%" PetscInt_FMT ", %" PetscInt_FMT "]", key, val, lo, hi);
-  *v = (PetscInt)x;
+  PetscCall(PetscEllwarpTuneListGetInt(&as->tune, key, lo, hi, v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMAsmTuneGetReal(DMAssembly as, const char key[], PetscReal lo, PetscReal hi, PetscReal *v)
 {
-  const char *val;
-  char       *end;
-  double      x;
-
   PetscFunctionBegin;
-  PetscCall(TuneFind(as, key, &val));
-  if (!val) PetscFunctionReturn(PETSC_SUCCESS);
-  x = strtod(val, &end);
-  PetscCheck(end != val && !*end && x >= lo && x <= hi, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_tune %s=%s: expected a number in [%g, %g]", key, val, (double)lo, (double)hi);
-  *v = (PetscReal)x;
+  PetscCall(PetscEllwarpTuneListGetReal(&as->tune, key, lo, hi, v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMAsmTuneGetBool(DMAssembly as, const char key[], PetscBool *v)
 {
-  const char *val;
-
   PetscFunctionBegin;
-  PetscCall(TuneFind(as, key, &val));
-  if (val) PetscCall(PetscOptionsStringToBool(val, v));
+  PetscCall(PetscEllwarpTuneListGetBool(&as->tune, key, v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMAsmTuneGetEList(DMAssembly as, const char key[], const char *const names[], PetscInt n, PetscInt *v)
 {
-  const char *val;
-
   PetscFunctionBegin;
-  PetscCall(TuneFind(as, key, &val));
-  if (!val) PetscFunctionReturn(PETSC_SUCCESS);
-  for (PetscInt i = 0; i < n; i++) {
-    PetscBool same;
-    PetscCall(PetscStrcmp(val, names[i], &same));
-    if (same) {
-      *v = i;
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  }
-  SETERRQ(PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_UNKNOWN_TYPE, "-dm_assembly_tune %s=%s: unknown value", key, val);
-}
-
-/* the keys given that neither the generic code nor this type reads, in one string (empty: none) */
-static PetscErrorCode TuneUnused(DMAssembly as, char *str, size_t len)
-{
-  size_t n = 0;
-
-  PetscFunctionBegin;
-  str[0] = 0;
-  for (PetscInt i = 0; i < as->tune.n; i++)
-    if (!as->tune.used[i]) {
-      PetscCall(PetscSNPrintf(str + n, len - n, "%s%s", n ? ", " : "", as->tune.key[i]));
-      PetscCall(PetscStrlen(str, &n));
-    }
+  PetscCall(PetscEllwarpTuneListGetEList(&as->tune, key, names, n, v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -388,17 +290,16 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   PetscCall(PetscOptionsBool("-dm_assembly_setup_on_host", "Build the pattern and the packed plans on the host even when the method runs on the device (the device builds them with CUB sorts; it needs about 24 bytes of temporary device memory per element-matrix entry)", "DMAssemblySetUp", as->setuphost, &as->setuphost, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_reorder", "Built-in kernels: number the elements by their lowest dof (the matrix row order)", "DMAssembly", as->reorder, &as->reorder, NULL));
   PetscCall(PetscOptionsString("-dm_assembly_tune", "Developer knobs that never change a default: key=value[,key=value...] (an unknown key lists them)", "DMAssemblySetFromOptions", "", tune, sizeof(tune), &flg));
-  if (flg) PetscCall(TuneParse(as, tune));
-  if (PetscOptionsObject->printhelp && PetscOptionsObject->count == 1)
-    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(TuneKeys); k++) PetscCall((*PetscHelpPrintf)(PetscObjectComm((PetscObject)as), "      -dm_assembly_tune %s=... (%s): %s\n", TuneKeys[k].key, TuneKeys[k].type ? TuneKeys[k].type : "any type", TuneKeys[k].help));
-  for (PetscInt i = 0; i < as->tune.n; i++) as->tune.used[i] = PETSC_FALSE; /* read again below, by this type */
+  if (flg) PetscCall(PetscEllwarpTuneListParse(PetscObjectComm((PetscObject)as), "-dm_assembly_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys), tune, &as->tune));
+  PetscCall(PetscEllwarpTuneListPrintHelp(PetscOptionsObject, "-dm_assembly_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys)));
+  PetscCall(PetscEllwarpTuneListResetUsed(&as->tune)); /* read again below, by this type */
   PetscCall(DMAsmTuneGetInt(as, "nz_per_thread", 0, 64, &as->nzpt));
   PetscCall(DMAsmTuneGetBool(as, "index64", &as->force64));
   PetscTryTypeMethod(as, setfromoptions, PetscOptionsObject);
   PetscOptionsEnd();
   if (as->tune.n) {
     char unused[512];
-    PetscCall(TuneUnused(as, unused, sizeof(unused)));
+    PetscCall(PetscEllwarpTuneListUnused(&as->tune, unused, sizeof(unused)));
     if (unused[0]) PetscCall(PetscInfo(as, "-dm_assembly_tune: %s not read by type %s (keys of another type)\n", unused, ((PetscObject)as)->type_name));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -872,14 +773,10 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
     } else if (!(as->ops->hasjacplan && as->ops->hasjacplan(as))) PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian plan: built at the first DMAssemblyComputeJacobian()\n"));
   }
   if (as->tune.n) {
-    char unused[512];
-    PetscCall(TuneUnused(as, unused, sizeof(unused)));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "-dm_assembly_tune:"));
-    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
-    for (PetscInt i = 0; i < as->tune.n; i++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s %s=%s", i ? "," : "", as->tune.key[i], as->tune.val[i]));
-    if (unused[0]) PetscCall(PetscViewerASCIIPrintf(viewer, " (NOT READ by type %s: %s)", ((PetscObject)as)->type_name, unused));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
-    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+    char unused[512], suffix[640] = "";
+    PetscCall(PetscEllwarpTuneListUnused(&as->tune, unused, sizeof(unused)));
+    if (unused[0]) PetscCall(PetscSNPrintf(suffix, sizeof(suffix), " (NOT READ by type %s: %s)", ((PetscObject)as)->type_name, unused));
+    PetscCall(PetscEllwarpTuneListView(&as->tune, suffix, viewer));
   }
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -28,7 +28,7 @@
    window and rows over 256 entries in chunks are 2-5% faster again on both.)  Power-law rule: window ELLWARP_IRREGULAR_WINDOW,
    T = ELLWARP_IRREGULAR_T, ELLWARP_IRREGULAR_BLOCK threads (H100: 1.02 and 1.01 of the best on circuit
    and web; H200, measured at 128 threads only: 1.03 on circuit, web not swept in that window).  The
-   block size is otherwise ELLWARP_BLOCK (a -mat_ellwarp_block_size given by the user wins). */
+   block size is otherwise ELLWARP_BLOCK (a -mat_ellwarp_tune block_size given wins). */
 #define ELLWARP_BYTES_PER_SLOT 12.0
 #define ELLWARP_BW             3.0e12
 #define ELLWARP_T_ITER         1.0e-6
@@ -332,7 +332,7 @@ PetscErrorCode EllwarpLayoutChoose(const EllwarpRowStats *st, const EllwarpParam
   PetscInt W;
 
   PetscFunctionBegin;
-  PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
+  PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune sort_window=%" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
   W = EllwarpLayoutWalkWindow(par, st->nrows, st->nnz, st->sum2);
   if (par->sortwindow < 0 && W > 0 && !Irregular(st)) { /* automatic: the window or the whole matrix, whichever moves fewer bytes */
     EllwarpPlan p[2];
@@ -418,7 +418,7 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
 
   PetscFunctionBegin;
   PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ELLWARP stores 32-bit column indices; %" PetscInt_FMT " columns do not fit", n);
-  PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
+  PetscCheck(par->sortwindow == -1 || (par->sortwindow >= 0 && par->sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune sort_window=%" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", par->sortwindow, ELLWARP_LANES);
   PetscCall(PetscNew(&L));
   L->hostarrays = PETSC_TRUE;
   {
@@ -804,7 +804,7 @@ void EllwarpHostMultAcc(const EllwarpLayout *L, const PetscScalar *val, const Pe
     for (PetscInt lane = 0; lane < ELLWARP_LANES; lane++) {
       PetscInt q   = lane >> l2;
       PetscInt row = q < rows ? L->rowperm[L->slicerow[s] + q] : 0;
-      PetscScalar a[4] = {0, 0, 0, 0}; /* step k goes to a[k % acc] (-mat_ellwarp_mult_acc; 1: a[0] only) */
+      PetscScalar a[4] = {0, 0, 0, 0}; /* step k goes to a[k % acc] (-mat_ellwarp_tune mult_acc; 1: a[0] only) */
       for (PetscInt k = 0; k < w; k++) {
         PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
         int        c   = EllwarpSliceCol(L, s, off, row);
@@ -875,8 +875,8 @@ void EllwarpHostZeroMasked(const EllwarpLayout *L, PetscScalar *val, const char 
   });
 }
 
-/* The kernel variants a store's kernels use for layout L: the requested ones (-mat_ellwarp_mult_*, _long_*,
-   _coo_*), and for those left automatic (0) this rule.  The rule gives the original kernels (MultKernel with
+/* The kernel variants a store's kernels use for layout L: the requested ones (-mat_ellwarp_tune mult_*, long_*,
+   coo_*), and for those left automatic (0) this rule.  The rule gives the original kernels (MultKernel with
    4 steps in flight, one lane and one accumulator per thread; the plain COO loop) until GPU measurements of
    the variants (benchmarks/spmv -formats ...,variants; benchmarks/coo -variants all) say otherwise; both
    backends resolve through here, so the host reference follows any change of the accumulator count. */
@@ -895,7 +895,6 @@ void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpT
   if (t->multacc <= 0) t->multacc = irregular ? 2 : 1;
   if (t->multunroll <= 0) t->multunroll = irregular || uniform ? 8 : 4;
   if (t->coounroll <= 0) t->coounroll = 8; /* H100, coo_bench (384 k tets, ~6 entries per nonzero): 8 in flight 0.0516 ms, 1: 0.0638 ms, AIJCUSPARSE 0.0609 ms */
-  if (t->coowalk <= 0) t->coowalk = 1;
   /* long-row chunks: 8 entries per thread loaded before any is summed (H100: powerlaw_web 2% faster; the
      slice kernel's MultKernelV does them so; MultKernel, the FE default, keeps its plain loop) */
   if (t->longunroll <= 0) t->longunroll = 8;

@@ -179,17 +179,14 @@ static PetscErrorCode RowFormOf(const EllwarpStore *S, const M *map, PetscInt **
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_ellwarp_gather auto|slice|rows|map (benchmarks/amortize measures them): how the row form is used
-   (1 rows, 2 slice), 0: not at all (map) */
-static PetscErrorCode GatherHow(int *how)
+/* -mat_ellwarp_tune gather=auto|slice|rows|map (benchmarks/amortize measures them; EllwarpTune.gather): how the
+   row form is used (1 rows, 2 slice), 0: not at all (map) */
+static PetscErrorCode GatherHow(const EllwarpStore *S, int *how)
 {
-  char      s[8] = "auto";
-  PetscBool set;
+  const PetscInt g = S->tune ? S->tune->gather : 0;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_gather", s, sizeof(s), &set));
-  PetscCheck(!set || !strcmp(s, "auto") || !strcmp(s, "slice") || !strcmp(s, "rows") || !strcmp(s, "map"), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_gather %s: auto, slice, rows or map", s);
-  *how = !strcmp(s, "map") ? 0 : (!strcmp(s, "rows") ? 1 : 2); /* auto: slice */
+  *how = g == 3 ? 0 : (g == 2 ? 1 : 2); /* auto: slice */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -201,7 +198,7 @@ static PetscErrorCode RowForm(EllwarpStore *S)
   PetscFunctionBegin;
   if (S->rowform) PetscFunctionReturn(PETSC_SUCCESS);
   S->rowform = -1;
-  PetscCall(GatherHow(&how));
+  PetscCall(GatherHow(S, &how));
   if (!how) PetscFunctionReturn(PETSC_SUCCESS);
   S->gatherhow = how;
   if (!S->L->nrows || !S->L->nslots) PetscFunctionReturn(PETSC_SUCCESS);
@@ -319,7 +316,7 @@ __global__ static void __launch_bounds__(256) COOCSRValuesKernel(PetscCount nnz,
   }
 }
 
-/* Variant of COOCSRValuesKernel (-mat_ellwarp_coo_unroll U, -mat_ellwarp_coo_block_size): a nonzero's
+/* Variant of COOCSRValuesKernel (-mat_ellwarp_tune coo_unroll=U, coo_block_size): a nonzero's
    entries U at a time, their perm indices and then their values all loaded before they are added, in the
    same order (bitwise COOCSRValuesKernel's sums): ~6 dependent load pairs per thread become ~2 rounds. */
 template <typename I, bool ADD, int U>
@@ -342,61 +339,6 @@ __global__ static void __launch_bounds__(1024) COOCSRValuesKernelU(PetscCount nn
     }
     val[s] = (ADD ? val[s] : (PetscScalar)0.0) + sum;
   }
-}
-
-/* Variant -mat_ellwarp_coo_walk lane: a thread per slice lane walks its slots step by step (the lanes of
-   a warp write 32 consecutive slots per step: coalesced writes, where the CSR walk writes one scattered
-   slot per nonzero), each slot's nonzero through slot2csr and its COO entries through jmap/perm, U in flight,
-   summed in the same order (bitwise the CSR walk's values); the long rows' slots one per thread after that.
-   The price: the lanes of a warp are 32 different rows, so their COO values are scattered. */
-template <typename I, bool ADD, int U>
-__global__ static void __launch_bounds__(1024) COOLaneValuesKernel(DevLayout d, PetscCount nsliceslots, PetscCount nslots, const PetscInt *__restrict__ slot2csr, const I *__restrict__ jmap, const I *__restrict__ perm, const PetscScalar *__restrict__ v, PetscScalar *__restrict__ val)
-{
-  const PetscCount nlanes = (PetscCount)d.nslices * ELLWARP_LANES;
-  for (PetscCount g = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; g < nlanes + (nslots - nsliceslots); g += (PetscCount)gridDim.x * blockDim.x) {
-    PetscCount slot, step = ELLWARP_LANES;
-    int        w = 1;
-    if (g < nlanes) {
-      const PetscInt s = (PetscInt)(g / ELLWARP_LANES);
-      slot             = d.sliceptr[s] + g % ELLWARP_LANES;
-      w                = (int)((d.sliceptr[s + 1] - d.sliceptr[s]) / ELLWARP_LANES);
-    } else slot = nsliceslots + (g - nlanes);
-    for (int k = 0; k < w; k++, slot += step) {
-      const PetscInt c = LdIdx(slot2csr + slot);
-      if (c < 0) continue; /* padding keeps its zero */
-      const I     q1  = __ldg(jmap + c + 1);
-      PetscScalar sum = 0.0;
-      for (I q = __ldg(jmap + c); q < q1; q += U) {
-        I           p[U];
-        PetscScalar e[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) p[u] = q + u < q1 ? __ldg(perm + q + u) : (I)0;
-#pragma unroll
-        for (int u = 0; u < U; u++) e[u] = q + u < q1 ? LdGather(v + p[u]) : 0.0;
-#pragma unroll
-        for (int u = 0; u < U; u++)
-          if (q + u < q1) sum += e[u];
-      }
-      val[slot] = (ADD ? val[slot] : (PetscScalar)0.0) + sum;
-    }
-  }
-}
-
-template <typename I, bool ADD>
-static void LaunchCOOLane(const EllwarpStore *S, const EllwarpTune *t, const PetscScalar *v, cudaStream_t stream)
-{
-  const EllwarpLayout *L  = S->L;
-  const PetscCount     n  = (PetscCount)L->nslices * ELLWARP_LANES + (L->nslots - L->nsliceslots);
-  const int            bs = t->cooblock ? (int)t->cooblock : 256, u = (int)t->coounroll;
-  const unsigned       nb = PetscMin(PetscEllwarpBlocks(n, bs), 65535u);
-  const I             *jm = (const I *)S->coojmap, *pm = (const I *)S->cooperm;
-  const DevLayout      d  = View(S);
-  if (!n) return;
-  if (u >= 16) COOLaneValuesKernel<I, ADD, 16><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else if (u >= 8) COOLaneValuesKernel<I, ADD, 8><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else if (u >= 4) COOLaneValuesKernel<I, ADD, 4><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else if (u >= 2) COOLaneValuesKernel<I, ADD, 2><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
-  else COOLaneValuesKernel<I, ADD, 1><<<nb, bs, 0, stream>>>(d, L->nsliceslots, L->nslots, S->slot2csr, jm, pm, v, S->val);
 }
 
 template <typename I, bool ADD>
@@ -424,7 +366,6 @@ static void LaunchCOO(const EllwarpStore *S, const PetscScalar *v, cudaStream_t 
     if (L->nlong) GatherLongKernel<ADD><<<(unsigned)PetscMin(L->nlong, 65535), 256, 0, stream>>>(L->nlong, S->longptr, S->coostart, v, S->val);
     if (L->nslices) GatherSliceKernel<ADD><<<(unsigned)((L->nslices + 7) / 8), 256, 0, stream>>>(View(S), S->coostart, S->coolen, v, S->val);
   } else if (S->coounique) COOUniqueValuesKernel<I, ADD><<<GRID(ng, stream)>>>(nslots, (const I *)S->cooperm, v, S->val);
-  else if (nnz && t.coowalk == 2) LaunchCOOLane<I, ADD>(S, &t, v, stream);
   else if (nnz && (t.coounroll > 1 || t.cooblock)) LaunchCOOVariant<I, ADD>(S, &t, v, stream);
   else if (nnz) COOCSRValuesKernel<I, ADD><<<GRID(nnz, stream)>>>(nnz, (const I *)S->coojmap, (const I *)S->cooperm, (const I *)S->coo2slot, v, S->val);
 }
@@ -468,7 +409,7 @@ static PetscErrorCode COOPlan(EllwarpStore *S, PetscCount nperm, const PetscCoun
     S->cooperm = slotperm;
     /* entries given row by row in column order (a CSR-ordered COO list, as most codes produce): each sorted row's
        entries are start + e, so the values gather as path 1's CSR values do (16 instead of 20 bytes per slot) */
-    PetscCall(GatherHow(&how));
+    PetscCall(GatherHow(S, &how));
     if (how && sizeof(I) == sizeof(int)) {
       PetscCall(RowFormOf<I>(S, slotperm, &S->coostart, &S->coolen));
       if (S->coostart) {

@@ -7,7 +7,7 @@ struct _EllwarpStore {
   PetscScalar         *val;
   PetscCount          *coojmap, *cooperm, *coo2slot; /* COO plan in slot order (EllwarpCOOSlotPlan); coo2slot unused */
   PetscBool            coounique;                    /* at most one COO entry per slot: cooperm[slot], no coojmap */
-  EllwarpLayout       *own; /* -mat_ellwarp_analysis_drop_host: the store keeps the arrays, as a device store does */
+  EllwarpLayout       *own; /* -mat_ellwarp_tune analysis_drop_host: the store keeps the arrays, as a device store does */
   PetscInt            *rowstart; /* row form of the CSR -> slot map (EllwarpLayoutRowForm), made at the first gather */
   int                 *rowlen;
   int                  rowform;  /* 0: not looked at yet, 1: the row form holds, -1: it does not (a transpose) */

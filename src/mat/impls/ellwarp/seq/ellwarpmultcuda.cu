@@ -120,7 +120,7 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, DevBias b
   if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
 }
 
-/* ---- kernel variants (EllwarpTune; -mat_ellwarp_mult_*, -mat_ellwarp_long_*) ----------------------------
+/* ---- kernel variants (EllwarpTune; -mat_ellwarp_tune mult_*, long_*) ----------------------------
    Measured against the kernels above in one GPU run (benchmarks/spmv -formats ...,variants); the defaults
    keep MultKernel.  MultKernelV: a thread owns R consecutive lanes of a slice (R = 1, 2, 4: one 64/128-bit
    column load and one or two 128-bit value loads per step for all its lanes), A independent accumulators
@@ -272,7 +272,7 @@ __device__ __forceinline__ void LongChunkAny(const DevLayout &d, const PetscScal
   else LongChunk<ADD, false>(d, val, x, z, y);
 }
 
-/* the long-row chunks alone (-mat_ellwarp_long_block_size > 0), before the slice kernel */
+/* the long-row chunks alone (-mat_ellwarp_tune long_unroll < 8), before the slice kernel */
 template <bool ADD>
 __global__ static void __launch_bounds__(1024) LongKernel(DevLayout d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
 {
@@ -299,13 +299,13 @@ template <bool ADD, int R, int A, int FL>
 __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y, int lu)
 {
   if (blockIdx.x < d.nchunks) { /* the chunks first, 8 loads per thread in flight (the whole chunk at 256 threads); a smaller
-                                   -mat_ellwarp_long_unroll runs them in LongKernel (a run-time choice here would cost 30 registers) */
+                                   -mat_ellwarp_tune long_unroll runs them in LongKernel (a run-time choice here would cost 30 registers) */
     LongChunkU<ADD, 8>(d, val, x, z, y);
     return;
   }
-  constexpr int  NC    = FL & 1;                /* -mat_ellwarp_mult_nc */
+  constexpr int  NC    = FL & 1;                /* -mat_ellwarp_tune mult_nc */
   constexpr bool BIAS  = (FL & 4) != 0;         /* the layout has biased 16-bit slices (else the kernel has no code for them) */
-  constexpr int  STEPS = (FL & 2) ? 8 : 4;        /* steps in flight: 4 as MultKernel (ellwarp_unroll), or -mat_ellwarp_mult_unroll 8 */
+  constexpr int  STEPS = (FL & 2) ? 8 : 4;        /* steps in flight: 4 as MultKernel (ellwarp_unroll), or -mat_ellwarp_tune mult_unroll=8 */
   constexpr int  TPS   = ELLWARP_LANES / R;       /* threads per slice */
   constexpr int  UN    = A >= STEPS ? 1 : STEPS / A;
   const int      t   = threadIdx.x & (TPS - 1);
@@ -433,8 +433,8 @@ static PetscErrorCode LaunchMultVariant(const EllwarpTune *t, PetscInt bs, DevLa
 
   PetscFunctionBegin;
   PetscCall(PetscEllwarpGetStream(&stream));
-  if ((t->longblock || lu < 8) && d.nchunks) { /* the chunks in a kernel of their own (block size: long_block_size, else the product's), then the slices */
-    const unsigned lb = (unsigned)(t->longblock ? t->longblock : bs);
+  if (lu < 8 && d.nchunks) { /* the chunks in a kernel of their own (the product's block size), then the slices */
+    const unsigned lb = (unsigned)bs;
     if (add) LongKernel<true><<<(unsigned)d.nchunks, lb, 0, stream>>>(d, vals, x, z, y, lu);
     else LongKernel<false><<<(unsigned)d.nchunks, lb, 0, stream>>>(d, vals, x, z, y, lu);
     PetscCallCUDA(cudaGetLastError());
@@ -474,7 +474,7 @@ PetscErrorCode EllwarpCUDALaunchMult(const EllwarpStore *S, PetscInt bs, const P
   if (!abs) {
     EllwarpTune t;
     EllwarpTuneResolve(L, S->tune, &t);
-    if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll < 8 || t.longblock) {
+    if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll < 8) {
       PetscCall(LaunchMultVariant(&t, bs, d, bz, biased, x, vals, z, y));
       PetscFunctionReturn(PETSC_SUCCESS);
     }

@@ -1,6 +1,7 @@
 /* MATSEQELLWARP life cycle: creation from (or conversion of) a SeqAIJ, options, assembly, view,
    duplication, conversion back, destruction. */
 #include <petscellwarp/private/matellwarpcommon.h>
+#include <petscellwarp/private/tunelist.h>
 
 const char *const MatEllwarpKernels[]  = {"auto", "k1", "k2", "MatEllwarpKernel", "MAT_ELLWARP_KERNEL_", NULL};
 const char *const MatEllwarpBackends[] = {"cuda", "host", "MatEllwarpBackend", "MAT_ELLWARP_BACKEND_", NULL};
@@ -26,58 +27,78 @@ static PetscErrorCode SetBackend(Mat A, MatEllwarpBackend b)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -mat_ellwarp_tune: every key, who reads it (NULL: both backends) and what it does.  Knobs for testing and
+   tuning that never change a default (benchmarks/spmv -formats variants, benchmarks/coo -variants measure them);
+   ReadOptions() rejects any other key. */
+static const PetscEllwarpTuneKey TuneKeys[] = {
+  {"threshold",          NULL,   "K2: most entries per lane before a row is split further (0: automatic; MatEllwarpSetKernel())"                          },
+  {"sort_window",        NULL,   "sort rows by length within windows of this many rows (-1: automatic, 0: whole matrix, else a multiple of 32)"         },
+  {"long_row",           NULL,   "rows longer than this are summed by whole thread blocks in chunks of 2048 (0: automatic, -1: never)"                   },
+  {"compress_columns",   NULL,   "16-bit column offsets in the slices where they fit (default 1)"                                                        },
+  {"compress_bias",      NULL,   "with compressed columns: 16-bit offsets from the row plus a bias per entry position where row-relative ones do not fit (default 1)"},
+  {"analysis",           NULL,   "where the pattern analysis runs: device or host (the reference; default: device with the cuda backend)"               },
+  {"analysis_drop_host", NULL,   "test hook: after a host analysis the matrix keeps only the layout's scalars, as after a device analysis"              },
+  {"block_size",         "cuda", "threads per CUDA block, a multiple of 32 up to 1024 (0: automatic)"                                                   },
+  {"mult_lanes",         "cuda", "slice kernel: consecutive lanes (rows) per thread, 1, 2 or 4, with vector loads (0: automatic)"                       },
+  {"mult_acc",           NULL,   "slice kernel: independent accumulators per lane, 1, 2 or 4 (0: automatic; changes the order of summation)"            },
+  {"mult_unroll",        "cuda", "slice kernel: steps of a lane in flight, 4 or 8 (0: automatic)"                                                       },
+  {"mult_nc",            "cuda", "slice kernel: values and columns through ld.global.nc.L1::no_allocate (default 0)"                                    },
+  {"long_unroll",        "cuda", "long-row chunks: entries per thread loaded before summing, 1, 2, 4 (a kernel of their own) or 8 (0: automatic, 8)"    },
+  {"coo_unroll",         "cuda", "COO with duplicates: entries per thread in flight, 1, 2, 4, 8 or 16 (0: automatic, 8)"                               },
+  {"coo_block_size",     "cuda", "COO kernels: threads per block, a multiple of 32 up to 1024 (0: 256)"                                                },
+  {"gather",             "cuda", "new host values: auto (= slice), slice (row form staged in shared memory), rows (row form lane by lane) or map (per-slot map)"},
+};
+
 static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
 {
-  Mat_SeqELLWARP   *e = (Mat_SeqELLWARP *)A->spptr;
-  MatEllwarpBackend b = e->backend;
-  EllwarpParams     p = e->par;
-  PetscBool         set;
+  Mat_SeqELLWARP      *e = (Mat_SeqELLWARP *)A->spptr;
+  MatEllwarpBackend    b = e->backend;
+  EllwarpParams        p = e->par;
+  PetscBool            set, tset;
+  char                 tune[PETSC_MAX_PATH_LEN];
+  PetscEllwarpTuneList T;
 
   PetscFunctionBegin;
+  PetscCall(PetscMemzero(&T, sizeof(T)));
   PetscOptionsHeadBegin(PetscOptionsObject, "MATSEQELLWARP options");
   PetscCall(PetscOptionsEnum("-mat_ellwarp_backend", "Where the layout lives and the kernels run", "MatEllwarpSetBackend", MatEllwarpBackends, (PetscEnum)b, (PetscEnum *)&b, &set));
   PetscCall(PetscOptionsEnum("-mat_ellwarp_kernel", "Kernel family (auto: chosen from row-length statistics)", "MatEllwarpSetKernel", MatEllwarpKernels, (PetscEnum)p.kernel, (PetscEnum *)&p.kernel, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_threshold", "K2: most entries per lane before a row is split (0: automatic)", "MatEllwarpSetKernel", p.threshold, &p.threshold, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_sort_window", "Sort rows by length within windows of this many rows (-1: automatic, 0: whole matrix)", "", p.sortwindow, &p.sortwindow, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_long_row", "Rows longer than this are summed by many thread blocks (0: automatic, -1: never)", "", p.longrow, &p.longrow, NULL));
-  PetscCall(PetscOptionsBool("-mat_ellwarp_compress_columns", "Store columns as 16-bit offsets from the row where they fit", "", p.compress, &p.compress, NULL));
-  PetscCall(PetscOptionsBool("-mat_ellwarp_compress_bias", "With compressed columns: 16-bit offsets from the row plus a bias per entry position in slices where row-relative ones do not fit", "", p.compressbias, &p.compressbias, NULL));
+  PetscCall(PetscOptionsString("-mat_ellwarp_tune", "Developer knobs that never change a default: key=value[,key=value...] (an unknown key lists them)", "MATELLWARP", "", tune, sizeof(tune), &tset));
+  PetscCall(PetscEllwarpTuneListPrintHelp(PetscOptionsObject, "-mat_ellwarp_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys)));
+  PetscOptionsHeadEnd();
+  if (tset) PetscCall(PetscEllwarpTuneListParse(PetscObjectComm((PetscObject)A), "-mat_ellwarp_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys), tune, &T));
+  PetscCall(PetscEllwarpTuneListGetInt(&T, "threshold", 0, PETSC_INT_MAX, &p.threshold));
+  PetscCall(PetscEllwarpTuneListGetInt(&T, "sort_window", -1, PETSC_INT_MAX, &p.sortwindow));
+  PetscCall(PetscEllwarpTuneListGetInt(&T, "long_row", -1, PETSC_INT_MAX, &p.longrow));
+  PetscCall(PetscEllwarpTuneListGetBool(&T, "compress_columns", &p.compress));
+  PetscCall(PetscEllwarpTuneListGetBool(&T, "compress_bias", &p.compressbias));
   {
     static const char *const where[] = {"device", "host"};
-    PetscInt                  w     = p.analysis >= 0 ? p.analysis : (b == MAT_ELLWARP_BACKEND_CUDA ? 0 : 1);
-    PetscBool                 wset  = PETSC_FALSE;
-    PetscCall(PetscOptionsEList("-mat_ellwarp_analysis", "Where the pattern analysis runs (default: device with the cuda backend)", "", where, 2, where[w], &w, &wset));
-    if (wset) p.analysis = w;
+    PetscCall(PetscEllwarpTuneListGetEList(&T, "analysis", where, 2, &p.analysis));
   }
-  PetscCall(PetscOptionsInt("-mat_ellwarp_block_size", "Threads per CUDA block (multiple of 32, at most 1024; 0: automatic)", "", e->blocksize, &e->blocksize, NULL));
-  /* kernel variants, to be measured against each other (benchmarks/spmv -formats variants, benchmarks/coo -variants) */
-  PetscCall(PetscOptionsInt("-mat_ellwarp_mult_lanes", "Slice kernel: lanes (rows) per thread, 1, 2 or 4 (vector loads); 0: automatic", "", e->tune.multlanes, &e->tune.multlanes, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_mult_acc", "Slice kernel: independent accumulators per lane, 1, 2 or 4 (changes the order of summation); 0: automatic", "", e->tune.multacc, &e->tune.multacc, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_mult_unroll", "Slice kernel: steps of a lane in flight, 4 or 8; 0: automatic", "", e->tune.multunroll, &e->tune.multunroll, NULL));
-  PetscCall(PetscOptionsBool("-mat_ellwarp_mult_nc", "Slice kernel: values and columns through ld.global.nc.L1::no_allocate", "", e->tune.multnc, &e->tune.multnc, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_long_unroll", "Long-row chunks: entries per thread loaded before summing (0: automatic, 8; 1, 2, 4: in a kernel of their own)", "", e->tune.longunroll, &e->tune.longunroll, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_long_block_size", "Long-row chunks: 0 in the slice kernel, else a kernel of their own with this block size", "", e->tune.longblock, &e->tune.longblock, NULL));
-  PetscCall(PetscOptionsInt("-mat_ellwarp_coo_unroll", "COO with duplicates: entries per thread in flight (1: plain loop; 2, 4, 8, 16); 0: automatic", "", e->tune.coounroll, &e->tune.coounroll, NULL));
+  PetscCall(PetscEllwarpTuneListGetInt(&T, "block_size", 0, 1024, &e->blocksize));
+  PetscCall(PetscEllwarpTuneListGetInt(&T, "mult_lanes", 0, 4, &e->tune.multlanes));
+  PetscCall(PetscEllwarpTuneListGetInt(&T, "mult_acc", 0, 4, &e->tune.multacc));
+  PetscCall(PetscEllwarpTuneListGetInt(&T, "mult_unroll", 0, 8, &e->tune.multunroll));
+  PetscCall(PetscEllwarpTuneListGetBool(&T, "mult_nc", &e->tune.multnc));
+  PetscCall(PetscEllwarpTuneListGetInt(&T, "long_unroll", 0, 8, &e->tune.longunroll));
+  PetscCall(PetscEllwarpTuneListGetInt(&T, "coo_unroll", 0, 16, &e->tune.coounroll));
+  PetscCall(PetscEllwarpTuneListGetInt(&T, "coo_block_size", 0, 1024, &e->tune.cooblock));
   {
-    static const char *const walks[] = {"auto", "csr", "lane"};
-    PetscInt                  wk      = e->tune.coowalk;
-    PetscCall(PetscOptionsEList("-mat_ellwarp_coo_walk", "COO with duplicates: a thread per nonzero in CSR order, or per slice lane in slot order", "", walks, 3, walks[wk], &wk, NULL));
-    e->tune.coowalk = wk;
+    static const char *const gathers[] = {"auto", "slice", "rows", "map"};
+    PetscCall(PetscEllwarpTuneListGetEList(&T, "gather", gathers, 4, &e->tune.gather));
   }
-  PetscCall(PetscOptionsInt("-mat_ellwarp_coo_block_size", "COO kernels: threads per block (0: 256)", "", e->tune.cooblock, &e->tune.cooblock, NULL));
-  PetscOptionsHeadEnd();
-  PetscCheck(e->tune.multlanes == 0 || e->tune.multlanes == 1 || e->tune.multlanes == 2 || e->tune.multlanes == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_lanes %" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", e->tune.multlanes);
-  PetscCheck(e->tune.multunroll == 0 || e->tune.multunroll == 4 || e->tune.multunroll == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_unroll %" PetscInt_FMT " must be 0 (automatic), 4 or 8", e->tune.multunroll);
-  PetscCheck(e->tune.multacc == 0 || e->tune.multacc == 1 || e->tune.multacc == 2 || e->tune.multacc == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_mult_acc %" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", e->tune.multacc);
-  PetscCheck(e->tune.longunroll >= 0 && e->tune.longunroll <= 8 && !(e->tune.longunroll & (e->tune.longunroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_unroll %" PetscInt_FMT " must be 0, 1, 2, 4 or 8", e->tune.longunroll);
-  PetscCheck(e->tune.longblock == 0 || (e->tune.longblock >= ELLWARP_LANES && e->tune.longblock <= 1024 && e->tune.longblock % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_block_size %" PetscInt_FMT " must be 0 or a multiple of %d in [32,1024]", e->tune.longblock, ELLWARP_LANES);
-  PetscCheck(e->tune.coounroll >= 0 && e->tune.coounroll <= 16 && !(e->tune.coounroll & (e->tune.coounroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_coo_unroll %" PetscInt_FMT " must be 0 (automatic), 1, 2, 4, 8 or 16", e->tune.coounroll);
-  PetscCheck(e->tune.cooblock == 0 || (e->tune.cooblock >= ELLWARP_LANES && e->tune.cooblock <= 1024 && e->tune.cooblock % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_coo_block_size %" PetscInt_FMT " must be 0 or a multiple of %d in [32,1024]", e->tune.cooblock, ELLWARP_LANES);
+  PetscCheck(e->tune.multlanes == 0 || e->tune.multlanes == 1 || e->tune.multlanes == 2 || e->tune.multlanes == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune mult_lanes=%" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", e->tune.multlanes);
+  PetscCheck(e->tune.multunroll == 0 || e->tune.multunroll == 4 || e->tune.multunroll == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune mult_unroll=%" PetscInt_FMT " must be 0 (automatic), 4 or 8", e->tune.multunroll);
+  PetscCheck(e->tune.multacc == 0 || e->tune.multacc == 1 || e->tune.multacc == 2 || e->tune.multacc == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune mult_acc=%" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", e->tune.multacc);
+  PetscCheck(e->tune.longunroll >= 0 && e->tune.longunroll <= 8 && !(e->tune.longunroll & (e->tune.longunroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune long_unroll=%" PetscInt_FMT " must be 0, 1, 2, 4 or 8", e->tune.longunroll);
+  PetscCheck(e->tune.coounroll >= 0 && e->tune.coounroll <= 16 && !(e->tune.coounroll & (e->tune.coounroll - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune coo_unroll=%" PetscInt_FMT " must be 0 (automatic), 1, 2, 4, 8 or 16", e->tune.coounroll);
+  PetscCheck(e->tune.cooblock == 0 || (e->tune.cooblock >= ELLWARP_LANES && e->tune.cooblock <= 1024 && e->tune.cooblock % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune coo_block_size=%" PetscInt_FMT " must be 0 or a multiple of %d in [32,1024]", e->tune.cooblock, ELLWARP_LANES);
   {
-    /* test hook, left out of -help: the matrix keeps only the layout's scalars after a host analysis, as after
-       a device analysis, so the host code paths of that state run (and are tested) without a GPU */
+    /* test hook: the matrix keeps only the layout's scalars after a host analysis, as after a device
+       analysis, so the host code paths of that state run (and are tested) without a GPU */
     PetscBool drop = e->drophost;
-    PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_ellwarp_analysis_drop_host", &drop, NULL));
+    PetscCall(PetscEllwarpTuneListGetBool(&T, "analysis_drop_host", &drop));
     if (drop != e->drophost) {
       e->drophost = drop;
       if (e->L) {
@@ -87,10 +108,8 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
       }
     }
   }
-  PetscCheck(p.threshold >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_threshold %" PetscInt_FMT " must be >= 0", p.threshold);
-  PetscCheck(p.sortwindow == -1 || (p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_sort_window %" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
-  PetscCheck(e->blocksize == 0 || (e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_block_size %" PetscInt_FMT " must be 0 (automatic) or a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
-  PetscCheck(p.longrow >= -1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_long_row %" PetscInt_FMT " must be >= -1", p.longrow);
+  PetscCheck(p.sortwindow == -1 || (p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune sort_window=%" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
+  PetscCheck(e->blocksize == 0 || (e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune block_size=%" PetscInt_FMT " must be 0 (automatic) or a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
   if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress || p.compressbias != e->par.compressbias || p.analysis != e->par.analysis) {
     e->par = p;
     if (e->L) { /* new parameters: the next use re-analyses */
@@ -326,7 +345,7 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "ELLWARP layout: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscCount_FMT " nonzeros in %" PetscInt_FMT " slices of %d lanes\n", info.nrows, info.ncols, info.nnz, info.nslices, ELLWARP_LANES));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  row length: min %" PetscInt_FMT " mean %.2f std %.2f max %" PetscInt_FMT "\n", info.minrowlen, (double)info.meanrowlen, (double)info.stdrowlen, info.maxrowlen));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  padded slots %" PetscCount_FMT " (padding ratio %.4f), %" PetscInt_FMT " slices split over several lanes, %" PetscInt_FMT " with 16-bit columns\n", info.nslots, info.nnz ? (double)info.nslots / (double)info.nnz : 1.0, info.nsplit, info.n16));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  column modes: %" PetscInt_FMT " slices 16-bit from the row, %" PetscInt_FMT " 16-bit from the row plus a bias per entry position%s, %" PetscInt_FMT " 32-bit\n", info.n16 - info.nbias, info.nbias, e->par.compress && !e->par.compressbias ? " (off: -mat_ellwarp_compress_bias 0)" : "", info.nslices - info.n16));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  column modes: %" PetscInt_FMT " slices 16-bit from the row, %" PetscInt_FMT " 16-bit from the row plus a bias per entry position%s, %" PetscInt_FMT " 32-bit\n", info.n16 - info.nbias, info.nbias, e->par.compress && !e->par.compressbias ? " (off: -mat_ellwarp_tune compress_bias=0)" : "", info.nslices - info.n16));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " long rows (over %" PetscInt_FMT " entries) summed in %" PetscInt_FMT " chunks of %d\n", info.nlong, e->L->longrow, e->L->nchunks, ELLWARP_CHUNK));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel %s (requested %s), threshold %" PetscInt_FMT ", block size %" PetscInt_FMT ", sort window %" PetscInt_FMT "%s\n", MatEllwarpKernels[info.kernel], MatEllwarpKernels[e->par.kernel], info.threshold, info.blocksize, info.sortwindow, info.sortwindow ? "" : " (whole matrix)"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult,
@@ -336,10 +355,10 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
       EllwarpTune t;
       EllwarpTuneResolve(e->L, &e->tune, &t);
       const EllwarpTune *q = &e->tune;
-      const PetscBool    requested = (PetscBool)(q->multlanes || q->multacc || q->multnc || q->multunroll || q->longunroll || q->longblock || q->coounroll || q->cooblock || q->coowalk);
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants (%s): mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT " block %" PetscInt_FMT ", coo %s walk unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", requested ? "some requested" : "automatic", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.longblock, t.coowalk == 2 ? "lane" : "csr", t.coounroll, t.cooblock));
+      const PetscBool    requested = (PetscBool)(q->multlanes || q->multacc || q->multnc || q->multunroll || q->longunroll || q->coounroll || q->cooblock || q->gather);
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants (%s): mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT ", coo unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", requested ? "some requested" : "automatic", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.coounroll, t.cooblock));
     }
-    if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
+    if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_tune analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(e->aijops.view(A, viewer));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -567,8 +586,8 @@ PetscErrorCode MatEllwarpGetBackend(Mat A, MatEllwarpBackend *b)
 - threshold - K2: the most entries per lane before a row is split further; 0 for automatic
 
   Options Database Keys:
-+ -mat_ellwarp_kernel <auto,k1,k2> - the kernel family
-- -mat_ellwarp_threshold <n>       - the K2 threshold
++ -mat_ellwarp_kernel <auto,k1,k2>     - the kernel family
+- -mat_ellwarp_tune threshold=<n>      - the K2 threshold (developer)
 
   Level: intermediate
 

@@ -5,13 +5,13 @@
 #include <petscellwarp/private/ellwarpanalysis.h>
 #include <petscellwarp/private/matassemblytargetimpl.h>
 
-/* where the pattern analysis runs: the device with the cuda backend unless -mat_ellwarp_analysis host */
+/* where the pattern analysis runs: the device with the cuda backend unless -mat_ellwarp_tune analysis=host */
 static PetscErrorCode AnalyseOnDevice(Mat A, PetscBool *dev)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCheck(!(e->par.analysis == 0 && e->backend != MAT_ELLWARP_BACKEND_CUDA), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP: -mat_ellwarp_analysis device needs the cuda backend (the backend is %s)", MatEllwarpBackends[e->backend]);
+  PetscCheck(!(e->par.analysis == 0 && e->backend != MAT_ELLWARP_BACKEND_CUDA), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP: -mat_ellwarp_tune analysis=device needs the cuda backend (the backend is %s)", MatEllwarpBackends[e->backend]);
   *dev = (PetscBool)(e->backend == MAT_ELLWARP_BACKEND_CUDA && e->par.analysis != 1);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -42,7 +42,7 @@ static PetscErrorCode BuildLayoutStore(Mat A, PetscInt m, PetscInt n, const Pets
       PetscCall(EllwarpHostStoreAdopt(*S, full)); /* the store's arrays play the device arrays */
       PetscCall(EllwarpLayoutScalars(full, L));
     } else PetscCall(EllwarpLayoutDropArrays(*L)); /* the CUDA store has its copy */
-    PetscCall(PetscInfo(A, "-mat_ellwarp_analysis_drop_host: the layout's host arrays were dropped after the host analysis\n"));
+    PetscCall(PetscInfo(A, "-mat_ellwarp_tune analysis_drop_host: the layout's host arrays were dropped after the host analysis\n"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -67,9 +67,9 @@ PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat A)
 
   PetscFunctionBegin;
   if (e->L->hostarrays) PetscFunctionReturn(PETSC_SUCCESS);
-  if (e->backend == MAT_ELLWARP_BACKEND_HOST) { /* only after -mat_ellwarp_analysis_drop_host */
+  if (e->backend == MAT_ELLWARP_BACKEND_HOST) { /* only after -mat_ellwarp_tune analysis_drop_host */
     PetscCall(EllwarpLayoutCopyArrays(e->L, EllwarpHostStoreLayout(e->S)));
-    PetscCall(PetscInfo(A, "Copied the layout's arrays back to the matrix (after -mat_ellwarp_analysis_drop_host)\n"));
+    PetscCall(PetscInfo(A, "Copied the layout's arrays back to the matrix (after -mat_ellwarp_tune analysis_drop_host)\n"));
   }
 #if defined(ELLWARP_HAVE_CUDA)
   else {
