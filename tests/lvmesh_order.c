@@ -3,7 +3,9 @@
    tetrahedra (every tet keeps its vertices' coordinates, in the same local order, so orientation and volume are
    unchanged), and the assembled P1 diffusion matrix equals the original one permuted (MatPermute), rel. error
    <= 1e-13.  Prints, without asserting, a locality measure: the mean bounding-box diagonal of blocks of -block
-   consecutive vertices (what a block-wise assembler's patch looks like), for the original numbering and each order. */
+   consecutive vertices (what a block-wise assembler's patch looks like), for the original numbering and each order.
+   Then the direct RCM (LVMeshRCMOrdering) against PETSc's MatGetOrdering(MATORDERINGRCM): the same numbering, on the
+   structured LV, a two-component mesh and the gmsh LV refined once (-rcm_mesh, -rcm_refine). */
 #include <petscmat.h>
 #include "lvmesh.h" /* the mesh library ellwarplvmesh (examples/lvmesh) */
 
@@ -35,6 +37,25 @@ static PetscErrorCode CopyMesh(const LVMesh *a, LVMesh *b)
   PetscCall(PetscMalloc1(4 * (size_t)a->nt, &b->tet));
   PetscCall(PetscArraycpy(b->xyz, a->xyz, 3 * (size_t)a->nv));
   PetscCall(PetscArraycpy(b->tet, a->tet, 4 * (size_t)a->nt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* LVMeshRenumberRCM (SPARSEPACK's GENRCM on the graph directly) against LVMeshRenumberRCMPetsc (MatGetOrdering,
+   MATORDERINGRCM): the same numbering, tet for tet and coordinate for coordinate */
+static PetscErrorCode CompareRCM(const char *name, const LVMesh *m0)
+{
+  LVMesh a, b;
+
+  PetscFunctionBegin;
+  PetscCall(CopyMesh(m0, &a));
+  PetscCall(CopyMesh(m0, &b));
+  PetscCall(LVMeshRenumberRCM(&a));
+  PetscCall(LVMeshRenumberRCMPetsc(&b));
+  for (PetscCount q = 0; q < 4 * (PetscCount)a.nt; q++) PetscCheck(a.tet[q] == b.tet[q], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: RCM differs from PETSc's MATORDERINGRCM at tet entry %" PetscCount_FMT, name, q);
+  for (PetscCount q = 0; q < 3 * (PetscCount)a.nv; q++) PetscCheck(a.xyz[q] == b.xyz[q], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: RCM coordinates differ from PETSc's at entry %" PetscCount_FMT, name, q);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "rcm      %s (%" PetscInt_FMT " vertices): the same numbering as MatGetOrdering(MATORDERINGRCM)\n", name, a.nv));
+  PetscCall(LVMeshDestroy(&a));
+  PetscCall(LVMeshDestroy(&b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -89,6 +110,35 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&B));
     PetscCall(PetscFree2(old2new, new2old));
     PetscCall(LVMeshDestroy(&m));
+  }
+  { /* the direct RCM against PETSc's: this mesh, two disjoint copies of it (components), the gmsh LV refined once */
+    LVMesh two, lv, lvr;
+    PetscCall(CompareRCM("structured LV", &m0));
+    two.nv = 2 * m0.nv;
+    two.nt = 2 * m0.nt;
+    PetscCall(PetscMalloc1(3 * (size_t)two.nv, &two.xyz));
+    PetscCall(PetscMalloc1(4 * (size_t)two.nt, &two.tet));
+    for (PetscInt v = 0; v < m0.nv; v++) /* the second copy shifted along x (RCM sees only the graph) */
+      for (int d = 0; d < 3; d++) two.xyz[3 * v + d] = two.xyz[3 * (v + m0.nv) + d] = m0.xyz[3 * v + d] + (d == 0 ? 100.0 : 0.0);
+    for (PetscInt q = 0; q < 4 * m0.nt; q++) { /* the tets of the second copy (vertices nv..2nv-1) listed first */
+      two.tet[q]             = m0.tet[q] + m0.nv;
+      two.tet[4 * m0.nt + q] = m0.tet[q];
+    }
+    PetscCall(CompareRCM("two copies", &two));
+    PetscCall(LVMeshDestroy(&two));
+    char     file[PETSC_MAX_PATH_LEN] = ELLWARP_LV_DATA_DIR "/lv_6k.msh.xz", name[PETSC_MAX_PATH_LEN + 32];
+    PetscInt nref                         = 1; /* -rcm_mesh ELLWARP_LV_DATA_DIR/lv_coarse.msh.xz -rcm_refine 2: the cardiac 1 M LV */
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-rcm_mesh", file, sizeof(file), NULL));
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-rcm_refine", &nref, NULL));
+    PetscCall(LVMeshReadGmsh(file, &lv));
+    for (PetscInt k = 0; k < nref; k++) {
+      PetscCall(LVMeshRefineUniform(&lv, &lvr));
+      PetscCall(LVMeshDestroy(&lv));
+      lv = lvr;
+    }
+    PetscCall(PetscSNPrintf(name, sizeof(name), "gmsh %s refined %" PetscInt_FMT " times", file, nref));
+    PetscCall(CompareRCM(name, &lv));
+    PetscCall(LVMeshDestroy(&lv));
   }
   PetscCall(MatDestroy(&A0));
   PetscCall(LVMeshDestroy(&m0));

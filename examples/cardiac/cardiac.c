@@ -13,6 +13,10 @@ static const char help[] = "Cardiac electrophysiology on the GPU: monodomain Ali
 #include <petsctime.h>
 #include <petscdevice.h>
 #include "cardiac.h"
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct {
   DMAssembly     as;
@@ -75,29 +79,67 @@ static PetscErrorCode MakeOutputDir(const char *dir)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The P1 field's local section, one dof on each vertex, in vertex order: what DMPlexCreateSection() makes for it,
-   which took 1.8 s for the 7.1 M points of the 1 M-vertex LV (its per-point queries of labels and closures);
-   this loop takes a few milliseconds.  The vertex numbering, hence every dof, is the same (tests/cardiac_compare). */
-static PetscErrorCode SetP1LocalSection(DM dm)
+/* The P1 field's local and global sections, one dof on each vertex, in vertex order: what DMPlexCreateSection() and
+   DMGetGlobalSection() make for it on one process, which took 1.8 s and 0.35 s (H100 host) for the 7.1 M points of
+   the 1 M-vertex LV (per-point queries of labels and closures; PetscSectionCreateGlobalSection's dozen calls per
+   point); these loops over the vertices take a few milliseconds.  One process, no constraints, a point SF without
+   leaves: PETSc's global section then has the local one's dofs and offsets, which is what is built here (its flag
+   includesConstraints, false there and true here, matters only where there are constraints).  The vertex numbering, hence every dof, is the same
+   (tests/cardiac_section.sh, tests/cardiac_compare).  PETSc sets the DM's value layout (dm->map, read by
+   DMPlexPointGlobalRead/Ref) only when it makes the global section itself; this example does not use those. */
+static PetscErrorCode SetP1Sections(DM dm)
 {
-  PetscSection s;
+  PetscSection s[2];
   PetscInt     pStart, pEnd, vStart, vEnd;
 
   PetscFunctionBegin;
   PetscCall(DMPlexGetChart(dm, &pStart, &pEnd));
   PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
-  PetscCall(PetscSectionCreate(PetscObjectComm((PetscObject)dm), &s));
-  PetscCall(PetscSectionSetNumFields(s, 1));
-  PetscCall(PetscSectionSetFieldComponents(s, 0, 1));
-  PetscCall(PetscSectionSetChart(s, pStart, pEnd));
-  for (PetscInt v = vStart; v < vEnd; v++) {
-    PetscCall(PetscSectionSetDof(s, v, 1));
-    PetscCall(PetscSectionSetFieldDof(s, v, 0, 1));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(PetscSectionCreate(PetscObjectComm((PetscObject)dm), &s[k]));
+    PetscCall(PetscSectionSetNumFields(s[k], 1));
+    PetscCall(PetscSectionSetFieldComponents(s[k], 0, 1));
+    PetscCall(PetscSectionSetChart(s[k], pStart, pEnd));
+    for (PetscInt v = vStart; v < vEnd; v++) {
+      PetscCall(PetscSectionSetDof(s[k], v, 1));
+      PetscCall(PetscSectionSetFieldDof(s[k], v, 0, 1));
+    }
+    PetscCall(PetscSectionSetUp(s[k]));
   }
-  PetscCall(PetscSectionSetUp(s));
-  PetscCall(DMSetLocalSection(dm, s));
-  PetscCall(PetscSectionDestroy(&s));
+  PetscCall(DMSetLocalSection(dm, s[0])); /* first: it drops any global section */
+  PetscCall(DMSetGlobalSection(dm, s[1]));
+  PetscCall(PetscSectionDestroy(&s[0]));
+  PetscCall(PetscSectionDestroy(&s[1]));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Seconds since this process started (its start time in /proc/self/stat against CLOCK_BOOTTIME, both since boot;
+   10 ms resolution), or -1 where that is not available: what a user timing the process sees before
+   PetscInitialize() returns (loading the shared libraries, MPI_Init) and after PetscFinalize().  Plain C: also called
+   before PetscInitialize and after PetscFinalize. */
+static double ProcessAge(void)
+{
+#if defined(__linux__) && defined(CLOCK_BOOTTIME)
+  FILE              *fp = fopen("/proc/self/stat", "r");
+  char               buf[1024], *p;
+  unsigned long long start = 0;
+  struct timespec    now;
+  size_t             n;
+  int                field = 2;
+
+  if (!fp) return -1;
+  n = fread(buf, 1, sizeof(buf) - 1, fp);
+  fclose(fp);
+  buf[n] = 0;
+  p      = strrchr(buf, ')'); /* after the command name, which may hold spaces */
+  if (!p || clock_gettime(CLOCK_BOOTTIME, &now)) return -1;
+  for (p++; *p && field < 22; p++) /* field 22: starttime, in clock ticks */
+    if (*p == ' ') field++;
+  if (sscanf(p, "%llu", &start) != 1) return -1;
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec - (double)start / (double)sysconf(_SC_CLK_TCK);
+#else
+  return -1;
+#endif
 }
 
 /* index of the vertex nearest to p */
@@ -392,7 +434,8 @@ int main(int argc, char **argv)
   PetscReal     *vtutimes = NULL;
   PetscBool      png = PETSC_TRUE, final_vtu = PETSC_TRUE, stop_activated = PETSC_FALSE, helpflg, quiet = PETSC_FALSE, use_ts = PETSC_FALSE, extrapolate = PETSC_TRUE, cardiac_plex_section = PETSC_FALSE;
   PetscReal      bandwidth = 2990; /* GB/s: the H100's device-to-device copy (docs/performance.md: 2995 measured) */
-  PetscLogDouble tsetup0, tsetup1, tprog0, tprog1, tloop0, tloop1;
+  PetscLogDouble tsetup0, tsetup1, tprog0, tprog1, tloop0, tloop1, tout1 = 0, tdestroy1;
+  double         page0, pagefin, pageend; /* process age (ProcessAge): after PetscInitialize, before and after PetscFinalize */
   PetscLogDouble tph[6] = {0, 0, 0, 0, 0, 0}, tmark; /* set-up phases: mesh, DM, assembler, matrix, the rest, device */
   PetscLogEvent  ev_elemdata, ev_section, ev_vectors;  /* set-up steps of the assembler phase in -log_view */
   VecType        vtype;
@@ -408,6 +451,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscTime(&tprog0));
+  page0 = ProcessAge();
   PetscCall(PetscOptionsHasHelp(NULL, &helpflg));
   PetscCall(PetscMemzero(&cc, sizeof(cc)));
   PetscCall(PetscMemzero(&app, sizeof(app)));
@@ -471,7 +515,7 @@ int main(int argc, char **argv)
      lv6k -refine 2 (100 steps), with the same activation times (benchmarks/results/cardiac-solve-h100/) */
   PetscCall(PetscOptionsBool("-cardiac_extrapolate", "Newton's initial guess extrapolated linearly from the two previous steps (with -cardiac_ts: TSThetaSetExtrapolate)", NULL, extrapolate, &extrapolate, NULL));
   PetscCall(PetscOptionsReal("-cardiac_bandwidth", "memory bandwidth (GB/s) the bytes model's fractions refer to (default: an H100's copy bandwidth)", NULL, bandwidth, &bandwidth, NULL));
-  PetscCall(PetscOptionsBool("-cardiac_plex_section", "the P1 field's section from DMPlexCreateSection() (default: built directly, the same layout, faster)", NULL, cardiac_plex_section, &cardiac_plex_section, NULL));
+  PetscCall(PetscOptionsBool("-cardiac_plex_section", "the P1 field's sections from DMPlexCreateSection() and DMGetGlobalSection() (default: built directly, the same layout, faster)", NULL, cardiac_plex_section, &cardiac_plex_section, NULL));
   PetscCall(PetscOptionsBool("-cardiac_ts", "time loop on PETSc TS (TSBEULER, fixed step, -ts_* options) instead of the hand loop (the default: see README.md for the measured cost)", NULL, use_ts, &use_ts, NULL));
   PetscOptionsEnd();
   PetscCheck(dt > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dt must be positive");
@@ -507,7 +551,7 @@ int main(int argc, char **argv)
   PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, 3, 1, PETSC_TRUE, 1, PETSC_DETERMINE, &fe));
   PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
   PetscCall(DMCreateDS(dm));
-  if (size == 1 && !cardiac_plex_section) PetscCall(SetP1LocalSection(dm));
+  if (size == 1 && !cardiac_plex_section) PetscCall(SetP1Sections(dm));
   PetscCall(PetscFEDestroy(&fe));
   if (size > 1) PetscCall(CardiacDistSetUpVertices(&dist, dm));
   PetscCall(DMGetVecType(dm, &vtype));
@@ -831,6 +875,7 @@ int main(int argc, char **argv)
   PetscCall(BytesModel(&L, J, ksp, app.as, bandwidth));
   PetscCall(MatViewFromOptions(J, NULL, "-jac_view"));
   PetscCall(VecDestroy(&L.phidot));
+  PetscCall(PetscTime(&tout1));
 
 finish:
   for (PetscInt i = 0; i < nvtu; i++) PetscCall(PetscFree(vtunames[i]));
@@ -848,6 +893,13 @@ finish:
   PetscCall(CardiacDistDestroy(&dist));
   PetscCall(PetscFree3(phinat, actnat, rnat));
   PetscCall(DMDestroy(&dm));
+  PetscCall(PetscTime(&tdestroy1));
+  pagefin = ProcessAge();
+  /* where the process's wall time goes outside the program's "total" (a user times the process) */
+  if (!helpflg && tout1 > 0)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: process: %.2f s to PetscInitialize done, total %.2f s, results and output %.2f s, destroying %.2f s\n", page0, tprog1 - tprog0, tout1 - tprog1, tdestroy1 - tout1));
   PetscCall(PetscFinalize());
+  pageend = ProcessAge();
+  if (!helpflg && tout1 > 0 && !rank) printf("cardiac: process: PetscFinalize %.2f s, %.2f s from the process start to here\n", pageend - pagefin, pageend);
   return 0;
 }

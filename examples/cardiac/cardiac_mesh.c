@@ -4,6 +4,7 @@
    rule-based fibres and the stimulus region, per element. */
 #include "cardiac.h"
 #include <petscellwarp/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpthreads.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -143,13 +144,41 @@ static PetscErrorCode RegisterEvents(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the stimulus weight of each tet (its centroid in the ball, or below x for the slab) and the slab's fibres, a range of
+   tets per host thread (a serial loop over the 6 M tets of the 1 M LV after the threaded rule fibres) */
+typedef struct {
+  CardiacMesh     *cm;
+  const PetscReal *stimc;
+  PetscReal        stimr, stimx;
+  PetscBool        slabfib;
+} StimCtx;
+
+static int StimWork(void *ctx, PetscInt range, PetscCount e0, PetscCount e1)
+{
+  StimCtx       *sc = (StimCtx *)ctx;
+  CardiacMesh   *cm = sc->cm;
+  const PetscInt nt = cm->m.nt;
+
+  (void)range;
+  for (PetscInt e = (PetscInt)e0; e < (PetscInt)e1; e++) {
+    PetscReal c[3] = {0, 0, 0}, r2 = 0;
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) c[d] += 0.25 * cm->m.xyz[3 * cm->m.tet[4 * e + a] + d];
+    if (sc->slabfib)
+      for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = d == 0 ? 1.0 : 0.0; /* along x */
+    for (int d = 0; d < 3; d++) r2 += PetscSqr(c[d] - sc->stimc[d]);
+    cm->stim[e] = cm->slab ? (c[0] < sc->stimx ? 1.0 : 0.0) : (r2 < sc->stimr * sc->stimr ? 1.0 : 0.0);
+  }
+  return 0;
+}
+
 PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
 {
   char        mesh[PETSC_MAX_PATH_LEN] = "lv", fname[256] = "", fdesc[sizeof(cm->fibres)] = "";
   PetscInt    refine = 0, lvnodes = 20000, nt, nthreads = 0;
   PetscReal   slab_h = 0.5, slabL[3] = {20, 7, 3}, helix[2] = {60, -60}, stimc[3] = {0, 0, -18.5}, stimr = 2.5, stimx = 1.5;
   PetscInt    nL = 3, nh = 2, nc = 3;
-  PetscBool   rcm = PETSC_TRUE, sfc = PETSC_FALSE, isfile = PETSC_FALSE, quality = PETSC_FALSE, exo = PETSC_FALSE;
+  PetscBool   rcm = PETSC_TRUE, rcm_petsc = PETSC_FALSE, sfc = PETSC_FALSE, isfile = PETSC_FALSE, quality = PETSC_FALSE, exo = PETSC_FALSE;
   PetscReal  *ffib = NULL; /* [3][nt] fibres from the file, refined along with the mesh */
   const char *srcs[] = {"auto", "file", "rule", "CardiacFibreSource", "CARDIAC_FIBRES_", NULL};
   PetscEnum   src    = 0; /* auto: the file's fibres when it has them, else the rule */
@@ -162,6 +191,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscCall(PetscOptionsRealArray("-slab_size", "slab: edge lengths (mm)", NULL, slabL, &nL, NULL));
   PetscCall(PetscOptionsInt("-refine", "uniform refinements (1 tet -> 8)", NULL, refine, &refine, NULL));
   PetscCall(PetscOptionsBool("-rcm", "renumber the vertices by reverse Cuthill-McKee", NULL, rcm, &rcm, NULL));
+  PetscCall(PetscOptionsBool("-rcm_petsc", "-rcm through PETSc's MatGetOrdering(MATORDERINGRCM) of the node graph as a Mat (the reference: the default computes the same permutation on the graph directly, faster)", NULL, rcm_petsc, &rcm_petsc, NULL));
   PetscCall(PetscOptionsBool("-sfc", "renumber the vertices along a Hilbert curve (replaces -rcm): row blocks are compact 3-D clusters", NULL, sfc, &sfc, NULL));
   PetscCall(PetscOptionsEnum("-fibres", "fibre directions: auto (from the mesh file when it has a fibre field, else rule-based), file (from the mesh file, error when absent), rule (rule-based LV helix, -helix)", NULL, srcs, src, &src, NULL));
   PetscCall(PetscOptionsString("-fibres_field", "name of the fibre field in the mesh file (gmsh: a 3-component $ElementData/$NodeData/$ElementNodeData field; ExodusII: element variables, element attributes or nodal variables NAME_x/_y/_z, NAMEx/y/z or NAME1/2/3); default: any name starting with \"fib\"", NULL, fname, fname, sizeof(fname), NULL));
@@ -169,7 +199,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscCall(PetscOptionsRealArray("-stim_center", "LV/file meshes: centre of the stimulated ball (mm)", NULL, stimc, &nc, NULL));
   PetscCall(PetscOptionsReal("-stim_radius", "LV/file meshes: radius of the stimulated ball (mm)", NULL, stimr, &stimr, NULL));
   PetscCall(PetscOptionsReal("-stim_x", "slab: elements with centroid x below this are stimulated (mm)", NULL, stimx, &stimx, NULL));
-  PetscCall(PetscOptionsInt("-mesh_threads", "host threads for the rule fibres (0: the online cores)", NULL, nthreads, &nthreads, NULL));
+  PetscCall(PetscOptionsInt("-mesh_threads", "host threads for the rule fibres and the stimulus region (0: the CPUs this process may run on)", NULL, nthreads, &nthreads, NULL));
   PetscCall(PetscOptionsBool("-mesh_quality", "print mesh quality: volumes, orientation, dihedral angles, tets per vertex", NULL, quality, &quality, NULL));
   PetscOptionsEnd();
 
@@ -232,6 +262,7 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscCall(PetscLogEventEnd(ev_refine, 0, 0, 0, 0));
   PetscCall(PetscLogEventBegin(ev_renumber, 0, 0, 0, 0));
   if (sfc) PetscCall(LVMeshRenumberSFC(&cm->m, PETSC_TRUE));
+  else if (rcm && rcm_petsc) PetscCall(LVMeshRenumberRCMPetsc(&cm->m));
   else if (rcm) PetscCall(LVMeshRenumberRCM(&cm->m)); /* vertices only: the tet order (and ffib) stays */
   PetscCall(PetscLogEventEnd(ev_renumber, 0, 0, 0, 0));
   if (quality) PetscCall(CardiacMeshQuality(&cm->m));
@@ -241,14 +272,11 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   if (ffib) cm->fib = ffib;
   else PetscCall(PetscMalloc1(3 * (size_t)nt, &cm->fib));
   if (!ffib && !cm->slab) PetscCall(LVMeshFibres(&cm->m, helix[0], helix[1], nthreads, cm->fib)); /* the rule, on the host's cores */
-  for (PetscInt e = 0; e < nt; e++) {
-    PetscReal c[3] = {0, 0, 0}, r2 = 0;
-    for (int a = 0; a < 4; a++)
-      for (int d = 0; d < 3; d++) c[d] += 0.25 * cm->m.xyz[3 * cm->m.tet[4 * e + a] + d];
-    if (!ffib && cm->slab)
-      for (int d = 0; d < 3; d++) cm->fib[(size_t)d * nt + e] = d == 0 ? 1.0 : 0.0; /* along x */
-    for (int d = 0; d < 3; d++) r2 += PetscSqr(c[d] - stimc[d]);
-    cm->stim[e] = cm->slab ? (c[0] < stimx ? 1.0 : 0.0) : (r2 < stimr * stimr ? 1.0 : 0.0);
+  {
+    StimCtx sc = {cm, stimc, stimr, stimx, (PetscBool)(!ffib && cm->slab)};
+    PetscInt nth;
+    PetscCall(PetscEllwarpThreadsGetCount(nthreads, nt, 65536, &nth));
+    PetscCall(PetscEllwarpThreadsRun(nth, nt, StimWork, &sc));
   }
   if (ffib) PetscCall(PetscSNPrintf(cm->fibres, sizeof(cm->fibres), "from the mesh file: %s", fdesc));
   else if (cm->slab) PetscCall(PetscSNPrintf(cm->fibres, sizeof(cm->fibres), "rule: along x (slab)"));
@@ -265,6 +293,34 @@ PetscErrorCode CardiacMeshCreate(CardiacMesh *cm, PetscBool *dummy)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the cell list for DMPlex, a range of tets per host thread: each tet's vertices ordered so that its first face points
+   inward (negative volume), as DMPlex wants; bad[range]: the range's first degenerate tet, or -1 */
+typedef struct {
+  const LVMesh *m;
+  PetscInt     *cells;
+  PetscInt      bad[64];
+} OrientCtx;
+
+static int OrientWork(void *ctx, PetscInt range, PetscCount t0, PetscCount t1)
+{
+  OrientCtx *oc = (OrientCtx *)ctx;
+
+  oc->bad[range] = -1;
+  for (PetscInt t = (PetscInt)t0; t < (PetscInt)t1; t++) {
+    const PetscInt *v = oc->m->tet + 4 * t;
+    PetscReal       e[3][3], det;
+    for (int a = 0; a < 3; a++)
+      for (int d = 0; d < 3; d++) e[a][d] = oc->m->xyz[3 * v[a + 1] + d] - oc->m->xyz[3 * v[0] + d];
+    det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) + e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+    if (det == 0 && oc->bad[range] < 0) oc->bad[range] = t;
+    oc->cells[4 * t + 0] = v[0];
+    oc->cells[4 * t + 1] = det > 0 ? v[2] : v[1];
+    oc->cells[4 * t + 2] = det > 0 ? v[1] : v[2];
+    oc->cells[4 * t + 3] = v[3];
+  }
+  return 0;
+}
+
 PetscErrorCode CardiacMeshToDMPlex(const CardiacMesh *cm, DM *dm)
 {
   PetscInt *cells;
@@ -275,18 +331,15 @@ PetscErrorCode CardiacMeshToDMPlex(const CardiacMesh *cm, DM *dm)
   PetscCall(PetscLogEventBegin(ev_plex, 0, 0, 0, 0));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mesh_interpolate", &interpolate, NULL));
   PetscCall(PetscMalloc1(4 * (size_t)cm->m.nt, &cells));
-  for (PetscInt t = 0; t < cm->m.nt; t++) {
-    const PetscInt *v = cm->m.tet + 4 * t;
-    PetscReal       e[3][3], det;
-    for (int a = 0; a < 3; a++)
-      for (int d = 0; d < 3; d++) e[a][d] = cm->m.xyz[3 * v[a + 1] + d] - cm->m.xyz[3 * v[0] + d];
-    det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) + e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
-    PetscCheck(det != 0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "cardiac: degenerate tetrahedron %" PetscInt_FMT, t);
-    /* DMPlex wants the first face to point inward (negative volume) */
-    cells[4 * t + 0] = v[0];
-    cells[4 * t + 1] = det > 0 ? v[2] : v[1];
-    cells[4 * t + 2] = det > 0 ? v[1] : v[2];
-    cells[4 * t + 3] = v[3];
+  {
+    OrientCtx oc;
+    PetscInt  nth;
+    PetscCall(PetscMemzero(&oc, sizeof(oc)));
+    oc.m     = &cm->m;
+    oc.cells = cells;
+    PetscCall(PetscEllwarpThreadsGetCount(0, cm->m.nt, 65536, &nth));
+    PetscCall(PetscEllwarpThreadsRun(nth, cm->m.nt, OrientWork, &oc));
+    for (PetscInt r = 0; r < nth; r++) PetscCheck(oc.bad[r] < 0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "cardiac: degenerate tetrahedron %" PetscInt_FMT, oc.bad[r]);
   }
   PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_WORLD, 3, cm->m.nt, cm->m.nv, 4, interpolate, cells, 3, cm->m.xyz, dm));
   PetscCall(PetscFree(cells));

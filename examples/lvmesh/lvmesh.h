@@ -29,8 +29,14 @@ PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh);
 PetscErrorCode LVMeshReadGmshTags(const char filename[], LVMesh *mesh, PetscInt **vtag, PetscInt **ttag);
 /* Uniform refinement, 1 tet -> 8 (Bey 1995; the inner octahedron is cut along its shortest diagonal). */
 PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine);
-/* Renumber the vertices with PETSc's reverse Cuthill-McKee ordering (MATORDERINGRCM) of the node graph. */
+/* Renumber the vertices by reverse Cuthill-McKee of the node graph: LVMeshRCMOrdering, the permutation PETSc's
+   MATORDERINGRCM gives, computed on the graph directly (no Mat). */
 PetscErrorCode LVMeshRenumberRCM(LVMesh *mesh);
+/* The same through PETSc: MatGetOrdering(MATORDERINGRCM) of the node graph as a SeqAIJ matrix (the reference). */
+PetscErrorCode LVMeshRenumberRCMPetsc(LVMesh *mesh);
+/* SPARSEPACK's GENRCM (PETSc's MATORDERINGRCM) on a symmetric graph in CSR with sorted rows, the diagonal included
+   (what MatGetRowIJ(symmetric) gives PETSc's ordering), 0-based: perm[k] is the vertex numbered k. */
+PetscErrorCode LVMeshRCMOrdering(PetscInt nv, const PetscInt *ia, const PetscInt *ja, PetscInt *perm);
 /* Renumber the vertices along a space-filling curve through their coordinates (Hilbert, or Morton/Z-order when
    hilbert is false; one cubic bounding box, 21 bits per axis): a contiguous range of vertex numbers is then a compact
    3-D cluster (surface ~ volume^(2/3)) rather than RCM's thin level-set sheet, which is what block-wise assemblers
