@@ -23,6 +23,8 @@
 
 /* ellwarp_add_test(assembly_setup.cpu -faces 4) */
 /* ellwarp_add_test(assembly_setup.cpu_uninterpolated -faces 4 -uninterpolated) */
+/* 24 576 tets: the uninterpolated element map on two host threads (PetscEllwarpThreadsRun, 16 384 elements a thread) */
+/* ellwarp_add_test(assembly_setup.cpu_uninterpolated_threads -faces 16 -uninterpolated) */
 /* ellwarp_add_test(assembly_setup.gpu -faces 6 -gpu GPU) */
 /* ellwarp_add_test(assembly_setup.gpu_uninterpolated -faces 7 -uninterpolated -gpu GPU) */
 /* ellwarp_add_test(assembly_setup.gpu_64bit -faces 5 -gpu -dm_assembly_tune index64=1 -hs_dm_assembly_tune index64=1 GPU) */

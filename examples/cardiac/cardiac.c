@@ -438,6 +438,7 @@ int main(int argc, char **argv)
   double         page0, pagefin, pageend; /* process age (ProcessAge): after PetscInitialize, before and after PetscFinalize */
   PetscLogDouble tph[6] = {0, 0, 0, 0, 0, 0}, tmark; /* set-up phases: mesh, DM, assembler, matrix, the rest, device */
   PetscLogEvent  ev_elemdata, ev_section, ev_vectors;  /* set-up steps of the assembler phase in -log_view */
+  PetscLogEvent  ev_output;                            /* after the time loop: the results and their files */
   VecType        vtype;
   MatType        mtype;
   DMAssemblyType atype;
@@ -529,6 +530,7 @@ int main(int argc, char **argv)
   PetscCall(PetscLogEventRegister("CardiacElemData", DM_CLASSID, &ev_elemdata));
   PetscCall(PetscLogEventRegister("CardiacSection", DM_CLASSID, &ev_section));
   PetscCall(PetscLogEventRegister("CardiacVectors", DM_CLASSID, &ev_vectors));
+  PetscCall(PetscLogEventRegister("CardiacOutput", DM_CLASSID, &ev_output));
   PetscCall(PetscTime(&tsetup0));
 #if defined(ELLWARP_HAVE_CUDA)
   { /* device vectors: the CUDA context is made by a thread while the mesh is read and refined */
@@ -773,6 +775,7 @@ int main(int argc, char **argv)
   PetscCall(PetscTime(&tprog1));
 
   /* results */
+  PetscCall(PetscLogEventBegin(ev_output, 0, 0, 0, 0));
   {
     const PetscScalar *a = NULL;
     PetscReal          amax = 0, amin = PETSC_MAX_REAL, cv = -1, tprobe[2] = {-1, -1};
@@ -875,6 +878,7 @@ int main(int argc, char **argv)
   PetscCall(BytesModel(&L, J, ksp, app.as, bandwidth));
   PetscCall(MatViewFromOptions(J, NULL, "-jac_view"));
   PetscCall(VecDestroy(&L.phidot));
+  PetscCall(PetscLogEventEnd(ev_output, 0, 0, 0, 0));
   PetscCall(PetscTime(&tout1));
 
 finish:

@@ -290,28 +290,31 @@ static inline PetscInt FindCol(const PetscInt *ia, const PetscInt *ja, PetscInt 
 /* ------------------------------------------------------------------------------------------------------------ */
 /* Uniform refinement                                                                                          */
 
-PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine)
-{
-  PetscInt *ia, *ja, *eoff, nv = coarse->nv, ne = 0;
-  /* edge (a,b), a<b: id = eoff[p] where p is the position of b in row a */
+/* LVMeshRefineUniform's loops on the host's cores (PetscEllwarpThreadsRun): phase 0 the edge midpoints, a range of
+   coarse vertices (rows of the graph) per thread; phase 1 the 8 children of each coarse tet, a range of coarse tets
+   per thread.  Every entry is written by one thread: the same mesh for any thread count. */
+typedef struct {
+  const LVMesh   *coarse;
+  LVMesh         *fine;
+  const PetscInt *ia, *ja, *eoff;
+  int             phase;
+} RefineCtx;
 
-  PetscFunctionBegin;
-  PetscCall(LVMeshNodeGraph(coarse, &ia, &ja));
-  PetscCall(PetscMalloc1(ia[nv], &eoff));
-  for (PetscInt a = 0; a < nv; a++)
-    for (PetscInt p = ia[a]; p < ia[a + 1]; p++) eoff[p] = ja[p] > a ? nv + ne++ : -1;
-  fine->nv = nv + ne;
-  fine->nt = 8 * coarse->nt;
-  PetscCall(PetscMalloc1(3 * (size_t)fine->nv, &fine->xyz));
-  PetscCall(PetscMalloc1(4 * (size_t)fine->nt, &fine->tet));
-  PetscCall(PetscArraycpy(fine->xyz, coarse->xyz, 3 * nv));
-  for (PetscInt a = 0; a < nv; a++)
-    for (PetscInt p = ia[a]; p < ia[a + 1]; p++)
-      if (eoff[p] >= 0)
-        for (int d = 0; d < 3; d++) fine->xyz[3 * eoff[p] + d] = 0.5 * (coarse->xyz[3 * a + d] + coarse->xyz[3 * ja[p] + d]);
-  for (PetscInt e = 0; e < coarse->nt; e++) {
-    const PetscInt *x = coarse->tet + 4 * e;
-    PetscInt        m[4][4], *t = fine->tet + 32 * e;
+static int RefineWork(void *ctx, PetscInt range, PetscCount i0, PetscCount i1)
+{
+  RefineCtx *r = (RefineCtx *)ctx;
+
+  (void)range;
+  if (r->phase == 0) {
+    for (PetscInt a = (PetscInt)i0; a < (PetscInt)i1; a++)
+      for (PetscInt p = r->ia[a]; p < r->ia[a + 1]; p++)
+        if (r->eoff[p] >= 0)
+          for (int d = 0; d < 3; d++) r->fine->xyz[3 * r->eoff[p] + d] = 0.5 * (r->coarse->xyz[3 * a + d] + r->coarse->xyz[3 * r->ja[p] + d]);
+    return 0;
+  }
+  for (PetscInt e = (PetscInt)i0; e < (PetscInt)i1; e++) {
+    const PetscInt *x = r->coarse->tet + 4 * e;
+    PetscInt        m[4][4], *t = r->fine->tet + 32 * e;
     PetscInt        diag[3][2][2] = {
       {{0, 1}, {2, 3}},
       {{0, 2}, {1, 3}},
@@ -322,8 +325,8 @@ PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine)
 
     for (int i = 0; i < 4; i++)
       for (int j = i + 1; j < 4; j++) {
-        PetscInt a = PetscMin(x[i], x[j]), b = PetscMax(x[i], x[j]), p = FindCol(ia, ja, a, b);
-        m[i][j] = m[j][i] = eoff[p];
+        PetscInt a = PetscMin(x[i], x[j]), b = PetscMax(x[i], x[j]), p = FindCol(r->ia, r->ja, a, b);
+        m[i][j] = m[j][i] = r->eoff[p];
       }
     /* corner tets */
     {
@@ -340,7 +343,7 @@ PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine)
     for (int d = 0; d < 3; d++) {
       PetscInt  p = m[diag[d][0][0]][diag[d][0][1]], q = m[diag[d][1][0]][diag[d][1][1]];
       PetscReal l = 0;
-      for (int k = 0; k < 3; k++) l += PetscSqr(fine->xyz[3 * p + k] - fine->xyz[3 * q + k]);
+      for (int k = 0; k < 3; k++) l += PetscSqr(r->fine->xyz[3 * p + k] - r->fine->xyz[3 * q + k]);
       if (l < best) {
         best = l;
         bd   = d;
@@ -357,6 +360,31 @@ PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine)
       }
     }
   }
+  return 0;
+}
+
+PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine)
+{
+  PetscInt *ia, *ja, *eoff, nv = coarse->nv, ne = 0, nth;
+  RefineCtx rc;
+  /* edge (a,b), a<b: id = eoff[p] where p is the position of b in row a */
+
+  PetscFunctionBegin;
+  PetscCall(LVMeshNodeGraph(coarse, &ia, &ja));
+  PetscCall(PetscMalloc1(ia[nv], &eoff));
+  for (PetscInt a = 0; a < nv; a++)
+    for (PetscInt p = ia[a]; p < ia[a + 1]; p++) eoff[p] = ja[p] > a ? nv + ne++ : -1;
+  fine->nv = nv + ne;
+  fine->nt = 8 * coarse->nt;
+  PetscCall(PetscMalloc1(3 * (size_t)fine->nv, &fine->xyz));
+  PetscCall(PetscMalloc1(4 * (size_t)fine->nt, &fine->tet));
+  PetscCall(PetscArraycpy(fine->xyz, coarse->xyz, 3 * nv));
+  rc = (RefineCtx){coarse, fine, ia, ja, eoff, 0};
+  PetscCall(PetscEllwarpThreadsGetCount(0, nv, 4096, &nth));
+  PetscCall(PetscEllwarpThreadsRun(nth, nv, RefineWork, &rc));
+  rc.phase = 1; /* the children read the midpoints */
+  PetscCall(PetscEllwarpThreadsGetCount(0, coarse->nt, 16384, &nth));
+  PetscCall(PetscEllwarpThreadsRun(nth, coarse->nt, RefineWork, &rc));
   PetscCall(PetscFree(eoff));
   PetscCall(PetscFree(ia));
   PetscCall(PetscFree(ja));

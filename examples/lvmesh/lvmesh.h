@@ -57,7 +57,7 @@ PetscErrorCode LVMeshGetVolume(const LVMesh *mesh, PetscReal *volume, PetscInt *
    towards the apex-base direction) going linearly from helix_endo to helix_epi. */
 void LVMeshFibre(const PetscReal p[3], PetscReal helix_endo, PetscReal helix_epi, PetscReal f[3]);
 /* the rule fibre of every tet at its centroid into fib[d*nt + e] (entry-major), on nthreads host threads (<= 0:
-   the online cores, at most 64); the result does not depend on the thread count */
+   the CPUs this process may run on, at most 64; PetscEllwarpThreadsRun); the result does not depend on the thread count */
 PetscErrorCode LVMeshFibres(const LVMesh *mesh, PetscReal helix_endo, PetscReal helix_epi, PetscInt nthreads, PetscReal *fib);
 /* P1 scalar diffusion: K = int grad(u) . D grad(v) + c_mass int u v, D = I + 3 f f^T with a fibre direction f
    rotating transmurally (helix angle +60 deg endo -> -60 deg epi). SPD. Assembled directly in CSR. */

@@ -132,6 +132,7 @@ PetscErrorCode DMAsmP1ElementMap(DMAssembly as, PetscSection dofs, PetscBool che
     P1MapCtx ctx = {packed, voff, vcoff, coords, nelem, nen, dim, vStart, vEnd, offset, as->edof, as->xe};
     PetscInt nth;
     PetscCall(PetscEllwarpThreadsGetCount(0, nelem, 16384, &nth));
+    PetscCall(PetscInfo(as, "element map: %" PetscInt_FMT " cells on %" PetscInt_FMT " host threads\n", nelem, nth));
     PetscCall(PetscEllwarpThreadsRun(nth, nelem, P1MapWork, &ctx));
   } else
     for (PetscInt e = 0; e < nelem; e++) {
