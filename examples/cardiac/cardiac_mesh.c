@@ -321,15 +321,96 @@ static int OrientWork(void *ctx, PetscInt range, PetscCount t0, PetscCount t1)
   return 0;
 }
 
+/* The uninterpolated DMPlex of the cell list through PETSc's public API, what DMPlexBuildFromCellList() and
+   DMPlexBuildCoordinatesFromCellList() make (cells 0 .. nt-1 on vertices nt .. nt+nv-1), with the supports taken from
+   the vertex -> tets map (LVMeshNodeToTets, on the host's cores) instead of DMPlexSymmetrize(): 0.5-0.6 s of the
+   1.0 s DMPlexBuildFromCellList took for the 6 M tets of the 1 M LV on the 2-core CI machine (a PetscSection call per
+   cone entry, twice).  Symmetrize lists the support of a vertex as the cells whose cone holds it, in increasing
+   order, which is that map; the cones, the depth strata (DMPlexStratify) and the coordinates are PETSc's.
+   -cardiac_plex_fromcelllist builds it with DMPlexCreateFromCellListPetsc() instead; -cardiac_plex_check builds
+   both and compares them (tests/CMakeLists.txt). */
+static PetscErrorCode CardiacPlexFromCells(const CardiacMesh *cm, const PetscInt *cells, DM *dm)
+{
+  const PetscInt nt = cm->m.nt, nv = cm->m.nv;
+  PetscInt      *n2e_i, *n2e, *cones;
+
+  PetscFunctionBegin;
+  PetscCall(LVMeshNodeToTets(&cm->m, &n2e_i, &n2e));
+  PetscCall(DMCreate(PETSC_COMM_WORLD, dm));
+  PetscCall(DMSetType(*dm, DMPLEX));
+  PetscCall(DMSetDimension(*dm, 3));
+  PetscCall(DMPlexSetChart(*dm, 0, nt + nv));
+  for (PetscInt c = 0; c < nt; c++) PetscCall(DMPlexSetConeSize(*dm, c, 4));
+  for (PetscInt v = 0; v < nv; v++) PetscCall(DMPlexSetSupportSize(*dm, nt + v, n2e_i[v + 1] - n2e_i[v]));
+  PetscCall(DMSetUp(*dm)); /* allocates the cones and, the support sizes being set, the supports */
+  PetscCall(DMPlexGetCones(*dm, &cones));
+  for (PetscCount q = 0; q < 4 * (PetscCount)nt; q++) cones[q] = cells[q] + nt;
+  for (PetscInt v = 0; v < nv; v++) PetscCall(DMPlexSetSupport(*dm, nt + v, n2e + n2e_i[v])); /* cell numbers = tet numbers */
+  PetscCall(PetscFree(n2e_i));
+  PetscCall(PetscFree(n2e));
+  PetscCall(DMPlexStratify(*dm));
+  PetscCall(DMPlexBuildCoordinatesFromCellList(*dm, 3, cm->m.xyz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -cardiac_plex_check: a and b the same DMPlex (chart, cones and orientations, supports, depth strata, coordinates) */
+static PetscErrorCode CardiacPlexCompare(DM a, DM b)
+{
+  PetscInt  pa[2], pb[2], depth[2];
+  Vec       ca, cb;
+  PetscBool eq;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetChart(a, &pa[0], &pa[1]));
+  PetscCall(DMPlexGetChart(b, &pb[0], &pb[1]));
+  PetscCheck(pa[0] == pb[0] && pa[1] == pb[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "cardiac -cardiac_plex_check: charts differ");
+  for (PetscInt p = pa[0]; p < pa[1]; p++) {
+    const PetscInt *x, *y, *ox, *oy;
+    PetscInt        nx, ny;
+    PetscCall(DMPlexGetConeSize(a, p, &nx));
+    PetscCall(DMPlexGetConeSize(b, p, &ny));
+    PetscCall(DMPlexGetCone(a, p, &x));
+    PetscCall(DMPlexGetCone(b, p, &y));
+    PetscCall(DMPlexGetConeOrientation(a, p, &ox));
+    PetscCall(DMPlexGetConeOrientation(b, p, &oy));
+    PetscCheck(nx == ny, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cardiac -cardiac_plex_check: cone sizes of point %" PetscInt_FMT " differ", p);
+    for (PetscInt i = 0; i < nx; i++) PetscCheck(x[i] == y[i] && ox[i] == oy[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "cardiac -cardiac_plex_check: cones of point %" PetscInt_FMT " differ", p);
+    PetscCall(DMPlexGetSupportSize(a, p, &nx));
+    PetscCall(DMPlexGetSupportSize(b, p, &ny));
+    PetscCall(DMPlexGetSupport(a, p, &x));
+    PetscCall(DMPlexGetSupport(b, p, &y));
+    PetscCheck(nx == ny, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cardiac -cardiac_plex_check: support sizes of point %" PetscInt_FMT " differ", p);
+    for (PetscInt i = 0; i < nx; i++) PetscCheck(x[i] == y[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "cardiac -cardiac_plex_check: supports of point %" PetscInt_FMT " differ", p);
+  }
+  PetscCall(DMPlexGetDepth(a, &depth[0]));
+  PetscCall(DMPlexGetDepth(b, &depth[1]));
+  PetscCheck(depth[0] == depth[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "cardiac -cardiac_plex_check: depths differ");
+  for (PetscInt d = 0; d <= depth[0]; d++) {
+    PetscCall(DMPlexGetDepthStratum(a, d, &pa[0], &pa[1]));
+    PetscCall(DMPlexGetDepthStratum(b, d, &pb[0], &pb[1]));
+    PetscCheck(pa[0] == pb[0] && pa[1] == pb[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "cardiac -cardiac_plex_check: depth stratum %" PetscInt_FMT " differs", d);
+  }
+  PetscCall(DMGetCoordinatesLocal(a, &ca));
+  PetscCall(DMGetCoordinatesLocal(b, &cb));
+  PetscCall(VecEqual(ca, cb, &eq));
+  PetscCheck(eq, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cardiac -cardiac_plex_check: coordinates differ");
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cardiac: -cardiac_plex_check: the DMPlex equals DMPlexCreateFromCellListPetsc()'s (cones, orientations, supports, strata, coordinates)\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CardiacMeshToDMPlex(const CardiacMesh *cm, DM *dm)
 {
   PetscInt *cells;
-  PetscBool interpolate = PETSC_FALSE;
+  PetscBool interpolate = PETSC_FALSE, fromcelllist = PETSC_FALSE, check = PETSC_FALSE;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCall(RegisterEvents());
   PetscCall(PetscLogEventBegin(ev_plex, 0, 0, 0, 0));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mesh_interpolate", &interpolate, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-cardiac_plex_fromcelllist", &fromcelllist, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-cardiac_plex_check", &check, NULL));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscMalloc1(4 * (size_t)cm->m.nt, &cells));
   {
     OrientCtx oc;
@@ -341,7 +422,15 @@ PetscErrorCode CardiacMeshToDMPlex(const CardiacMesh *cm, DM *dm)
     PetscCall(PetscEllwarpThreadsRun(nth, cm->m.nt, OrientWork, &oc));
     for (PetscInt r = 0; r < nth; r++) PetscCheck(oc.bad[r] < 0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "cardiac: degenerate tetrahedron %" PetscInt_FMT, oc.bad[r]);
   }
-  PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_WORLD, 3, cm->m.nt, cm->m.nv, 4, interpolate, cells, 3, cm->m.xyz, dm));
+  /* several processes: rank 0 builds it from the whole mesh (cardiac_dist.c); interpolated: PETSc's DMPlexInterpolate */
+  if (interpolate || fromcelllist || size > 1) PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_WORLD, 3, cm->m.nt, cm->m.nv, 4, interpolate, cells, 3, cm->m.xyz, dm));
+  else PetscCall(CardiacPlexFromCells(cm, cells, dm));
+  if (check && !(interpolate || fromcelllist || size > 1)) {
+    DM ref;
+    PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_WORLD, 3, cm->m.nt, cm->m.nv, 4, PETSC_FALSE, cells, 3, cm->m.xyz, &ref));
+    PetscCall(CardiacPlexCompare(*dm, ref));
+    PetscCall(DMDestroy(&ref));
+  }
   PetscCall(PetscFree(cells));
   PetscCall(PetscObjectSetName((PetscObject)*dm, "heart"));
   PetscCall(PetscLogEventEnd(ev_plex, 0, 0, 0, 0));

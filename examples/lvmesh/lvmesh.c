@@ -200,7 +200,7 @@ static int N2EWork(void *ctx, PetscInt range, PetscCount i0, PetscCount i1)
   return 0;
 }
 
-static PetscErrorCode LVMeshNodeToTets(const LVMesh *mesh, PetscInt **n2e_i_out, PetscInt **n2e_out)
+PetscErrorCode LVMeshNodeToTets(const LVMesh *mesh, PetscInt **n2e_i_out, PetscInt **n2e_out)
 {
   N2ECtx         r;
   PetscInt       nth, nthv, *n2e_i;

@@ -27,6 +27,9 @@ PetscErrorCode LVMeshReadGmsh(const char filename[], LVMesh *mesh);
 /* Same, also returning (when not NULL; PetscFree them) the gmsh tag of each kept vertex and each tet, for reading
    data sections ($NodeData, $ElementData) that refer to those tags (ASCII files). */
 PetscErrorCode LVMeshReadGmshTags(const char filename[], LVMesh *mesh, PetscInt **vtag, PetscInt **ttag);
+/* The tets around each vertex: those of vertex v are n2e[n2e_i[v] .. n2e_i[v+1]), in increasing order (a tet listed
+   once per time it names v), built on the host's cores; PetscFree both. */
+PetscErrorCode LVMeshNodeToTets(const LVMesh *mesh, PetscInt **n2e_i, PetscInt **n2e);
 /* Uniform refinement, 1 tet -> 8 (Bey 1995; the inner octahedron is cut along its shortest diagonal). */
 PetscErrorCode LVMeshRefineUniform(const LVMesh *coarse, LVMesh *fine);
 /* Renumber the vertices by reverse Cuthill-McKee of the node graph: LVMeshRCMOrdering, the permutation PETSc's
