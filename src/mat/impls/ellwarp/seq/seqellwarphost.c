@@ -240,62 +240,47 @@ static PetscErrorCode FactorOperand(FactorOrig *o, Mat A, PetscBool symbolic, Ma
    gives a host MATSEQDENSE, where AIJCUSPARSE gives a MATSEQDENSECUDA) then lost its numeric phase, and the next
    MatMatMult(MAT_REUSE_MATRIX) stopped in MatDenseGetArrayRead (mat/tests/ex125).  So host dense operands are
    given to cuSPARSE as MATSEQDENSECUDA copies, X copied back. */
+/* a MATSEQDENSECUDA copy of a host dense M (or M itself, referenced) */
+static PetscErrorCode DeviceDense(Mat M, Mat *Mc, PetscBool *copied)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)M, MATSEQDENSE, copied));
+  if (*copied) PetscCall(MatConvert(M, MATSEQDENSECUDA, MAT_INITIAL_MATRIX, Mc));
+  else {
+    PetscCall(PetscObjectReference((PetscObject)M));
+    *Mc = M;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* solve: cuSPARSE's own MatMatSolve(Transpose), or NULL for PETSc's basic one (column by column), which is reached
+   by taking our wrapper off F for the call */
 static PetscErrorCode MatSolveDense(Mat F, Mat B, Mat X, PetscErrorCode (*solve)(Mat, Mat, Mat), PetscBool trans)
 {
-  PetscBool bhost, xhost;
-  Mat       Bc, Xc;
+  PetscBool      bcopy, xcopy = PETSC_FALSE;
+  Mat            Bc, Xc;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  if (!solve) { /* PETSc's basic MatMatSolve (column by column), reached with our wrapper taken off for the call */
+  PetscCall(DeviceDense(B, &Bc, &bcopy));
+  if (X == B) {
+    PetscCall(PetscObjectReference((PetscObject)Bc));
+    Xc    = Bc;
+    xcopy = bcopy;
+  } else PetscCall(DeviceDense(X, &Xc, &xcopy));
+  if (bcopy || xcopy) PetscCall(PetscInfo(F, "MATSOLVERCUSPARSE MatMatSolve of a MATSEQELLWARP factor with host dense operands: solved on MATSEQDENSECUDA copies\n"));
+  if (solve) ierr = (*solve)(F, Bc, Xc);
+  else {
     PetscErrorCode (*mine)(Mat, Mat, Mat) = trans ? F->ops->matsolvetranspose : F->ops->matsolve;
-    PetscErrorCode ierr;
 
-    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSE, &bhost));
-    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSE, &xhost));
-    if (bhost) PetscCall(MatConvert(B, MATSEQDENSECUDA, MAT_INITIAL_MATRIX, &Bc));
-    else {
-      PetscCall(PetscObjectReference((PetscObject)B));
-      Bc = B;
-    }
-    if (xhost) PetscCall(MatConvert(X, MATSEQDENSECUDA, MAT_INITIAL_MATRIX, &Xc));
-    else {
-      PetscCall(PetscObjectReference((PetscObject)X));
-      Xc = X;
-    }
-    if (bhost || xhost) PetscCall(PetscInfo(F, "MATSOLVERCUSPARSE MatMatSolve of a MATSEQELLWARP factor with host dense operands: solved on MATSEQDENSECUDA copies\n"));
     if (trans) F->ops->matsolvetranspose = NULL;
     else F->ops->matsolve = NULL;
     ierr = trans ? MatMatSolveTranspose(F, Bc, Xc) : MatMatSolve(F, Bc, Xc);
     if (trans) F->ops->matsolvetranspose = mine;
     else F->ops->matsolve = mine;
-    PetscCall(ierr);
-    if (Xc != X) PetscCall(MatCopy(Xc, X, SAME_NONZERO_PATTERN));
-    PetscCall(MatDestroy(&Bc));
-    PetscCall(MatDestroy(&Xc));
-    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSE, &bhost));
-  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSE, &xhost));
-  if (!bhost && !xhost) {
-    PetscCall((*solve)(F, B, X));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PetscInfo(F, "MATSOLVERCUSPARSE MatMatSolve of a MATSEQELLWARP factor with host dense operands: solved on MATSEQDENSECUDA copies\n"));
-  if (bhost) PetscCall(MatConvert(B, MATSEQDENSECUDA, MAT_INITIAL_MATRIX, &Bc));
-  else {
-    PetscCall(PetscObjectReference((PetscObject)B));
-    Bc = B;
-  }
-  if (X == B) {
-    PetscCall(PetscObjectReference((PetscObject)Bc));
-    Xc = Bc;
-  } else if (xhost) PetscCall(MatConvert(X, MATSEQDENSECUDA, MAT_INITIAL_MATRIX, &Xc));
-  else {
-    PetscCall(PetscObjectReference((PetscObject)X));
-    Xc = X;
-  }
-  PetscCall((*solve)(F, Bc, Xc));
-  if (Xc != X) PetscCall(MatCopy(Xc, X, SAME_NONZERO_PATTERN));
+  PetscCall(ierr);
+  if (xcopy) PetscCall(MatCopy(Xc, X, SAME_NONZERO_PATTERN));
   PetscCall(MatDestroy(&Bc));
   PetscCall(MatDestroy(&Xc));
   PetscFunctionReturn(PETSC_SUCCESS);
