@@ -11,3 +11,9 @@ PETSC_INTERN PetscErrorCode MatEllwarpDefaultBackend_Private(Mat, const char[], 
 /* MatConvert from <aij>cusparse to an ELLWARP type: through the plain <aij> type (aijtype) and the type's own
    conversion fromaij (to elltype); MAT_REUSE_MATRIX copies the values */
 PETSC_INTERN PetscErrorCode MatConvert_AIJCUSPARSE_ELLWARP_Private(Mat, MatType, MatType, PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *), MatReuse, Mat *);
+
+/* A MatProduct with an operand outside the AIJ family (aijtype: MATSEQAIJ or MATMPIAIJ; dense, diagonal, shell,
+   ...): *other says so, and *f is the implementation PETSc would choose with a plain aijtype in place of each
+   ELLWARP operand (elltype): the type-pair function under aijtype's name, then the other operand's own anytype
+   function; NULL if neither exists */
+PETSC_INTERN PetscErrorCode MatProductForOtherTypes_Private(Mat, MatType, MatType, PetscBool *, PetscErrorCode (**)(Mat));

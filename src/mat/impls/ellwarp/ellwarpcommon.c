@@ -30,3 +30,39 @@ PetscErrorCode MatConvert_AIJCUSPARSE_ELLWARP_Private(Mat A, MatType aijtype, Ma
   else *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Our anytype product function is found before the other operand's (PETSc queries A first), so it must choose
+   what PETSc would choose for AIJ: the AIJ product code itself assumes AIJ operands (given a MATDIAGONAL it read its
+   data as SeqAIJ: a segmentation fault in mat/tests/ex309). */
+PetscErrorCode MatProductForOtherTypes_Private(Mat C, MatType elltype, MatType aijtype, PetscBool *other, PetscErrorCode (**f)(Mat))
+{
+  Mat_Product *p    = C->product;
+  Mat          X[3] = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL};
+  PetscBool    ell[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+  char         name[256];
+
+  PetscFunctionBegin;
+  *other = PETSC_FALSE;
+  *f     = NULL;
+  for (int i = 0; i < 3; i++) {
+    PetscBool isaij;
+
+    if (!X[i]) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)X[i], elltype, &ell[i]));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)X[i], aijtype, &isaij));
+    if (!ell[i] && !isaij) *other = PETSC_TRUE;
+  }
+  if (!*other) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscStrncpy(name, "MatProductSetFromOptions", sizeof(name)));
+  for (int i = 0; i < 3; i++) {
+    if (!X[i]) continue;
+    PetscCall(PetscStrlcat(name, "_", sizeof(name)));
+    PetscCall(PetscStrlcat(name, ell[i] ? aijtype : ((PetscObject)X[i])->type_name, sizeof(name)));
+  }
+  PetscCall(PetscStrlcat(name, "_C", sizeof(name)));
+  for (int i = 0; i < 3 && !*f; i++)
+    if (X[i]) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], name, f));
+  for (int i = 0; i < 3 && !*f; i++)
+    if (X[i] && !ell[i]) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], "MatProductSetFromOptions_anytype_C", f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

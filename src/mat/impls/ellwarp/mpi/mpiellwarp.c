@@ -443,46 +443,20 @@ static PetscErrorCode MatProductSetFromOptions_MPIELLWARP(Mat C)
 {
   Mat_Product   *p    = C->product;
   Mat            X[3] = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL}, E = NULL;
-  PetscBool      other = PETSC_FALSE;
+  PetscBool      other;
   MPIProductCtx *ctx;
-  PetscErrorCode (*f)(Mat) = NULL;
+  PetscErrorCode (*f)(Mat);
 
   PetscFunctionBegin;
-  for (int i = 0; i < 3; i++) {
-    PetscBool ismpi = PETSC_FALSE, isaij = PETSC_FALSE;
+  for (int i = 0; i < 3 && !E; i++) {
+    PetscBool ismpi = PETSC_FALSE;
 
-    if (!X[i]) continue;
-    PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATMPIELLWARP, &ismpi));
-    PetscCall(PetscObjectBaseTypeCompare((PetscObject)X[i], MATMPIAIJ, &isaij));
-    if (ismpi && !E) E = X[i];
-    if (!isaij) other = PETSC_TRUE;
+    if (X[i]) PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATMPIELLWARP, &ismpi));
+    if (ismpi) E = X[i];
   }
   PetscCheck(E, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATMPIELLWARP product without a MATMPIELLWARP operand");
-  if (!other) {
-    PetscCall(PetscInfo(C, "MatProduct %s with MATMPIELLWARP: MPIAIJ's host product (operands' host values made current first)\n", MatProductTypes[p->type]));
-    PetscCall((*MPIE(E)->mpiaijops.productsetfromoptions)(C));
-  } else {
-    char name[256];
-
-    PetscCall(PetscStrncpy(name, "MatProductSetFromOptions", sizeof(name)));
-    for (int i = 0; i < 3; i++) {
-      PetscBool ismpi;
-
-      if (!X[i]) continue;
-      PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATMPIELLWARP, &ismpi));
-      PetscCall(PetscStrlcat(name, "_", sizeof(name)));
-      PetscCall(PetscStrlcat(name, ismpi ? MATMPIAIJ : ((PetscObject)X[i])->type_name, sizeof(name)));
-    }
-    PetscCall(PetscStrlcat(name, "_C", sizeof(name)));
-    for (int i = 0; i < 3 && !f; i++)
-      if (X[i]) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], name, &f));
-    for (int i = 0; i < 3 && !f; i++) {
-      PetscBool ismpi;
-
-      if (!X[i]) continue;
-      PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATMPIELLWARP, &ismpi));
-      if (!ismpi) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], "MatProductSetFromOptions_anytype_C", &f));
-    }
+  PetscCall(MatProductForOtherTypes_Private(C, MATMPIELLWARP, MATMPIAIJ, &other, &f));
+  if (other) {
     /* MPIAIJ's own op handles an MPIAIJ with MPIDENSE (and PETSc's generic dense fallbacks follow it) */
     if (!f) f = MPIE(E)->mpiaijops.productsetfromoptions;
     PetscCall(PetscInfo(C, "MatProduct %s of MATMPIELLWARP with another type: the implementation PETSc uses for MPIAIJ operands\n", MatProductTypes[p->type]));
@@ -492,6 +466,8 @@ static PetscErrorCode MatProductSetFromOptions_MPIELLWARP(Mat C)
     PetscCall((*f)(C));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscInfo(C, "MatProduct %s with MATMPIELLWARP: MPIAIJ's host product (operands' host values made current first)\n", MatProductTypes[p->type]));
+  PetscCall((*MPIE(E)->mpiaijops.productsetfromoptions)(C));
   if (!C->ops->productsymbolic) PetscFunctionReturn(PETSC_SUCCESS); /* not supported: MatProductSymbolic() says so */
   PetscCall(PetscNew(&ctx));
   ctx->symbolic           = C->ops->productsymbolic;

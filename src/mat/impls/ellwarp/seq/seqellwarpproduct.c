@@ -12,7 +12,7 @@
    - host backend (or a matrix bound to the CPU): SeqAIJ's host products, which read our values through
      MatSeqAIJGetArrayRead() (host copy brought up to date there).
    The shadows live in the product's data (freed by MatProductClear() or with the result). */
-#include <petscellwarp/private/matellwarpimpl.h>
+#include <petscellwarp/private/matellwarpcommon.h>
 
 #define NSLOT 3
 
@@ -265,51 +265,17 @@ static PetscErrorCode ProductSymbolic(Mat C)
 }
 
 /* An operand that is neither MATSEQELLWARP nor a SeqAIJ (MATDIAGONAL, MATCONSTANTDIAGONAL, dense, shell, ...):
-   choose the implementation PETSc would choose with a plain SeqAIJ in our place, since our anytype function is
-   found first (it is queried on A before the other operand's).  That is the type-pair function under SeqAIJ's
-   name ("MatProductSetFromOptions_seqaij_seqdense_C"), then the other operand's own anytype function
-   (MATDIAGONAL's); with neither, PETSc's generic fallbacks (dense B) follow.  SeqAIJ's own product code assumes
-   SeqAIJ operands: given a MATDIAGONAL it read its data as a SeqAIJ (segmentation fault, mat/tests/ex309). */
+   the implementation PETSc would choose with a plain SeqAIJ in our place (MatProductForOtherTypes_Private); with
+   none, PETSc's generic fallbacks (dense B) follow. */
 static PetscErrorCode DelegateOtherTypes(Mat C, PetscBool *done)
 {
-  Mat_Product *p       = C->product;
-  Mat          X[3]    = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL};
-  PetscBool    other   = PETSC_FALSE;
-  char         name[256];
-  PetscErrorCode (*f)(Mat) = NULL;
+  Mat_Product *p = C->product;
+  PetscErrorCode (*f)(Mat);
 
   PetscFunctionBegin;
-  *done = PETSC_FALSE;
-  for (int i = 0; i < 3; i++) {
-    PetscBool isell, isaij;
-
-    if (!X[i]) continue;
-    PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATSEQELLWARP, &isell));
-    PetscCall(PetscObjectBaseTypeCompare((PetscObject)X[i], MATSEQAIJ, &isaij));
-    if (!isell && !isaij) other = PETSC_TRUE;
-  }
-  if (!other) PetscFunctionReturn(PETSC_SUCCESS);
-  *done = PETSC_TRUE;
-  PetscCall(PetscStrncpy(name, "MatProductSetFromOptions", sizeof(name)));
-  for (int i = 0; i < 3; i++) {
-    PetscBool isell;
-
-    if (!X[i]) continue;
-    PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATSEQELLWARP, &isell));
-    PetscCall(PetscStrlcat(name, "_", sizeof(name)));
-    PetscCall(PetscStrlcat(name, isell ? MATSEQAIJ : ((PetscObject)X[i])->type_name, sizeof(name)));
-  }
-  PetscCall(PetscStrlcat(name, "_C", sizeof(name)));
-  for (int i = 0; i < 3 && !f; i++)
-    if (X[i]) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], name, &f));
-  for (int i = 0; i < 3 && !f; i++) {
-    PetscBool isell;
-
-    if (!X[i]) continue;
-    PetscCall(PetscObjectTypeCompare((PetscObject)X[i], MATSEQELLWARP, &isell));
-    if (!isell) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], "MatProductSetFromOptions_anytype_C", &f));
-  }
-  PetscCall(PetscInfo(C, "MatProduct %s of MATSEQELLWARP with %s: %s\n", MatProductTypes[p->type], ((PetscObject)(X[0] && X[1] ? X[1] : X[0]))->type_name, f ? "the implementation PETSc uses for SeqAIJ operands" : "none (PETSc's generic fallbacks)"));
+  PetscCall(MatProductForOtherTypes_Private(C, MATSEQELLWARP, MATSEQAIJ, done, &f));
+  if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscInfo(C, "MatProduct %s of MATSEQELLWARP with %s: %s\n", MatProductTypes[p->type], ((PetscObject)(p->A && p->B ? p->B : p->A))->type_name, f ? "the implementation PETSc uses for SeqAIJ operands" : "none (PETSc's generic fallbacks)"));
   if (f) PetscCall((*f)(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
