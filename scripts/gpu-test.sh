@@ -10,14 +10,6 @@
 # If $OUT is set (device machine), the CTest log is copied there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bundle=${ELLWARP_GPU_BUNDLE:-$root/.gpu/bundle.tar.xz}
-manifest=${ELLWARP_GPU_MANIFEST:-$root/.gpu/manifest.env}
-if [ ! -f "$bundle" ] || [ ! -f "$manifest" ]; then
-  echo "[gpu-test] $bundle or $manifest missing: run scripts/gpu-pack.sh first" >&2; exit 1
-fi
-# shellcheck disable=SC1090
-source "$manifest"
-
 ctest_args=(); extra_cmd=()
 while [ $# -gt 0 ]; do
   if [ "$1" = -- ]; then shift; extra_cmd=("$@"); break; fi
@@ -28,25 +20,8 @@ start=$(date +%s)
 budget=${ELLWARP_GPU_TIMEOUT:-540}
 left() { echo $(( budget - ($(date +%s) - start) )); }
 
-echo "[gpu-test] unpacking $bundle" >&2
-timeout "$(left)" tar -C / -xJf "$bundle"
-# The CTest files name the source directory of the packing machine.
-if [ "$ELLWARP_SRC_DIR" != "$root" ]; then
-  if [ ! -e "$ELLWARP_SRC_DIR" ]; then
-    mkdir -p "$(dirname "$ELLWARP_SRC_DIR")"
-    ln -s "$root" "$ELLWARP_SRC_DIR"
-    echo "[gpu-test] linked $ELLWARP_SRC_DIR -> $root" >&2
-  else
-    echo "[gpu-test] note: $ELLWARP_SRC_DIR exists and is not this checkout ($root); left as is" >&2
-  fi
-fi
-
-if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-export PETSC_DIR="$ELLWARP_PETSC_PREFIX" PETSC_ARCH=""
-export LD_LIBRARY_PATH="$ELLWARP_PETSC_PREFIX/lib:$ELLWARP_EXTRA_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export ELLWARP_HAVE_DEVICE=1
-# The GPU host's Open MPI is not CUDA-aware.
-export PETSC_OPTIONS="-use_gpu_aware_mpi 0${PETSC_OPTIONS:+ $PETSC_OPTIONS}"
+# shellcheck source=scripts/gpu-env.sh
+ELLWARP_GPU_UNPACK_TIMEOUT=$(left) source "$root/scripts/gpu-env.sh"
 if command -v nvidia-smi >/dev/null; then
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >&2 || true
 fi

@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
 # merged main: the GPU test suite (all gpu-labelled tests) + memcheck of the device set-up, then the set-up comparison
-cd "$(dirname "$0")/.."
-source .gpu/manifest.env
-tar -C / -xJf .gpu/bundle.tar.xz
-if [ "$ELLWARP_SRC_DIR" != "$PWD" ] && [ ! -e "$ELLWARP_SRC_DIR" ]; then mkdir -p "$(dirname "$ELLWARP_SRC_DIR")"; ln -s "$PWD" "$ELLWARP_SRC_DIR"; fi
-export PETSC_DIR=$ELLWARP_PETSC_PREFIX LD_LIBRARY_PATH=$ELLWARP_PETSC_PREFIX/lib:$ELLWARP_EXTRA_LIBS:${LD_LIBRARY_PATH:-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PETSC_OPTIONS="-use_gpu_aware_mpi 0"
+cd "$(dirname "$0")/../../../.."  # the repository root (this script lives in benchmarks/results/<dir>/scripts or .../<dir>)
+source scripts/gpu-env.sh
 B=$ELLWARP_GPU_BUILD
 CS=/usr/local/cuda-13.0/bin/compute-sanitizer
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/gpu-tests.log

@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
 # merged main: 500 ms of the 1.08 M-vertex LV (set-up included) and the 20 k README demo, new against base
-cd "$(dirname "$0")/.."
-source .gpu/manifest.env
-tar -C / -xJf .gpu/bundle.tar.xz
-if [ "$ELLWARP_SRC_DIR" != "$PWD" ] && [ ! -e "$ELLWARP_SRC_DIR" ]; then mkdir -p "$(dirname "$ELLWARP_SRC_DIR")"; ln -s "$PWD" "$ELLWARP_SRC_DIR"; fi
-export PETSC_DIR=$ELLWARP_PETSC_PREFIX LD_LIBRARY_PATH=$ELLWARP_PETSC_PREFIX/lib:$ELLWARP_EXTRA_LIBS:${LD_LIBRARY_PATH:-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PETSC_OPTIONS="-use_gpu_aware_mpi 0"
+cd "$(dirname "$0")/../../../.."  # the repository root (this script lives in benchmarks/results/<dir>/scripts or .../<dir>)
+source scripts/gpu-env.sh
 B=$ELLWARP_GPU_BUILD
 mkdir -p $OUT/lv1m-new $OUT/lv1m-base
 timeout 60 $B/examples/cardiac -mesh lv -refine 2 -dm_mat_type ellwarp -dm_vec_type cuda -dt 0.25 -steps 2 -final_vtu 0 -png 0 -output_dir /tmp/cout -log_view -log_view_gpu_time > $OUT/lv1m-setup-events.log 2>&1

@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
 # final figures without the cell-type label: set-up against the peer, a second set-up run, 500 ms on 1 M vertices
-cd "$(dirname "$0")/.."
-source .gpu/manifest.env
-tar -C / -xJf .gpu/bundle.tar.xz
-if [ "$ELLWARP_SRC_DIR" != "$PWD" ] && [ ! -e "$ELLWARP_SRC_DIR" ]; then mkdir -p "$(dirname "$ELLWARP_SRC_DIR")"; ln -s "$PWD" "$ELLWARP_SRC_DIR"; fi
-export PETSC_DIR=$ELLWARP_PETSC_PREFIX LD_LIBRARY_PATH=$ELLWARP_PETSC_PREFIX/lib:$ELLWARP_EXTRA_LIBS:${LD_LIBRARY_PATH:-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PETSC_OPTIONS="-use_gpu_aware_mpi 0"
+cd "$(dirname "$0")/../../../.."  # the repository root (this script lives in benchmarks/results/<dir>/scripts or .../<dir>)
+source scripts/gpu-env.sh
 B=$ELLWARP_GPU_BUILD
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/setup-summary.txt
 mkdir -p $OUT/setup

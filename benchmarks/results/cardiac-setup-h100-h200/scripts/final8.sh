@@ -2,12 +2,8 @@
 # The set-up on the host's cores (branch cardiac-setup, merged) against main before it (.gpu/base): set-up + first
 # step of the 1 M LV and the 20 k demo (setup_compare.sh, then a second run of the new code), and 500 ms of the
 # 1 M LV with its activation PNG for both (the process wall time against the program's total)
-cd "$(dirname "$0")/.."
-source .gpu/manifest.env
-tar -C / -xJf .gpu/bundle.tar.xz
-if [ "$ELLWARP_SRC_DIR" != "$PWD" ] && [ ! -e "$ELLWARP_SRC_DIR" ]; then mkdir -p "$(dirname "$ELLWARP_SRC_DIR")"; ln -s "$PWD" "$ELLWARP_SRC_DIR"; fi
-export PETSC_DIR=$ELLWARP_PETSC_PREFIX LD_LIBRARY_PATH=$ELLWARP_PETSC_PREFIX/lib:$ELLWARP_EXTRA_LIBS:${LD_LIBRARY_PATH:-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PETSC_OPTIONS="-use_gpu_aware_mpi 0"
+cd "$(dirname "$0")/../../../.."  # the repository root (this script lives in benchmarks/results/<dir>/scripts or .../<dir>)
+source scripts/gpu-env.sh
 B=$ELLWARP_GPU_BUILD
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/setup-summary.txt
 nproc >> $OUT/setup-summary.txt

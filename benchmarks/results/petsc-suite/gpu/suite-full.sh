@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # issue 14: the new GPU tests, memcheck of the cuSPARSE-factor path, then PETSc's whole suite in gpu mode
-cd "$(dirname "$0")/.."
-source .gpu/manifest.env
+cd "$(dirname "$0")/../../../.."  # the repository root (this script lives in benchmarks/results/<dir>/scripts or .../<dir>)
+source scripts/gpu-env.sh
 export ELLWARP_GPU_TIMEOUT=150 ELLWARP_GPU_JOBS=10
 stdbuf -oL bash scripts/gpu-test.sh -R 'cusparse_gpu|tutorial_mat_ex250|tutorial_dm_stag|petscsuite|tutorial_ksp_ex56|tutorial_snes_ex5' > $OUT/ctest.log 2>&1 || echo "ctest rc=$?" >> $OUT/ctest.log
-export PETSC_DIR=$ELLWARP_PETSC_PREFIX PETSC_ARCH= LD_LIBRARY_PATH=$ELLWARP_PETSC_PREFIX/lib:$ELLWARP_EXTRA_LIBS:${LD_LIBRARY_PATH:-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PETSC_OPTIONS="-use_gpu_aware_mpi 0"
 L=/tmp/ellwarp-gpubuild/lib/libpetscellwarp.so
 ( cd $ELLWARP_GPU_BUILD/tests/tutorials && timeout 100 /usr/local/cuda-13.0/bin/compute-sanitizer --tool memcheck --leak-check no ./ksp_ex2 -m 20 -n 20 -pc_type ilu -pc_factor_mat_solver_type cusparse -mat_type ellwarp -vec_type cuda -dll_append $L -ksp_converged_reason 2>&1 | tail -3 ) > $OUT/memcheck.txt 2>&1
 timeout 470 stdbuf -oL python3 benchmarks/petsc-suite/run_petsc_suite.py --mode gpu --run-only --exe-dir $PWD/.gpu/suite-exe \

@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # issue 14: the new GPU tests (cuSPARSE factorizations, ex250, stag ex4) and the suite's formerly failing cases
-cd "$(dirname "$0")/.."
-source .gpu/manifest.env
+cd "$(dirname "$0")/../../../.."  # the repository root (this script lives in benchmarks/results/<dir>/scripts or .../<dir>)
+source scripts/gpu-env.sh
 export ELLWARP_GPU_TIMEOUT=150 ELLWARP_GPU_JOBS=8
 stdbuf -oL bash scripts/gpu-test.sh -R 'cusparse_gpu|tutorial_dm_stag|mpiops|mpicoo' > $OUT/ctest.log 2>&1 || echo "ctest rc=$?" >> $OUT/ctest.log
-export PETSC_DIR=$ELLWARP_PETSC_PREFIX PETSC_ARCH= LD_LIBRARY_PATH=$ELLWARP_PETSC_PREFIX/lib:$ELLWARP_EXTRA_LIBS:${LD_LIBRARY_PATH:-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PETSC_OPTIONS="-use_gpu_aware_mpi 0"
 L=/tmp/ellwarp-gpubuild/lib/libpetscellwarp.so
 timeout 520 stdbuf -oL python3 benchmarks/petsc-suite/run_petsc_suite.py --mode gpu --run-only --exe-dir $PWD/.gpu/suite-exe \
    --petsc-src $PWD/.gpu/petsc-src --petsc-prefix $ELLWARP_PETSC_PREFIX --lib $L \
