@@ -67,6 +67,11 @@ PETSC_EXTERN PetscErrorCode DMAssemblyDestroy(DMAssembly *);
 /* added: the Jacobian kernel does not read ue/ae (linear problems): no gather before it, ue = ae = NULL */
 PETSC_EXTERN PetscErrorCode DMAssemblySetJacobianUsesState(DMAssembly, PetscBool);
 
+/* added: the kernels read the nodal state through the element map themselves (no ue/ae buffers): the map and the
+   arrays during a callback from DMAssemblyGetNodalState() */
+PETSC_EXTERN PetscErrorCode DMAssemblySetNodalState(DMAssembly, PetscBool);
+PETSC_EXTERN PetscErrorCode DMAssemblyGetNodalState(DMAssembly, const PetscInt *[], const PetscScalar *[], const PetscScalar *[]);
+
 /* added: atomic/color with the built-in kernels compute each element inside the scatter (default PETSC_TRUE) */
 PETSC_EXTERN PetscErrorCode DMAssemblySetFuse(DMAssembly, PetscBool);
 

@@ -305,6 +305,151 @@ static PetscErrorCode CheckSameInputs(DM dm, Vec U, PetscBool *fail)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A nonlinear user element reading its state either from the gathered buffers (ue, ae) or, declared with
+   DMAssemblySetNodalState(), through the element map from the nodal arrays (DMAssemblyGetNodalState()); the
+   arithmetic is the same, so residual and Jacobian must agree bit for bit.  On the device the callback copies
+   its inputs to the host and its outputs back (the test checks the assembler's plumbing, not a kernel). */
+typedef struct {
+  DMAssembly as;    /* set: nodal state */
+  PetscInt   ndof;  /* entries of the nodal arrays (local vector) */
+} NodalCtx;
+
+static PetscErrorCode NodalElements(PetscMemType mt, PetscInt nelem, PetscInt nen, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *fe, PetscScalar *ke, NodalCtx *c)
+{
+  const PetscInt    *edof = NULL;
+  PetscInt          *hedof = NULL;
+  PetscScalar       *hu, *ha, *hout;
+  const PetscInt     nin = c->as ? c->ndof : nen * nelem, nout = (fe ? nen : nen * nen) * nelem;
+
+  PetscFunctionBegin;
+  if (c->as) {
+    PetscCheck(!ue && !ae, PETSC_COMM_SELF, PETSC_ERR_PLIB, "nodal state: the assembler still passed gathered buffers");
+    PetscCall(DMAssemblyGetNodalState(c->as, &edof, &ue, &ae));
+  }
+  PetscCheck(ue && ae, PETSC_COMM_SELF, PETSC_ERR_PLIB, "nodal state test: missing state");
+  PetscCall(PetscMalloc4(nin, &hu, nin, &ha, nout, &hout, c->as ? nen * nelem : 0, &hedof));
+  if (PetscMemTypeHost(mt)) {
+    PetscCall(PetscArraycpy(hu, ue, nin));
+    PetscCall(PetscArraycpy(ha, ae, nin));
+    if (c->as) PetscCall(PetscArraycpy(hedof, edof, nen * nelem));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCallCUDA(cudaDeviceSynchronize());
+    PetscCallCUDA(cudaMemcpy(hu, ue, sizeof(PetscScalar) * nin, cudaMemcpyDeviceToHost));
+    PetscCallCUDA(cudaMemcpy(ha, ae, sizeof(PetscScalar) * nin, cudaMemcpyDeviceToHost));
+    if (c->as) PetscCallCUDA(cudaMemcpy(hedof, edof, sizeof(PetscInt) * nen * nelem, cudaMemcpyDeviceToHost));
+#endif
+  }
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscScalar u[8], a[8];
+    for (PetscInt i = 0; i < nen; i++) {
+      const PetscInt q = c->as ? hedof[i * nelem + e] : i * nelem + e;
+      u[i] = hu[q];
+      a[i] = ha[q];
+    }
+    for (PetscInt i = 0; i < nen; i++) {
+      if (fe) {
+        PetscScalar f = 0.5 * a[i];
+        for (PetscInt j = 0; j < nen; j++) f += (1 + 0.1 * (i + 1) * (j + 2)) * u[j] * (1 + u[j]);
+        hout[i * nelem + e] = f;
+      } else
+        for (PetscInt j = 0; j < nen; j++) hout[(i * nen + j) * nelem + e] = (1 + 0.1 * (i + 1) * (j + 2)) * (1 + 2 * u[j]) + 0.01 * a[i];
+    }
+  }
+  PetscCall(CopyData(mt, fe ? fe : ke, hout, nout));
+  PetscCall(PetscFree4(hu, ha, hout, hedof));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode NodalRes(PetscMemType mt, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *fe, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(NodalElements(mt, nelem, 4, ue, ae, fe, NULL, (NodalCtx *)ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode NodalJac(PetscMemType mt, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *ke, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(NodalElements(mt, nelem, 4, ue, ae, NULL, ke, (NodalCtx *)ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckNodalState(DM dm, Vec U, PetscBool *fail)
+{
+  const char *methods[] = {DMASSEMBLYHOST, DMASSEMBLYGLOBALNZ, DMASSEMBLYCOLOR}; /* fixed summation orders: bitwise comparable */
+  PetscInt    dim;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  if (dim != 3) PetscFunctionReturn(PETSC_SUCCESS);
+  for (size_t m = 0; m < PETSC_STATIC_ARRAY_LENGTH(methods); m++) {
+    Mat          J[2];
+    Vec          F[2], Fc[2], Ux = NULL, A = NULL;
+    PetscMemType mt = PETSC_MEMTYPE_HOST;
+    PetscBool    same = PETSC_TRUE, samef = PETSC_TRUE;
+
+    for (int v = 0; v < 2; v++) {
+      DMAssembly               as;
+      NodalCtx                 c = {NULL, 0};
+      DMAssemblyElementKernels k = {4, NodalRes, NodalJac, &c};
+
+      PetscCall(DMAssemblyCreate(dm, &as));
+      PetscCall(DMAssemblySetType(as, methods[m]));
+      PetscCall(DMAssemblySetElementKernels(as, &k));
+      if (v) {
+        PetscErrorCode ierr;
+        PetscCall(DMAssemblySetNodalState(as, PETSC_TRUE));
+        c.as = as;
+        /* outside a callback: an error, not stale pointers */
+        PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+        ierr = DMAssemblyGetNodalState(as, NULL, NULL, NULL);
+        PetscCall(PetscPopErrorHandler());
+        if (ierr != PETSC_ERR_ORDER) {
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "DMAssemblyGetNodalState outside a callback did not fail: FAIL\n"));
+          *fail = PETSC_TRUE;
+        }
+      }
+      PetscCall(DMAssemblySetUp(as));
+      PetscCall(DMAssemblyGetMemType(as, &mt));
+      if (!Ux) {
+        PetscCall(CreateVecLike(U, mt, &Ux));
+        PetscCall(CopyValues(U, Ux));
+        PetscCall(VecDuplicate(Ux, &A));
+        PetscCall(VecCopy(Ux, A));
+        PetscCall(VecScale(A, -0.3));
+        PetscCall(VecShift(A, 0.25));
+      }
+      PetscCall(VecGetLocalSize(Ux, &c.ndof));
+      PetscCall(DMAssemblySetAuxiliaryVec(as, A));
+      PetscCall(CreateTarget(dm, m == 0 ? MATAIJ : MATELLWARP, mt, &J[v]));
+      PetscCall(VecDuplicate(Ux, &F[v]));
+      PetscCall(DMAssemblyComputeJacobian(as, Ux, J[v]));
+      PetscCall(DMAssemblyComputeResidual(as, Ux, F[v]));
+      PetscCall(VecDuplicate(U, &Fc[v]));
+      PetscCall(CopyValues(F[v], Fc[v]));
+      PetscCall(DMAssemblyDestroy(&as));
+    }
+    PetscCall(SameBits(J[1], J[0], &same));
+    PetscCall(SameBitsVec(Fc[1], Fc[0], &samef));
+    {
+      PetscReal nf;
+      PetscCall(VecNorm(Fc[0], NORM_2, &nf));
+      if (nf == 0) same = PETSC_FALSE; /* a residual of zeros proves nothing */
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "nodal state: %-8s (%s) nonlinear user element through the element map vs gathered buffers: %s\n", methods[m], mt == PETSC_MEMTYPE_HOST ? "host" : "device", same && samef ? "bitwise equal ok" : "NOT BITWISE EQUAL FAIL"));
+    if (!(same && samef)) *fail = PETSC_TRUE;
+    for (int v = 0; v < 2; v++) {
+      PetscCall(MatDestroy(&J[v]));
+      PetscCall(VecDestroy(&F[v]));
+      PetscCall(VecDestroy(&Fc[v]));
+    }
+    PetscCall(VecDestroy(&Ux));
+    PetscCall(VecDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* localrow sums every target in element order, like globalnz: with the same element arithmetic (the host
    compiler does not contract) the two agree bit for bit on the host */
 static PetscErrorCode CheckLocalRow(DM dm, Vec U, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal *D, const char *other, PetscBool *fail)
@@ -486,6 +631,7 @@ int main(int argc, char **argv)
   }
 
   PetscCall(CheckSameInputs(dm, U, &fail));
+  PetscCall(CheckNodalState(dm, U, &fail));
   PetscCall(CheckLocalRow(dm, U, alpha, beta, source, D, DMASSEMBLYLOCALROW, &fail));
   PetscCall(CheckLocalRow(dm, U, alpha, beta, source, D, DMASSEMBLYSHAREDNZ, &fail));
   PetscCall(CheckLocalRow(dm, U, alpha, beta, source, D, DMASSEMBLYLOCALNZ, &fail));

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     rn *= 2.5;
     if (CardiacTetGeometry(xe, g) < 1e-3) continue; /* skip slivers: FD is ill-conditioned there */
     d.fib = fib; d.stim = &stim; d.rn = &rn; d.rnew = &rnew; d.ntot = 1;
-    CardiacElement(&p, &d, 0, 0, 1, xe, ue, ae, fe, ke);
+    CardiacElement(&p, &d, 0, 0, 1, xe, NULL, ue, ae, fe, ke);
     { /* local residual at the returned r */
       PetscReal phi = 0.25 * (ue[0] + ue[1] + ue[2] + ue[3]), A = p.gamma + p.mu1 * rnew / (p.mu2 + phi), B = -rnew - p.c * phi * (phi - p.b - 1);
       maxloc = PetscMax(maxloc, PetscAbsReal((rnew - rn) / p.dt - A * B / p.tscale));
@@ -50,8 +50,8 @@ int main(int argc, char **argv)
       for (int a = 0; a < 4; a++) up[a] = um[a] = ue[a];
       up[b] += h;
       um[b] -= h;
-      CardiacElement(&p, &d, 0, 0, 1, xe, up, ae, fp, NULL);
-      CardiacElement(&p, &d, 0, 0, 1, xe, um, ae, fm, NULL);
+      CardiacElement(&p, &d, 0, 0, 1, xe, NULL, up, ae, fp, NULL);
+      CardiacElement(&p, &d, 0, 0, 1, xe, NULL, um, ae, fm, NULL);
       for (int a = 0; a < 4; a++) scale = PetscMax(scale, PetscAbsReal(ke[4 * a + b]));
       for (int a = 0; a < 4; a++) maxrel = PetscMax(maxrel, PetscAbsReal((fp[a] - fm[a]) / (2 * h) - ke[4 * a + b]) / scale);
       for (int a = 0; a < 4; a++) maxsym = PetscMax(maxsym, PetscAbsReal(ke[4 * a + b] - ke[4 * b + a]) / scale);
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
         ur[a] = ue[3 - a];
         ar[a] = ae[3 - a];
       }
-      CardiacElement(&p, &d, 0, 0, 1, xr, ur, ar, fr, NULL);
+      CardiacElement(&p, &d, 0, 0, 1, xr, NULL, ur, ar, fr, NULL);
       for (int a = 0; a < 4; a++) maxperm = PetscMax(maxperm, PetscAbsReal(fr[a] - fe[3 - a]) / (PetscAbsReal(fe[3 - a]) + 1e-12));
     }
   }

@@ -432,7 +432,7 @@ int main(int argc, char **argv)
   char           outdir[PETSC_MAX_PATH_LEN] = "cardiac_out", json[PETSC_MAX_PATH_LEN] = "", label[64] = "";
   char         **vtunames = NULL;
   PetscReal     *vtutimes = NULL;
-  PetscBool      png = PETSC_TRUE, final_vtu = PETSC_TRUE, stop_activated = PETSC_FALSE, helpflg, quiet = PETSC_FALSE, use_ts = PETSC_FALSE, extrapolate = PETSC_TRUE, cardiac_plex_section = PETSC_FALSE;
+  PetscBool      png = PETSC_TRUE, final_vtu = PETSC_TRUE, stop_activated = PETSC_FALSE, helpflg, quiet = PETSC_FALSE, use_ts = PETSC_FALSE, extrapolate = PETSC_TRUE, nodal_state = PETSC_TRUE, cardiac_plex_section = PETSC_FALSE;
   PetscReal      bandwidth = 2990; /* GB/s: the H100's device-to-device copy (docs/performance.md: 2995 measured) */
   PetscLogDouble tsetup0, tsetup1, tprog0, tprog1, tloop0, tloop1, tout1 = 0, tdestroy1;
   double         page0, pagefin, pageend; /* process age (ProcessAge): after PetscInitialize, before and after PetscFinalize */
@@ -517,6 +517,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-cardiac_extrapolate", "Newton's initial guess extrapolated linearly from the two previous steps (with -cardiac_ts: TSThetaSetExtrapolate)", NULL, extrapolate, &extrapolate, NULL));
   PetscCall(PetscOptionsReal("-cardiac_bandwidth", "memory bandwidth (GB/s) the bytes model's fractions refer to (default: an H100's copy bandwidth)", NULL, bandwidth, &bandwidth, NULL));
   PetscCall(PetscOptionsBool("-cardiac_plex_section", "the P1 field's sections from DMPlexCreateSection() and DMGetGlobalSection() (default: built directly, the same layout, faster)", NULL, cardiac_plex_section, &cardiac_plex_section, NULL));
+  /* The element kernel reads the nodal phi and phi_n itself (DMAssemblySetNodalState) instead of the assembler's
+     gathered element buffers: per residual and tangent the gather wrote and the kernel read back 2 x 4 x 8 B per
+     element (two vectors); the nodal values themselves come mostly from the cache (each is shared by ~22 element corners).
+     The other way stays selectable for comparison (benchmarks/results/cardiac-nodal-h100/). */
+  PetscCall(PetscOptionsBool("-cardiac_nodal_state", "element kernel reads the nodal state through the element map (no gathered element buffers)", NULL, nodal_state, &nodal_state, NULL));
   PetscCall(PetscOptionsBool("-cardiac_ts", "time loop on PETSc TS (TSBEULER, fixed step, -ts_* options) instead of the hand loop (the default: see README.md for the measured cost)", NULL, use_ts, &use_ts, NULL));
   PetscOptionsEnd();
   PetscCheck(dt > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dt must be positive");
@@ -603,6 +608,10 @@ int main(int argc, char **argv)
   kern.jacobian = CardiacJacobian;
   kern.ctx      = &cc;
   PetscCall(DMAssemblySetElementKernels(app.as, &kern));
+  if (nodal_state) { /* the element kernel reads phi and phi_n through the element map: no gathered element buffers */
+    PetscCall(DMAssemblySetNodalState(app.as, PETSC_TRUE));
+    cc.as = app.as;
+  }
   {
     PetscSection gsec;
     PetscCall(PetscLogEventBegin(ev_section, 0, 0, 0, 0)); /* the DM's global section, otherwise made at the first vector */

@@ -3,6 +3,7 @@
 
 #include <petscdmplex.h>
 #include <petscsnes.h>
+#include <petscellwarpassembly.h>
 #include "cardiac_model.h"
 #include "lvmesh.h"
 
@@ -18,6 +19,7 @@ typedef struct {
   PetscReal         *fib, *stim, *rn, *rnew;         /* host arrays (owned) */
   PetscReal         *d_fib, *d_stim, *d_rn, *d_rnew; /* device arrays (owned), CUDA path */
   PetscBool          device;
+  DMAssembly         as;                             /* set: the kernels read the nodal state themselves (DMAssemblySetNodalState) */
   PetscLogDouble     t_res, t_jac;                   /* wall time in the callbacks' assembly (with sync) */
 } CardiacCtx;
 
@@ -33,7 +35,7 @@ PetscErrorCode CardiacSync(PetscBool device);
 
 #if defined(ELLWARP_HAVE_CUDA)
 /* cardiac_kernels.cu */
-PetscErrorCode CardiacElementsCUDA(const CardiacParams *, CardiacElementData, PetscInt, PetscInt, const PetscReal *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PetscErrorCode CardiacElementsCUDA(const CardiacParams *, CardiacElementData, PetscInt, PetscInt, const PetscReal *, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
 PetscErrorCode CardiacActivationCUDA(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal, PetscReal, PetscReal);
 PetscErrorCode CardiacDeviceWarmUp(PetscBool begin);
 PetscErrorCode CardiacDeviceMalloc(void **, size_t);

@@ -4,12 +4,18 @@
 
 static PetscErrorCode Elements(PetscMemType mtype, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *fe, PetscScalar *ke, CardiacCtx *ctx)
 {
+  const PetscInt *edof = NULL;
+
   PetscFunctionBegin;
-  PetscCheck(ae, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "cardiac: the assembler must gather the previous step (auxiliary vector)");
+  if (ctx->as) { /* the nodal arrays and the element map instead of gathered buffers */
+    PetscCheck(!ue && !ae, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cardiac: nodal state declared but the assembler gathered element buffers");
+    PetscCall(DMAssemblyGetNodalState(ctx->as, &edof, &ue, &ae));
+  }
+  PetscCheck(ae, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "cardiac: the assembler must provide the previous step (auxiliary vector)");
   if (PetscMemTypeDevice(mtype)) {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCheck(ctx->device, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "cardiac: device callback but the element data are on the host only");
-    PetscCall(CardiacElementsCUDA(&ctx->p, ctx->dev, e0, nelem, xe, ue, ae, fe, ke));
+    PetscCall(CardiacElementsCUDA(&ctx->p, ctx->dev, e0, nelem, xe, edof, ue, ae, fe, ke));
 #else
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "cardiac: device callback in a build without CUDA");
 #endif
@@ -17,11 +23,11 @@ static PetscErrorCode Elements(PetscMemType mtype, PetscInt e0, PetscInt nelem, 
     PetscCheck(!ctx->device, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "cardiac: host callback but the element data live on the device (use -dm_assembly_type globalnz, or host vectors)");
     /* constant NULLs after inlining: the residual and tangent loops each keep only their half */
     if (fe && !ke)
-      for (PetscInt e = 0; e < nelem; e++) CardiacElement(&ctx->p, &ctx->host, e, e0 + e, nelem, xe, ue, ae, fe, NULL);
+      for (PetscInt e = 0; e < nelem; e++) CardiacElement(&ctx->p, &ctx->host, e, e0 + e, nelem, xe, edof, ue, ae, fe, NULL);
     else if (ke && !fe)
-      for (PetscInt e = 0; e < nelem; e++) CardiacElement(&ctx->p, &ctx->host, e, e0 + e, nelem, xe, ue, ae, NULL, ke);
+      for (PetscInt e = 0; e < nelem; e++) CardiacElement(&ctx->p, &ctx->host, e, e0 + e, nelem, xe, edof, ue, ae, NULL, ke);
     else
-      for (PetscInt e = 0; e < nelem; e++) CardiacElement(&ctx->p, &ctx->host, e, e0 + e, nelem, xe, ue, ae, fe, ke);
+      for (PetscInt e = 0; e < nelem; e++) CardiacElement(&ctx->p, &ctx->host, e, e0 + e, nelem, xe, edof, ue, ae, fe, ke);
     PetscCall(PetscLogFlops(nelem * (fe ? 150.0 : 200.0)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

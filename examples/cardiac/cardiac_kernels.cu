@@ -9,9 +9,9 @@
 
 /* RES/JAC known at compile time: the unused half of CardiacElement() is removed (fewer registers) */
 template <bool RES, bool JAC>
-__global__ void CardiacElementKernel(CardiacParams p, CardiacElementData d, PetscInt e0, PetscInt nelem, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ ue, const PetscScalar *__restrict__ ae, PetscScalar *fe, PetscScalar *ke)
+__global__ void CardiacElementKernel(CardiacParams p, CardiacElementData d, PetscInt e0, PetscInt nelem, const PetscReal *__restrict__ xe, const PetscInt *__restrict__ edof, const PetscScalar *__restrict__ ue, const PetscScalar *__restrict__ ae, PetscScalar *fe, PetscScalar *ke)
 {
-  for (PetscInt e = blockIdx.x * blockDim.x + threadIdx.x; e < nelem; e += gridDim.x * blockDim.x) CardiacElement(&p, &d, e, e0 + e, nelem, xe, ue, ae, RES ? fe : NULL, JAC ? ke : NULL);
+  for (PetscInt e = blockIdx.x * blockDim.x + threadIdx.x; e < nelem; e += gridDim.x * blockDim.x) CardiacElement(&p, &d, e, e0 + e, nelem, xe, edof, ue, ae, RES ? fe : NULL, JAC ? ke : NULL);
 }
 
 __global__ void CardiacActivationKernel(PetscInt n, const PetscScalar *__restrict__ po, const PetscScalar *__restrict__ pn, PetscScalar *a, PetscReal t, PetscReal dt, PetscReal thr)
@@ -24,16 +24,16 @@ static inline unsigned Blocks(PetscInt n, int threads)
   return (unsigned)PetscMax(1, PetscMin((n + threads - 1) / threads, (PetscInt)1 << 20));
 }
 
-PetscErrorCode CardiacElementsCUDA(const CardiacParams *p, CardiacElementData d, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *fe, PetscScalar *ke)
+PetscErrorCode CardiacElementsCUDA(const CardiacParams *p, CardiacElementData d, PetscInt e0, PetscInt nelem, const PetscReal *xe, const PetscInt *edof, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *fe, PetscScalar *ke)
 {
   cudaStream_t stream;
 
   PetscFunctionBegin;
   if (nelem) {
     PetscCall(PetscEllwarpGetStream(&stream));
-    if (fe && ke) CardiacElementKernel<true, true><<<Blocks(nelem, 128), 128, 0, stream>>>(*p, d, e0, nelem, xe, ue, ae, fe, ke);
-    else if (fe) CardiacElementKernel<true, false><<<Blocks(nelem, 128), 128, 0, stream>>>(*p, d, e0, nelem, xe, ue, ae, fe, ke);
-    else CardiacElementKernel<false, true><<<Blocks(nelem, 128), 128, 0, stream>>>(*p, d, e0, nelem, xe, ue, ae, fe, ke);
+    if (fe && ke) CardiacElementKernel<true, true><<<Blocks(nelem, 128), 128, 0, stream>>>(*p, d, e0, nelem, xe, edof, ue, ae, fe, ke);
+    else if (fe) CardiacElementKernel<true, false><<<Blocks(nelem, 128), 128, 0, stream>>>(*p, d, e0, nelem, xe, edof, ue, ae, fe, ke);
+    else CardiacElementKernel<false, true><<<Blocks(nelem, 128), 128, 0, stream>>>(*p, d, e0, nelem, xe, edof, ue, ae, fe, ke);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(PetscLogGpuFlops(nelem * (fe ? 150.0 : 200.0)));
   }

@@ -106,15 +106,18 @@ CARDIAC_HD static inline PetscReal CardiacTetGeometry(const PetscReal x[12], Pet
 }
 
 /* Element e of a batch of nelem (entry-major arrays); eg = global element number (per-element data).
+   The nodal state: edof == NULL: ue/ae are the assembler's gathered element buffers ([4][nelem]); else ue/ae are
+   the nodal arrays and edof the element -> dof map ([4][nelem], DMAssemblySetNodalState()).
    fe (residual, also updates rnew) and/or ke (tangent) may be NULL. */
-CARDIAC_HD static inline void CardiacElement(const CardiacParams *p, const CardiacElementData *d, PetscInt e, PetscInt eg, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *fe, PetscScalar *ke)
+CARDIAC_HD static inline void CardiacElement(const CardiacParams *p, const CardiacElementData *d, PetscInt e, PetscInt eg, PetscInt nelem, const PetscReal *xe, const PetscInt *edof, const PetscScalar *ue, const PetscScalar *ae, PetscScalar *fe, PetscScalar *ke)
 {
   PetscReal x[12], u[4], un[4], g[4][3], f[3], vol, phi = 0, r, fphi, dfphi, fg[4], gp[3] = {0, 0, 0}, fgp = 0;
 
   for (int k = 0; k < 12; k++) x[k] = xe[(PetscCount)k * nelem + e];
   for (int a = 0; a < 4; a++) {
-    u[a]  = PetscRealPart(ue[(PetscCount)a * nelem + e]);
-    un[a] = PetscRealPart(ae[(PetscCount)a * nelem + e]);
+    const PetscCount q = edof ? edof[(PetscCount)a * nelem + e] : (PetscCount)a * nelem + e;
+    u[a]  = PetscRealPart(ue[q]);
+    un[a] = PetscRealPart(ae[q]);
     phi += 0.25 * u[a];
   }
   for (int k = 0; k < 3; k++) f[k] = d->fib[(PetscCount)k * d->ntot + eg];

@@ -169,6 +169,9 @@ struct _p_DMAssembly {
   DMAssemblyElementKernels k;
   PetscBool                kset;
   PetscBool                jacstate;  /* the Jacobian kernel reads ue (else no gather before it: linear problems) */
+  PetscBool                nodal;     /* the kernels read the nodal state themselves (DMAssemblySetNodalState): no ue/ae */
+  PetscBool                nodalactive;        /* inside such a callback: nodalu/nodala are the arrays it may read */
+  const PetscScalar       *nodalu, *nodala;
   Vec                      aux;
   PetscBool                setupcalled;
   PetscMemType             mtype;     /* where the gather, callbacks and reductions run */
@@ -343,7 +346,7 @@ PETSC_INTERN void DMAsmHostP1Diffusion(PetscInt, PetscInt, PetscReal, PetscReal,
 /* plan construction (dmasmplan.c) */
 PETSC_INTERN PetscErrorCode DMAsmBuildMesh(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmCellType(DM, PetscInt, PetscInt, PetscInt, DMPolytopeType *); /* without the cell-type label where it can */
-PETSC_INTERN PetscErrorCode DMAsmGatherBegin(DMAssembly, PetscScalar *[2]);
+PETSC_INTERN PetscErrorCode DMAsmElements(DMAssembly, Vec, Vec, PetscBool);
 PETSC_INTERN PetscErrorCode DMAsmBuildPattern(DMAssembly, PetscInt, const PetscInt *, const PetscInt *, PetscInt);
 PETSC_INTERN PetscErrorCode DMAsmP1ElementMap(DMAssembly, PetscSection, PetscBool, PetscInt);
 PETSC_INTERN PetscErrorCode DMAsmBuildPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);

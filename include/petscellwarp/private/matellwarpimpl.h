@@ -90,7 +90,6 @@ static inline PetscInt MatSeqELLWARPBlockSize(const Mat_SeqELLWARP *e, const Ell
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayout(Mat);
-PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncLayoutAssembled(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSyncHost(Mat);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat);

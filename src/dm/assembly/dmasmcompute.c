@@ -96,12 +96,21 @@ PetscErrorCode DMAsmJacPlanPackedDevice(DMAssembly as, const MatAssemblyBlock *B
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the start of a gather: ae allocated (in the execution memory) on first use of an auxiliary vector,
-   bufs = {ue, ae}, the Gather event begun */
-PetscErrorCode DMAsmGatherBegin(DMAssembly as, PetscScalar *bufs[2])
+/* The element callback (the Jacobian's if jac, else the residual's) at the state in u (and a): the vectors the
+   element map indexes -- U and the auxiliary vector on one process, their ghosted copies on several.  The state
+   is gathered into the element buffers ue/ae first (entry-major, coalesced for the callback), or, for kernels
+   that read the nodal values themselves (DMAssemblySetNodalState()), the vectors' arrays are handed over through
+   DMAssemblyGetNodalState() during the call: no element-state buffers are written and read back, which on P1
+   tetrahedra is 4 x 8 B written and read per element and vector. */
+PetscErrorCode DMAsmElements(DMAssembly as, Vec u, Vec a, PetscBool jac)
 {
+  const PetscBool    state = jac ? as->jacstate : PETSC_TRUE;
+  Vec                vs[2] = {state ? u : NULL, state ? a : NULL};
+  const PetscScalar *arr[2] = {NULL, NULL};
+  PetscBool          hostcopy[2] = {PETSC_FALSE, PETSC_FALSE};
+
   PetscFunctionBegin;
-  if (as->aux && !as->ae) {
+  if (state && a && !as->ae && !as->nodal) { /* ae allocated (in the execution memory) on first use of an auxiliary vector */
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
 #if defined(ELLWARP_HAVE_CUDA)
     if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
@@ -109,40 +118,46 @@ PetscErrorCode DMAsmGatherBegin(DMAssembly as, PetscScalar *bufs[2])
 #endif
       PetscCall(PetscMalloc1(ne, &as->ae));
   }
-  bufs[0] = as->ue;
-  bufs[1] = as->ae;
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Gather, as, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* ue (and ae) from the global vectors, in the execution memory */
-static PetscErrorCode Gather(DMAssembly as, Vec U)
-{
-  const PetscScalar *u;
-  PetscMemType       mt;
-  Vec                vs[2] = {U, as->aux};
-  PetscScalar       *bufs[2];
-
-  PetscFunctionBegin;
-  PetscCall(DMAsmGatherBegin(as, bufs));
+  if (state) PetscCall(PetscLogEventBegin(DMASSEMBLY_Gather, as, 0, 0, 0));
   for (int i = 0; i < 2; i++) {
+    PetscMemType mt;
+
     if (!vs[i]) continue;
-    PetscCall(VecGetArrayReadAndMemType(vs[i], &u, &mt));
+    PetscCall(VecGetArrayReadAndMemType(vs[i], &arr[i], &mt));
     PetscCheck(!(as->mtype == PETSC_MEMTYPE_DEVICE && PetscMemTypeHost(mt)), PetscObjectComm((PetscObject)vs[i]), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but the vector is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)vs[i])->type_name);
     if (as->mtype == PETSC_MEMTYPE_HOST && PetscMemTypeDevice(mt)) { /* a device vector with a host method: read its host copy */
-      PetscCall(VecRestoreArrayReadAndMemType(vs[i], &u));
-      PetscCall(VecGetArrayRead(vs[i], &u));
-      DMAsmHostGather(as->nen, as->nelem, as->edof, u, bufs[i]);
-      PetscCall(VecRestoreArrayRead(vs[i], &u));
-      continue;
+      PetscCall(VecRestoreArrayReadAndMemType(vs[i], &arr[i]));
+      PetscCall(VecGetArrayRead(vs[i], &arr[i]));
+      hostcopy[i] = PETSC_TRUE;
     }
-    if (as->mtype == PETSC_MEMTYPE_HOST) DMAsmHostGather(as->nen, as->nelem, as->edof, u, bufs[i]);
+    if (as->nodal) continue; /* held until the callback returned */
+    if (as->mtype == PETSC_MEMTYPE_HOST) DMAsmHostGather(as->nen, as->nelem, as->edof, arr[i], i ? as->ae : as->ue);
 #if defined(ELLWARP_HAVE_CUDA)
-    else PetscCall(DMAsmCUDAGather(as->nen, as->nelem, as->dedof, u, bufs[i]));
+    else PetscCall(DMAsmCUDAGather(as->nen, as->nelem, as->dedof, arr[i], i ? as->ae : as->ue));
 #endif
-    PetscCall(VecRestoreArrayReadAndMemType(vs[i], &u));
+    if (hostcopy[i]) PetscCall(VecRestoreArrayRead(vs[i], &arr[i]));
+    else PetscCall(VecRestoreArrayReadAndMemType(vs[i], &arr[i]));
   }
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Gather, as, 0, 0, 0));
+  if (state) PetscCall(PetscLogEventEnd(DMASSEMBLY_Gather, as, 0, 0, 0));
+  PHASE(as);
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
+  {
+    const PetscScalar *ue = state && !as->nodal ? as->ue : NULL, *ae = state && !as->nodal && a ? as->ae : NULL;
+    as->nodalu      = arr[0];
+    as->nodala      = arr[1];
+    as->nodalactive = as->nodal;
+    if (jac) PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, ue, ae, as->ke, as->k.ctx));
+    else PetscCall((*as->k.residual)(as->mtype, 0, as->nelem, as->dxe, ue, ae, as->fe, as->k.ctx));
+    as->nodalactive = PETSC_FALSE;
+    as->nodalu = as->nodala = NULL;
+  }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  if (as->nodal)
+    for (int i = 0; i < 2; i++) {
+      if (!vs[i]) continue;
+      if (hostcopy[i]) PetscCall(VecRestoreArrayRead(vs[i], &arr[i]));
+      else PetscCall(VecRestoreArrayReadAndMemType(vs[i], &arr[i]));
+    }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -294,11 +309,7 @@ PetscErrorCode DMAssemblyComputeResidual(DMAssembly as, Vec U, Vec F)
     else PetscCall(VecRestoreArrayReadAndMemType(U, &u));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(Gather(as, U));
-  PHASE(as);
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
-  PetscCall((*as->k.residual)(as->mtype, 0, as->nelem, as->dxe, as->ue, as->aux ? as->ae : NULL, as->fe, as->k.ctx));
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  PetscCall(DMAsmElements(as, U, as->aux, PETSC_FALSE));
   PHASE(as);
   if (as->mtype == PETSC_MEMTYPE_HOST) {
     PetscCall(VecGetArrayWrite(F, &f));
@@ -407,10 +418,7 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
   }
   PetscCall(MatHasAssemblyTarget(J, &has));
   if (!has) { /* element matrices, then MatSetValuesCOO */
-    if (as->jacstate) PetscCall(Gather(as, U));
-    PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
-    PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->jacstate ? as->ue : NULL, as->jacstate && as->aux ? as->ae : NULL, as->ke, as->k.ctx));
-    PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+    PetscCall(DMAsmElements(as, U, as->aux, PETSC_TRUE));
     PetscCall(DMAsmJacobianCOO(as, J));
     as->nreductions++;
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -429,11 +437,7 @@ PetscErrorCode DMAssemblyComputeJacobian(DMAssembly as, Vec U, Mat J)
     as->nreductions++;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (as->jacstate) PetscCall(Gather(as, U));
-  PHASE(as);
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
-  PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->jacstate ? as->ue : NULL, as->jacstate && as->aux ? as->ae : NULL, as->ke, as->k.ctx));
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  PetscCall(DMAsmElements(as, U, as->aux, PETSC_TRUE));
   PHASE(as);
   PetscCall(Reduce(as, &as->jac, as->nen * as->nen, as->ke, val));
   PHASE(as);

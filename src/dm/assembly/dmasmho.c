@@ -416,6 +416,7 @@ PetscErrorCode DMAssemblyLagrangeKernels(DMAssembly as, PetscReal alpha, PetscRe
   as->builtin       = NULL; /* not the fused P1 element */
   as->hobuiltin     = c;
   PetscCall(DMAssemblySetJacobianUsesState(as, PETSC_FALSE)); /* ke does not depend on u */
+  PetscCall(DMAssemblySetNodalState(as, PETSC_FALSE));      /* HOResidual reads the gathered ue */
   k->nen      = nb;
   k->residual = HOResidual;
   k->jacobian = HOJacobian;

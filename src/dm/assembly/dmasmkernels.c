@@ -166,6 +166,7 @@ PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly as, PetscReal alpha, 
   as->hobuiltin     = NULL;
   as->ownctxdestroy = P1CtxDestroy;
   PetscCall(DMAssemblySetJacobianUsesState(as, PETSC_FALSE)); /* ke does not depend on u */
+  PetscCall(DMAssemblySetNodalState(as, PETSC_FALSE));      /* P1Residual reads the gathered ue */
   k->nen            = dim + 1;
   k->residual       = P1Residual;
   k->jacobian       = P1Jacobian;

@@ -119,18 +119,13 @@ PetscErrorCode DMAsmMPIBuildResidualPlan(DMAssembly as)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* U (and the auxiliary vector) -> ghosted local vectors -> ue (ae) in the execution memory */
-static PetscErrorCode GatherMPI(DMAssembly as, Vec U)
+/* U (and the auxiliary vector) -> their ghosted local vectors, which the element map indexes */
+static PetscErrorCode LocalVectorsMPI(DMAssembly as, Vec U)
 {
-  Vec          g[2] = {U, as->aux}, *l[2] = {&as->uloc, &as->aloc};
-  PetscScalar *bufs[2];
+  Vec g[2] = {U, as->aux}, *l[2] = {&as->uloc, &as->aloc};
 
   PetscFunctionBegin;
-  PetscCall(DMAsmGatherBegin(as, bufs));
   for (int i = 0; i < 2; i++) {
-    const PetscScalar *u;
-    PetscMemType       mt;
-
     if (!g[i]) continue;
     { /* the ghosted copy lives where the global vector does (a device vector: VECSEQCUDA), whatever the DM's vec type */
       PetscBool gdev, ldev = PETSC_FALSE;
@@ -158,22 +153,7 @@ static PetscErrorCode GatherMPI(DMAssembly as, Vec U)
         as->locstate[i] = st;
       }
     }
-    PetscCall(VecGetArrayReadAndMemType(*l[i], &u, &mt));
-    PetscCheck(!(as->mtype == PETSC_MEMTYPE_DEVICE && PetscMemTypeHost(mt)), PetscObjectComm((PetscObject)g[i]), PETSC_ERR_ARG_WRONG, "DMAssembly: the method runs on the device but the vector is a host vector (%s); use -dm_vec_type cuda", ((PetscObject)g[i])->type_name);
-    if (as->mtype == PETSC_MEMTYPE_HOST && PetscMemTypeDevice(mt)) { /* a device vector with a host method: read its host copy */
-      PetscCall(VecRestoreArrayReadAndMemType(*l[i], &u));
-      PetscCall(VecGetArrayRead(*l[i], &u));
-      DMAsmHostGather(as->nen, as->nelem, as->edof, u, bufs[i]);
-      PetscCall(VecRestoreArrayRead(*l[i], &u));
-      continue;
-    }
-    if (as->mtype == PETSC_MEMTYPE_HOST) DMAsmHostGather(as->nen, as->nelem, as->edof, u, bufs[i]);
-#if defined(ELLWARP_HAVE_CUDA)
-    else PetscCall(DMAsmCUDAGather(as->nen, as->nelem, as->dedof, u, bufs[i]));
-#endif
-    PetscCall(VecRestoreArrayReadAndMemType(*l[i], &u));
   }
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Gather, as, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -186,10 +166,8 @@ PetscErrorCode DMAsmMPIComputeResidual(DMAssembly as, Vec U, Vec F)
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(F, &n));
   PetscCheck(n == as->nown, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "DMAssembly: F has %" PetscInt_FMT " local entries, this rank owns %" PetscInt_FMT " dofs; use a global vector of the DM", n, as->nown);
-  PetscCall(GatherMPI(as, U));
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
-  PetscCall((*as->k.residual)(as->mtype, 0, as->nelem, as->dxe, as->ue, as->aux ? as->ae : NULL, as->fe, as->k.ctx));
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  PetscCall(LocalVectorsMPI(as, U));
+  PetscCall(DMAsmElements(as, as->uloc, as->aux ? as->aloc : NULL, PETSC_FALSE));
   if (as->mtype == PETSC_MEMTYPE_HOST) PetscCall(VecGetArrayWrite(F, &f));
   else {
     PetscCall(VecGetArrayWriteAndMemType(F, &f, &mt));
@@ -279,10 +257,8 @@ PetscErrorCode DMAsmMPIComputeJacobian(DMAssembly as, Vec U, Mat J)
     PetscCheck(T.nblocks == 2, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: a distributed DM needs a parallel matrix, got %s", ((PetscObject)J)->type_name);
     PetscCall(EnsurePlansMPI(as, J, &T));
   }
-  if (as->jacstate) PetscCall(GatherMPI(as, U));
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
-  PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, as->jacstate ? as->ue : NULL, as->jacstate && as->aux ? as->ae : NULL, as->ke, as->k.ctx));
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
+  if (as->jacstate) PetscCall(LocalVectorsMPI(as, U));
+  PetscCall(DMAsmElements(as, as->uloc, as->aux ? as->aloc : NULL, PETSC_TRUE));
   if (has) {
     PetscCall(DMAsmReducePlan(as, &as->jac, as->nen * as->nen, as->ke, T.block[0].val));
     PetscCall(DMAsmReducePlan(as, &as->jacB, as->nen * as->nen, as->ke, T.block[1].val));

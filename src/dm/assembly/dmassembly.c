@@ -389,6 +389,71 @@ PetscErrorCode DMAssemblySetJacobianUsesState(DMAssembly as, PetscBool flg)
 }
 
 /*@
+  DMAssemblySetNodalState - Declares that the element kernels read the nodal values themselves, through the element
+  -> dof map, instead of receiving them gathered per element in `ue` and `ae`
+
+  Logically Collective
+
+  Input Parameters:
++ as  - the assembler
+- flg - `PETSC_TRUE`: the assembler gathers nothing, the callbacks receive `ue` = `ae` = `NULL` and call
+        `DMAssemblyGetNodalState()` for the map and the arrays; `PETSC_FALSE` (default): the gathered buffers
+
+  Level: intermediate
+
+  Note:
+  The gathered buffers cost, per element and vector, `nen` values written by the gather and read back by the
+  element kernel; a kernel that reads the nodal arrays directly reads only its `nen` map entries (the nodal
+  values are shared by neighbouring elements and mostly come from the cache).  The built-in kernels do not
+  read the nodal state this way: `DMAssemblyP1DiffusionMassKernels()` and `DMAssemblyLagrangeKernels()` set
+  `PETSC_FALSE`, so call this after them.
+
+.seealso: `DMAssembly`, `DMAssemblyGetNodalState()`, `DMAssemblySetElementKernels()`, `DMAssemblySetJacobianUsesState()`
+@*/
+PetscErrorCode DMAssemblySetNodalState(DMAssembly as, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(as, flg, 2);
+  as->nodal = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMAssemblyGetNodalState - Inside an element callback of kernels declared with `DMAssemblySetNodalState()`, gives the
+  element -> dof map and the nodal arrays the callback reads
+
+  Not Collective
+
+  Input Parameter:
+. as - the assembler
+
+  Output Parameters:
++ edof - the element -> dof map, entry-major: dof of node `a` of element `e` at `edof[a*nelem + e]`, in the memory the
+         callback runs in (device memory for `PETSC_MEMTYPE_DEVICE`)
+. u    - the solution's values, indexed by `edof` (the local, ghosted values on several processes)
+- a    - the auxiliary vector's values (`DMAssemblySetAuxiliaryVec()`), or `NULL`: also `NULL` when the Jacobian kernel
+         does not read the state (`DMAssemblySetJacobianUsesState()`)
+
+  Level: intermediate
+
+  Note:
+  The arrays are valid during the callback only.  It is an error to call this outside such a callback.
+
+.seealso: `DMAssembly`, `DMAssemblySetNodalState()`, `DMAssemblyElementKernels`
+@*/
+PetscErrorCode DMAssemblyGetNodalState(DMAssembly as, const PetscInt *edof[], const PetscScalar *u[], const PetscScalar *a[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscCheck(as->nodalactive, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblyGetNodalState: only inside an element callback of kernels declared with DMAssemblySetNodalState()");
+  if (edof) *edof = as->mtype == PETSC_MEMTYPE_DEVICE ? as->dedof : as->edof;
+  if (u) *u = as->nodalu;
+  if (a) *a = as->nodala;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   DMAssemblySetAuxiliaryVec - Sets a nodal field the element kernels receive as `ae`, gathered like the solution
 
   Logically Collective

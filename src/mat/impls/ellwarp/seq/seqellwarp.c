@@ -145,8 +145,11 @@ static PetscErrorCode MatAssemblyEnd_SeqELLWARP(Mat A, MatAssemblyType mode)
   /* host writes (MatSetValues, MatSeqAIJGetArray) already marked the host newer; values written into the
      layout (MatSetValuesCOO, device operations) stay where they are */
   if (A->offloadmask != PETSC_OFFLOAD_GPU) A->offloadmask = PETSC_OFFLOAD_CPU;
-  /* build (or refresh) the layout now, so the first product pays no hidden set-up cost */
-  if (!A->boundtocpu) PetscCall(MatSeqELLWARPSyncLayoutAssembled(A));
+  /* The layout is built (or refreshed) by the first operation that needs it (MatSeqELLWARPSyncLayout()), as
+     AIJCUSPARSE copies to the GPU on first use: a matrix assembled several times before it is used (DMDA's
+     zero fill, then the user's values; GAMG's tentative prolongator, which PETSc only reads on the host and
+     through the products' cuSPARSE shadows) is analysed once, or not at all.  MatView and MatEllwarpGetInfo
+     build it too. */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -277,8 +280,7 @@ static PetscErrorCode MatDuplicate_SeqELLWARP(Mat A, MatDuplicateOption op, Mat 
   (*M)->boundtocpu = A->boundtocpu;
   PetscCall(SetBackend(*M, e->backend));
   if ((*M)->assembled) {
-    (*M)->offloadmask = PETSC_OFFLOAD_CPU;
-    if (!(*M)->boundtocpu) PetscCall(MatSeqELLWARPSyncLayout(*M));
+    (*M)->offloadmask = PETSC_OFFLOAD_CPU; /* the layout is built on first use, as after MatAssemblyEnd() */
     if (A->assembled) PetscCall(MatSeqELLWARPRememberSamePattern(A, *M)); /* MatAXPY/MatCopy between them: no pattern comparison */
   }
   PetscFunctionReturn(PETSC_SUCCESS);

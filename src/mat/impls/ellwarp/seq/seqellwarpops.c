@@ -139,20 +139,12 @@ static PetscErrorCode CheckBackend(Mat A)
    values are newer. */
 PetscErrorCode MatSeqELLWARPSyncLayout(Mat A)
 {
-  PetscFunctionBegin;
-  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MATSEQELLWARP: the matrix must be assembled (MatAssemblyBegin/End) before this operation");
-  PetscCall(MatSeqELLWARPSyncLayoutAssembled(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the same, from MatAssemblyEnd(), where A->assembled is set only after we return */
-PetscErrorCode MatSeqELLWARPSyncLayoutAssembled(Mat A)
-{
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
   Mat_SeqAIJ     *a = (Mat_SeqAIJ *)A->data;
   PetscBool       fresh = PETSC_FALSE;
 
   PetscFunctionBegin;
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MATSEQELLWARP: the matrix must be assembled (MatAssemblyBegin/End) before this operation");
   PetscCall(CheckBackend(A));
   if (!e->L || e->nzstate != A->nonzerostate) {
     if (e->L) PetscCall(PetscInfo(A, "Nonzero pattern changed (state %" PetscInt64_FMT " -> %" PetscInt64_FMT "): new analysis\n", (PetscInt64)e->nzstate, (PetscInt64)A->nonzerostate));
