@@ -191,7 +191,13 @@ static PetscErrorCode CheckOperator(const Opts *o, PetscInt p, PetscBool poisson
   PetscCall(DMCreateMatrix(dm, &J));
   PetscCall(DMCreateGlobalVector(dm, &u0));
   PetscCall(VecZeroEntries(u0));
-  PetscCall(DMPlexSNESComputeJacobianFEM(dm, u0, J, J, NULL));
+  {
+    Vec ul; /* PETSc's local FEM callbacks take local vectors */
+    PetscCall(DMGetLocalVector(dm, &ul));
+    PetscCall(VecZeroEntries(ul));
+    PetscCall(DMPlexSNESComputeJacobianFEM(dm, ul, J, J, NULL));
+    PetscCall(DMRestoreLocalVector(dm, &ul));
+  }
   PetscCall(VecDuplicate(u0, &x));
   PetscCall(VecDuplicate(u0, &z));
   PetscCall(VecDuplicate(u0, &yr));
@@ -268,7 +274,19 @@ static PetscErrorCode Solve(const Opts *o, PetscInt p, PetscInt faces, PetscReal
   PetscCall(DMCreateGlobalVector(dm, &u));
   PetscCall(VecDuplicate(u, &b));
   PetscCall(VecZeroEntries(u));
-  PetscCall(DMPlexSNESComputeResidualFEM(dm, u, b, NULL)); /* F(0) = -b */
+  {
+    Vec ul, fl; /* F(0) = -b, from PETSc's local residual with the (zero) boundary values */
+    PetscCall(DMGetLocalVector(dm, &ul));
+    PetscCall(DMGetLocalVector(dm, &fl));
+    PetscCall(VecZeroEntries(ul));
+    PetscCall(VecZeroEntries(fl));
+    PetscCall(DMPlexInsertBoundaryValues(dm, PETSC_TRUE, ul, 0.0, NULL, NULL, NULL));
+    PetscCall(DMPlexSNESComputeResidualFEM(dm, ul, fl, NULL));
+    PetscCall(VecZeroEntries(b));
+    PetscCall(DMLocalToGlobal(dm, fl, ADD_VALUES, b));
+    PetscCall(DMRestoreLocalVector(dm, &ul));
+    PetscCall(DMRestoreLocalVector(dm, &fl));
+  }
   PetscCall(VecScale(b, -1.0));
   PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
