@@ -7,7 +7,7 @@
    p <= -assembled_max_p, converted to each of -assembled_types (ellwarp, aijcusparse), and its MatMult timed the same
    way: the peer of the matrix-free operators on the same mesh.
    Output: one line per (p, variant), "BENCH key=value ..." for scripts.
-     matfree_bench -orders 1,2,3,4,5,6,7,8 -dofs 4e6 -ops poisson,mass -types sumfact,sumfact_gather,elmat_atomic,elmat_color,elmat_max */
+     matfree_bench -orders 1,2,3,4,5,6,7,8 -dofs 4e6 -ops poisson,mass -types sumfact,sumfact_gather,sumfact_recompute,elmat_atomic,elmat_color,elmat_max */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
@@ -73,17 +73,18 @@ static void Model(const char type[], PetscBool poisson, PetscInt dim, PetscInt p
 {
   const double n = p + 1, nen = dim == 3 ? n * n * n : n * n, nq = dim == 3 ? (double)q * q * q : (double)q * q, ng = poisson ? dim * (dim + 1) / 2 : 1;
   const double epd = (double)nelem / ndof; /* elements per dof */
-  PetscBool    el, gather;
+  PetscBool    el;
+  const int    gather = strstr(type, "gather") != NULL, recompute = strstr(type, "recompute") != NULL;
   PetscStrbeginswith(type, "elmat", &el);
-  PetscStrendswith(type, "gather", &gather);
-  *bytes = 16 + epd * nen * sizeof(PetscInt) + (gather ? epd * nen * 16 + 8 : 0) + (el ? 0 : epd * nq * ng * 8); /* x, y, element map, stored outputs (write + read) and the CSR, geometry */
+  /* x, y, element map, stored outputs (write + read) and the CSR, geometry (stored per point, or the corners) */
+  *bytes = 16 + epd * nen * sizeof(PetscInt) + (gather ? epd * nen * 16 + 8 : 0) + (el ? 0 : (recompute ? epd * (1 << dim) * dim * 8 : epd * nq * ng * 8));
   if (el) *flops = epd * 2 * nen * nen;
   else if (dim == 3) {
     const double fwd = poisson ? 2 * q * n * n * n + 3.0 * q * q * n * n + 3.0 * q * q * q * n : q * n * n * n + 1.0 * q * q * n * n + 1.0 * q * q * q * n;
-    *flops           = epd * (4 * fwd + (poisson ? 15.0 : 1.0) * nq);
+    *flops           = epd * (4 * fwd + (poisson ? 15.0 : 1.0) * nq + (recompute ? 160.0 * nq : 0));
   } else {
     const double fwd = poisson ? 2 * q * n * n + 2.0 * q * q * n : q * n * n + 1.0 * q * q * n;
-    *flops           = epd * (4 * fwd + (poisson ? 6.0 : 1.0) * nq);
+    *flops           = epd * (4 * fwd + (poisson ? 6.0 : 1.0) * nq + (recompute ? 50.0 * nq : 0));
   }
 }
 
@@ -116,8 +117,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-gpu", "device vectors", NULL, device, &device, NULL));
   PetscOptionsEnd();
   if (!tset) {
-    const char *def[] = {"sumfact", "sumfact_gather", "elmat_atomic", "elmat_color", "elmat_gather", "elmat_max"};
-    ntypes            = 6;
+    const char *def[] = {"sumfact", "sumfact_gather", "sumfact_recompute", "elmat_atomic", "elmat_color", "elmat_gather", "elmat_max"};
+    ntypes            = 7;
     for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscStrallocpy(def[t], &types[t]));
   }
   if (!oset) {
@@ -171,12 +172,16 @@ int main(int argc, char **argv)
         DMAssembly as;
         Mat        A;
         double     sec, bytes, flops;
-        PetscBool  gather, el;
-        PetscCall(PetscStrcmp(types[t], "sumfact_gather", &gather));
+        PetscBool  gather, el, sumfact, recompute;
+        /* sumfact[_gather][_recompute]: -dm_assembly_matfree_scatter gather, -dm_assembly_matfree_geometry recompute */
+        PetscCall(PetscStrbeginswith(types[t], "sumfact", &sumfact));
+        gather    = (PetscBool)(sumfact && strstr(types[t], "_gather"));
+        recompute = (PetscBool)(sumfact && strstr(types[t], "_recompute"));
         PetscCall(PetscStrbeginswith(types[t], "elmat", &el));
         if (el && p > elmatmaxp) continue;
         if (gather) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_scatter", "gather"));
-        PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_type", gather ? "sumfact" : types[t]));
+        if (recompute) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_geometry", "recompute"));
+        PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_type", sumfact ? "sumfact" : types[t]));
         PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_op", poisson ? "poisson" : "mass"));
         PetscCall(PetscTime(&t0));
         PetscCall(DMAssemblyCreate(dm, &as));
@@ -184,6 +189,7 @@ int main(int argc, char **argv)
         PetscCall(PetscTime(&t1));
         PetscCall(DMAssemblyDestroy(&as));
         if (gather) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_scatter"));
+        if (recompute) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_geometry"));
         PetscCall(TimeMult(A, x, y, device, reps, &sec));
         Model(types[t], poisson, dim, p, p + 1 + qextra, nelem, ndof, &bytes, &flops);
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "BENCH op=%s p=%" PetscInt_FMT " variant=%s dofs=%" PetscInt_FMT " setup_s=%.3f mult_ms=%.4f gdofs=%.3f bytes_per_dof=%.1f flops_per_dof=%.0f gflops=%.1f bw_bound_gdofs=%.2f\n", poisson ? "BP3" : "BP1", p, types[t], ndof, t1 - t0, sec * 1e3, ndof / sec * 1e-9, bytes, flops, flops * ndof / sec * 1e-9, bw / bytes));

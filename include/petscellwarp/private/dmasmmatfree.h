@@ -55,7 +55,10 @@ struct _p_DMAsmMatFree {
   PetscBool               device;   /* MatMult runs on the device when the vectors are there */
   PetscBool               forcehost; /* -dm_assembly_matfree_host: the host reference whatever the vectors */
   PetscReal               B[DMASMMF_QMAX * (DMASMMF_PMAX + 1)], D[DMASMMF_QMAX * (DMASMMF_PMAX + 1)];
-  PetscReal              *geo;
+  PetscReal              *geo;     /* stored geometry factors (NULL: recomputed from xv) */
+  PetscBool               recompute; /* -dm_assembly_matfree_geometry recompute */
+  PetscReal              *xv;      /* [nelem][2^dim][dim] corner coordinates (recompute) */
+  PetscReal               xg[DMASMMF_QMAX], wg[DMASMMF_QMAX]; /* 1-D Gauss points and weights */
   PetscInt               *edof, *edofT;
   PetscInt               *gptr, *gidx;
   PetscInt                ncolors, *colptr, *colelem;
@@ -67,7 +70,7 @@ struct _p_DMAsmMatFree {
   PetscLogDouble          setuptime;
   size_t                  elmatmax; /* bytes allowed for per-element matrices */
   /* device copies */
-  PetscReal   *dB, *dD, *dgeo, *dK;
+  PetscReal   *dB, *dD, *dgeo, *dK, *dxv, *dgw;
   PetscInt    *dedof, *dedofT, *dgptr, *dgidx, *dcolelem;
   PetscScalar *dye;
 };
@@ -86,6 +89,73 @@ DMASMMF_HD static inline void DMAsmMFPoint(int dim, int poisson, const PetscReal
     v[0] = g00 * u[0] + g01 * u[1] + g02 * u[2];
     v[1] = g01 * u[0] + g11 * u[1] + g12 * u[2];
     v[2] = g02 * u[0] + g12 * u[1] + g22 * u[2];
+  }
+}
+
+/* recomputed geometry (-dm_assembly_matfree_geometry recompute, sumfact): the geometry factors at one Gauss point
+   xi from the element's 2^dim corner coordinates X [corner][dim] (corner v: xi_d = +1 where bit d of v is set, else
+   -1) by the multilinear map, which is the mesh's own map when its coordinates are Q1 (checked at set-up).  g: the
+   element's factors at this point, contiguous ([ng]); w: the Gauss weight */
+DMASMMF_HD static inline void DMAsmMFGeoMultilinear(int dim, int poisson, const PetscReal *X, const PetscReal *xi, PetscReal w, PetscReal *g)
+{
+  PetscReal J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, iJ[3][3], det;
+  for (int v = 0; v < (1 << dim); v++) {
+    PetscReal f[3], df[3];
+    for (int d = 0; d < dim; d++) {
+      const PetscReal s = ((v >> d) & 1) ? 1.0 : -1.0;
+      f[d]              = 0.5 * (1.0 + s * xi[d]);
+      df[d]             = 0.5 * s;
+    }
+    for (int j = 0; j < dim; j++) {
+      PetscReal dN = df[j];
+      for (int d = 0; d < dim; d++)
+        if (d != j) dN *= f[d];
+      for (int i = 0; i < dim; i++) J[i][j] += X[v * dim + i] * dN;
+    }
+  }
+  if (dim == 2) {
+    det      = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    iJ[0][0] = J[1][1] / det;
+    iJ[0][1] = -J[0][1] / det;
+    iJ[1][0] = -J[1][0] / det;
+    iJ[1][1] = J[0][0] / det;
+  } else {
+    det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    iJ[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
+    iJ[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
+    iJ[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
+    iJ[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
+    iJ[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
+    iJ[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
+    iJ[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
+    iJ[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
+    iJ[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
+  }
+  if (!poisson) g[0] = w * det;
+  else {
+    int k = 0;
+    for (int a = 0; a < dim; a++)
+      for (int b = a; b < dim; b++, k++) {
+        PetscReal s = 0;
+        for (int m = 0; m < dim; m++) s += iJ[a][m] * iJ[b][m];
+        g[k] = w * det * s;
+      }
+  }
+}
+
+/* the element's [ng][nq] factors recomputed (host reference of the recompute path) */
+static inline void DMAsmMFGeoElementHost(int dim, int poisson, int q, const PetscReal *xg, const PetscReal *wg, const PetscReal *X, PetscReal *geo)
+{
+  const int nq = dim == 3 ? q * q * q : q * q, ng = poisson ? dim * (dim + 1) / 2 : 1;
+  for (int k = 0; k < nq; k++) {
+    const int i[3] = {k % q, (k / q) % q, k / (q * q)};
+    PetscReal xi[3], w = 1, g[6];
+    for (int d = 0; d < dim; d++) {
+      xi[d] = xg[i[d]];
+      w *= wg[i[d]];
+    }
+    DMAsmMFGeoMultilinear(dim, poisson, X, xi, w, g);
+    for (int c = 0; c < ng; c++) geo[c * nq + k] = g[c];
   }
 }
 

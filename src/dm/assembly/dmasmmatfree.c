@@ -44,14 +44,17 @@ static PetscErrorCode ApplySumFactHost(DMAsmMatFree mf, const PetscScalar *x, Pe
 {
   const PetscInt nen = mf->nen;
   PetscScalar   *work, *ue, *ye;
+  PetscReal     *geoe = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc3(3 * DMASMMF_QMAX * DMASMMF_QMAX * DMASMMF_QMAX + 3 * DMASMMF_QMAX * DMASMMF_QMAX * DMASMMF_QMAX, &work, nen, &ue, nen, &ye));
+  if (mf->recompute) PetscCall(PetscMalloc1(mf->ng * mf->nq, &geoe));
   if (!add && mf->scatter == DMASMMF_SCATTER_ATOMIC) PetscCall(PetscArrayzero(y, mf->ndof));
   for (PetscInt e = 0; e < mf->nelem; e++) {
     const PetscInt *ed = mf->edof + e * nen;
     for (PetscInt i = 0; i < nen; i++) ue[i] = ed[i] >= 0 ? x[ed[i]] : 0;
-    DMAsmMFElementHost((int)mf->dim, (int)mf->n, (int)mf->q, mf->op == DMASMMF_POISSON, mf->B, mf->D, mf->geo + e * mf->ng * mf->nq, ue, ye, work);
+    if (mf->recompute) DMAsmMFGeoElementHost((int)mf->dim, mf->op == DMASMMF_POISSON, (int)mf->q, mf->xg, mf->wg, mf->xv + e * (1 << mf->dim) * mf->dim, geoe);
+    DMAsmMFElementHost((int)mf->dim, (int)mf->n, (int)mf->q, mf->op == DMASMMF_POISSON, mf->B, mf->D, mf->recompute ? geoe : mf->geo + e * mf->ng * mf->nq, ue, ye, work);
     if (mf->scatter == DMASMMF_SCATTER_GATHER) PetscCall(PetscArraycpy(mf->ye + e * nen, ye, nen));
     else
       for (PetscInt i = 0; i < nen; i++)
@@ -59,6 +62,7 @@ static PetscErrorCode ApplySumFactHost(DMAsmMatFree mf, const PetscScalar *x, Pe
   }
   if (mf->scatter == DMASMMF_SCATTER_GATHER) GatherHost(mf, y, add);
   PetscCall(PetscFree3(work, ue, ye));
+  PetscCall(PetscFree(geoe));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -240,7 +244,9 @@ static const char *const ScatterNames[] = {"atomic", "gather", "color", "none"};
 static PetscErrorCode ViewSumFact(DMAsmMatFree mf, PetscViewer v)
 {
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(v, "sum factorisation, one block per element, geometry factors stored at the %" PetscInt_FMT " Gauss points (%" PetscInt_FMT " values each); element outputs %s\n", mf->nq, mf->ng,
+  if (mf->recompute) PetscCall(PetscViewerASCIIPrintf(v, "sum factorisation, one block per element, geometry factors recomputed at the %" PetscInt_FMT " Gauss points from the %d corner coordinates (multilinear map; the mesh's coordinates are Q1); element outputs %s\n", mf->nq, 1 << mf->dim,
+                                                    mf->scatter == DMASMMF_SCATTER_GATHER ? "gathered by node (each dof sums its contributions in element order: deterministic)" : "added with atomics"));
+  else PetscCall(PetscViewerASCIIPrintf(v, "sum factorisation, one block per element, geometry factors stored at the %" PetscInt_FMT " Gauss points (%" PetscInt_FMT " values each); element outputs %s\n", mf->nq, mf->ng,
                                    mf->scatter == DMASMMF_SCATTER_GATHER ? "gathered by node (each dof sums its contributions in element order: deterministic)" : "added with atomics"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -406,6 +412,10 @@ static PetscErrorCode SetUpReference(DMAsmMatFree mf, PetscFE fe, PetscInt fe2t[
   q = (PetscInt)(PetscPowReal((PetscReal)nqp, 1.0 / dim) + 0.5);
   PetscCheck(qdim == dim && qnc == 1 && q >= 1 && q <= DMASMMF_QMAX && (dim == 2 ? q * q : q * q * q) == nqp, comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: needs a tensor Gauss quadrature of at most %d points per direction, got %" PetscInt_FMT " points", DMASMMF_QMAX, nqp);
   PetscCall(PetscDTGaussQuadrature(q, -1.0, 1.0, xg, wg));
+  for (PetscInt k = 0; k < q; k++) {
+    mf->xg[k] = xg[k];
+    mf->wg[k] = wg[k];
+  }
   mf->q  = q;
   mf->nq = nqp;
   PetscCall(PetscMalloc2(nqp, qperm, nqp, qw));
@@ -433,7 +443,7 @@ static PetscErrorCode SetUpMesh(DMAsmMatFree mf, PetscFE fe)
   DM              dm = mf->dm;
   MPI_Comm        comm = PetscObjectComm((PetscObject)dm);
   PetscSection    lsec, gsec;
-  PetscQuadrature quad;
+  PetscQuadrature quad, cquad = NULL;
   PetscInt        cStart, cEnd, *fe2t, *qperm, dim = mf->dim, nq;
   PetscReal      *qw, *v, *J, *invJ, *detJ;
 
@@ -448,9 +458,34 @@ static PetscErrorCode SetUpMesh(DMAsmMatFree mf, PetscFE fe)
   PetscCall(DMGetGlobalSection(dm, &gsec));
   PetscCall(PetscSectionGetConstrainedStorageSize(gsec, &mf->ndof));
   PetscCall(PetscMalloc1(mf->nelem * mf->nen, &mf->edof));
-  PetscCall(PetscMalloc1(mf->nelem * mf->ng * nq, &mf->geo));
+  if (mf->recompute) { /* the corners' coordinates: the map must be the multilinear one of the vertices */
+    DM          cdm;
+    PetscObject cdisc = NULL;
+    PetscInt    nf = 0;
+    PetscReal  *cp;
+    PetscCall(DMGetCoordinateDM(dm, &cdm));
+    PetscCall(DMGetNumFields(cdm, &nf));
+    if (nf) PetscCall(DMGetField(cdm, 0, NULL, &cdisc));
+    if (cdisc) {
+      PetscClassId cid;
+      PetscCall(PetscObjectGetClassId(cdisc, &cid));
+      if (cid == PETSCFE_CLASSID) {
+        PetscSpace csp;
+        PetscInt   cdeg;
+        PetscCall(PetscFEGetBasisSpace((PetscFE)cdisc, &csp));
+        PetscCall(PetscSpaceGetDegree(csp, &cdeg, NULL));
+        PetscCheck(cdeg == 1, comm, PETSC_ERR_SUP, "-dm_assembly_matfree_geometry recompute: the coordinates are of degree %" PetscInt_FMT "; the recomputed geometry is the multilinear map of the vertices (Q1 coordinates): use stored", cdeg);
+      }
+    }
+    PetscCall(PetscMalloc1((1 << dim) * dim, &cp));
+    for (PetscInt v = 0; v < (1 << dim); v++)
+      for (PetscInt d = 0; d < dim; d++) cp[v * dim + d] = ((v >> d) & 1) ? 1.0 : -1.0;
+    PetscCall(PetscQuadratureCreate(PETSC_COMM_SELF, &cquad));
+    PetscCall(PetscQuadratureSetData(cquad, dim, 1, 1 << dim, cp, NULL));
+    PetscCall(PetscMalloc1(mf->nelem * (1 << dim) * dim, &mf->xv));
+  } else PetscCall(PetscMalloc1(mf->nelem * mf->ng * nq, &mf->geo));
   PetscCall(PetscFEGetQuadrature(fe, &quad));
-  PetscCall(PetscMalloc4(nq * dim, &v, nq * dim * dim, &J, nq * dim * dim, &invJ, nq, &detJ));
+  PetscCall(PetscMalloc4(PetscMax(nq, 8) * dim, &v, PetscMax(nq, 8) * dim * dim, &J, PetscMax(nq, 8) * dim * dim, &invJ, PetscMax(nq, 8), &detJ));
   for (PetscInt c = cStart; c < cEnd; c++) {
     const PetscInt e = c - cStart;
     PetscInt       ni, *idx = NULL;
@@ -461,6 +496,12 @@ static PetscErrorCode SetUpMesh(DMAsmMatFree mf, PetscFE fe)
     PetscCheck(ni == mf->nen, comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " has %" PetscInt_FMT " closure dofs, the FE %" PetscInt_FMT, c, ni, mf->nen);
     for (PetscInt i = 0; i < ni; i++) mf->edof[e * mf->nen + fe2t[i]] = idx[i] >= 0 ? idx[i] : -1;
     PetscCall(DMPlexRestoreClosureIndices(dm, lsec, gsec, c, PETSC_TRUE, &ni, &idx, NULL, NULL));
+    if (mf->recompute) {
+      PetscCall(DMPlexComputeCellGeometryFEM(dm, c, cquad, v, J, invJ, detJ));
+      for (PetscInt k = 0; k < (1 << dim); k++) PetscCheck(detJ[k] > 0, comm, PETSC_ERR_ARG_WRONG, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is inverted or degenerate (det J = %g at a corner)", c, (double)detJ[k]);
+      for (PetscInt k = 0; k < (1 << dim) * dim; k++) mf->xv[e * (1 << dim) * dim + k] = v[k];
+      continue;
+    }
     PetscCall(DMPlexComputeCellGeometryFEM(dm, c, quad, v, J, invJ, detJ));
     for (PetscInt k = 0; k < nq; k++) {
       const PetscReal *iJ = invJ + k * dim * dim, wd = qw[k] * detJ[k];
@@ -478,6 +519,7 @@ static PetscErrorCode SetUpMesh(DMAsmMatFree mf, PetscFE fe)
     }
   }
   PetscCall(PetscFree4(v, J, invJ, detJ));
+  PetscCall(PetscQuadratureDestroy(&cquad));
   PetscCall(PetscFree2(qperm, qw));
   PetscCall(PetscFree(fe2t));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -503,7 +545,16 @@ static PetscErrorCode SetUpDevice(DMAsmMatFree mf)
     PetscCall(Upload((void **)&mf->dB, mf->B, sizeof(PetscReal) * mf->q * mf->n));
     PetscCall(Upload((void **)&mf->dD, mf->D, sizeof(PetscReal) * mf->q * mf->n));
     PetscCall(Upload((void **)&mf->dedof, mf->edof, sizeof(PetscInt) * ne * nen));
-    if (!mf->K) PetscCall(Upload((void **)&mf->dgeo, mf->geo, sizeof(PetscReal) * ne * mf->ng * mf->nq));
+    if (!mf->K && mf->geo) PetscCall(Upload((void **)&mf->dgeo, mf->geo, sizeof(PetscReal) * ne * mf->ng * mf->nq));
+    if (mf->xv) {
+      PetscReal gw[2 * DMASMMF_QMAX];
+      for (PetscInt k = 0; k < mf->q; k++) {
+        gw[k]         = mf->xg[k];
+        gw[mf->q + k] = mf->wg[k];
+      }
+      PetscCall(Upload((void **)&mf->dxv, mf->xv, sizeof(PetscReal) * ne * (1 << mf->dim) * mf->dim));
+      PetscCall(Upload((void **)&mf->dgw, gw, sizeof(PetscReal) * 2 * mf->q));
+    }
     PetscCall(Upload((void **)&mf->dedofT, mf->edofT, sizeof(PetscInt) * ne * nen));
     if (mf->K) PetscCall(Upload((void **)&mf->dK, mf->K, sizeof(PetscReal) * (mf->uniform ? 1 : ne) * nen * nen));
     if (mf->gptr) {
@@ -580,16 +631,20 @@ static PetscErrorCode MatGetDiagonal_DMAsmMF(Mat A, Vec d)
   PetscCall(PetscLogEventBegin(DMASMMF_Diag, A, 0, 0, 0));
   if (!mf->diag) {
     PetscScalar *work, *de;
+    PetscReal   *geoe;
     PetscCall(PetscCalloc1(mf->ndof, &mf->diag));
-    PetscCall(PetscMalloc2(3 * DMASMMF_QMAX * DMASMMF_QMAX * DMASMMF_QMAX, &work, mf->nen, &de));
+    PetscCall(PetscMalloc3(3 * DMASMMF_QMAX * DMASMMF_QMAX * DMASMMF_QMAX, &work, mf->nen, &de, mf->ng * mf->nq, &geoe));
     for (PetscInt e = 0; e < mf->nelem; e++) {
       if (mf->K) { /* elmat: the geometry factors were dropped; the diagonal of the stored matrices */
         for (PetscInt i = 0; i < mf->nen; i++) de[i] = mf->uniform ? mf->K[i * mf->nen + i] : mf->K[(i * mf->nen + i) * mf->nelem + e];
+      } else if (mf->recompute) {
+        DMAsmMFGeoElementHost((int)mf->dim, mf->op == DMASMMF_POISSON, (int)mf->q, mf->xg, mf->wg, mf->xv + e * (1 << mf->dim) * mf->dim, geoe);
+        DMAsmMFElementDiagHost((int)mf->dim, (int)mf->n, (int)mf->q, mf->op == DMASMMF_POISSON, mf->B, mf->D, geoe, de, work);
       } else DMAsmMFElementDiagHost((int)mf->dim, (int)mf->n, (int)mf->q, mf->op == DMASMMF_POISSON, mf->B, mf->D, mf->geo + e * mf->ng * mf->nq, de, work);
       for (PetscInt i = 0; i < mf->nen; i++)
         if (mf->edof[e * mf->nen + i] >= 0) mf->diag[mf->edof[e * mf->nen + i]] += PetscRealPart(de[i]);
     }
-    PetscCall(PetscFree2(work, de));
+    PetscCall(PetscFree3(work, de, geoe));
   }
   PetscCall(VecGetArrayWrite(d, &da));
   for (PetscInt i = 0; i < mf->ndof; i++) da[i] = mf->diag[i];
@@ -633,7 +688,10 @@ static PetscErrorCode MatDestroy_DMAsmMF(Mat A)
   PetscCall(DMAsmCUDAFree((void **)&mf->dgidx));
   PetscCall(DMAsmCUDAFree((void **)&mf->dcolelem));
   PetscCall(DMAsmCUDAFree((void **)&mf->dye));
+  PetscCall(DMAsmCUDAFree((void **)&mf->dxv));
+  PetscCall(DMAsmCUDAFree((void **)&mf->dgw));
 #endif
+  PetscCall(PetscFree(mf->xv));
   PetscCall(PetscFree(mf->geo));
   PetscCall(PetscFree(mf->edof));
   PetscCall(PetscFree(mf->edofT));
@@ -657,11 +715,11 @@ static PetscLogDouble ElementFlops(DMAsmMatFree mf)
   if (mf->K) return 2.0 * mf->nen * mf->nen;
   if (mf->dim == 3) {
     const double fwd = poisson ? 2 * q * n * n * n + 3 * q * q * n * n + 3 * q * q * q * n : q * n * n * n + q * q * n * n + q * q * q * n;
-    return 2.0 * 2.0 * fwd + (poisson ? 15.0 : 1.0) * q * q * q;
+    return 2.0 * 2.0 * fwd + (poisson ? 15.0 : 1.0) * q * q * q + (mf->recompute ? 160.0 * q * q * q : 0);
   }
   {
     const double fwd = poisson ? 2 * q * n * n + 2 * q * q * n : q * n * n + q * q * n;
-    return 2.0 * 2.0 * fwd + (poisson ? 6.0 : 1.0) * q * q;
+    return 2.0 * 2.0 * fwd + (poisson ? 6.0 : 1.0) * q * q + (mf->recompute ? 50.0 * q * q : 0);
   }
 }
 
@@ -683,6 +741,7 @@ static PetscLogDouble ElementFlops(DMAsmMatFree mf)
 + -dm_assembly_matfree_op <poisson,mass> - the operator: g3 = identity (BP3) or g0 = 1 (BP1)
 . -dm_assembly_matfree_type <sumfact,elmat_atomic,elmat_color,elmat_gather,elmat_max> - the variant
 . -dm_assembly_matfree_scatter <atomic,gather> - sumfact: element outputs by atomics or gathered by node (deterministic)
+. -dm_assembly_matfree_geometry <stored,recompute> - sumfact: geometry factors stored per Gauss point, or recomputed in the kernel from the cell corners (meshes with Q1 coordinates)
 . -dm_assembly_matfree_elmat_max_mb <mb> - elmat_*: memory allowed for per-element matrices (non-uniform meshes)
 - -dm_assembly_matfree_host - run the host reference even with device vectors (tests)
 
@@ -711,7 +770,9 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   VecType        vtype;
   PetscBool      vcuda = PETSC_FALSE, set;
   char           type[64] = "sumfact";
-  PetscInt       opi = DMASMMF_POISSON, sci = 0;
+  PetscInt       opi = DMASMMF_POISSON, sci = 0, geoi = 0;
+  PetscBool      gset;
+  const char    *GeoNames[] = {"stored", "recompute"};
   PetscReal      mb  = 4096;
   PetscLogDouble t0;
   const char    *ops[] = {"mass", "poisson"};
@@ -756,6 +817,7 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_op", "Operator: mass (BP1) or Poisson (BP3)", "DMAssemblyCreateMatrixFree", ops, 2, ops[opi], &opi, NULL));
   PetscCall(PetscOptionsFList("-dm_assembly_matfree_type", "Matrix-free variant", "DMAssemblyCreateMatrixFree", DMAsmMatFreeList, type, type, sizeof(type), NULL));
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_scatter", "sumfact: element outputs by atomics or gathered by node", "DMAssemblyCreateMatrixFree", ScatterNames, 2, ScatterNames[0], &sci, &set));
+  PetscCall(PetscOptionsEList("-dm_assembly_matfree_geometry", "sumfact: geometry factors stored at the Gauss points or recomputed from the corners (Q1 coordinates)", "DMAssemblyCreateMatrixFree", GeoNames, 2, GeoNames[0], &geoi, &gset));
   PetscCall(PetscOptionsReal("-dm_assembly_matfree_elmat_max_mb", "elmat_*: MB allowed for per-element matrices", "DMAssemblyCreateMatrixFree", mb, &mb, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_matfree_host", "Run the host reference even with device vectors", "DMAssemblyCreateMatrixFree", mf->forcehost, &mf->forcehost, NULL));
   PetscOptionsEnd();
@@ -766,6 +828,8 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscCall(PetscFunctionListFind(DMAsmMatFreeList, type, &create));
   PetscCheck(create, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -dm_assembly_matfree_type %s (sumfact, elmat_atomic, elmat_color, elmat_gather, elmat_max)", type);
   PetscCheck(!set || !strncmp(type, "sumfact", 7), comm, PETSC_ERR_ARG_INCOMP, "-dm_assembly_matfree_scatter is for sumfact; the elmat_* variants name their conflict resolution");
+  PetscCheck(!gset || !strncmp(type, "sumfact", 7), comm, PETSC_ERR_ARG_INCOMP, "-dm_assembly_matfree_geometry is for sumfact; the elmat_* variants store element matrices");
+  mf->recompute = (PetscBool)(geoi == 1);
   PetscCall((*create)(mf));
 
   PetscCall(PetscLogEventBegin(DMASMMF_SetUp, 0, 0, 0, 0));

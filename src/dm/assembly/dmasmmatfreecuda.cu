@@ -7,6 +7,9 @@
    contraction stay in registers; then y^T and x^T through shared memory again: 5 block barriers per
    application.  2-D: one thread per x column, the y direction in registers.  n and q are template parameters
    (q = n or n + 1: p+1 or p+2 Gauss points per direction), so the register arrays are sized at compile time.
+   Geometry: the factors stored per element and Gauss point (coalesced: [e][ng][nq]), or recomputed at each point
+   from the element's corner coordinates in shared memory (-dm_assembly_matfree_geometry recompute: 24 doubles an
+   element instead of 6 q^3; DMAsmMFGeoMultilinear, the host reference's function).
    Element outputs: atomicAdd into y, or stored [nelem][nen] for the gather by node (one thread per dof, its
    contributions in element order: deterministic).
 
@@ -29,11 +32,12 @@ struct MFShape {
 };
 
 template <int N, int Q, bool POISSON>
-__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
+__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
 {
   constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E3, T3 = T * T * T, NEN = MFShape<N, Q>::NEN3, NQ = MFShape<N, Q>::NQ3;
   __shared__ PetscReal   sB[Q * N], sD[Q * N];
   __shared__ PetscScalar s[E][3][T3];
+  __shared__ PetscReal   sX[E][24], sG[2 * Q]; /* recompute: the corners, the 1-D Gauss points and weights */
   const int      tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
   const PetscInt e      = (PetscInt)blockIdx.x * E + tz;
   const bool     active = e < nelem;
@@ -43,6 +47,11 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
   for (int k = tx + T * (ty + T * tz); k < Q * N; k += T * T * E) {
     sB[k] = gB[k];
     sD[k] = gD[k];
+  }
+  if (xv) {
+    for (int k = tx + T * (ty + T * tz); k < 2 * Q; k += T * T * E) sG[k] = gw[k];
+    if (active)
+      for (int k = tx + T * ty; k < 24; k += T * T) sX[tz][k] = xv[e * 24 + k];
   }
   if (active && tx < N && ty < N)
     for (int z = 0; z < N; z++) {
@@ -78,8 +87,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
     /* z, the pointwise product and z^T, per point column */
     if (active)
       for (int qz = 0; qz < Q; qz++) {
-        const PetscReal *g = geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * (ty + Q * qz);
-        PetscScalar      u[3] = {0, 0, 0}, v[3];
+        PetscScalar u[3] = {0, 0, 0}, v[3];
         for (int z = 0; z < N; z++) {
           if (POISSON) {
             u[0] += sB[qz * N + z] * rdB[z];
@@ -87,7 +95,12 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
             u[2] += sD[qz * N + z] * rB[z];
           } else u[0] += sB[qz * N + z] * rB[z];
         }
-        DMAsmMFPoint(3, POISSON, g, NQ, u, v);
+        if (xv) {
+          const PetscReal xi[3] = {sG[tx], sG[ty], sG[qz]};
+          PetscReal       gl[6];
+          DMAsmMFGeoMultilinear(3, POISSON, sX[tz], xi, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
+          DMAsmMFPoint(3, POISSON, gl, 1, u, v);
+        } else DMAsmMFPoint(3, POISSON, geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * (ty + Q * qz), NQ, u, v);
         for (int z = 0; z < N; z++) {
           o0[z] += sB[qz * N + z] * v[0];
           if (POISSON) {
@@ -145,11 +158,12 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
 }
 
 template <int N, int Q, bool POISSON>
-__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
+__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
 {
   constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E2, NEN = MFShape<N, Q>::NEN2, NQ = MFShape<N, Q>::NQ2;
   __shared__ PetscReal   sB[Q * N], sD[Q * N];
   __shared__ PetscScalar s[E][2][T * T];
+  __shared__ PetscReal   sX[E][8], sG[2 * Q];
   const int      tx = threadIdx.x, ty = threadIdx.y;
   const PetscInt e      = (PetscInt)blockIdx.x * E + ty;
   const bool     active = e < nelem;
@@ -159,6 +173,11 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2
   for (int k = tx + T * ty; k < Q * N; k += T * E) {
     sB[k] = gB[k];
     sD[k] = gD[k];
+  }
+  if (xv) {
+    for (int k = tx + T * ty; k < 2 * Q; k += T * E) sG[k] = gw[k];
+    if (active)
+      for (int k = tx; k < 8; k += T) sX[ty][k] = xv[e * 8 + k];
   }
   if (active && tx < N)
     for (int j = 0; j < N; j++) {
@@ -175,15 +194,19 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2
       }
     if (active)
       for (int qy = 0; qy < Q; qy++) {
-        const PetscReal *g = geo + (size_t)e * (POISSON ? 3 : 1) * NQ + tx + Q * qy;
-        PetscScalar      u[2] = {0, 0}, v[2];
+        PetscScalar u[2] = {0, 0}, v[2];
         for (int j = 0; j < N; j++) {
           if (POISSON) {
             u[0] += sB[qy * N + j] * rd[j];
             u[1] += sD[qy * N + j] * rb[j];
           } else u[0] += sB[qy * N + j] * rb[j];
         }
-        DMAsmMFPoint(2, POISSON, g, NQ, u, v);
+        if (xv) {
+          const PetscReal xi[2] = {sG[tx], sG[qy]};
+          PetscReal       gl[3];
+          DMAsmMFGeoMultilinear(2, POISSON, sX[ty], xi, sG[Q + tx] * sG[Q + qy], gl);
+          DMAsmMFPoint(2, POISSON, gl, 1, u, v);
+        } else DMAsmMFPoint(2, POISSON, geo + (size_t)e * (POISSON ? 3 : 1) * NQ + tx + Q * qy, NQ, u, v);
         for (int j = 0; j < N; j++) {
           o0[j] += sB[qy * N + j] * v[0];
           if (POISSON) o1[j] += sD[qy * N + j] * v[1];
@@ -223,13 +246,13 @@ static PetscErrorCode LaunchSumFact(DMAsmMatFree mf, cudaStream_t stream, const 
   if (mf->dim == 3) {
     const dim3 b(S::T, S::T, S::E3);
     const unsigned g = (unsigned)((mf->nelem + S::E3 - 1) / S::E3);
-    if (poisson) SumFact3D<N, Q, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, x, y, ye);
-    else SumFact3D<N, Q, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, x, y, ye);
+    if (poisson) SumFact3D<N, Q, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
+    else SumFact3D<N, Q, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
   } else {
     const dim3 b(S::T, S::E2);
     const unsigned g = (unsigned)((mf->nelem + S::E2 - 1) / S::E2);
-    if (poisson) SumFact2D<N, Q, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, x, y, ye);
-    else SumFact2D<N, Q, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, x, y, ye);
+    if (poisson) SumFact2D<N, Q, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
+    else SumFact2D<N, Q, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
