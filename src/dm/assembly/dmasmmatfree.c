@@ -599,7 +599,8 @@ static PetscErrorCode MatMult_MF(Mat A, Vec x, Vec y, PetscBool add)
     if (add) PetscCall(VecRestoreArrayAndMemType(y, &ya));
     else PetscCall(VecRestoreArrayWriteAndMemType(y, &ya));
   }
-  PetscCall(PetscLogFlops(mf->flops));
+  if (mf->device && !mf->forcehost) PetscCall(PetscLogGpuFlops(mf->flops));
+  else PetscCall(PetscLogFlops(mf->flops));
   PetscCall(PetscLogEventEnd(DMASMMF_Mult, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
