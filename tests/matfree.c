@@ -25,6 +25,7 @@
 /* ellwarp_add_test(matfree.hex_curve -dim 3 -orders 2,3 -faces 2 -curve -bc -qextra 1 PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.hex_high -dim 3 -orders 5,6,7,8 -faces 1 -types sumfact,sumfact_gather_recompute PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 300) */
 /* ellwarp_add_test(matfree.curve_recompute -dim 2 -orders 2 -faces 2 -curve -types sumfact_recompute EXPECT_ERROR "the recomputed geometry is the multilinear map") */
+/* ellwarp_add_test(matfree.threads -dim 3 -orders 1,2 -faces 6 -bc -perturb 0.2 -types sumfact_gather,sumfact_gather_recompute,elmat_color,elmat_gather -dm_assembly_matfree_host_threads 2 PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.solve2d -dim 2 -orders 1,2,3 -faces 4 -solve PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.solve3d -dim 3 -orders 1,2 -faces 2 -solve PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.bad_scatter -dim 2 -orders 2 -faces 2 -types elmat_color -dm_assembly_matfree_scatter gather EXPECT_ERROR "dm_assembly_matfree_scatter is for sumfact") */

@@ -54,6 +54,7 @@ struct _p_DMAsmMatFree {
   PetscInt                dim, p, n, q, nen, nq, ng, nelem, ndof;
   PetscBool               device;   /* MatMult runs on the device when the vectors are there */
   PetscBool               forcehost; /* -dm_assembly_matfree_host: the host reference whatever the vectors */
+  PetscInt                nthreads;  /* -dm_assembly_matfree_host_threads: host path threads (1: serial reference) */
   PetscReal               B[DMASMMF_QMAX * (DMASMMF_PMAX + 1)], D[DMASMMF_QMAX * (DMASMMF_PMAX + 1)];
   PetscReal              *geo;     /* stored geometry factors (NULL: recomputed from xv) */
   PetscBool               recompute; /* -dm_assembly_matfree_geometry recompute */

@@ -15,6 +15,7 @@
 #include <petscellwarp/private/dmasmmatfree.h>
 #include <petscdmplex.h>
 #include <petscfe.h>
+#include <petscellwarp/private/ellwarpthreads.h>
 
 static PetscFunctionList DMAsmMatFreeList = NULL;
 static PetscLogEvent     DMASMMF_SetUp = 0, DMASMMF_Mult = 0, DMASMMF_Diag = 0;
@@ -99,10 +100,107 @@ static PetscErrorCode ApplyElmatHost(DMAsmMatFree mf, const PetscScalar *x, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the CPU variants (-dm_assembly_matfree_host_threads): threads over elements writing race-free (gather: each
+   element its own outputs, then threads over dofs; colour: the elements of one colour), the same arithmetic per
+   element as the serial reference.  The workers make no PETSc call (ellwarpthreads.h). */
+typedef struct {
+  DMAsmMatFree       mf;
+  const PetscScalar *x;
+  PetscScalar       *y;
+  PetscBool          add;
+  const PetscInt    *elist;
+  PetscScalar       *work;
+  size_t             wstride;
+} MFHostCtx;
+
+#define MF_WORK (6 * DMASMMF_QMAX * DMASMMF_QMAX * DMASMMF_QMAX)
+
+static int WorkSumFact(void *vctx, PetscInt t, PetscCount b, PetscCount end)
+{
+  MFHostCtx         *c  = (MFHostCtx *)vctx;
+  const DMAsmMatFree mf = c->mf;
+  const PetscInt     nen = mf->nen;
+  PetscScalar       *work = c->work + t * c->wstride, *ue = work + MF_WORK, *ye = ue + nen;
+  PetscReal         *geoe = (PetscReal *)(ye + nen);
+
+  for (PetscCount k = b; k < end; k++) {
+    const PetscInt  e  = c->elist ? c->elist[k] : (PetscInt)k;
+    const PetscInt *ed = mf->edof + e * nen;
+    for (PetscInt i = 0; i < nen; i++) ue[i] = ed[i] >= 0 ? c->x[ed[i]] : 0;
+    if (mf->recompute) DMAsmMFGeoElementHost((int)mf->dim, mf->op == DMASMMF_POISSON, (int)mf->q, mf->xg, mf->wg, mf->xv + e * (1 << mf->dim) * mf->dim, geoe);
+    DMAsmMFElementHost((int)mf->dim, (int)mf->n, (int)mf->q, mf->op == DMASMMF_POISSON, mf->B, mf->D, mf->recompute ? geoe : mf->geo + e * mf->ng * mf->nq, ue, ye, work);
+    if (mf->scatter == DMASMMF_SCATTER_GATHER)
+      for (PetscInt i = 0; i < nen; i++) mf->ye[e * nen + i] = ye[i];
+    else
+      for (PetscInt i = 0; i < nen; i++)
+        if (ed[i] >= 0) c->y[ed[i]] += ye[i];
+  }
+  return 0;
+}
+
+static int WorkElmat(void *vctx, PetscInt t, PetscCount b, PetscCount end)
+{
+  MFHostCtx *c = (MFHostCtx *)vctx;
+  for (PetscCount k = b; k < end; k++) ElmatElementHost(c->mf, c->elist ? c->elist[k] : (PetscInt)k, c->x, c->y);
+  return 0;
+}
+
+static int WorkGather(void *vctx, PetscInt t, PetscCount b, PetscCount end)
+{
+  MFHostCtx         *c  = (MFHostCtx *)vctx;
+  const DMAsmMatFree mf = c->mf;
+  for (PetscCount d = b; d < end; d++) {
+    PetscScalar s = c->add ? c->y[d] : 0;
+    for (PetscInt k = mf->gptr[d]; k < mf->gptr[d + 1]; k++) s += mf->ye[mf->gidx[k]];
+    c->y[d] = s;
+  }
+  return 0;
+}
+
+static PetscErrorCode RunThreads(DMAsmMatFree mf, PetscCount n, PetscEllwarpRangeWork w, MFHostCtx *c)
+{
+  PetscInt nt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpThreadsGetCount(mf->nthreads, n, 16, &nt));
+  PetscCall(PetscEllwarpThreadsRun(nt, n, w, c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the threaded host application (gather or colour conflicts only; the others run the serial reference) */
+static PetscErrorCode ApplyHostThreaded(DMAsmMatFree mf, PetscBool sumfact, const PetscScalar *x, PetscScalar *y, PetscBool add)
+{
+  MFHostCtx c = {mf, x, y, add, NULL, NULL, 0};
+  PetscInt  nt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpThreadsGetCount(mf->nthreads, mf->nelem, 16, &nt));
+  c.wstride = MF_WORK + 2 * mf->nen + mf->ng * mf->nq;
+  if (sumfact) PetscCall(PetscMalloc1(c.wstride * PetscMax(nt, 1), &c.work));
+  if (!add && mf->scatter == DMASMMF_SCATTER_COLOR) PetscCall(PetscArrayzero(y, mf->ndof));
+  if (mf->scatter == DMASMMF_SCATTER_COLOR) {
+    for (PetscInt col = 0; col < mf->ncolors; col++) {
+      c.elist = mf->colelem + mf->colptr[col];
+      PetscCall(RunThreads(mf, mf->colptr[col + 1] - mf->colptr[col], sumfact ? WorkSumFact : WorkElmat, &c));
+    }
+  } else {
+    PetscCall(RunThreads(mf, mf->nelem, sumfact ? WorkSumFact : WorkElmat, &c));
+    PetscCall(RunThreads(mf, mf->ndof, WorkGather, &c));
+  }
+  PetscCall(PetscFree(c.work));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool HostThreaded(DMAsmMatFree mf)
+{
+  return (PetscBool)(mf->nthreads != 1 && (mf->scatter == DMASMMF_SCATTER_GATHER || mf->scatter == DMASMMF_SCATTER_COLOR));
+}
+
 static PetscErrorCode ApplySumFact(DMAsmMatFree mf, PetscMemType mtype, const PetscScalar *x, PetscScalar *y, PetscBool add)
 {
   PetscFunctionBegin;
-  if (PetscMemTypeHost(mtype)) PetscCall(ApplySumFactHost(mf, x, y, add));
+  if (PetscMemTypeHost(mtype) && HostThreaded(mf)) PetscCall(ApplyHostThreaded(mf, PETSC_TRUE, x, y, add));
+  else if (PetscMemTypeHost(mtype)) PetscCall(ApplySumFactHost(mf, x, y, add));
 #if defined(ELLWARP_HAVE_CUDA)
   else PetscCall(DMAsmMFCUDASumFact(mf, x, y, add));
 #endif
@@ -112,7 +210,8 @@ static PetscErrorCode ApplySumFact(DMAsmMatFree mf, PetscMemType mtype, const Pe
 static PetscErrorCode ApplyElmat(DMAsmMatFree mf, PetscMemType mtype, const PetscScalar *x, PetscScalar *y, PetscBool add)
 {
   PetscFunctionBegin;
-  if (PetscMemTypeHost(mtype)) PetscCall(ApplyElmatHost(mf, x, y, add));
+  if (PetscMemTypeHost(mtype) && HostThreaded(mf)) PetscCall(ApplyHostThreaded(mf, PETSC_FALSE, x, y, add));
+  else if (PetscMemTypeHost(mtype)) PetscCall(ApplyElmatHost(mf, x, y, add));
 #if defined(ELLWARP_HAVE_CUDA)
   else PetscCall(DMAsmMFCUDAElmat(mf, x, y, add));
 #endif
@@ -667,6 +766,7 @@ static PetscErrorCode MatView_DMAsmMF(Mat A, PetscViewer v)
                                    mf->dim == 2 ? "quadrilaterals" : "hexahedra", mf->nelem, mf->ndof, mf->q));
   PetscCall(PetscViewerASCIIPushTab(v));
   PetscCall(mf->ops.view(mf, v));
+  if (mf->nthreads != 1) PetscCall(PetscViewerASCIIPrintf(v, "host path: %s\n", HostThreaded(mf) ? "threads over elements (race-free: gather or colours), then over dofs" : "the serial reference (threads need the gather or colour variant)"));
   PetscCall(PetscViewerASCIIPrintf(v, "runs on the %s%s; %.3g flops per MatMult (model), set-up %.3g s\n", mf->device ? "device when the vectors are there" : "host", mf->forcehost ? " (-dm_assembly_matfree_host: host reference forced)" : "", (double)mf->flops, (double)mf->setuptime));
   PetscCall(PetscViewerASCIIPopTab(v));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -744,6 +844,7 @@ static PetscLogDouble ElementFlops(DMAsmMatFree mf)
 . -dm_assembly_matfree_scatter <atomic,gather> - sumfact: element outputs by atomics or gathered by node (deterministic)
 . -dm_assembly_matfree_geometry <stored,recompute> - sumfact: geometry factors stored per Gauss point, or recomputed in the kernel from the cell corners (meshes with Q1 coordinates)
 . -dm_assembly_matfree_elmat_max_mb <mb> - elmat_*: memory allowed for per-element matrices (non-uniform meshes)
+. -dm_assembly_matfree_host_threads <n> - the host path on n threads (0: all CPUs of the process; 1: the serial reference, default): the CPU versions of the gather and colour variants
 - -dm_assembly_matfree_host - run the host reference even with device vectors (tests)
 
   Level: intermediate
@@ -810,7 +911,8 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
     PetscCall(DMGetCoordinateDim(dm, &cdim));
     PetscCheck(cdim == mf->dim, comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: coordinate dimension %" PetscInt_FMT " != mesh dimension %" PetscInt_FMT, cdim, mf->dim);
   }
-  mf->p   = deg;
+  mf->nthreads = 1;
+  mf->p        = deg;
   mf->n   = deg + 1;
   mf->nen = mf->dim == 2 ? mf->n * mf->n : mf->n * mf->n * mf->n;
 
@@ -820,6 +922,7 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_scatter", "sumfact: element outputs by atomics or gathered by node", "DMAssemblyCreateMatrixFree", ScatterNames, 2, ScatterNames[0], &sci, &set));
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_geometry", "sumfact: geometry factors stored at the Gauss points or recomputed from the corners (Q1 coordinates)", "DMAssemblyCreateMatrixFree", GeoNames, 2, GeoNames[0], &geoi, &gset));
   PetscCall(PetscOptionsReal("-dm_assembly_matfree_elmat_max_mb", "elmat_*: MB allowed for per-element matrices", "DMAssemblyCreateMatrixFree", mb, &mb, NULL));
+  PetscCall(PetscOptionsInt("-dm_assembly_matfree_host_threads", "Host path: threads (0: the CPUs this process may use; 1: the serial reference); gather and colour variants only", "DMAssemblyCreateMatrixFree", mf->nthreads, &mf->nthreads, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_matfree_host", "Run the host reference even with device vectors", "DMAssemblyCreateMatrixFree", mf->forcehost, &mf->forcehost, NULL));
   PetscOptionsEnd();
   mf->op       = (DMAsmMFOp)opi;
