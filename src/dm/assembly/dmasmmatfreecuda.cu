@@ -54,6 +54,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
       for (int k = tx + T * ty; k < 24; k += T * T) sX[tz][k] = xv[e * 24 + k];
   }
   if (active && tx < N && ty < N)
+    #pragma unroll
     for (int z = 0; z < N; z++) {
       const PetscInt d           = edof[e * NEN + tx + N * (ty + N * z)];
       S0[tx + T * (ty + T * z)] = d >= 0 ? x[d] : 0;
@@ -61,8 +62,10 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
   __syncthreads();
   /* x: (x, y, z) -> (qx, y, z), B and D */
   if (tx < Q && ty < N)
+    #pragma unroll
     for (int z = 0; z < N; z++) {
       PetscScalar sb = 0, sd = 0;
+      #pragma unroll
       for (int i = 0; i < N; i++) {
         const PetscScalar v = S0[i + T * (ty + T * z)];
         sb += sB[tx * N + i] * v;
@@ -73,9 +76,12 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
     }
   __syncthreads();
   /* y: (qx, y, z) -> (qx, qy, z) in registers: B B, D B (d/dy), B D (d/dx) */
+  #pragma unroll
   for (int z = 0; z < N; z++) rB[z] = rDy[z] = rdB[z] = o0[z] = o1[z] = o2[z] = 0;
   if (tx < Q && ty < Q) {
+    #pragma unroll
     for (int z = 0; z < N; z++)
+      #pragma unroll
       for (int j = 0; j < N; j++) {
         const PetscScalar a = S1[tx + T * (j + T * z)];
         rB[z] += sB[ty * N + j] * a;
@@ -86,8 +92,10 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
       }
     /* z, the pointwise product and z^T, per point column */
     if (active)
+      #pragma unroll
       for (int qz = 0; qz < Q; qz++) {
         PetscScalar u[3] = {0, 0, 0}, v[3];
+        #pragma unroll
         for (int z = 0; z < N; z++) {
           if (POISSON) {
             u[0] += sB[qz * N + z] * rdB[z];
@@ -101,6 +109,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
           DMAsmMFGeoMultilinear(3, POISSON, sX[tz], xi, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
           DMAsmMFPoint(3, POISSON, gl, 1, u, v);
         } else DMAsmMFPoint(3, POISSON, geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * (ty + Q * qz), NQ, u, v);
+        #pragma unroll
         for (int z = 0; z < N; z++) {
           o0[z] += sB[qz * N + z] * v[0];
           if (POISSON) {
@@ -112,6 +121,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
   }
   __syncthreads();
   if (tx < Q && ty < Q)
+    #pragma unroll
     for (int z = 0; z < N; z++) {
       S0[tx + T * (ty + T * z)] = o0[z];
       if (POISSON) {
@@ -122,8 +132,10 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
   __syncthreads();
   /* y^T: (qx, qy, z) -> (qx, y, z); rB: towards D^T in x (the d/dx part), rDy: towards B^T in x */
   if (tx < Q && ty < N)
+    #pragma unroll
     for (int z = 0; z < N; z++) {
       PetscScalar pd = 0, pb = 0;
+      #pragma unroll
       for (int j = 0; j < Q; j++) {
         if (POISSON) {
           pd += sB[j * N + ty] * S0[tx + T * (j + T * z)];
@@ -135,6 +147,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
     }
   __syncthreads();
   if (tx < Q && ty < N)
+    #pragma unroll
     for (int z = 0; z < N; z++) {
       if (POISSON) S0[tx + T * (ty + T * z)] = rB[z];
       S1[tx + T * (ty + T * z)] = rDy[z];
@@ -142,8 +155,10 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
   __syncthreads();
   /* x^T and the output */
   if (active && tx < N && ty < N)
+    #pragma unroll
     for (int z = 0; z < N; z++) {
       PetscScalar r = 0;
+      #pragma unroll
       for (int i = 0; i < Q; i++) {
         if (POISSON) r += sD[i * N + tx] * S0[i + T * (ty + T * z)];
         r += sB[i * N + tx] * S1[i + T * (ty + T * z)];
@@ -180,21 +195,27 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2
       for (int k = tx; k < 8; k += T) sX[ty][k] = xv[e * 8 + k];
   }
   if (active && tx < N)
+    #pragma unroll
     for (int j = 0; j < N; j++) {
       const PetscInt d = edof[e * NEN + tx + N * j];
       S0[tx + T * j]   = d >= 0 ? x[d] : 0;
     }
   __syncthreads();
+  #pragma unroll
   for (int j = 0; j < N; j++) rb[j] = rd[j] = o0[j] = o1[j] = 0;
   if (tx < Q) {
+    #pragma unroll
     for (int j = 0; j < N; j++)
+      #pragma unroll
       for (int i = 0; i < N; i++) {
         rb[j] += sB[tx * N + i] * S0[i + T * j];
         if (POISSON) rd[j] += sD[tx * N + i] * S0[i + T * j];
       }
     if (active)
+      #pragma unroll
       for (int qy = 0; qy < Q; qy++) {
         PetscScalar u[2] = {0, 0}, v[2];
+        #pragma unroll
         for (int j = 0; j < N; j++) {
           if (POISSON) {
             u[0] += sB[qy * N + j] * rd[j];
@@ -207,6 +228,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2
           DMAsmMFGeoMultilinear(2, POISSON, sX[ty], xi, sG[Q + tx] * sG[Q + qy], gl);
           DMAsmMFPoint(2, POISSON, gl, 1, u, v);
         } else DMAsmMFPoint(2, POISSON, geo + (size_t)e * (POISSON ? 3 : 1) * NQ + tx + Q * qy, NQ, u, v);
+        #pragma unroll
         for (int j = 0; j < N; j++) {
           o0[j] += sB[qy * N + j] * v[0];
           if (POISSON) o1[j] += sD[qy * N + j] * v[1];
@@ -215,14 +237,17 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2
   }
   __syncthreads();
   if (tx < Q)
+    #pragma unroll
     for (int j = 0; j < N; j++) {
       S0[tx + T * j] = o0[j];
       if (POISSON) S1[tx + T * j] = o1[j];
     }
   __syncthreads();
   if (active && tx < N)
+    #pragma unroll
     for (int j = 0; j < N; j++) {
       PetscScalar r = 0;
+      #pragma unroll
       for (int i = 0; i < Q; i++) {
         if (POISSON) r += sD[i * N + tx] * S0[i + T * j] + sB[i * N + tx] * S1[i + T * j];
         else r += sB[i * N + tx] * S0[i + T * j];
