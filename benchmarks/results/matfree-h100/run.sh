@@ -9,24 +9,24 @@ B=$ELLWARP_GPU_BUILD
 CS=/usr/local/cuda-13.0/bin/compute-sanitizer
 [ -x $CS ] || CS=compute-sanitizer
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv,noheader > $OUT/tests.log
-( cd $B && timeout 90 ctest -R '^matfree' --output-on-failure ) >> $OUT/tests.log 2>&1
+( cd $B && timeout 120 ctest -j4 -R '^matfree' --output-on-failure ) >> $OUT/tests.log 2>&1
 echo "ctest rc=$?" >> $OUT/tests.log
-timeout 45 $CS --tool memcheck --leak-check no $B/tests/matfree -dim 3 -orders 2,5 -faces 2 -bc -perturb 0.2 -gpu \
+timeout 40 $CS --tool memcheck --leak-check no $B/tests/matfree -dim 3 -orders 2,5 -faces 2 -bc -perturb 0.2 -gpu \
   -types sumfact,sumfact_gather,sumfact_recompute,elmat_atomic,elmat_color,elmat_gather > $OUT/memcheck.log 2>&1; echo "memcheck rc=$?" >> $OUT/memcheck.log
 # BP3 with every variant (elmat_* for p <= 4; geometry stored and recomputed), BP1 with the sum-factorised ones; p = 1..8, about 4 M dofs
 # (cells capped at 150k: p = 1, 2 get fewer dofs; the set-up, about 20 us a cell, is on the host), q = p+2 as the CEED BPs
-timeout 120 stdbuf -oL $B/benchmarks/matfree/matfree_bench -gpu -orders 1,2,3,4,5,6,7,8 -dofs 4e6 -max_cells 150000 -ops poisson \
+timeout 110 stdbuf -oL $B/benchmarks/matfree/matfree_bench -gpu -orders 1,2,3,4,5,6,7,8 -dofs 4e6 -max_cells 150000 -ops poisson \
   -types sumfact,sumfact_gather,sumfact_recompute,sumfact_gather_recompute,elmat_atomic,elmat_color,elmat_gather,elmat_max -reps 20 > $OUT/bp3.log 2>&1
 echo "bench rc=$?" >> $OUT/bp3.log
 timeout 50 stdbuf -oL $B/benchmarks/matfree/matfree_bench -gpu -orders 1,2,3,4,5,6,7,8 -dofs 4e6 -max_cells 150000 -ops mass \
   -types sumfact,sumfact_gather,sumfact_recompute -reps 20 > $OUT/bp1.log 2>&1
 echo "bench rc=$?" >> $OUT/bp1.log
 # the assembled peers, p = 1..3 at about 0.2 M dofs (PETSc's host assembly bounds the size)
-timeout 80 stdbuf -oL $B/benchmarks/matfree/matfree_bench -gpu -orders 1,2,3 -dofs 2e5 -ops poisson \
+timeout 70 stdbuf -oL $B/benchmarks/matfree/matfree_bench -gpu -orders 1,2,3 -dofs 2e5 -ops poisson \
   -types sumfact,sumfact_recompute,elmat_color -assembled -assembled_types ellwarp,aijcusparse -reps 20 > $OUT/assembled.log 2>&1
 echo "bench rc=$?" >> $OUT/assembled.log
 # bp3-2d.log: the paper's 2-D figure (Fig. 4a): p = 1..4, the element-matrix variants beside sum factorisation
-timeout 45 stdbuf -oL $B/benchmarks/matfree/matfree_bench -gpu -dim 2 -orders 1,2,3,4 -dofs 4e6 -max_cells 150000 -ops poisson \
+timeout 40 stdbuf -oL $B/benchmarks/matfree/matfree_bench -gpu -dim 2 -orders 1,2,3,4 -dofs 4e6 -max_cells 150000 -ops poisson \
   -types sumfact,sumfact_gather,elmat_atomic,elmat_color,elmat_gather,elmat_max -reps 20 > $OUT/bp3-2d.log 2>&1
 echo "bench rc=$?" >> $OUT/bp3-2d.log
 # the CPU versions on all the host's cores (host vectors; the paper's CPU Color, and the gathers), 3-D p = 1..4
