@@ -28,6 +28,7 @@
 /* ellwarp_add_test(matfree.threads -dim 3 -orders 1,2 -faces 6 -bc -perturb 0.2 -types sumfact_gather,sumfact_gather_recompute,elmat_color,elmat_gather -dm_assembly_matfree_host_threads 2 PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.solve2d -dim 2 -orders 1,2,3 -faces 4 -solve PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.solve3d -dim 3 -orders 1,2 -faces 2 -solve PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.elmat_limit -dim 3 -orders 2 -faces 2 -perturb 0.2 -types elmat_atomic -dm_assembly_matfree_elmat_max_mb 0.01 EXPECT_ERROR "use -dm_assembly_matfree_type sumfact") */
 /* ellwarp_add_test(matfree.bad_scatter -dim 2 -orders 2 -faces 2 -types elmat_color -dm_assembly_matfree_scatter gather EXPECT_ERROR "dm_assembly_matfree_scatter is for sumfact") */
 /* ellwarp_add_test(matfree.gpu_quad -dim 2 -orders 1,2,3,4,5,6,7,8 -faces 6 -bc -perturb 0.2 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_hex -dim 3 -orders 1,2,3,4 -faces 4 -bc -perturb 0.2 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
