@@ -1,0 +1,232 @@
+/* matfree_bench: CEED bake-off style BP1 (mass) / BP3 (Poisson) throughput of DMAssemblyCreateMatrixFree's
+   variants (issue 19) on a 3-D (or 2-D) box of Q_p hexes, p in -orders, about -dofs dofs each (no boundary
+   conditions: every dof counts, as in the CEED BPs), the FE's tensor Gauss rule of p+1+qextra points per direction
+   (-qextra 1: q = p+2 as BP1/BP3).  For every variant: set-up time, MatMult median time (CUDA events with device
+   vectors, else wall clock), GDOF/s = dofs / time, the model flops and bytes per dof and the bandwidth-bound GDOF/s
+   at -bw GB/s (H100 SXM: 3350).  With -assembled: PETSc's assembled matrix (DMPlexSNESComputeJacobianFEM, host) for
+   p <= -assembled_max_p, converted to each of -assembled_types (ellwarp, aijcusparse), and its MatMult timed the same
+   way: the peer of the matrix-free operators on the same mesh.
+   Output: one line per (p, variant), "BENCH key=value ..." for scripts.
+     matfree_bench -orders 1,2,3,4,5,6,7,8 -dofs 4e6 -ops poisson,mass -types sumfact,sumfact_gather,sumfact_recompute,elmat_atomic,elmat_color,elmat_max */
+#include <petscellwarp.h>
+#include <petscellwarpassembly.h>
+#include <petscdmplex.h>
+#include <petscsnes.h>
+#include <petscds.h>
+#include <petscfe.h>
+#include "benchtime.h"
+
+static void g0_one(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g0[])
+{
+  g0[0] = 1.0;
+}
+
+static void g3_id(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
+{
+  for (PetscInt i = 0; i < dim; i++)
+    for (PetscInt j = 0; j < dim; j++) g3[i * dim + j] = i == j;
+}
+
+typedef struct {
+  Mat A;
+  Vec x, y;
+} MultCtx;
+
+static PetscErrorCode DoMult(void *ctx)
+{
+  MultCtx *c = (MultCtx *)ctx;
+  PetscFunctionBegin;
+  PetscCall(MatMult(c->A, c->x, c->y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TimeMult(Mat A, Vec x, Vec y, PetscBool device, PetscInt reps, double *sec)
+{
+  MultCtx c = {A, x, y};
+
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (device) {
+    PetscCall(BenchDeviceMedianTime(DoMult, &c, reps, sec));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  {
+    double *t;
+    PetscCall(PetscMalloc1(reps, &t));
+    PetscCall(DoMult(&c));
+    for (PetscInt r = 0; r < reps; r++) {
+      PetscLogDouble t0, t1;
+      PetscCall(PetscTime(&t0));
+      PetscCall(DoMult(&c));
+      PetscCall(PetscTime(&t1));
+      t[r] = t1 - t0;
+    }
+    *sec = BenchMedian(t, reps);
+    PetscCall(PetscFree(t));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* model bytes and flops per dof of one application (ideal caching of x and y: each dof read and written once) */
+static void Model(const char type[], PetscBool poisson, PetscInt dim, PetscInt p, PetscInt q, PetscInt nelem, PetscInt ndof, double *bytes, double *flops)
+{
+  const double n = p + 1, nen = dim == 3 ? n * n * n : n * n, nq = dim == 3 ? (double)q * q * q : (double)q * q, ng = poisson ? dim * (dim + 1) / 2 : 1;
+  const double epd = (double)nelem / ndof; /* elements per dof */
+  PetscBool    el;
+  const int    gather = strstr(type, "gather") != NULL, recompute = strstr(type, "recompute") != NULL;
+  PetscStrbeginswith(type, "elmat", &el);
+  /* x, y, element map, stored outputs (write + read) and the CSR, geometry (stored per point, or the corners) */
+  *bytes = 16 + epd * nen * sizeof(PetscInt) + (gather ? epd * nen * 16 + 8 : 0) + (el ? 0 : (recompute ? epd * (1 << dim) * dim * 8 : epd * nq * ng * 8));
+  if (el) *flops = epd * 2 * nen * nen;
+  else if (dim == 3) {
+    const double fwd = poisson ? 2 * q * n * n * n + 3.0 * q * q * n * n + 3.0 * q * q * q * n : q * n * n * n + 1.0 * q * q * n * n + 1.0 * q * q * q * n;
+    *flops           = epd * (4 * fwd + (poisson ? 15.0 : 1.0) * nq + (recompute ? 160.0 * nq : 0));
+  } else {
+    const double fwd = poisson ? 2 * q * n * n + 2.0 * q * q * n : q * n * n + 1.0 * q * q * n;
+    *flops           = epd * (4 * fwd + (poisson ? 6.0 : 1.0) * nq + (recompute ? 50.0 * nq : 0));
+  }
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  orders[16], norders = 16, ntypes = 16, nops = 2, nat = 4, dim = 3, qextra = 1, reps = 20, amaxp = 3, maxcells = 600000, elmatmaxp = 4;
+  char     *types[16], *opsv[2], *atypes[4];
+  PetscReal dofs = 4e6, bw = 3350;
+  PetscBool tset, oset, aset, assembled = PETSC_FALSE, device = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscEllwarpInitializePackage());
+  for (PetscInt i = 0; i < 16; i++) orders[i] = i + 1;
+  norders = 8;
+  PetscOptionsBegin(PETSC_COMM_SELF, NULL, "matfree_bench", NULL);
+  PetscCall(PetscOptionsInt("-dim", "dimension", NULL, dim, &dim, NULL));
+  PetscCall(PetscOptionsIntArray("-orders", "polynomial orders", NULL, orders, &norders, NULL));
+  PetscCall(PetscOptionsReal("-dofs", "target dofs", NULL, dofs, &dofs, NULL));
+  PetscCall(PetscOptionsInt("-max_cells", "cap on the cells of a mesh", NULL, maxcells, &maxcells, NULL));
+  PetscCall(PetscOptionsInt("-qextra", "Gauss points per direction beyond p+1", NULL, qextra, &qextra, NULL));
+  PetscCall(PetscOptionsInt("-reps", "timed MatMults (median)", NULL, reps, &reps, NULL));
+  PetscCall(PetscOptionsReal("-bw", "device memory bandwidth GB/s for the bound", NULL, bw, &bw, NULL));
+  PetscCall(PetscOptionsStringArray("-types", "variants (sumfact, sumfact_gather, elmat_*)", NULL, types, &ntypes, &tset));
+  PetscCall(PetscOptionsInt("-elmat_max_p", "elmat_* variants only for p <= this", NULL, elmatmaxp, &elmatmaxp, NULL));
+  PetscCall(PetscOptionsStringArray("-ops", "poisson, mass", NULL, opsv, &nops, &oset));
+  PetscCall(PetscOptionsBool("-assembled", "also PETSc's assembled matrix", NULL, assembled, &assembled, NULL));
+  PetscCall(PetscOptionsInt("-assembled_max_p", "assembled for p <= this", NULL, amaxp, &amaxp, NULL));
+  PetscCall(PetscOptionsStringArray("-assembled_types", "matrix types of the assembled operator", NULL, atypes, &nat, &aset));
+  PetscCall(PetscOptionsBool("-gpu", "device vectors", NULL, device, &device, NULL));
+  PetscOptionsEnd();
+  if (!tset) {
+    const char *def[] = {"sumfact", "sumfact_gather", "sumfact_recompute", "elmat_atomic", "elmat_color", "elmat_gather", "elmat_max"};
+    ntypes            = 7;
+    for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscStrallocpy(def[t], &types[t]));
+  }
+  if (!oset) {
+    nops = 1;
+    PetscCall(PetscStrallocpy("poisson", &opsv[0]));
+  }
+  if (!aset) {
+    nat = 2;
+    PetscCall(PetscStrallocpy("ellwarp", &atypes[0]));
+    PetscCall(PetscStrallocpy("aijcusparse", &atypes[1]));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "matfree_bench: %dD, q = p+%d Gauss points, %s vectors, bound at %.0f GB/s\n", (int)dim, (int)(1 + qextra), device ? "device" : "host", (double)bw));
+  for (PetscInt io = 0; io < norders; io++) {
+    const PetscInt p = orders[io];
+    PetscInt       m = (PetscInt)PetscMax(1, (PetscInt)((PetscPowReal(dofs, 1.0 / dim) - 1) / p + 0.5));
+    while (m > 1 && PetscPowReal((PetscReal)m, (PetscReal)dim) > maxcells) m--;
+    for (PetscInt k = 0; k < nops; k++) {
+      PetscBool       poisson;
+      DM              dm;
+      PetscInt        f[3] = {m, m, m}, ndof, nelem;
+      PetscReal       lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+      PetscFE         fe;
+      PetscQuadrature quad;
+      PetscDS         ds;
+      Vec             x, y;
+      PetscLogDouble  t0, t1;
+
+      PetscCall(PetscStrcmp(opsv[k], "poisson", &poisson));
+      PetscCall(PetscTime(&t0));
+      PetscCall(DMPlexCreateBoxMesh(PETSC_COMM_SELF, dim, PETSC_FALSE, f, lo, hi, NULL, PETSC_TRUE, 0, PETSC_FALSE, &dm));
+      if (device) PetscCall(DMSetVecType(dm, VECCUDA));
+      PetscCall(DMSetMatType(dm, MATAIJ));
+      PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, dim, 1, PETSC_FALSE, p, PETSC_DETERMINE, &fe));
+      PetscCall(PetscDTGaussTensorQuadrature(dim, 1, p + 1 + qextra, -1.0, 1.0, &quad));
+      PetscCall(PetscFESetQuadrature(fe, quad));
+      PetscCall(PetscQuadratureDestroy(&quad));
+      PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
+      PetscCall(PetscFEDestroy(&fe));
+      PetscCall(DMCreateDS(dm));
+      PetscCall(DMGetDS(dm, &ds));
+      if (poisson) PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, g3_id));
+      else PetscCall(PetscDSSetJacobian(ds, 0, 0, g0_one, NULL, NULL, NULL));
+      PetscCall(DMCreateGlobalVector(dm, &x));
+      PetscCall(VecDuplicate(x, &y));
+      PetscCall(VecSetRandom(x, NULL));
+      PetscCall(VecGetSize(x, &ndof));
+      nelem = (PetscInt)PetscPowReal((PetscReal)m, (PetscReal)dim);
+      PetscCall(PetscTime(&t1));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "Q%" PetscInt_FMT " %s: %" PetscInt_FMT "^%d cells, %" PetscInt_FMT " dofs (mesh %.2f s)\n", p, poisson ? "BP3" : "BP1", m, (int)dim, ndof, t1 - t0));
+      for (PetscInt t = 0; t < ntypes; t++) {
+        DMAssembly as;
+        Mat        A;
+        double     sec, bytes, flops;
+        PetscBool  gather, el, sumfact, recompute;
+        /* sumfact[_gather][_recompute]: -dm_assembly_matfree_scatter gather, -dm_assembly_matfree_geometry recompute */
+        PetscCall(PetscStrbeginswith(types[t], "sumfact", &sumfact));
+        gather    = (PetscBool)(sumfact && strstr(types[t], "_gather"));
+        recompute = (PetscBool)(sumfact && strstr(types[t], "_recompute"));
+        PetscCall(PetscStrbeginswith(types[t], "elmat", &el));
+        if (el && p > elmatmaxp) continue;
+        if (gather) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_scatter", "gather"));
+        if (recompute) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_geometry", "recompute"));
+        PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_type", sumfact ? "sumfact" : types[t]));
+        PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_op", poisson ? "poisson" : "mass"));
+        PetscCall(PetscTime(&t0));
+        PetscCall(DMAssemblyCreate(dm, &as));
+        PetscCall(DMAssemblyCreateMatrixFree(as, &A));
+        PetscCall(PetscTime(&t1));
+        PetscCall(DMAssemblyDestroy(&as));
+        if (gather) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_scatter"));
+        if (recompute) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_geometry"));
+        PetscCall(TimeMult(A, x, y, device, reps, &sec));
+        Model(types[t], poisson, dim, p, p + 1 + qextra, nelem, ndof, &bytes, &flops);
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "BENCH op=%s p=%" PetscInt_FMT " variant=%s dofs=%" PetscInt_FMT " setup_s=%.3f mult_ms=%.4f gdofs=%.3f bytes_per_dof=%.1f flops_per_dof=%.0f gflops=%.1f bw_bound_gdofs=%.2f\n", poisson ? "BP3" : "BP1", p, types[t], ndof, t1 - t0, sec * 1e3, ndof / sec * 1e-9, bytes, flops, flops * ndof / sec * 1e-9, bw / bytes));
+        PetscCall(MatDestroy(&A));
+      }
+      if (assembled && p <= amaxp) {
+        Mat J;
+        Vec ul;
+        PetscCall(PetscTime(&t0));
+        PetscCall(DMCreateMatrix(dm, &J));
+        PetscCall(DMGetLocalVector(dm, &ul));
+        PetscCall(VecZeroEntries(ul));
+        PetscCall(DMPlexSNESComputeJacobianFEM(dm, ul, J, J, NULL));
+        PetscCall(DMRestoreLocalVector(dm, &ul));
+        PetscCall(PetscTime(&t1));
+        for (PetscInt a = 0; a < nat; a++) {
+          Mat       B;
+          MatInfo   info;
+          double    sec;
+          PetscCall(MatConvert(J, atypes[a], MAT_INITIAL_MATRIX, &B));
+          PetscCall(MatGetInfo(B, MAT_LOCAL, &info));
+          PetscCall(TimeMult(B, x, y, device, reps, &sec));
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "BENCH op=%s p=%" PetscInt_FMT " variant=assembled_%s dofs=%" PetscInt_FMT " setup_s=%.3f mult_ms=%.4f gdofs=%.3f bytes_per_dof=%.1f nnz=%.0f\n", poisson ? "BP3" : "BP1", p, atypes[a], ndof, t1 - t0, sec * 1e3, ndof / sec * 1e-9, (12.0 * info.nz_used + 4.0 * ndof + 16.0 * ndof) / ndof, info.nz_used));
+          PetscCall(MatDestroy(&B));
+        }
+        PetscCall(MatDestroy(&J));
+      }
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&y));
+      PetscCall(DMDestroy(&dm));
+    }
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_type"));
+  PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_op"));
+  for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
+  for (PetscInt k = 0; k < nops; k++) PetscCall(PetscFree(opsv[k]));
+  for (PetscInt a = 0; a < nat; a++) PetscCall(PetscFree(atypes[a]));
+  PetscCall(PetscFinalize());
+  return 0;
+}

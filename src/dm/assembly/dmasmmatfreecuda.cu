@@ -1,0 +1,385 @@
+/* Device kernels of the matrix-free Q_p operators (dmasmmatfree.c); the host references are in dmasmmatfree.c and
+   include/petscellwarp/private/dmasmmatfree.h, with the same layouts.
+
+   Sum factorisation, 3-D: one element per (T x T) thread slice (T = max(n, q)), E = 128 / T^2 elements per block
+   (threadIdx.z); thread (x, y) owns a column in z.  The x and y contractions go through shared memory
+   (three T^3 buffers per element), the z contractions, the pointwise geometry product and the transposed z
+   contraction stay in registers; then y^T and x^T through shared memory again: 5 block barriers per
+   application.  2-D: one thread per x column, the y direction in registers.  n and q are template parameters
+   (q = n or n + 1: p+1 or p+2 Gauss points per direction), so the register arrays are sized at compile time.
+   Geometry: the factors stored per element and Gauss point (coalesced: [e][ng][nq]), or recomputed at each point
+   from the element's corner coordinates in shared memory (-dm_assembly_matfree_geometry recompute: 24 doubles an
+   element instead of 6 q^3; DMAsmMFGeoMultilinear, the host reference's function).
+   Element outputs: atomicAdd into y, or stored [nelem][nen] for the gather by node (one thread per dof, its
+   contributions in element order: deterministic).
+
+   Element matrices (the paper's variants): one thread per element, y_i = sum_j K_ij x[edof_j] with x read
+   through the cache and K [nen*nen] (uniform mesh, shared by all threads) or [nen*nen][nelem] (coalesced);
+   output by atomics, stored for the gather, or plain adds (one launch per colour; or unprotected: elmat_max). */
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmmatfree.h>
+#include <petscdevice_cuda.h>
+#include <petscellwarp/private/ellwarpdevice.h>
+
+#define MF_THREADS 128
+
+template <int N, int Q>
+struct MFShape {
+  static constexpr int T   = N > Q ? N : Q;
+  static constexpr int E3  = (MF_THREADS / (T * T)) > 0 ? MF_THREADS / (T * T) : 1;
+  static constexpr int E2  = (MF_THREADS / T) > 0 ? MF_THREADS / T : 1;
+  static constexpr int NEN3 = N * N * N, NQ3 = Q * Q * Q, NEN2 = N * N, NQ2 = Q * Q;
+};
+
+template <int N, int Q, bool POISSON>
+__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
+{
+  constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E3, T3 = T * T * T, NEN = MFShape<N, Q>::NEN3, NQ = MFShape<N, Q>::NQ3;
+  __shared__ PetscReal   sB[Q * N], sD[Q * N];
+  __shared__ PetscScalar s[E][3][T3];
+  __shared__ PetscReal   sX[E][24], sG[2 * Q]; /* recompute: the corners, the 1-D Gauss points and weights */
+  const int      tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
+  const PetscInt e      = (PetscInt)blockIdx.x * E + tz;
+  const bool     active = e < nelem;
+  PetscScalar   *S0 = s[tz][0], *S1 = s[tz][1], *S2 = s[tz][2];
+  PetscScalar    rB[N], rDy[N], rdB[N], o0[N], o1[N], o2[N];
+
+  for (int k = tx + T * (ty + T * tz); k < Q * N; k += T * T * E) {
+    sB[k] = gB[k];
+    sD[k] = gD[k];
+  }
+  if (xv) {
+    for (int k = tx + T * (ty + T * tz); k < 2 * Q; k += T * T * E) sG[k] = gw[k];
+    if (active)
+      for (int k = tx + T * ty; k < 24; k += T * T) sX[tz][k] = xv[e * 24 + k];
+  }
+  if (active && tx < N && ty < N)
+    #pragma unroll
+    for (int z = 0; z < N; z++) {
+      const PetscInt d           = edof[e * NEN + tx + N * (ty + N * z)];
+      S0[tx + T * (ty + T * z)] = d >= 0 ? x[d] : 0;
+    }
+  __syncthreads();
+  /* x: (x, y, z) -> (qx, y, z), B and D */
+  if (tx < Q && ty < N)
+    #pragma unroll
+    for (int z = 0; z < N; z++) {
+      PetscScalar sb = 0, sd = 0;
+      #pragma unroll
+      for (int i = 0; i < N; i++) {
+        const PetscScalar v = S0[i + T * (ty + T * z)];
+        sb += sB[tx * N + i] * v;
+        if (POISSON) sd += sD[tx * N + i] * v;
+      }
+      S1[tx + T * (ty + T * z)] = sb;
+      if (POISSON) S2[tx + T * (ty + T * z)] = sd;
+    }
+  __syncthreads();
+  /* y: (qx, y, z) -> (qx, qy, z) in registers: B B, D B (d/dy), B D (d/dx) */
+  #pragma unroll
+  for (int z = 0; z < N; z++) rB[z] = rDy[z] = rdB[z] = o0[z] = o1[z] = o2[z] = 0;
+  if (tx < Q && ty < Q) {
+    #pragma unroll
+    for (int z = 0; z < N; z++)
+      #pragma unroll
+      for (int j = 0; j < N; j++) {
+        const PetscScalar a = S1[tx + T * (j + T * z)];
+        rB[z] += sB[ty * N + j] * a;
+        if (POISSON) {
+          rDy[z] += sD[ty * N + j] * a;
+          rdB[z] += sB[ty * N + j] * S2[tx + T * (j + T * z)];
+        }
+      }
+    /* z, the pointwise product and z^T, per point column */
+    if (active)
+      #pragma unroll
+      for (int qz = 0; qz < Q; qz++) {
+        PetscScalar u[3] = {0, 0, 0}, v[3];
+        #pragma unroll
+        for (int z = 0; z < N; z++) {
+          if (POISSON) {
+            u[0] += sB[qz * N + z] * rdB[z];
+            u[1] += sB[qz * N + z] * rDy[z];
+            u[2] += sD[qz * N + z] * rB[z];
+          } else u[0] += sB[qz * N + z] * rB[z];
+        }
+        if (xv) {
+          const PetscReal xi[3] = {sG[tx], sG[ty], sG[qz]};
+          PetscReal       gl[6];
+          DMAsmMFGeoMultilinear(3, POISSON, sX[tz], xi, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
+          DMAsmMFPoint(3, POISSON, gl, 1, u, v);
+        } else DMAsmMFPoint(3, POISSON, geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * (ty + Q * qz), NQ, u, v);
+        #pragma unroll
+        for (int z = 0; z < N; z++) {
+          o0[z] += sB[qz * N + z] * v[0];
+          if (POISSON) {
+            o1[z] += sB[qz * N + z] * v[1];
+            o2[z] += sD[qz * N + z] * v[2];
+          }
+        }
+      }
+  }
+  __syncthreads();
+  if (tx < Q && ty < Q)
+    #pragma unroll
+    for (int z = 0; z < N; z++) {
+      S0[tx + T * (ty + T * z)] = o0[z];
+      if (POISSON) {
+        S1[tx + T * (ty + T * z)] = o1[z];
+        S2[tx + T * (ty + T * z)] = o2[z];
+      }
+    }
+  __syncthreads();
+  /* y^T: (qx, qy, z) -> (qx, y, z); rB: towards D^T in x (the d/dx part), rDy: towards B^T in x */
+  if (tx < Q && ty < N)
+    #pragma unroll
+    for (int z = 0; z < N; z++) {
+      PetscScalar pd = 0, pb = 0;
+      #pragma unroll
+      for (int j = 0; j < Q; j++) {
+        if (POISSON) {
+          pd += sB[j * N + ty] * S0[tx + T * (j + T * z)];
+          pb += sD[j * N + ty] * S1[tx + T * (j + T * z)] + sB[j * N + ty] * S2[tx + T * (j + T * z)];
+        } else pb += sB[j * N + ty] * S0[tx + T * (j + T * z)];
+      }
+      rB[z]  = pd;
+      rDy[z] = pb;
+    }
+  __syncthreads();
+  if (tx < Q && ty < N)
+    #pragma unroll
+    for (int z = 0; z < N; z++) {
+      if (POISSON) S0[tx + T * (ty + T * z)] = rB[z];
+      S1[tx + T * (ty + T * z)] = rDy[z];
+    }
+  __syncthreads();
+  /* x^T and the output */
+  if (active && tx < N && ty < N)
+    #pragma unroll
+    for (int z = 0; z < N; z++) {
+      PetscScalar r = 0;
+      #pragma unroll
+      for (int i = 0; i < Q; i++) {
+        if (POISSON) r += sD[i * N + tx] * S0[i + T * (ty + T * z)];
+        r += sB[i * N + tx] * S1[i + T * (ty + T * z)];
+      }
+      const int li = tx + N * (ty + N * z);
+      if (ye) ye[e * NEN + li] = r;
+      else {
+        const PetscInt d = edof[e * NEN + li];
+        if (d >= 0) atomicAdd(&y[d], r);
+      }
+    }
+}
+
+template <int N, int Q, bool POISSON>
+__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
+{
+  constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E2, NEN = MFShape<N, Q>::NEN2, NQ = MFShape<N, Q>::NQ2;
+  __shared__ PetscReal   sB[Q * N], sD[Q * N];
+  __shared__ PetscScalar s[E][2][T * T];
+  __shared__ PetscReal   sX[E][8], sG[2 * Q];
+  const int      tx = threadIdx.x, ty = threadIdx.y;
+  const PetscInt e      = (PetscInt)blockIdx.x * E + ty;
+  const bool     active = e < nelem;
+  PetscScalar   *S0 = s[ty][0], *S1 = s[ty][1];
+  PetscScalar    rb[N], rd[N], o0[N], o1[N];
+
+  for (int k = tx + T * ty; k < Q * N; k += T * E) {
+    sB[k] = gB[k];
+    sD[k] = gD[k];
+  }
+  if (xv) {
+    for (int k = tx + T * ty; k < 2 * Q; k += T * E) sG[k] = gw[k];
+    if (active)
+      for (int k = tx; k < 8; k += T) sX[ty][k] = xv[e * 8 + k];
+  }
+  if (active && tx < N)
+    #pragma unroll
+    for (int j = 0; j < N; j++) {
+      const PetscInt d = edof[e * NEN + tx + N * j];
+      S0[tx + T * j]   = d >= 0 ? x[d] : 0;
+    }
+  __syncthreads();
+  #pragma unroll
+  for (int j = 0; j < N; j++) rb[j] = rd[j] = o0[j] = o1[j] = 0;
+  if (tx < Q) {
+    #pragma unroll
+    for (int j = 0; j < N; j++)
+      #pragma unroll
+      for (int i = 0; i < N; i++) {
+        rb[j] += sB[tx * N + i] * S0[i + T * j];
+        if (POISSON) rd[j] += sD[tx * N + i] * S0[i + T * j];
+      }
+    if (active)
+      #pragma unroll
+      for (int qy = 0; qy < Q; qy++) {
+        PetscScalar u[2] = {0, 0}, v[2];
+        #pragma unroll
+        for (int j = 0; j < N; j++) {
+          if (POISSON) {
+            u[0] += sB[qy * N + j] * rd[j];
+            u[1] += sD[qy * N + j] * rb[j];
+          } else u[0] += sB[qy * N + j] * rb[j];
+        }
+        if (xv) {
+          const PetscReal xi[2] = {sG[tx], sG[qy]};
+          PetscReal       gl[3];
+          DMAsmMFGeoMultilinear(2, POISSON, sX[ty], xi, sG[Q + tx] * sG[Q + qy], gl);
+          DMAsmMFPoint(2, POISSON, gl, 1, u, v);
+        } else DMAsmMFPoint(2, POISSON, geo + (size_t)e * (POISSON ? 3 : 1) * NQ + tx + Q * qy, NQ, u, v);
+        #pragma unroll
+        for (int j = 0; j < N; j++) {
+          o0[j] += sB[qy * N + j] * v[0];
+          if (POISSON) o1[j] += sD[qy * N + j] * v[1];
+        }
+      }
+  }
+  __syncthreads();
+  if (tx < Q)
+    #pragma unroll
+    for (int j = 0; j < N; j++) {
+      S0[tx + T * j] = o0[j];
+      if (POISSON) S1[tx + T * j] = o1[j];
+    }
+  __syncthreads();
+  if (active && tx < N)
+    #pragma unroll
+    for (int j = 0; j < N; j++) {
+      PetscScalar r = 0;
+      #pragma unroll
+      for (int i = 0; i < Q; i++) {
+        if (POISSON) r += sD[i * N + tx] * S0[i + T * j] + sB[i * N + tx] * S1[i + T * j];
+        else r += sB[i * N + tx] * S0[i + T * j];
+      }
+      const int li = tx + N * j;
+      if (ye) ye[e * NEN + li] = r;
+      else {
+        const PetscInt d = edof[e * NEN + li];
+        if (d >= 0) atomicAdd(&y[d], r);
+      }
+    }
+}
+
+template <int N, int Q>
+static PetscErrorCode LaunchSumFact(DMAsmMatFree mf, cudaStream_t stream, const PetscScalar *x, PetscScalar *y, PetscScalar *ye)
+{
+  typedef MFShape<N, Q> S;
+  const PetscBool       poisson = (PetscBool)(mf->op == DMASMMF_POISSON);
+
+  PetscFunctionBegin;
+  if (mf->dim == 3) {
+    const dim3 b(S::T, S::T, S::E3);
+    const unsigned g = (unsigned)((mf->nelem + S::E3 - 1) / S::E3);
+    if (poisson) SumFact3D<N, Q, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
+    else SumFact3D<N, Q, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
+  } else {
+    const dim3 b(S::T, S::E2);
+    const unsigned g = (unsigned)((mf->nelem + S::E2 - 1) / S::E2);
+    if (poisson) SumFact2D<N, Q, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
+    else SumFact2D<N, Q, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int N>
+static PetscErrorCode LaunchSumFactQ(DMAsmMatFree mf, cudaStream_t stream, const PetscScalar *x, PetscScalar *y, PetscScalar *ye)
+{
+  PetscFunctionBegin;
+  if (mf->q == N) PetscCall(LaunchSumFact<N, N>(mf, stream, x, y, ye));
+  else if (mf->q == N + 1) PetscCall(LaunchSumFact<N, (N + 1 <= DMASMMF_QMAX ? N + 1 : N)>(mf, stream, x, y, ye));
+  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "sumfact device kernel: q = p+1 or p+2 Gauss points per direction, got q = %" PetscInt_FMT " for p = %" PetscInt_FMT, mf->q, mf->p);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__global__ void GatherKernel(PetscInt ndof, const PetscInt *__restrict__ gptr, const PetscInt *__restrict__ gidx, const PetscScalar *__restrict__ ye, PetscScalar *__restrict__ y, int add)
+{
+  const PetscInt d = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  if (d >= ndof) return;
+  PetscScalar s = add ? y[d] : 0;
+  for (PetscInt k = gptr[d]; k < gptr[d + 1]; k++) s += ye[gidx[k]];
+  y[d] = s;
+}
+
+/* mode 0: atomics, 1: store for the gather, 2: plain adds (a colour, or unprotected) */
+__global__ void ElmatKernel(PetscInt nlaunch, const PetscInt *__restrict__ elist, PetscInt nelem, int nen, int uniform, const PetscReal *__restrict__ K, const PetscInt *__restrict__ edofT, const PetscScalar *__restrict__ x, PetscScalar *y, PetscScalar *__restrict__ ye, int mode)
+{
+  const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nlaunch) return;
+  const PetscInt e = elist ? elist[t] : t;
+  for (int i = 0; i < nen; i++) {
+    PetscScalar s = 0;
+    for (int j = 0; j < nen; j++) {
+      const PetscInt  dj = edofT[(PetscInt)j * nelem + e];
+      const PetscReal k  = uniform ? K[i * nen + j] : K[(PetscInt)(i * nen + j) * nelem + e];
+      if (dj >= 0) s += k * x[dj];
+    }
+    if (mode == 1) ye[e * nen + i] = s;
+    else {
+      const PetscInt di = edofT[(PetscInt)i * nelem + e];
+      if (di < 0) continue;
+      if (mode == 0) atomicAdd(&y[di], s);
+      else y[di] += s;
+    }
+  }
+}
+
+PetscErrorCode DMAsmMFCUDAGather(DMAsmMatFree mf, PetscScalar *y, PetscBool add)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
+  if (mf->ndof) GatherKernel<<<(unsigned)((mf->ndof + 255) / 256), 256, 0, stream>>>(mf->ndof, mf->dgptr, mf->dgidx, mf->dye, y, (int)add);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmMFCUDASumFact(DMAsmMatFree mf, const PetscScalar *x, PetscScalar *y, PetscBool add)
+{
+  cudaStream_t       stream;
+  const PetscBool    gather = (PetscBool)(mf->scatter == DMASMMF_SCATTER_GATHER);
+  PetscScalar *const ye     = gather ? mf->dye : NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
+  if (!add && !gather) PetscCall(DMAsmCUDAZero(y, mf->ndof));
+  if (mf->nelem) {
+    switch (mf->n) {
+    case 2: PetscCall(LaunchSumFactQ<2>(mf, stream, x, y, ye)); break;
+    case 3: PetscCall(LaunchSumFactQ<3>(mf, stream, x, y, ye)); break;
+    case 4: PetscCall(LaunchSumFactQ<4>(mf, stream, x, y, ye)); break;
+    case 5: PetscCall(LaunchSumFactQ<5>(mf, stream, x, y, ye)); break;
+    case 6: PetscCall(LaunchSumFactQ<6>(mf, stream, x, y, ye)); break;
+    case 7: PetscCall(LaunchSumFactQ<7>(mf, stream, x, y, ye)); break;
+    case 8: PetscCall(LaunchSumFactQ<8>(mf, stream, x, y, ye)); break;
+    case 9: PetscCall(LaunchSumFactQ<9>(mf, stream, x, y, ye)); break;
+    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "sumfact device kernel: p = 1..8");
+    }
+  }
+  if (gather) PetscCall(DMAsmMFCUDAGather(mf, y, add));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmMFCUDAElmat(DMAsmMatFree mf, const PetscScalar *x, PetscScalar *y, PetscBool add)
+{
+  cudaStream_t stream;
+  const int    bs = 256;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
+  if (!add && mf->scatter != DMASMMF_SCATTER_GATHER) PetscCall(DMAsmCUDAZero(y, mf->ndof));
+  if (mf->scatter == DMASMMF_SCATTER_COLOR) {
+    for (PetscInt c = 0; c < mf->ncolors; c++) {
+      const PetscInt nc = mf->colptr[c + 1] - mf->colptr[c];
+      if (nc) ElmatKernel<<<(unsigned)((nc + bs - 1) / bs), bs, 0, stream>>>(nc, mf->dcolelem + mf->colptr[c], mf->nelem, (int)mf->nen, (int)mf->uniform, mf->dK, mf->dedofT, x, y, NULL, 2);
+    }
+  } else if (mf->nelem) {
+    const int mode = mf->scatter == DMASMMF_SCATTER_ATOMIC ? 0 : (mf->scatter == DMASMMF_SCATTER_GATHER ? 1 : 2);
+    ElmatKernel<<<(unsigned)((mf->nelem + bs - 1) / bs), bs, 0, stream>>>(mf->nelem, NULL, mf->nelem, (int)mf->nen, (int)mf->uniform, mf->dK, mf->dedofT, x, y, mf->dye, mode);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  if (mf->scatter == DMASMMF_SCATTER_GATHER) PetscCall(DMAsmMFCUDAGather(mf, y, add));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
