@@ -74,8 +74,9 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
   PetscCall(PetscFEGetNumComponents(fe, &nc));
   PetscCall(PetscFEGetDimension(fe, &nb));
   PetscCall(GetDegree(fe, &deg));
-  PetscCheck(nc == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: scalar fields only (got %" PetscInt_FMT " components)", nc);
   PetscCall(GetCellType(dm, &ct));
+  /* a vector field: P1/Q1 Lagrange with its nc components at every vertex (node-major dofs a*nc + c) */
+  PetscCheck(nc == 1 || nb == nc * DMPolytopeTypeGetNumVertices(ct), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: a %" PetscInt_FMT "-component field must be P1/Q1 Lagrange (%" PetscInt_FMT " basis functions, %" PetscInt_FMT " per component); got %" PetscInt_FMT, nc, nc * DMPolytopeTypeGetNumVertices(ct), DMPolytopeTypeGetNumVertices(ct), nb);
   PetscCall(DMGetCoordinateDim(dm, &cdim));
   PetscCheck(cdim == dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT, cdim, dim);
   simplex = (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON);
@@ -91,7 +92,8 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
   as->dim    = dim;
   as->cStart = cStart;
   as->p1     = PETSC_FALSE;
-  PetscCall(PetscSNPrintf(as->ename, sizeof(as->ename), "%s%" PetscInt_FMT " %s", simplex ? "P" : "Q", deg, ct == DM_POLYTOPE_TRIANGLE ? "triangles" : ct == DM_POLYTOPE_TETRAHEDRON ? "tetrahedra" : ct == DM_POLYTOPE_QUADRILATERAL ? "quadrilaterals" : ct == DM_POLYTOPE_HEXAHEDRON ? "hexahedra" : "cells"));
+  as->ncomp  = nc;
+  PetscCall(PetscSNPrintf(as->ename, sizeof(as->ename), "%s%" PetscInt_FMT "%s %s", simplex ? "P" : "Q", deg, nc == 1 ? "" : nc == 2 ? "^2" : "^3", ct == DM_POLYTOPE_TRIANGLE ? "triangles" : ct == DM_POLYTOPE_TETRAHEDRON ? "tetrahedra" : ct == DM_POLYTOPE_QUADRILATERAL ? "quadrilaterals" : ct == DM_POLYTOPE_HEXAHEDRON ? "hexahedra" : "cells"));
   PetscCheck((PetscCount)nb * nb * nelem < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: %" PetscInt_FMT " elements of %" PetscInt_FMT " nodes: element entries exceed the PetscInt range; configure PETSc with 64-bit indices", nelem, nb);
   PetscCall(PetscMalloc2((size_t)nb * nelem, &as->edof, (size_t)nvert * dim * nelem, &as->xe));
   for (PetscInt e = 0; e < nelem; e++) {
@@ -108,7 +110,7 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
       as->edof[(PetscCount)a * nelem + e] = idx[a];
     }
     PetscCall(DMPlexRestoreClosureIndices(dm, ls, gs, cStart + e, PETSC_TRUE, &nidx, &idx, NULL, NULL));
-    if (!simplex) { /* Q1: the kernel's geometry uses the basis itself, so node a must be closure vertex a (no closure permutation) */
+    if (!simplex || nc > 1) { /* Q1 (and vector fields): the kernel's geometry uses the basis itself, so node a must be closure vertex a (no closure permutation); a vector field's vertex a holds dofs a*nc .. a*nc+nc-1 */
       PetscInt *cl = NULL, ncl, a = 0, vStart, vEnd;
       PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
       PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
@@ -116,7 +118,7 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
         PetscInt off;
         if (cl[2 * i] < vStart || cl[2 * i] >= vEnd) continue;
         PetscCall(PetscSectionGetOffset(gs, cl[2 * i], &off));
-        PetscCheck(a < nb && off == as->edof[(PetscCount)a * nelem + e], PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT ": the field's closure order differs from the vertex order (a closure permutation on the section?); not supported for %s", cStart + e, DMPolytopeTypes[ct]);
+        PetscCheck(a * nc < nb && off == as->edof[(PetscCount)a * nc * nelem + e], PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT ": the field's closure order differs from the vertex order (a closure permutation on the section?); not supported for %s", cStart + e, DMPolytopeTypes[ct]);
         a++;
       }
       PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
@@ -314,6 +316,11 @@ PetscErrorCode DMAssemblyLagrangeKernels(DMAssembly as, PetscReal alpha, PetscRe
   PetscCall(GetCellType(as->dm, &ct));
   PetscCall(PetscFEGetDimension(fe, &nb));
   PetscCall(GetDegree(fe, &deg));
+  {
+    PetscInt nc;
+    PetscCall(PetscFEGetNumComponents(fe, &nc));
+    PetscCheck(nc == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "Lagrange kernels: scalar fields only (the field has %" PetscInt_FMT " components; for elasticity use DMAssemblyElasticityKernels())", nc);
+  }
   PetscCall(PetscNew(&c));
   c->dim    = dim;
   c->nen    = nb;
