@@ -16,7 +16,6 @@
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
 #include <petscds.h>
-#include <petscdmplextransform.h>
 #include <petscsnes.h>
 #include "assemblytestutil.h"
 
@@ -24,12 +23,12 @@
 /* ellwarp_add_test(assembly_elasticity.hex_single -elem hex -faces 1) */
 /* ellwarp_add_test(assembly_elasticity.hex_affine -elem hex -faces 2) */
 /* ellwarp_add_test(assembly_elasticity.quad -elem quad -faces 4 -distort) */
-/* ellwarp_add_test(assembly_elasticity.tet -elem tet -faces 2 -distort) */
+/* ellwarp_add_test(assembly_elasticity.tet -elem tet -faces 2) */
 /* ellwarp_add_test(assembly_elasticity.refused -elem quad -faces 2 -kiran_refused PASS_REGULAR_EXPRESSION "refused with an error") */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex -elem hex -faces 5 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_single -elem hex -faces 1 -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_quad -elem quad -faces 6 -distort -gpu GPU) */
-/* ellwarp_add_test(assembly_elasticity.gpu_tet -elem tet -faces 3 -distort -gpu GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_tet -elem tet -faces 3 -gpu GPU) */
 
 /* constants: lambda, mu; PETSc's layout g3[fc][gc][df][dg] (test component i, trial component k, derivatives j, l) */
 static void g3_elas(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
@@ -56,19 +55,22 @@ static PetscErrorCode CreateProblem(const char *elem, PetscInt faces, PetscBool 
   dim     = quad ? 2 : 3;
   simplex = tet;
   if (faces > 1) f[1] = faces + 1;
-  PetscCall(DMPlexCreateBoxMesh(PETSC_COMM_SELF, dim, PETSC_FALSE, f, lo, hi, NULL, PETSC_TRUE, 0, PETSC_FALSE, dm));
-  if (tet) { /* hexahedra cut into tetrahedra (no mesh generator needed) */
-    DMPlexTransform tr;
-    DM              tdm;
-    PetscCall(DMPlexTransformCreate(PETSC_COMM_SELF, &tr));
-    PetscCall(DMPlexTransformSetDM(tr, *dm));
-    PetscCall(DMPlexTransformSetType(tr, DMPLEXREFINETOSIMPLEX));
-    PetscCall(DMPlexTransformSetUp(tr));
-    PetscCall(DMPlexTransformApply(tr, *dm, &tdm));
-    PetscCall(DMPlexTransformDestroy(&tr));
-    PetscCall(DMDestroy(dm));
-    *dm = tdm;
-  }
+  if (tet) { /* Kuhn tetrahedra of a box (no mesh generator needed), oriented as DMPlex expects */
+    const PetscInt nb = f[0] * f[1] * f[2], nt = 6 * nb, nv = (f[0] + 1) * (f[1] + 1) * (f[2] + 1);
+    PetscInt      *cells;
+    PetscReal     *x;
+    PetscCall(PetscMalloc2(4 * nt, &cells, 3 * nv, &x));
+    for (PetscInt c = 0; c < nb; c++)
+      for (int t = 0; t < 6; t++) EllwarpKuhnBoxTet(f, c, t, cells + 4 * (6 * c + t));
+    for (PetscInt v = 0; v < nv; v++) {
+      x[3 * v + 0] = hi[0] * (PetscReal)(v % (f[0] + 1)) / f[0];
+      x[3 * v + 1] = hi[1] * (PetscReal)((v / (f[0] + 1)) % (f[1] + 1)) / f[1];
+      x[3 * v + 2] = hi[2] * (PetscReal)(v / ((f[0] + 1) * (f[1] + 1))) / f[2];
+    }
+    OrientCells(3, nt, cells, x);
+    PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, 3, nt, nv, 4, PETSC_TRUE, cells, 3, x, dm));
+    PetscCall(PetscFree2(cells, x));
+  } else PetscCall(DMPlexCreateBoxMesh(PETSC_COMM_SELF, dim, PETSC_FALSE, f, lo, hi, NULL, PETSC_TRUE, 0, PETSC_FALSE, dm));
   if (distort) {
     Vec          cv;
     PetscScalar *x;
