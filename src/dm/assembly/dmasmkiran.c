@@ -49,9 +49,9 @@ static void HostKiranGeometry(PetscInt nelem, const PetscReal *ref, const PetscR
   for (PetscInt p = 0; p < nelem; p++)
     for (int q = 0; q < 8; q++) {
       PetscReal       Ji[9];
-      const PetscReal det = DMAsmElasJacInv(3, 8, ref + 8 + q * 24, xk + 24 * p, Ji);
-      for (int j = 0; j < 9; j++) geo[p * KIRAN_GEO + q * 10 + j] = Ji[j];
-      geo[p * KIRAN_GEO + q * 10 + 9] = ref[q] * PetscAbsReal(det);
+      const PetscReal det = DMAsmElasJacInv(3, 8, ref + 8 + q * 24, xk + (PetscCount)24 * p, Ji);
+      for (int j = 0; j < 9; j++) geo[(PetscCount)p * KIRAN_GEO + q * 10 + j] = Ji[j];
+      geo[(PetscCount)p * KIRAN_GEO + q * 10 + 9] = ref[q] * PetscAbsReal(det);
     }
 }
 
@@ -69,25 +69,25 @@ static void HostKiranColor(const DMAssembly_Kiran *k, PetscInt p0, PetscInt n, P
       for (int r = 0; r < DMASM_HEX_NK; r++) dst[k->map[(PetscCount)r * nelem + p]] += K[r];
       break;
     case DMASM_KIRAN_TWOKERNEL: /* the second kernel: entry r of thread r from the first kernel's geometry */
-      for (int q = 0; q < 8; q++) DMAsmElasGrad(3, 8, ref + 8 + q * 24, k->geo + p * KIRAN_GEO + q * 10, g + q * 24);
+      for (int q = 0; q < 8; q++) DMAsmElasGrad(3, 8, ref + 8 + q * 24, k->geo + (PetscCount)p * KIRAN_GEO + q * 10, g + q * 24);
       for (int r = 0; r < DMASM_HEX_NK; r++) {
         const int   row = r / 24, col = r % 24, a = row / 3, i = row % 3, b = col / 3, kk = col % 3;
         PetscScalar v   = 0;
         for (int q = 0; q < 8; q++) {
-          const PetscReal *ga = g + q * 24 + 3 * a, *gb = g + q * 24 + 3 * b, wd = k->geo[p * KIRAN_GEO + q * 10 + 9];
+          const PetscReal *ga = g + q * 24 + 3 * a, *gb = g + q * 24 + 3 * b, wd = k->geo[(PetscCount)p * KIRAN_GEO + q * 10 + 9];
           v += DMAsmElasEntry(ga, gb, ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2], i, kk, wd * lam, wd * mu);
         }
-        dst[k->map[p * DMASM_HEX_NK + r]] += v;
+        dst[k->map[(PetscCount)p * DMASM_HEX_NK + r]] += v;
       }
       break;
     default: { /* the warp strategies: lane l adds its 18 slots */
       const int tpr = (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_PPNI4) ? 4 : 8;
-      DMAsmElasElement(3, 8, 8, ref, ref + 8, k->xk + 24 * p, lam, mu, K);
+      DMAsmElasElement(3, 8, 8, ref, ref + 8, k->xk + (PetscCount)24 * p, lam, mu, K);
       for (int s = 0; s < 18; s++)
         for (int l = 0; l < 32; l++) {
           int row, col;
           DMAsmKiranSlot(tpr, l, s, &row, &col);
-          dst[k->map[p * DMASM_HEX_NK + s * 32 + l]] += K[row * 24 + col];
+          dst[k->map[(PetscCount)p * DMASM_HEX_NK + s * 32 + l]] += K[row * 24 + col];
         }
     }
     }

@@ -147,7 +147,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranWarpKernel(Petsc
   PetscReal       acc[18];
 #pragma unroll
   for (int s = 0; s < 18; s++) acc[s] = 0;
-  if (lane < 24) sx[w][lane] = xk[p * 24 + lane]; /* coalesced: the element's coordinates are contiguous */
+  if (lane < 24) sx[w][lane] = xk[(PetscCount)p * 24 + lane]; /* coalesced: the element's coordinates are contiguous */
   __syncwarp();
   if (PPNI) {
     WarpGeometryPPNI(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
@@ -183,7 +183,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranWarpKernel(Petsc
     }
   }
   {
-    const int *m = map + p * DMASM_HEX_NK + lane;
+    const int *m = map + (PetscCount)p * DMASM_HEX_NK + lane;
 #pragma unroll
     for (int s = 0; s < 18; s++) dst[m[s * 32]] += acc[s];
   }
@@ -202,7 +202,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranGeometryKernel(P
   __syncthreads();
   const PetscInt p = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (p >= n) return;
-  if (lane < 24) sx[w][lane] = xk[p * 24 + lane];
+  if (lane < 24) sx[w][lane] = xk[(PetscCount)p * 24 + lane];
   __syncwarp();
 #pragma unroll
   for (int pass = 0; pass < 18; pass++) {
@@ -221,7 +221,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranGeometryKernel(P
   __syncwarp();
   for (int idx = lane; idx < KIRAN_GEO; idx += 32) { /* coalesced: 80 consecutive values */
     const int q = idx / 10, j = idx % 10;
-    geo[p * KIRAN_GEO + idx] = j < 9 ? sJi[w][9 * q + j] : sw[q] * fabs(sdet[w][q]);
+    geo[(PetscCount)p * KIRAN_GEO + idx] = j < 9 ? sJi[w][9 * q + j] : sw[q] * fabs(sdet[w][q]);
   }
 }
 
@@ -232,7 +232,7 @@ __global__ static void __launch_bounds__(DMASM_HEX_NK) KiranEntryKernel(PetscInt
   const int      r = threadIdx.x;
   const PetscInt p = p0 + blockIdx.x;
   if (r < 192) sdN[r] = ref[8 + r];
-  if (r < KIRAN_GEO) sgeo[r] = geo[p * KIRAN_GEO + r];
+  if (r < KIRAN_GEO) sgeo[r] = geo[(PetscCount)p * KIRAN_GEO + r];
   __syncthreads();
   if (r < 192) {
     const int q = r / 24, b = (r % 24) / 3, d = r % 3;
@@ -248,7 +248,7 @@ __global__ static void __launch_bounds__(DMASM_HEX_NK) KiranEntryKernel(PetscInt
       const PetscReal *ga = sg + q * 24 + 3 * a, *gb = sg + q * 24 + 3 * b, wd = sgeo[q * 10 + 9];
       v += DMAsmElasEntry(ga, gb, ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2], i, k, wd * lam, wd * mu);
     }
-    dst[map[p * DMASM_HEX_NK + r]] += v;
+    dst[map[(PetscCount)p * DMASM_HEX_NK + r]] += v;
   }
 }
 
