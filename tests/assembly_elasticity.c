@@ -6,7 +6,8 @@
    For every method (host, globalnz, atomic, color through the element buffers; kiran:<strategy> on hexahedra) x
    target (host: AIJ, ELLWARP host backend; device: AIJCUSPARSE, ELLWARP cuda backend):
    - the matrix of DMCreateMatrix() has block size dim;
-   - relative error of J <= 1e-13 against PETSc (a second assembly into the same matrix too: the plan is reused);
+   - relative error of J <= 1e-13 against PETSc (a second assembly into the same matrix, its values scaled and shifted
+     first, too: the plan is reused and every value overwritten);
    - bitwise equal run to run (all but atomic);
    - the residual (K u) against J_ref u;
    kiran: the colouring is valid (every element in one colour, no two elements of a colour share a dof) and per-cell
@@ -194,6 +195,8 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
   PetscCall(CopyValues(U, Ux));
   PetscCall(DMAssemblyComputeJacobian(as, Ux, J));
   PetscCall(RelErrMat(J, Jref, &err));
+  PetscCall(MatScale(J, -7.0)); /* stale values: the reassembly must overwrite every value (kiran stores first touches) */
+  PetscCall(MatShift(J, 5.0));
   PetscCall(DMAssemblyComputeJacobian(as, Ux, J)); /* reassembly: the same plan */
   PetscCall(RelErrMat(J, Jref, &err2));
   PetscCall(DMAssemblyComputeJacobian(as, Ux, J2));

@@ -20,6 +20,7 @@
 #include <petscellwarp/private/dmassemblyimpl.h>
 #include <petscellwarp/private/dmasmelas.h>
 #include <petsctime.h>
+#include <petscbt.h>
 
 PETSC_INTERN PetscErrorCode DMAsmElasGetCtx(DMAssembly, DMAsmElasCtx **);
 
@@ -37,6 +38,8 @@ typedef struct {
   PetscReal     *lmk, *dlmk;                /* per element (lambda, mu) in colour order, NULL: constant */
   int           *map, *dmap;                /* index map [576 nelem] in the strategy's order (host / device) */
   PetscCount     nval;                      /* length of the target's value array */
+  PetscCount     nuntouched;                /* values no element touches (zeroed by each assembly; the others are stored by their first colour) */
+  int           *untouched, *duntouched;
   PetscReal     *geo, *dgeo;                /* two kernels: [nelem][KIRAN_GEO] */
   DMAsmElasCtx  *c;
 } DMAssembly_Kiran;
@@ -66,7 +69,7 @@ static void HostKiranColor(const DMAssembly_Kiran *k, PetscInt p0, PetscInt n, P
     case DMASM_KIRAN_ELEMENT:
       for (int j = 0; j < 24; j++) x[j] = k->xk[(PetscCount)j * nelem + p];
       DMAsmElasElement(3, 8, 8, ref, ref + 8, x, lam, mu, K);
-      for (int r = 0; r < DMASM_HEX_NK; r++) dst[k->map[(PetscCount)r * nelem + p]] += K[r];
+      for (int r = 0; r < DMASM_HEX_NK; r++) DMAsmKiranPut(dst, k->map[(PetscCount)r * nelem + p], K[r]);
       break;
     case DMASM_KIRAN_TWOKERNEL: /* the second kernel: entry r of thread r from the first kernel's geometry */
       for (int q = 0; q < 8; q++) DMAsmElasGrad(3, 8, ref + 8 + q * 24, k->geo + (PetscCount)p * KIRAN_GEO + q * 10, g + q * 24);
@@ -77,7 +80,7 @@ static void HostKiranColor(const DMAssembly_Kiran *k, PetscInt p0, PetscInt n, P
           const PetscReal *ga = g + q * 24 + 3 * a, *gb = g + q * 24 + 3 * b, wd = k->geo[(PetscCount)p * KIRAN_GEO + q * 10 + 9];
           v += DMAsmElasEntry(ga, gb, ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2], i, kk, wd * lam, wd * mu);
         }
-        dst[k->map[(PetscCount)p * DMASM_HEX_NK + r]] += v;
+        DMAsmKiranPut(dst, k->map[(PetscCount)p * DMASM_HEX_NK + r], v);
       }
       break;
     default: { /* the warp strategies: lane l adds its 18 slots */
@@ -87,7 +90,7 @@ static void HostKiranColor(const DMAssembly_Kiran *k, PetscInt p0, PetscInt n, P
         for (int l = 0; l < 32; l++) {
           int row, col;
           DMAsmKiranSlot(tpr, l, s, &row, &col);
-          dst[k->map[(PetscCount)p * DMASM_HEX_NK + s * 32 + l]] += K[row * 24 + col];
+          DMAsmKiranPut(dst, k->map[(PetscCount)p * DMASM_HEX_NK + s * 32 + l], K[row * 24 + col]);
         }
     }
     }
@@ -152,7 +155,10 @@ static PetscErrorCode FreeData(DMAssembly_Kiran *k)
   if (k->dlmk != k->lmk) PetscCall(DMAsmCUDAFree((void **)&k->dlmk));
   if (k->dmap != k->map) PetscCall(DMAsmCUDAFree((void **)&k->dmap));
   if (k->dgeo != k->geo) PetscCall(DMAsmCUDAFree((void **)&k->dgeo));
+  if (k->duntouched != k->untouched) PetscCall(DMAsmCUDAFree((void **)&k->duntouched));
 #endif
+  k->duntouched = NULL;
+  PetscCall(PetscFree(k->untouched));
   k->dcolelem = NULL;
   k->dxk      = NULL;
   k->dlmk     = NULL;
@@ -234,6 +240,12 @@ static PetscErrorCode CheckTarget(DMAssembly as, const MatAssemblyBlock *B)
 #endif
   k->dmap = NULL;
   PetscCall(PetscFree(k->map));
+#if defined(ELLWARP_HAVE_CUDA)
+  if (k->duntouched != k->untouched) PetscCall(DMAsmCUDAFree((void **)&k->duntouched));
+#endif
+  k->duntouched = NULL;
+  PetscCall(PetscFree(k->untouched));
+  k->nuntouched = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -242,18 +254,34 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
 {
   DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
   const PetscInt    nelem = as->nelem;
+  PetscBT           seen;
 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
   PetscCall(PetscMalloc1((size_t)DMASM_HEX_NK * nelem, &k->map));
-  for (PetscInt p = 0; p < nelem; p++)
-    for (int r = 0; r < DMASM_HEX_NK; r++) k->map[DMAsmKiranMapPos((int)k->strategy, nelem, p, r)] = (int)q2t[(PetscCount)r * nelem + k->colelem[p]];
-  k->dmap = k->map;
+  PetscCall(PetscBTCreate(k->nval, &seen));
+  for (PetscInt p = 0; p < nelem; p++) /* colour order = launch order: the first element touching a value stores it */
+    for (int r = 0; r < DMASM_HEX_NK; r++) {
+      const PetscInt t = q2t[(PetscCount)r * nelem + k->colelem[p]];
+      k->map[DMAsmKiranMapPos((int)k->strategy, nelem, p, r)] = PetscBTLookupSet(seen, t) ? (int)t : ~(int)t;
+    }
+  for (PetscCount t = 0; t < k->nval; t++)
+    if (!PetscBTLookup(seen, t)) k->nuntouched++;
+  PetscCall(PetscMalloc1(k->nuntouched, &k->untouched));
+  k->nuntouched = 0;
+  for (PetscCount t = 0; t < k->nval; t++)
+    if (!PetscBTLookup(seen, t)) k->untouched[k->nuntouched++] = (int)t;
+  PetscCall(PetscBTDestroy(&seen));
+  k->dmap       = k->map;
+  k->duntouched = k->untouched;
 #if defined(ELLWARP_HAVE_CUDA)
   if (as->mtype == PETSC_MEMTYPE_DEVICE) {
     PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * nelem));
     PetscCall(DMAsmCUDAUpload(k->dmap, k->map, sizeof(int) * DMASM_HEX_NK * nelem));
     PetscCall(PetscFree(k->map));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->duntouched, sizeof(int) * k->nuntouched));
+    PetscCall(DMAsmCUDAUpload(k->duntouched, k->untouched, sizeof(int) * k->nuntouched));
+    PetscCall(PetscFree(k->untouched));
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -268,7 +296,7 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
   PetscCall(CheckTarget(as, B));
 #if defined(ELLWARP_HAVE_CUDA)
   PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * as->nelem));
-  PetscCall(DMAsmCUDAKiranMap((int)k->strategy, as->nelem, k->dcolelem, dq2t, k->dmap));
+  PetscCall(DMAsmCUDAKiranMap((int)k->strategy, as->nelem, k->dcolelem, dq2t, k->nval, k->dmap, &k->nuntouched, &k->duntouched));
 #else
   (void)dq2t;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
@@ -303,13 +331,13 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
   PetscCheck(jac, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran: residuals go through the element buffers");
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
   if (as->mtype == PETSC_MEMTYPE_HOST) {
-    PetscCall(PetscArrayzero(dst, k->nval));
+    for (PetscCount i = 0; i < k->nuntouched; i++) dst[k->untouched[i]] = 0; /* the others: stored by their first colour */
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) HostKiranGeometry(as->nelem, k->c->ref, k->xk, k->geo);
     for (PetscInt c = 0; c < k->ncolors; c++) HostKiranColor(k, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->ref, dst);
     PetscCall(PetscLogFlops(KiranFlops() * as->nelem));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
-    PetscCall(DMAsmCUDAZero(dst, k->nval));
+    PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAKiranGeometry(as->nelem, k->c->dref, k->dxk, k->dgeo));
     for (PetscInt c = 0; c < k->ncolors; c++) PetscCall(DMAsmCUDAKiranColor((int)k->strategy, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dmap, k->dgeo, dst));
     PetscCall(PetscLogGpuFlops(KiranFlops() * as->nelem));
@@ -340,9 +368,11 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; hex8 elasticity generated and added per colour without atomics through a precomputed index map into the target's values\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy]));
   if (as->setupcalled) {
-    const PetscLogDouble map = 4.0 * DMASM_HEX_NK, rmw = 16.0 * DMASM_HEX_NK, in = 24 * 8 + (k->lmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
+    const PetscLogDouble map = 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->lmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
+    const PetscLogDouble rmw = k->nval ? (16.0 * DMASM_HEX_NK * as->nelem - 8.0 * (k->nval - k->nuntouched)) / as->nelem : 16.0 * DMASM_HEX_NK;
     PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring (greedy, host): %" PetscInt_FMT " colours, largest vertex valence %" PetscInt_FMT ", %.3f s; material %s\n", k->ncolors, k->maxval, (double)k->colortime, k->lmk ? "per element" : "constant"));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: inputs %.0f + index map %.0f + value read-modify-write %.0f = %.0f B (+ 8 B x %" PetscCount_FMT " values zeroed per assembly); %.0f flops per element\n", (double)in, (double)map, (double)rmw, (double)(in + map + rmw), k->nval, (double)KiranFlops()));
+    if (k->nval) PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: inputs %.0f + index map %.0f + values %.0f (the first colour touching a value stores it, the others add; %" PetscCount_FMT " of %" PetscCount_FMT " values untouched, zeroed) = %.0f B; %.0f flops per element\n", (double)in, (double)map, (double)rmw, k->nuntouched, k->nval, (double)(in + map + rmw), (double)KiranFlops()));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "index map: built at the first DMAssemblyComputeJacobian(); %.0f flops per element\n", (double)KiranFlops()));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -68,7 +68,7 @@ __global__ static void KiranElementKernel(PetscInt p0, PetscInt n, PetscInt nele
   PetscScalar     K[DMASM_HEX_NK];
   for (int k = 0; k < 24; k++) x[k] = xk[(PetscCount)k * nelem + p];
   DMAsmElasElement(3, 8, 8, sref, sref + 8, x, lam, mu, K);
-  for (int r = 0; r < DMASM_HEX_NK; r++) dst[map[(PetscCount)r * nelem + p]] += K[r];
+  for (int r = 0; r < DMASM_HEX_NK; r++) DMAsmKiranPut(dst, map[(PetscCount)r * nelem + p], K[r]);
 }
 
 /* reduce over the 8 lanes of a group (Listing 1's __shfl_xor, width 8) */
@@ -185,7 +185,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranWarpKernel(Petsc
   {
     const int *m = map + (PetscCount)p * DMASM_HEX_NK + lane;
 #pragma unroll
-    for (int s = 0; s < 18; s++) dst[m[s * 32]] += acc[s];
+    for (int s = 0; s < 18; s++) DMAsmKiranPut(dst, m[s * 32], acc[s]);
   }
 }
 
@@ -248,7 +248,7 @@ __global__ static void __launch_bounds__(DMASM_HEX_NK) KiranEntryKernel(PetscInt
       const PetscReal *ga = sg + q * 24 + 3 * a, *gb = sg + q * 24 + 3 * b, wd = sgeo[q * 10 + 9];
       v += DMAsmElasEntry(ga, gb, ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2], i, k, wd * lam, wd * mu);
     }
-    dst[map[(PetscCount)p * DMASM_HEX_NK + r]] += v;
+    DMAsmKiranPut(dst, map[(PetscCount)p * DMASM_HEX_NK + r], v);
   }
 }
 
@@ -303,26 +303,89 @@ PetscErrorCode DMAsmCUDAKiranColor(int strategy, PetscInt p0, PetscInt n, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the index map from the device element targets: one thread per (element, entry); map positions as on the host
-   (DMAsmKiranMapPos) */
-__global__ static void KiranMapKernel(int strategy, PetscInt nelem, const PetscInt *__restrict__ colelem, const PetscInt *__restrict__ q2t, int *__restrict__ map)
+/* the index map from the device element targets: the first (lowest colour-ordered) element touching each value
+   (atomicMin), then one thread per (element, entry) writes its map position as on the host (DMAsmKiranMapPos),
+   first touches encoded as stores (~t); the values nobody touches are listed for the zeroing */
+#define KIRAN_NOBODY 0x7f7f7f7f /* cudaMemset byte 0x7f: larger than any element position */
+
+__global__ static void KiranFirstKernel(PetscInt nelem, const PetscInt *__restrict__ colelem, const PetscInt *__restrict__ q2t, int *__restrict__ first)
 {
   const PetscCount nq = (PetscCount)nelem * DMASM_HEX_NK;
   for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nq; t += (PetscCount)gridDim.x * blockDim.x) {
     const PetscCount p = t / DMASM_HEX_NK;
     const int        r = (int)(t % DMASM_HEX_NK);
-    map[DMAsmKiranMapPos(strategy, nelem, p, r)] = (int)q2t[(PetscCount)r * nelem + colelem[p]];
+    atomicMin(&first[q2t[(PetscCount)r * nelem + colelem[p]]], (int)p);
   }
 }
 
-PetscErrorCode DMAsmCUDAKiranMap(int strategy, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, int *dmap)
+__global__ static void KiranMapKernel(int strategy, PetscInt nelem, const PetscInt *__restrict__ colelem, const PetscInt *__restrict__ q2t, const int *__restrict__ first, int *__restrict__ map)
+{
+  const PetscCount nq = (PetscCount)nelem * DMASM_HEX_NK;
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nq; t += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscCount p   = t / DMASM_HEX_NK;
+    const int        r   = (int)(t % DMASM_HEX_NK);
+    const int        tgt = (int)q2t[(PetscCount)r * nelem + colelem[p]];
+    map[DMAsmKiranMapPos(strategy, nelem, p, r)] = first[tgt] == (int)p ? ~tgt : tgt;
+  }
+}
+
+/* list (count first with list == NULL) the values nobody touches */
+__global__ static void KiranUntouchedKernel(PetscCount nval, const int *__restrict__ first, unsigned long long *__restrict__ cnt, int *__restrict__ list)
+{
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nval; t += (PetscCount)gridDim.x * blockDim.x)
+    if (first[t] == KIRAN_NOBODY) {
+      const unsigned long long i = atomicAdd(cnt, 1ULL);
+      if (list) list[i] = (int)t;
+    }
+}
+
+PetscErrorCode DMAsmCUDAKiranMap(int strategy, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched)
+{
+  cudaStream_t        s;
+  int                *first;
+  unsigned long long *dcnt, cnt = 0;
+  const unsigned      g = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), gv = PetscEllwarpBlocks(nval, 256);
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&first, nval, "DMAssembly kiran map (first touches)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dcnt, 1, "DMAssembly kiran map (count)"));
+  PetscCallCUDA(cudaMemsetAsync(first, 0x7f, sizeof(int) * nval, s));
+  PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
+  if (nelem) {
+    KiranFirstKernel<<<g, 256, 0, s>>>(nelem, dcolelem, dq2t, first);
+    PetscCallCUDA(cudaGetLastError());
+    KiranMapKernel<<<g, 256, 0, s>>>(strategy, nelem, dcolelem, dq2t, first, dmap);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, NULL);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscEllwarpDeviceDownload(&cnt, dcnt, sizeof(cnt)));
+  *nuntouched = (PetscCount)cnt;
+  PetscCall(DMAsmCUDAMalloc((void **)duntouched, sizeof(int) * (cnt ? cnt : 1)));
+  if (cnt) {
+    PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
+    KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, *duntouched);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__global__ static void KiranZeroListKernel(PetscCount n, const int *__restrict__ list, PetscScalar *__restrict__ dst)
+{
+  for (PetscCount i = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; i < n; i += (PetscCount)gridDim.x * blockDim.x) dst[list[i]] = 0;
+}
+
+PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst)
 {
   cudaStream_t s;
 
   PetscFunctionBegin;
-  if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpGetStream(&s));
-  KiranMapKernel<<<PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), 256, 0, s>>>(strategy, nelem, dcolelem, dq2t, dmap);
+  KiranZeroListKernel<<<PetscEllwarpBlocks(n, 256), 256, 0, s>>>(n, list, dst);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
