@@ -9,6 +9,11 @@
 
 #define KIRAN_GEO   80
 #define KIRAN_WARPS 8 /* warps (elements) per block of the warp strategies */
+#if !defined(DMASM_KIRAN_MINBLOCKS)
+  /* blocks of 8 warps per SM the warp kernels are compiled for: 3 caps them at 80 registers (nvcc 13, sm_90: no spills
+     but 20 B in warp4; 24 warps an SM); 1 lets warp4/ppni4 take 106/96 registers (2 blocks), 4 forces 64 (small spills) */
+  #define DMASM_KIRAN_MINBLOCKS 3
+#endif
 #define FULL        0xffffffffu
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -32,25 +37,6 @@ __global__ static void ElasElementKernel(PetscInt n, int nq, const PetscReal *__
         fe[(PetscCount)r * n + e] = s;
       }
   }
-}
-
-PetscErrorCode DMAsmCUDAElasElement(const DMAsmElasCtx *c, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
-{
-  cudaStream_t   s;
-  const unsigned g = PetscEllwarpBlocks(nelem, 64);
-
-  PetscFunctionBegin;
-  if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscEllwarpGetStream(&s));
-  PetscCall(PetscLogGpuTimeBegin());
-  if (c->dim == 3 && c->nv == 8) ElasElementKernel<3, 8><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
-  else if (c->dim == 3 && c->nv == 4) ElasElementKernel<3, 4><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
-  else if (c->dim == 2 && c->nv == 4) ElasElementKernel<2, 4><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
-  else if (c->dim == 2 && c->nv == 3) ElasElementKernel<2, 3><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
-  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Elasticity kernels: no device instance for dim %" PetscInt_FMT ", %" PetscInt_FMT " vertices", c->dim, c->nv);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -128,7 +114,7 @@ __device__ __forceinline__ void Accumulate(const PetscReal *g, int a0, int b0, i
 
 /* kiran: assembly by warp (TPR = 4 or 8 threads per element-matrix row), with or without PPNI */
 template <int TPR, bool PPNI>
-__global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranWarpKernel(PetscInt p0, PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS) KiranWarpKernel(PetscInt p0, PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, PetscScalar *__restrict__ dst)
 {
   __shared__ PetscReal sw[8], sdN[192];
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][PPNI ? 72 : 9], sJi[KIRAN_WARPS][PPNI ? 72 : 9], sdet[KIRAN_WARPS][PPNI ? 8 : 1], sg[KIRAN_WARPS][PPNI ? 192 : 24];
@@ -387,5 +373,78 @@ PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar
   PetscCall(PetscEllwarpGetStream(&s));
   KiranZeroListKernel<<<PetscEllwarpBlocks(n, 256), 256, 0, s>>>(n, list, dst);
   PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* the element-buffer kernel of hexahedra (globalnz, atomic, color, the COO peer): a warp per element with PPNI, as
+   kiran:ppni4, the element matrix written entry-major (ke[r][nelem]: for one r the warps of neighbouring elements
+   fill whole sectors); fe = ke ue reduced over the 4 lanes of a row node.  Reference: HostElas (dmasmelas.c). */
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS) ElasHexWarpKernel(PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ lm, PetscReal lam0, PetscReal mu0, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ ue, PetscScalar *__restrict__ ke, PetscScalar *__restrict__ fe)
+{
+  __shared__ PetscReal sw[8], sdN[192];
+  __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
+    if (i < 8) sw[i] = ref[i];
+    else sdN[i - 8] = ref[i];
+  }
+  __syncthreads();
+  const PetscInt e = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
+  if (e >= n) return;
+  const PetscReal lam = lm ? lm[2 * e] : lam0, mu = lm ? lm[2 * e + 1] : mu0;
+  const int       a0 = lane >> 2, b0 = 2 * (lane & 3);
+  PetscReal       acc[18];
+#pragma unroll
+  for (int s = 0; s < 18; s++) acc[s] = 0;
+  if (lane < 24) sx[w][lane] = xe[(PetscCount)lane * n + e];
+  __syncwarp();
+  WarpGeometryPPNI(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
+#pragma unroll 1
+  for (int q = 0; q < 8; q++) {
+    const PetscReal wd = sw[q] * fabs(sdet[w][q]);
+    Accumulate(sg[w] + 24 * q, a0, b0, a0, b0 + 1, wd * lam, wd * mu, acc);
+  }
+  if (ke) {
+#pragma unroll
+    for (int s = 0; s < 18; s++) {
+      int row, col;
+      DMAsmKiranSlot(4, lane, s, &row, &col);
+      ke[(PetscCount)(row * DMASM_HEX_NEN + col) * n + e] = acc[s];
+    }
+  }
+  if (fe) {
+    PetscReal u[6], f[3] = {0, 0, 0};
+#pragma unroll
+    for (int j = 0; j < 6; j++) u[j] = PetscRealPart(ue[(PetscCount)(3 * b0 + j) * n + e]);
+#pragma unroll
+    for (int s = 0; s < 18; s++) f[(s % 9) / 3] += acc[s] * u[(s / 9) * 3 + s % 3];
+#pragma unroll
+    for (int i = 0; i < 3; i++) {
+      f[i] += __shfl_xor_sync(FULL, f[i], 1, 4);
+      f[i] += __shfl_xor_sync(FULL, f[i], 2, 4);
+    }
+    if ((lane & 3) == 0)
+      for (int i = 0; i < 3; i++) fe[(PetscCount)(3 * a0 + i) * n + e] = f[i];
+  }
+}
+
+PetscErrorCode DMAsmCUDAElasElement(const DMAsmElasCtx *c, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  cudaStream_t   s;
+  const unsigned g = PetscEllwarpBlocks(nelem, 64);
+
+  PetscFunctionBegin;
+  if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (c->dim == 3 && c->nv == 8 && c->nq == 8) ElasHexWarpKernel<<<PetscEllwarpBlocks(nelem, KIRAN_WARPS), KIRAN_WARPS * 32, 0, s>>>(nelem, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
+  else if (c->dim == 3 && c->nv == 8) ElasElementKernel<3, 8><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
+  else if (c->dim == 3 && c->nv == 4) ElasElementKernel<3, 4><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
+  else if (c->dim == 2 && c->nv == 4) ElasElementKernel<2, 4><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
+  else if (c->dim == 2 && c->nv == 3) ElasElementKernel<2, 3><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
+  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Elasticity kernels: no device instance for dim %" PetscInt_FMT ", %" PetscInt_FMT " vertices", c->dim, c->nv);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
