@@ -333,7 +333,7 @@ int main(int argc, char **argv)
       {
         const double bpe = 192 + 8.0 * NK + NK * 16.0 + (double)nnz / nelem * 16;
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s %-13s %10.2f %10s %10.4f %9.2f %9.1f %9.1f %9.1f %9.1f\n", "peer: elem+COO", MATAIJCUSPARSE, t1 - t0, "-", 1e3 * tpeer, 1e9 * tpeer / nelem, bpe * nelem / tpeer / 1e9, 100 * bpe * nelem / tpeer / 1e9 / peakbw, flopspe * nelem / tpeer / 1e9, 100 * flopspe * nelem / tpeer / 1e9 / peakfp));
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "# peer: element kernel alone (one thread per element, element matrices to global memory) %.4f ms; MatSetPreallocationCOO %.2f s\n", 1e3 * telem, t1 - t0));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "# peer: element kernel alone (the element-buffer kernel: a warp per element, PPNI, element matrices to global memory) %.4f ms; MatSetPreallocationCOO %.2f s\n", 1e3 * telem, t1 - t0));
         if (js) PetscCall(PetscFPrintf(PETSC_COMM_SELF, js, ",\n    {\"method\": \"peer\", \"target\": \"aijcusparse\", \"setup_s\": %.4f, \"jacobian_s\": %.6e, \"element_kernel_s\": %.6e, \"bytes_per_element\": %.1f}", t1 - t0, tpeer, telem, bpe));
       }
       PetscCallCUDA(cudaFree(c.dke));
