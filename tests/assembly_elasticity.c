@@ -12,7 +12,8 @@
    - the residual (K u) against J_ref u;
    kiran: the colouring is valid (every element in one colour, no two elements of a colour share a dof) and per-cell
    E, nu (random) equal the host method with the same per-cell material.
-   Options: -elem hex|quad|tet, -faces n (-faces 1: a single element), -distort (a non-affine mesh), -gpu. */
+   Options: -elem hex|quad|tet, -faces n (-faces 1: a single element), -distort (a non-affine mesh), -gpu, and the
+   assembler's (-dm_assembly_setup_on_host: the host-built plans and index map with the device kernels). */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
@@ -28,6 +29,7 @@
 /* ellwarp_add_test(assembly_elasticity.refused -elem quad -faces 2 -kiran_refused PASS_REGULAR_EXPRESSION "refused with an error") */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex -elem hex -faces 5 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_single -elem hex -faces 1 -gpu GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_setup_on_host -elem hex -faces 3 -distort -gpu -dm_assembly_setup_on_host GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_quad -elem quad -faces 6 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_tet -elem tet -faces 3 -gpu GPU) */
 
@@ -134,6 +136,7 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscReal E, Pe
     PetscCall(DMAssemblySetType(*as, type));
     PetscCall(DMAssemblyKiranSetStrategy(*as, (DMAssemblyKiranStrategy)s));
   } else PetscCall(DMAssemblySetType(*as, type));
+  PetscCall(DMAssemblySetFromOptions(*as)); /* e.g. -dm_assembly_setup_on_host: the host plans with a device method */
   PetscCall(DMAssemblyElasticityKernels(*as, E, nu, Ecell, nucell, &k));
   PetscCall(DMAssemblySetElementKernels(*as, &k));
   PetscCall(DMAssemblySetUp(*as));
