@@ -30,6 +30,8 @@
 /* ellwarp_add_test(assembly_elasticity.gpu_hex -elem hex -faces 5 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_single -elem hex -faces 1 -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_setup_on_host -elem hex -faces 3 -distort -gpu -dm_assembly_setup_on_host GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_shared -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian shared GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_atomic -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian atomic GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_quad -elem quad -faces 6 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_tet -elem tet -faces 3 -gpu GPU) */
 
@@ -191,6 +193,13 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
   PetscCheck(!gpu || mt == PETSC_MEMTYPE_DEVICE || !strcmp(method, "host"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU run: method %s does not run on the device", method);
   PetscCall(PetscStrncmp(method, "kiran", 5, &kiran));
   PetscCall(PetscStrcmp(method, "atomic", &atomic));
+  { /* -dm_assembly_kiran_jacobian atomic: warp4/warp8 sum their Jacobians with atomics (order not fixed) */
+    char      jac[16] = "";
+    PetscBool warp;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_assembly_kiran_jacobian", jac, sizeof(jac), NULL));
+    PetscCall(PetscStrbeginswith(method, "kiran:warp", &warp));
+    if (warp && !strcmp(jac, "atomic")) atomic = PETSC_TRUE;
+  }
   PetscCall(CreateTarget(dm, target, mt, &J));
   PetscCall(CreateTarget(dm, target, mt, &J2));
   PetscCall(MatGetBlockSize(J, &bs));

@@ -5,6 +5,7 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
                            "order; atomic; color), into MATSEQELLWARP and MATSEQAIJCUSPARSE; the COO peer (the same device element matrices\n"
                            "through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once); one CPU core (the host method).\n"
                            "Options: -meshes 192x24x24,256x32x32,400x50x50,512x64x64  -methods kiran:element,...,globalnz,atomic,color\n"
+                           "(kiran:warp4:shared, kiran:warp4:atomic: the Jacobian by shared memory or atomics instead of shuffles, Table 1)\n"
                            "-targets ellwarp,aijcusparse  -repeats r  -peer_max_elements n  -cpu_max_elements n  -check_max_elements n\n"
                            "-peak_bw GB/s  -peak_fp64 GFLOP/s (the device limits the achieved rates are stated against; H100 SXM defaults)\n"
                            "-o dir (dir/elasticity.json).  Without a GPU every method runs its host reference (smoke test).\n";
@@ -117,8 +118,14 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
   PetscFunctionBegin;
   PetscCall(PetscStrncpy(type, method, sizeof(type)));
   PetscCall(PetscStrchr(type, ':', &colon));
+  char *jac = NULL;
+
   PetscCall(DMAssemblyCreate(dm, as));
-  if (colon) *colon = 0;
+  if (colon) {
+    *colon = 0;
+    PetscCall(PetscStrchr(colon + 1, ':', &jac)); /* kiran:warp4:shared: the Jacobian variant (Table 1) */
+    if (jac) *jac++ = 0;
+  }
   PetscCall(DMAssemblySetType(*as, host ? DMASSEMBLYHOST : type));
   if (colon) {
     PetscInt  s;
@@ -127,7 +134,9 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown kiran strategy %s", colon + 1);
     PetscCall(DMAssemblyKiranSetStrategy(*as, (DMAssemblyKiranStrategy)s));
   }
+  if (jac) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_kiran_jacobian", jac));
   PetscCall(DMAssemblySetFromOptions(*as));
+  if (jac) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_kiran_jacobian"));
   PetscCall(DMAssemblyElasticityKernels(*as, 200e9, 0.333, NULL, NULL, k));
   PetscCall(DMAssemblySetElementKernels(*as, k));
   PetscCall(DMAssemblySetUp(*as));

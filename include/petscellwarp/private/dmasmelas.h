@@ -175,8 +175,9 @@ DMASM_ELAS_HD void DMAsmKiranPut(PetscScalar *dst, int m, PetscScalar v)
 PETSC_INTERN PetscErrorCode DMAsmElasCtxDevice(DMAsmElasCtx *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode DMAsmCUDAElasElement(const DMAsmElasCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
-/* one colour [p0, p0+n) of the colour-ordered elements by strategy s into dst (geo: the two kernels' geometry) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranColor(int s, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst);
+/* one colour [p0, p0+n) of the colour-ordered elements by strategy s into dst (geo: the two kernels' geometry; jac: the
+   Jacobian of warp4/warp8, 0 shuffle, 1 shared memory, 2 atomics: DMAssemblyKiranJacobians) */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranColor(int s, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *geo);
 /* the index map from the device element targets (first touches encoded as stores) and the untouched values of nval */
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched);

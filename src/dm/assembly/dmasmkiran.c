@@ -25,11 +25,14 @@
 PETSC_INTERN PetscErrorCode DMAsmElasGetCtx(DMAssembly, DMAsmElasCtx **);
 
 const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
+/* the Jacobian of warp4/warp8 (Kiran et al., Table 1) */
+static const char *const KiranJacobians[] = {"shuffle", "shared", "atomic", "KiranJacobian", "KIRAN_JAC_", NULL};
 
 #define KIRAN_GEO 80 /* two kernels: per element 8 x (inverse Jacobian 9 + w|det J| 1) */
 
 typedef struct {
   PetscInt       strategy;                  /* DMAsmKiranStrategy */
+  PetscInt       jac;                       /* warp4/warp8: the Jacobian by warp shuffle (0), shared memory (1), atomics (2) */
   PetscInt       ncolors, *colptr, *colelem; /* colour c: colour-ordered positions colptr[c] .. colptr[c+1]; colelem[p]: its element */
   PetscInt      *dcolelem;
   PetscInt       maxval;                    /* largest vertex valence */
@@ -339,7 +342,7 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAKiranGeometry(as->nelem, k->c->dref, k->dxk, k->dgeo));
-    for (PetscInt c = 0; c < k->ncolors; c++) PetscCall(DMAsmCUDAKiranColor((int)k->strategy, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dmap, k->dgeo, dst));
+    for (PetscInt c = 0; c < k->ncolors; c++) PetscCall(DMAsmCUDAKiranColor((int)k->strategy, (int)k->jac, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dmap, k->dgeo, dst));
     PetscCall(PetscLogGpuFlops(KiranFlops() * as->nelem));
 #endif
   }
@@ -356,6 +359,9 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   PetscOptionsHeadBegin(PetscOptionsObject, "DMAssembly kiran");
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_strategy", "hex8 elasticity: one thread per element, a warp per element (4/8 threads a row, PPNI) or two kernels", "DMAssemblyKiranSetStrategy", DMAssemblyKiranStrategies, s, &s, NULL));
   k->strategy = (PetscInt)s;
+  s           = (PetscEnum)k->jac;
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_jacobian", "warp4/warp8 (device): the Jacobian by warp shuffle, shared memory or shared-memory atomics (Kiran et al., Table 1)", "DMAssemblyKiranSetStrategy", KiranJacobians, s, &s, NULL));
+  k->jac = (PetscInt)s;
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -367,6 +373,7 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; hex8 elasticity generated and added per colour without atomics through a precomputed index map into the target's values\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy]));
+  if (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_WARP8) PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian at each Gauss point by %s (-dm_assembly_kiran_jacobian)%s\n", k->jac == 0 ? "8-lane warp shuffles" : k->jac == 1 ? "products in shared memory summed by 3 lanes" : "shared-memory atomicAdd", k->jac == 2 ? ": not bitwise reproducible" : ""));
   if (as->setupcalled) {
     const PetscLogDouble map = 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->lmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
     const PetscLogDouble rmw = k->nval ? (16.0 * DMASM_HEX_NK * as->nelem - 8.0 * (k->nval - k->nuntouched)) / as->nelem : 16.0 * DMASM_HEX_NK;
@@ -476,9 +483,11 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    (ELLWARP slots or CSR) read coalesced, no atomics.
 
    Options Database Keys:
-.  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel> - one thread per element; a warp per
++  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel> - one thread per element; a warp per
    element with 4 or 8 threads per element-matrix row, the Jacobian by warp shuffle; the same with the geometry of
    all Gauss points at once (PPNI); a geometry kernel then one thread per entry (default ppni4)
+-  -dm_assembly_kiran_jacobian <shuffle,shared,atomic> - warp4/warp8 on the device: the Jacobian by warp shuffle, shared
+   memory or shared-memory atomics (Kiran et al., Table 1; atomic is not bitwise reproducible; default shuffle)
 
    Level: intermediate
 

@@ -113,11 +113,19 @@ __device__ __forceinline__ void Accumulate(const PetscReal *g, int a0, int b0, i
 }
 
 /* kiran: assembly by warp (TPR = 4 or 8 threads per element-matrix row), with or without PPNI */
-template <int TPR, bool PPNI>
+/* the Jacobian of the warp strategies without PPNI (Kiran et al., Table 1): warp shuffle, shared memory, atomics */
+enum {
+  DMASM_KIRAN_JAC_SHUFFLE,
+  DMASM_KIRAN_JAC_SHARED,
+  DMASM_KIRAN_JAC_ATOMIC
+};
+
+template <int TPR, bool PPNI, int JAC>
 __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS) KiranWarpKernel(PetscInt p0, PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, PetscScalar *__restrict__ dst)
 {
   __shared__ PetscReal sw[8], sdN[192];
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][PPNI ? 72 : 9], sJi[KIRAN_WARPS][PPNI ? 72 : 9], sdet[KIRAN_WARPS][PPNI ? 8 : 1], sg[KIRAN_WARPS][PPNI ? 192 : 24];
+  __shared__ PetscReal sP[KIRAN_WARPS][JAC == DMASM_KIRAN_JAC_SHARED ? 24 : 1];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   for (int i = threadIdx.x; i < 200; i += blockDim.x) {
     if (i < 8) sw[i] = ref[i];
@@ -146,10 +154,30 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS
 #pragma unroll 1
     for (int q = 0; q < 8; q++) {
       const int a = lane & 7, k = lane >> 3; /* lanes < 24: J[d][k], d = pass, node a (Fig. 4) */
+      if (JAC == DMASM_KIRAN_JAC_SHUFFLE) { /* 8-lane __shfl_xor reductions (the paper's choice) */
 #pragma unroll
-      for (int pass = 0; pass < 3; pass++) {
-        const PetscReal v = Reduce8(lane < 24 ? sx[w][a * 3 + pass] * sdN[(q * 8 + a) * 3 + k] : 0.0);
-        if (lane < 24 && a == 0) sJ[w][pass * 3 + k] = v;
+        for (int pass = 0; pass < 3; pass++) {
+          const PetscReal v = Reduce8(lane < 24 ? sx[w][a * 3 + pass] * sdN[(q * 8 + a) * 3 + k] : 0.0);
+          if (lane < 24 && a == 0) sJ[w][pass * 3 + k] = v;
+        }
+      } else if (JAC == DMASM_KIRAN_JAC_SHARED) { /* products to shared memory, 3 lanes sum 8 each */
+#pragma unroll
+        for (int pass = 0; pass < 3; pass++) {
+          if (lane < 24) sP[w][lane] = sx[w][a * 3 + pass] * sdN[(q * 8 + a) * 3 + k];
+          __syncwarp();
+          if (lane < 3) {
+            PetscReal v = 0;
+            for (int j = 0; j < 8; j++) v += sP[w][lane * 8 + j];
+            sJ[w][pass * 3 + lane] = v;
+          }
+          __syncwarp();
+        }
+      } else { /* shared-memory atomicAdd (order not fixed: not bitwise reproducible) */
+        if (lane < 9) sJ[w][lane] = 0;
+        __syncwarp();
+#pragma unroll
+        for (int pass = 0; pass < 3; pass++)
+          if (lane < 24) atomicAdd(&sJ[w][pass * 3 + k], sx[w][a * 3 + pass] * sdN[(q * 8 + a) * 3 + k]);
       }
       __syncwarp();
       if (lane == 0) sdet[w][0] = Det3(sJ[w]);
@@ -252,7 +280,14 @@ PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscReal *dref, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranColor(int strategy, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst)
+#define KIRAN_WARP_JAC(TPR) \
+  do { \
+    if (jac == DMASM_KIRAN_JAC_SHARED) KiranWarpKernel<TPR, false, DMASM_KIRAN_JAC_SHARED><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst); \
+    else if (jac == DMASM_KIRAN_JAC_ATOMIC) KiranWarpKernel<TPR, false, DMASM_KIRAN_JAC_ATOMIC><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst); \
+    else KiranWarpKernel<TPR, false, DMASM_KIRAN_JAC_SHUFFLE><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst); \
+  } while (0)
+
+PetscErrorCode DMAsmCUDAKiranColor(int strategy, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst)
 {
   cudaStream_t   s;
   const unsigned gw = PetscEllwarpBlocks(n, KIRAN_WARPS);
@@ -266,16 +301,16 @@ PetscErrorCode DMAsmCUDAKiranColor(int strategy, PetscInt p0, PetscInt n, PetscI
     KiranElementKernel<<<PetscEllwarpBlocks(n, 128), 128, 0, s>>>(p0, n, nelem, dref, xk, lmk, lam, mu, map, dst);
     break;
   case DMASM_KIRAN_WARP4:
-    KiranWarpKernel<4, false><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
+    KIRAN_WARP_JAC(4);
     break;
   case DMASM_KIRAN_WARP8:
-    KiranWarpKernel<8, false><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
+    KIRAN_WARP_JAC(8);
     break;
   case DMASM_KIRAN_PPNI4:
-    KiranWarpKernel<4, true><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
+    KiranWarpKernel<4, true, DMASM_KIRAN_JAC_SHUFFLE><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
     break;
   case DMASM_KIRAN_PPNI8:
-    KiranWarpKernel<8, true><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
+    KiranWarpKernel<8, true, DMASM_KIRAN_JAC_SHUFFLE><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
     break;
   case DMASM_KIRAN_TWOKERNEL:
     PetscCheck(n <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "kiran twokernel: at most 2^31-1 elements a colour");
