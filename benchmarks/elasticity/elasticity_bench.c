@@ -3,7 +3,8 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
                            "each kiran strategy (element, warp4, warp8, ppni4, ppni8, twokernel: colouring + per-element index map, no atomics)\n"
                            "and by the generic methods with the same element kernel through the element buffers (globalnz: by nonzero, fixed\n"
                            "order; atomic; color), into MATSEQELLWARP and MATSEQAIJCUSPARSE; the COO peer (the same device element matrices\n"
-                           "through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once); one CPU core (the host method).\n"
+                           "through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once); one CPU core (the host method) and\n"
+                           "PETSc's own DMPlexSNESComputeJacobianFEM (one process) up to -cpu_max_elements.\n"
                            "Options: -meshes 192x24x24,256x32x32,400x50x50,512x64x64  -methods kiran:element,...,globalnz,atomic,color\n"
                            "(kiran:warp4:shared, kiran:warp4:atomic: the Jacobian by shared memory or atomics instead of shuffles, Table 1)\n"
                            "-targets ellwarp,aijcusparse  -repeats r  -peer_max_elements n  -cpu_max_elements n  -check_max_elements n\n"
@@ -22,6 +23,8 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
 #include <petscfe.h>
+#include <petscds.h>
+#include <petscsnes.h>
 #include <petsctime.h>
 #include "benchtime.h"
 #if defined(ELLWARP_HAVE_CUDA)
@@ -29,6 +32,16 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
 #endif
 
 #define NK 576
+
+/* PETSc's own FEM assembly (the CPU reference row): the elasticity g3 with constants lambda, mu */
+static void g3_elas(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
+{
+  const PetscReal lam = PetscRealPart(constants[0]), mu = PetscRealPart(constants[1]);
+  for (PetscInt i = 0; i < dim; i++)
+    for (PetscInt j = 0; j < dim; j++)
+      for (PetscInt k = 0; k < dim; k++)
+        for (PetscInt l = 0; l < dim; l++) g3[((i * dim + k) * dim + j) * dim + l] = (i == j && k == l ? lam : 0) + (i == k && j == l ? mu : 0) + (i == l && j == k ? mu : 0);
+}
 
 typedef struct {
   DMAssembly as;
@@ -366,6 +379,32 @@ int main(int argc, char **argv)
       PetscCall(VecDestroy(&c.U));
       PetscCall(MatDestroy(&c.J));
       PetscCall(DMAssemblyDestroy(&c.as));
+    }
+    /* PETSc's own DMPlexSNESComputeJacobianFEM (one process) into AIJ, same mesh and PetscFE */
+    if (nelem <= cpumax) {
+      PetscDS        ds;
+      PetscScalar    cst[2];
+      Mat            Jp;
+      Vec            Ul;
+      PetscLogDouble p0, p1;
+      cst[0] = 200e9 * 0.333 / ((1 + 0.333) * (1 - 2 * 0.333));
+      cst[1] = 200e9 / (2 * (1 + 0.333));
+      PetscCall(DMGetDS(dm, &ds));
+      PetscCall(PetscDSSetConstants(ds, 2, cst));
+      PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, g3_elas));
+      PetscCall(DMSetMatType(dm, MATAIJ));
+      PetscCall(DMSetVecType(dm, VECSTANDARD));
+      PetscCall(DMCreateMatrix(dm, &Jp));
+      PetscCall(DMCreateLocalVector(dm, &Ul));
+      PetscCall(VecZeroEntries(Ul));
+      PetscCall(DMPlexSNESComputeJacobianFEM(dm, Ul, Jp, Jp, NULL)); /* warm-up */
+      PetscCall(PetscTime(&p0));
+      PetscCall(DMPlexSNESComputeJacobianFEM(dm, Ul, Jp, Jp, NULL));
+      PetscCall(PetscTime(&p1));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s %-13s %10s %10s %10.4f %9.2f\n", "petsc: PlexFEM 1p", MATAIJ, "-", "-", 1e3 * (p1 - p0), 1e9 * (p1 - p0) / nelem));
+      if (js) PetscCall(PetscFPrintf(PETSC_COMM_SELF, js, ",\n    {\"method\": \"petsc-DMPlexSNESComputeJacobianFEM-1proc\", \"target\": \"aij\", \"jacobian_s\": %.6e}", p1 - p0));
+      PetscCall(VecDestroy(&Ul));
+      PetscCall(MatDestroy(&Jp));
     }
     if (js) PetscCall(PetscFPrintf(PETSC_COMM_SELF, js, "\n  ]}"));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "# summary %s (%" PetscInt_FMT " elements, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros): kiran:element %.4f ms, best warp/two-kernel strategy %.4f ms (%.2fx assembly by element)", meshes[im], nelem, ndof, nnz, 1e3 * tbyelem[0], 1e3 * tbyelem[1], tbyelem[0] > 0 && tbyelem[1] > 0 ? tbyelem[0] / tbyelem[1] : 0.0));
