@@ -220,9 +220,11 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
     PetscCall(DMAsmCUDAUpload(k->dcolelem, k->colelem, sizeof(PetscInt) * nelem));
     PetscCall(DMAsmCUDAMalloc((void **)&k->dxk, sizeof(PetscReal) * 24 * nelem));
     PetscCall(DMAsmCUDAUpload(k->dxk, k->xk, sizeof(PetscReal) * 24 * nelem));
+    PetscCall(PetscFree(k->xk)); /* the device copy only */
     if (k->lmk) {
       PetscCall(DMAsmCUDAMalloc((void **)&k->dlmk, sizeof(PetscReal) * 2 * nelem));
       PetscCall(DMAsmCUDAUpload(k->dlmk, k->lmk, sizeof(PetscReal) * 2 * nelem));
+      PetscCall(PetscFree(k->lmk));
     }
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * KIRAN_GEO * nelem));
   }
@@ -375,9 +377,9 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; hex8 elasticity generated and added per colour without atomics through a precomputed index map into the target's values\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy]));
   if (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_WARP8) PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian at each Gauss point by %s (-dm_assembly_kiran_jacobian)%s\n", k->jac == 0 ? "8-lane warp shuffles" : k->jac == 1 ? "products in shared memory summed by 3 lanes" : "shared-memory atomicAdd", k->jac == 2 ? ": not bitwise reproducible" : ""));
   if (as->setupcalled) {
-    const PetscLogDouble map = 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->lmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
+    const PetscLogDouble map = 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->dlmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
     const PetscLogDouble rmw = k->nval ? (16.0 * DMASM_HEX_NK * as->nelem - 8.0 * (k->nval - k->nuntouched)) / as->nelem : 16.0 * DMASM_HEX_NK;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring (greedy, host): %" PetscInt_FMT " colours, largest vertex valence %" PetscInt_FMT ", %.3f s; material %s\n", k->ncolors, k->maxval, (double)k->colortime, k->lmk ? "per element" : "constant"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring (greedy, host): %" PetscInt_FMT " colours, largest vertex valence %" PetscInt_FMT ", %.3f s; material %s\n", k->ncolors, k->maxval, (double)k->colortime, k->dlmk ? "per element" : "constant"));
     if (k->nval) PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: inputs %.0f + index map %.0f + values %.0f (the first colour touching a value stores it, the others add; %" PetscCount_FMT " of %" PetscCount_FMT " values untouched, zeroed) = %.0f B; %.0f flops per element\n", (double)in, (double)map, (double)rmw, k->nuntouched, k->nval, (double)(in + map + rmw), (double)KiranFlops()));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "index map: built at the first DMAssemblyComputeJacobian(); %.0f flops per element\n", (double)KiranFlops()));
   }
