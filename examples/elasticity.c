@@ -3,7 +3,8 @@ static const char help[] = "The 3-D cantilever of Kiran, Sharma and Gautam (Tabl
                            "400 50 50, 512 64 64).  The stiffness matrix is assembled by DMAssembly (default: kiran, ppni4, into ELLWARP\n"
                            "on the GPU), Dirichlet rows by MatZeroRowsColumns, solved by CG + GAMG with the rigid-body near-null space;\n"
                            "the tip deflection is compared with Euler-Bernoulli and Timoshenko beam theory.\n"
-                           "Options: -nx -ny -nz (cells), -L -b -h (m), -E -nu, -P (N, total tip load, -z), -compare_petsc (PETSc's own\n"
+                           "Options: -nx -ny -nz (cells), -L -b -h (m), -mesh <file> (e.g. gmsh hexahedra, the beam from x = 0; the tip load shared\n"
+                           "equally by the tip nodes), -E -nu, -P (N, total tip load, -z), -compare_petsc (PETSc's own\n"
                            "DMPlexSNESComputeJacobianFEM matrix and solve on the same mesh), -check <tol> (exit 1 when the relative\n"
                            "difference to PETSc's solve exceeds tol), -vtu <file>, -dm_assembly_type, -dm_assembly_kiran_strategy,\n"
                            "-dm_mat_type (ellwarp), -dm_vec_type (cuda where the assembler runs on the device), -ksp_*, -pc_*.\n";
@@ -64,12 +65,16 @@ static PetscErrorCode BoundaryData(DM dm, const Beam *bm, Vec B, PetscInt *nfix,
     if (X < tolx)
       for (PetscInt c = 0; c < 3; c++) (*fix)[nf++] = off + c;
     if (X > bm->L - tolx) {
-      const PetscInt  j = (PetscInt)PetscFloorReal(Y / bm->b * bm->ny + 0.5), k = (PetscInt)PetscFloorReal(Z / bm->h * bm->nz + 0.5);
-      const PetscReal wy = (j == 0 || j == bm->ny ? 0.5 : 1.0) / bm->ny, wz = (k == 0 || k == bm->nz ? 0.5 : 1.0) / bm->nz;
-      PetscCall(VecSetValue(B, off + 2, -bm->P * wy * wz, INSERT_VALUES));
+      if (bm->nx) { /* the box: consistent nodal forces of the uniform traction */
+        const PetscInt  j = (PetscInt)PetscFloorReal(Y / bm->b * bm->ny + 0.5), k = (PetscInt)PetscFloorReal(Z / bm->h * bm->nz + 0.5);
+        const PetscReal wy = (j == 0 || j == bm->ny ? 0.5 : 1.0) / bm->ny, wz = (k == 0 || k == bm->nz ? 0.5 : 1.0) / bm->nz;
+        PetscCall(VecSetValue(B, off + 2, -bm->P * wy * wz, INSERT_VALUES));
+      }
       (*tip)[nt++] = off + 2;
     }
   }
+  if (!bm->nx) /* a mesh from a file: P shared equally by the tip nodes */
+    for (PetscInt i = 0; i < nt; i++) PetscCall(VecSetValue(B, (*tip)[i], -bm->P / nt, INSERT_VALUES));
   PetscCall(VecRestoreArrayRead(cv, &x));
   PetscCall(VecAssemblyBegin(B));
   PetscCall(VecAssemblyEnd(B));
@@ -150,7 +155,7 @@ int main(int argc, char **argv)
   PetscReal                defl, check = -1, dEB, dT, Iy, area, Gs;
   PetscLogDouble           t0, t1, tsetup, tplan, tasm, tsolve;
   PetscBool                compare = PETSC_FALSE, failed = PETSC_FALSE;
-  char                     vtu[PETSC_MAX_PATH_LEN] = "";
+  char                     vtu[PETSC_MAX_PATH_LEN] = "", mesh[PETSC_MAX_PATH_LEN] = "";
   const char              *atype;
 
   PetscFunctionBeginUser;
@@ -169,11 +174,21 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-compare_petsc", "also assemble and solve with PETSc's own FEM assembly", NULL, compare, &compare, NULL));
   PetscCall(PetscOptionsReal("-check", "fail when the deflection differs from PETSc's solve by more than this", NULL, check, &check, NULL));
   PetscCall(PetscOptionsString("-vtu", "write the displacement to this VTU file", NULL, vtu, vtu, sizeof(vtu), NULL));
+  PetscCall(PetscOptionsString("-mesh", "read the beam's hexahedra from this file (gmsh, ...) instead of the box", NULL, mesh, mesh, sizeof(mesh), NULL));
   PetscOptionsEnd();
   if (check > 0) compare = PETSC_TRUE;
 
   PetscCall(PetscTime(&t0));
-  {
+  if (mesh[0]) { /* e.g. a gmsh file of hexahedra: the beam from its bounding box, clamped at its x minimum (moved to 0) */
+    PetscReal lo[3], hi[3];
+    PetscCall(DMPlexCreateFromFile(PETSC_COMM_WORLD, mesh, "cantilever", PETSC_TRUE, &dm));
+    PetscCall(DMGetBoundingBox(dm, lo, hi));
+    PetscCheck(PetscAbsReal(lo[0]) < 1e-12 * (hi[0] - lo[0] + 1), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-mesh: the beam must start at x = 0 (bounding box starts at %g)", (double)lo[0]);
+    bm.L  = hi[0] - lo[0];
+    bm.b  = hi[1] - lo[1];
+    bm.h  = hi[2] - lo[2];
+    bm.nx = bm.ny = bm.nz = 0;
+  } else {
     const PetscInt  faces[3] = {bm.nx, bm.ny, bm.nz};
     const PetscReal lo[3] = {0, 0, 0}, hi[3] = {bm.L, bm.b, bm.h};
     PetscCall(DMPlexCreateBoxMesh(PETSC_COMM_WORLD, 3, PETSC_FALSE, faces, lo, hi, NULL, PETSC_TRUE, 0, PETSC_FALSE, &dm));
