@@ -13,6 +13,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --form
 echo "ctest rc=$?" >> $L
 timeout 60 stdbuf -oL $CS --tool memcheck --leak-check no $B/tests/assembly_elasticity -elem hex -faces 2 -distort -gpu >> $L 2>&1
 echo "memcheck rc=$?" >> $L
+# shared-memory hazards of the warp kernels (a single hexahedron: every strategy, both targets)
+timeout 60 stdbuf -oL $CS --tool racecheck $B/tests/assembly_elasticity -elem hex -faces 1 -gpu >> $L 2>&1
+echo "racecheck rc=$?" >> $L
 # the cantilever (mesh 1: 110 592 hexahedra, 361 875 dofs), kiran ppni4 into ELLWARP, CG + GAMG
 timeout 90 stdbuf -oL $B/examples/elasticity -nx 192 -ny 24 -nz 24 -dm_assembly_kiran_strategy ppni4 -dm_assembly_view -log_view > $OUT/example.log 2>&1
 echo "example rc=$?" >> $OUT/example.log
@@ -27,4 +30,4 @@ echo "bench rc=$?" >> $OUT/bench-small.log
 timeout 240 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -meshes 400x50x50,512x64x64 -targets ellwarp -repeats 10 -peer_max_elements 0 -check_max_elements 0 -methods kiran:element,kiran:ppni4,kiran:warp4,kiran:ppni8,kiran:warp8,kiran:twokernel,globalnz -o $OUT/large > $OUT/bench-large.log 2>&1
 echo "bench rc=$?" >> $OUT/bench-large.log
 # plots (where matplotlib is): python3 benchmarks/elasticity/plot_elasticity.py fig.png $OUT/small/elasticity.json $OUT/large/elasticity.json
-tail -3 $L; grep -E "Failed|Timeout|ERROR SUMMARY" $L | head; grep -E "tip deflection|assembly kiran" $OUT/example.log; grep -E "^# summary|^kiran|^peer|^globalnz|^atomic|^color" $OUT/bench-small.log $OUT/bench-large.log
+tail -3 $L; grep -E "Failed|Timeout|ERROR SUMMARY|RACECHECK SUMMARY|rc=" $L | head; grep -E "tip deflection|assembly kiran" $OUT/example.log; grep -E "^# summary|^kiran|^peer|^globalnz|^atomic|^color" $OUT/bench-small.log $OUT/bench-large.log
