@@ -30,6 +30,23 @@ static void g3_elas(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uO
         for (PetscInt l = 0; l < dim; l++) g3[((i * dim + k) * dim + j) * dim + l] = (i == j && k == l ? lam : 0) + (i == k && j == l ? mu : 0) + (i == l && j == k ? mu : 0);
 }
 
+/* y = x for vectors of the same layout whatever their types (a device vector into a host one) */
+static PetscErrorCode CopyValues(Vec x, Vec y)
+{
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &a));
+  PetscCall(VecGetArrayWrite(y, &b));
+  PetscCall(PetscArraycpy(b, a, n));
+  PetscCall(VecRestoreArrayWrite(y, &b));
+  PetscCall(VecRestoreArrayRead(x, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef struct {
   PetscInt  nx, ny, nz;
   PetscReal L, b, h, E, nu, P;
@@ -280,10 +297,10 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&Ul));
     PetscCall(DMCreateGlobalVector(dm, &up));
     PetscCall(DMCreateGlobalVector(dm, &Bh));
-    PetscCall(VecCopy(B, Bh));
+    PetscCall(CopyValues(B, Bh));
     PetscCall(Solve(dm, Jp, Bh, nfix, fix, ntip, tip, "ref_", up, &dref, &itsp, &tp));
     PetscCall(DMCreateGlobalVector(dm, &uh));
-    PetscCall(VecCopy(u, uh));
+    PetscCall(CopyValues(u, uh));
     PetscCall(VecAXPY(uh, -1.0, up));
     {
       PetscReal nd, nr;
