@@ -360,6 +360,7 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "DMAssembly kiran");
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_strategy", "hex8 elasticity: one thread per element, a warp per element (4/8 threads a row, PPNI) or two kernels", "DMAssemblyKiranSetStrategy", DMAssemblyKiranStrategies, s, &s, NULL));
+  PetscCheck(!as->setupcalled || (PetscInt)s == k->strategy, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly kiran: -dm_assembly_kiran_strategy must be set before DMAssemblySetUp() (the inputs are laid out for the strategy)");
   k->strategy = (PetscInt)s;
   s           = (PetscEnum)k->jac;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_jacobian", "warp4/warp8 (device): the Jacobian by warp shuffle, shared memory or shared-memory atomics (Kiran et al., Table 1)", "DMAssemblyKiranSetStrategy", KiranJacobians, s, &s, NULL));
