@@ -7,7 +7,7 @@ static const char help[] = "The 3-D cantilever of Kiran, Sharma and Gautam (Tabl
                            "equally by the tip nodes), -E -nu, -P (N, total tip load, -z), -compare_petsc (PETSc's own\n"
                            "DMPlexSNESComputeJacobianFEM matrix and solve on the same mesh), -check <tol> (exit 1 when the relative\n"
                            "difference to PETSc's solve exceeds tol), -vtu <file>, -dm_assembly_type, -dm_assembly_kiran_strategy,\n"
-                           "-dm_mat_type (ellwarp), -dm_vec_type (cuda where the assembler runs on the device), -ksp_*, -pc_*.\n";
+                           "-dm_mat_type (ellwarp), -dm_vec_type (cuda where the assembler runs on the device), -view_assembler, -ksp_*, -pc_*.\n";
 
 #include <petscdmplex.h>
 #include <petscds.h>
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
   PetscInt                 nfix, ntip, *fix, *tip, its, nelem;
   PetscReal                defl, check = -1, dEB, dT, Iy, area, Gs;
   PetscLogDouble           t0, t1, tsetup, tplan, tasm, tsolve;
-  PetscBool                compare = PETSC_FALSE, failed = PETSC_FALSE;
+  PetscBool                compare = PETSC_FALSE, failed = PETSC_FALSE, viewas = PETSC_FALSE;
   char                     vtu[PETSC_MAX_PATH_LEN] = "", mesh[PETSC_MAX_PATH_LEN] = "";
   const char              *atype;
 
@@ -191,6 +191,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-compare_petsc", "also assemble and solve with PETSc's own FEM assembly", NULL, compare, &compare, NULL));
   PetscCall(PetscOptionsReal("-check", "fail when the deflection differs from PETSc's solve by more than this", NULL, check, &check, NULL));
   PetscCall(PetscOptionsString("-vtu", "write the displacement to this VTU file", NULL, vtu, vtu, sizeof(vtu), NULL));
+  PetscCall(PetscOptionsBool("-view_assembler", "DMAssemblyView after the assemblies (colouring, index map, bytes per element)", NULL, viewas, &viewas, NULL));
   PetscCall(PetscOptionsString("-mesh", "read the beam's hexahedra from this file (gmsh, ...) instead of the box", NULL, mesh, mesh, sizeof(mesh), NULL));
   PetscOptionsEnd();
   if (check > 0) compare = PETSC_TRUE;
@@ -262,6 +263,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cantilever %g x %g x %g m, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " hexahedra (%" PetscInt_FMT " elements, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros), E %g Pa, nu %g, P %g N\n", (double)bm.L, (double)bm.b, (double)bm.h, bm.nx, bm.ny, bm.nz, nelem, info.ndof, info.nnz, (double)bm.E, (double)bm.nu, (double)bm.P));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "assembly %s on the %s into %s: set-up %.3f s, first assembly (index map) %.4f s, assembly %.5f s; %" PetscInt_FMT " colours\n", atype, mt == PETSC_MEMTYPE_HOST ? "host" : "device", ((PetscObject)J)->type_name, tsetup, tplan, tasm, info.ncolors));
   }
+  if (viewas) PetscCall(DMAssemblyView(as, PETSC_VIEWER_STDOUT_WORLD));
   PetscCall(VecDuplicate(u, &B));
   PetscCall(BoundaryData(dm, &bm, B, &nfix, &fix, &ntip, &tip));
   PetscCall(Solve(dm, J, B, nfix, fix, ntip, tip, "", u, &defl, &its, &tsolve));

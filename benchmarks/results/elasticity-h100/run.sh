@@ -17,7 +17,7 @@ echo "memcheck rc=$?" >> $L
 timeout 60 stdbuf -oL $CS --tool racecheck $B/tests/assembly_elasticity -elem hex -faces 1 -gpu >> $L 2>&1
 echo "racecheck rc=$?" >> $L
 # the cantilever (mesh 1: 110 592 hexahedra, 361 875 dofs), kiran ppni4 into ELLWARP, CG + GAMG
-timeout 90 stdbuf -oL $B/examples/elasticity -nx 192 -ny 24 -nz 24 -dm_assembly_kiran_strategy ppni4 -dm_assembly_view -log_view > $OUT/example.log 2>&1
+timeout 90 stdbuf -oL $B/examples/elasticity -nx 192 -ny 24 -nz 24 -dm_assembly_kiran_strategy ppni4 -view_assembler -log_view > $OUT/example.log 2>&1
 echo "example rc=$?" >> $OUT/example.log
 # meshes 1-2: every method into ELLWARP and AIJCUSPARSE, the COO peer (the CPU rows, one core of the host method and
 # PETSc's DMPlexSNESComputeJacobianFEM, cost ~1.5 min on mesh 1: -cpu_max_elements 120000 adds them)
