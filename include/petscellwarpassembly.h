@@ -23,6 +23,7 @@ typedef const char           *DMAssemblyType;
 #define DMASSEMBLYSHAREDNZ "sharednz"
 #define DMASSEMBLYLOCALNZ  "localnz"  /* built-in kernels: one thread per nonzero recomputes each of its contributions */
 #define DMASSEMBLYLOCALROW "localrow" /* built-in kernels: one thread per row computes its rows of the elements around it (fused, fixed order) */
+#define DMASSEMBLYKIRAN    "kiran"    /* hex8 elasticity: Kiran, Sharma, Gautam's strategies (element, warp, PPNI, two kernels) with colouring */
 
 PETSC_EXTERN PetscClassId DMASSEMBLY_CLASSID;
 PETSC_EXTERN PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
@@ -118,3 +119,25 @@ PETSC_EXTERN PetscErrorCode DMAssemblyP1DiffusionMassKernels(DMAssembly, PetscRe
    the DM's PetscFE (exact quadrature on affine simplices; Gauss p+1 per direction on Q1 cells).  For elements
    other than P1 simplices, xe holds the element's VERTEX coordinates [nvert*dim][nelem] (closure order). */
 PETSC_EXTERN PetscErrorCode DMAssemblyLagrangeKernels(DMAssembly, PetscReal alpha, PetscReal beta, PetscReal source, const PetscReal D[], DMAssemblyElementKernels *);
+
+/* Built-in kernels of isotropic linear elasticity (src/dm/assembly/dmasmelas.c) for a dim-component P1/Q1 Lagrange
+   field (Q1 hexahedra and quadrilaterals, P1 tetrahedra and triangles; 2-D: plane strain), at the PetscFE's own
+   quadrature:  ke[(a*dim+i)*nen + b*dim+k] = int lambda d_i phi_a d_k phi_b + mu d_k phi_a d_i phi_b + mu delta_ik
+   grad phi_a . grad phi_b,  fe = ke ue.  Vector fields in the element-kernel contract: nen = dofs per element =
+   nvert*dim, node-major (dof a*dim + i: component i of vertex a), so ue/fe are [nen][nelem] and ke [nen*nen][nelem]
+   as for scalar fields; xe stays the vertex coordinates [nvert*dim][nelem].  E, nu: constants, or per cell arrays
+   Ecell/nucell [ncells] (either NULL: the constant). */
+PETSC_EXTERN PetscErrorCode DMAssemblyElasticityKernels(DMAssembly, PetscReal E, PetscReal nu, const PetscReal Ecell[], const PetscReal nucell[], DMAssemblyElementKernels *);
+
+/* DMASSEMBLYKIRAN's strategy (-dm_assembly_kiran_strategy) */
+typedef enum {
+  DMASSEMBLY_KIRAN_ELEMENT,
+  DMASSEMBLY_KIRAN_WARP4,
+  DMASSEMBLY_KIRAN_WARP8,
+  DMASSEMBLY_KIRAN_PPNI4,
+  DMASSEMBLY_KIRAN_PPNI8,
+  DMASSEMBLY_KIRAN_TWOKERNEL
+} DMAssemblyKiranStrategy;
+PETSC_EXTERN const char *const DMAssemblyKiranStrategies[];
+PETSC_EXTERN PetscErrorCode    DMAssemblyKiranSetStrategy(DMAssembly, DMAssemblyKiranStrategy);
+PETSC_EXTERN PetscErrorCode    DMAssemblyKiranGetColoringTime(DMAssembly, PetscLogDouble *);

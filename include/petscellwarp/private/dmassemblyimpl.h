@@ -217,6 +217,7 @@ struct _p_DMAssembly {
   PetscObjectState locstate[2]; /* and their states then (the same state: no new ghost exchange) */
   /* elements beyond the fused P1 path (dmasmho.c): Lagrange P1..P5 triangles, P2 tets, Q1 quads/hexes */
   PetscInt    nvert;     /* vertices per element: the coordinates in xe (== nen for P1) */
+  PetscInt    ncomp;     /* field components (vector Lagrange P1/Q1: the dofs of a vertex are consecutive, nen = nvert*ncomp) */
   PetscBool   p1;        /* the P1 simplex the fused kernels (sharednz, localrow, fused atomic/color) are made for */
   char        ename[32]; /* "P3 triangles", "Q1 hexahedra", ... (View) */
   struct _DMAsmHOCtx *hobuiltin; /* the built-in kernels of DMAssemblyLagrangeKernels() (k.ctx == hobuiltin) */
@@ -402,6 +403,7 @@ PETSC_INTERN PetscErrorCode DMAssemblyCreate_Color(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_SharedNZ(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_LocalNZ(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAssemblyCreate_LocalRow(DMAssembly);
+PETSC_INTERN PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly); /* dmasmkiran.c (hex8 elasticity, Kiran et al.) */
 PETSC_INTERN PetscFunctionList DMAssemblyList;
 
 /* distributed DMPlex (dmasmmpi.c) */

@@ -58,6 +58,49 @@ static PetscErrorCode GetDegree(PetscFE fe, PetscInt *deg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* P1/Q1 fields (nc components, dofs on the vertices only, vertex coordinates): the element map straight from the
+   cell's transitive closure, the vertices in closure order -- the indices and order DMPlexGetClosureIndices() gives
+   such a section (no point with more than vertex dofs, so no orientation permutation), at a fraction of its cost
+   (it dominates the set-up of millions of cells) */
+static PetscErrorCode ElementMapVertices(DMAssembly as, PetscSection ls, PetscSection gs, DMPolytopeType ct)
+{
+  DM                 dm = as->dm;
+  const PetscInt     nelem = as->nelem, nv = as->nvert, nc = as->ncomp, dim = as->dim, cStart = as->cStart;
+  PetscSection       cs;
+  Vec                cv;
+  const PetscScalar *x;
+  PetscInt           vStart, vEnd, *cl = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  PetscCall(DMGetCoordinateSection(dm, &cs));
+  PetscCall(DMGetCoordinatesLocal(dm, &cv));
+  PetscCall(VecGetArrayRead(cv, &x));
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscInt ncl, a = 0;
+    PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
+    for (PetscInt i = 0; i < ncl; i++) {
+      const PetscInt v = cl[2 * i];
+      PetscInt       off, ndof, ncon, coff;
+      if (v < vStart || v >= vEnd) continue;
+      PetscCheck(a < nv, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly: cell %" PetscInt_FMT " has more than %" PetscInt_FMT " vertices", cStart + e, nv);
+      PetscCall(PetscSectionGetDof(ls, v, &ndof));
+      PetscCall(PetscSectionGetConstraintDof(ls, v, &ncon));
+      PetscCheck(ndof == nc, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: vertex %" PetscInt_FMT " has %" PetscInt_FMT " dofs, the field %" PetscInt_FMT " components", v, ndof, nc);
+      PetscCheck(!ncon, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " has a constrained dof; essential conditions through the section are not supported (apply them with MatZeroRowsColumns)", cStart + e);
+      PetscCall(PetscSectionGetOffset(gs, v, &off));
+      PetscCall(PetscSectionGetOffset(cs, v, &coff));
+      for (PetscInt c = 0; c < nc; c++) as->edof[(PetscCount)(a * nc + c) * nelem + e] = off + c;
+      for (PetscInt d = 0; d < dim; d++) as->xe[(PetscCount)(a * dim + d) * nelem + e] = PetscRealPart(x[coff + d]);
+      a++;
+    }
+    PetscCheck(a == nv, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " (%s) has %" PetscInt_FMT " vertices in its closure, expected %" PetscInt_FMT, cStart + e, DMPolytopeTypes[ct], a, nv);
+  }
+  PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart, PETSC_TRUE, NULL, &cl));
+  PetscCall(VecRestoreArrayRead(cv, &x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* called by DMAsmBuildMesh() for every discretization but the P1 simplex (one process, checked there) */
 PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
 {
@@ -74,8 +117,9 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
   PetscCall(PetscFEGetNumComponents(fe, &nc));
   PetscCall(PetscFEGetDimension(fe, &nb));
   PetscCall(GetDegree(fe, &deg));
-  PetscCheck(nc == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: scalar fields only (got %" PetscInt_FMT " components)", nc);
   PetscCall(GetCellType(dm, &ct));
+  /* a vector field: P1/Q1 Lagrange with its nc components at every vertex (node-major dofs a*nc + c) */
+  PetscCheck(nc == 1 || nb == nc * DMPolytopeTypeGetNumVertices(ct), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: a %" PetscInt_FMT "-component field must be P1/Q1 Lagrange (%" PetscInt_FMT " basis functions, %" PetscInt_FMT " per component); got %" PetscInt_FMT, nc, nc * DMPolytopeTypeGetNumVertices(ct), DMPolytopeTypeGetNumVertices(ct), nb);
   PetscCall(DMGetCoordinateDim(dm, &cdim));
   PetscCheck(cdim == dim, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: coordinate dimension %" PetscInt_FMT " differs from the mesh dimension %" PetscInt_FMT, cdim, dim);
   simplex = (PetscBool)(ct == DM_POLYTOPE_TRIANGLE || ct == DM_POLYTOPE_TETRAHEDRON);
@@ -91,9 +135,19 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
   as->dim    = dim;
   as->cStart = cStart;
   as->p1     = PETSC_FALSE;
-  PetscCall(PetscSNPrintf(as->ename, sizeof(as->ename), "%s%" PetscInt_FMT " %s", simplex ? "P" : "Q", deg, ct == DM_POLYTOPE_TRIANGLE ? "triangles" : ct == DM_POLYTOPE_TETRAHEDRON ? "tetrahedra" : ct == DM_POLYTOPE_QUADRILATERAL ? "quadrilaterals" : ct == DM_POLYTOPE_HEXAHEDRON ? "hexahedra" : "cells"));
+  as->ncomp  = nc;
+  PetscCall(PetscSNPrintf(as->ename, sizeof(as->ename), "%s%" PetscInt_FMT "%s %s", simplex ? "P" : "Q", deg, nc == 1 ? "" : nc == 2 ? "^2" : "^3", ct == DM_POLYTOPE_TRIANGLE ? "triangles" : ct == DM_POLYTOPE_TETRAHEDRON ? "tetrahedra" : ct == DM_POLYTOPE_QUADRILATERAL ? "quadrilaterals" : ct == DM_POLYTOPE_HEXAHEDRON ? "hexahedra" : "cells"));
   PetscCheck((PetscCount)nb * nb * nelem < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: %" PetscInt_FMT " elements of %" PetscInt_FMT " nodes: element entries exceed the PetscInt range; configure PETSc with 64-bit indices", nelem, nb);
   PetscCall(PetscMalloc2((size_t)nb * nelem, &as->edof, (size_t)nvert * dim * nelem, &as->xe));
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_ElementMap, as, 0, 0, 0));
+  {
+    DM cdg;
+    PetscCall(DMGetCellCoordinateDM(dm, &cdg));
+    if (nb == nvert * nc && !cdg) { /* P1/Q1 (scalar or vector): dofs on the vertices only, vertex coordinates */
+      PetscCall(ElementMapVertices(as, ls, gs, ct));
+      goto pattern;
+    }
+  }
   for (PetscInt e = 0; e < nelem; e++) {
     PetscInt           nidx, ncx;
     PetscInt          *idx = NULL;
@@ -108,7 +162,7 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
       as->edof[(PetscCount)a * nelem + e] = idx[a];
     }
     PetscCall(DMPlexRestoreClosureIndices(dm, ls, gs, cStart + e, PETSC_TRUE, &nidx, &idx, NULL, NULL));
-    if (!simplex) { /* Q1: the kernel's geometry uses the basis itself, so node a must be closure vertex a (no closure permutation) */
+    if (!simplex || nc > 1) { /* Q1 (and vector fields): the kernel's geometry uses the basis itself, so node a must be closure vertex a (no closure permutation); a vector field's vertex a holds dofs a*nc .. a*nc+nc-1 */
       PetscInt *cl = NULL, ncl, a = 0, vStart, vEnd;
       PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
       PetscCall(DMPlexGetTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
@@ -116,7 +170,7 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
         PetscInt off;
         if (cl[2 * i] < vStart || cl[2 * i] >= vEnd) continue;
         PetscCall(PetscSectionGetOffset(gs, cl[2 * i], &off));
-        PetscCheck(a < nb && off == as->edof[(PetscCount)a * nelem + e], PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT ": the field's closure order differs from the vertex order (a closure permutation on the section?); not supported for %s", cStart + e, DMPolytopeTypes[ct]);
+        PetscCheck(a * nc < nb && off == as->edof[(PetscCount)a * nc * nelem + e], PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT ": the field's closure order differs from the vertex order (a closure permutation on the section?); not supported for %s", cStart + e, DMPolytopeTypes[ct]);
         a++;
       }
       PetscCall(DMPlexRestoreTransitiveClosure(dm, cStart + e, PETSC_TRUE, &ncl, &cl));
@@ -127,7 +181,17 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
       for (PetscInt d = 0; d < dim; d++) as->xe[(PetscCount)(a * dim + d) * nelem + e] = PetscRealPart(cx[a * dim + d]);
     PetscCall(DMPlexRestoreCellCoordinates(dm, cStart + e, &isDG, &ncx, &arr, &cx));
   }
-  PetscCall(DMAsmBuildPattern(as, as->ndof, NULL, NULL, 0));
+pattern:
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_ElementMap, as, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Pattern, as, 0, 0, 0));
+  if (DMAsmSetUpOnDevice(as)) { /* as DMAsmBuildMesh does for P1: the pattern sorted on the device, the element map stays there */
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * nb * nelem));
+    PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * nb * nelem));
+    PetscCall(DMAsmCUDABuildPattern(nb, nelem, as->ndof, as->dedof, &as->pi, &as->pj, &as->nnz, &as->e2nz));
+#endif
+  } else PetscCall(DMAsmBuildPattern(as, as->ndof, NULL, NULL, 0));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Pattern, as, 0, 0, 0));
   PetscCall(PetscInfo(as, "Element map from the closure: %" PetscInt_FMT " %s, %" PetscInt_FMT " nodes per element, %" PetscInt_FMT " vertices\n", nelem, as->ename, nb, nvert));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -314,6 +378,11 @@ PetscErrorCode DMAssemblyLagrangeKernels(DMAssembly as, PetscReal alpha, PetscRe
   PetscCall(GetCellType(as->dm, &ct));
   PetscCall(PetscFEGetDimension(fe, &nb));
   PetscCall(GetDegree(fe, &deg));
+  {
+    PetscInt nc;
+    PetscCall(PetscFEGetNumComponents(fe, &nc));
+    PetscCheck(nc == 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "Lagrange kernels: scalar fields only (the field has %" PetscInt_FMT " components; for elasticity use DMAssemblyElasticityKernels())", nc);
+  }
   PetscCall(PetscNew(&c));
   c->dim    = dim;
   c->nen    = nb;

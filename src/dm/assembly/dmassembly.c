@@ -62,6 +62,7 @@ PetscErrorCode DMAssemblyRegisterAll(void)
   PetscCall(DMAssemblyRegister(DMASSEMBLYSHAREDNZ, DMAssemblyCreate_SharedNZ));
   PetscCall(DMAssemblyRegister(DMASSEMBLYLOCALNZ, DMAssemblyCreate_LocalNZ));
   PetscCall(DMAssemblyRegister(DMASSEMBLYLOCALROW, DMAssemblyCreate_LocalRow));
+  PetscCall(DMAssemblyRegister(DMASSEMBLYKIRAN, DMAssemblyCreate_Kiran));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -629,7 +630,7 @@ PetscErrorCode DMAssemblyCreateMatrix(DMAssembly as, Mat *J)
     PetscCall(MatDestroy(J));
     SETERRQ(PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssemblyCreateMatrix: matrix type %s takes no CSR preallocation; use an AIJ type (aij, aijcusparse, ellwarp) or DMCreateMatrix()", name);
   }
-  PetscCall(MatSetBlockSize(*J, 1));
+  PetscCall(MatSetBlockSize(*J, as->ncomp > 1 ? as->ncomp : 1)); /* a vector field: its components are consecutive dofs */
   PetscCall(MatSetDM(*J, dm));
   PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
   PetscCall(MatSetLocalToGlobalMapping(*J, ltog, ltog));

@@ -1,0 +1,185 @@
+/* Isotropic linear elasticity on Lagrange P1/Q1 cells with a vector field (src/dm/assembly/dmasmelas.c, the kiran
+   type dmasmkiran.c, device kernels dmasmkirancuda.cu).  Compiled by both compilers: the host references and the
+   device kernels call the same inline functions.
+
+   Element dofs are node-major, component-minor (dof a*dim + i: component i of vertex a), the order of
+   DMPlexGetClosureIndices() for a section with dim dofs per vertex and of PETSc's vector PetscFE basis.  With the
+   physical gradients g_a of the vertex basis at a quadrature point and the weight w|det J|,
+     K[(a,i),(b,k)] += w|J| (lambda g_a[i] g_b[k] + mu g_a[k] g_b[i] + mu delta_ik g_a . g_b)
+   which is B^T D B of Kiran et al. (eq. 10-13) written per 3x3 node block, with the tensor shear modulus mu (their
+   D's shear entries (1 - 2 nu) E / ((1 + nu)(1 - 2 nu)) are 2 mu: engineering strains there), and is PETSc's
+   g3[i][j][k][l] = lambda delta_ij delta_kl + mu (delta_ik delta_jl + delta_il delta_jk) integrated at the same
+   points.  In 2-D this is plane strain. */
+#pragma once
+
+#include <petscsys.h>
+
+#if defined(__CUDACC__)
+  #define DMASM_ELAS_HD __host__ __device__ __forceinline__
+#else
+  #define DMASM_ELAS_HD static inline
+#endif
+
+#define DMASM_ELAS_MAXQ 27 /* quadrature points of the element-buffer kernel */
+#define DMASM_HEX_NEN   24 /* dofs of a vector Q1 hexahedron */
+#define DMASM_HEX_NK    576
+
+/* the kiran strategies (Kiran, Sharma, Gautam, section 4) */
+typedef enum {
+  DMASM_KIRAN_ELEMENT,   /* one thread per element, the element matrix in local memory (the paper's baseline, 3.4) */
+  DMASM_KIRAN_WARP4,     /* a warp per element, 4 threads per element-matrix row (3 rows x 6 columns a lane, 4.1) */
+  DMASM_KIRAN_WARP8,     /* a warp per element, 8 threads per row (6 rows x 3 columns a lane, 4.2) */
+  DMASM_KIRAN_PPNI4,     /* warp4 with the geometry of all 8 Gauss points at once (4.3) */
+  DMASM_KIRAN_PPNI8,     /* warp8 with PPNI */
+  DMASM_KIRAN_TWOKERNEL, /* geometry kernel, then a block of 576 threads per element, one entry each (4.4) */
+  DMASM_KIRAN_NSTRATEGIES
+} DMAsmKiranStrategy;
+
+/* The built-in elasticity kernels' context (DMAssemblyElasticityKernels()).  ref = {w[nq], dN[nq][nv][dim]}: the
+   quadrature weights and reference gradients of the scalar vertex basis of the DM's PetscFE at its own quadrature
+   points (PETSc's reference cell), so the geometry J = sum_a x_a dN_a is PETSc's own map. */
+typedef struct _DMAsmElasCtx {
+  PetscInt   dim, nv, nq, nen, ncell;
+  PetscReal  lam, mu;    /* constant material */
+  PetscReal *lm, *dlm;   /* per cell [ncell][2] = (lambda, mu), host and device (NULL: constant) */
+  PetscReal *ref, *dref; /* host and device (at the first device use) */
+} DMAsmElasCtx;
+
+/* material of one element: Lame constants */
+DMASM_ELAS_HD void DMAsmElasLame(PetscReal E, PetscReal nu, PetscReal *lam, PetscReal *mu)
+{
+  *lam = E * nu / ((1 + nu) * (1 - 2 * nu));
+  *mu  = E / (2 * (1 + nu));
+}
+
+/* J[d][k] = sum_a x[a*dim+d] dN[a*dim+k] (dN: reference gradients of the vertex basis at one point) and its
+   inverse Ji[k][d] (row-major); returns det J */
+DMASM_ELAS_HD PetscReal DMAsmElasJacInv(int dim, int nv, const PetscReal *dN, const PetscReal *x, PetscReal *Ji)
+{
+  PetscReal J[9] = {0}, det;
+  for (int a = 0; a < nv; a++)
+    for (int d = 0; d < dim; d++)
+      for (int k = 0; k < dim; k++) J[d * dim + k] += x[a * dim + d] * dN[a * dim + k];
+  if (dim == 3) {
+    for (int r = 0; r < 3; r++) /* Ji[r][c] = C[c][r] / det: C the cofactor matrix (cyclic form) */
+      for (int c = 0; c < 3; c++) Ji[r * 3 + c] = J[((c + 1) % 3) * 3 + (r + 1) % 3] * J[((c + 2) % 3) * 3 + (r + 2) % 3] - J[((c + 1) % 3) * 3 + (r + 2) % 3] * J[((c + 2) % 3) * 3 + (r + 1) % 3];
+    det = J[0] * Ji[0] + J[1] * Ji[3] + J[2] * Ji[6];
+  } else {
+    det   = J[0] * J[3] - J[1] * J[2];
+    Ji[0] = J[3];
+    Ji[1] = -J[1];
+    Ji[2] = -J[2];
+    Ji[3] = J[0];
+  }
+  for (int i = 0; i < dim * dim; i++) Ji[i] /= det;
+  return det;
+}
+
+/* physical gradients g[a*dim+d] = sum_k dN[a*dim+k] Ji[k][d] */
+DMASM_ELAS_HD void DMAsmElasGrad(int dim, int nv, const PetscReal *dN, const PetscReal *Ji, PetscReal *g)
+{
+  for (int a = 0; a < nv; a++)
+    for (int d = 0; d < dim; d++) {
+      PetscReal s = 0;
+      for (int k = 0; k < dim; k++) s += dN[a * dim + k] * Ji[k * dim + d];
+      g[a * dim + d] = s;
+    }
+}
+
+/* the geometry at one quadrature point: g, returns det J */
+DMASM_ELAS_HD PetscReal DMAsmElasGeom(int dim, int nv, const PetscReal *dN, const PetscReal *x, PetscReal *g)
+{
+  PetscReal       Ji[9];
+  const PetscReal det = DMAsmElasJacInv(dim, nv, dN, x, Ji);
+  DMAsmElasGrad(dim, nv, dN, Ji, g);
+  return det;
+}
+
+/* one entry (i,k) of block (a,b) at one point: wl = w|J| lambda, wm = w|J| mu; dot = g_a . g_b */
+DMASM_ELAS_HD PetscReal DMAsmElasEntry(const PetscReal *ga, const PetscReal *gb, PetscReal dot, int i, int k, PetscReal wl, PetscReal wm)
+{
+  return wl * ga[i] * gb[k] + wm * ga[k] * gb[i] + (i == k ? wm * dot : 0);
+}
+
+/* the 3x3 (dim x dim) block (a,b) of one quadrature point, added to K (row stride ldk) */
+DMASM_ELAS_HD void DMAsmElasBlock(int dim, const PetscReal *ga, const PetscReal *gb, PetscReal wl, PetscReal wm, PetscScalar *K, int ldk)
+{
+  PetscReal dot = 0;
+  for (int i = 0; i < dim; i++) dot += ga[i] * gb[i];
+  for (int i = 0; i < dim; i++)
+    for (int k = 0; k < dim; k++) K[i * ldk + k] += DMAsmElasEntry(ga, gb, dot, i, k, wl, wm);
+}
+
+/* the whole element matrix K[(a*dim+i)*nen + b*dim+k] (nen = nv*dim), zeroed first; ref: w[nq], dN[nq][nv][dim] */
+DMASM_ELAS_HD void DMAsmElasElement(int dim, int nv, int nq, const PetscReal *w, const PetscReal *dN, const PetscReal *x, PetscReal lam, PetscReal mu, PetscScalar *K)
+{
+  const int nen = nv * dim;
+  PetscReal g[8 * 3];
+  for (int i = 0; i < nen * nen; i++) K[i] = 0;
+  for (int q = 0; q < nq; q++) {
+    const PetscReal det = DMAsmElasGeom(dim, nv, dN + q * nv * dim, x, g);
+    const PetscReal wd  = w[q] * (det < 0 ? -det : det);
+    for (int a = 0; a < nv; a++)
+      for (int b = 0; b < nv; b++) DMAsmElasBlock(dim, g + a * dim, g + b * dim, wd * lam, wd * mu, K + (a * dim) * nen + b * dim, nen);
+  }
+}
+
+/* Warp strategies: lane l's slot s (0..17) of the hex element matrix -> (row, col) of the 24 x 24 matrix.
+   4 threads per row (Fig. 2): row node a = l/4, column nodes 2(l%4), 2(l%4)+1: slot s = bb*9 + i*3 + k.
+   8 threads per row (Fig. 6): row nodes 2(l/8), 2(l/8)+1, column node l%8: slot s = aa*9 + i*3 + k.
+   The index map stores slot s of lane l of element p at map[p*576 + s*32 + l]: a warp reads it coalesced. */
+DMASM_ELAS_HD void DMAsmKiranSlot(int tpr, int lane, int s, int *row, int *col)
+{
+  const int h = s / 9, i = (s % 9) / 3, k = s % 3;
+  if (tpr == 4) {
+    *row = 3 * (lane >> 2) + i;
+    *col = 3 * (2 * (lane & 3) + h) + k;
+  } else {
+    *row = 3 * (2 * (lane >> 3) + h) + i;
+    *col = 3 * (lane & 7) + k;
+  }
+}
+
+/* position of element-matrix entry r (= row*24 + col) of colour-ordered element p (of n) in the strategy's index map:
+   element: entry-major r*n + p (a thread per element reads it coalesced); two kernels: p*576 + r (a thread per entry);
+   warp strategies: p*576 + s*32 + lane of the lane that owns r */
+DMASM_ELAS_HD PetscCount DMAsmKiranMapPos(int strategy, PetscCount n, PetscCount p, int r)
+{
+  if (strategy == DMASM_KIRAN_ELEMENT) return (PetscCount)r * n + p;
+  if (strategy == DMASM_KIRAN_TWOKERNEL) return p * DMASM_HEX_NK + r;
+  {
+    const int tpr = (strategy == DMASM_KIRAN_WARP4 || strategy == DMASM_KIRAN_PPNI4) ? 4 : 8;
+    const int row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, a = row / 3, i = row % 3, b = col / 3, k = col % 3;
+    int       lane, s;
+    if (tpr == 4) {
+      lane = 4 * a + b / 2;
+      s    = (b % 2) * 9 + i * 3 + k;
+    } else {
+      lane = 8 * (a / 2) + b;
+      s    = (a % 2) * 9 + i * 3 + k;
+    }
+    return p * DMASM_HEX_NK + s * 32 + lane;
+  }
+}
+
+/* An index-map entry m: m >= 0 adds to value m; m < 0 stores into value ~m: the first colour (in launch order)
+   touching a value stores it, the later ones add, so the values need no zeroing (only the values no element
+   touches, listed at plan time).  Saves the zeroing pass and the read of the first contribution (16 B a value). */
+DMASM_ELAS_HD void DMAsmKiranPut(PetscScalar *dst, int m, PetscScalar v)
+{
+  if (m < 0) dst[~m] = v;
+  else dst[m] += v;
+}
+
+/* device side (dmasmkirancuda.cu); the plain-C references are in dmasmelas.c and dmasmkiran.c */
+PETSC_INTERN PetscErrorCode DMAsmElasCtxDevice(DMAsmElasCtx *);
+#if defined(ELLWARP_HAVE_CUDA)
+PETSC_INTERN PetscErrorCode DMAsmCUDAElasElement(const DMAsmElasCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
+/* one colour [p0, p0+n) of the colour-ordered elements by strategy s into dst (geo: the two kernels' geometry; jac: the
+   Jacobian of warp4/warp8, 0 shuffle, 1 shared memory, 2 atomics: DMAssemblyKiranJacobians) */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranColor(int s, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *geo);
+/* the index map from the device element targets (first touches encoded as stores) and the untouched values of nval */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
+#endif

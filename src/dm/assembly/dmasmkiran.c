@@ -1,0 +1,526 @@
+/* The kiran type (DMASSEMBLYKIRAN): 8-node hexahedra of isotropic linear elasticity (3 dofs a node, 24 x 24 element
+   matrices) generated and assembled inside one kernel per colour, by the strategies of Kiran, Sharma and Gautam,
+   "GPU-warp based finite element matrices generation and assembly using coloring method" (JCDE 2019), in double
+   precision:
+     element    one thread per element, the element matrix in local memory (their baseline, section 3.4)
+     warp4      a warp per element, 4 threads per element-matrix row: lane l holds rows of node l/4 x the columns of
+                nodes 2(l%4), 2(l%4)+1, 18 entries in registers; the Jacobian by warp shuffle (4.1, Alg. 4, Fig. 4)
+     warp8      8 threads per row: rows of nodes 2(l/8), 2(l/8)+1 x the columns of node l%8 (4.2)
+     ppni4/8    warp4/8 with partial parallel numerical integration: the Jacobians, determinants, inverses and
+                physical gradients of all 8 Gauss points at once in shared memory (4.3, Listing 1)
+     twokernel  a geometry kernel (inverse Jacobians and weights of all Gauss points, a warp per element, into global
+                memory), then a block of 576 threads per element, one entry each (4.4)
+   The elements are coloured greedily on the host (no two of a colour share a vertex; time in View), reordered by
+   colour with their coordinates (and material) laid out for the strategy, and a per-element index map into the
+   target's value array (ELLWARP slots, CSR values: MatGetAssemblyTarget) is precomputed in the order the
+   strategy's threads read it (coalesced: DMAsmKiranMapPos in include/petscellwarp/private/dmasmelas.h); each colour
+   adds its entries to the zeroed values without atomics.  On the device the map is built by a kernel from the
+   generic element targets (the paper's future work).  Every device kernel (dmasmkirancuda.cu) has here a plain-C
+   reference walking the same layouts (the host path). */
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmelas.h>
+#include <petsctime.h>
+#include <petscbt.h>
+
+PETSC_INTERN PetscErrorCode DMAsmElasGetCtx(DMAssembly, DMAsmElasCtx **);
+
+const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
+/* the Jacobian of warp4/warp8 (Kiran et al., Table 1) */
+static const char *const KiranJacobians[] = {"shuffle", "shared", "atomic", "KiranJacobian", "KIRAN_JAC_", NULL};
+
+#define KIRAN_GEO 80 /* two kernels: per element 8 x (inverse Jacobian 9 + w|det J| 1) */
+
+typedef struct {
+  PetscInt       strategy;                  /* DMAsmKiranStrategy */
+  PetscInt       jac;                       /* warp4/warp8: the Jacobian by warp shuffle (0), shared memory (1), atomics (2) */
+  PetscInt       ncolors, *colptr, *colelem; /* colour c: colour-ordered positions colptr[c] .. colptr[c+1]; colelem[p]: its element */
+  PetscInt      *dcolelem;
+  PetscInt       maxval;                    /* largest vertex valence */
+  PetscLogDouble colortime;                 /* host seconds of the greedy colouring */
+  PetscReal     *xk, *dxk;                  /* coordinates in colour order: [24][nelem] (element) or [nelem][24] */
+  PetscReal     *lmk, *dlmk;                /* per element (lambda, mu) in colour order, NULL: constant */
+  int           *map, *dmap;                /* index map [576 nelem] in the strategy's order (host / device) */
+  PetscCount     nval;                      /* length of the target's value array */
+  PetscCount     nuntouched;                /* values no element touches (zeroed by each assembly; the others are stored by their first colour) */
+  int           *untouched, *duntouched;
+  PetscReal     *geo, *dgeo;                /* two kernels: [nelem][KIRAN_GEO] */
+  DMAsmElasCtx  *c;
+} DMAssembly_Kiran;
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* plain-C references of the device kernels, on the same layouts                                              */
+
+static void HostKiranGeometry(PetscInt nelem, const PetscReal *ref, const PetscReal *xk, PetscReal *geo)
+{
+  for (PetscInt p = 0; p < nelem; p++)
+    for (int q = 0; q < 8; q++) {
+      PetscReal       Ji[9];
+      const PetscReal det = DMAsmElasJacInv(3, 8, ref + 8 + q * 24, xk + (PetscCount)24 * p, Ji);
+      for (int j = 0; j < 9; j++) geo[(PetscCount)p * KIRAN_GEO + q * 10 + j] = Ji[j];
+      geo[(PetscCount)p * KIRAN_GEO + q * 10 + 9] = ref[q] * PetscAbsReal(det);
+    }
+}
+
+static void HostKiranColor(const DMAssembly_Kiran *k, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *ref, PetscScalar *dst)
+{
+  PetscScalar K[DMASM_HEX_NK];
+  PetscReal   x[24], g[8 * 24];
+
+  for (PetscInt p = p0; p < p0 + n; p++) {
+    const PetscReal lam = k->lmk ? k->lmk[2 * p] : k->c->lam, mu = k->lmk ? k->lmk[2 * p + 1] : k->c->mu;
+    switch (k->strategy) {
+    case DMASM_KIRAN_ELEMENT:
+      for (int j = 0; j < 24; j++) x[j] = k->xk[(PetscCount)j * nelem + p];
+      DMAsmElasElement(3, 8, 8, ref, ref + 8, x, lam, mu, K);
+      for (int r = 0; r < DMASM_HEX_NK; r++) DMAsmKiranPut(dst, k->map[(PetscCount)r * nelem + p], K[r]);
+      break;
+    case DMASM_KIRAN_TWOKERNEL: /* the second kernel: entry r of thread r from the first kernel's geometry */
+      for (int q = 0; q < 8; q++) DMAsmElasGrad(3, 8, ref + 8 + q * 24, k->geo + (PetscCount)p * KIRAN_GEO + q * 10, g + q * 24);
+      for (int r = 0; r < DMASM_HEX_NK; r++) {
+        const int   row = r / 24, col = r % 24, a = row / 3, i = row % 3, b = col / 3, kk = col % 3;
+        PetscScalar v   = 0;
+        for (int q = 0; q < 8; q++) {
+          const PetscReal *ga = g + q * 24 + 3 * a, *gb = g + q * 24 + 3 * b, wd = k->geo[(PetscCount)p * KIRAN_GEO + q * 10 + 9];
+          v += DMAsmElasEntry(ga, gb, ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2], i, kk, wd * lam, wd * mu);
+        }
+        DMAsmKiranPut(dst, k->map[(PetscCount)p * DMASM_HEX_NK + r], v);
+      }
+      break;
+    default: { /* the warp strategies: lane l adds its 18 slots */
+      const int tpr = (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_PPNI4) ? 4 : 8;
+      DMAsmElasElement(3, 8, 8, ref, ref + 8, k->xk + (PetscCount)24 * p, lam, mu, K);
+      for (int s = 0; s < 18; s++)
+        for (int l = 0; l < 32; l++) {
+          int row, col;
+          DMAsmKiranSlot(tpr, l, s, &row, &col);
+          DMAsmKiranPut(dst, k->map[(PetscCount)p * DMASM_HEX_NK + s * 32 + l], K[row * 24 + col]);
+        }
+    }
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* greedy colouring of the elements by their vertices (the dof of component 0 names a vertex) */
+static PetscErrorCode Colour(DMAssembly as, DMAssembly_Kiran *k)
+{
+  const PetscInt nelem = as->nelem, nv = as->nvert, nc = as->ncomp, n = as->ndof;
+  PetscInt      *nptr, *nel, *cnt, *color, *mark, ncolors = 0;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscCalloc1(n + 1, &nptr));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < nv; a++) nptr[as->edof[a * nc * nelem + e] + 1]++;
+  k->maxval = 0;
+  for (PetscInt i = 0; i < n; i++) k->maxval = PetscMax(k->maxval, nptr[i + 1]);
+  for (PetscInt i = 0; i < n; i++) nptr[i + 1] += nptr[i];
+  PetscCall(PetscMalloc2(nptr[n], &nel, n + 1, &cnt));
+  PetscCall(PetscArraycpy(cnt, nptr, n + 1));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < nv; a++) nel[cnt[as->edof[a * nc * nelem + e]]++] = e;
+  PetscCall(PetscMalloc2(nelem, &color, nelem + 1, &mark));
+  for (PetscInt c = 0; c <= nelem; c++) mark[c] = -1;
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscInt c = 0;
+    for (PetscInt a = 0; a < nv; a++) {
+      const PetscInt v = as->edof[a * nc * nelem + e];
+      for (PetscInt j = nptr[v]; j < nptr[v + 1]; j++)
+        if (nel[j] < e) mark[color[nel[j]]] = e;
+    }
+    while (mark[c] == e) c++;
+    color[e] = c;
+    ncolors  = PetscMax(ncolors, c + 1);
+  }
+  k->ncolors = ncolors;
+  PetscCall(PetscCalloc1(ncolors + 1, &k->colptr));
+  PetscCall(PetscMalloc1(nelem, &k->colelem));
+  for (PetscInt e = 0; e < nelem; e++) k->colptr[color[e] + 1]++;
+  for (PetscInt c = 0; c < ncolors; c++) k->colptr[c + 1] += k->colptr[c];
+  PetscCall(PetscArraycpy(mark, k->colptr, ncolors));
+  for (PetscInt e = 0; e < nelem; e++) k->colelem[mark[color[e]]++] = e;
+  PetscCall(PetscFree2(color, mark));
+  PetscCall(PetscFree2(nel, cnt));
+  PetscCall(PetscFree(nptr));
+  PetscCall(PetscTime(&t1));
+  k->colortime = t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FreeData(DMAssembly_Kiran *k)
+{
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (k->dcolelem != k->colelem) PetscCall(DMAsmCUDAFree((void **)&k->dcolelem));
+  if (k->dxk != k->xk) PetscCall(DMAsmCUDAFree((void **)&k->dxk));
+  if (k->dlmk != k->lmk) PetscCall(DMAsmCUDAFree((void **)&k->dlmk));
+  if (k->dmap != k->map) PetscCall(DMAsmCUDAFree((void **)&k->dmap));
+  if (k->dgeo != k->geo) PetscCall(DMAsmCUDAFree((void **)&k->dgeo));
+  if (k->duntouched != k->untouched) PetscCall(DMAsmCUDAFree((void **)&k->duntouched));
+#endif
+  k->duntouched = NULL;
+  PetscCall(PetscFree(k->untouched));
+  k->dcolelem = NULL;
+  k->dxk      = NULL;
+  k->dlmk     = NULL;
+  k->dmap     = NULL;
+  k->dgeo     = NULL;
+  PetscCall(PetscFree(k->colptr));
+  PetscCall(PetscFree(k->colelem));
+  PetscCall(PetscFree(k->xk));
+  PetscCall(PetscFree(k->lmk));
+  PetscCall(PetscFree(k->map));
+  PetscCall(PetscFree(k->geo));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetUp_Kiran(DMAssembly as)
+{
+  DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
+  const PetscInt    nelem = as->nelem;
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmElasGetCtx(as, &k->c));
+  PetscCheck(k->c, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran computes the hexahedral elasticity element inside its kernels: set DMAssemblyElasticityKernels(); for other kernels use globalnz, atomic or color");
+  PetscCheck(as->dim == 3 && as->nvert == 8 && as->nen == 24, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: 8-node hexahedra with 3 dofs a node only, the mesh has %s (%" PetscInt_FMT " dofs per element); use globalnz, atomic or color", as->ename, as->nen);
+  PetscCheck(k->c->nq == 8, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: 2 x 2 x 2 Gauss points (the Q1 PetscFE's default quadrature), the PetscFE has %" PetscInt_FMT " points", k->c->nq);
+  PetscCheck(!as->mpi, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: one process only");
+  PetscCall(FreeData(k));
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Color, as, 0, 0, 0));
+  PetscCall(Colour(as, k));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Color, as, 0, 0, 0));
+  /* the inputs in colour order, laid out for the strategy's threads */
+  PetscCall(PetscMalloc1((size_t)24 * nelem, &k->xk));
+  for (PetscInt p = 0; p < nelem; p++) {
+    const PetscInt e = k->colelem[p];
+    for (PetscInt j = 0; j < 24; j++) {
+      const PetscReal v = as->xe[(PetscCount)j * nelem + e];
+      if (k->strategy == DMASM_KIRAN_ELEMENT) k->xk[(PetscCount)j * nelem + p] = v;
+      else k->xk[(PetscCount)p * 24 + j] = v;
+    }
+  }
+  if (k->c->lm) {
+    PetscCall(PetscMalloc1(2 * nelem, &k->lmk));
+    for (PetscInt p = 0; p < nelem; p++) {
+      k->lmk[2 * p]     = k->c->lm[2 * k->colelem[p]];
+      k->lmk[2 * p + 1] = k->c->lm[2 * k->colelem[p] + 1];
+    }
+  }
+  if (k->strategy == DMASM_KIRAN_TWOKERNEL && as->mtype == PETSC_MEMTYPE_HOST) PetscCall(PetscMalloc1((size_t)KIRAN_GEO * nelem, &k->geo));
+  k->dcolelem = k->colelem;
+  k->dxk      = k->xk;
+  k->dlmk     = k->lmk;
+  k->dgeo     = k->geo;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) {
+    PetscCall(DMAsmElasCtxDevice(k->c));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dcolelem, sizeof(PetscInt) * nelem));
+    PetscCall(DMAsmCUDAUpload(k->dcolelem, k->colelem, sizeof(PetscInt) * nelem));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dxk, sizeof(PetscReal) * 24 * nelem));
+    PetscCall(DMAsmCUDAUpload(k->dxk, k->xk, sizeof(PetscReal) * 24 * nelem));
+    PetscCall(PetscFree(k->xk)); /* the device copy only */
+    if (k->lmk) {
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dlmk, sizeof(PetscReal) * 2 * nelem));
+      PetscCall(DMAsmCUDAUpload(k->dlmk, k->lmk, sizeof(PetscReal) * 2 * nelem));
+      PetscCall(PetscFree(k->lmk));
+    }
+    if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * KIRAN_GEO * nelem));
+  }
+#endif
+  PetscCall(PetscInfo(as, "kiran %s: %" PetscInt_FMT " colours (largest vertex valence %" PetscInt_FMT "), greedy colouring %.3f s on the host\n", DMAssemblyKiranStrategies[k->strategy], k->ncolors, k->maxval, (double)k->colortime));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckTarget(DMAssembly as, const MatAssemblyBlock *B)
+{
+  DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
+
+  PetscFunctionBegin;
+  PetscCheck(B->nval <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly kiran: the index map holds 32-bit positions, the target has %" PetscCount_FMT " values", B->nval);
+  k->nval = B->nval;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (k->dmap != k->map) PetscCall(DMAsmCUDAFree((void **)&k->dmap));
+#endif
+  k->dmap = NULL;
+  PetscCall(PetscFree(k->map));
+#if defined(ELLWARP_HAVE_CUDA)
+  if (k->duntouched != k->untouched) PetscCall(DMAsmCUDAFree((void **)&k->duntouched));
+#endif
+  k->duntouched = NULL;
+  PetscCall(PetscFree(k->untouched));
+  k->nuntouched = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the index map from q2t[(r)*nelem + e] (element entry r -> position in the value array), in the strategy's order */
+static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *q2t)
+{
+  DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
+  const PetscInt    nelem = as->nelem;
+  PetscBT           seen;
+
+  PetscFunctionBegin;
+  PetscCall(CheckTarget(as, B));
+  PetscCall(PetscMalloc1((size_t)DMASM_HEX_NK * nelem, &k->map));
+  PetscCall(PetscBTCreate(k->nval, &seen));
+  for (PetscInt p = 0; p < nelem; p++) /* colour order = launch order: the first element touching a value stores it */
+    for (int r = 0; r < DMASM_HEX_NK; r++) {
+      const PetscInt t = q2t[(PetscCount)r * nelem + k->colelem[p]];
+      k->map[DMAsmKiranMapPos((int)k->strategy, nelem, p, r)] = PetscBTLookupSet(seen, t) ? (int)t : ~(int)t;
+    }
+  for (PetscCount t = 0; t < k->nval; t++)
+    if (!PetscBTLookup(seen, t)) k->nuntouched++;
+  PetscCall(PetscMalloc1(k->nuntouched, &k->untouched));
+  k->nuntouched = 0;
+  for (PetscCount t = 0; t < k->nval; t++)
+    if (!PetscBTLookup(seen, t)) k->untouched[k->nuntouched++] = (int)t;
+  PetscCall(PetscBTDestroy(&seen));
+  k->dmap       = k->map;
+  k->duntouched = k->untouched;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) {
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * nelem));
+    PetscCall(DMAsmCUDAUpload(k->dmap, k->map, sizeof(int) * DMASM_HEX_NK * nelem));
+    PetscCall(PetscFree(k->map));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->duntouched, sizeof(int) * k->nuntouched));
+    PetscCall(DMAsmCUDAUpload(k->duntouched, k->untouched, sizeof(int) * k->nuntouched));
+    PetscCall(PetscFree(k->untouched));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the same map built on the device from the device element targets (one thread per entry) */
+static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock *B, const PetscInt *dq2t)
+{
+  DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
+
+  PetscFunctionBegin;
+  PetscCall(CheckTarget(as, B));
+#if defined(ELLWARP_HAVE_CUDA)
+  PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * as->nelem));
+  PetscCall(DMAsmCUDAKiranMap((int)k->strategy, as->nelem, k->dcolelem, dq2t, k->nval, k->dmap, &k->nuntouched, &k->duntouched));
+#else
+  (void)dq2t;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool HasJacPlan_Kiran(DMAssembly as)
+{
+  return (PetscBool)(((DMAssembly_Kiran *)as->data)->dmap != NULL);
+}
+
+/* the Jacobian is always computed inside the strategy's kernels (set-up checked the kernels); the residual goes
+   through the element buffers and the packed reduction */
+static PetscBool FusedActive_Kiran(DMAssembly as, PetscBool jac)
+{
+  (void)as;
+  return jac;
+}
+
+static PetscLogDouble KiranFlops(void)
+{
+  return 8 * (4.0 * 8 * 9 + 40 + 64 * (6 + 54)) + DMASM_HEX_NK; /* ElasFlops of a hexahedron + the additions */
+}
+
+static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
+{
+  DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
+
+  PetscFunctionBegin;
+  (void)u;
+  PetscCheck(jac, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran: residuals go through the element buffers");
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  if (as->mtype == PETSC_MEMTYPE_HOST) {
+    for (PetscCount i = 0; i < k->nuntouched; i++) dst[k->untouched[i]] = 0; /* the others: stored by their first colour */
+    if (k->strategy == DMASM_KIRAN_TWOKERNEL) HostKiranGeometry(as->nelem, k->c->ref, k->xk, k->geo);
+    for (PetscInt c = 0; c < k->ncolors; c++) HostKiranColor(k, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->ref, dst);
+    PetscCall(PetscLogFlops(KiranFlops() * as->nelem));
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
+    if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAKiranGeometry(as->nelem, k->c->dref, k->dxk, k->dgeo));
+    for (PetscInt c = 0; c < k->ncolors; c++) PetscCall(DMAsmCUDAKiranColor((int)k->strategy, (int)k->jac, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dmap, k->dgeo, dst));
+    PetscCall(PetscLogGpuFlops(KiranFlops() * as->nelem));
+#endif
+  }
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Reduce, as, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems PetscOptionsObject)
+{
+  DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
+  PetscEnum         s = (PetscEnum)k->strategy;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "DMAssembly kiran");
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_strategy", "hex8 elasticity: one thread per element, a warp per element (4/8 threads a row, PPNI) or two kernels", "DMAssemblyKiranSetStrategy", DMAssemblyKiranStrategies, s, &s, NULL));
+  PetscCheck(!as->setupcalled || (PetscInt)s == k->strategy, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly kiran: -dm_assembly_kiran_strategy must be set before DMAssemblySetUp() (the inputs are laid out for the strategy)");
+  k->strategy = (PetscInt)s;
+  s           = (PetscEnum)k->jac;
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_jacobian", "warp4/warp8 (device): the Jacobian by warp shuffle, shared memory or shared-memory atomics (Kiran et al., Table 1)", "DMAssemblyKiranSetStrategy", KiranJacobians, s, &s, NULL));
+  k->jac = (PetscInt)s;
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
+{
+  DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
+  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each"};
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; hex8 elasticity generated and added per colour without atomics through a precomputed index map into the target's values\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy]));
+  if (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_WARP8) PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian at each Gauss point by %s (-dm_assembly_kiran_jacobian)%s\n", k->jac == 0 ? "8-lane warp shuffles" : k->jac == 1 ? "products in shared memory summed by 3 lanes" : "shared-memory atomicAdd", k->jac == 2 ? ": not bitwise reproducible" : ""));
+  if (as->setupcalled) {
+    const PetscLogDouble map = 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->dlmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
+    const PetscLogDouble rmw = k->nval ? (16.0 * DMASM_HEX_NK * as->nelem - 8.0 * (k->nval - k->nuntouched)) / as->nelem : 16.0 * DMASM_HEX_NK;
+    PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring (greedy, host): %" PetscInt_FMT " colours, largest vertex valence %" PetscInt_FMT ", %.3f s; material %s\n", k->ncolors, k->maxval, (double)k->colortime, k->dlmk ? "per element" : "constant"));
+    if (k->nval) PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: inputs %.0f + index map %.0f + values %.0f (the first colour touching a value stores it, the others add; %" PetscCount_FMT " of %" PetscCount_FMT " values untouched, zeroed) = %.0f B; %.0f flops per element\n", (double)in, (double)map, (double)rmw, k->nuntouched, k->nval, (double)(in + map + rmw), (double)KiranFlops()));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "index map: built at the first DMAssemblyComputeJacobian(); %.0f flops per element\n", (double)KiranFlops()));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetInfo_Kiran(DMAssembly as, DMAssemblyInfo *info)
+{
+  PetscFunctionBegin;
+  info->ncolors = ((DMAssembly_Kiran *)as->data)->ncolors;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetColoring_Kiran(DMAssembly as, PetscInt *ncolors, const PetscInt **colptr, const PetscInt **colelem)
+{
+  const DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
+
+  PetscFunctionBegin;
+  if (ncolors) *ncolors = k->ncolors;
+  if (colptr) *colptr = k->colptr;
+  if (colelem) *colelem = k->colelem;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetStrategy_Kiran(DMAssembly as, DMAssemblyKiranStrategy s)
+{
+  PetscFunctionBegin;
+  PetscCheck(!as->setupcalled || (PetscInt)s == ((DMAssembly_Kiran *)as->data)->strategy, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblyKiranSetStrategy: call it before DMAssemblySetUp()");
+  ((DMAssembly_Kiran *)as->data)->strategy = (PetscInt)s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetColoringTime_Kiran(DMAssembly as, PetscLogDouble *t)
+{
+  PetscFunctionBegin;
+  *t = ((DMAssembly_Kiran *)as->data)->colortime;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Destroy_Kiran(DMAssembly as)
+{
+  PetscFunctionBegin;
+  PetscCall(FreeData((DMAssembly_Kiran *)as->data));
+  PetscCall(PetscObjectComposeFunction((PetscObject)as, "DMAssemblyGetColoring_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)as, "DMAssemblyKiranSetStrategy_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)as, "DMAssemblyKiranGetColoringTime_C", NULL));
+  PetscCall(PetscFree(as->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblyKiranSetStrategy - Chooses the strategy of a `DMASSEMBLYKIRAN` assembler
+
+  Logically Collective
+
+  Input Parameters:
++ as - the assembler (type `DMASSEMBLYKIRAN`; other types ignore the call)
+- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8` or `_TWOKERNEL`
+
+  Options Database Key:
+. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel> - the strategy (default ppni4)
+
+  Level: intermediate
+
+.seealso: `DMAssembly`, `DMASSEMBLYKIRAN`, `DMAssemblyElasticityKernels()`
+@*/
+PetscErrorCode DMAssemblyKiranSetStrategy(DMAssembly as, DMAssemblyKiranStrategy s)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscTryMethod(as, "DMAssemblyKiranSetStrategy_C", (DMAssembly, DMAssemblyKiranStrategy), (as, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblyKiranGetColoringTime - Host seconds the greedy element colouring of a `DMASSEMBLYKIRAN` assembler took
+
+  Not Collective
+
+  Input Parameter:
+. as - the assembler, set up
+
+  Output Parameter:
+. t - seconds
+
+  Level: intermediate
+
+.seealso: `DMAssembly`, `DMASSEMBLYKIRAN`, `DMAssemblyGetColoring()`
+@*/
+PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(as, DMASSEMBLY_CLASSID, 1);
+  PetscAssertPointer(t, 2);
+  PetscUseMethod(as, "DMAssemblyKiranGetColoringTime_C", (DMAssembly, PetscLogDouble *), (as, t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   DMASSEMBLYKIRAN - "kiran" - 8-node hexahedra of linear elasticity (`DMAssemblyElasticityKernels()`, a 3-component
+   Q1 field) generated and assembled by the strategies of Kiran, Sharma and Gautam (JCDE 2019) in double precision:
+   greedy element colouring, one launch per colour, a precomputed per-element index map into the target's values
+   (ELLWARP slots or CSR) read coalesced, no atomics.
+
+   Options Database Keys:
++  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel> - one thread per element; a warp per
+   element with 4 or 8 threads per element-matrix row, the Jacobian by warp shuffle; the same with the geometry of
+   all Gauss points at once (PPNI); a geometry kernel then one thread per entry (default ppni4)
+-  -dm_assembly_kiran_jacobian <shuffle,shared,atomic> - warp4/warp8 on the device: the Jacobian by warp shuffle, shared
+   memory or shared-memory atomics (Kiran et al., Table 1; atomic is not bitwise reproducible; default shuffle)
+
+   Level: intermediate
+
+   Notes:
+   The residual goes through the element buffers and the packed reduction (globalnz's).  Other kernels or elements
+   are refused at set-up with an error.
+
+.seealso: `DMAssembly`, `DMAssemblySetType()`, `DMAssemblyKiranSetStrategy()`, `DMAssemblyElasticityKernels()`, `DMASSEMBLYCOLOR`
+M*/
+PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
+{
+  DMAssembly_Kiran *k;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&k));
+  k->strategy             = DMASM_KIRAN_PPNI4;
+  as->data                = k;
+  as->ops->reduce         = DMAsmReducePacked;
+  as->ops->fusedactive    = FusedActive_Kiran;
+  as->ops->fused          = Fused_Kiran;
+  as->ops->setup          = SetUp_Kiran;
+  as->ops->jacplan        = JacPlan_Kiran;
+  as->ops->jacplandevice  = JacPlanDevice_Kiran;
+  as->ops->hasjacplan     = HasJacPlan_Kiran;
+  as->ops->view           = View_Kiran;
+  as->ops->setfromoptions = SetFromOptions_Kiran;
+  as->ops->getinfo        = GetInfo_Kiran;
+  as->ops->destroy        = Destroy_Kiran;
+  PetscCall(PetscObjectComposeFunction((PetscObject)as, "DMAssemblyGetColoring_C", GetColoring_Kiran));
+  PetscCall(PetscObjectComposeFunction((PetscObject)as, "DMAssemblyKiranSetStrategy_C", SetStrategy_Kiran));
+  PetscCall(PetscObjectComposeFunction((PetscObject)as, "DMAssemblyKiranGetColoringTime_C", GetColoringTime_Kiran));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,485 @@
+/* Device kernels of the elasticity element (dmasmelas.c: the element-buffer kernel) and of the kiran type's
+   strategies (dmasmkiran.c, where the plain-C references of the same layouts are).  Double precision.
+   Reference data ref = {w[8], dN[8][8][3]} (Gauss weights, reference gradients of the vertex basis) are loaded
+   into shared memory once per block, as in Kiran et al. */
+#include <petscellwarp/private/dmassemblyimpl.h>
+#include <petscellwarp/private/dmasmelas.h>
+#include <petscdevice_cuda.h>
+#include <petscellwarp/private/ellwarpdevice.h>
+
+#define KIRAN_GEO   80
+#define KIRAN_WARPS 8 /* warps (elements) per block of the warp strategies */
+#if !defined(DMASM_KIRAN_MINBLOCKS)
+  /* blocks of 8 warps per SM the warp kernels are compiled for: 3 caps them at 80 registers (nvcc 13, sm_90: no spills
+     but 20 B in warp4; 24 warps an SM); 1 lets warp4/ppni4 take 106/96 registers (2 blocks), 4 forces 64 (small spills) */
+  #define DMASM_KIRAN_MINBLOCKS 3
+#endif
+#define FULL        0xffffffffu
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* the element-buffer kernel: one thread per element, ke (and fe = ke ue) entry-major */
+template <int DIM, int NV>
+__global__ static void ElasElementKernel(PetscInt n, int nq, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ lm, PetscReal lam0, PetscReal mu0, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ ue, PetscScalar *__restrict__ ke, PetscScalar *__restrict__ fe)
+{
+  constexpr int NEN = DIM * NV;
+  for (PetscInt e = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; e < n; e += (PetscInt)gridDim.x * blockDim.x) {
+    PetscScalar     K[NEN * NEN];
+    PetscReal       x[NEN];
+    const PetscReal lam = lm ? lm[2 * e] : lam0, mu = lm ? lm[2 * e + 1] : mu0;
+    for (int k = 0; k < NEN; k++) x[k] = xe[(PetscCount)k * n + e];
+    DMAsmElasElement(DIM, NV, nq, ref, ref + nq, x, lam, mu, K);
+    if (ke)
+      for (int r = 0; r < NEN * NEN; r++) ke[(PetscCount)r * n + e] = K[r];
+    if (fe)
+      for (int r = 0; r < NEN; r++) {
+        PetscScalar s = 0;
+        for (int q = 0; q < NEN; q++) s += K[r * NEN + q] * ue[(PetscCount)q * n + e];
+        fe[(PetscCount)r * n + e] = s;
+      }
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* kiran: assembly by element (one thread per element, the element matrix in local memory) */
+__global__ static void KiranElementKernel(PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, PetscScalar *__restrict__ dst)
+{
+  __shared__ PetscReal sref[200];
+  for (int i = threadIdx.x; i < 200; i += blockDim.x) sref[i] = ref[i];
+  __syncthreads();
+  const PetscInt t = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const PetscInt  p   = p0 + t;
+  const PetscReal lam = lmk ? lmk[2 * p] : lam0, mu = lmk ? lmk[2 * p + 1] : mu0;
+  PetscReal       x[24];
+  PetscScalar     K[DMASM_HEX_NK];
+  for (int k = 0; k < 24; k++) x[k] = xk[(PetscCount)k * nelem + p];
+  DMAsmElasElement(3, 8, 8, sref, sref + 8, x, lam, mu, K);
+  for (int r = 0; r < DMASM_HEX_NK; r++) DMAsmKiranPut(dst, map[(PetscCount)r * nelem + p], K[r]);
+}
+
+/* reduce over the 8 lanes of a group (Listing 1's __shfl_xor, width 8) */
+__device__ __forceinline__ PetscReal Reduce8(PetscReal v)
+{
+  v += __shfl_xor_sync(FULL, v, 4, 8);
+  v += __shfl_xor_sync(FULL, v, 2, 8);
+  v += __shfl_xor_sync(FULL, v, 1, 8);
+  return v;
+}
+
+/* entry (r, c) of the inverse of the 3x3 J: cofactor (c, r) / det */
+__device__ __forceinline__ PetscReal InvEntry(const PetscReal *J, int r, int c, PetscReal det)
+{
+  return (J[((c + 1) % 3) * 3 + (r + 1) % 3] * J[((c + 2) % 3) * 3 + (r + 2) % 3] - J[((c + 1) % 3) * 3 + (r + 2) % 3] * J[((c + 2) % 3) * 3 + (r + 1) % 3]) / det;
+}
+
+__device__ __forceinline__ PetscReal Det3(const PetscReal *J)
+{
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
+}
+
+/* PPNI geometry of one element by one warp: Jacobians of the 8 Gauss points (72 entries, 4 a pass: 18 passes of
+   8-lane shuffle reductions), 8 determinants, 8 inverses (27 lanes, 3 a pass), 192 physical gradients g[q][a][d] */
+__device__ __forceinline__ void WarpGeometryPPNI(int lane, const PetscReal *sx, const PetscReal *sdN, PetscReal *sJ, PetscReal *sJi, PetscReal *sdet, PetscReal *sg)
+{
+  const int a = lane & 7;
+#pragma unroll
+  for (int pass = 0; pass < 18; pass++) {
+    const int       E = pass * 4 + (lane >> 3), q = E / 9, d = (E % 9) / 3, k = E % 3;
+    const PetscReal v = Reduce8(sx[a * 3 + d] * sdN[(q * 8 + a) * 3 + k]);
+    if (a == 0) sJ[E] = v;
+  }
+  __syncwarp();
+  if (lane < 8) sdet[lane] = Det3(sJ + 9 * lane);
+  __syncwarp();
+#pragma unroll
+  for (int pass = 0; pass < 3; pass++) {
+    const int q = pass * 3 + lane / 9;
+    if (lane < 27 && q < 8) sJi[9 * q + lane % 9] = InvEntry(sJ + 9 * q, (lane % 9) / 3, lane % 3, sdet[q]);
+  }
+  __syncwarp();
+#pragma unroll
+  for (int pass = 0; pass < 6; pass++) {
+    const int idx = pass * 32 + lane, q = idx / 24, b = (idx % 24) / 3, d = idx % 3;
+    sg[idx]       = sdN[(q * 8 + b) * 3 + 0] * sJi[9 * q + 0 * 3 + d] + sdN[(q * 8 + b) * 3 + 1] * sJi[9 * q + 1 * 3 + d] + sdN[(q * 8 + b) * 3 + 2] * sJi[9 * q + 2 * 3 + d];
+  }
+  __syncwarp();
+}
+
+/* lane's two 3x3 blocks (a0,b0), (a1,b1) at one Gauss point */
+__device__ __forceinline__ void Accumulate(const PetscReal *g, int a0, int b0, int a1, int b1, PetscReal wl, PetscReal wm, PetscReal *acc)
+{
+  DMAsmElasBlock(3, g + 3 * a0, g + 3 * b0, wl, wm, acc, 3);
+  DMAsmElasBlock(3, g + 3 * a1, g + 3 * b1, wl, wm, acc + 9, 3);
+}
+
+/* kiran: assembly by warp (TPR = 4 or 8 threads per element-matrix row), with or without PPNI */
+/* the Jacobian of the warp strategies without PPNI (Kiran et al., Table 1): warp shuffle, shared memory, atomics */
+enum {
+  DMASM_KIRAN_JAC_SHUFFLE,
+  DMASM_KIRAN_JAC_SHARED,
+  DMASM_KIRAN_JAC_ATOMIC
+};
+
+template <int TPR, bool PPNI, int JAC>
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS) KiranWarpKernel(PetscInt p0, PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, PetscScalar *__restrict__ dst)
+{
+  __shared__ PetscReal sw[8], sdN[192];
+  __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][PPNI ? 72 : 9], sJi[KIRAN_WARPS][PPNI ? 72 : 9], sdet[KIRAN_WARPS][PPNI ? 8 : 1], sg[KIRAN_WARPS][PPNI ? 192 : 24];
+  __shared__ PetscReal sP[KIRAN_WARPS][JAC == DMASM_KIRAN_JAC_SHARED ? 24 : 1];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
+    if (i < 8) sw[i] = ref[i];
+    else sdN[i - 8] = ref[i];
+  }
+  __syncthreads();
+  const PetscInt t = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
+  if (t >= n) return; /* the whole warp: no block barrier follows */
+  const PetscInt  p   = p0 + t;
+  const PetscReal lam = lmk ? lmk[2 * p] : lam0, mu = lmk ? lmk[2 * p + 1] : mu0;
+  const int       a0 = TPR == 4 ? lane >> 2 : 2 * (lane >> 3), a1 = TPR == 4 ? a0 : a0 + 1;
+  const int       b0 = TPR == 4 ? 2 * (lane & 3) : lane & 7, b1 = TPR == 4 ? b0 + 1 : b0;
+  PetscReal       acc[18];
+#pragma unroll
+  for (int s = 0; s < 18; s++) acc[s] = 0;
+  if (lane < 24) sx[w][lane] = xk[(PetscCount)p * 24 + lane]; /* coalesced: the element's coordinates are contiguous */
+  __syncwarp();
+  if (PPNI) {
+    WarpGeometryPPNI(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
+#pragma unroll 1
+    for (int q = 0; q < 8; q++) {
+      const PetscReal wd = sw[q] * fabs(sdet[w][q]);
+      Accumulate(sg[w] + 24 * q, a0, b0, a1, b1, wd * lam, wd * mu, acc);
+    }
+  } else {
+#pragma unroll 1
+    for (int q = 0; q < 8; q++) {
+      const int a = lane & 7, k = lane >> 3; /* lanes < 24: J[d][k], d = pass, node a (Fig. 4) */
+      if (JAC == DMASM_KIRAN_JAC_SHUFFLE) { /* 8-lane __shfl_xor reductions (the paper's choice) */
+#pragma unroll
+        for (int pass = 0; pass < 3; pass++) {
+          const PetscReal v = Reduce8(lane < 24 ? sx[w][a * 3 + pass] * sdN[(q * 8 + a) * 3 + k] : 0.0);
+          if (lane < 24 && a == 0) sJ[w][pass * 3 + k] = v;
+        }
+      } else if (JAC == DMASM_KIRAN_JAC_SHARED) { /* products to shared memory, 3 lanes sum 8 each */
+#pragma unroll
+        for (int pass = 0; pass < 3; pass++) {
+          if (lane < 24) sP[w][lane] = sx[w][a * 3 + pass] * sdN[(q * 8 + a) * 3 + k];
+          __syncwarp();
+          if (lane < 3) {
+            PetscReal v = 0;
+            for (int j = 0; j < 8; j++) v += sP[w][lane * 8 + j];
+            sJ[w][pass * 3 + lane] = v;
+          }
+          __syncwarp();
+        }
+      } else { /* shared-memory atomicAdd (order not fixed: not bitwise reproducible) */
+        if (lane < 9) sJ[w][lane] = 0;
+        __syncwarp();
+#pragma unroll
+        for (int pass = 0; pass < 3; pass++)
+          if (lane < 24) atomicAdd(&sJ[w][pass * 3 + k], sx[w][a * 3 + pass] * sdN[(q * 8 + a) * 3 + k]);
+      }
+      __syncwarp();
+      if (lane == 0) sdet[w][0] = Det3(sJ[w]);
+      __syncwarp();
+      if (lane < 9) sJi[w][lane] = InvEntry(sJ[w], lane / 3, lane % 3, sdet[w][0]);
+      __syncwarp();
+      if (lane < 24) {
+        const int b = lane / 3, d = lane % 3;
+        sg[w][lane] = sdN[(q * 8 + b) * 3 + 0] * sJi[w][0 * 3 + d] + sdN[(q * 8 + b) * 3 + 1] * sJi[w][1 * 3 + d] + sdN[(q * 8 + b) * 3 + 2] * sJi[w][2 * 3 + d];
+      }
+      __syncwarp();
+      {
+        const PetscReal wd = sw[q] * fabs(sdet[w][0]);
+        Accumulate(sg[w], a0, b0, a1, b1, wd * lam, wd * mu, acc);
+      }
+      __syncwarp();
+    }
+  }
+  {
+    const int *m = map + (PetscCount)p * DMASM_HEX_NK + lane;
+#pragma unroll
+    for (int s = 0; s < 18; s++) DMAsmKiranPut(dst, m[s * 32], acc[s]);
+  }
+}
+
+/* kiran two kernels, first: the geometry of all Gauss points of every element (a warp per element, PPNI) */
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranGeometryKernel(PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, PetscReal *__restrict__ geo)
+{
+  __shared__ PetscReal sw[8], sdN[192];
+  __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, a = lane & 7;
+  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
+    if (i < 8) sw[i] = ref[i];
+    else sdN[i - 8] = ref[i];
+  }
+  __syncthreads();
+  const PetscInt p = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
+  if (p >= n) return;
+  if (lane < 24) sx[w][lane] = xk[(PetscCount)p * 24 + lane];
+  __syncwarp();
+#pragma unroll
+  for (int pass = 0; pass < 18; pass++) {
+    const int       E = pass * 4 + (lane >> 3), q = E / 9, d = (E % 9) / 3, k = E % 3;
+    const PetscReal v = Reduce8(sx[w][a * 3 + d] * sdN[(q * 8 + a) * 3 + k]);
+    if (a == 0) sJ[w][E] = v;
+  }
+  __syncwarp();
+  if (lane < 8) sdet[w][lane] = Det3(sJ[w] + 9 * lane);
+  __syncwarp();
+#pragma unroll
+  for (int pass = 0; pass < 3; pass++) {
+    const int q = pass * 3 + lane / 9;
+    if (lane < 27 && q < 8) sJi[w][9 * q + lane % 9] = InvEntry(sJ[w] + 9 * q, (lane % 9) / 3, lane % 3, sdet[w][q]);
+  }
+  __syncwarp();
+  for (int idx = lane; idx < KIRAN_GEO; idx += 32) { /* coalesced: 80 consecutive values */
+    const int q = idx / 10, j = idx % 10;
+    geo[(PetscCount)p * KIRAN_GEO + idx] = j < 9 ? sJi[w][9 * q + j] : sw[q] * fabs(sdet[w][q]);
+  }
+}
+
+/* kiran two kernels, second: a block of 576 threads per element, thread r computes and adds entry r (row-major) */
+__global__ static void __launch_bounds__(DMASM_HEX_NK) KiranEntryKernel(PetscInt p0, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ geo, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, PetscScalar *__restrict__ dst)
+{
+  __shared__ PetscReal sdN[192], sgeo[KIRAN_GEO], sg[192];
+  const int      r = threadIdx.x;
+  const PetscInt p = p0 + blockIdx.x;
+  if (r < 192) sdN[r] = ref[8 + r];
+  if (r < KIRAN_GEO) sgeo[r] = geo[(PetscCount)p * KIRAN_GEO + r];
+  __syncthreads();
+  if (r < 192) {
+    const int q = r / 24, b = (r % 24) / 3, d = r % 3;
+    sg[r]       = sdN[(q * 8 + b) * 3 + 0] * sgeo[q * 10 + 0 * 3 + d] + sdN[(q * 8 + b) * 3 + 1] * sgeo[q * 10 + 1 * 3 + d] + sdN[(q * 8 + b) * 3 + 2] * sgeo[q * 10 + 2 * 3 + d];
+  }
+  __syncthreads();
+  {
+    const PetscReal lam = lmk ? lmk[2 * p] : lam0, mu = lmk ? lmk[2 * p + 1] : mu0;
+    const int       row = r / 24, col = r % 24, a = row / 3, i = row % 3, b = col / 3, k = col % 3;
+    PetscScalar     v = 0;
+#pragma unroll
+    for (int q = 0; q < 8; q++) {
+      const PetscReal *ga = sg + q * 24 + 3 * a, *gb = sg + q * 24 + 3 * b, wd = sgeo[q * 10 + 9];
+      v += DMAsmElasEntry(ga, gb, ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2], i, k, wd * lam, wd * mu);
+    }
+    DMAsmKiranPut(dst, map[(PetscCount)p * DMASM_HEX_NK + r], v);
+  }
+}
+
+PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *geo)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  KiranGeometryKernel<<<PetscEllwarpBlocks(nelem, KIRAN_WARPS), KIRAN_WARPS * 32, 0, s>>>(nelem, dref, xk, geo);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define KIRAN_WARP_JAC(TPR) \
+  do { \
+    if (jac == DMASM_KIRAN_JAC_SHARED) KiranWarpKernel<TPR, false, DMASM_KIRAN_JAC_SHARED><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst); \
+    else if (jac == DMASM_KIRAN_JAC_ATOMIC) KiranWarpKernel<TPR, false, DMASM_KIRAN_JAC_ATOMIC><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst); \
+    else KiranWarpKernel<TPR, false, DMASM_KIRAN_JAC_SHUFFLE><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst); \
+  } while (0)
+
+PetscErrorCode DMAsmCUDAKiranColor(int strategy, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst)
+{
+  cudaStream_t   s;
+  const unsigned gw = PetscEllwarpBlocks(n, KIRAN_WARPS);
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  switch (strategy) {
+  case DMASM_KIRAN_ELEMENT:
+    KiranElementKernel<<<PetscEllwarpBlocks(n, 128), 128, 0, s>>>(p0, n, nelem, dref, xk, lmk, lam, mu, map, dst);
+    break;
+  case DMASM_KIRAN_WARP4:
+    KIRAN_WARP_JAC(4);
+    break;
+  case DMASM_KIRAN_WARP8:
+    KIRAN_WARP_JAC(8);
+    break;
+  case DMASM_KIRAN_PPNI4:
+    KiranWarpKernel<4, true, DMASM_KIRAN_JAC_SHUFFLE><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
+    break;
+  case DMASM_KIRAN_PPNI8:
+    KiranWarpKernel<8, true, DMASM_KIRAN_JAC_SHUFFLE><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
+    break;
+  case DMASM_KIRAN_TWOKERNEL:
+    PetscCheck(n <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "kiran twokernel: at most 2^31-1 elements a colour");
+    KiranEntryKernel<<<(unsigned)n, DMASM_HEX_NK, 0, s>>>(p0, dref, geo, lmk, lam, mu, map, dst);
+    break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran: unknown strategy %d", strategy);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the index map from the device element targets: the first (lowest colour-ordered) element touching each value
+   (atomicMin), then one thread per (element, entry) writes its map position as on the host (DMAsmKiranMapPos),
+   first touches encoded as stores (~t); the values nobody touches are listed for the zeroing */
+#define KIRAN_NOBODY 0x7f7f7f7f /* cudaMemset byte 0x7f: larger than any element position */
+
+__global__ static void KiranFirstKernel(PetscInt nelem, const PetscInt *__restrict__ colelem, const PetscInt *__restrict__ q2t, int *__restrict__ first)
+{
+  const PetscCount nq = (PetscCount)nelem * DMASM_HEX_NK;
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nq; t += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscCount p = t / DMASM_HEX_NK;
+    const int        r = (int)(t % DMASM_HEX_NK);
+    atomicMin(&first[q2t[(PetscCount)r * nelem + colelem[p]]], (int)p);
+  }
+}
+
+__global__ static void KiranMapKernel(int strategy, PetscInt nelem, const PetscInt *__restrict__ colelem, const PetscInt *__restrict__ q2t, const int *__restrict__ first, int *__restrict__ map)
+{
+  const PetscCount nq = (PetscCount)nelem * DMASM_HEX_NK;
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nq; t += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscCount p   = t / DMASM_HEX_NK;
+    const int        r   = (int)(t % DMASM_HEX_NK);
+    const int        tgt = (int)q2t[(PetscCount)r * nelem + colelem[p]];
+    map[DMAsmKiranMapPos(strategy, nelem, p, r)] = first[tgt] == (int)p ? ~tgt : tgt;
+  }
+}
+
+/* list (count first with list == NULL) the values nobody touches */
+__global__ static void KiranUntouchedKernel(PetscCount nval, const int *__restrict__ first, unsigned long long *__restrict__ cnt, int *__restrict__ list)
+{
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nval; t += (PetscCount)gridDim.x * blockDim.x)
+    if (first[t] == KIRAN_NOBODY) {
+      const unsigned long long i = atomicAdd(cnt, 1ULL);
+      if (list) list[i] = (int)t;
+    }
+}
+
+PetscErrorCode DMAsmCUDAKiranMap(int strategy, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched)
+{
+  cudaStream_t        s;
+  int                *first;
+  unsigned long long *dcnt, cnt = 0;
+  const unsigned      g = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), gv = PetscEllwarpBlocks(nval, 256);
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&first, nval, "DMAssembly kiran map (first touches)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dcnt, 1, "DMAssembly kiran map (count)"));
+  PetscCallCUDA(cudaMemsetAsync(first, 0x7f, sizeof(int) * nval, s));
+  PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
+  if (nelem) {
+    KiranFirstKernel<<<g, 256, 0, s>>>(nelem, dcolelem, dq2t, first);
+    PetscCallCUDA(cudaGetLastError());
+    KiranMapKernel<<<g, 256, 0, s>>>(strategy, nelem, dcolelem, dq2t, first, dmap);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, NULL);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscEllwarpDeviceDownload(&cnt, dcnt, sizeof(cnt)));
+  *nuntouched = (PetscCount)cnt;
+  PetscCall(DMAsmCUDAMalloc((void **)duntouched, sizeof(int) * (cnt ? cnt : 1)));
+  if (cnt) {
+    PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
+    KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, *duntouched);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__global__ static void KiranZeroListKernel(PetscCount n, const int *__restrict__ list, PetscScalar *__restrict__ dst)
+{
+  for (PetscCount i = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; i < n; i += (PetscCount)gridDim.x * blockDim.x) dst[list[i]] = 0;
+}
+
+PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&s));
+  KiranZeroListKernel<<<PetscEllwarpBlocks(n, 256), 256, 0, s>>>(n, list, dst);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* the element-buffer kernel of hexahedra (globalnz, atomic, color, the COO peer): a warp per element with PPNI, as
+   kiran:ppni4, the element matrix written entry-major (ke[r][nelem]: for one r the warps of neighbouring elements
+   fill whole sectors); fe = ke ue reduced over the 4 lanes of a row node.  Reference: HostElas (dmasmelas.c). */
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS) ElasHexWarpKernel(PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ lm, PetscReal lam0, PetscReal mu0, const PetscReal *__restrict__ xe, const PetscScalar *__restrict__ ue, PetscScalar *__restrict__ ke, PetscScalar *__restrict__ fe)
+{
+  __shared__ PetscReal sw[8], sdN[192];
+  __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
+    if (i < 8) sw[i] = ref[i];
+    else sdN[i - 8] = ref[i];
+  }
+  __syncthreads();
+  const PetscInt e = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
+  if (e >= n) return;
+  const PetscReal lam = lm ? lm[2 * e] : lam0, mu = lm ? lm[2 * e + 1] : mu0;
+  const int       a0 = lane >> 2, b0 = 2 * (lane & 3);
+  PetscReal       acc[18];
+#pragma unroll
+  for (int s = 0; s < 18; s++) acc[s] = 0;
+  if (lane < 24) sx[w][lane] = xe[(PetscCount)lane * n + e];
+  __syncwarp();
+  WarpGeometryPPNI(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
+#pragma unroll 1
+  for (int q = 0; q < 8; q++) {
+    const PetscReal wd = sw[q] * fabs(sdet[w][q]);
+    Accumulate(sg[w] + 24 * q, a0, b0, a0, b0 + 1, wd * lam, wd * mu, acc);
+  }
+  if (ke) {
+#pragma unroll
+    for (int s = 0; s < 18; s++) {
+      int row, col;
+      DMAsmKiranSlot(4, lane, s, &row, &col);
+      ke[(PetscCount)(row * DMASM_HEX_NEN + col) * n + e] = acc[s];
+    }
+  }
+  if (fe) {
+    PetscReal u[6], f[3] = {0, 0, 0};
+#pragma unroll
+    for (int j = 0; j < 6; j++) u[j] = PetscRealPart(ue[(PetscCount)(3 * b0 + j) * n + e]);
+#pragma unroll
+    for (int s = 0; s < 18; s++) f[(s % 9) / 3] += acc[s] * u[(s / 9) * 3 + s % 3];
+#pragma unroll
+    for (int i = 0; i < 3; i++) {
+      f[i] += __shfl_xor_sync(FULL, f[i], 1, 4);
+      f[i] += __shfl_xor_sync(FULL, f[i], 2, 4);
+    }
+    if ((lane & 3) == 0)
+      for (int i = 0; i < 3; i++) fe[(PetscCount)(3 * a0 + i) * n + e] = f[i];
+  }
+}
+
+PetscErrorCode DMAsmCUDAElasElement(const DMAsmElasCtx *c, PetscInt nelem, const PetscReal *xe, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  cudaStream_t   s;
+  const unsigned g = PetscEllwarpBlocks(nelem, 64);
+
+  PetscFunctionBegin;
+  if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (c->dim == 3 && c->nv == 8 && c->nq == 8) ElasHexWarpKernel<<<PetscEllwarpBlocks(nelem, KIRAN_WARPS), KIRAN_WARPS * 32, 0, s>>>(nelem, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
+  else if (c->dim == 3 && c->nv == 8) ElasElementKernel<3, 8><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
+  else if (c->dim == 3 && c->nv == 4) ElasElementKernel<3, 4><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
+  else if (c->dim == 2 && c->nv == 4) ElasElementKernel<2, 4><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
+  else if (c->dim == 2 && c->nv == 3) ElasElementKernel<2, 3><<<g, 64, 0, s>>>(nelem, (int)c->nq, c->dref, c->dlm, c->lam, c->mu, xe, ue, ke, fe);
+  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Elasticity kernels: no device instance for dim %" PetscInt_FMT ", %" PetscInt_FMT " vertices", c->dim, c->nv);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

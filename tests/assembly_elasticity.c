@@ -1,0 +1,375 @@
+/* Vector fields in DMAssembly (issue 18): isotropic linear elasticity (DMAssemblyElasticityKernels) on a
+   dim-component P1/Q1 Lagrange field, and the kiran type's strategies (Kiran, Sharma, Gautam: element, warp4,
+   warp8, ppni4, ppni8, twokernel) on 8-node hexahedra, against PETSc's own assembly on the same DM and PetscFE:
+   DMPlexSNESComputeJacobianFEM with a PetscDS g3[i][j][k][l] = lambda d_ij d_kl + mu (d_ik d_jl + d_il d_jk)
+   (the same quadrature: the PetscFE's).
+   For every method (host, globalnz, atomic, color through the element buffers; kiran:<strategy> on hexahedra) x
+   target (host: AIJ, ELLWARP host backend; device: AIJCUSPARSE, ELLWARP cuda backend):
+   - the matrix of DMCreateMatrix() has block size dim;
+   - relative error of J <= 1e-13 against PETSc (a second assembly into the same matrix, its values scaled and shifted
+     first, too: the plan is reused and every value overwritten);
+   - bitwise equal run to run (all but atomic);
+   - the residual (K u) against J_ref u;
+   kiran: the colouring is valid (every element in one colour, no two elements of a colour share a dof) and per-cell
+   E, nu (random) equal the host method with the same per-cell material.
+   Options: -elem hex|quad|tet, -faces n (-faces 1: a single element), -distort (a non-affine mesh), -gpu, and the
+   assembler's (-dm_assembly_setup_on_host: the host-built plans and index map with the device kernels). */
+#include <petscellwarp.h>
+#include <petscellwarpassembly.h>
+#include <petscdmplex.h>
+#include <petscds.h>
+#include <petscsnes.h>
+#include "assemblytestutil.h"
+
+/* ellwarp_add_test(assembly_elasticity.hex -elem hex -faces 3 -distort) */
+/* ellwarp_add_test(assembly_elasticity.hex_single -elem hex -faces 1) */
+/* ellwarp_add_test(assembly_elasticity.hex_affine -elem hex -faces 2) */
+/* ellwarp_add_test(assembly_elasticity.quad -elem quad -faces 4 -distort) */
+/* ellwarp_add_test(assembly_elasticity.tet -elem tet -faces 2) */
+/* ellwarp_add_test(assembly_elasticity.refused -elem quad -faces 2 -kiran_refused PASS_REGULAR_EXPRESSION "refused with an error") */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex -elem hex -faces 5 -distort -gpu GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_single -elem hex -faces 1 -gpu GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_setup_on_host -elem hex -faces 3 -distort -gpu -dm_assembly_setup_on_host GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_shared -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian shared GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_atomic -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian atomic GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_quad -elem quad -faces 6 -distort -gpu GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_tet -elem tet -faces 3 -gpu GPU) */
+
+/* constants: lambda, mu; PETSc's layout g3[fc][gc][df][dg] (test component i, trial component k, derivatives j, l) */
+static void g3_elas(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
+{
+  const PetscReal lam = PetscRealPart(constants[0]), mu = PetscRealPart(constants[1]);
+  for (PetscInt i = 0; i < dim; i++)
+    for (PetscInt j = 0; j < dim; j++)
+      for (PetscInt k = 0; k < dim; k++)
+        for (PetscInt l = 0; l < dim; l++) g3[((i * dim + k) * dim + j) * dim + l] = (i == j && k == l ? lam : 0) + (i == k && j == l ? mu : 0) + (i == l && j == k ? mu : 0);
+}
+
+static PetscErrorCode CreateProblem(const char *elem, PetscInt faces, PetscBool distort, DM *dm)
+{
+  PetscBool hex, quad, tet, simplex;
+  PetscInt  dim, f[3] = {faces, faces, faces};
+  PetscReal lo[3] = {0, 0, 0}, hi[3] = {2.0, 1.0, 1.3};
+  PetscFE   fe;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(elem, "hex", &hex));
+  PetscCall(PetscStrcmp(elem, "quad", &quad));
+  PetscCall(PetscStrcmp(elem, "tet", &tet));
+  PetscCheck(hex || quad || tet, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-elem hex|quad|tet");
+  dim     = quad ? 2 : 3;
+  simplex = tet;
+  if (faces > 1) f[1] = faces + 1;
+  if (tet) { /* Kuhn tetrahedra of a box (no mesh generator needed), oriented as DMPlex expects */
+    const PetscInt nb = f[0] * f[1] * f[2], nt = 6 * nb, nv = (f[0] + 1) * (f[1] + 1) * (f[2] + 1);
+    PetscInt      *cells;
+    PetscReal     *x;
+    PetscCall(PetscMalloc2(4 * nt, &cells, 3 * nv, &x));
+    for (PetscInt c = 0; c < nb; c++)
+      for (int t = 0; t < 6; t++) EllwarpKuhnBoxTet(f, c, t, cells + 4 * (6 * c + t));
+    for (PetscInt v = 0; v < nv; v++) {
+      x[3 * v + 0] = hi[0] * (PetscReal)(v % (f[0] + 1)) / f[0];
+      x[3 * v + 1] = hi[1] * (PetscReal)((v / (f[0] + 1)) % (f[1] + 1)) / f[1];
+      x[3 * v + 2] = hi[2] * (PetscReal)(v / ((f[0] + 1) * (f[1] + 1))) / f[2];
+    }
+    OrientCells(3, nt, cells, x);
+    PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, 3, nt, nv, 4, PETSC_TRUE, cells, 3, x, dm));
+    PetscCall(PetscFree2(cells, x));
+  } else PetscCall(DMPlexCreateBoxMesh(PETSC_COMM_SELF, dim, PETSC_FALSE, f, lo, hi, NULL, PETSC_TRUE, 0, PETSC_FALSE, dm));
+  if (distort) {
+    Vec          cv;
+    PetscScalar *x;
+    PetscInt     n;
+    PetscCall(DMGetCoordinatesLocal(*dm, &cv));
+    PetscCall(VecGetLocalSize(cv, &n));
+    PetscCall(VecGetArray(cv, &x));
+    for (PetscInt i = 0; i < n; i += dim) { /* a smooth non-linear map: non-affine, distinct element shapes */
+      const PetscReal X = PetscRealPart(x[i]), Y = PetscRealPart(x[i + 1]);
+      x[i] += 0.08 * PetscSinReal(3.0 * Y + 1.0) + 0.05 * X * X;
+      x[i + 1] += 0.06 * PetscCosReal(2.0 * X) * X;
+      if (dim == 3) x[i + 2] += 0.04 * X * Y;
+    }
+    PetscCall(VecRestoreArray(cv, &x));
+    PetscCall(DMSetCoordinatesLocal(*dm, cv));
+  }
+  PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, dim, dim, simplex, 1, PETSC_DETERMINE, &fe));
+  PetscCall(DMSetField(*dm, 0, NULL, (PetscObject)fe));
+  PetscCall(DMCreateDS(*dm));
+  PetscCall(PetscFEDestroy(&fe));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Reference(DM dm, PetscReal lam, PetscReal mu, Mat *J)
+{
+  PetscDS     ds;
+  PetscScalar c[2] = {lam, mu};
+  Vec         Ul;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDS(dm, &ds));
+  PetscCall(PetscDSSetConstants(ds, 2, c));
+  PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, g3_elas));
+  PetscCall(DMSetMatType(dm, MATAIJ));
+  PetscCall(DMCreateMatrix(dm, J));
+  PetscCall(DMGetLocalVector(dm, &Ul));
+  PetscCall(VecZeroEntries(Ul));
+  PetscCall(DMPlexSNESComputeJacobianFEM(dm, Ul, *J, *J, NULL));
+  PetscCall(DMRestoreLocalVector(dm, &Ul));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* an assembler of method `method` (kiran:<strategy> for the kiran type) with the elasticity kernels */
+static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscReal E, PetscReal nu, const PetscReal *Ecell, const PetscReal *nucell, DMAssembly *as)
+{
+  DMAssemblyElementKernels k;
+  char                     type[64];
+  const char              *colon;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(type, method, sizeof(type)));
+  PetscCall(PetscStrchr(type, ':', (char **)&colon));
+  PetscCall(DMAssemblyCreate(dm, as));
+  if (colon) {
+    PetscInt s;
+    PetscBool found;
+    PetscCall(PetscEListFind(6, DMAssemblyKiranStrategies, colon + 1, &s, &found));
+    PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown strategy %s", colon + 1);
+    type[colon - type] = 0;
+    PetscCall(DMAssemblySetType(*as, type));
+    PetscCall(DMAssemblyKiranSetStrategy(*as, (DMAssemblyKiranStrategy)s));
+  } else PetscCall(DMAssemblySetType(*as, type));
+  PetscCall(DMAssemblySetFromOptions(*as)); /* e.g. -dm_assembly_setup_on_host: the host plans with a device method */
+  PetscCall(DMAssemblyElasticityKernels(*as, E, nu, Ecell, nucell, &k));
+  PetscCall(DMAssemblySetElementKernels(*as, &k));
+  PetscCall(DMAssemblySetUp(*as));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* no two elements of a colour share a dof; every element in exactly one colour */
+static PetscErrorCode CheckColoring(DMAssembly as, PetscInt ndof, PetscBool *fail)
+{
+  PetscInt        nc, nelem, nen, *mark, *seen, bad = 0;
+  const PetscInt *colptr, *colelem, *edof;
+
+  PetscFunctionBegin;
+  PetscCall(DMAssemblyGetColoring(as, &nc, &colptr, &colelem));
+  PetscCall(DMAssemblyGetElementDofs(as, &nelem, &nen, &edof));
+  PetscCall(PetscMalloc1(ndof, &mark));
+  PetscCall(PetscCalloc1(nelem, &seen));
+  for (PetscInt i = 0; i < ndof; i++) mark[i] = -1;
+  for (PetscInt c = 0; c < nc; c++)
+    for (PetscInt i = colptr[c]; i < colptr[c + 1]; i++) {
+      const PetscInt e = colelem[i];
+      seen[e]++;
+      for (PetscInt a = 0; a < nen; a++) {
+        const PetscInt d = edof[a * nelem + e];
+        if (mark[d] == c) bad++;
+        mark[d] = c;
+      }
+    }
+  for (PetscInt e = 0; e < nelem; e++)
+    if (seen[e] != 1) bad++;
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "colouring: %" PetscInt_FMT " colours, %s\n", nc, bad ? "INVALID" : "valid (no shared dof within a colour, every element once)"));
+  if (bad || colptr[nc] != nelem) *fail = PETSC_TRUE;
+  PetscCall(PetscFree(mark));
+  PetscCall(PetscFree(seen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target, PetscReal E, PetscReal nu, Mat Jref, Vec U, PetscBool gpu, PetscBool *fail)
+{
+  DMAssembly   as;
+  PetscMemType mt;
+  Mat          J, J2;
+  Vec          Ux, F, Fref;
+  PetscReal    err, err2, errF, tol = 1e-13;
+  PetscBool    same, kiran, atomic;
+  PetscInt     bs, dim;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(CreateAssembler(dm, method, E, nu, NULL, NULL, &as));
+  PetscCall(DMAssemblyGetMemType(as, &mt));
+  PetscCheck(!gpu || mt == PETSC_MEMTYPE_DEVICE || !strcmp(method, "host"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU run: method %s does not run on the device", method);
+  PetscCall(PetscStrncmp(method, "kiran", 5, &kiran));
+  PetscCall(PetscStrcmp(method, "atomic", &atomic));
+  { /* -dm_assembly_kiran_jacobian atomic: warp4/warp8 sum their Jacobians with atomics (order not fixed) */
+    char      jac[16] = "";
+    PetscBool warp;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_assembly_kiran_jacobian", jac, sizeof(jac), NULL));
+    PetscCall(PetscStrbeginswith(method, "kiran:warp", &warp));
+    if (warp && !strcmp(jac, "atomic")) atomic = PETSC_TRUE;
+  }
+  PetscCall(CreateTarget(dm, target, mt, &J));
+  PetscCall(CreateTarget(dm, target, mt, &J2));
+  PetscCall(MatGetBlockSize(J, &bs));
+  PetscCall(CreateVecLike(U, mt, &Ux));
+  PetscCall(CopyValues(U, Ux));
+  PetscCall(DMAssemblyComputeJacobian(as, Ux, J));
+  PetscCall(RelErrMat(J, Jref, &err));
+  PetscCall(MatScale(J, -7.0)); /* stale values: the reassembly must overwrite every value (kiran stores first touches) */
+  PetscCall(MatShift(J, 5.0));
+  PetscCall(DMAssemblyComputeJacobian(as, Ux, J)); /* reassembly: the same plan */
+  PetscCall(RelErrMat(J, Jref, &err2));
+  PetscCall(DMAssemblyComputeJacobian(as, Ux, J2));
+  PetscCall(SameBits(J, J2, &same));
+  PetscCall(VecDuplicate(Ux, &F));
+  PetscCall(DMAssemblyComputeResidual(as, Ux, F));
+  PetscCall(VecDuplicate(U, &Fref));
+  PetscCall(MatMult(Jref, U, Fref));
+  PetscCall(RelErrVec(F, Fref, &errF));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s (%s): J rel. error %.2e, again %.2e %s; bs %" PetscInt_FMT " %s; %s; residual rel. error %.2e %s\n", method, target, mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)err, (double)err2, err <= tol && err2 <= tol ? "ok" : "FAIL", bs, bs == dim ? "ok" : "FAIL", atomic ? "atomic (order not fixed)" : same ? "bitwise reproducible" : "NOT REPRODUCIBLE", (double)errF, errF <= tol ? "ok" : "FAIL"));
+  if (err > tol || err2 > tol || bs != dim || (!atomic && !same) || errF > tol) *fail = PETSC_TRUE;
+  if (kiran && !strcmp(target, MATELLWARP)) {
+      PetscInt nrows;
+      PetscCall(MatGetLocalSize(Jref, &nrows, NULL));
+      PetscCall(CheckColoring(as, nrows, fail));
+    }
+  PetscCall(VecDestroy(&F));
+  PetscCall(VecDestroy(&Fref));
+  PetscCall(VecDestroy(&Ux));
+  PetscCall(MatDestroy(&J));
+  PetscCall(MatDestroy(&J2));
+  PetscCall(DMAssemblyDestroy(&as));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* per-cell material: kiran against the host method with the same random E, nu */
+static PetscErrorCode CheckPerCell(DM dm, const char *method, const char *target, PetscBool *fail)
+{
+  DMAssembly   as, ref;
+  PetscMemType mt;
+  Mat          J, Jh;
+  Vec          U;
+  PetscInt     cStart, cEnd, n;
+  PetscReal   *Ec, *nuc, err;
+  PetscRandom  rnd;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  n = cEnd - cStart;
+  PetscCall(PetscMalloc2(n, &Ec, n, &nuc));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 18));
+  PetscCall(PetscRandomSeed(rnd));
+  for (PetscInt e = 0; e < n; e++) {
+    PetscReal r1, r2;
+    PetscCall(PetscRandomGetValueReal(rnd, &r1));
+    PetscCall(PetscRandomGetValueReal(rnd, &r2));
+    Ec[e]  = 1.0e3 * (1 + 9 * r1);
+    nuc[e] = 0.45 * r2;
+  }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(CreateAssembler(dm, method, 0, 0, Ec, nuc, &as));
+  PetscCall(CreateAssembler(dm, "host", 0, 0, Ec, nuc, &ref));
+  PetscCall(DMAssemblyGetMemType(as, &mt));
+  PetscCall(CreateTarget(dm, target, mt, &J));
+  PetscCall(CreateTarget(dm, MATAIJ, PETSC_MEMTYPE_HOST, &Jh));
+  PetscCall(DMCreateGlobalVector(dm, &U));
+  {
+    Vec Ux;
+    PetscCall(CreateVecLike(U, mt, &Ux));
+    PetscCall(DMAssemblyComputeJacobian(as, Ux, J));
+    PetscCall(VecDestroy(&Ux));
+  }
+  PetscCall(DMAssemblyComputeJacobian(ref, U, Jh));
+  PetscCall(RelErrMat(J, Jh, &err));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s per-cell E, nu against the host method: rel. error %.2e %s\n", method, target, (double)err, err <= 1e-13 ? "ok" : "FAIL"));
+  if (err > 1e-13) *fail = PETSC_TRUE;
+  PetscCall(VecDestroy(&U));
+  PetscCall(MatDestroy(&J));
+  PetscCall(MatDestroy(&Jh));
+  PetscCall(DMAssemblyDestroy(&as));
+  PetscCall(DMAssemblyDestroy(&ref));
+  PetscCall(PetscFree2(Ec, nuc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* kiran must refuse what it does not compute (quadrilaterals, other kernels) with an error, never a wrong answer */
+static PetscErrorCode CheckRefused(DM dm, PetscBool *fail)
+{
+  DMAssembly               as;
+  DMAssemblyElementKernels k;
+  PetscErrorCode           ierr;
+
+  PetscFunctionBegin;
+  PetscCall(DMAssemblyCreate(dm, &as));
+  PetscCall(DMAssemblySetType(as, DMASSEMBLYKIRAN));
+  PetscCall(DMAssemblyElasticityKernels(as, 1.0, 0.3, NULL, NULL, &k));
+  PetscCall(DMAssemblySetElementKernels(as, &k));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = DMAssemblySetUp(as);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran on quadrilaterals: %s\n", ierr == PETSC_ERR_SUP ? "refused with an error, as it must" : "NOT REFUSED"));
+  if (ierr != PETSC_ERR_SUP) *fail = PETSC_TRUE;
+  PetscCall(DMAssemblyDestroy(&as));
+  PetscCall(DMAssemblyCreate(dm, &as));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = DMAssemblyLagrangeKernels(as, 1.0, 0.0, 0.0, NULL, &k);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "Lagrange (scalar) kernels on a vector field: %s\n", ierr == PETSC_ERR_SUP ? "refused with an error, as it must" : "NOT REFUSED"));
+  if (ierr != PETSC_ERR_SUP) *fail = PETSC_TRUE;
+  PetscCall(DMAssemblyDestroy(&as));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char        elem[16] = "hex";
+  PetscInt    faces = 3, nelem, ndof;
+  PetscBool   gpu = PETSC_FALSE, distort = PETSC_FALSE, refused = PETSC_FALSE, fail = PETSC_FALSE, hex;
+  DM          dm;
+  Mat         Jref;
+  Vec         U;
+  PetscRandom rnd;
+  PetscReal   E = 200e9, nu = 0.333, lam, mu;
+  const char *generic[] = {"host", DMASSEMBLYGLOBALNZ, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR};
+  const char *kiran[]   = {"kiran:element", "kiran:warp4", "kiran:warp8", "kiran:ppni4", "kiran:ppni8", "kiran:twokernel"};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-elem", elem, sizeof(elem), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-faces", &faces, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-distort", &distort, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-kiran_refused", &refused, NULL));
+  PetscCall(PetscStrcmp(elem, "hex", &hex));
+  PetscCall(CreateProblem(elem, faces, distort, &dm));
+  if (refused) {
+    PetscCall(CheckRefused(dm, &fail));
+  } else {
+    const char *targets[2];
+    {
+      PetscInt cStart, cEnd;
+      PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+      nelem = cEnd - cStart;
+    }
+    targets[0] = gpu ? MATAIJCUSPARSE : MATAIJ;
+    targets[1] = MATELLWARP;
+    lam = E * nu / ((1 + nu) * (1 - 2 * nu));
+    mu  = E / (2 * (1 + nu));
+    PetscCall(Reference(dm, lam, mu, &Jref));
+    PetscCall(DMCreateGlobalVector(dm, &U));
+    PetscCall(VecGetLocalSize(U, &ndof));
+    PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+    PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+    PetscCall(VecSetRandom(U, rnd));
+    PetscCall(PetscRandomDestroy(&rnd));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "-- %s%s: %" PetscInt_FMT " elements, %" PetscInt_FMT " dofs%s\n", elem, distort ? " (distorted, non-affine)" : "", nelem, ndof, gpu ? " (GPU run)" : ""));
+    for (int t = 0; t < 2; t++) {
+      for (size_t m = 0; m < PETSC_STATIC_ARRAY_LENGTH(generic); m++) PetscCall(CheckMethod(dm, generic[m], targets[t], E, nu, Jref, U, gpu, &fail));
+      if (hex)
+        for (size_t m = 0; m < PETSC_STATIC_ARRAY_LENGTH(kiran); m++) PetscCall(CheckMethod(dm, kiran[m], targets[t], E, nu, Jref, U, gpu, &fail));
+    }
+    if (hex)
+      for (size_t m = 0; m < PETSC_STATIC_ARRAY_LENGTH(kiran); m++) PetscCall(CheckPerCell(dm, kiran[m], MATELLWARP, &fail));
+    else PetscCall(CheckPerCell(dm, DMASSEMBLYGLOBALNZ, MATELLWARP, &fail));
+    PetscCall(VecDestroy(&U));
+    PetscCall(MatDestroy(&Jref));
+  }
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s\n", fail ? "FAILED" : "all checks passed"));
+  PetscCall(PetscFinalize());
+  return fail ? 1 : 0;
+}
