@@ -463,9 +463,9 @@ int main(int argc, char **argv)
     PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
     for (int v = 0; v <= DMASSEMBLY_INTEGRATION_AUTO; v++) PetscCall(CheckElement(&P, fe, PETSC_MEMTYPE_HOST, (DMAssemblyIntegrationVariant)v, 0, 128, DMAssemblyIntegrationVariants[v], &fail));
     if (gpu) {
-      const char *pl[] = {"reg", "coef", "phi", "ae"};
+      const char *pl[] = {"reg", "coef", "phi", "ae", "reg128", "reg64"};
       for (int v = 0; v < DMASSEMBLY_INTEGRATION_AUTO; v++)
-        for (PetscInt p = 0; p < 4; p++)
+        for (PetscInt p = 0; p < 6; p++)
           for (PetscInt b = 64; b <= 256; b *= 2) {
             char label[64];
             PetscCall(PetscSNPrintf(label, sizeof(label), "%s %s %" PetscInt_FMT, DMAssemblyIntegrationVariants[v], pl[p], b));

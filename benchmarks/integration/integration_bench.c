@@ -105,7 +105,7 @@ static PetscErrorCode TimeApply(DMAssemblyIntegration ig, Data *D, PetscInt reps
 
 static PetscErrorCode RunCase(DMPolytopeType ct, DMAssemblyIntegrationProblem prob, PetscMemType mt, PetscInt n, PetscInt reps, PetscReal bw, PetscReal fl)
 {
-  const char *const     pl[] = {"reg", "coef", "phi", "ae"};
+  const char *const     pl[] = {"reg", "coef", "phi", "ae", "reg128", "reg64"};
   const PetscBool       dev  = (PetscBool)(mt != PETSC_MEMTYPE_HOST);
   const char           *where = dev ? "device" : "host";
   const char           *ename = ct == DM_POLYTOPE_TETRAHEDRON ? "tet" : "prism";
@@ -126,7 +126,7 @@ static PetscErrorCode RunCase(DMPolytopeType ct, DMAssemblyIntegrationProblem pr
     int            bp = 0, bb = 0;
     PetscCall(DMAssemblyIntegrationGetCounts(ig, (DMAssemblyIntegrationVariant)v, &bytes, &flops));
     bound = PetscMax(bytes / bw, flops / fl);
-    for (int p = 0; p < (dev ? 4 : 1); p++)
+    for (int p = 0; p < (dev ? 6 : 1); p++)
       for (int b = 64; b <= (dev ? 256 : 64); b *= 2) {
         PetscReal t;
         PetscCall(DMAssemblyIntegrationSetVariant(ig, (DMAssemblyIntegrationVariant)v, p, b));

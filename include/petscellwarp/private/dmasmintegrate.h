@@ -30,7 +30,7 @@
   #define DMASM_IG_UNROLL _Pragma("unroll")
 #else
   #define DMASM_IG_FN     static inline __attribute__((always_inline))
-  #define DMASM_IG_UNROLL /* the host compiler decides (forced full unrolling made the file take minutes to compile) */
+  #define DMASM_IG_UNROLL /* the host compiler decides (forcing full unrolling of every instance made the file take ten minutes to compile) */
 #endif
 
 #define DMASM_IG_MAXS 6
@@ -54,8 +54,11 @@ enum {
   DMASM_IG_PLACE_REG  = 0,
   DMASM_IG_PLACE_COEF = 1,
   DMASM_IG_PLACE_PHI  = 2,
-  DMASM_IG_PLACE_AE   = 3
+  DMASM_IG_PLACE_AE   = 3,
+  DMASM_IG_PLACE_R128 = 4, /* registers, at most 128 per thread (device) */
+  DMASM_IG_PLACE_R64  = 5  /* registers, at most 64 per thread (device) */
 };
+#define DMASM_IG_NPLACE 6
 enum {
   DMASM_IG_MODE_AB  = 0, /* A^e -> ke, b^e -> fe (the paper's output) */
   DMASM_IG_MODE_JAC = 1, /* A^e -> ke */
@@ -98,7 +101,7 @@ DMASM_IG_FN PetscReal DMAsmIGJacobian(const DMAsmIntegRef *R, const int NS, cons
   idet  = 1.0 / det;
   DMASM_IG_UNROLL
   for (int i = 0; i < 9; i++) iJ[i] *= idet;
-  return det < 0 ? -det : det;
+  return fabs(det);
 }
 
 /* global derivatives of shape function a at point q -> ph rows 1..3 */

@@ -15,7 +15,7 @@
 
 const char *const DMAssemblyIntegrationProblems[] = {"poisson", "cdr", "DMAssemblyIntegrationProblem", "DMASSEMBLY_INTEGRATION_", NULL};
 const char *const DMAssemblyIntegrationVariants[] = {"qss", "sqs", "ssq", "auto", "DMAssemblyIntegrationVariant", "DMASSEMBLY_INTEGRATION_", NULL};
-static const char *const PlaceNames[]             = {"reg", "coef", "phi", "ae"};
+static const char *const PlaceNames[]             = {"reg", "coef", "phi", "ae", "reg128", "reg64"};
 
 #define IG_NBLOCK 3
 static const int IGBlocks[IG_NBLOCK] = {64, 128, 256};
@@ -32,7 +32,7 @@ struct _n_DMAssemblyIntegration {
   /* the choice in use and how it was made */
   PetscBool    tunedhost, tuneddev;
   int          hvar, dvar, dplace, dblock;
-  PetscReal    hms[3], dms[3][4][IG_NBLOCK]; /* the search's timings (ms; 0: not timed) */
+  PetscReal    hms[3], dms[3][DMASM_IG_NPLACE][IG_NBLOCK]; /* the search's timings (ms; 0: not timed) */
   PetscInt     tunenelem;
   PetscInt     nthreads;
 };
@@ -181,7 +181,7 @@ PetscErrorCode DMAssemblyIntegrationCreate(PetscFE fe, DMAssemblyIntegrationProb
 
   Options Database Keys:
 + -dm_assembly_integration_variant <qss,sqs,ssq,auto> - loop order (auto: a one-time timed search on the first batch)
-. -dm_assembly_integration_placement <reg,coef,phi,ae,auto> - device: the one array placed in shared memory (reg: none)
+. -dm_assembly_integration_placement <reg,coef,phi,ae,reg128,reg64,auto> - device: the one array placed in shared memory (reg: none; reg128/reg64: none, registers capped)
 - -dm_assembly_integration_block <n> - device: threads per block (64, 128, 256; 0: searched)
 
   Level: intermediate
@@ -190,17 +190,17 @@ PetscErrorCode DMAssemblyIntegrationCreate(PetscFE fe, DMAssemblyIntegrationProb
 @*/
 PetscErrorCode DMAssemblyIntegrationSetFromOptions(DMAssemblyIntegration ig, const char prefix[])
 {
-  PetscInt  place = ig->place < 0 ? 4 : ig->place;
-  PetscBool set;
-  const char *const pl[] = {"reg", "coef", "phi", "ae", "auto"};
+  PetscInt          place = ig->place < 0 ? DMASM_IG_NPLACE : ig->place;
+  PetscBool         set;
+  const char *const pl[]  = {"reg", "coef", "phi", "ae", "reg128", "reg64", "auto"};
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_SELF, prefix, "DMAssembly element integration (Banas et al.)", "DMAssembly");
   PetscCall(PetscOptionsEnum("-dm_assembly_integration_variant", "Loop order", "DMAssemblyIntegrationSetVariant", DMAssemblyIntegrationVariants, (PetscEnum)ig->variant, (PetscEnum *)&ig->variant, NULL));
-  PetscCall(PetscOptionsEList("-dm_assembly_integration_placement", "Device: the array placed in shared memory", "DMAssemblyIntegrationSetVariant", pl, 5, pl[place], &place, &set));
+  PetscCall(PetscOptionsEList("-dm_assembly_integration_placement", "Device: the array placed in shared memory", "DMAssemblyIntegrationSetVariant", pl, DMASM_IG_NPLACE + 1, pl[place], &place, &set));
   PetscCall(PetscOptionsInt("-dm_assembly_integration_block", "Device: threads per block (64, 128, 256; 0: searched)", "DMAssemblyIntegrationSetVariant", ig->block, &ig->block, NULL));
   PetscOptionsEnd();
-  ig->place = place == 4 ? -1 : place;
+  ig->place = place == DMASM_IG_NPLACE ? -1 : place;
   PetscCheck(ig->block == 0 || ig->block == 64 || ig->block == 128 || ig->block == 256, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_integration_block: 64, 128, 256 or 0 (searched), got %" PetscInt_FMT, ig->block);
   ig->tunedhost = ig->tuneddev = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -212,7 +212,8 @@ PetscErrorCode DMAssemblyIntegrationSetFromOptions(DMAssemblyIntegration ig, con
   Input Parameters:
 + ig      - the integration
 . variant - `DMASSEMBLY_INTEGRATION_QSS`, `_SQS`, `_SSQ` or `_AUTO` (searched)
-. place   - device: 0 registers only, 1 coefficients, 2 shape functions, 3 A^e/b^e in shared memory; -1 searched
+. place   - device: 0 registers only, 1 coefficients, 2 shape functions, 3 A^e/b^e in shared memory, 4/5 registers only
+            capped at 128/64 per thread; -1 searched
 - block   - device: threads per block 64, 128, 256; 0 searched
 
   Level: intermediate
@@ -223,7 +224,7 @@ PetscErrorCode DMAssemblyIntegrationSetVariant(DMAssemblyIntegration ig, DMAssem
 {
   PetscFunctionBegin;
   PetscCheck(variant >= DMASSEMBLY_INTEGRATION_QSS && variant <= DMASSEMBLY_INTEGRATION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "unknown variant %d", (int)variant);
-  PetscCheck(place >= -1 && place <= 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "placement -1..3, got %" PetscInt_FMT, place);
+  PetscCheck(place >= -1 && place < DMASM_IG_NPLACE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "placement -1..%d, got %" PetscInt_FMT, DMASM_IG_NPLACE - 1, place);
   PetscCheck(block == 0 || block == 64 || block == 128 || block == 256, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "block 64, 128, 256 or 0, got %" PetscInt_FMT, block);
   ig->variant   = variant;
   ig->place     = place;
@@ -395,10 +396,10 @@ PetscErrorCode DMAssemblyIntegrationTune(DMAssemblyIntegration ig, PetscMemType 
     PetscCall(PetscInfo(NULL, "DMAssemblyIntegration host search on %" PetscInt_FMT " elements: %s (%g ms)\n", nelem, DMAssemblyIntegrationVariants[ig->hvar], (double)best));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
-    const int p0 = ig->place < 0 ? 0 : (int)ig->place, p1 = ig->place < 0 ? 3 : (int)ig->place;
+    const int p0 = ig->place < 0 ? 0 : (int)ig->place, p1 = ig->place < 0 ? DMASM_IG_NPLACE - 1 : (int)ig->place;
     PetscReal best = PETSC_MAX_REAL;
     for (int v = 0; v < 3; v++)
-      for (int p = 0; p < 4; p++)
+      for (int p = 0; p < DMASM_IG_NPLACE; p++)
         for (int b = 0; b < IG_NBLOCK; b++) ig->dms[v][p][b] = 0;
     for (int v = v0; v <= v1; v++)
       for (int p = p0; p <= p1; p++)
@@ -505,7 +506,7 @@ PetscErrorCode DMAssemblyIntegrationView(DMAssemblyIntegration ig, PetscViewer v
   if (ig->tuneddev) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "device: %s, shared memory: %s, %d threads per block: the fastest of the search (ms per launch):\n", DMAssemblyIntegrationVariants[ig->dvar], PlaceNames[ig->dplace], ig->dblock));
     for (int v = 0; v < 3; v++)
-      for (int p = 0; p < 4; p++)
+      for (int p = 0; p < DMASM_IG_NPLACE; p++)
         if (ig->dms[v][p][0] > 0 || ig->dms[v][p][1] > 0 || ig->dms[v][p][2] > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  %s %-4s: %.4g %.4g %.4g (64/128/256 threads)\n", DMAssemblyIntegrationVariants[v], PlaceNames[p], (double)ig->dms[v][p][0], (double)ig->dms[v][p][1], (double)ig->dms[v][p][2]));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "device: %s, shared memory %s, block %" PetscInt_FMT " (0/auto: searched at the first device call)\n", DMAssemblyIntegrationVariants[ig->variant], ig->place < 0 ? "auto" : PlaceNames[ig->place], ig->block));
   PetscCall(PetscViewerASCIIPopTab(viewer));

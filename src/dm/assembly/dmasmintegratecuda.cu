@@ -9,8 +9,10 @@
 #include <petscdevice_cuda.h>
 #include <petscellwarp/private/ellwarpdevice.h>
 
+/* PLACE 4 and 5: all in registers, capped at 128 / 64 registers per thread (2 / 4 blocks of 256 per SM): occupancy
+   against spills, the paper's register-pressure trade-off */
 template <int ELEM, int PROB, int VAR, int PLACE>
-__global__ static void __launch_bounds__(256) IGKernel(const __grid_constant__ DMAsmIntegRef R, int mode, PetscInt nelem, const PetscReal *__restrict__ xe, const PetscReal *__restrict__ coef, PetscInt cstride, const PetscScalar *__restrict__ ue, PetscScalar *__restrict__ ke, PetscScalar *__restrict__ fe)
+__global__ static void __launch_bounds__(256, PLACE == 4 ? 2 : PLACE == 5 ? 4 : 1) IGKernel(const __grid_constant__ DMAsmIntegRef R, int mode, PetscInt nelem, const PetscReal *__restrict__ xe, const PetscReal *__restrict__ coef, PetscInt cstride, const PetscScalar *__restrict__ ue, PetscScalar *__restrict__ ke, PetscScalar *__restrict__ fe)
 {
   extern __shared__ PetscReal igsm[];
   const PetscInt e = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x;
@@ -26,9 +28,9 @@ __global__ static void __launch_bounds__(256) IGKernel(const __grid_constant__ D
 
 typedef void (*IGKernelFn)(const DMAsmIntegRef, int, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *);
 
-#define IG_P(E, P, V) {IGKernel<E, P, V, 0>, IGKernel<E, P, V, 1>, IGKernel<E, P, V, 2>, IGKernel<E, P, V, 3>}
+#define IG_P(E, P, V) {IGKernel<E, P, V, 0>, IGKernel<E, P, V, 1>, IGKernel<E, P, V, 2>, IGKernel<E, P, V, 3>, IGKernel<E, P, V, 4>, IGKernel<E, P, V, 5>}
 #define IG_V(E, P)    {IG_P(E, P, 0), IG_P(E, P, 1), IG_P(E, P, 2)}
-static const IGKernelFn IGKernels[2][2][3][4] = {
+static const IGKernelFn IGKernels[2][2][3][DMASM_IG_NPLACE] = {
   {IG_V(0, 0), IG_V(0, 1)},
   {IG_V(1, 0), IG_V(1, 1)}
 };
@@ -51,13 +53,13 @@ static int IGSharedWords(int elem, int prob, int place)
 
 static PetscErrorCode IGLaunch(cudaStream_t stream, const DMAsmIntegRef *R, int elem, int prob, int var, int place, int block, int mode, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
-  static int      attrset[2][2][3][4];
+  static int      attrset[2][2][3][DMASM_IG_NPLACE];
   const size_t    smem = sizeof(PetscReal) * (size_t)IGSharedWords(elem, prob, place) * block;
   const PetscInt  nb   = (nelem + block - 1) / block;
   IGKernelFn      k;
 
   PetscFunctionBegin;
-  PetscCheck(elem >= 0 && elem < 2 && prob >= 0 && prob < 2 && var >= 0 && var < 3 && place >= 0 && place < 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DMAssemblyIntegration: no device instance (%d, %d, %d, %d)", elem, prob, var, place);
+  PetscCheck(elem >= 0 && elem < 2 && prob >= 0 && prob < 2 && var >= 0 && var < 3 && place >= 0 && place < DMASM_IG_NPLACE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DMAssemblyIntegration: no device instance (%d, %d, %d, %d)", elem, prob, var, place);
   PetscCheck(block == 64 || block == 128 || block == 256, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DMAssemblyIntegration: block %d", block);
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssemblyIntegration: %" PetscInt_FMT " elements exceed one grid", nelem);
   k = IGKernels[elem][prob][var][place];
