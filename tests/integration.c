@@ -474,6 +474,18 @@ int main(int argc, char **argv)
       PetscCall(CheckElement(&P, fe, PETSC_MEMTYPE_DEVICE, DMASSEMBLY_INTEGRATION_AUTO, -1, 0, "auto (searched)", &fail));
     }
     PetscCall(CheckAssembled(&P, gpu, rnd, &fail));
+    if (prism && pr == 0) { /* the built-in Lagrange kernels would treat a prism as a simplex: they must refuse it */
+      DMAssembly               as;
+      DMAssemblyElementKernels k;
+      PetscErrorCode           ierr;
+      PetscCall(DMAssemblyCreate(dm, &as));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = DMAssemblyLagrangeKernels(as, 1.0, 0.0, 0.0, NULL, &k);
+      PetscCall(PetscPopErrorHandler());
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "DMAssemblyLagrangeKernels on prisms: %s\n", ierr == PETSC_ERR_SUP ? "refused with an error, as it must" : "NOT REFUSED"));
+      if (ierr != PETSC_ERR_SUP) fail = PETSC_TRUE;
+      PetscCall(DMAssemblyDestroy(&as));
+    }
     PetscCall(DestroyProblem(&P));
   }
   PetscCall(DMDestroy(&dm));

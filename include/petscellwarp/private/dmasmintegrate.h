@@ -25,12 +25,42 @@
 #include <petscsys.h>
 #include <math.h>
 
+/* The arithmetic type of the loop bodies: on the device a double (one thread = one element); on the host a GCC/Clang
+   vector of DMASM_IG_LANES doubles, so one host thread integrates DMASM_IG_LANES consecutive elements in SIMD lanes (the
+   paper's SIMD group on CPU cores) with the same source: loads/stores of consecutive elements are vector loads/stores
+   of the entry-major arrays, reference data are scalars broadcast by the compiler. */
 #if defined(__CUDACC__)
-  #define DMASM_IG_FN     static __device__ __forceinline__
-  #define DMASM_IG_UNROLL _Pragma("unroll")
+  #define DMASM_IG_FN        static __device__ __forceinline__
+  #define DMASM_IG_UNROLL    _Pragma("unroll")
+  #define DMASM_IG_LANES     1
+typedef PetscReal DMAsmIGV;
+  #define DMASM_IG_ZERO      ((PetscReal)0)
+  #define DMASM_IG_LD(p)     (*(p))
+  #define DMASM_IG_ST(p, v)  (*(p) = (v))
+  #define DMASM_IG_ABS(x)    fabs(x)
+  #define DMASM_IG_SPLAT(x)  (x)
 #else
   #define DMASM_IG_FN     static inline __attribute__((always_inline))
   #define DMASM_IG_UNROLL /* the host compiler decides (forcing full unrolling of every instance made the file take ten minutes to compile) */
+  #define DMASM_IG_LANES  4 /* DMASM_IG_ABS spells out 4 lanes */
+  #pragma GCC diagnostic ignored "-Wpsabi" /* 32-byte vectors without AVX: only in always-inline static functions, no ABI crossed */
+typedef double  DMAsmIGV __attribute__((vector_size(8 * DMASM_IG_LANES)));
+typedef long long DMAsmIGI __attribute__((vector_size(8 * DMASM_IG_LANES)));
+  #define DMASM_IG_ZERO ((DMAsmIGV){0})
+DMASM_IG_FN DMAsmIGV DMAsmIGLoadV(const double *p)
+{
+  DMAsmIGV v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+DMASM_IG_FN void DMAsmIGStoreV(double *p, DMAsmIGV v)
+{
+  __builtin_memcpy(p, &v, sizeof(v));
+}
+  #define DMASM_IG_SPLAT(x) ((x) + DMASM_IG_ZERO)
+  #define DMASM_IG_LD(p)    DMAsmIGLoadV(p)
+  #define DMASM_IG_ST(p, v) DMAsmIGStoreV(p, v)
+  #define DMASM_IG_ABS(x)   ((DMAsmIGV)((DMAsmIGI)(x) & (DMAsmIGI){0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL}))
 #endif
 
 #define DMASM_IG_MAXS 6
@@ -74,12 +104,12 @@ typedef struct {
 } DMAsmIntegRef;
 
 /* Jacobian terms at point q: dxi_k/dx_d -> iJ[k*3+d]; returns |det dx/dxi| */
-DMASM_IG_FN PetscReal DMAsmIGJacobian(const DMAsmIntegRef *R, const int NS, const int q, const PetscReal *xl, PetscReal *iJ)
+DMASM_IG_FN DMAsmIGV DMAsmIGJacobian(const DMAsmIntegRef *R, const int NS, const int q, const DMAsmIGV *xl, DMAsmIGV *iJ)
 {
-  PetscReal J[9], det, idet;
+  DMAsmIGV J[9], det, idet;
 
   DMASM_IG_UNROLL
-  for (int i = 0; i < 9; i++) J[i] = 0;
+  for (int i = 0; i < 9; i++) J[i] = DMASM_IG_ZERO;
   DMASM_IG_UNROLL
   for (int a = 0; a < NS; a++) {
     DMASM_IG_UNROLL
@@ -101,24 +131,24 @@ DMASM_IG_FN PetscReal DMAsmIGJacobian(const DMAsmIntegRef *R, const int NS, cons
   idet  = 1.0 / det;
   DMASM_IG_UNROLL
   for (int i = 0; i < 9; i++) iJ[i] *= idet;
-  return fabs(det);
+  return DMASM_IG_ABS(det);
 }
 
 /* global derivatives of shape function a at point q -> ph rows 1..3 */
-DMASM_IG_FN void DMAsmIGDeriv(const DMAsmIntegRef *R, const int NS, const int q, const int a, const PetscReal *iJ, PetscReal *ph, const int ps)
+DMASM_IG_FN void DMAsmIGDeriv(const DMAsmIntegRef *R, const int NS, const int q, const int a, const DMAsmIGV *iJ, DMAsmIGV *ph, const int ps)
 {
   DMASM_IG_UNROLL
   for (int d = 0; d < 3; d++) ph[((1 + d) * NS + a) * ps] = R->dphi[q][a][0] * iJ[0 * 3 + d] + R->dphi[q][a][1] * iJ[1 * 3 + d] + R->dphi[q][a][2] * iJ[2 * 3 + d];
 }
 
 /* sum_{i,j} c^{i;j} phi_i^a phi_j^b (Poisson: c = the identity on the gradients) */
-DMASM_IG_FN PetscReal DMAsmIGEntry(const int PROB, const int NS, const PetscReal *cf, const int cs, const PetscReal *ph, const int ps, const int a, const int b)
+DMASM_IG_FN DMAsmIGV DMAsmIGEntry(const int PROB, const int NS, const DMAsmIGV *cf, const int cs, const DMAsmIGV *ph, const int ps, const int a, const int b)
 {
   if (PROB == DMASM_IG_POISSON) return ph[(NS + a) * ps] * ph[(NS + b) * ps] + ph[(2 * NS + a) * ps] * ph[(2 * NS + b) * ps] + ph[(3 * NS + a) * ps] * ph[(3 * NS + b) * ps];
-  PetscReal s = 0;
+  DMAsmIGV s = DMASM_IG_ZERO;
   DMASM_IG_UNROLL
   for (int i = 0; i < 4; i++) {
-    PetscReal t = 0;
+    DMAsmIGV t = DMASM_IG_ZERO;
     DMASM_IG_UNROLL
     for (int j = 0; j < 4; j++) t += cf[(i * 4 + j) * cs] * ph[(j * NS + b) * ps];
     s += ph[(i * NS + a) * ps] * t;
@@ -127,25 +157,25 @@ DMASM_IG_FN PetscReal DMAsmIGEntry(const int PROB, const int NS, const PetscReal
 }
 
 /* sum_i d^i phi_i^a (Poisson: d^0 at point q) */
-DMASM_IG_FN PetscReal DMAsmIGLoad(const int PROB, const int NS, const int q, const PetscReal *cf, const int cs, const PetscReal *ph, const int ps, const int a)
+DMASM_IG_FN DMAsmIGV DMAsmIGLoad(const int PROB, const int NS, const int q, const DMAsmIGV *cf, const int cs, const DMAsmIGV *ph, const int ps, const int a)
 {
   if (PROB == DMASM_IG_POISSON) return cf[q * cs] * ph[a * ps];
   return cf[16 * cs] * ph[a * ps] + cf[17 * cs] * ph[(NS + a) * ps] + cf[18 * cs] * ph[(2 * NS + a) * ps] + cf[19 * cs] * ph[(3 * NS + a) * ps];
 }
 
 /* One element e: read geometry and coefficients, integrate in the loop order VAR, store (mode). */
-DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const int PROB, const int VAR, const int mode, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe, PetscReal *cf, const int cs, PetscReal *ph, const int ps, PetscReal *ae, const int as)
+DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const int PROB, const int VAR, const int mode, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe, DMAsmIGV *cf, const int cs, DMAsmIGV *ph, const int ps, DMAsmIGV *ae, const int as)
 {
   const int NS = ELEM == DMASM_IG_TET ? 4 : 6, NQ = NS, NC = PROB == DMASM_IG_POISSON ? NQ : DMASM_IG_NCDR;
   const int LIN = ELEM == DMASM_IG_TET; /* geo_linear */
-  PetscReal xl[3 * DMASM_IG_MAXS], ul[DMASM_IG_MAXS], iJ[9], vol0 = 0;
+  DMAsmIGV xl[3 * DMASM_IG_MAXS], ul[DMASM_IG_MAXS], iJ[9], vol0 = DMASM_IG_ZERO;
 
   DMASM_IG_UNROLL
-  for (int k = 0; k < 3 * NS; k++) xl[k] = xe[k * nelem + e];
+  for (int k = 0; k < 3 * NS; k++) xl[k] = DMASM_IG_LD(xe + k * nelem + e);
   DMASM_IG_UNROLL
-  for (int k = 0; k < NC; k++) cf[k * cs] = coef[k * cstride + e];
+  for (int k = 0; k < NC; k++) cf[k * cs] = DMASM_IG_LD(coef + k * cstride + e);
   DMASM_IG_UNROLL
-  for (int a = 0; a < NS; a++) ul[a] = mode == DMASM_IG_MODE_RES ? PetscRealPart(ue[a * nelem + e]) : 0;
+  for (int a = 0; a < NS; a++) ul[a] = mode == DMASM_IG_MODE_RES ? DMASM_IG_LD(ue + a * nelem + e) : DMASM_IG_ZERO;
   if (LIN) { /* geo_linear: Jacobian terms and global derivatives once (Algorithms 3, 5, 7) */
     vol0 = DMAsmIGJacobian(R, NS, 0, xl, iJ);
     DMASM_IG_UNROLL
@@ -153,10 +183,10 @@ DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const in
   }
   if (VAR == DMASM_IG_QSS) { /* Algorithms 2/3: all of A^e and b^e accumulated over the points */
     DMASM_IG_UNROLL
-    for (int k = 0; k < NS * NS + NS; k++) ae[k * as] = 0;
+    for (int k = 0; k < NS * NS + NS; k++) ae[k * as] = DMASM_IG_ZERO;
     DMASM_IG_UNROLL
     for (int q = 0; q < NQ; q++) {
-      PetscReal vol;
+      DMAsmIGV vol;
       if (LIN) vol = vol0 * R->w[q];
       else {
         vol = DMAsmIGJacobian(R, NS, q, xl, iJ) * R->w[q];
@@ -164,7 +194,7 @@ DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const in
         for (int a = 0; a < NS; a++) DMAsmIGDeriv(R, NS, q, a, iJ, ph, ps);
       }
       DMASM_IG_UNROLL
-      for (int a = 0; a < NS; a++) ph[a * ps] = R->phi[q][a];
+      for (int a = 0; a < NS; a++) ph[a * ps] = DMASM_IG_SPLAT(R->phi[q][a]);
       DMASM_IG_UNROLL
       for (int a = 0; a < NS; a++) {
         DMASM_IG_UNROLL
@@ -174,24 +204,24 @@ DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const in
     }
     DMASM_IG_UNROLL
     for (int a = 0; a < NS; a++) {
-      PetscReal r = 0;
+      DMAsmIGV r = DMASM_IG_ZERO;
       DMASM_IG_UNROLL
       for (int b = 0; b < NS; b++) {
-        if (mode != DMASM_IG_MODE_RES) ke[(a * NS + b) * nelem + e] = ae[(a * NS + b) * as];
+        if (mode != DMASM_IG_MODE_RES) DMASM_IG_ST(ke + (a * NS + b) * nelem + e, ae[(a * NS + b) * as]);
         else r += ae[(a * NS + b) * as] * ul[b];
       }
-      if (mode == DMASM_IG_MODE_AB) fe[a * nelem + e] = ae[(NS * NS + a) * as];
-      else if (mode == DMASM_IG_MODE_RES) fe[a * nelem + e] = r - ae[(NS * NS + a) * as];
+      if (mode == DMASM_IG_MODE_AB) DMASM_IG_ST(fe + a * nelem + e, ae[(NS * NS + a) * as]);
+      else if (mode == DMASM_IG_MODE_RES) DMASM_IG_ST(fe + a * nelem + e, r - ae[(NS * NS + a) * as]);
     }
   } else if (VAR == DMASM_IG_SQS) { /* Algorithms 4/5: one row of A^e at a time, the points inside */
     DMASM_IG_UNROLL
     for (int a = 0; a < NS; a++) {
-      PetscReal r = 0;
+      DMAsmIGV r = DMASM_IG_ZERO;
       DMASM_IG_UNROLL
-      for (int k = 0; k <= NS; k++) ae[k * as] = 0;
+      for (int k = 0; k <= NS; k++) ae[k * as] = DMASM_IG_ZERO;
       DMASM_IG_UNROLL
       for (int q = 0; q < NQ; q++) {
-        PetscReal vol;
+        DMAsmIGV vol;
         if (LIN) vol = vol0 * R->w[q];
         else {
           vol = DMAsmIGJacobian(R, NS, q, xl, iJ) * R->w[q];
@@ -199,49 +229,49 @@ DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const in
           for (int b = 0; b < NS; b++) DMAsmIGDeriv(R, NS, q, b, iJ, ph, ps);
         }
         DMASM_IG_UNROLL
-        for (int b = 0; b < NS; b++) ph[b * ps] = R->phi[q][b];
+        for (int b = 0; b < NS; b++) ph[b * ps] = DMASM_IG_SPLAT(R->phi[q][b]);
         DMASM_IG_UNROLL
         for (int b = 0; b < NS; b++) ae[b * as] += vol * DMAsmIGEntry(PROB, NS, cf, cs, ph, ps, a, b);
         ae[NS * as] += vol * DMAsmIGLoad(PROB, NS, q, cf, cs, ph, ps, a);
       }
       DMASM_IG_UNROLL
       for (int b = 0; b < NS; b++) {
-        if (mode != DMASM_IG_MODE_RES) ke[(a * NS + b) * nelem + e] = ae[b * as];
+        if (mode != DMASM_IG_MODE_RES) DMASM_IG_ST(ke + (a * NS + b) * nelem + e, ae[b * as]);
         else r += ae[b * as] * ul[b];
       }
-      if (mode == DMASM_IG_MODE_AB) fe[a * nelem + e] = ae[NS * as];
-      else if (mode == DMASM_IG_MODE_RES) fe[a * nelem + e] = r - ae[NS * as];
+      if (mode == DMASM_IG_MODE_AB) DMASM_IG_ST(fe + a * nelem + e, ae[NS * as]);
+      else if (mode == DMASM_IG_MODE_RES) DMASM_IG_ST(fe + a * nelem + e, r - ae[NS * as]);
     }
   } else { /* Algorithms 6/7: one entry at a time, the points innermost (geo_generic: the Jacobian terms per entry) */
     DMASM_IG_UNROLL
     for (int a = 0; a < NS; a++) {
-      PetscReal r = 0;
+      DMAsmIGV r = DMASM_IG_ZERO;
       DMASM_IG_UNROLL
       for (int b = 0; b < NS; b++) {
-        ae[0] = 0;
-        ae[as] = 0;
+        ae[0] = DMASM_IG_ZERO;
+        ae[as] = DMASM_IG_ZERO;
         DMASM_IG_UNROLL
         for (int q = 0; q < NQ; q++) {
-          PetscReal vol;
+          DMAsmIGV vol;
           if (LIN) vol = vol0 * R->w[q];
           else {
             vol = DMAsmIGJacobian(R, NS, q, xl, iJ) * R->w[q];
             DMAsmIGDeriv(R, NS, q, a, iJ, ph, ps);
             if (b != a) DMAsmIGDeriv(R, NS, q, b, iJ, ph, ps);
           }
-          ph[a * ps] = R->phi[q][a];
-          ph[b * ps] = R->phi[q][b];
+          ph[a * ps] = DMASM_IG_SPLAT(R->phi[q][a]);
+          ph[b * ps] = DMASM_IG_SPLAT(R->phi[q][b]);
           ae[0] += vol * DMAsmIGEntry(PROB, NS, cf, cs, ph, ps, a, b);
           if (a == b) ae[as] += vol * DMAsmIGLoad(PROB, NS, q, cf, cs, ph, ps, a);
         }
-        if (mode != DMASM_IG_MODE_RES) ke[(a * NS + b) * nelem + e] = ae[0];
+        if (mode != DMASM_IG_MODE_RES) DMASM_IG_ST(ke + (a * NS + b) * nelem + e, ae[0]);
         else r += ae[0] * ul[b];
         if (a == b) {
-          if (mode == DMASM_IG_MODE_AB) fe[a * nelem + e] = ae[as];
+          if (mode == DMASM_IG_MODE_AB) DMASM_IG_ST(fe + a * nelem + e, ae[as]);
           else if (mode == DMASM_IG_MODE_RES) r -= ae[as];
         }
       }
-      if (mode == DMASM_IG_MODE_RES) fe[a * nelem + e] = r;
+      if (mode == DMASM_IG_MODE_RES) DMASM_IG_ST(fe + a * nelem + e, r);
     }
   }
 }

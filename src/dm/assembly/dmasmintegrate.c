@@ -308,12 +308,33 @@ PetscErrorCode DMAssemblyIntegrationGetCounts(DMAssemblyIntegration ig, DMAssemb
 #else
   #define IG_OMP
 #endif
+/* DMASM_IG_LANES consecutive elements per call (SIMD lanes); the last incomplete group through padded copies (the
+   padding lanes repeat the group's first element: valid geometry, results dropped) */
 #define IG_HOST_LOOP(EL, PR, VA) \
   do { \
+    const PetscInt W = DMASM_IG_LANES, ng = nelem / W, e0 = ng * W, NS = (EL) == DMASM_IG_TET ? 4 : 6, NC = (PR) == DMASM_IG_POISSON ? NS : DMASM_IG_NCDR; \
     IG_OMP \
-    for (PetscInt e = 0; e < nelem; e++) { \
-      PetscReal cf[DMASM_IG_NCDR], ph[4 * DMASM_IG_MAXS], ae[DMASM_IG_MAXS * DMASM_IG_MAXS + DMASM_IG_MAXS]; \
-      DMAsmIGElement(R, EL, PR, VA, mode, e, nelem, xe, coef, cstride, ue, ke, fe, cf, 1, ph, 1, ae, 1); \
+    for (PetscInt g = 0; g < ng; g++) { \
+      DMAsmIGV cf[DMASM_IG_NCDR], ph[4 * DMASM_IG_MAXS], ae[DMASM_IG_MAXS * DMASM_IG_MAXS + DMASM_IG_MAXS]; \
+      DMAsmIGElement(R, EL, PR, VA, mode, g * W, nelem, xe, coef, cstride, ue, ke, fe, cf, 1, ph, 1, ae, 1); \
+    } \
+    if (e0 < nelem) { \
+      PetscReal   xt[3 * DMASM_IG_MAXS * DMASM_IG_LANES], ct[DMASM_IG_NCDR * DMASM_IG_LANES]; \
+      PetscScalar ut[DMASM_IG_MAXS * DMASM_IG_LANES], kt[DMASM_IG_MAXS * DMASM_IG_MAXS * DMASM_IG_LANES], ft[DMASM_IG_MAXS * DMASM_IG_LANES]; \
+      DMAsmIGV    cf[DMASM_IG_NCDR], ph[4 * DMASM_IG_MAXS], ae[DMASM_IG_MAXS * DMASM_IG_MAXS + DMASM_IG_MAXS]; \
+      for (PetscInt l = 0; l < W; l++) { \
+        const PetscInt es = e0 + (e0 + l < nelem ? l : 0); \
+        for (PetscInt k = 0; k < 3 * NS; k++) xt[k * W + l] = xe[k * nelem + es]; \
+        for (PetscInt k = 0; k < NC; k++) ct[k * W + l] = coef[k * cstride + es]; \
+        for (PetscInt k = 0; k < NS; k++) ut[k * W + l] = mode == DMASM_IG_MODE_RES ? ue[k * nelem + es] : 0; \
+      } \
+      DMAsmIGElement(R, EL, PR, VA, mode, 0, W, xt, ct, W, ut, kt, ft, cf, 1, ph, 1, ae, 1); \
+      for (PetscInt l = 0; e0 + l < nelem; l++) { \
+        if (mode != DMASM_IG_MODE_RES) \
+          for (PetscInt k = 0; k < NS * NS; k++) ke[k * nelem + e0 + l] = kt[k * W + l]; \
+        if (mode != DMASM_IG_MODE_JAC) \
+          for (PetscInt k = 0; k < NS; k++) fe[k * nelem + e0 + l] = ft[k * W + l]; \
+      } \
     } \
   } while (0)
 #define IG_HOST_VAR(EL, PR) \
