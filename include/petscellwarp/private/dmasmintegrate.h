@@ -29,9 +29,18 @@
    vector of DMASM_IG_LANES doubles, so one host thread integrates DMASM_IG_LANES consecutive elements in SIMD lanes (the
    paper's SIMD group on CPU cores) with the same source: loads/stores of consecutive elements are vector loads/stores
    of the entry-major arrays, reference data are scalars broadcast by the compiler. */
-#if defined(__CUDACC__)
-  #define DMASM_IG_FN        static __device__ __forceinline__
-  #define DMASM_IG_UNROLL    _Pragma("unroll")
+#if defined(__CUDACC__) || defined(DMASM_IG_SCALAR) /* DMASM_IG_SCALAR: the host with one element per call */
+  #if defined(__CUDACC__)
+    #define DMASM_IG_FN     static __device__ __forceinline__
+    #define DMASM_IG_UNROLL _Pragma("unroll")
+  #else
+    #define DMASM_IG_FN static inline __attribute__((always_inline))
+    #if defined(DMASM_IG_HOST_UNROLL)
+      #define DMASM_IG_UNROLL _Pragma("GCC unroll 16")
+    #else
+      #define DMASM_IG_UNROLL
+    #endif
+  #endif
   #define DMASM_IG_LANES     1
 typedef PetscReal DMAsmIGV;
   #define DMASM_IG_ZERO      ((PetscReal)0)

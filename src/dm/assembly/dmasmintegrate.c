@@ -5,6 +5,13 @@
    dmasmintegratecuda.cu, compiled from the same loop bodies. */
 #include <petscellwarpintegrate.h>
 #include <petscellwarp/private/dmassemblyimpl.h>
+/* The host instances integrate one element per call (the header's scalar type).  Built with -DELLWARP_IG_HOST_LANES
+   they take DMASM_IG_LANES = 4 consecutive elements per call in the lanes of a vector type instead: on this
+   project's 2-core build host (SSE2 code, no -march) that was slower (tet Poisson QSS 76 vs 58 ns per element,
+   prism conv-diff 771 vs 527, 2 threads), so it is an option for hosts with wider vectors, to be measured there. */
+#if !defined(ELLWARP_IG_HOST_LANES)
+  #define DMASM_IG_SCALAR 1
+#endif
 #include <petscellwarp/private/dmasmintegrate.h>
 #include <petscdmplex.h>
 #include <petscfe.h>
@@ -308,8 +315,8 @@ PetscErrorCode DMAssemblyIntegrationGetCounts(DMAssemblyIntegration ig, DMAssemb
 #else
   #define IG_OMP
 #endif
-/* DMASM_IG_LANES consecutive elements per call (SIMD lanes); the last incomplete group through padded copies (the
-   padding lanes repeat the group's first element: valid geometry, results dropped) */
+/* DMASM_IG_LANES consecutive elements per call (1, or the SIMD lanes with ELLWARP_IG_HOST_LANES); the last incomplete
+   group through padded copies (the padding lanes repeat the group's first element: valid geometry, results dropped) */
 #define IG_HOST_LOOP(EL, PR, VA) \
   do { \
     const PetscInt W = DMASM_IG_LANES, ng = nelem / W, e0 = ng * W, NS = (EL) == DMASM_IG_TET ? 4 : 6, NC = (PR) == DMASM_IG_POISSON ? NS : DMASM_IG_NCDR; \
