@@ -9,7 +9,8 @@
    2. assembled: the integration as the element kernels of a DMAssembly (globalnz, host, atomic, color; AIJ and
       ELLWARP targets, AIJCUSPARSE/ELLWARP cuda on the device) against DMPlexSNESComputeJacobianFEM /
       DMPlexSNESComputeResidualFEM: rel. error <= 1e-13.
-   Options: -elem tet|prism, -faces n, -gpu (the device path: the GPU label). */
+   Options: -elem tet|prism, -faces n, -mesh file (a gmsh file of one cell type instead: tests/data/integration/
+   prisms_v22.msh, 24 bent prisms), -gpu (the device path: the GPU label). */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscellwarpintegrate.h>
@@ -23,6 +24,7 @@
 /* ellwarp_add_test(integration.tet -elem tet -faces 2) */
 /* ellwarp_add_test(integration.prism -elem prism -faces 3) */
 /* ellwarp_add_test(integration.prism_omp2 -elem prism -faces 2 ENVIRONMENT OMP_NUM_THREADS=2) */
+/* ellwarp_add_test(integration.prism_gmsh -mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/integration/prisms_v22.msh) */
 /* ellwarp_add_test(integration.gpu_tet -elem tet -faces 4 -gpu GPU) */
 /* ellwarp_add_test(integration.gpu_prism -elem prism -faces 5 -gpu GPU) */
 
@@ -456,9 +458,9 @@ static PetscErrorCode CheckAssembled(Problem *P, PetscBool gpu, PetscRandom rnd,
 
 int main(int argc, char **argv)
 {
-  char        elem[16] = "tet";
+  char        elem[16] = "tet", mesh[PETSC_MAX_PATH_LEN];
   PetscInt    faces    = 2;
-  PetscBool   gpu = PETSC_FALSE, fail = PETSC_FALSE, prism;
+  PetscBool   gpu = PETSC_FALSE, fail = PETSC_FALSE, prism, fromfile;
   PetscRandom rnd;
   DM          dm;
 
@@ -470,7 +472,14 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(elem, "prism", &prism));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
-  PetscCall(CreateMesh(prism, faces, &dm));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", mesh, sizeof(mesh), &fromfile));
+  if (fromfile) {
+    DMPolytopeType ct;
+    PetscCall(DMPlexCreateFromFile(PETSC_COMM_SELF, mesh, "integration", PETSC_TRUE, &dm));
+    PetscCall(DMPlexGetCellType(dm, 0, &ct));
+    prism = (PetscBool)(ct == DM_POLYTOPE_TRI_PRISM);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "mesh %s: %s cells\n", mesh, DMPolytopeTypes[ct]));
+  } else PetscCall(CreateMesh(prism, faces, &dm));
   for (int pr = 0; pr < 2; pr++) {
     Problem P;
     PetscFE fe;
