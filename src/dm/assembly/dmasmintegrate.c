@@ -83,6 +83,7 @@ PetscErrorCode DMAssemblyIntegrationCreate(PetscFE fe, DMAssemblyIntegrationProb
   PetscValidHeaderSpecific(fe, PETSCFE_CLASSID, 1);
   PetscAssertPointer(ig, 3);
   PetscCheck(prob == DMASSEMBLY_INTEGRATION_POISSON || prob == DMASSEMBLY_INTEGRATION_CDR, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DMAssemblyIntegration: unknown problem %d", (int)prob);
+  PetscCall(DMAssemblyInitializePackage()); /* the class id of the event */
   if (!DMASM_Integrate) PetscCall(PetscLogEventRegister("DMAsmIntegrate", DMASSEMBLY_CLASSID, &DMASM_Integrate));
   PetscCall(PetscFEGetSpatialDimension(fe, &dim));
   PetscCall(PetscFEGetDimension(fe, &nb));
