@@ -42,6 +42,7 @@ struct _n_DMAssemblyIntegration {
   PetscReal    hms[3], dms[3][DMASM_IG_NPLACE][IG_NBLOCK]; /* the search's timings (ms; 0: not timed) */
   PetscInt     tunenelem;
   PetscInt     nthreads;
+  PetscBool    view; /* -dm_assembly_integration_view: View after each search */
 };
 
 static PetscLogEvent DMASM_Integrate = 0;
@@ -190,7 +191,8 @@ PetscErrorCode DMAssemblyIntegrationCreate(PetscFE fe, DMAssemblyIntegrationProb
   Options Database Keys:
 + -dm_assembly_integration_variant <qss,sqs,ssq,auto> - loop order (auto: a one-time timed search on the first batch)
 . -dm_assembly_integration_placement <reg,coef,phi,ae,reg128,reg64,auto> - device: the one array placed in shared memory (reg: none; reg128/reg64: none, registers capped)
-- -dm_assembly_integration_block <n> - device: threads per block (64, 128, 256; 0: searched)
+. -dm_assembly_integration_block <n> - device: threads per block (64, 128, 256; 0: searched)
+- -dm_assembly_integration_view - `DMAssemblyIntegrationView()` after each search (what was chosen, the timings)
 
   Level: intermediate
 
@@ -207,6 +209,7 @@ PetscErrorCode DMAssemblyIntegrationSetFromOptions(DMAssemblyIntegration ig, con
   PetscCall(PetscOptionsEnum("-dm_assembly_integration_variant", "Loop order", "DMAssemblyIntegrationSetVariant", DMAssemblyIntegrationVariants, (PetscEnum)ig->variant, (PetscEnum *)&ig->variant, NULL));
   PetscCall(PetscOptionsEList("-dm_assembly_integration_placement", "Device: the array placed in shared memory", "DMAssemblyIntegrationSetVariant", pl, DMASM_IG_NPLACE + 1, pl[place], &place, &set));
   PetscCall(PetscOptionsInt("-dm_assembly_integration_block", "Device: threads per block (64, 128, 256; 0: searched)", "DMAssemblyIntegrationSetVariant", ig->block, &ig->block, NULL));
+  PetscCall(PetscOptionsBool("-dm_assembly_integration_view", "View the choice (and the search's timings) after each search", "DMAssemblyIntegrationView", ig->view, &ig->view, NULL));
   PetscOptionsEnd();
   ig->place = place == DMASM_IG_NPLACE ? -1 : place;
   PetscCheck(ig->block == 0 || ig->block == 64 || ig->block == 128 || ig->block == 256, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_integration_block: 64, 128, 256 or 0 (searched), got %" PetscInt_FMT, ig->block);
@@ -450,6 +453,7 @@ PetscErrorCode DMAssemblyIntegrationTune(DMAssemblyIntegration ig, PetscMemType 
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssemblyIntegration: device memory, but built without CUDA");
 #endif
   }
+  if (ig->view) PetscCall(DMAssemblyIntegrationView(ig, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
