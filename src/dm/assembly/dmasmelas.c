@@ -222,6 +222,7 @@ PetscErrorCode DMAssemblyElasticityKernels(DMAssembly as, PetscReal E, PetscReal
   as->builtin       = NULL;
   as->hobuiltin     = NULL;
   PetscCall(DMAssemblySetJacobianUsesState(as, PETSC_FALSE));
+  PetscCall(DMAssemblySetNodalState(as, PETSC_FALSE)); /* the residual reads the gathered ue */
   k->nen      = nb;
   k->residual = ElasResidual;
   k->jacobian = ElasJacobian;

@@ -1,5 +1,5 @@
 /* Elements beyond the fused P1 path: the closure-based element -> dof map and pattern for any scalar Lagrange
-   PetscFE on triangles, tetrahedra, quadrilaterals and hexahedra (P1..P5 triangles, P2 tets, Q1 quads/hexes, ...),
+   PetscFE on triangles, tetrahedra, quadrilaterals and hexahedra (P1..P5 triangles, P2 tets, Q1 quads/hexes, P1 prisms, ...),
    and the built-in Lagrange kernels (DMAssemblyLagrangeKernels(): Laplacian with a constant conductivity + mass +
    source; the element is include/petscellwarp/private/dmasmho.h, compiled by both compilers).
 
@@ -44,7 +44,7 @@ static PetscErrorCode GetCellType(DM dm, DMPolytopeType *ct)
     if (c == cStart) *ct = t;
     PetscCheck(t == *ct, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cell %" PetscInt_FMT " is a %s, cell %" PetscInt_FMT " a %s: one cell type per mesh", c, DMPolytopeTypes[t], cStart, DMPolytopeTypes[*ct]);
   }
-  PetscCheck(cEnd == cStart || *ct == DM_POLYTOPE_TRIANGLE || *ct == DM_POLYTOPE_TETRAHEDRON || *ct == DM_POLYTOPE_QUADRILATERAL || *ct == DM_POLYTOPE_HEXAHEDRON, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cells of type %s are not supported (triangles, tetrahedra, quadrilaterals, hexahedra)", DMPolytopeTypes[*ct]);
+  PetscCheck(cEnd == cStart || *ct == DM_POLYTOPE_TRIANGLE || *ct == DM_POLYTOPE_TETRAHEDRON || *ct == DM_POLYTOPE_QUADRILATERAL || *ct == DM_POLYTOPE_HEXAHEDRON || *ct == DM_POLYTOPE_TRI_PRISM, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: cells of type %s are not supported (triangles, tetrahedra, quadrilaterals, hexahedra, prisms)", DMPolytopeTypes[*ct]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -136,7 +136,7 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
   as->cStart = cStart;
   as->p1     = PETSC_FALSE;
   as->ncomp  = nc;
-  PetscCall(PetscSNPrintf(as->ename, sizeof(as->ename), "%s%" PetscInt_FMT "%s %s", simplex ? "P" : "Q", deg, nc == 1 ? "" : nc == 2 ? "^2" : "^3", ct == DM_POLYTOPE_TRIANGLE ? "triangles" : ct == DM_POLYTOPE_TETRAHEDRON ? "tetrahedra" : ct == DM_POLYTOPE_QUADRILATERAL ? "quadrilaterals" : ct == DM_POLYTOPE_HEXAHEDRON ? "hexahedra" : "cells"));
+  PetscCall(PetscSNPrintf(as->ename, sizeof(as->ename), "%s%" PetscInt_FMT "%s %s", simplex ? "P" : "Q", deg, nc == 1 ? "" : nc == 2 ? "^2" : "^3", ct == DM_POLYTOPE_TRIANGLE ? "triangles" : ct == DM_POLYTOPE_TETRAHEDRON ? "tetrahedra" : ct == DM_POLYTOPE_QUADRILATERAL ? "quadrilaterals" : ct == DM_POLYTOPE_HEXAHEDRON ? "hexahedra" : ct == DM_POLYTOPE_TRI_PRISM ? "prisms" : "cells"));
   PetscCheck((PetscCount)nb * nb * nelem < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: %" PetscInt_FMT " elements of %" PetscInt_FMT " nodes: element entries exceed the PetscInt range; configure PETSc with 64-bit indices", nelem, nb);
   PetscCall(PetscMalloc2((size_t)nb * nelem, &as->edof, (size_t)nvert * dim * nelem, &as->xe));
   PetscCall(PetscLogEventBegin(DMASSEMBLY_ElementMap, as, 0, 0, 0));
@@ -376,6 +376,7 @@ PetscErrorCode DMAssemblyLagrangeKernels(DMAssembly as, PetscReal alpha, PetscRe
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "Lagrange kernels: dimension 2 or 3");
   PetscCall(GetFE(as->dm, &fe));
   PetscCall(GetCellType(as->dm, &ct));
+  PetscCheck(ct != DM_POLYTOPE_TRI_PRISM, PETSC_COMM_SELF, PETSC_ERR_SUP, "Lagrange kernels: not for prisms (P1 prisms: DMAssemblyIntegrationKernels())");
   PetscCall(PetscFEGetDimension(fe, &nb));
   PetscCall(GetDegree(fe, &deg));
   {
