@@ -7,9 +7,10 @@
 # the same GAMG options, in alternating order (ROUNDS times; the first of a round runs on a colder GPU).  From -log_view: PCSetUp (GAMG set-up) and
 # KSPSolve times and the iteration count; printed as a table with the ratios aijcusparse / ellwarp.
 #   usage: run_gamg.sh -o OUTDIR --exe-dir DIR --lib LIBPETSCELLWARP [--ne 69] [--grid 128] [--rounds 4]
+#          [--problems "elasticity poisson"] [--types "aijcusparse ellwarp ellwarp_levels"]
 # The executables are the tutorial builds of tests/tutorials (build/tests/tutorials/ksp_ex56, ksp_ex45).
 set -euo pipefail
-out="" exedir="" lib="" ne=69 grid=128 rounds=4
+out="" exedir="" lib="" ne=69 grid=128 rounds=4 problems="elasticity poisson" types="aijcusparse ellwarp ellwarp_levels"
 while [ $# -gt 0 ]; do
   case "$1" in
     -o) out=$2; shift 2 ;;
@@ -18,6 +19,8 @@ while [ $# -gt 0 ]; do
     --ne) ne=$2; shift 2 ;;
     --grid) grid=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
+    --problems) problems=$2; shift 2 ;;
+    --types) types=$2; shift 2 ;;
     *) echo "run_gamg.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -31,8 +34,9 @@ table="$out/gamg.txt"
 printf '%-11s %-12s %5s %6s %10s %10s\n' problem matrix round its setup_s solve_s > "$table"
 for c in "${cases[@]}"; do
   IFS='|' read -r name exe mopt popts <<< "$c"
+  case " $problems " in *" $name "*) ;; *) continue ;; esac
   for r in $(seq 1 "$rounds"); do
-    order="aijcusparse ellwarp ellwarp_levels"; [ $((r % 2)) = 0 ] && order="ellwarp_levels ellwarp aijcusparse"   # no type always first
+    order=$types; [ $((r % 2)) = 0 ] && order=$(echo "$types" | awk '{for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "")}')   # no type always first
     for t in $order; do
       extra=() mt=$t
       [ "$t" != aijcusparse ] && extra=(-dll_append "$lib")
