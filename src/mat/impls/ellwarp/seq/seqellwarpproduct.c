@@ -96,16 +96,18 @@ static PetscErrorCode RefreshShadow(Mat X, Mat shadow)
 #if !defined(ELLWARP_HAVE_CUDA)
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "MATSEQELLWARP product shadows need petsc-ellwarp built with CUDA");
 #endif
-  if (X->offloadmask != PETSC_OFFLOAD_GPU && (!e->L || e->nzstate != X->nonzerostate)) {
+  {
     /* No layout yet (it is built on first use) and the host values are current: cuSPARSE uploads them itself
-       (values only: the shadow shares X's host CSR), and X is not analysed for a product.  PCGAMG's tentative
-       prolongator, made on the host and only ever read by the products and MatAXPY's host path, is never analysed. */
+       (values only), and X is not analysed for a product.  PCGAMG's tentative prolongator, made on the host and
+       only ever read by the products and MatAXPY's host path, is never analysed.  Only when the shadow shares
+       this very X's host CSR (a product reused with other operands goes through the layout, below). */
     const Mat_SeqAIJ *x = (const Mat_SeqAIJ *)X->data, *s = (const Mat_SeqAIJ *)shadow->data;
 
-    PetscCheck(x->a == s->a && x->j == s->j && x->nz == s->nz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP product: the operand's nonzero pattern changed since the product was set up; create the product again (MAT_INITIAL_MATRIX)");
-    shadow->offloadmask = PETSC_OFFLOAD_CPU;
-    PetscCall(PetscObjectStateIncrease((PetscObject)shadow));
-    PetscFunctionReturn(PETSC_SUCCESS);
+    if (X->offloadmask != PETSC_OFFLOAD_GPU && (!e->L || e->nzstate != X->nonzerostate) && x->a == s->a && x->i == s->i && x->j == s->j && x->nz == s->nz) {
+      shadow->offloadmask = PETSC_OFFLOAD_CPU;
+      PetscCall(PetscObjectStateIncrease((PetscObject)shadow));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
   }
   PetscCall(MatSeqELLWARPSyncLayout(X)); /* host-newer values go to the layout first */
   PetscCheck(e->L && e->L->nnz == ((Mat_SeqAIJ *)shadow->data)->nz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP product: the operand's nonzero pattern changed since the product was set up; create the product again (MAT_INITIAL_MATRIX)");
