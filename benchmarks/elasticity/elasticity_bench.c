@@ -1,6 +1,7 @@
 static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, Gautam, Fig. 12/14, Table 4): the stiffness matrix of the\n"
                            "16 x 2 x 2 m cantilever (E = 200 GPa, nu = 0.333) on DMPlex boxes of Q1 hexahedra (Table 3 meshes), assembled by\n"
-                           "each kiran strategy (element, warp4, warp8, ppni4, ppni8, twokernel: colouring + per-element index map, no atomics)\n"
+                           "each kiran strategy (element, warp4, warp8, ppni4, ppni8, twokernel, ppnirow: colouring + per-element index map,\n"
+                           "no atomics)\n"
                            "and by the generic methods with the same element kernel through the element buffers (globalnz: by nonzero, fixed\n"
                            "order; atomic; color), into MATSEQELLWARP and MATSEQAIJCUSPARSE; the COO peer (the same device element matrices\n"
                            "through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once); one CPU core (the host method) and\n"
@@ -143,7 +144,7 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
   if (colon) {
     PetscInt  s;
     PetscBool found;
-    PetscCall(PetscEListFind(6, DMAssemblyKiranStrategies, colon + 1, &s, &found));
+    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_PPNIROW + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown kiran strategy %s", colon + 1);
     PetscCall(DMAssemblyKiranSetStrategy(*as, (DMAssemblyKiranStrategy)s));
   }
@@ -193,7 +194,7 @@ int main(int argc, char **argv)
   PetscBool  flg, device = PETSC_FALSE;
   FILE      *js = NULL;
   const char *defmeshes = "192x24x24,256x32x32,400x50x50,512x64x64";
-  const char *defmethods = "kiran:element,kiran:warp4,kiran:warp8,kiran:ppni4,kiran:ppni8,kiran:twokernel,globalnz,atomic,color";
+  const char *defmethods = "kiran:element,kiran:warp4,kiran:warp8,kiran:ppni4,kiran:ppni8,kiran:twokernel,kiran:ppnirow,globalnz,atomic,color";
   const double flopspe = 8 * (4.0 * 8 * 9 + 40 + 64 * (6 + 54)) + NK;
 
   PetscFunctionBeginUser;
@@ -315,7 +316,7 @@ int main(int argc, char **argv)
           first = PETSC_FALSE;
           if (it == 0) {
             if (!strcmp(methods[m], "kiran:element")) tbyelem[0] = t;
-            if (!strcmp(methods[m], "kiran:ppni4") || !strcmp(methods[m], "kiran:warp4") || !strcmp(methods[m], "kiran:ppni8") || !strcmp(methods[m], "kiran:warp8") || !strcmp(methods[m], "kiran:twokernel")) tbyelem[1] = tbyelem[1] < 0 ? t : PetscMin(tbyelem[1], t);
+            if (!strcmp(methods[m], "kiran:ppni4") || !strcmp(methods[m], "kiran:warp4") || !strcmp(methods[m], "kiran:ppni8") || !strcmp(methods[m], "kiran:warp8") || !strcmp(methods[m], "kiran:twokernel") || !strcmp(methods[m], "kiran:ppnirow")) tbyelem[1] = tbyelem[1] < 0 ? t : PetscMin(tbyelem[1], t);
           }
           PetscCall(VecDestroy(&c.U));
           PetscCall(DMAssemblyDestroy(&c.as));

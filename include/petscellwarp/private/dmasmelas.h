@@ -32,6 +32,8 @@ typedef enum {
   DMASM_KIRAN_PPNI4,     /* warp4 with the geometry of all 8 Gauss points at once (4.3) */
   DMASM_KIRAN_PPNI8,     /* warp8 with PPNI */
   DMASM_KIRAN_TWOKERNEL, /* geometry kernel, then a block of 576 threads per element, one entry each (4.4) */
+  DMASM_KIRAN_PPNIROW,   /* PPNI, lane l < 24 owns element-matrix row l: one store instruction = one column of the
+                            element matrix (ELLWARP: 8 runs of 3 consecutive slots) or, by symmetry, one row (CSR) */
   DMASM_KIRAN_NSTRATEGIES
 } DMAsmKiranStrategy;
 
@@ -142,11 +144,18 @@ DMASM_ELAS_HD void DMAsmKiranSlot(int tpr, int lane, int s, int *row, int *col)
 
 /* position of element-matrix entry r (= row*24 + col) of colour-ordered element p (of n) in the strategy's index map:
    element: entry-major r*n + p (a thread per element reads it coalesced); two kernels: p*576 + r (a thread per entry);
-   warp strategies: p*576 + s*32 + lane of the lane that owns r */
-DMASM_ELAS_HD PetscCount DMAsmKiranMapPos(int strategy, PetscCount n, PetscCount p, int r)
+   warp strategies: p*576 + s*32 + lane of the lane that owns r; ppnirow: p*576 + c*24 + l, lane l computes
+   V(l, c) = entry (row l, col c) and stores it at store step c, into the target of entry (l, c), or, with tr (the
+   transposed order, chosen at plan time where it gives more consecutive targets in a step: CSR), of entry (c, l):
+   the element matrix is symmetric, V(l, c) = K[c][l] up to rounding */
+DMASM_ELAS_HD PetscCount DMAsmKiranMapPos(int strategy, int tr, PetscCount n, PetscCount p, int r)
 {
   if (strategy == DMASM_KIRAN_ELEMENT) return (PetscCount)r * n + p;
   if (strategy == DMASM_KIRAN_TWOKERNEL) return p * DMASM_HEX_NK + r;
+  if (strategy == DMASM_KIRAN_PPNIROW) {
+    const int row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, l = tr ? col : row, c = tr ? row : col;
+    return p * DMASM_HEX_NK + c * DMASM_HEX_NEN + l;
+  }
   {
     const int tpr = (strategy == DMASM_KIRAN_WARP4 || strategy == DMASM_KIRAN_PPNI4) ? 4 : 8;
     const int row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, a = row / 3, i = row % 3, b = col / 3, k = col % 3;
@@ -160,6 +169,15 @@ DMASM_ELAS_HD PetscCount DMAsmKiranMapPos(int strategy, PetscCount n, PetscCount
     }
     return p * DMASM_HEX_NK + s * 32 + lane;
   }
+}
+
+/* ppnirow's store order: with targets t(row, col) of one element, the pairs of a store step that are consecutive
+   values (t(l+1, c) = t(l, c) + 1) in the row order (cnt[0]) and in the transposed order (t(c, l+1) = t(c, l) + 1,
+   cnt[1]) */
+DMASM_ELAS_HD void DMAsmKiranOrderCount(int r, PetscInt t, PetscInt tdown, PetscInt tright, PetscCount cnt[2])
+{
+  if (r / DMASM_HEX_NEN < DMASM_HEX_NEN - 1 && tdown == t + 1) cnt[0]++;
+  if (r % DMASM_HEX_NEN < DMASM_HEX_NEN - 1 && tright == t + 1) cnt[1]++;
 }
 
 /* An index-map entry m: m >= 0 adds to value m; m < 0 stores into value ~m: the first colour (in launch order)
@@ -179,7 +197,9 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAElasElement(const DMAsmElasCtx *, PetscInt,
    Jacobian of warp4/warp8, 0 shuffle, 1 shared memory, 2 atomics: DMAssemblyKiranJacobians) */
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranColor(int s, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *geo);
-/* the index map from the device element targets (first touches encoded as stores) and the untouched values of nval */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched);
+/* the index map from the device element targets (first touches encoded as stores) and the untouched values of nval;
+   ppnirow: DMAsmCUDAKiranOrder counts consecutive targets (DMAsmKiranOrderCount) over all elements, tr its choice */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOrder(PetscInt nelem, const PetscInt *dq2t, PetscCount cnt[2]);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, int tr, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

@@ -10,6 +10,10 @@
                 physical gradients of all 8 Gauss points at once in shared memory (4.3, Listing 1)
      twokernel  a geometry kernel (inverse Jacobians and weights of all Gauss points, a warp per element, into global
                 memory), then a block of 576 threads per element, one entry each (4.4)
+     ppnirow    (not in the paper) PPNI, then lane l < 24 owns element-matrix row l: a store instruction writes one
+                column of the element matrix, i.e. consecutive target values where the layout puts the 3 rows of a node
+                next to each other (ELLWARP's column-major slices), or, the matrix being symmetric, one row (CSR: runs of
+                consecutive columns); the plan picks the order with more consecutive targets (`tr`)
    The elements are coloured greedily on the host (no two of a colour share a vertex; time in View), reordered by
    colour with their coordinates (and material) laid out for the strategy, and a per-element index map into the
    target's value array (ELLWARP slots, CSR values: MatGetAssemblyTarget) is precomputed in the order the
@@ -24,9 +28,11 @@
 
 PETSC_INTERN PetscErrorCode DMAsmElasGetCtx(DMAssembly, DMAsmElasCtx **);
 
-const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
+const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "ppnirow", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
 /* the Jacobian of warp4/warp8 (Kiran et al., Table 1) */
 static const char *const KiranJacobians[] = {"shuffle", "shared", "atomic", "KiranJacobian", "KIRAN_JAC_", NULL};
+/* ppnirow's store order: the one with more consecutive targets in a store step (auto), or forced (tests run both) */
+static const char *const KiranStoreOrders[] = {"auto", "row", "transposed", "KiranStoreOrder", "KIRAN_ORDER_", NULL};
 
 #define KIRAN_GEO 80 /* two kernels: per element 8 x (inverse Jacobian 9 + w|det J| 1) */
 
@@ -40,6 +46,9 @@ typedef struct {
   PetscReal     *xk, *dxk;                  /* coordinates in colour order: [24][nelem] (element) or [nelem][24] */
   PetscReal     *lmk, *dlmk;                /* per element (lambda, mu) in colour order, NULL: constant */
   int           *map, *dmap;                /* index map [576 nelem] in the strategy's order (host / device) */
+  PetscInt       order;                     /* ppnirow: KiranStoreOrders (0 auto, 1 row, 2 transposed) */
+  PetscBool      tr;                        /* ppnirow: stores in the transposed order (DMAsmKiranMapPos) */
+  PetscCount     ordercnt[2];               /* ppnirow: consecutive targets in a store step, row / transposed order */
   PetscCount     nval;                      /* length of the target's value array */
   PetscCount     nuntouched;                /* values no element touches (zeroed by each assembly; the others are stored by their first colour) */
   int           *untouched, *duntouched;
@@ -85,6 +94,11 @@ static void HostKiranColor(const DMAssembly_Kiran *k, PetscInt p0, PetscInt n, P
         }
         DMAsmKiranPut(dst, k->map[(PetscCount)p * DMASM_HEX_NK + r], v);
       }
+      break;
+    case DMASM_KIRAN_PPNIROW: /* lane l < 24 holds V(l, c) = entry (row l, col c), stored at step c */
+      DMAsmElasElement(3, 8, 8, ref, ref + 8, k->xk + (PetscCount)24 * p, lam, mu, K);
+      for (int c = 0; c < DMASM_HEX_NEN; c++)
+        for (int l = 0; l < DMASM_HEX_NEN; l++) DMAsmKiranPut(dst, k->map[(PetscCount)p * DMASM_HEX_NK + c * DMASM_HEX_NEN + l], K[l * DMASM_HEX_NEN + c]);
       break;
     default: { /* the warp strategies: lane l adds its 18 slots */
       const int tpr = (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_PPNI4) ? 4 : 8;
@@ -250,7 +264,9 @@ static PetscErrorCode CheckTarget(DMAssembly as, const MatAssemblyBlock *B)
 #endif
   k->duntouched = NULL;
   PetscCall(PetscFree(k->untouched));
-  k->nuntouched = 0;
+  k->nuntouched  = 0;
+  k->tr          = PETSC_FALSE;
+  k->ordercnt[0] = k->ordercnt[1] = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -263,12 +279,22 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
+  if (k->strategy == DMASM_KIRAN_PPNIROW) {
+    for (PetscInt e = 0; e < nelem; e++)
+      for (int r = 0; r < DMASM_HEX_NK; r++) {
+        const PetscInt v = q2t[(PetscCount)r * nelem + e];
+        const PetscInt d = r + DMASM_HEX_NEN < DMASM_HEX_NK ? q2t[(PetscCount)(r + DMASM_HEX_NEN) * nelem + e] : v;
+        const PetscInt x = r % DMASM_HEX_NEN < DMASM_HEX_NEN - 1 ? q2t[(PetscCount)(r + 1) * nelem + e] : v;
+        DMAsmKiranOrderCount(r, v, d, x, k->ordercnt);
+      }
+    k->tr = (PetscBool)(k->order ? k->order == 2 : k->ordercnt[1] > k->ordercnt[0]);
+  }
   PetscCall(PetscMalloc1((size_t)DMASM_HEX_NK * nelem, &k->map));
   PetscCall(PetscBTCreate(k->nval, &seen));
   for (PetscInt p = 0; p < nelem; p++) /* colour order = launch order: the first element touching a value stores it */
     for (int r = 0; r < DMASM_HEX_NK; r++) {
       const PetscInt t = q2t[(PetscCount)r * nelem + k->colelem[p]];
-      k->map[DMAsmKiranMapPos((int)k->strategy, nelem, p, r)] = PetscBTLookupSet(seen, t) ? (int)t : ~(int)t;
+      k->map[DMAsmKiranMapPos((int)k->strategy, (int)k->tr, nelem, p, r)] = PetscBTLookupSet(seen, t) ? (int)t : ~(int)t;
     }
   for (PetscCount t = 0; t < k->nval; t++)
     if (!PetscBTLookup(seen, t)) k->nuntouched++;
@@ -300,8 +326,12 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
 #if defined(ELLWARP_HAVE_CUDA)
+  if (k->strategy == DMASM_KIRAN_PPNIROW) {
+    PetscCall(DMAsmCUDAKiranOrder(as->nelem, dq2t, k->ordercnt));
+    k->tr = (PetscBool)(k->order ? k->order == 2 : k->ordercnt[1] > k->ordercnt[0]);
+  }
   PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * as->nelem));
-  PetscCall(DMAsmCUDAKiranMap((int)k->strategy, as->nelem, k->dcolelem, dq2t, k->nval, k->dmap, &k->nuntouched, &k->duntouched));
+  PetscCall(DMAsmCUDAKiranMap((int)k->strategy, (int)k->tr, as->nelem, k->dcolelem, dq2t, k->nval, k->dmap, &k->nuntouched, &k->duntouched));
 #else
   (void)dq2t;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
@@ -365,6 +395,9 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s           = (PetscEnum)k->jac;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_jacobian", "warp4/warp8 (device): the Jacobian by warp shuffle, shared memory or shared-memory atomics (Kiran et al., Table 1)", "DMAssemblyKiranSetStrategy", KiranJacobians, s, &s, NULL));
   k->jac = (PetscInt)s;
+  s      = (PetscEnum)k->order;
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_store_order", "ppnirow: store steps along element-matrix columns (row) or rows (transposed, by symmetry); auto: the one with more consecutive target values", "DMAssemblyKiranSetStrategy", KiranStoreOrders, s, &s, NULL));
+  k->order = (PetscInt)s;
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -372,11 +405,15 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
 static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
 {
   DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
-  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each"};
+  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values"};
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; hex8 elasticity generated and added per colour without atomics through a precomputed index map into the target's values\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy]));
   if (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_WARP8) PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian at each Gauss point by %s (-dm_assembly_kiran_jacobian)%s\n", k->jac == 0 ? "8-lane warp shuffles" : k->jac == 1 ? "products in shared memory summed by 3 lanes" : "shared-memory atomicAdd", k->jac == 2 ? ": not bitwise reproducible" : ""));
+  if (k->strategy == DMASM_KIRAN_PPNIROW && k->nval) {
+    const PetscCount nst = 23 * 24 * (PetscCount)as->nelem; /* pairs of neighbouring lanes in a store step */
+    PetscCall(PetscViewerASCIIPrintf(viewer, "store order: %s (%s; consecutive target values in a store step: %.0f %% of the lane pairs in row order, %.0f %% transposed)\n", k->tr ? "transposed, a step writes one row of the element matrix (its symmetric entries)" : "row, a step writes one column of the element matrix", k->order ? "forced by -dm_assembly_kiran_store_order" : "auto: the one with more", nst ? 100.0 * (double)k->ordercnt[0] / (double)nst : 0.0, nst ? 100.0 * (double)k->ordercnt[1] / (double)nst : 0.0));
+  }
   if (as->setupcalled) {
     const PetscLogDouble map = 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->dlmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
     const PetscLogDouble rmw = k->nval ? (16.0 * DMASM_HEX_NK * as->nelem - 8.0 * (k->nval - k->nuntouched)) / as->nelem : 16.0 * DMASM_HEX_NK;
@@ -438,10 +475,10 @@ static PetscErrorCode Destroy_Kiran(DMAssembly as)
 
   Input Parameters:
 + as - the assembler (type `DMASSEMBLYKIRAN`; other types ignore the call)
-- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8` or `_TWOKERNEL`
+- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8`, `_TWOKERNEL` or `_PPNIROW`
 
   Options Database Key:
-. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel> - the strategy (default ppni4)
+. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow> - the strategy (default ppni4)
 
   Level: intermediate
 
@@ -486,9 +523,10 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    (ELLWARP slots or CSR) read coalesced, no atomics.
 
    Options Database Keys:
-+  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel> - one thread per element; a warp per
++  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow> - one thread per element; a warp per
    element with 4 or 8 threads per element-matrix row, the Jacobian by warp shuffle; the same with the geometry of
-   all Gauss points at once (PPNI); a geometry kernel then one thread per entry (default ppni4)
+   all Gauss points at once (PPNI); a geometry kernel then one thread per entry; PPNI with a lane per element-matrix
+   row and stores ordered for consecutive target values (default ppni4)
 -  -dm_assembly_kiran_jacobian <shuffle,shared,atomic> - warp4/warp8 on the device: the Jacobian by warp shuffle, shared
    memory or shared-memory atomics (Kiran et al., Table 1; atomic is not bitwise reproducible; default shuffle)
 
