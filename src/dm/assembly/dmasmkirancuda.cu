@@ -14,6 +14,11 @@
      but 20 B in warp4; 24 warps an SM); 1 lets warp4/ppni4 take 106/96 registers (2 blocks), 4 forces 64 (small spills) */
   #define DMASM_KIRAN_MINBLOCKS 3
 #endif
+#if !defined(DMASM_KIRAN_ROW_MINBLOCKS)
+  /* ppnirow: 3 blocks of 8 warps (80 registers: 24 accumulators are 48 of them; nvcc 13, sm_90: 60 B of spill to L1);
+     2 removes the spill at 16 warps an SM (to be measured which is faster) */
+  #define DMASM_KIRAN_ROW_MINBLOCKS 3
+#endif
 #define FULL        0xffffffffu
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -210,7 +215,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS
    sectors); into CSR the plan transposes (tr: V(l, c) = K[c][l] stored at (c, l)): a step writes one row's 24
    columns, 4 runs of 6 consecutive values.  Lanes 24-31 only help with the geometry (FP64 is not the binding
    limit: ~5 % of the FP64 peak is used).  Reference: HostKiranColor (dmasmkiran.c). */
-__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS) KiranRowKernel(PetscInt p0, PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBLOCKS) KiranRowKernel(PetscInt p0, PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, PetscScalar *__restrict__ dst)
 {
   __shared__ PetscReal sw[8], sdN[192];
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
