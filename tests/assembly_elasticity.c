@@ -11,7 +11,8 @@
    - bitwise equal run to run (all but atomic);
    - the residual (K u) against J_ref u;
    kiran:ppnirow picks the transposed store order into CSR (DMAssemblyView), -dm_assembly_kiran_store_order forces
-   row/transposed (both orders tested);
+   row/transposed (both orders tested); its index map is 16-bit where every store step fits (default), 32-bit with
+   -dm_assembly_kiran_map16 0 or where a step spreads over more than 32767 values (row order into ELLWARP at -faces 9);
    kiran: the colouring is valid (every element in one colour, no two elements of a colour share a dof) and per-cell
    E, nu (random) equal the host method with the same per-cell material.
    Options: -elem hex|quad|tet, -faces n (-faces 1: a single element), -distort (a non-affine mesh), -gpu, and the
@@ -26,14 +27,16 @@
 /* ellwarp_add_test(assembly_elasticity.hex -elem hex -faces 3 -distort) */
 /* ellwarp_add_test(assembly_elasticity.hex_single -elem hex -faces 1) */
 /* ellwarp_add_test(assembly_elasticity.hex_affine -elem hex -faces 2) */
-/* ellwarp_add_test(assembly_elasticity.hex_order_row -elem hex -faces 3 -distort -dm_assembly_kiran_store_order row) */
+/* ellwarp_add_test(assembly_elasticity.hex_order_row -elem hex -faces 9 -distort -dm_assembly_kiran_store_order row) */
+/* ellwarp_add_test(assembly_elasticity.hex_map32 -elem hex -faces 3 -distort -dm_assembly_kiran_map16 0) */
 /* ellwarp_add_test(assembly_elasticity.hex_order_transposed -elem hex -faces 2 -dm_assembly_kiran_store_order transposed) */
 /* ellwarp_add_test(assembly_elasticity.quad -elem quad -faces 4 -distort) */
 /* ellwarp_add_test(assembly_elasticity.tet -elem tet -faces 2) */
 /* ellwarp_add_test(assembly_elasticity.refused -elem quad -faces 2 -kiran_refused PASS_REGULAR_EXPRESSION "refused with an error") */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex -elem hex -faces 5 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_single -elem hex -faces 1 -gpu GPU) */
-/* ellwarp_add_test(assembly_elasticity.gpu_hex_order_row -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_store_order row GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_order_row -elem hex -faces 9 -distort -gpu -dm_assembly_kiran_store_order row GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_map32 -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_map16 0 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_setup_on_host -elem hex -faces 3 -distort -gpu -dm_assembly_setup_on_host GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_shared -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian shared GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_atomic -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian atomic GPU) */

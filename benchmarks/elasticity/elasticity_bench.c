@@ -14,7 +14,7 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
 /* Times: median of -repeats DMAssemblyComputeJacobian calls after a warm-up that builds the plan (CUDA events on the
    current stream; host: PetscTime).  The call includes zeroing the target values and, for twokernel, the geometry
    kernel.  Bytes model per element (compulsory traffic, element data in DRAM once):
-     kiran: coordinates 192 B + index map 576 x 4 B + values: the first colour touching a value stores it (8 B), the
+     kiran: coordinates 192 B + index map 576 x 4 B (ppnirow: 24 x 4 B + 576 x 2 B) + values: the first colour touching a value stores it (8 B), the
             others read-modify-write (16 B): 576 x 16 B - 8 B x nnz / nelem (+ twokernel: geometry 640 B written and read);
      globalnz: element kernel (192 B in, 576 x 8 B out) + packed plan 576 x 4 B + element matrix 576 x 8 B read +
             values 8 B x nnz / nelem;  atomic/color: element kernel + 576 x (4 B map + 8 B read + 16 B RMW) + zeroing;
@@ -159,14 +159,17 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
 
 static double BytesPerElement(const char *method, double nnzpe, PetscBool *isk, PetscBool *two)
 {
-  PetscBool kiran, twok, gnz, atomic;
+  PetscBool kiran, twok, gnz, atomic, row;
   PetscStrncmp(method, "kiran", 5, &kiran);
+  PetscStrcmp(method, "kiran:ppnirow", &row);
   PetscStrcmp(method, "kiran:twokernel", &twok);
   PetscStrcmp(method, "globalnz", &gnz);
   PetscStrcmp(method, "atomic", &atomic);
   *isk = kiran;
   *two = twok;
-  if (kiran) return 192 + 4.0 * NK + 16.0 * NK - 8 * nnzpe + (twok ? 1280 : 0); /* first touches stored (8 B), the rest read-modify-write */
+  /* first touches stored (8 B), the rest read-modify-write; ppnirow's 16-bit map (a 4 B base + 24 x 2 B per store step:
+     1248 B; the box meshes fit, DMAssemblyView says where a mesh falls back to 32 bits) */
+  if (kiran) return 192 + (row ? 4.0 * 24 + 2.0 * NK : 4.0 * NK) + 16.0 * NK - 8 * nnzpe + (twok ? 1280 : 0);
   if (gnz) return 192 + 8.0 * NK + 4.0 * NK + 8.0 * NK + 8 * nnzpe;
   return 192 + 8.0 * NK + NK * (4 + 8 + 16.0) + 8 * nnzpe; /* atomic, color */
 }

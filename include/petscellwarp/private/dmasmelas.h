@@ -189,13 +189,43 @@ DMASM_ELAS_HD void DMAsmKiranPut(PetscScalar *dst, int m, PetscScalar v)
   else dst[m] += v;
 }
 
+/* ppnirow's compressed index map: per store step (element p, step c) one 32-bit base, the smallest of its 24 targets,
+   and per lane a 16-bit o = 2 (t - base) + (first touch), so 96 + 1152 B per element instead of 2304 B.  The targets of
+   a transposed step are one matrix row's columns (CSR: within the row's length; ELLWARP: within the row's slots), so
+   t - base is small; where a step spreads over more than 32767 values (the row order on large meshes, very long rows)
+   the function returns 0 and the plan keeps the 32-bit map.  m: the 24 32-bit entries of the step (DMAsmKiranPut's
+   encoding). */
+DMASM_ELAS_HD int DMAsmKiranMap16(const int *m, int *base, unsigned short *off)
+{
+  int b = m[0] < 0 ? ~m[0] : m[0], ok = 1;
+  for (int l = 1; l < DMASM_HEX_NEN; l++) {
+    const int t = m[l] < 0 ? ~m[l] : m[l];
+    b           = t < b ? t : b;
+  }
+  for (int l = 0; l < DMASM_HEX_NEN; l++) {
+    const int d = (m[l] < 0 ? ~m[l] : m[l]) - b;
+    if (d > 32767) ok = 0;
+    off[l] = (unsigned short)(((d & 32767) << 1) | (m[l] < 0 ? 1 : 0));
+  }
+  *base = b;
+  return ok;
+}
+
+DMASM_ELAS_HD void DMAsmKiranPut16(PetscScalar *dst, int base, unsigned short o, PetscScalar v)
+{
+  if (o & 1) dst[base + (o >> 1)] = v;
+  else dst[base + (o >> 1)] += v;
+}
+
 /* device side (dmasmkirancuda.cu); the plain-C references are in dmasmelas.c and dmasmkiran.c */
 PETSC_INTERN PetscErrorCode DMAsmElasCtxDevice(DMAsmElasCtx *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode DMAsmCUDAElasElement(const DMAsmElasCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
 /* one colour [p0, p0+n) of the colour-ordered elements by strategy s into dst (geo: the two kernels' geometry; jac: the
    Jacobian of warp4/warp8, 0 shuffle, 1 shared memory, 2 atomics: DMAssemblyKiranJacobians) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranColor(int s, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranColor(int s, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const int *mbase, const unsigned short *moff, const PetscReal *geo, PetscScalar *dst);
+/* ppnirow: the compressed map from the 32-bit one (DMAsmKiranMap16 per step); *ok = 0 where a step does not fit */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap16(PetscInt nelem, const int *dmap, int *dmbase, unsigned short *dmoff, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *geo);
 /* the index map from the device element targets (first touches encoded as stores) and the untouched values of nval;
    ppnirow: DMAsmCUDAKiranOrder counts consecutive targets (DMAsmKiranOrderCount) over all elements, tr its choice */

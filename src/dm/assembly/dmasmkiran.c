@@ -49,6 +49,9 @@ typedef struct {
   PetscInt       order;                     /* ppnirow: KiranStoreOrders (0 auto, 1 row, 2 transposed) */
   PetscBool      tr;                        /* ppnirow: stores in the transposed order (DMAsmKiranMapPos) */
   PetscCount     ordercnt[2];               /* ppnirow: consecutive targets in a store step, row / transposed order */
+  PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
+  int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
+  unsigned short *moff, *dmoff;             /* ... and 16-bit offsets [576 nelem] (NULL: the 32-bit map) */
   PetscCount     nval;                      /* length of the target's value array */
   PetscCount     nuntouched;                /* values no element touches (zeroed by each assembly; the others are stored by their first colour) */
   int           *untouched, *duntouched;
@@ -98,7 +101,10 @@ static void HostKiranColor(const DMAssembly_Kiran *k, PetscInt p0, PetscInt n, P
     case DMASM_KIRAN_PPNIROW: /* lane l < 24 holds V(l, c) = entry (row l, col c), stored at step c */
       DMAsmElasElement(3, 8, 8, ref, ref + 8, k->xk + (PetscCount)24 * p, lam, mu, K);
       for (int c = 0; c < DMASM_HEX_NEN; c++)
-        for (int l = 0; l < DMASM_HEX_NEN; l++) DMAsmKiranPut(dst, k->map[(PetscCount)p * DMASM_HEX_NK + c * DMASM_HEX_NEN + l], K[l * DMASM_HEX_NEN + c]);
+        for (int l = 0; l < DMASM_HEX_NEN; l++) {
+          if (k->mbase) DMAsmKiranPut16(dst, k->mbase[(PetscCount)p * DMASM_HEX_NEN + c], k->moff[(PetscCount)p * DMASM_HEX_NK + c * DMASM_HEX_NEN + l], K[l * DMASM_HEX_NEN + c]);
+          else DMAsmKiranPut(dst, k->map[(PetscCount)p * DMASM_HEX_NK + c * DMASM_HEX_NEN + l], K[l * DMASM_HEX_NEN + c]);
+        }
       break;
     default: { /* the warp strategies: lane l adds its 18 slots */
       const int tpr = (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_PPNI4) ? 4 : 8;
@@ -171,6 +177,8 @@ static PetscErrorCode FreeData(DMAssembly_Kiran *k)
   if (k->dxk != k->xk) PetscCall(DMAsmCUDAFree((void **)&k->dxk));
   if (k->dlmk != k->lmk) PetscCall(DMAsmCUDAFree((void **)&k->dlmk));
   if (k->dmap != k->map) PetscCall(DMAsmCUDAFree((void **)&k->dmap));
+  if (k->dmbase != k->mbase) PetscCall(DMAsmCUDAFree((void **)&k->dmbase));
+  if (k->dmoff != k->moff) PetscCall(DMAsmCUDAFree((void **)&k->dmoff));
   if (k->dgeo != k->geo) PetscCall(DMAsmCUDAFree((void **)&k->dgeo));
   if (k->duntouched != k->untouched) PetscCall(DMAsmCUDAFree((void **)&k->duntouched));
 #endif
@@ -180,12 +188,15 @@ static PetscErrorCode FreeData(DMAssembly_Kiran *k)
   k->dxk      = NULL;
   k->dlmk     = NULL;
   k->dmap     = NULL;
+  k->dmbase   = NULL;
+  k->dmoff    = NULL;
   k->dgeo     = NULL;
   PetscCall(PetscFree(k->colptr));
   PetscCall(PetscFree(k->colelem));
   PetscCall(PetscFree(k->xk));
   PetscCall(PetscFree(k->lmk));
   PetscCall(PetscFree(k->map));
+  PetscCall(PetscFree2(k->mbase, k->moff));
   PetscCall(PetscFree(k->geo));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -260,6 +271,13 @@ static PetscErrorCode CheckTarget(DMAssembly as, const MatAssemblyBlock *B)
   k->dmap = NULL;
   PetscCall(PetscFree(k->map));
 #if defined(ELLWARP_HAVE_CUDA)
+  if (k->dmbase != k->mbase) PetscCall(DMAsmCUDAFree((void **)&k->dmbase));
+  if (k->dmoff != k->moff) PetscCall(DMAsmCUDAFree((void **)&k->dmoff));
+#endif
+  k->dmbase = NULL;
+  k->dmoff  = NULL;
+  PetscCall(PetscFree2(k->mbase, k->moff));
+#if defined(ELLWARP_HAVE_CUDA)
   if (k->duntouched != k->untouched) PetscCall(DMAsmCUDAFree((void **)&k->duntouched));
 #endif
   k->duntouched = NULL;
@@ -303,13 +321,30 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
   for (PetscCount t = 0; t < k->nval; t++)
     if (!PetscBTLookup(seen, t)) k->untouched[k->nuntouched++] = (int)t;
   PetscCall(PetscBTDestroy(&seen));
+  if (k->strategy == DMASM_KIRAN_PPNIROW && k->map16) { /* one base and 24 16-bit offsets per store step, where all fit */
+    PetscBool ok = PETSC_TRUE;
+    PetscCall(PetscMalloc2((size_t)DMASM_HEX_NEN * nelem, &k->mbase, (size_t)DMASM_HEX_NK * nelem, &k->moff));
+    for (PetscCount t = 0; t < (PetscCount)DMASM_HEX_NEN * nelem && ok; t++) ok = DMAsmKiranMap16(k->map + t * DMASM_HEX_NEN, k->mbase + t, k->moff + t * DMASM_HEX_NEN) ? PETSC_TRUE : PETSC_FALSE;
+    if (ok) PetscCall(PetscFree(k->map));
+    else PetscCall(PetscFree2(k->mbase, k->moff));
+  }
   k->dmap       = k->map;
+  k->dmbase     = k->mbase;
+  k->dmoff      = k->moff;
   k->duntouched = k->untouched;
 #if defined(ELLWARP_HAVE_CUDA)
   if (as->mtype == PETSC_MEMTYPE_DEVICE) {
-    PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * nelem));
-    PetscCall(DMAsmCUDAUpload(k->dmap, k->map, sizeof(int) * DMASM_HEX_NK * nelem));
-    PetscCall(PetscFree(k->map));
+    if (k->mbase) {
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dmbase, sizeof(int) * DMASM_HEX_NEN * nelem));
+      PetscCall(DMAsmCUDAUpload(k->dmbase, k->mbase, sizeof(int) * DMASM_HEX_NEN * nelem));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dmoff, sizeof(unsigned short) * DMASM_HEX_NK * nelem));
+      PetscCall(DMAsmCUDAUpload(k->dmoff, k->moff, sizeof(unsigned short) * DMASM_HEX_NK * nelem));
+      PetscCall(PetscFree2(k->mbase, k->moff));
+    } else {
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * nelem));
+      PetscCall(DMAsmCUDAUpload(k->dmap, k->map, sizeof(int) * DMASM_HEX_NK * nelem));
+      PetscCall(PetscFree(k->map));
+    }
     PetscCall(DMAsmCUDAMalloc((void **)&k->duntouched, sizeof(int) * k->nuntouched));
     PetscCall(DMAsmCUDAUpload(k->duntouched, k->untouched, sizeof(int) * k->nuntouched));
     PetscCall(PetscFree(k->untouched));
@@ -332,6 +367,17 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
   }
   PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * as->nelem));
   PetscCall(DMAsmCUDAKiranMap((int)k->strategy, (int)k->tr, as->nelem, k->dcolelem, dq2t, k->nval, k->dmap, &k->nuntouched, &k->duntouched));
+  if (k->strategy == DMASM_KIRAN_PPNIROW && k->map16) {
+    PetscBool ok;
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dmbase, sizeof(int) * DMASM_HEX_NEN * as->nelem));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dmoff, sizeof(unsigned short) * DMASM_HEX_NK * as->nelem));
+    PetscCall(DMAsmCUDAKiranMap16(as->nelem, k->dmap, k->dmbase, k->dmoff, &ok));
+    if (ok) PetscCall(DMAsmCUDAFree((void **)&k->dmap));
+    else {
+      PetscCall(DMAsmCUDAFree((void **)&k->dmbase));
+      PetscCall(DMAsmCUDAFree((void **)&k->dmoff));
+    }
+  }
 #else
   (void)dq2t;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
@@ -341,7 +387,8 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
 
 static PetscBool HasJacPlan_Kiran(DMAssembly as)
 {
-  return (PetscBool)(((DMAssembly_Kiran *)as->data)->dmap != NULL);
+  const DMAssembly_Kiran *k = (const DMAssembly_Kiran *)as->data;
+  return (PetscBool)(k->dmap != NULL || k->dmbase != NULL);
 }
 
 /* the Jacobian is always computed inside the strategy's kernels (set-up checked the kernels); the residual goes
@@ -374,7 +421,7 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAKiranGeometry(as->nelem, k->c->dref, k->dxk, k->dgeo));
-    for (PetscInt c = 0; c < k->ncolors; c++) PetscCall(DMAsmCUDAKiranColor((int)k->strategy, (int)k->jac, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dmap, k->dgeo, dst));
+    for (PetscInt c = 0; c < k->ncolors; c++) PetscCall(DMAsmCUDAKiranColor((int)k->strategy, (int)k->jac, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dmap, k->dmbase, k->dmoff, k->dgeo, dst));
     PetscCall(PetscLogGpuFlops(KiranFlops() * as->nelem));
 #endif
   }
@@ -398,6 +445,7 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s      = (PetscEnum)k->order;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_store_order", "ppnirow: store steps along element-matrix columns (row) or rows (transposed, by symmetry); auto: the one with more consecutive target values", "DMAssemblyKiranSetStrategy", KiranStoreOrders, s, &s, NULL));
   k->order = (PetscInt)s;
+  PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -412,10 +460,10 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   if (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_WARP8) PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian at each Gauss point by %s (-dm_assembly_kiran_jacobian)%s\n", k->jac == 0 ? "8-lane warp shuffles" : k->jac == 1 ? "products in shared memory summed by 3 lanes" : "shared-memory atomicAdd", k->jac == 2 ? ": not bitwise reproducible" : ""));
   if (k->strategy == DMASM_KIRAN_PPNIROW && k->nval) {
     const PetscCount nst = 23 * 24 * (PetscCount)as->nelem; /* pairs of neighbouring lanes in a store step */
-    PetscCall(PetscViewerASCIIPrintf(viewer, "store order: %s (%s; consecutive target values in a store step: %.0f %% of the lane pairs in row order, %.0f %% transposed)\n", k->tr ? "transposed, a step writes one row of the element matrix (its symmetric entries)" : "row, a step writes one column of the element matrix", k->order ? "forced by -dm_assembly_kiran_store_order" : "auto: the one with more", nst ? 100.0 * (double)k->ordercnt[0] / (double)nst : 0.0, nst ? 100.0 * (double)k->ordercnt[1] / (double)nst : 0.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "store order: %s (%s; consecutive target values in a store step: %.0f %% of the lane pairs in row order, %.0f %% transposed); index map: %s\n", k->tr ? "transposed, a step writes one row of the element matrix (its symmetric entries)" : "row, a step writes one column of the element matrix", k->order ? "forced by -dm_assembly_kiran_store_order" : "auto: the one with more", nst ? 100.0 * (double)k->ordercnt[0] / (double)nst : 0.0, nst ? 100.0 * (double)k->ordercnt[1] / (double)nst : 0.0, k->dmbase ? "16-bit, a 32-bit base and 24 16-bit offsets per store step" : k->map16 ? "32-bit (some store step spreads over more than 32767 values)" : "32-bit (-dm_assembly_kiran_map16 0)"));
   }
   if (as->setupcalled) {
-    const PetscLogDouble map = 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->dlmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
+    const PetscLogDouble map = k->dmbase ? 4.0 * DMASM_HEX_NEN + 2.0 * DMASM_HEX_NK : 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->dlmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
     const PetscLogDouble rmw = k->nval ? (16.0 * DMASM_HEX_NK * as->nelem - 8.0 * (k->nval - k->nuntouched)) / as->nelem : 16.0 * DMASM_HEX_NK;
     PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring (greedy, host): %" PetscInt_FMT " colours, largest vertex valence %" PetscInt_FMT ", %.3f s; material %s\n", k->ncolors, k->maxval, (double)k->colortime, k->dlmk ? "per element" : "constant"));
     if (k->nval) PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: inputs %.0f + index map %.0f + values %.0f (the first colour touching a value stores it, the others add; %" PetscCount_FMT " of %" PetscCount_FMT " values untouched, zeroed) = %.0f B; %.0f flops per element\n", (double)in, (double)map, (double)rmw, k->nuntouched, k->nval, (double)(in + map + rmw), (double)KiranFlops()));
@@ -545,6 +593,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   PetscFunctionBegin;
   PetscCall(PetscNew(&k));
   k->strategy             = DMASM_KIRAN_PPNI4;
+  k->map16                = PETSC_TRUE;
   as->data                = k;
   as->ops->reduce         = DMAsmReducePacked;
   as->ops->fusedactive    = FusedActive_Kiran;

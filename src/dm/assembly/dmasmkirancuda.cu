@@ -215,7 +215,8 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS
    sectors); into CSR the plan transposes (tr: V(l, c) = K[c][l] stored at (c, l)): a step writes one row's 24
    columns, 4 runs of 6 consecutive values.  Lanes 24-31 only help with the geometry (FP64 is not the binding
    limit: ~5 % of the FP64 peak is used).  Reference: HostKiranColor (dmasmkiran.c). */
-__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBLOCKS) KiranRowKernel(PetscInt p0, PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, PetscScalar *__restrict__ dst)
+template <bool MAP16>
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBLOCKS) KiranRowKernel(PetscInt p0, PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, const int *__restrict__ mbase, const unsigned short *__restrict__ moff, PetscScalar *__restrict__ dst)
 {
   __shared__ PetscReal sw[8], sdN[192];
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
@@ -251,7 +252,12 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBL
         for (int k = 0; k < 3; k++) acc[3 * b + k] += wl * gai * gb[k] + wm * ga[k] * gbi + (i == k ? wm * dot : 0);
       }
     }
-    {
+    if (MAP16) { /* the step's base: one address for all lanes (broadcast); 24 consecutive 16-bit offsets */
+      const int            *b = mbase + (PetscCount)p * DMASM_HEX_NEN;
+      const unsigned short *o = moff + (PetscCount)p * DMASM_HEX_NK + lane;
+#pragma unroll
+      for (int c = 0; c < DMASM_HEX_NEN; c++) DMAsmKiranPut16(dst, b[c], o[c * DMASM_HEX_NEN], acc[c]);
+    } else {
       const int *m = map + (PetscCount)p * DMASM_HEX_NK + lane;
 #pragma unroll
       for (int c = 0; c < DMASM_HEX_NEN; c++) DMAsmKiranPut(dst, m[c * DMASM_HEX_NEN], acc[c]);
@@ -343,7 +349,7 @@ PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscReal *dref, con
     else KiranWarpKernel<TPR, false, DMASM_KIRAN_JAC_SHUFFLE><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst); \
   } while (0)
 
-PetscErrorCode DMAsmCUDAKiranColor(int strategy, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranColor(int strategy, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const int *mbase, const unsigned short *moff, const PetscReal *geo, PetscScalar *dst)
 {
   cudaStream_t   s;
   const unsigned gw = PetscEllwarpBlocks(n, KIRAN_WARPS);
@@ -369,7 +375,8 @@ PetscErrorCode DMAsmCUDAKiranColor(int strategy, int jac, PetscInt p0, PetscInt 
     KiranWarpKernel<8, true, DMASM_KIRAN_JAC_SHUFFLE><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
     break;
   case DMASM_KIRAN_PPNIROW:
-    KiranRowKernel<<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
+    if (mbase) KiranRowKernel<true><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, mbase, moff, dst);
+    else KiranRowKernel<false><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, mbase, moff, dst);
     break;
   case DMASM_KIRAN_TWOKERNEL:
     PetscCheck(n <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "kiran twokernel: at most 2^31-1 elements a colour");
@@ -445,6 +452,33 @@ PetscErrorCode DMAsmCUDAKiranOrder(PetscInt nelem, const PetscInt *dq2t, PetscCo
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
   cnt[0] = (PetscCount)hcnt[0];
   cnt[1] = (PetscCount)hcnt[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ppnirow: the compressed map, a thread per store step (DMAsmKiranMap16); bad != 0 where a step does not fit */
+__global__ static void KiranMap16Kernel(PetscInt nelem, const int *__restrict__ map, int *__restrict__ mbase, unsigned short *__restrict__ moff, int *__restrict__ bad)
+{
+  const PetscCount ns = (PetscCount)nelem * DMASM_HEX_NEN;
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < ns; t += (PetscCount)gridDim.x * blockDim.x)
+    if (!DMAsmKiranMap16(map + t * DMASM_HEX_NEN, mbase + t, moff + t * DMASM_HEX_NEN)) *bad = 1;
+}
+
+PetscErrorCode DMAsmCUDAKiranMap16(PetscInt nelem, const int *dmap, int *dmbase, unsigned short *dmoff, PetscBool *ok)
+{
+  cudaStream_t s;
+  int         *dbad, bad = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dbad, 1, "DMAssembly kiran 16-bit map (flag)"));
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
+  if (nelem) {
+    KiranMap16Kernel<<<PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NEN, 256), 256, 0, s>>>(nelem, dmap, dmbase, dmoff, dbad);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
+  *ok = bad ? PETSC_FALSE : PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
