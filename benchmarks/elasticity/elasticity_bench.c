@@ -157,6 +157,8 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscBool map16 = PETSC_TRUE; /* -dm_assembly_kiran_map16 (ppnirow's index map) */
+
 static double BytesPerElement(const char *method, double nnzpe, PetscBool *isk, PetscBool *two)
 {
   PetscBool kiran, twok, gnz, atomic, row;
@@ -169,7 +171,7 @@ static double BytesPerElement(const char *method, double nnzpe, PetscBool *isk, 
   *two = twok;
   /* first touches stored (8 B), the rest read-modify-write; ppnirow's 16-bit map (a 4 B base + 24 x 2 B per store step:
      1248 B; the box meshes fit, DMAssemblyView says where a mesh falls back to 32 bits) */
-  if (kiran) return 192 + (row ? 4.0 * 24 + 2.0 * NK : 4.0 * NK) + 16.0 * NK - 8 * nnzpe + (twok ? 1280 : 0);
+  if (kiran) return 192 + (row && map16 ? 4.0 * 24 + 2.0 * NK : 4.0 * NK) + 16.0 * NK - 8 * nnzpe + (twok ? 1280 : 0);
   if (gnz) return 192 + 8.0 * NK + 4.0 * NK + 8.0 * NK + 8 * nnzpe;
   return 192 + 8.0 * NK + NK * (4 + 8 + 16.0) + 8 * nnzpe; /* atomic, color */
 }
@@ -242,6 +244,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cpu_max_elements", &cpumax, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-check_max_elements", &checkmax, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-peak_bw", &peakbw, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_assembly_kiran_map16", &map16, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-peak_fp64", &peakfp, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", odir, sizeof(odir), NULL));
   if (odir[0]) {
