@@ -11,9 +11,11 @@
      twokernel  a geometry kernel (inverse Jacobians and weights of all Gauss points, a warp per element, into global
                 memory), then a block of 576 threads per element, one entry each (4.4)
      ppnirow    (not in the paper) PPNI, then lane l < 24 owns element-matrix row l: a store instruction writes one
-                column of the element matrix, i.e. consecutive target values where the layout puts the 3 rows of a node
-                next to each other (ELLWARP's column-major slices), or, the matrix being symmetric, one row (CSR: runs of
-                consecutive columns); the plan picks the order with more consecutive targets (`tr`)
+                column of the element matrix (consecutive targets where a layout puts the rows of a node next to each
+                other, ELLWARP slices with one lane a row) or, the matrix being symmetric, one row (runs of consecutive
+                columns: CSR, and ELLWARP's groups of tpr lanes a row); the plan counts both over all elements and picks
+                the order with more consecutive targets (`tr`), and stores the map as a 32-bit base and 24 16-bit
+                offsets per store step where they fit (DMAsmKiranMap16)
    The elements are coloured greedily on the host (no two of a colour share a vertex; time in View), reordered by
    colour with their coordinates (and material) laid out for the strategy, and a per-element index map into the
    target's value array (ELLWARP slots, CSR values: MatGetAssemblyTarget) is precomputed in the order the
@@ -575,8 +577,12 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    element with 4 or 8 threads per element-matrix row, the Jacobian by warp shuffle; the same with the geometry of
    all Gauss points at once (PPNI); a geometry kernel then one thread per entry; PPNI with a lane per element-matrix
    row and stores ordered for consecutive target values (default ppni4)
--  -dm_assembly_kiran_jacobian <shuffle,shared,atomic> - warp4/warp8 on the device: the Jacobian by warp shuffle, shared
+.  -dm_assembly_kiran_jacobian <shuffle,shared,atomic> - warp4/warp8 on the device: the Jacobian by warp shuffle, shared
    memory or shared-memory atomics (Kiran et al., Table 1; atomic is not bitwise reproducible; default shuffle)
+.  -dm_assembly_kiran_store_order <auto,row,transposed> - ppnirow: a store step writes a column of the element matrix
+   (row) or, by symmetry, a row (transposed); auto takes the one with more consecutive target values (default)
+-  -dm_assembly_kiran_map16 <bool> - ppnirow: the index map as a 32-bit base and 24 16-bit offsets per store step where
+   every step fits, else 32-bit (default true)
 
    Level: intermediate
 
