@@ -423,9 +423,9 @@ __global__ static void KiranOrderKernel(PetscInt nelem, const PetscInt *__restri
   const PetscCount nq   = (PetscCount)nelem * DMASM_HEX_NK;
   PetscCount       c[2] = {0, 0};
   for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nq; t += (PetscCount)gridDim.x * blockDim.x) {
-    const PetscInt e = (PetscInt)(t / DMASM_HEX_NK);
-    const int      r = (int)(t % DMASM_HEX_NK);
-    const PetscInt v = q2t[(PetscCount)r * nelem + e];
+    const int      r = (int)(t / nelem); /* entry-major like q2t: neighbouring threads read neighbouring targets */
+    const PetscInt e = (PetscInt)(t % nelem);
+    const PetscInt v = q2t[t];
     const PetscInt d = r + DMASM_HEX_NEN < DMASM_HEX_NK ? q2t[(PetscCount)(r + DMASM_HEX_NEN) * nelem + e] : v;
     const PetscInt x = r % DMASM_HEX_NEN < DMASM_HEX_NEN - 1 ? q2t[(PetscCount)(r + 1) * nelem + e] : v;
     DMAsmKiranOrderCount(r, v, d, x, c);
