@@ -136,7 +136,8 @@ typedef enum {
   DMASSEMBLY_KIRAN_WARP8,
   DMASSEMBLY_KIRAN_PPNI4,
   DMASSEMBLY_KIRAN_PPNI8,
-  DMASSEMBLY_KIRAN_TWOKERNEL
+  DMASSEMBLY_KIRAN_TWOKERNEL,
+  DMASSEMBLY_KIRAN_PPNIROW
 } DMAssemblyKiranStrategy;
 PETSC_EXTERN const char *const DMAssemblyKiranStrategies[];
 PETSC_EXTERN PetscErrorCode    DMAssemblyKiranSetStrategy(DMAssembly, DMAssemblyKiranStrategy);

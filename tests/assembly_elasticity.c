@@ -1,6 +1,6 @@
 /* Vector fields in DMAssembly (issue 18): isotropic linear elasticity (DMAssemblyElasticityKernels) on a
    dim-component P1/Q1 Lagrange field, and the kiran type's strategies (Kiran, Sharma, Gautam: element, warp4,
-   warp8, ppni4, ppni8, twokernel) on 8-node hexahedra, against PETSc's own assembly on the same DM and PetscFE:
+   warp8, ppni4, ppni8, twokernel; ppnirow) on 8-node hexahedra, against PETSc's own assembly on the same DM and PetscFE:
    DMPlexSNESComputeJacobianFEM with a PetscDS g3[i][j][k][l] = lambda d_ij d_kl + mu (d_ik d_jl + d_il d_jk)
    (the same quadrature: the PetscFE's).
    For every method (host, globalnz, atomic, color through the element buffers; kiran:<strategy> on hexahedra) x
@@ -10,6 +10,9 @@
      first, too: the plan is reused and every value overwritten);
    - bitwise equal run to run (all but atomic);
    - the residual (K u) against J_ref u;
+   kiran:ppnirow picks the transposed store order into CSR (DMAssemblyView), -dm_assembly_kiran_store_order forces
+   row/transposed (both orders tested); its index map is 16-bit where every store step fits (default), 32-bit with
+   -dm_assembly_kiran_map16 0 or where a step spreads over more than 32767 values (row order into ELLWARP at -faces 9);
    kiran: the colouring is valid (every element in one colour, no two elements of a colour share a dof) and per-cell
    E, nu (random) equal the host method with the same per-cell material.
    Options: -elem hex|quad|tet, -faces n (-faces 1: a single element), -distort (a non-affine mesh), -gpu, and the
@@ -24,11 +27,16 @@
 /* ellwarp_add_test(assembly_elasticity.hex -elem hex -faces 3 -distort) */
 /* ellwarp_add_test(assembly_elasticity.hex_single -elem hex -faces 1) */
 /* ellwarp_add_test(assembly_elasticity.hex_affine -elem hex -faces 2) */
+/* ellwarp_add_test(assembly_elasticity.hex_order_row -elem hex -faces 9 -distort -dm_assembly_kiran_store_order row) */
+/* ellwarp_add_test(assembly_elasticity.hex_map32 -elem hex -faces 3 -distort -dm_assembly_kiran_map16 0) */
+/* ellwarp_add_test(assembly_elasticity.hex_order_transposed -elem hex -faces 2 -dm_assembly_kiran_store_order transposed) */
 /* ellwarp_add_test(assembly_elasticity.quad -elem quad -faces 4 -distort) */
 /* ellwarp_add_test(assembly_elasticity.tet -elem tet -faces 2) */
 /* ellwarp_add_test(assembly_elasticity.refused -elem quad -faces 2 -kiran_refused PASS_REGULAR_EXPRESSION "refused with an error") */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex -elem hex -faces 5 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_single -elem hex -faces 1 -gpu GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_order_row -elem hex -faces 9 -distort -gpu -dm_assembly_kiran_store_order row GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_map32 -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_map16 0 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_setup_on_host -elem hex -faces 3 -distort -gpu -dm_assembly_setup_on_host GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_shared -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian shared GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_atomic -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian atomic GPU) */
@@ -132,7 +140,7 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscReal E, Pe
   if (colon) {
     PetscInt s;
     PetscBool found;
-    PetscCall(PetscEListFind(6, DMAssemblyKiranStrategies, colon + 1, &s, &found));
+    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_PPNIROW + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown strategy %s", colon + 1);
     type[colon - type] = 0;
     PetscCall(DMAssemblySetType(*as, type));
@@ -220,6 +228,33 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
   PetscCall(RelErrVec(F, Fref, &errF));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s (%s): J rel. error %.2e, again %.2e %s; bs %" PetscInt_FMT " %s; %s; residual rel. error %.2e %s\n", method, target, mt == PETSC_MEMTYPE_HOST ? "host" : "device", (double)err, (double)err2, err <= tol && err2 <= tol ? "ok" : "FAIL", bs, bs == dim ? "ok" : "FAIL", atomic ? "atomic (order not fixed)" : same ? "bitwise reproducible" : "NOT REPRODUCIBLE", (double)errF, errF <= tol ? "ok" : "FAIL"));
   if (err > tol || err2 > tol || bs != dim || (!atomic && !same) || errF > tol) *fail = PETSC_TRUE;
+  if (!strcmp(method, "kiran:ppnirow")) { /* the plan's store order: CSR auto-picks transposed (a step = a row's columns,
+                                              consecutive values); -dm_assembly_kiran_store_order forces one */
+    PetscViewer sv;
+    char        buf[8192] = "", order[16] = "auto", *found;
+    const char *want;
+    FILE       *fp;
+    size_t      len;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_assembly_kiran_store_order", order, sizeof(order), NULL));
+    want = !strcmp(order, "row") ? "store order: row" : !strcmp(order, "transposed") || strcmp(target, MATELLWARP) ? "store order: transposed" : "store order:";
+    fp = tmpfile(); /* a file of this process only: tests may run in parallel */
+    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "tmpfile() failed");
+    PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, fp, &sv));
+    PetscCall(DMAssemblyView(as, sv));
+    PetscCall(PetscViewerDestroy(&sv));
+    rewind(fp);
+    len      = fread(buf, 1, sizeof(buf) - 1, fp);
+    buf[len] = 0;
+    fclose(fp);
+    PetscCall(PetscStrstr(buf, want, &found));
+    if (found) {
+      char *nl;
+      PetscCall(PetscStrchr(found, '\n', &nl));
+      if (nl) *nl = 0;
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:ppnirow    into %-11s %s\n", target, found ? found : "FAIL: store order not the expected one"));
+    if (!found) *fail = PETSC_TRUE;
+  }
   if (kiran && !strcmp(target, MATELLWARP)) {
       PetscInt nrows;
       PetscCall(MatGetLocalSize(Jref, &nrows, NULL));
@@ -324,7 +359,7 @@ int main(int argc, char **argv)
   PetscRandom rnd;
   PetscReal   E = 200e9, nu = 0.333, lam, mu;
   const char *generic[] = {"host", DMASSEMBLYGLOBALNZ, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR};
-  const char *kiran[]   = {"kiran:element", "kiran:warp4", "kiran:warp8", "kiran:ppni4", "kiran:ppni8", "kiran:twokernel"};
+  const char *kiran[]   = {"kiran:element", "kiran:warp4", "kiran:warp8", "kiran:ppni4", "kiran:ppni8", "kiran:twokernel", "kiran:ppnirow"};
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));

@@ -1,6 +1,7 @@
 static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, Gautam, Fig. 12/14, Table 4): the stiffness matrix of the\n"
                            "16 x 2 x 2 m cantilever (E = 200 GPa, nu = 0.333) on DMPlex boxes of Q1 hexahedra (Table 3 meshes), assembled by\n"
-                           "each kiran strategy (element, warp4, warp8, ppni4, ppni8, twokernel: colouring + per-element index map, no atomics)\n"
+                           "each kiran strategy (element, warp4, warp8, ppni4, ppni8, twokernel, ppnirow: colouring + per-element index map,\n"
+                           "no atomics)\n"
                            "and by the generic methods with the same element kernel through the element buffers (globalnz: by nonzero, fixed\n"
                            "order; atomic; color), into MATSEQELLWARP and MATSEQAIJCUSPARSE; the COO peer (the same device element matrices\n"
                            "through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once); one CPU core (the host method) and\n"
@@ -13,7 +14,7 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
 /* Times: median of -repeats DMAssemblyComputeJacobian calls after a warm-up that builds the plan (CUDA events on the
    current stream; host: PetscTime).  The call includes zeroing the target values and, for twokernel, the geometry
    kernel.  Bytes model per element (compulsory traffic, element data in DRAM once):
-     kiran: coordinates 192 B + index map 576 x 4 B + values: the first colour touching a value stores it (8 B), the
+     kiran: coordinates 192 B + index map 576 x 4 B (ppnirow: 24 x 4 B + 576 x 2 B) + values: the first colour touching a value stores it (8 B), the
             others read-modify-write (16 B): 576 x 16 B - 8 B x nnz / nelem (+ twokernel: geometry 640 B written and read);
      globalnz: element kernel (192 B in, 576 x 8 B out) + packed plan 576 x 4 B + element matrix 576 x 8 B read +
             values 8 B x nnz / nelem;  atomic/color: element kernel + 576 x (4 B map + 8 B read + 16 B RMW) + zeroing;
@@ -143,7 +144,7 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
   if (colon) {
     PetscInt  s;
     PetscBool found;
-    PetscCall(PetscEListFind(6, DMAssemblyKiranStrategies, colon + 1, &s, &found));
+    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_PPNIROW + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown kiran strategy %s", colon + 1);
     PetscCall(DMAssemblyKiranSetStrategy(*as, (DMAssemblyKiranStrategy)s));
   }
@@ -156,16 +157,21 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscBool map16 = PETSC_TRUE; /* -dm_assembly_kiran_map16 (ppnirow's index map) */
+
 static double BytesPerElement(const char *method, double nnzpe, PetscBool *isk, PetscBool *two)
 {
-  PetscBool kiran, twok, gnz, atomic;
+  PetscBool kiran, twok, gnz, atomic, row;
   PetscStrncmp(method, "kiran", 5, &kiran);
+  PetscStrcmp(method, "kiran:ppnirow", &row);
   PetscStrcmp(method, "kiran:twokernel", &twok);
   PetscStrcmp(method, "globalnz", &gnz);
   PetscStrcmp(method, "atomic", &atomic);
   *isk = kiran;
   *two = twok;
-  if (kiran) return 192 + 4.0 * NK + 16.0 * NK - 8 * nnzpe + (twok ? 1280 : 0); /* first touches stored (8 B), the rest read-modify-write */
+  /* first touches stored (8 B), the rest read-modify-write; ppnirow's 16-bit map (a 4 B base + 24 x 2 B per store step:
+     1248 B; the box meshes fit, DMAssemblyView says where a mesh falls back to 32 bits) */
+  if (kiran) return 192 + (row && map16 ? 4.0 * 24 + 2.0 * NK : 4.0 * NK) + 16.0 * NK - 8 * nnzpe + (twok ? 1280 : 0);
   if (gnz) return 192 + 8.0 * NK + 4.0 * NK + 8.0 * NK + 8 * nnzpe;
   return 192 + 8.0 * NK + NK * (4 + 8 + 16.0) + 8 * nnzpe; /* atomic, color */
 }
@@ -193,7 +199,7 @@ int main(int argc, char **argv)
   PetscBool  flg, device = PETSC_FALSE;
   FILE      *js = NULL;
   const char *defmeshes = "192x24x24,256x32x32,400x50x50,512x64x64";
-  const char *defmethods = "kiran:element,kiran:warp4,kiran:warp8,kiran:ppni4,kiran:ppni8,kiran:twokernel,globalnz,atomic,color";
+  const char *defmethods = "kiran:element,kiran:warp4,kiran:warp8,kiran:ppni4,kiran:ppni8,kiran:twokernel,kiran:ppnirow,globalnz,atomic,color";
   const double flopspe = 8 * (4.0 * 8 * 9 + 40 + 64 * (6 + 54)) + NK;
 
   PetscFunctionBeginUser;
@@ -238,6 +244,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cpu_max_elements", &cpumax, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-check_max_elements", &checkmax, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-peak_bw", &peakbw, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_assembly_kiran_map16", &map16, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-peak_fp64", &peakfp, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", odir, sizeof(odir), NULL));
   if (odir[0]) {
@@ -315,7 +322,7 @@ int main(int argc, char **argv)
           first = PETSC_FALSE;
           if (it == 0) {
             if (!strcmp(methods[m], "kiran:element")) tbyelem[0] = t;
-            if (!strcmp(methods[m], "kiran:ppni4") || !strcmp(methods[m], "kiran:warp4") || !strcmp(methods[m], "kiran:ppni8") || !strcmp(methods[m], "kiran:warp8") || !strcmp(methods[m], "kiran:twokernel")) tbyelem[1] = tbyelem[1] < 0 ? t : PetscMin(tbyelem[1], t);
+            if (!strcmp(methods[m], "kiran:ppni4") || !strcmp(methods[m], "kiran:warp4") || !strcmp(methods[m], "kiran:ppni8") || !strcmp(methods[m], "kiran:warp8") || !strcmp(methods[m], "kiran:twokernel") || !strcmp(methods[m], "kiran:ppnirow")) tbyelem[1] = tbyelem[1] < 0 ? t : PetscMin(tbyelem[1], t);
           }
           PetscCall(VecDestroy(&c.U));
           PetscCall(DMAssemblyDestroy(&c.as));

@@ -32,6 +32,8 @@ typedef enum {
   DMASM_KIRAN_PPNI4,     /* warp4 with the geometry of all 8 Gauss points at once (4.3) */
   DMASM_KIRAN_PPNI8,     /* warp8 with PPNI */
   DMASM_KIRAN_TWOKERNEL, /* geometry kernel, then a block of 576 threads per element, one entry each (4.4) */
+  DMASM_KIRAN_PPNIROW,   /* PPNI, lane l < 24 owns element-matrix row l: one store instruction = one column of the
+                            element matrix (ELLWARP: 8 runs of 3 consecutive slots) or, by symmetry, one row (CSR) */
   DMASM_KIRAN_NSTRATEGIES
 } DMAsmKiranStrategy;
 
@@ -142,11 +144,18 @@ DMASM_ELAS_HD void DMAsmKiranSlot(int tpr, int lane, int s, int *row, int *col)
 
 /* position of element-matrix entry r (= row*24 + col) of colour-ordered element p (of n) in the strategy's index map:
    element: entry-major r*n + p (a thread per element reads it coalesced); two kernels: p*576 + r (a thread per entry);
-   warp strategies: p*576 + s*32 + lane of the lane that owns r */
-DMASM_ELAS_HD PetscCount DMAsmKiranMapPos(int strategy, PetscCount n, PetscCount p, int r)
+   warp strategies: p*576 + s*32 + lane of the lane that owns r; ppnirow: p*576 + c*24 + l, lane l computes
+   V(l, c) = entry (row l, col c) and stores it at store step c, into the target of entry (l, c), or, with tr (the
+   transposed order, chosen at plan time where it gives more consecutive targets in a step: CSR), of entry (c, l):
+   the element matrix is symmetric, V(l, c) = K[c][l] up to rounding */
+DMASM_ELAS_HD PetscCount DMAsmKiranMapPos(int strategy, int tr, PetscCount n, PetscCount p, int r)
 {
   if (strategy == DMASM_KIRAN_ELEMENT) return (PetscCount)r * n + p;
   if (strategy == DMASM_KIRAN_TWOKERNEL) return p * DMASM_HEX_NK + r;
+  if (strategy == DMASM_KIRAN_PPNIROW) {
+    const int row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, l = tr ? col : row, c = tr ? row : col;
+    return p * DMASM_HEX_NK + c * DMASM_HEX_NEN + l;
+  }
   {
     const int tpr = (strategy == DMASM_KIRAN_WARP4 || strategy == DMASM_KIRAN_PPNI4) ? 4 : 8;
     const int row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, a = row / 3, i = row % 3, b = col / 3, k = col % 3;
@@ -162,6 +171,15 @@ DMASM_ELAS_HD PetscCount DMAsmKiranMapPos(int strategy, PetscCount n, PetscCount
   }
 }
 
+/* ppnirow's store order: with targets t(row, col) of one element, the pairs of a store step that are consecutive
+   values (t(l+1, c) = t(l, c) + 1) in the row order (cnt[0]) and in the transposed order (t(c, l+1) = t(c, l) + 1,
+   cnt[1]) */
+DMASM_ELAS_HD void DMAsmKiranOrderCount(int r, PetscInt t, PetscInt tdown, PetscInt tright, PetscCount cnt[2])
+{
+  if (r / DMASM_HEX_NEN < DMASM_HEX_NEN - 1 && tdown == t + 1) cnt[0]++;
+  if (r % DMASM_HEX_NEN < DMASM_HEX_NEN - 1 && tright == t + 1) cnt[1]++;
+}
+
 /* An index-map entry m: m >= 0 adds to value m; m < 0 stores into value ~m: the first colour (in launch order)
    touching a value stores it, the later ones add, so the values need no zeroing (only the values no element
    touches, listed at plan time).  Saves the zeroing pass and the read of the first contribution (16 B a value). */
@@ -171,15 +189,47 @@ DMASM_ELAS_HD void DMAsmKiranPut(PetscScalar *dst, int m, PetscScalar v)
   else dst[m] += v;
 }
 
+/* ppnirow's compressed index map: per store step (element p, step c) one 32-bit base, the smallest of its 24 targets,
+   and per lane a 16-bit o = 2 (t - base) + (first touch), so 96 + 1152 B per element instead of 2304 B.  The targets of
+   a transposed step are one matrix row's columns (CSR: within the row's length; ELLWARP: within the row's slots), so
+   t - base is small; where a step spreads over more than 32767 values (the row order on large meshes, very long rows)
+   the function returns 0 and the plan keeps the 32-bit map.  m: the 24 32-bit entries of the step (DMAsmKiranPut's
+   encoding). */
+DMASM_ELAS_HD int DMAsmKiranMap16(const int *m, int *base, unsigned short *off)
+{
+  int b = m[0] < 0 ? ~m[0] : m[0], ok = 1;
+  for (int l = 1; l < DMASM_HEX_NEN; l++) {
+    const int t = m[l] < 0 ? ~m[l] : m[l];
+    b           = t < b ? t : b;
+  }
+  for (int l = 0; l < DMASM_HEX_NEN; l++) {
+    const int d = (m[l] < 0 ? ~m[l] : m[l]) - b;
+    if (d > 32767) ok = 0;
+    off[l] = (unsigned short)(((d & 32767) << 1) | (m[l] < 0 ? 1 : 0));
+  }
+  *base = b;
+  return ok;
+}
+
+DMASM_ELAS_HD void DMAsmKiranPut16(PetscScalar *dst, int base, unsigned short o, PetscScalar v)
+{
+  if (o & 1) dst[base + (o >> 1)] = v;
+  else dst[base + (o >> 1)] += v;
+}
+
 /* device side (dmasmkirancuda.cu); the plain-C references are in dmasmelas.c and dmasmkiran.c */
 PETSC_INTERN PetscErrorCode DMAsmElasCtxDevice(DMAsmElasCtx *);
 #if defined(ELLWARP_HAVE_CUDA)
 PETSC_INTERN PetscErrorCode DMAsmCUDAElasElement(const DMAsmElasCtx *, PetscInt, const PetscReal *, const PetscScalar *, PetscScalar *, PetscScalar *);
 /* one colour [p0, p0+n) of the colour-ordered elements by strategy s into dst (geo: the two kernels' geometry; jac: the
    Jacobian of warp4/warp8, 0 shuffle, 1 shared memory, 2 atomics: DMAssemblyKiranJacobians) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranColor(int s, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranColor(int s, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const int *mbase, const unsigned short *moff, const PetscReal *geo, PetscScalar *dst);
+/* ppnirow: the compressed map from the 32-bit one (DMAsmKiranMap16 per step); *ok = 0 where a step does not fit */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap16(PetscInt nelem, const int *dmap, int *dmbase, unsigned short *dmoff, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *geo);
-/* the index map from the device element targets (first touches encoded as stores) and the untouched values of nval */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched);
+/* the index map from the device element targets (first touches encoded as stores) and the untouched values of nval;
+   ppnirow: DMAsmCUDAKiranOrder counts consecutive targets (DMAsmKiranOrderCount) over all elements, tr its choice */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOrder(PetscInt nelem, const PetscInt *dq2t, PetscCount cnt[2]);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, int tr, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

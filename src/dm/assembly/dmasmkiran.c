@@ -10,6 +10,12 @@
                 physical gradients of all 8 Gauss points at once in shared memory (4.3, Listing 1)
      twokernel  a geometry kernel (inverse Jacobians and weights of all Gauss points, a warp per element, into global
                 memory), then a block of 576 threads per element, one entry each (4.4)
+     ppnirow    (not in the paper) PPNI, then lane l < 24 owns element-matrix row l: a store instruction writes one
+                column of the element matrix (consecutive targets where a layout puts the rows of a node next to each
+                other, ELLWARP slices with one lane a row) or, the matrix being symmetric, one row (runs of consecutive
+                columns: CSR, and ELLWARP's groups of tpr lanes a row); the plan counts both over all elements and picks
+                the order with more consecutive targets (`tr`), and stores the map as a 32-bit base and 24 16-bit
+                offsets per store step where they fit (DMAsmKiranMap16)
    The elements are coloured greedily on the host (no two of a colour share a vertex; time in View), reordered by
    colour with their coordinates (and material) laid out for the strategy, and a per-element index map into the
    target's value array (ELLWARP slots, CSR values: MatGetAssemblyTarget) is precomputed in the order the
@@ -24,9 +30,11 @@
 
 PETSC_INTERN PetscErrorCode DMAsmElasGetCtx(DMAssembly, DMAsmElasCtx **);
 
-const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
+const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "ppnirow", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
 /* the Jacobian of warp4/warp8 (Kiran et al., Table 1) */
 static const char *const KiranJacobians[] = {"shuffle", "shared", "atomic", "KiranJacobian", "KIRAN_JAC_", NULL};
+/* ppnirow's store order: the one with more consecutive targets in a store step (auto), or forced (tests run both) */
+static const char *const KiranStoreOrders[] = {"auto", "row", "transposed", "KiranStoreOrder", "KIRAN_ORDER_", NULL};
 
 #define KIRAN_GEO 80 /* two kernels: per element 8 x (inverse Jacobian 9 + w|det J| 1) */
 
@@ -40,6 +48,12 @@ typedef struct {
   PetscReal     *xk, *dxk;                  /* coordinates in colour order: [24][nelem] (element) or [nelem][24] */
   PetscReal     *lmk, *dlmk;                /* per element (lambda, mu) in colour order, NULL: constant */
   int           *map, *dmap;                /* index map [576 nelem] in the strategy's order (host / device) */
+  PetscInt       order;                     /* ppnirow: KiranStoreOrders (0 auto, 1 row, 2 transposed) */
+  PetscBool      tr;                        /* ppnirow: stores in the transposed order (DMAsmKiranMapPos) */
+  PetscCount     ordercnt[2];               /* ppnirow: consecutive targets in a store step, row / transposed order */
+  PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
+  int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
+  unsigned short *moff, *dmoff;             /* ... and 16-bit offsets [576 nelem] (NULL: the 32-bit map) */
   PetscCount     nval;                      /* length of the target's value array */
   PetscCount     nuntouched;                /* values no element touches (zeroed by each assembly; the others are stored by their first colour) */
   int           *untouched, *duntouched;
@@ -85,6 +99,14 @@ static void HostKiranColor(const DMAssembly_Kiran *k, PetscInt p0, PetscInt n, P
         }
         DMAsmKiranPut(dst, k->map[(PetscCount)p * DMASM_HEX_NK + r], v);
       }
+      break;
+    case DMASM_KIRAN_PPNIROW: /* lane l < 24 holds V(l, c) = entry (row l, col c), stored at step c */
+      DMAsmElasElement(3, 8, 8, ref, ref + 8, k->xk + (PetscCount)24 * p, lam, mu, K);
+      for (int c = 0; c < DMASM_HEX_NEN; c++)
+        for (int l = 0; l < DMASM_HEX_NEN; l++) {
+          if (k->mbase) DMAsmKiranPut16(dst, k->mbase[(PetscCount)p * DMASM_HEX_NEN + c], k->moff[(PetscCount)p * DMASM_HEX_NK + c * DMASM_HEX_NEN + l], K[l * DMASM_HEX_NEN + c]);
+          else DMAsmKiranPut(dst, k->map[(PetscCount)p * DMASM_HEX_NK + c * DMASM_HEX_NEN + l], K[l * DMASM_HEX_NEN + c]);
+        }
       break;
     default: { /* the warp strategies: lane l adds its 18 slots */
       const int tpr = (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_PPNI4) ? 4 : 8;
@@ -157,6 +179,8 @@ static PetscErrorCode FreeData(DMAssembly_Kiran *k)
   if (k->dxk != k->xk) PetscCall(DMAsmCUDAFree((void **)&k->dxk));
   if (k->dlmk != k->lmk) PetscCall(DMAsmCUDAFree((void **)&k->dlmk));
   if (k->dmap != k->map) PetscCall(DMAsmCUDAFree((void **)&k->dmap));
+  if (k->dmbase != k->mbase) PetscCall(DMAsmCUDAFree((void **)&k->dmbase));
+  if (k->dmoff != k->moff) PetscCall(DMAsmCUDAFree((void **)&k->dmoff));
   if (k->dgeo != k->geo) PetscCall(DMAsmCUDAFree((void **)&k->dgeo));
   if (k->duntouched != k->untouched) PetscCall(DMAsmCUDAFree((void **)&k->duntouched));
 #endif
@@ -166,12 +190,15 @@ static PetscErrorCode FreeData(DMAssembly_Kiran *k)
   k->dxk      = NULL;
   k->dlmk     = NULL;
   k->dmap     = NULL;
+  k->dmbase   = NULL;
+  k->dmoff    = NULL;
   k->dgeo     = NULL;
   PetscCall(PetscFree(k->colptr));
   PetscCall(PetscFree(k->colelem));
   PetscCall(PetscFree(k->xk));
   PetscCall(PetscFree(k->lmk));
   PetscCall(PetscFree(k->map));
+  PetscCall(PetscFree2(k->mbase, k->moff));
   PetscCall(PetscFree(k->geo));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -246,11 +273,20 @@ static PetscErrorCode CheckTarget(DMAssembly as, const MatAssemblyBlock *B)
   k->dmap = NULL;
   PetscCall(PetscFree(k->map));
 #if defined(ELLWARP_HAVE_CUDA)
+  if (k->dmbase != k->mbase) PetscCall(DMAsmCUDAFree((void **)&k->dmbase));
+  if (k->dmoff != k->moff) PetscCall(DMAsmCUDAFree((void **)&k->dmoff));
+#endif
+  k->dmbase = NULL;
+  k->dmoff  = NULL;
+  PetscCall(PetscFree2(k->mbase, k->moff));
+#if defined(ELLWARP_HAVE_CUDA)
   if (k->duntouched != k->untouched) PetscCall(DMAsmCUDAFree((void **)&k->duntouched));
 #endif
   k->duntouched = NULL;
   PetscCall(PetscFree(k->untouched));
-  k->nuntouched = 0;
+  k->nuntouched  = 0;
+  k->tr          = PETSC_FALSE;
+  k->ordercnt[0] = k->ordercnt[1] = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -263,12 +299,22 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
+  if (k->strategy == DMASM_KIRAN_PPNIROW) {
+    for (PetscInt e = 0; e < nelem; e++)
+      for (int r = 0; r < DMASM_HEX_NK; r++) {
+        const PetscInt v = q2t[(PetscCount)r * nelem + e];
+        const PetscInt d = r + DMASM_HEX_NEN < DMASM_HEX_NK ? q2t[(PetscCount)(r + DMASM_HEX_NEN) * nelem + e] : v;
+        const PetscInt x = r % DMASM_HEX_NEN < DMASM_HEX_NEN - 1 ? q2t[(PetscCount)(r + 1) * nelem + e] : v;
+        DMAsmKiranOrderCount(r, v, d, x, k->ordercnt);
+      }
+    k->tr = (PetscBool)(k->order ? k->order == 2 : k->ordercnt[1] > k->ordercnt[0]);
+  }
   PetscCall(PetscMalloc1((size_t)DMASM_HEX_NK * nelem, &k->map));
   PetscCall(PetscBTCreate(k->nval, &seen));
   for (PetscInt p = 0; p < nelem; p++) /* colour order = launch order: the first element touching a value stores it */
     for (int r = 0; r < DMASM_HEX_NK; r++) {
       const PetscInt t = q2t[(PetscCount)r * nelem + k->colelem[p]];
-      k->map[DMAsmKiranMapPos((int)k->strategy, nelem, p, r)] = PetscBTLookupSet(seen, t) ? (int)t : ~(int)t;
+      k->map[DMAsmKiranMapPos((int)k->strategy, (int)k->tr, nelem, p, r)] = PetscBTLookupSet(seen, t) ? (int)t : ~(int)t;
     }
   for (PetscCount t = 0; t < k->nval; t++)
     if (!PetscBTLookup(seen, t)) k->nuntouched++;
@@ -277,13 +323,30 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
   for (PetscCount t = 0; t < k->nval; t++)
     if (!PetscBTLookup(seen, t)) k->untouched[k->nuntouched++] = (int)t;
   PetscCall(PetscBTDestroy(&seen));
+  if (k->strategy == DMASM_KIRAN_PPNIROW && k->map16) { /* one base and 24 16-bit offsets per store step, where all fit */
+    PetscBool ok = PETSC_TRUE;
+    PetscCall(PetscMalloc2((size_t)DMASM_HEX_NEN * nelem, &k->mbase, (size_t)DMASM_HEX_NK * nelem, &k->moff));
+    for (PetscCount t = 0; t < (PetscCount)DMASM_HEX_NEN * nelem && ok; t++) ok = DMAsmKiranMap16(k->map + t * DMASM_HEX_NEN, k->mbase + t, k->moff + t * DMASM_HEX_NEN) ? PETSC_TRUE : PETSC_FALSE;
+    if (ok) PetscCall(PetscFree(k->map));
+    else PetscCall(PetscFree2(k->mbase, k->moff));
+  }
   k->dmap       = k->map;
+  k->dmbase     = k->mbase;
+  k->dmoff      = k->moff;
   k->duntouched = k->untouched;
 #if defined(ELLWARP_HAVE_CUDA)
   if (as->mtype == PETSC_MEMTYPE_DEVICE) {
-    PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * nelem));
-    PetscCall(DMAsmCUDAUpload(k->dmap, k->map, sizeof(int) * DMASM_HEX_NK * nelem));
-    PetscCall(PetscFree(k->map));
+    if (k->mbase) {
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dmbase, sizeof(int) * DMASM_HEX_NEN * nelem));
+      PetscCall(DMAsmCUDAUpload(k->dmbase, k->mbase, sizeof(int) * DMASM_HEX_NEN * nelem));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dmoff, sizeof(unsigned short) * DMASM_HEX_NK * nelem));
+      PetscCall(DMAsmCUDAUpload(k->dmoff, k->moff, sizeof(unsigned short) * DMASM_HEX_NK * nelem));
+      PetscCall(PetscFree2(k->mbase, k->moff));
+    } else {
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * nelem));
+      PetscCall(DMAsmCUDAUpload(k->dmap, k->map, sizeof(int) * DMASM_HEX_NK * nelem));
+      PetscCall(PetscFree(k->map));
+    }
     PetscCall(DMAsmCUDAMalloc((void **)&k->duntouched, sizeof(int) * k->nuntouched));
     PetscCall(DMAsmCUDAUpload(k->duntouched, k->untouched, sizeof(int) * k->nuntouched));
     PetscCall(PetscFree(k->untouched));
@@ -300,8 +363,23 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
 #if defined(ELLWARP_HAVE_CUDA)
+  if (k->strategy == DMASM_KIRAN_PPNIROW) {
+    PetscCall(DMAsmCUDAKiranOrder(as->nelem, dq2t, k->ordercnt));
+    k->tr = (PetscBool)(k->order ? k->order == 2 : k->ordercnt[1] > k->ordercnt[0]);
+  }
   PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * as->nelem));
-  PetscCall(DMAsmCUDAKiranMap((int)k->strategy, as->nelem, k->dcolelem, dq2t, k->nval, k->dmap, &k->nuntouched, &k->duntouched));
+  PetscCall(DMAsmCUDAKiranMap((int)k->strategy, (int)k->tr, as->nelem, k->dcolelem, dq2t, k->nval, k->dmap, &k->nuntouched, &k->duntouched));
+  if (k->strategy == DMASM_KIRAN_PPNIROW && k->map16) {
+    PetscBool ok;
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dmbase, sizeof(int) * DMASM_HEX_NEN * as->nelem));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dmoff, sizeof(unsigned short) * DMASM_HEX_NK * as->nelem));
+    PetscCall(DMAsmCUDAKiranMap16(as->nelem, k->dmap, k->dmbase, k->dmoff, &ok));
+    if (ok) PetscCall(DMAsmCUDAFree((void **)&k->dmap));
+    else {
+      PetscCall(DMAsmCUDAFree((void **)&k->dmbase));
+      PetscCall(DMAsmCUDAFree((void **)&k->dmoff));
+    }
+  }
 #else
   (void)dq2t;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
@@ -311,7 +389,8 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
 
 static PetscBool HasJacPlan_Kiran(DMAssembly as)
 {
-  return (PetscBool)(((DMAssembly_Kiran *)as->data)->dmap != NULL);
+  const DMAssembly_Kiran *k = (const DMAssembly_Kiran *)as->data;
+  return (PetscBool)(k->dmap != NULL || k->dmbase != NULL);
 }
 
 /* the Jacobian is always computed inside the strategy's kernels (set-up checked the kernels); the residual goes
@@ -344,7 +423,7 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAKiranGeometry(as->nelem, k->c->dref, k->dxk, k->dgeo));
-    for (PetscInt c = 0; c < k->ncolors; c++) PetscCall(DMAsmCUDAKiranColor((int)k->strategy, (int)k->jac, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dmap, k->dgeo, dst));
+    for (PetscInt c = 0; c < k->ncolors; c++) PetscCall(DMAsmCUDAKiranColor((int)k->strategy, (int)k->jac, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dmap, k->dmbase, k->dmoff, k->dgeo, dst));
     PetscCall(PetscLogGpuFlops(KiranFlops() * as->nelem));
 #endif
   }
@@ -365,6 +444,10 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s           = (PetscEnum)k->jac;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_jacobian", "warp4/warp8 (device): the Jacobian by warp shuffle, shared memory or shared-memory atomics (Kiran et al., Table 1)", "DMAssemblyKiranSetStrategy", KiranJacobians, s, &s, NULL));
   k->jac = (PetscInt)s;
+  s      = (PetscEnum)k->order;
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_store_order", "ppnirow: store steps along element-matrix columns (row) or rows (transposed, by symmetry); auto: the one with more consecutive target values", "DMAssemblyKiranSetStrategy", KiranStoreOrders, s, &s, NULL));
+  k->order = (PetscInt)s;
+  PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -372,13 +455,17 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
 static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
 {
   DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
-  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each"};
+  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values"};
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; hex8 elasticity generated and added per colour without atomics through a precomputed index map into the target's values\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy]));
   if (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_WARP8) PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian at each Gauss point by %s (-dm_assembly_kiran_jacobian)%s\n", k->jac == 0 ? "8-lane warp shuffles" : k->jac == 1 ? "products in shared memory summed by 3 lanes" : "shared-memory atomicAdd", k->jac == 2 ? ": not bitwise reproducible" : ""));
+  if (k->strategy == DMASM_KIRAN_PPNIROW && k->nval) {
+    const PetscCount nst = 23 * 24 * (PetscCount)as->nelem; /* pairs of neighbouring lanes in a store step */
+    PetscCall(PetscViewerASCIIPrintf(viewer, "store order: %s (%s; consecutive target values in a store step: %.0f %% of the lane pairs in row order, %.0f %% transposed); index map: %s\n", k->tr ? "transposed, a step writes one row of the element matrix (its symmetric entries)" : "row, a step writes one column of the element matrix", k->order ? "forced by -dm_assembly_kiran_store_order" : "auto: the one with more", nst ? 100.0 * (double)k->ordercnt[0] / (double)nst : 0.0, nst ? 100.0 * (double)k->ordercnt[1] / (double)nst : 0.0, k->dmbase ? "16-bit, a 32-bit base and 24 16-bit offsets per store step" : k->map16 ? "32-bit (some store step spreads over more than 32767 values)" : "32-bit (-dm_assembly_kiran_map16 0)"));
+  }
   if (as->setupcalled) {
-    const PetscLogDouble map = 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->dlmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
+    const PetscLogDouble map = k->dmbase ? 4.0 * DMASM_HEX_NEN + 2.0 * DMASM_HEX_NK : 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->dlmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
     const PetscLogDouble rmw = k->nval ? (16.0 * DMASM_HEX_NK * as->nelem - 8.0 * (k->nval - k->nuntouched)) / as->nelem : 16.0 * DMASM_HEX_NK;
     PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring (greedy, host): %" PetscInt_FMT " colours, largest vertex valence %" PetscInt_FMT ", %.3f s; material %s\n", k->ncolors, k->maxval, (double)k->colortime, k->dlmk ? "per element" : "constant"));
     if (k->nval) PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: inputs %.0f + index map %.0f + values %.0f (the first colour touching a value stores it, the others add; %" PetscCount_FMT " of %" PetscCount_FMT " values untouched, zeroed) = %.0f B; %.0f flops per element\n", (double)in, (double)map, (double)rmw, k->nuntouched, k->nval, (double)(in + map + rmw), (double)KiranFlops()));
@@ -438,10 +525,10 @@ static PetscErrorCode Destroy_Kiran(DMAssembly as)
 
   Input Parameters:
 + as - the assembler (type `DMASSEMBLYKIRAN`; other types ignore the call)
-- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8` or `_TWOKERNEL`
+- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8`, `_TWOKERNEL` or `_PPNIROW`
 
   Options Database Key:
-. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel> - the strategy (default ppni4)
+. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow> - the strategy (default ppni4)
 
   Level: intermediate
 
@@ -486,11 +573,16 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    (ELLWARP slots or CSR) read coalesced, no atomics.
 
    Options Database Keys:
-+  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel> - one thread per element; a warp per
++  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow> - one thread per element; a warp per
    element with 4 or 8 threads per element-matrix row, the Jacobian by warp shuffle; the same with the geometry of
-   all Gauss points at once (PPNI); a geometry kernel then one thread per entry (default ppni4)
--  -dm_assembly_kiran_jacobian <shuffle,shared,atomic> - warp4/warp8 on the device: the Jacobian by warp shuffle, shared
+   all Gauss points at once (PPNI); a geometry kernel then one thread per entry; PPNI with a lane per element-matrix
+   row and stores ordered for consecutive target values (default ppni4)
+.  -dm_assembly_kiran_jacobian <shuffle,shared,atomic> - warp4/warp8 on the device: the Jacobian by warp shuffle, shared
    memory or shared-memory atomics (Kiran et al., Table 1; atomic is not bitwise reproducible; default shuffle)
+.  -dm_assembly_kiran_store_order <auto,row,transposed> - ppnirow: a store step writes a column of the element matrix
+   (row) or, by symmetry, a row (transposed); auto takes the one with more consecutive target values (default)
+-  -dm_assembly_kiran_map16 <bool> - ppnirow: the index map as a 32-bit base and 24 16-bit offsets per store step where
+   every step fits, else 32-bit (default true)
 
    Level: intermediate
 
@@ -507,6 +599,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   PetscFunctionBegin;
   PetscCall(PetscNew(&k));
   k->strategy             = DMASM_KIRAN_PPNI4;
+  k->map16                = PETSC_TRUE;
   as->data                = k;
   as->ops->reduce         = DMAsmReducePacked;
   as->ops->fusedactive    = FusedActive_Kiran;

@@ -14,6 +14,11 @@
      but 20 B in warp4; 24 warps an SM); 1 lets warp4/ppni4 take 106/96 registers (2 blocks), 4 forces 64 (small spills) */
   #define DMASM_KIRAN_MINBLOCKS 3
 #endif
+#if !defined(DMASM_KIRAN_ROW_MINBLOCKS)
+  /* ppnirow: 3 blocks of 8 warps (80 registers: 24 accumulators are 48 of them; nvcc 13, sm_90: 60 B of spill to L1);
+     2 removes the spill at 16 warps an SM (to be measured which is faster) */
+  #define DMASM_KIRAN_ROW_MINBLOCKS 3
+#endif
 #define FULL        0xffffffffu
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -203,6 +208,63 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS
   }
 }
 
+/* kiran ppnirow: a warp per element, PPNI geometry, then lane l < 24 accumulates element-matrix row l (node l/3,
+   component l%3) over the 8 Gauss points, 24 entries in registers; store step c writes V(l, c) of the 24 lanes.  In
+   ELLWARP (slices column-major: lane = row, step = entry) the 3 rows of a node at one column are consecutive slots,
+   so a step writes 8 runs of 3 values (8-16 sectors) where the warp4/8 layouts write 32 scattered values (32
+   sectors); into CSR the plan transposes (tr: V(l, c) = K[c][l] stored at (c, l)): a step writes one row's 24
+   columns, 4 runs of 6 consecutive values.  Lanes 24-31 only help with the geometry (FP64 is not the binding
+   limit: ~5 % of the FP64 peak is used).  Reference: HostKiranColor (dmasmkiran.c). */
+template <bool MAP16>
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBLOCKS) KiranRowKernel(PetscInt p0, PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const int *__restrict__ map, const int *__restrict__ mbase, const unsigned short *__restrict__ moff, PetscScalar *__restrict__ dst)
+{
+  __shared__ PetscReal sw[8], sdN[192];
+  __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
+    if (i < 8) sw[i] = ref[i];
+    else sdN[i - 8] = ref[i];
+  }
+  __syncthreads();
+  const PetscInt t = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
+  if (t >= n) return; /* the whole warp: no block barrier follows */
+  const PetscInt  p   = p0 + t;
+  const PetscReal lam = lmk ? lmk[2 * p] : lam0, mu = lmk ? lmk[2 * p + 1] : mu0;
+  if (lane < 24) sx[w][lane] = xk[(PetscCount)p * 24 + lane];
+  __syncwarp();
+  WarpGeometryPPNI(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
+  if (lane >= DMASM_HEX_NEN) return; /* after the last warp-wide shuffle and barrier */
+  {
+    const int a = lane / 3, i = lane % 3;
+    PetscReal acc[DMASM_HEX_NEN];
+#pragma unroll
+    for (int c = 0; c < DMASM_HEX_NEN; c++) acc[c] = 0;
+#pragma unroll 1
+    for (int q = 0; q < 8; q++) {
+      const PetscReal  wd = sw[q] * fabs(sdet[w][q]), wl = wd * lam, wm = wd * mu;
+      const PetscReal *g = sg[w] + 24 * q;
+      const PetscReal  ga[3] = {g[3 * a], g[3 * a + 1], g[3 * a + 2]}, gai = g[3 * a + i];
+#pragma unroll
+      for (int b = 0; b < 8; b++) { /* gb: the same address in every lane (broadcast) */
+        const PetscReal gb[3] = {g[3 * b], g[3 * b + 1], g[3 * b + 2]}, gbi = g[3 * b + i];
+        const PetscReal dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
+#pragma unroll
+        for (int k = 0; k < 3; k++) acc[3 * b + k] += wl * gai * gb[k] + wm * ga[k] * gbi + (i == k ? wm * dot : 0);
+      }
+    }
+    if (MAP16) { /* the step's base: one address for all lanes (broadcast); 24 consecutive 16-bit offsets */
+      const int            *b = mbase + (PetscCount)p * DMASM_HEX_NEN;
+      const unsigned short *o = moff + (PetscCount)p * DMASM_HEX_NK + lane;
+#pragma unroll
+      for (int c = 0; c < DMASM_HEX_NEN; c++) DMAsmKiranPut16(dst, b[c], o[c * DMASM_HEX_NEN], acc[c]);
+    } else {
+      const int *m = map + (PetscCount)p * DMASM_HEX_NK + lane;
+#pragma unroll
+      for (int c = 0; c < DMASM_HEX_NEN; c++) DMAsmKiranPut(dst, m[c * DMASM_HEX_NEN], acc[c]);
+    }
+  }
+}
+
 /* kiran two kernels, first: the geometry of all Gauss points of every element (a warp per element, PPNI) */
 __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranGeometryKernel(PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, PetscReal *__restrict__ geo)
 {
@@ -287,7 +349,7 @@ PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscReal *dref, con
     else KiranWarpKernel<TPR, false, DMASM_KIRAN_JAC_SHUFFLE><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst); \
   } while (0)
 
-PetscErrorCode DMAsmCUDAKiranColor(int strategy, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const PetscReal *geo, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranColor(int strategy, int jac, PetscInt p0, PetscInt n, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const int *map, const int *mbase, const unsigned short *moff, const PetscReal *geo, PetscScalar *dst)
 {
   cudaStream_t   s;
   const unsigned gw = PetscEllwarpBlocks(n, KIRAN_WARPS);
@@ -311,6 +373,10 @@ PetscErrorCode DMAsmCUDAKiranColor(int strategy, int jac, PetscInt p0, PetscInt 
     break;
   case DMASM_KIRAN_PPNI8:
     KiranWarpKernel<8, true, DMASM_KIRAN_JAC_SHUFFLE><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, dst);
+    break;
+  case DMASM_KIRAN_PPNIROW:
+    if (mbase) KiranRowKernel<true><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, mbase, moff, dst);
+    else KiranRowKernel<false><<<gw, KIRAN_WARPS * 32, 0, s>>>(p0, n, dref, xk, lmk, lam, mu, map, mbase, moff, dst);
     break;
   case DMASM_KIRAN_TWOKERNEL:
     PetscCheck(n <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "kiran twokernel: at most 2^31-1 elements a colour");
@@ -339,15 +405,81 @@ __global__ static void KiranFirstKernel(PetscInt nelem, const PetscInt *__restri
   }
 }
 
-__global__ static void KiranMapKernel(int strategy, PetscInt nelem, const PetscInt *__restrict__ colelem, const PetscInt *__restrict__ q2t, const int *__restrict__ first, int *__restrict__ map)
+__global__ static void KiranMapKernel(int strategy, int tr, PetscInt nelem, const PetscInt *__restrict__ colelem, const PetscInt *__restrict__ q2t, const int *__restrict__ first, int *__restrict__ map)
 {
   const PetscCount nq = (PetscCount)nelem * DMASM_HEX_NK;
   for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nq; t += (PetscCount)gridDim.x * blockDim.x) {
     const PetscCount p   = t / DMASM_HEX_NK;
     const int        r   = (int)(t % DMASM_HEX_NK);
     const int        tgt = (int)q2t[(PetscCount)r * nelem + colelem[p]];
-    map[DMAsmKiranMapPos(strategy, nelem, p, r)] = first[tgt] == (int)p ? ~tgt : tgt;
+    map[DMAsmKiranMapPos(strategy, tr, nelem, p, r)] = first[tgt] == (int)p ? ~tgt : tgt;
   }
+}
+
+/* ppnirow's store order: consecutive targets in a store step, row order and transposed (DMAsmKiranOrderCount), over
+   every element (grid-stride, one atomic per thread) */
+__global__ static void KiranOrderKernel(PetscInt nelem, const PetscInt *__restrict__ q2t, unsigned long long *__restrict__ cnt)
+{
+  const PetscCount nq   = (PetscCount)nelem * DMASM_HEX_NK;
+  PetscCount       c[2] = {0, 0};
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nq; t += (PetscCount)gridDim.x * blockDim.x) {
+    const int      r = (int)(t / nelem); /* entry-major like q2t: neighbouring threads read neighbouring targets */
+    const PetscInt e = (PetscInt)(t % nelem);
+    const PetscInt v = q2t[t];
+    const PetscInt d = r + DMASM_HEX_NEN < DMASM_HEX_NK ? q2t[(PetscCount)(r + DMASM_HEX_NEN) * nelem + e] : v;
+    const PetscInt x = r % DMASM_HEX_NEN < DMASM_HEX_NEN - 1 ? q2t[(PetscCount)(r + 1) * nelem + e] : v;
+    DMAsmKiranOrderCount(r, v, d, x, c);
+  }
+  if (c[0]) atomicAdd(&cnt[0], (unsigned long long)c[0]);
+  if (c[1]) atomicAdd(&cnt[1], (unsigned long long)c[1]);
+}
+
+PetscErrorCode DMAsmCUDAKiranOrder(PetscInt nelem, const PetscInt *dq2t, PetscCount cnt[2])
+{
+  cudaStream_t        s;
+  unsigned long long *dcnt, hcnt[2] = {0, 0};
+  const unsigned      g = PetscMin(PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), 4096u);
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dcnt, 2, "DMAssembly kiran store order (counts)"));
+  PetscCallCUDA(cudaMemsetAsync(dcnt, 0, 2 * sizeof(*dcnt), s));
+  if (nelem) {
+    KiranOrderKernel<<<g, 256, 0, s>>>(nelem, dq2t, dcnt);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscEllwarpDeviceDownload(hcnt, dcnt, sizeof(hcnt)));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
+  cnt[0] = (PetscCount)hcnt[0];
+  cnt[1] = (PetscCount)hcnt[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ppnirow: the compressed map, a thread per store step (DMAsmKiranMap16); bad != 0 where a step does not fit */
+__global__ static void KiranMap16Kernel(PetscInt nelem, const int *__restrict__ map, int *__restrict__ mbase, unsigned short *__restrict__ moff, int *__restrict__ bad)
+{
+  const PetscCount ns = (PetscCount)nelem * DMASM_HEX_NEN;
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < ns; t += (PetscCount)gridDim.x * blockDim.x)
+    if (!DMAsmKiranMap16(map + t * DMASM_HEX_NEN, mbase + t, moff + t * DMASM_HEX_NEN)) *bad = 1;
+}
+
+PetscErrorCode DMAsmCUDAKiranMap16(PetscInt nelem, const int *dmap, int *dmbase, unsigned short *dmoff, PetscBool *ok)
+{
+  cudaStream_t s;
+  int         *dbad, bad = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dbad, 1, "DMAssembly kiran 16-bit map (flag)"));
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
+  if (nelem) {
+    KiranMap16Kernel<<<PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NEN, 256), 256, 0, s>>>(nelem, dmap, dmbase, dmoff, dbad);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
+  *ok = bad ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* list (count first with list == NULL) the values nobody touches */
@@ -360,7 +492,7 @@ __global__ static void KiranUntouchedKernel(PetscCount nval, const int *__restri
     }
 }
 
-PetscErrorCode DMAsmCUDAKiranMap(int strategy, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched)
+PetscErrorCode DMAsmCUDAKiranMap(int strategy, int tr, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched)
 {
   cudaStream_t        s;
   int                *first;
@@ -376,7 +508,7 @@ PetscErrorCode DMAsmCUDAKiranMap(int strategy, PetscInt nelem, const PetscInt *d
   if (nelem) {
     KiranFirstKernel<<<g, 256, 0, s>>>(nelem, dcolelem, dq2t, first);
     PetscCallCUDA(cudaGetLastError());
-    KiranMapKernel<<<g, 256, 0, s>>>(strategy, nelem, dcolelem, dq2t, first, dmap);
+    KiranMapKernel<<<g, 256, 0, s>>>(strategy, tr, nelem, dcolelem, dq2t, first, dmap);
     PetscCallCUDA(cudaGetLastError());
   }
   KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, NULL);
