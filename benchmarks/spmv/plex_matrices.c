@@ -1,7 +1,8 @@
 static const char help[] = "FE matrices in users' numberings (issue 17): PETSc's own DMPlex FEM (PetscFE, DMPlexSNESComputeJacobianFEM)\n"
                            "on box or gmsh meshes, in DMPlex's default numbering and after DMPlex RCM reordering, written as PETSc binary\n"
                            "files for spmv_bench (-bin), with each matrix's bandwidth/locality statistics.\n"
-                           "Options: -kinds p1s,p1v,p2s,p2v,q1s,q1v,q2s,q2v (all) -orders default,rcm -rows N (320000: target rows)\n"
+                           "Options: -kinds p1s,p1v,p2s,p2v,q1s,q1v,q2s,q2v (all) -orders default,rcm[,matrcm] -rows N (320000: target rows)\n"
+                           "  (matrcm: the default numbering's matrix permuted by MatGetOrdering RCM, on the block graph for block size 3)\n"
                            "  -refine r (1: the box is made 2^r times coarser and refined r times by DMRefine, as -dm_refine does)\n"
                            "  -gmsh file.msh (tets from a gmsh mesh, refined until >= -rows) -out_dir dir (.) -write (true) -stats file\n"
                            "  kinds: p = tets (Kuhn box or gmsh), q = hexes (DMPlexCreateBoxMesh); 1/2 = order; s = scalar Laplacian,\n"
@@ -187,6 +188,46 @@ static PetscErrorCode PermuteRCM(DM *dm, const char *kind)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* RCM of the assembled matrix's graph (MatGetOrdering), on the block graph for block size > 1 (SeqBAIJ's MatGetRowIJ
+   gives the block rows) so that a node's components stay together: unlike DMPlex's point RCM, which permutes within
+   each stratum of points and so leaves a higher-order section's vertex, edge and face dofs in separate ranges, it
+   interleaves them (the paper's renumbered Kr variant, sections 5.2-5.3) */
+static PetscErrorCode PermuteMatRCM(Mat *J)
+{
+  Mat             B = *J, Bb = NULL, Jp;
+  IS              rp, cp, is;
+  PetscInt        bs, n, m;
+  const PetscInt *idx;
+  PetscInt       *full;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetBlockSize(*J, &bs));
+  PetscCall(MatGetSize(*J, &m, NULL));
+  if (bs > 1) {
+    PetscCall(MatConvert(*J, MATSEQBAIJ, MAT_INITIAL_MATRIX, &Bb));
+    B = Bb;
+  }
+  PetscCall(MatGetOrdering(B, MATORDERINGRCM, &rp, &cp));
+  PetscCall(ISGetLocalSize(rp, &n));
+  PetscCheck(n * bs == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "RCM ordering of %" PetscInt_FMT " points for %" PetscInt_FMT " rows of block size %" PetscInt_FMT, n, m, bs);
+  PetscCall(ISGetIndices(rp, &idx));
+  PetscCall(PetscMalloc1(m, &full));
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt c = 0; c < bs; c++) full[i * bs + c] = idx[i] * bs + c;
+  PetscCall(ISRestoreIndices(rp, &idx));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, full, PETSC_OWN_POINTER, &is));
+  PetscCall(ISSetPermutation(is));
+  PetscCall(MatPermute(*J, is, is, &Jp));
+  PetscCall(MatSetBlockSize(Jp, bs));
+  PetscCall(ISDestroy(&is));
+  PetscCall(ISDestroy(&rp));
+  PetscCall(ISDestroy(&cp));
+  PetscCall(MatDestroy(&Bb));
+  PetscCall(MatDestroy(J));
+  *J = Jp;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef struct {
   PetscInt   rows, cols, bs, bandwidth, maxrow;
   PetscCount nnz;
@@ -279,7 +320,7 @@ static PetscBool ListHas(const char *list, const char *name)
 int main(int argc, char **argv)
 {
   char        kinds[256] = "p1s,p1v,p2s,p2v,q1s,q1v,q2s,q2v", orders[64] = "default,rcm", outdir[PETSC_MAX_PATH_LEN] = ".", gmsh[PETSC_MAX_PATH_LEN] = "", statsfile[PETSC_MAX_PATH_LEN] = "";
-  const char *allkinds[] = {"p1s", "p1v", "p2s", "p2v", "q1s", "q1v", "q2s", "q2v"}, *allorders[] = {"default", "rcm"};
+  const char *allkinds[] = {"p1s", "p1v", "p2s", "p2v", "q1s", "q1v", "q2s", "q2v"}, *allorders[] = {"default", "rcm", "matrcm"};
   PetscInt    target = 320000, refine = 1;
   PetscBool   write  = PETSC_TRUE;
   FILE       *fs     = NULL;
@@ -287,7 +328,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_SELF, NULL, "FE matrices in users' numberings", NULL);
   PetscCall(PetscOptionsString("-kinds", "Kinds: [p|q][1|2][s|v], comma separated", NULL, kinds, kinds, sizeof(kinds), NULL));
-  PetscCall(PetscOptionsString("-orders", "Numberings: default,rcm", NULL, orders, orders, sizeof(orders), NULL));
+  PetscCall(PetscOptionsString("-orders", "Numberings: default,rcm,matrcm", NULL, orders, orders, sizeof(orders), NULL));
   PetscCall(PetscOptionsInt("-rows", "Target rows of each matrix", NULL, target, &target, NULL));
   PetscCall(PetscOptionsInt("-refine", "Uniform refinements (DMRefine) of the box after its creation", NULL, refine, &refine, NULL));
   PetscCall(PetscOptionsString("-gmsh", "Tets from this gmsh file (refined until >= -rows)", NULL, gmsh, gmsh, sizeof(gmsh), NULL));
@@ -321,6 +362,7 @@ int main(int argc, char **argv)
       PetscCall(DMCreateGlobalVector(dm, &u));
       PetscCall(VecSet(u, 0.0));
       PetscCall(DMPlexSNESComputeJacobianFEM(dm, u, J, J, NULL));
+      if (io == 2) PetscCall(PermuteMatRCM(&J));
       PetscCall(PetscTime(&t2));
       PetscCall(PetscSNPrintf(name, sizeof(name), "%s_%s%s_%s", gmsh[0] && allkinds[ik][0] == 'p' ? "gmsh" : "box", allkinds[ik], allkinds[ik][0] == 'p' ? "_tet" : "_hex", allorders[io]));
       PetscCall(PetscObjectSetName((PetscObject)J, name));
