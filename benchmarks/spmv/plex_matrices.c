@@ -369,7 +369,7 @@ int main(int argc, char **argv)
   char        kinds[256] = "p1s,p1v,p2s,p2v,q1s,q1v,q2s,q2v", orders[64] = "default,rcm", outdir[PETSC_MAX_PATH_LEN] = ".", gmsh[PETSC_MAX_PATH_LEN] = "", statsfile[PETSC_MAX_PATH_LEN] = "";
   const char *allkinds[] = {"p1s", "p1v", "p2s", "p2v", "q1s", "q1v", "q2s", "q2v"}, *allorders[] = {"default", "rcm", "matrcm"};
   PetscInt    target = 320000, refine = 1;
-  PetscBool   write  = PETSC_TRUE, dmcreate = PETSC_FALSE;
+  PetscBool   write  = PETSC_TRUE, dmcreate = PETSC_FALSE, check = PETSC_FALSE;
   FILE       *fs     = NULL;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -381,6 +381,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-gmsh", "Tets from this gmsh file (refined until >= -rows)", NULL, gmsh, gmsh, sizeof(gmsh), NULL));
   PetscCall(PetscOptionsString("-out_dir", "Directory of the binary files", NULL, outdir, outdir, sizeof(outdir), NULL));
   PetscCall(PetscOptionsBool("-write", "Write the matrices", NULL, write, &write, NULL));
+  PetscCall(PetscOptionsBool("-check", "Check each matrix against DMCreateMatrix's, assembled the same way (MatEqual), and the permuted ones' sizes", NULL, check, &check, NULL));
   PetscCall(PetscOptionsBool("-dm_create_matrix", "The matrix from DMCreateMatrix (DMPlex's preallocation: slow) instead of the cells' closures", NULL, dmcreate, &dmcreate, NULL));
   PetscCall(PetscOptionsString("-stats", "Append the statistics lines to this file", NULL, statsfile, statsfile, sizeof(statsfile), NULL));
   PetscOptionsEnd();
@@ -411,7 +412,34 @@ int main(int argc, char **argv)
       PetscCall(DMCreateGlobalVector(dm, &u));
       PetscCall(VecSet(u, 0.0));
       PetscCall(DMPlexSNESComputeJacobianFEM(dm, u, J, J, NULL));
-      if (io == 2) PetscCall(PermuteMatRCM(&J));
+      if (check) { /* the closure pattern must be DMCreateMatrix's, entry for entry, before any matrix permutation */
+        Mat       C;
+        PetscBool eq;
+        PetscInt  bj, bc;
+        PetscCall(DMCreateMatrix(dm, &C));
+        PetscCall(DMPlexSNESComputeJacobianFEM(dm, u, C, C, NULL));
+        PetscCall(MatEqual(J, C, &eq));
+        PetscCall(MatGetBlockSize(J, &bj));
+        PetscCall(MatGetBlockSize(C, &bc));
+        PetscCheck(eq && bj == bc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s %s: the closure matrix differs from DMCreateMatrix's (equal %d, block sizes %" PetscInt_FMT " %" PetscInt_FMT ")", allkinds[ik], allorders[io], (int)eq, bj, bc);
+        PetscCall(MatDestroy(&C));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "# check %s %s: same matrix as DMCreateMatrix's\n", allkinds[ik], allorders[io]));
+      }
+      if (io == 2) {
+        Mat       J0;
+        PetscReal n0, n1;
+        PetscCall(MatDuplicate(J, MAT_COPY_VALUES, &J0));
+        PetscCall(PermuteMatRCM(&J));
+        if (check) { /* a symmetric permutation keeps the Frobenius norm and the entries' count */
+          MatInfo i0, i1;
+          PetscCall(MatNorm(J0, NORM_FROBENIUS, &n0));
+          PetscCall(MatNorm(J, NORM_FROBENIUS, &n1));
+          PetscCall(MatGetInfo(J0, MAT_LOCAL, &i0));
+          PetscCall(MatGetInfo(J, MAT_LOCAL, &i1));
+          PetscCheck(PetscAbsReal(n0 - n1) <= 1e-12 * n0 && i0.nz_used == i1.nz_used, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s matrcm: the permuted matrix differs (norm %g vs %g, nnz %g vs %g)", allkinds[ik], (double)n1, (double)n0, i1.nz_used, i0.nz_used);
+        }
+        PetscCall(MatDestroy(&J0));
+      }
       PetscCall(PetscTime(&t2));
       PetscCall(PetscSNPrintf(name, sizeof(name), "%s_%s%s_%s", gmsh[0] && allkinds[ik][0] == 'p' ? "gmsh" : "box", allkinds[ik], allkinds[ik][0] == 'p' ? "_tet" : "_hex", allorders[io]));
       PetscCall(PetscObjectSetName((PetscObject)J, name));
