@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17 on an H100 (at most 4.2 min generation + 3.3 min bench + 40 s test): the SpMV suite on the matrices users
+# Issue 17 on an H100 (at most 4 min generation + 3.2 min bench + 40 s test): the SpMV suite on the matrices users
 # have.  benchmarks/spmv/plex_matrices builds FE Jacobians with PETSc's own DMPlex FEM (PetscFE +
 # DMPlexSNESComputeJacobianFEM, single-process host assembly, 0.5-2 min each) in DMPlex's default numbering and after
 # DMPlex RCM (DMPlexGetOrdering + DMPlexPermute): P1/P2 Kuhn tets and Q1/Q2 hexes of a refined box, scalar Laplacian
@@ -24,7 +24,7 @@ xz -dc examples/cardiac/data/lv_coarse.msh.xz > "$M/lv_coarse.msh"
 pids=""
 gen() { # name, then plex_matrices options
   local n=$1; shift
-  timeout 250 stdbuf -oL $B/benchmarks/spmv/plex_matrices -rows $ROWS -out_dir "$M" "$@" > "$M/gen-$n.log" 2>&1 &
+  timeout 240 stdbuf -oL $B/benchmarks/spmv/plex_matrices -rows $ROWS -out_dir "$M" "$@" > "$M/gen-$n.log" 2>&1 &
   pids="$pids $!"
 }
 for k in p1s p1v p2s p2v q1s q1v q2s q2v; do
@@ -44,7 +44,7 @@ ls -la "$M" >> $L
 # only the matrices whose writing finished (a generation cut by its timeout leaves no "# wrote" line)
 BIN=$(grep -h "^# wrote" "$M"/gen-*.log | awk '{print $3}' | sort | paste -sd, -)
 # 2. the peers on them, in one process (no ELLWARP sweep: -formats without sweep)
-timeout 200 stdbuf -oL $B/benchmarks/spmv/spmv_bench -suite none -bin "$BIN" -formats ellwarp,aijcusparse,cusparse,sell32,sellcuda,bsr -sell_mode inline -products 100 -repeats 3 -peak_gbs 2990 -json $OUT/spmv.json > $OUT/spmv.log 2>&1
+timeout 190 stdbuf -oL $B/benchmarks/spmv/spmv_bench -suite none -bin "$BIN" -formats ellwarp,aijcusparse,cusparse,sell32,sellcuda,bsr -sell_mode inline -products 100 -repeats 3 -peak_gbs 2990 -json $OUT/spmv.json > $OUT/spmv.log 2>&1
 echo "spmv_bench rc=$?" >> $OUT/spmv.log
 # 3. the -info line on the device analysis
 ( cd $B && timeout 40 stdbuf -oL ctest -L gpu -R numbering_info --output-on-failure ) > $OUT/gpu-tests.log 2>&1
