@@ -191,7 +191,8 @@ static PetscErrorCode PermuteRCM(DM *dm, const char *kind)
 /* RCM of the assembled matrix's graph (MatGetOrdering), on the block graph for block size > 1 (SeqBAIJ's MatGetRowIJ
    gives the block rows) so that a node's components stay together: unlike DMPlex's point RCM, which permutes within
    each stratum of points and so leaves a higher-order section's vertex, edge and face dofs in separate ranges, it
-   interleaves them (the paper's renumbered Kr variant, sections 5.2-5.3) */
+   interleaves them.  A locality ordering, not the paper's K1r (sections 5.2-5.3: the unknowns renumbered by the
+   ELLWARP row order, so that y needs no permutation) */
 static PetscErrorCode PermuteMatRCM(Mat *J)
 {
   Mat             B = *J, Bb = NULL, Jp;
