@@ -16,7 +16,8 @@ enum {
   GEN_POWERLAW,
   GEN_QCD,
   GEN_GRID2D4,
-  GEN_MM
+  GEN_MM,
+  GEN_BIN
 };
 
 static PetscBool suite_rcm_struct = PETSC_FALSE, suite_rcm_gmsh = PETSC_TRUE, suite_sfc = PETSC_FALSE;
@@ -64,7 +65,7 @@ static void Add(PetscInt *n, SuiteEntry e[], const char *name, const char *kind,
 
 PetscErrorCode SuiteGetEntries(PetscInt *n, SuiteEntry e[])
 {
-  char      suite[256] = "all", names[1024] = "", mm[4096] = "";
+  char      suite[256] = "all", names[1024] = "", mm[4096] = "", bin[8192] = "";
   PetscReal s          = 1.0;
   PetscInt  m          = 0, k = 0;
   PetscBool hasnames;
@@ -77,6 +78,7 @@ PetscErrorCode SuiteGetEntries(PetscInt *n, SuiteEntry e[])
   PetscCall(PetscOptionsString("-matrices", "Only these matrix names (comma separated)", NULL, names, names, sizeof(names), &hasnames));
   PetscCall(PetscOptionsReal("-scale", "Scale factor for the number of rows", NULL, s, &s, NULL));
   PetscCall(PetscOptionsString("-mm", "Matrix Market files to add (comma separated)", NULL, mm, mm, sizeof(mm), NULL));
+  PetscCall(PetscOptionsString("-bin", "PETSc binary matrix files to add (comma separated; benchmarks/spmv/plex_matrices writes them)", NULL, bin, bin, sizeof(bin), NULL));
   PetscCall(PetscOptionsString("-lv_msh", "Coarse gmsh LV mesh (.msh, .msh.xz)", NULL, suite_msh, suite_msh, sizeof(suite_msh), NULL));
   PetscCall(PetscOptionsBool("-lv_rcm", "RCM-renumber the structured LV meshes", NULL, suite_rcm_struct, &suite_rcm_struct, NULL));
   PetscCall(PetscOptionsBool("-lv_rcm_gmsh", "RCM-renumber the (refined) gmsh LV meshes", NULL, suite_rcm_gmsh, &suite_rcm_gmsh, NULL));
@@ -127,8 +129,20 @@ PetscErrorCode SuiteGetEntries(PetscInt *n, SuiteEntry e[])
       PetscCall(PetscStrncpy(all[m - 1].file, tok, sizeof(all[m - 1].file)));
     }
   }
+  /* PETSc binary files (kind "bin", always taken like "mm"): the block size comes from the file's .info */
+  if (bin[0]) {
+    char *tok, *save = NULL;
+    for (tok = strtok_r(bin, ",", &save); tok && m < SUITE_MAX_ENTRIES; tok = strtok_r(NULL, ",", &save)) {
+      const char *base = strrchr(tok, '/');
+      char        name[64];
+      PetscCall(PetscSNPrintf(name, sizeof(name), "%s", base ? base + 1 : tok));
+      name[strcspn(name, ".")] = 0;
+      Add(&m, all, name, "bin", GEN_BIN, "PETSc binary file");
+      PetscCall(PetscStrncpy(all[m - 1].file, tok, sizeof(all[m - 1].file)));
+    }
+  }
   for (PetscInt i = 0; i < m; i++) {
-    PetscBool take = (PetscBool)(ListHas(suite, "all") || ListHas(suite, all[i].kind) || !strcmp(all[i].kind, "mm"));
+    PetscBool take = (PetscBool)(ListHas(suite, "all") || ListHas(suite, all[i].kind) || !strcmp(all[i].kind, "mm") || !strcmp(all[i].kind, "bin"));
     if (hasnames && names[0]) take = ListHas(names, all[i].name);
     if (take) e[k++] = all[i];
   }
@@ -203,6 +217,17 @@ PetscErrorCode SuiteBuildMatrix(const SuiteEntry *e, Mat *A)
   case GEN_MM:
     PetscCall(MatLoadMatrixMarket(e->file, A));
     break;
+  case GEN_BIN: {
+    PetscViewer v;
+    /* a block size left in the options database by an earlier file's .info must not stick to this one */
+    PetscCall(PetscOptionsClearValue(NULL, "-matload_block_size"));
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, e->file, FILE_MODE_READ, &v));
+    PetscCall(MatCreate(PETSC_COMM_SELF, A));
+    PetscCall(MatSetType(*A, MATSEQAIJ));
+    PetscCall(MatLoad(*A, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(PetscOptionsClearValue(NULL, "-matload_block_size"));
+  } break;
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown generator");
   }

@@ -1,7 +1,9 @@
 static const char help[] = "SpMV benchmark (issue 3): MATSEQELLWARP (auto and exhaustive parameters) against AIJCUSPARSE,\n"
                            "raw cuSPARSE CSR (ALG1/ALG2), cuSPARSE sliced-ELL (slice 32) and PETSc SELLCUDA.\n"
-                           "Suite options: -suite all|fe,irregular,regular,mm -matrices a,b -scale s -mm f.mtx,... -lv_msh f -lv_rcm\n"
-                           "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants]\n"
+                           "Suite options: -suite all|fe,irregular,regular,mm -matrices a,b -scale s -mm f.mtx,... -bin f.bin,... -lv_msh f -lv_rcm\n"
+                           "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants][,bsr]\n"
+                           "  bsr: raw cuSPARSE BSR (cusparseDbsrmv) with the matrix's block size (skipped for block size 1)\n"
+                           "  -peak_gbs G (2990): the tables' %%peak is the bytes really moved per product (matrix as stored, x, y) over G\n"
                            "  variants: ELLWARP (automatic parameters) with each kernel variant of -variants all|name,... (-mat_ellwarp_tune mult_*,\n"
                            "  long_*, the column modes nobias and col32), timed as the others; lines VARIANT give the ratios to the peers of the same run\n"
                            "  -sweep_products N (50) -sweep_budget s (30 per matrix) -time_budget s (300: later sweeps are skipped)\n"
@@ -41,6 +43,7 @@ struct FormatResult {
   int         status = ST_NOTRUN;
   std::string note;
   double      conv_s = 0, hot_us = 0, cold_us = 0, err = -1;
+  double      bytes = 0; /* bytes one product really moves in this format: the matrix as stored, x once, y once (0: not known) */
 };
 
 struct SweepPoint {
@@ -52,7 +55,7 @@ struct SweepPoint {
 
 struct MatrixResult {
   SuiteEntry                e;
-  PetscInt                  rows = 0, cols = 0, minlen = 0, maxlen = 0;
+  PetscInt                  rows = 0, cols = 0, minlen = 0, maxlen = 0, bs = 1;
   PetscCount                nnz  = 0;
   PetscReal                 mean = 0, sd = 0;
   double                    gen_s = 0, csr_bytes = 0;
@@ -72,6 +75,7 @@ struct MatrixResult {
 /* timing */
 
 static PetscInt     g_products = 200, g_repeats = 5, g_sweep_products = 50;
+static double       g_peak_gbs = 2990; /* -peak_gbs: the bandwidth the "% peak" column is against (H100 SXM copy) */
 static void        *g_flush    = NULL;
 static size_t       g_flush_bytes = 0;
 static cudaStream_t g_stream      = NULL;
@@ -312,6 +316,7 @@ static PetscErrorCode RunCusparseCSR(cusparseHandle_t h, Mat A, Vec xh, Vec yref
   PetscCallCUDA(cudaDeviceSynchronize());
   PetscCall(PetscTime(&t1));
   r1->conv_s = r2->conv_s = t1 - t0;
+  r1->bytes = r2->bytes = 12.0 * i32[m] + 4.0 * (m + 1) + 8.0 * n + 8.0 * m;
   PetscCall(RunCusparse(h, Ad, m, n, xh, yref, CUSPARSE_SPMV_CSR_ALG1, r1));
   PetscCall(RunCusparse(h, Ad, m, n, xh, yref, CUSPARSE_SPMV_CSR_ALG2, r2));
   PetscCallCUSPARSE(cusparseDestroySpMat(Ad));
@@ -384,10 +389,105 @@ static PetscErrorCode RunCusparseSELL(cusparseHandle_t h, Mat A, Vec xh, Vec yre
   PetscCall(PetscTime(&t1));
   r->conv_s = t1 - t0;
   PetscCall(RunCusparse(h, Ad, m, n, xh, yref, CUSPARSE_SPMV_SELL_ALG1, r));
+  r->bytes = 12.0 * slots + 4.0 * (nslices + 1) + 8.0 * n + 8.0 * m;
   PetscCallCUSPARSE(cusparseDestroySpMat(Ad));
   PetscCallCUDA(cudaFree(doff));
   PetscCallCUDA(cudaFree(dcol));
   PetscCallCUDA(cudaFree(dval));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* raw cuSPARSE BSR (issue 17's peer for block size 2..6): the matrix's block size (MatGetBlockSize, from the binary
+   file's .info), blocks through PETSc's SeqBAIJ (column-major blocks, hence CUSPARSE_DIRECTION_COLUMN), cusparseDbsrmv */
+
+struct BsrCtx {
+  cusparseHandle_t   h;
+  cusparseMatDescr_t d;
+  int                mb, nb, nnzb, bs;
+  int               *rp, *ci;
+  double            *val, *x, *y;
+};
+static PetscErrorCode BsrMultFn(void *ctx)
+{
+  BsrCtx *c     = (BsrCtx *)ctx;
+  double  alpha = 1.0, beta = 0.0;
+  PetscCallCUSPARSE(cusparseDbsrmv(c->h, CUSPARSE_DIRECTION_COLUMN, CUSPARSE_OPERATION_NON_TRANSPOSE, c->mb, c->nb, c->nnzb, &alpha, c->d, c->val, c->rp, c->ci, c->bs, c->x, &beta, c->y));
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode RunCusparseBSR(cusparseHandle_t h, Mat A, Vec xh, Vec yref, FormatResult *r)
+{
+  Mat                B;
+  const PetscInt    *ia, *ja;
+  PetscScalar       *a;
+  PetscInt           m, n, bs, mb;
+  PetscBool          done;
+  BsrCtx             c;
+  std::vector<int>   i32, j32;
+  const PetscScalar *xa;
+  PetscLogDouble     t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(MatGetBlockSize(A, &bs));
+  if (bs < 2 || m % bs || n % bs) {
+    r->status = ST_SKIPPED;
+    r->note   = "block size " + std::to_string((int)bs) + ": no BSR";
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscTime(&t0));
+  PetscCall(MatConvert(A, MATSEQBAIJ, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &mb, &ia, &ja, &done)); /* BAIJ: the block rows */
+  PetscCheck(done && mb == m / bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRowIJ on SeqBAIJ did not give the block rows");
+  PetscCall(MatSeqBAIJGetArray(B, &a));
+  i32.assign(ia, ia + mb + 1);
+  j32.assign(ja, ja + ia[mb]);
+  c.h    = h;
+  c.mb   = (int)mb;
+  c.nb   = (int)(n / bs);
+  c.nnzb = (int)ia[mb];
+  c.bs   = (int)bs;
+  PetscCallCUSPARSE(cusparseCreateMatDescr(&c.d));
+  PetscCallCUSPARSE(cusparseSetMatType(c.d, CUSPARSE_MATRIX_TYPE_GENERAL));
+  PetscCallCUSPARSE(cusparseSetMatIndexBase(c.d, CUSPARSE_INDEX_BASE_ZERO));
+  PetscCallCUDA(cudaMalloc((void **)&c.rp, sizeof(int) * (mb + 1)));
+  PetscCallCUDA(cudaMalloc((void **)&c.ci, sizeof(int) * PetscMax(c.nnzb, 1)));
+  PetscCallCUDA(cudaMalloc((void **)&c.val, sizeof(double) * PetscMax((size_t)c.nnzb * bs * bs, (size_t)1)));
+  PetscCallCUDA(cudaMalloc((void **)&c.x, sizeof(double) * PetscMax(n, 1)));
+  PetscCallCUDA(cudaMalloc((void **)&c.y, sizeof(double) * PetscMax(m, 1)));
+  PetscCallCUDA(cudaMemcpy(c.rp, i32.data(), sizeof(int) * (mb + 1), cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMemcpy(c.ci, j32.data(), sizeof(int) * c.nnzb, cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMemcpy(c.val, a, sizeof(double) * (size_t)c.nnzb * bs * bs, cudaMemcpyHostToDevice));
+  PetscCall(MatSeqBAIJRestoreArray(B, &a));
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &mb, &ia, &ja, &done));
+  PetscCall(VecGetArrayRead(xh, &xa));
+  PetscCallCUDA(cudaMemcpy(c.x, xa, sizeof(double) * n, cudaMemcpyHostToDevice));
+  PetscCall(VecRestoreArrayRead(xh, &xa));
+  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscCall(PetscTime(&t1));
+  r->conv_s = t1 - t0;
+  r->bytes  = (8.0 * bs * bs + 4.0) * c.nnzb + 4.0 * (mb + 1) + 8.0 * n + 8.0 * m;
+  r->note   = "block size " + std::to_string((int)bs) + ", " + std::to_string(c.nnzb) + " blocks";
+  {
+    std::vector<double> yh(m);
+    double              e2;
+    PetscCall(BsrMultFn(&c));
+    PetscCallCUDA(cudaMemcpy(yh.data(), c.y, sizeof(double) * m, cudaMemcpyDeviceToHost));
+    PetscCall(RelErrArray(yh.data(), yref, &r->err));
+    PetscCall(TimeSpMV(BsrMultFn, &c, g_products, g_repeats, PETSC_TRUE, &r->hot_us, &r->cold_us));
+    PetscCallCUDA(cudaMemcpy(yh.data(), c.y, sizeof(double) * m, cudaMemcpyDeviceToHost));
+    PetscCall(RelErrArray(yh.data(), yref, &e2));
+    r->err = PetscMax(r->err, e2);
+  }
+  r->status = ST_OK;
+  PetscCallCUSPARSE(cusparseDestroyMatDescr(c.d));
+  PetscCallCUDA(cudaFree(c.rp));
+  PetscCallCUDA(cudaFree(c.ci));
+  PetscCallCUDA(cudaFree(c.val));
+  PetscCallCUDA(cudaFree(c.x));
+  PetscCallCUDA(cudaFree(c.y));
+  PetscCall(MatDestroy(&B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -737,7 +837,7 @@ static std::string Jd(double v)
 
 static void JsonFormat(FILE *fp, const FormatResult &f, double bytes, bool last)
 {
-  fprintf(fp, "        \"%s\": {\"status\": \"%s\", \"note\": \"%s\", \"conv_s\": %.6g, \"hot_us\": %.6g, \"cold_us\": %.6g, \"gbs_hot\": %.6g, \"gbs_cold\": %.6g, \"rel_err\": %s}%s\n", f.name.c_str(), StatusName[f.status], f.note.c_str(), f.conv_s, f.hot_us, f.cold_us, GBs(bytes, f.hot_us), GBs(bytes, f.cold_us), Jd(f.err).c_str(), last ? "" : ",");
+  fprintf(fp, "        \"%s\": {\"status\": \"%s\", \"note\": \"%s\", \"conv_s\": %.6g, \"hot_us\": %.6g, \"cold_us\": %.6g, \"gbs_hot\": %.6g, \"gbs_cold\": %.6g, \"rel_err\": %s, \"bytes_moved\": %.0f, \"moved_gbs_cold\": %.6g}%s\n", f.name.c_str(), StatusName[f.status], f.note.c_str(), f.conv_s, f.hot_us, f.cold_us, GBs(bytes, f.hot_us), GBs(bytes, f.cold_us), Jd(f.err).c_str(), f.bytes, f.bytes > 0 ? GBs(f.bytes, f.cold_us) : 0.0, last ? "" : ",");
 }
 
 int main(int argc, char **argv)
@@ -783,6 +883,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-time_budget", &time_budget, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-sell_timeout", &sell_timeout, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-sell_max_rows", &sell_max_rows, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-peak_gbs", &g_peak_gbs, NULL));
   PetscCall(EwSaveUserOptions());
   auto want = [&](const char *f) {
     std::string s = std::string(",") + formats + ",";
@@ -842,6 +943,7 @@ int main(int argc, char **argv)
     PetscCall(PetscTime(&t1));
     res.gen_s = t1 - t0;
     PetscCall(MatGetSize(A, &res.rows, &res.cols));
+    PetscCall(MatGetBlockSize(A, &res.bs));
     PetscCall(MatGetInfo(A, MAT_LOCAL, &minfo));
     res.nnz = (PetscCount)minfo.nz_used;
     PetscCall(SuiteRowStats(A, &res.minlen, &res.maxlen, &res.mean, &res.sd));
@@ -869,6 +971,7 @@ int main(int argc, char **argv)
       } else {
         PetscCall(MatEllwarpGetInfo(B, &res.info));
         res.have_info = PETSC_TRUE;
+        r.bytes       = (double)res.info.bytes_mult;
         PetscCall(MatDestroy(&B));
       }
       res.f.push_back(r);
@@ -888,6 +991,7 @@ int main(int argc, char **argv)
       r.name = "aijcusparse";
       ierr = RunPetscFormat(A, MATSEQAIJCUSPARSE, xh, yref, g_products, g_repeats, PETSC_TRUE, &r, NULL);
       if (ierr) r.status = ST_ERROR;
+      r.bytes = 12.0 * res.nnz + 4.0 * (res.rows + 1) + 8.0 * res.cols + 8.0 * res.rows;
       res.f.push_back(r);
     }
     /* 4. raw cuSPARSE CSR */
@@ -911,6 +1015,14 @@ int main(int argc, char **argv)
       if (ierr) r.status = ST_ERROR;
       res.f.push_back(r);
     }
+    /* 5a. cuSPARSE BSR (block size > 1) */
+    if (want("bsr")) {
+      FormatResult r;
+      r.name = "cusparse_bsr";
+      ierr   = RunCusparseBSR(handle, A, xh, yref, &r);
+      if (ierr) r.status = ST_ERROR;
+      res.f.push_back(r);
+    }
     /* 5b. ELLWARP kernel variants */
     if (want("variants")) PetscCall(RunVariants(A, xh, yref, variants, &res));
     /* 6. PETSc SELLCUDA */
@@ -921,7 +1033,16 @@ int main(int argc, char **argv)
         r.status = ST_SKIPPED;
         r.note   = strcmp(sellmode, "skip") ? "rows > -sell_max_rows" : "-sell_mode skip";
       } else {
-          if (!strcmp(sellmode, "inline")) ierr = RunPetscFormat(A, MATSEQSELLCUDA, xh, yref, g_products, g_repeats, PETSC_TRUE, &r, NULL);
+          if (!strcmp(sellmode, "inline")) {
+            Mat S = NULL;
+            ierr  = RunPetscFormat(A, MATSEQSELLCUDA, xh, yref, g_products, g_repeats, PETSC_TRUE, &r, &S);
+            if (!ierr && S) { /* slots from the padding ratio (slots - nnz) / slots; values 8 + columns 4 per slot, slice offsets */
+              PetscReal pad;
+              PetscCall(MatSeqSELLGetFillRatio(S, &pad));
+              r.bytes = (pad < 1 ? 12.0 * res.nnz / (1.0 - pad) : 0) + 8.0 * res.cols + 8.0 * res.rows;
+              PetscCall(MatDestroy(&S));
+            }
+          }
         else ierr = RunSellForked(A, xh, tmpdir, sell_timeout, &r);
           if (ierr) r.status = ST_ERROR;
       }
@@ -937,9 +1058,12 @@ int main(int argc, char **argv)
       }
     }
     /* table */
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-20s %-8s %10s %10s %9s %9s %9s %10s\n", "format", "status", "cold_us", "hot_us", "GB/s_cold", "GB/s_hot", "conv_s", "rel_err"));
+    /* GB/s_cold/hot: the CSR byte count of the suite; MB_moved: the format's own bytes (matrix as stored, x, y),
+       moved_GB/s and %peak (of -peak_gbs) from it and the cold time */
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-20s %-8s %10s %10s %9s %9s %9s %10s %9s %10s %6s\n", "format", "status", "cold_us", "hot_us", "GB/s_cold", "GB/s_hot", "conv_s", "rel_err", "MB_moved", "moved_GB/s", "%peak"));
     for (auto &f : res.f)
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-20s %-8s %10.2f %10.2f %9.1f %9.1f %9.3f %10.2e%s %s\n", f.name.c_str(), StatusName[f.status], f.cold_us, f.hot_us, GBs(res.csr_bytes, f.cold_us), GBs(res.csr_bytes, f.hot_us), f.conv_s, f.err, (f.status == ST_OK && f.err > 1e-12) ? " !!WRONG" : "", f.note.c_str()));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-20s %-8s %10.2f %10.2f %9.1f %9.1f %9.3f %10.2e %9.2f %10.1f %6.1f%s %s\n", f.name.c_str(), StatusName[f.status], f.cold_us, f.hot_us, GBs(res.csr_bytes, f.cold_us), GBs(res.csr_bytes, f.hot_us), f.conv_s, f.err, f.bytes / 1e6, f.bytes > 0 ? GBs(f.bytes, f.cold_us) : 0.0,
+                            f.bytes > 0 && f.cold_us > 0 ? 100.0 * GBs(f.bytes, f.cold_us) / g_peak_gbs : 0.0, (f.status == ST_OK && f.err > 1e-12) ? " !!WRONG" : "", f.note.c_str()));
     if (res.have_info)
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ellwarp auto: kernel %s threshold %" PetscInt_FMT " block %" PetscInt_FMT " sort window %" PetscInt_FMT " nsplit %" PetscInt_FMT ", padding nslots/nnz %.3f, own bytes/mult %.3g (CSR count %.3g), slices %" PetscInt_FMT ": 16-bit %" PetscInt_FMT " (biased %" PetscInt_FMT ")\n", res.info.kernel == MAT_ELLWARP_KERNEL_K1 ? "k1" : "k2", res.info.threshold, res.info.blocksize, res.info.sortwindow, res.info.nsplit,
                             (double)res.info.nslots / PetscMax((double)res.info.nnz, 1.0), (double)res.info.bytes_mult, res.csr_bytes, res.info.nslices, res.info.n16, res.info.nbias));
@@ -987,6 +1111,24 @@ int main(int argc, char **argv)
     double        ra = (au && cs && au->status == ST_OK && cs->status == ST_OK) ? cs->cold_us / au->cold_us : 0, rr = (au && rb && au->status == ST_OK && rb->status == ST_OK) ? rb->cold_us / au->cold_us : 0;
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-20s %9" PetscInt_FMT " %11" PetscCount_FMT " %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.3f %7.2f %7.2f %7s\n", r.e.name, r.rows, r.nnz, g("ellwarp_auto"), r.best_full_cold_us > 0 ? GBs(r.csr_bytes, r.best_full_cold_us) : 0.0, g("aijcusparse"), g("cusparse_csr_best"), g("cusparse_sell32"), g("petsc_sellcuda"),
                           r.have_info ? (double)r.info.nslots / PetscMax((double)r.info.nnz, 1.0) : 0.0, ra, rr, r.pair_rounds ? (r.pair_auto_us <= 1.05 * r.pair_best_us ? "yes" : "no") : (r.best_full_cold_us > 0 && au && au->status == ST_OK ? (au->cold_us <= 1.05 * r.best_full_cold_us ? "yes" : "no") : "-")));
+  }
+  /* summary of the bytes really moved (issue 17): each format's own byte count over its cold time, % of -peak_gbs */
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n# summary, bytes really moved per product (matrix as stored, x, y): MB and %% of %.0f GB/s (cold); ratios of cold times\n", g_peak_gbs));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %3s %8s %8s %7s %7s %7s %7s %7s %7s %7s %7s %8s\n", "matrix", "bs", "ew_MB", "csr_MB", "ew%pk", "aij%pk", "csr%pk", "sell%pk", "scu%pk", "bsr%pk", "ew/aij", "ew/bsr", "ew/best"));
+  for (auto &r : results) {
+    auto pk = [&](const char *nm) {
+      FormatResult *f = Find(r, nm);
+      return f && f->status == ST_OK && f->bytes > 0 ? 100.0 * GBs(f->bytes, f->cold_us) / g_peak_gbs : 0.0;
+    };
+    auto          ok = [&](FormatResult *f) { return f && f->status == ST_OK && f->cold_us > 0; };
+    FormatResult *au = Find(r, "ellwarp_auto"), *cs = Find(r, "aijcusparse"), *bs = Find(r, "cusparse_bsr");
+    double        best = 0; /* the fastest peer's time over ELLWARP's */
+    for (const char *nm : {"aijcusparse", "cusparse_csr_best", "cusparse_sell32", "petsc_sellcuda", "cusparse_bsr"}) {
+      FormatResult *p = Find(r, nm);
+      if (ok(p) && ok(au)) best = best == 0 ? p->cold_us / au->cold_us : PetscMin(best, p->cold_us / au->cold_us);
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %3d %8.2f %8.2f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.2f %7.2f %8.2f\n", r.e.name, (int)r.bs, au ? au->bytes / 1e6 : 0.0, (12.0 * r.nnz + 4.0 * (r.rows + 1) + 8.0 * r.cols + 8.0 * r.rows) / 1e6, pk("ellwarp_auto"), pk("aijcusparse"), pk("cusparse_csr_best"), pk("cusparse_sell32"), pk("petsc_sellcuda"), pk("cusparse_bsr"),
+                          ok(au) && ok(cs) ? cs->cold_us / au->cold_us : 0.0, ok(au) && ok(bs) ? bs->cold_us / au->cold_us : 0.0, best));
   }
   PetscCall(PetscTime(&tnow));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "# total %.1f s\n", tnow - tstart));

@@ -85,6 +85,47 @@ PetscErrorCode MatSeqELLWARPLayoutOnHost(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The cost of the matrix's numbering to ELLWARP, said with -info when it is large: slices whose column offsets
+   (col - row) fit neither 16 bits nor 16 bits plus a bias per entry position store 32-bit columns, 2 bytes more
+   per slot than they would in a locality ordering.  The saving is from the layout's own counts (the slices'
+   32-bit columns; the long rows' are 32-bit in any numbering) against EllwarpLayoutBytesMult(), so it is what
+   the product's byte count would lose, not a timing; x's gather, which a locality ordering also helps, is not
+   counted.  The span (max - min + 1 column over 32 consecutive rows, median over the groups) is computed from
+   the CSR only when the line is printed. */
+#define ELLWARP_INFO_NUMBERING_SAVE 0.03 /* print when a locality ordering would save at least 3 % of the bytes */
+static PetscErrorCode InfoNumberingCost(Mat A)
+{
+  Mat_SeqELLWARP      *e = (Mat_SeqELLWARP *)A->spptr;
+  Mat_SeqAIJ          *a = (Mat_SeqAIJ *)A->data;
+  const EllwarpLayout *L = e->L;
+  PetscLogDouble       bytes, save;
+  PetscBool            on;
+  PetscInt             m = A->rmap->n, ng = (m + ELLWARP_LANES - 1) / ELLWARP_LANES, n32 = L->nslices - L->n16;
+  PetscReal           *span;
+
+  PetscFunctionBegin;
+  PetscCall(PetscInfoEnabled(MAT_CLASSID, &on));
+  if (!on || !e->par.compress || !L->nnz || !ng) PetscFunctionReturn(PETSC_SUCCESS);
+  bytes = EllwarpLayoutBytesMult(L);
+  save  = (PetscLogDouble)L->ncol32 * (sizeof(int) - sizeof(short));
+  if (save < ELLWARP_INFO_NUMBERING_SAVE * bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc1(ng, &span));
+  for (PetscInt g = 0; g < ng; g++) {
+    PetscInt lo = PETSC_INT_MAX, hi = -1;
+    for (PetscInt i = g * ELLWARP_LANES; i < PetscMin(m, (g + 1) * ELLWARP_LANES); i++)
+      for (PetscInt k = a->i[i]; k < a->i[i + 1]; k++) {
+        lo = PetscMin(lo, a->j[k]);
+        hi = PetscMax(hi, a->j[k]);
+      }
+    span[g] = hi >= lo ? (PetscReal)(hi - lo + 1) : 0;
+  }
+  PetscCall(PetscSortReal(ng, span));
+  PetscCall(PetscInfo(A, "Numbering cost: %" PetscInt_FMT " of %" PetscInt_FMT " slices (%.0f %%) store 32-bit columns (offsets col - row fit neither 16 bits nor 16 bits plus a bias), %.2f bytes per nonzero moved, %.2f with 16-bit columns; the numbering spans %.0f columns per %d rows (median); a locality ordering (DMPlex RCM: DMPlexGetOrdering + DMPlexPermute or -dm_plex_reorder rcm; MatGetOrdering RCM) would save ~%.1f %% of the product's bytes\n",
+                      n32, L->nslices, 100.0 * n32 / PetscMax(L->nslices, 1), (double)(bytes / L->nnz), (double)((bytes - save) / L->nnz), (double)span[ng / 2], ELLWARP_LANES, 100.0 * save / bytes));
+  PetscCall(PetscFree(span));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatSeqELLWARPAnalyse(Mat A)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
@@ -104,6 +145,7 @@ static PetscErrorCode MatSeqELLWARPAnalyse(Mat A)
   e->nanalyses++;
   PetscCall(PetscInfo(A, "Analysed pattern on the %s (nonzero state %" PetscInt64_FMT ", analysis %" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " slices, padding %.3f, kernel %s threshold %" PetscInt_FMT ", backend %s\n", e->L->analysedondevice ? "device" : "host", (PetscInt64)A->nonzerostate, e->nanalyses,
                       e->L->nrows, e->L->nnz, e->L->nslices, e->L->nnz ? (double)e->L->nslots / (double)e->L->nnz : 1.0, MatEllwarpKernels[e->L->kernel], e->L->threshold, MatEllwarpBackends[e->backend]));
+  PetscCall(InfoNumberingCost(A));
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Issue 17 on an H100 (at most 4 min generation + 3.2 min bench + 40 s test): the SpMV suite on the matrices users
+# have.  benchmarks/spmv/plex_matrices builds FE Jacobians with PETSc's own DMPlex FEM (PetscFE +
+# DMPlexSNESComputeJacobianFEM, single-process host assembly, 0.5-2 min each) in DMPlex's default numbering and after
+# DMPlex RCM (DMPlexGetOrdering + DMPlexPermute): P1/P2 Kuhn tets and Q1/Q2 hexes of a refined box, scalar Laplacian
+# and 3-component elasticity (block size 3); the higher-order ones also permuted by the matrix's own RCM (matrcm);
+# and P1 elasticity on the gmsh LV refined by DMRefine (the issue's case).  >= 0.32 M rows each, one process per
+# matrix on the host's cores, written as PETSc binary files to local disk (not $OUT: up to ~1 GB each).  Then
+# spmv_bench loads them (-bin) and times ELLWARP (automatic choice), AIJCUSPARSE, raw cuSPARSE CSR, cuSPARSE sliced
+# ELL, PETSc SELLCUDA and cuSPARSE BSR (block size 3) in one process, with the bytes each format really moves per
+# product and their % of 2.99 TB/s; last, the GPU test of the numbering-cost -info line.  Five files under $OUT:
+# gen.log (generation), stats.txt (STATS lines), spmv.log + spmv.json (the bench), gpu-tests.log.
+cd "$(dirname "$0")/../../.."
+source scripts/gpu-env.sh
+B=$ELLWARP_GPU_BUILD
+ROWS=${ROWS:-320000}
+M=${TMPDIR:-/tmp}/ellwarp-dmplex-mats
+rm -rf "$M"; mkdir -p "$M"
+L=$OUT/gen.log
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv,noheader > $L
+nproc >> $L
+xz -dc examples/cardiac/data/lv_coarse.msh.xz > "$M/lv_coarse.msh"
+# 1. the matrices: one process per (kind, numbering); stats lines (STATS ...) in each process's log
+pids=""
+gen() { # name, then plex_matrices options
+  local n=$1; shift
+  timeout 240 stdbuf -oL $B/benchmarks/spmv/plex_matrices -rows $ROWS -out_dir "$M" "$@" > "$M/gen-$n.log" 2>&1 &
+  pids="$pids $!"
+}
+for k in p1s p1v p2s p2v q1s q1v q2s q2v; do
+  gen box-$k-default -kinds $k -orders default
+  gen box-$k-rcm -kinds $k -orders rcm
+done
+# higher order: DMPlex RCM leaves the section's vertex/edge/face dofs in separate ranges; the matrix's own RCM does not
+for k in p2s p2v q2s q2v; do gen box-$k-matrcm -kinds $k -orders matrcm; done
+# the issue's case: the gmsh LV refined by DMRefine, P1 elasticity pattern (refined once: 3 x ~150 k rows)
+gen gmsh-p1v-default -kinds p1v -orders default -gmsh "$M/lv_coarse.msh"
+gen gmsh-p1v-rcm -kinds p1v -orders rcm -gmsh "$M/lv_coarse.msh"
+for p in $pids; do wait $p; echo "pid $p rc=$?" >> $L; done
+cat "$M"/gen-*.log >> $L
+grep -h "^# STATS" "$M"/gen-box-p1s-default.log | head -1 > $OUT/stats.txt
+grep -h "^STATS" "$M"/gen-*.log | sort >> $OUT/stats.txt
+ls -la "$M" >> $L
+# only the matrices whose writing finished (a generation cut by its timeout leaves no "# wrote" line)
+BIN=$(grep -h "^# wrote" "$M"/gen-*.log | awk '{print $3}' | sort | paste -sd, -)
+# 2. the peers on them, in one process (no ELLWARP sweep: -formats without sweep)
+timeout 190 stdbuf -oL $B/benchmarks/spmv/spmv_bench -suite none -bin "$BIN" -formats ellwarp,aijcusparse,cusparse,sell32,sellcuda,bsr -sell_mode inline -products 100 -repeats 3 -peak_gbs 2990 -json $OUT/spmv.json > $OUT/spmv.log 2>&1
+echo "spmv_bench rc=$?" >> $OUT/spmv.log
+# 3. the -info line on the device analysis
+( cd $B && timeout 40 stdbuf -oL ctest -L gpu -R numbering_info --output-on-failure ) > $OUT/gpu-tests.log 2>&1
+echo "ctest rc=$?" >> $OUT/gpu-tests.log
+rm -rf "$M"
+cat $OUT/stats.txt; grep -A40 "^# summary, bytes" $OUT/spmv.log; grep -E "rc=|Passed|Failed" $OUT/gpu-tests.log $OUT/spmv.log
