@@ -23,6 +23,7 @@
 
 #define DMASMMF_PMAX 8  /* polynomial degrees 1..8 */
 #define DMASMMF_QMAX 10 /* Gauss points per direction (p+1 or p+2 for p = 8) */
+#define DMASMMF_UNIFORM_RTOL 1e-12 /* elmat_*: one element matrix when all geometry factors match element 0's to this */
 
 typedef enum {
   DMASMMF_MASS,   /* BP1: g0 = 1 */
@@ -64,6 +65,7 @@ struct _p_DMAsmMatFree {
   PetscInt               *gptr, *gidx;
   PetscInt                ncolors, *colptr, *colelem;
   PetscBool               uniform; /* one element matrix for all elements (uniform affine mesh) */
+  PetscReal               unifdev; /* largest relative deviation of the geometry factors from element 0's */
   PetscReal              *K;
   PetscScalar            *ye;      /* host element outputs (gather) */
   PetscReal              *diag;    /* host diagonal, computed at the first MatGetDiagonal */

@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
   const PetscInt e      = (PetscInt)blockIdx.x * E + tz;
   const bool     active = e < nelem;
   PetscScalar   *S0 = s[tz][0], *S1 = s[tz][1], *S2 = s[tz][2];
-  PetscScalar    rB[N], rDy[N], rdB[N], o0[N], o1[N], o2[N];
+  PetscScalar    rB[N], rDy[N], rdB[N];
 
   for (int k = tx + T * (ty + T * tz); k < Q * N; k += T * T * E) {
     sB[k] = gB[k];
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
   __syncthreads();
   /* y: (qx, y, z) -> (qx, qy, z) in registers: B B, D B (d/dy), B D (d/dx) */
   #pragma unroll
-  for (int z = 0; z < N; z++) rB[z] = rDy[z] = rdB[z] = o0[z] = o1[z] = o2[z] = 0;
+  for (int z = 0; z < N; z++) rB[z] = rDy[z] = rdB[z] = 0;
   if (tx < Q && ty < Q) {
     #pragma unroll
     for (int z = 0; z < N; z++)
@@ -90,45 +90,74 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
           rdB[z] += sB[ty * N + j] * S2[tx + T * (j + T * z)];
         }
       }
-    /* z, the pointwise product and z^T, per point column */
-    if (active)
-      #pragma unroll
-      for (int qz = 0; qz < Q; qz++) {
-        PetscScalar u[3] = {0, 0, 0}, v[3];
-        #pragma unroll
-        for (int z = 0; z < N; z++) {
-          if (POISSON) {
-            u[0] += sB[qz * N + z] * rdB[z];
-            u[1] += sB[qz * N + z] * rDy[z];
-            u[2] += sD[qz * N + z] * rB[z];
-          } else u[0] += sB[qz * N + z] * rB[z];
-        }
-        if (xv) {
-          const PetscReal xi[3] = {sG[tx], sG[ty], sG[qz]};
-          PetscReal       gl[6];
-          DMAsmMFGeoMultilinear(3, POISSON, sX[tz], xi, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
-          DMAsmMFPoint(3, POISSON, gl, 1, u, v);
-        } else DMAsmMFPoint(3, POISSON, geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * (ty + Q * qz), NQ, u, v);
-        #pragma unroll
-        for (int z = 0; z < N; z++) {
-          o0[z] += sB[qz * N + z] * v[0];
-          if (POISSON) {
-            o1[z] += sB[qz * N + z] * v[1];
-            o2[z] += sD[qz * N + z] * v[2];
-          }
-        }
-      }
   }
+  /* every thread of the element has read S1, S2 (y above): the buffers are free for the point values */
   __syncthreads();
-  if (tx < Q && ty < Q)
-    #pragma unroll
-    for (int z = 0; z < N; z++) {
-      S0[tx + T * (ty + T * z)] = o0[z];
+  if (active && tx < Q && ty < Q) {
+    /* z and the pointwise product, per point column: v at (qx, qy, qz) into S0, S1, S2 (the thread's own column).
+       The qz loop is not unrolled (unrolled, the compiler keeps all of B, D and the geometry of the column in
+       registers: 255 and spills); the next point's geometry factors are loaded one iteration ahead */
+    const PetscReal *ge = xv ? NULL : geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * ty;
+    PetscReal        gn[6];
+    if (!xv)
+      #pragma unroll
+      for (int c = 0; c < (POISSON ? 6 : 1); c++) gn[c] = ge[c * NQ];
+    #pragma unroll 1
+    for (int qz = 0; qz < Q; qz++) {
+      PetscScalar u[3] = {0, 0, 0}, v[3];
+      PetscReal   gl[6];
+      #pragma unroll
+      for (int z = 0; z < N; z++) {
+        if (POISSON) {
+          u[0] += sB[qz * N + z] * rdB[z];
+          u[1] += sB[qz * N + z] * rDy[z];
+          u[2] += sD[qz * N + z] * rB[z];
+        } else u[0] += sB[qz * N + z] * rB[z];
+      }
+      if (xv) {
+        const PetscReal xi[3] = {sG[tx], sG[ty], sG[qz]};
+        DMAsmMFGeoMultilinear(3, POISSON, sX[tz], xi, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
+      } else {
+        #pragma unroll
+        for (int c = 0; c < (POISSON ? 6 : 1); c++) gl[c] = gn[c];
+        if (qz + 1 < Q)
+          #pragma unroll
+          for (int c = 0; c < (POISSON ? 6 : 1); c++) gn[c] = ge[c * NQ + Q * Q * (qz + 1)];
+      }
+      DMAsmMFPoint(3, POISSON, gl, 1, u, v);
+      S0[tx + T * (ty + T * qz)] = v[0];
       if (POISSON) {
-        S1[tx + T * (ty + T * z)] = o1[z];
-        S2[tx + T * (ty + T * z)] = o2[z];
+        S1[tx + T * (ty + T * qz)] = v[1];
+        S2[tx + T * (ty + T * qz)] = v[2];
       }
     }
+    /* z^T on the same column, one component at a time: the column's Q values in registers, then its N outputs
+       written over it; no barrier (no other thread reads this column before the next one) */
+    #pragma unroll
+    for (int c = 0; c < (POISSON ? 3 : 1); c++) {
+      PetscScalar *Sc = c == 0 ? S0 : (c == 1 ? S1 : S2);
+      PetscReal   *M  = c == 2 ? sD : sB;
+      PetscScalar  col[Q];
+      #pragma unroll
+      for (int qz = 0; qz < Q; qz++) col[qz] = Sc[tx + T * (ty + T * qz)];
+      #pragma unroll 1
+      for (int z = 0; z < N; z++) {
+        PetscScalar r = 0;
+        #pragma unroll
+        for (int qz = 0; qz < Q; qz++) r += M[qz * N + z] * col[qz];
+        Sc[tx + T * (ty + T * z)] = r;
+      }
+    }
+  } else if (tx < Q && ty < Q) {
+    #pragma unroll
+    for (int z = 0; z < N; z++) {
+      S0[tx + T * (ty + T * z)] = 0;
+      if (POISSON) {
+        S1[tx + T * (ty + T * z)] = 0;
+        S2[tx + T * (ty + T * z)] = 0;
+      }
+    }
+  }
   __syncthreads();
   /* y^T: (qx, qy, z) -> (qx, y, z); rB: towards D^T in x (the d/dx part), rDy: towards B^T in x */
   if (tx < Q && ty < N)
