@@ -22,6 +22,8 @@
 #include <petscellwarp/private/ellwarpdevice.h>
 
 #define MF_THREADS 128
+/* 3-D sum factorisation: at least 4 blocks (16 warps) an SM, i.e. at most 128 registers a thread (ptxas: no spills) */
+#define MF_MINBLOCKS3 4
 
 template <int N, int Q>
 struct MFShape {
@@ -32,7 +34,7 @@ struct MFShape {
 };
 
 template <int N, int Q, bool POISSON>
-__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
+__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3, MF_MINBLOCKS3) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
 {
   constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E3, T3 = T * T * T, NEN = MFShape<N, Q>::NEN3, NQ = MFShape<N, Q>::NQ3;
   __shared__ PetscReal   sB[Q * N], sD[Q * N];
