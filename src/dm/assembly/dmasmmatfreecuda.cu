@@ -23,7 +23,9 @@
 
 #define MF_THREADS 128
 /* 3-D sum factorisation: at least 4 blocks (16 warps) an SM, i.e. at most 128 registers a thread (ptxas: no spills) */
-#define MF_MINBLOCKS3 4
+#define MF_MINBLOCKS3  4
+/* recomputed geometry: 3 blocks (<= 168 registers: the J, adjugate and corners of a point on top) */
+#define MF_MINBLOCKS3R 3
 
 template <int N, int Q>
 struct MFShape {
@@ -33,8 +35,10 @@ struct MFShape {
   static constexpr int NEN3 = N * N * N, NQ3 = Q * Q * Q, NEN2 = N * N, NQ2 = Q * Q;
 };
 
-template <int N, int Q, bool POISSON>
-__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3, MF_MINBLOCKS3) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
+/* RECOMP: geometry recomputed from the corners (xv) or stored (geo): separate instances, so the stored one does not
+   carry the recomputation's registers */
+template <int N, int Q, bool POISSON, bool RECOMP>
+__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3, RECOMP ? MF_MINBLOCKS3R : MF_MINBLOCKS3) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
 {
   constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E3, T3 = T * T * T, NEN = MFShape<N, Q>::NEN3, NQ = MFShape<N, Q>::NQ3;
   __shared__ PetscReal   sB[Q * N], sD[Q * N];
@@ -50,7 +54,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
     sB[k] = gB[k];
     sD[k] = gD[k];
   }
-  if (xv) {
+  if (RECOMP) {
     for (int k = tx + T * (ty + T * tz); k < 2 * Q; k += T * T * E) sG[k] = gw[k];
     if (active)
       for (int k = tx + T * ty; k < 24; k += T * T) sX[tz][k] = xv[e * 24 + k];
@@ -99,9 +103,9 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
     /* z and the pointwise product, per point column: v at (qx, qy, qz) into S0, S1, S2 (the thread's own column).
        The qz loop is not unrolled (unrolled, the compiler keeps all of B, D and the geometry of the column in
        registers: 255 and spills); the next point's geometry factors are loaded one iteration ahead */
-    const PetscReal *ge = xv ? NULL : geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * ty;
+    const PetscReal *ge = RECOMP ? NULL : geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * ty;
     PetscReal        gn[6];
-    if (!xv)
+    if (!RECOMP)
       #pragma unroll
       for (int c = 0; c < (POISSON ? 6 : 1); c++) gn[c] = ge[c * NQ];
     #pragma unroll 1
@@ -116,7 +120,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
           u[2] += sD[qz * N + z] * rB[z];
         } else u[0] += sB[qz * N + z] * rB[z];
       }
-      if (xv) {
+      if (RECOMP) {
         const PetscReal xi[3] = {sG[tx], sG[ty], sG[qz]};
         DMAsmMFGeoMultilinear(3, POISSON, sX[tz], xi, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
       } else {
@@ -302,8 +306,10 @@ static PetscErrorCode LaunchSumFact(DMAsmMatFree mf, cudaStream_t stream, const 
   if (mf->dim == 3) {
     const dim3 b(S::T, S::T, S::E3);
     const unsigned g = (unsigned)((mf->nelem + S::E3 - 1) / S::E3);
-    if (poisson) SumFact3D<N, Q, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
-    else SumFact3D<N, Q, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
+    if (poisson && mf->recompute) SumFact3D<N, Q, true, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else if (poisson) SumFact3D<N, Q, true, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
+    else if (mf->recompute) SumFact3D<N, Q, false, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else SumFact3D<N, Q, false, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
   } else {
     const dim3 b(S::T, S::E2);
     const unsigned g = (unsigned)((mf->nelem + S::E2 - 1) / S::E2);
