@@ -3,10 +3,14 @@
 
    Sum factorisation, 3-D: one element per (T x T) thread slice (T = max(n, q)), E = 128 / T^2 elements per block
    (threadIdx.z); thread (x, y) owns a column in z.  The x and y contractions go through shared memory
-   (three T^3 buffers per element), the z contractions, the pointwise geometry product and the transposed z
-   contraction stay in registers; then y^T and x^T through shared memory again: 5 block barriers per
-   application.  2-D: one thread per x column, the y direction in registers.  n and q are template parameters
-   (q = n or n + 1: p+1 or p+2 Gauss points per direction), so the register arrays are sized at compile time.
+   (three T^3 buffers per element), the y results (3 z columns of n) stay in registers; the z contraction and the
+   pointwise geometry product, point by point (qz loop not unrolled, the next point's factors loaded ahead), write
+   the thread's own column of the shared buffers, and the transposed z contraction reads it back one component at
+   a time (no barrier: no other thread reads that column); then y^T and x^T through shared memory: 6 block
+   barriers per application.  Registers: <= 128 a thread for stored geometry (4 blocks an SM, MF_MINBLOCKS3),
+   the recomputing instances separate (RECOMP template parameter, 3 blocks).  2-D: one thread per x column, the y
+   direction in registers.  n and q are template parameters (q = n or n + 1: p+1 or p+2 Gauss points per
+   direction), so the register arrays are sized at compile time.
    Geometry: the factors stored per element and Gauss point (coalesced: [e][ng][nq]), or recomputed at each point
    from the element's corner coordinates in shared memory (-dm_assembly_matfree_geometry recompute: 24 doubles an
    element instead of 6 q^3; DMAsmMFGeoMultilinear, the host reference's function).
