@@ -95,26 +95,11 @@ DMASMMF_HD static inline void DMAsmMFPoint(int dim, int poisson, const PetscReal
   }
 }
 
-/* recomputed geometry (-dm_assembly_matfree_geometry recompute, sumfact): the geometry factors at one Gauss point
-   xi from the element's 2^dim corner coordinates X [corner][dim] (corner v: xi_d = +1 where bit d of v is set, else
-   -1) by the multilinear map, which is the mesh's own map when its coordinates are Q1 (checked at set-up).  g: the
-   element's factors at this point, contiguous ([ng]); w: the Gauss weight */
-DMASMMF_HD static inline void DMAsmMFGeoMultilinear(int dim, int poisson, const PetscReal *X, const PetscReal *xi, PetscReal w, PetscReal *g)
+/* the geometry factors at a point from its Jacobian J[i][j] = d x_i / d xi_j: with the adjugate A (J^-1 = A / det),
+   w |J| J^-1 J^-T = (w / det) A A^T, one division (the inverse's 9 divisions were most of the recomputation) */
+DMASMMF_HD static inline void DMAsmMFGeoFromJ(int dim, int poisson, const PetscReal J[3][3], PetscReal w, PetscReal *g)
 {
-  /* J column j = d x / d xi_j: the differences of the corners along edge direction j, weighted by the bilinear
-     factors of the other coordinates (2^(dim-1) edges: 12 in 3-D); then g from the adjugate A (J^-1 = A / det):
-     w |J| J^-1 J^-T = (w / det) A A^T, one division a point (the inverse's 9 divisions were most of the cost) */
-  PetscReal J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, A[3][3], det;
-  for (int j = 0; j < dim; j++) {
-    const int o1 = (j + 1) % dim, o2 = (j + 2) % dim, bj = 1 << j; /* the other directions (3-D; 2-D: o1 only) */
-    for (int v = 0; v < (1 << dim); v++) {
-      PetscReal wv;
-      if (v & bj) continue; /* v: the edge's lower corner, v + bj its upper */
-      wv = 0.5 * (1.0 + (((v >> o1) & 1) ? xi[o1] : -xi[o1]));
-      if (dim == 3) wv *= 0.5 * (1.0 + (((v >> o2) & 1) ? xi[o2] : -xi[o2]));
-      for (int i = 0; i < dim; i++) J[i][j] += 0.5 * wv * (X[(v + bj) * dim + i] - X[v * dim + i]);
-    }
-  }
+  PetscReal A[3][3], det;
   if (dim == 2) {
     det     = J[0][0] * J[1][1] - J[0][1] * J[1][0];
     A[0][0] = J[1][1];
@@ -144,6 +129,28 @@ DMASMMF_HD static inline void DMAsmMFGeoMultilinear(int dim, int poisson, const 
         g[k] = s * t;
       }
   }
+}
+
+/* recomputed geometry (-dm_assembly_matfree_geometry recompute, sumfact): the geometry factors at one Gauss point
+   xi from the element's 2^dim corner coordinates X [corner][dim] (corner v: xi_d = +1 where bit d of v is set, else
+   -1) by the multilinear map, which is the mesh's own map when its coordinates are Q1 (checked at set-up).  g: the
+   element's factors at this point, contiguous ([ng]); w: the Gauss weight */
+DMASMMF_HD static inline void DMAsmMFGeoMultilinear(int dim, int poisson, const PetscReal *X, const PetscReal *xi, PetscReal w, PetscReal *g)
+{
+  /* J column j = d x / d xi_j: the differences of the corners along edge direction j, weighted by the bilinear
+     factors of the other coordinates (2^(dim-1) edges: 12 in 3-D); then DMAsmMFGeoFromJ */
+  PetscReal J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (int j = 0; j < dim; j++) {
+    const int o1 = (j + 1) % dim, o2 = (j + 2) % dim, bj = 1 << j; /* the other directions (3-D; 2-D: o1 only) */
+    for (int v = 0; v < (1 << dim); v++) {
+      PetscReal wv;
+      if (v & bj) continue; /* v: the edge's lower corner, v + bj its upper */
+      wv = 0.5 * (1.0 + (((v >> o1) & 1) ? xi[o1] : -xi[o1]));
+      if (dim == 3) wv *= 0.5 * (1.0 + (((v >> o2) & 1) ? xi[o2] : -xi[o2]));
+      for (int i = 0; i < dim; i++) J[i][j] += 0.5 * wv * (X[(v + bj) * dim + i] - X[v * dim + i]);
+    }
+  }
+  DMAsmMFGeoFromJ(dim, poisson, J, w, g);
 }
 
 /* the element's [ng][nq] factors recomputed (host reference of the recompute path) */

@@ -109,9 +109,35 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
        registers: 255 and spills); the next point's geometry factors are loaded one iteration ahead */
     const PetscReal *ge = RECOMP ? NULL : geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * ty;
     PetscReal        gn[6];
+    /* recompute: along the thread's column (xi, eta fixed) the trilinear J's z column is constant and its x and y
+       columns are linear in zeta: J[:,0] = a0 + zeta b0, J[:,1] = a1 + zeta b1, J[:,2] = j2, set up once from the
+       edges (DMAsmMFGeoMultilinear's sums, regrouped); per point 6 FMAs and DMAsmMFGeoFromJ */
+    PetscReal a0[3] = {0, 0, 0}, b0[3] = {0, 0, 0}, a1[3] = {0, 0, 0}, b1[3] = {0, 0, 0}, j2[3] = {0, 0, 0};
     if (!RECOMP)
       #pragma unroll
       for (int c = 0; c < (POISSON ? 6 : 1); c++) gn[c] = ge[c * NQ];
+    else {
+      const PetscReal *X = sX[tz], xi = sG[tx], eta = sG[ty];
+      #pragma unroll
+      for (int v = 0; v < 8; v++) {
+        const PetscReal sx = (v & 1) ? 1.0 : -1.0, sy = (v & 2) ? 1.0 : -1.0, sz = (v & 4) ? 1.0 : -1.0;
+        #pragma unroll
+        for (int i = 0; i < 3; i++) {
+          if (!(v & 1)) { /* edge along x: weight 0.5 (1 + sy eta) 0.5 (1 + sz zeta), times 0.5 */
+            const PetscReal c = 0.25 * (1.0 + sy * eta), d = X[(v + 1) * 3 + i] - X[v * 3 + i];
+            a0[i] += 0.5 * c * d;
+            b0[i] += 0.5 * sz * c * d;
+          }
+          if (!(v & 2)) { /* along y: 0.5 (1 + sx xi) 0.5 (1 + sz zeta) */
+            const PetscReal c = 0.25 * (1.0 + sx * xi), d = X[(v + 2) * 3 + i] - X[v * 3 + i];
+            a1[i] += 0.5 * c * d;
+            b1[i] += 0.5 * sz * c * d;
+          }
+          if (!(v & 4)) /* along z: 0.5 (1 + sx xi) 0.5 (1 + sy eta) */
+            j2[i] += 0.125 * (1.0 + sx * xi) * (1.0 + sy * eta) * (X[(v + 4) * 3 + i] - X[v * 3 + i]);
+        }
+      }
+    }
     #pragma unroll 1
     for (int qz = 0; qz < Q; qz++) {
       PetscScalar u[3] = {0, 0, 0}, v[3];
@@ -125,8 +151,9 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
         } else u[0] += sB[qz * N + z] * rB[z];
       }
       if (RECOMP) {
-        const PetscReal xi[3] = {sG[tx], sG[ty], sG[qz]};
-        DMAsmMFGeoMultilinear(3, POISSON, sX[tz], xi, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
+        const PetscReal zeta = sG[qz];
+        const PetscReal J[3][3] = {{a0[0] + zeta * b0[0], a1[0] + zeta * b1[0], j2[0]}, {a0[1] + zeta * b0[1], a1[1] + zeta * b1[1], j2[1]}, {a0[2] + zeta * b0[2], a1[2] + zeta * b1[2], j2[2]}};
+        DMAsmMFGeoFromJ(3, POISSON, J, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
       } else {
         #pragma unroll
         for (int c = 0; c < (POISSON ? 6 : 1); c++) gl[c] = gn[c];
