@@ -9,7 +9,7 @@
    a time (no barrier: no other thread reads that column); then y^T and x^T through shared memory: 6 block
    barriers per application.  Registers: <= 128 a thread for stored geometry (4 blocks an SM, MF_MINBLOCKS3),
    the recomputing instances separate (RECOMP template parameter, 3 blocks).  2-D: one thread per x column, the y
-   direction in registers.  n and q are template parameters (q = n or n + 1: p+1 or p+2 Gauss points per
+   direction in registers (stored and recomputed geometry separate instances as in 3-D).  n and q are template parameters (q = n or n + 1: p+1 or p+2 Gauss points per
    direction), so the register arrays are sized at compile time.
    Geometry: the factors stored per element and Gauss point (coalesced: [e][ng][nq]), or recomputed at each point
    from the element's corner coordinates in shared memory (-dm_assembly_matfree_geometry recompute: 24 doubles an
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
     }
 }
 
-template <int N, int Q, bool POISSON>
+template <int N, int Q, bool POISSON, bool RECOMP>
 __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
 {
   constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E2, NEN = MFShape<N, Q>::NEN2, NQ = MFShape<N, Q>::NQ2;
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2
     sB[k] = gB[k];
     sD[k] = gD[k];
   }
-  if (xv) {
+  if (RECOMP) {
     for (int k = tx + T * ty; k < 2 * Q; k += T * E) sG[k] = gw[k];
     if (active)
       for (int k = tx; k < 8; k += T) sX[ty][k] = xv[e * 8 + k];
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2
             u[1] += sD[qy * N + j] * rb[j];
           } else u[0] += sB[qy * N + j] * rb[j];
         }
-        if (xv) {
+        if (RECOMP) {
           const PetscReal xi[2] = {sG[tx], sG[qy]};
           PetscReal       gl[3];
           DMAsmMFGeoMultilinear(2, POISSON, sX[ty], xi, sG[Q + tx] * sG[Q + qy], gl);
@@ -344,8 +344,10 @@ static PetscErrorCode LaunchSumFact(DMAsmMatFree mf, cudaStream_t stream, const 
   } else {
     const dim3 b(S::T, S::E2);
     const unsigned g = (unsigned)((mf->nelem + S::E2 - 1) / S::E2);
-    if (poisson) SumFact2D<N, Q, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
-    else SumFact2D<N, Q, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
+    if (poisson && mf->recompute) SumFact2D<N, Q, true, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else if (poisson) SumFact2D<N, Q, true, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
+    else if (mf->recompute) SumFact2D<N, Q, false, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else SumFact2D<N, Q, false, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
