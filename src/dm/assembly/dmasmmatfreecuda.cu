@@ -9,11 +9,14 @@
    a time (no barrier: no other thread reads that column); then y^T and x^T through shared memory: 6 block
    barriers per application.  Registers: <= 128 a thread for stored geometry (4 blocks an SM, MF_MINBLOCKS3),
    the recomputing instances separate (RECOMP template parameter, 3 blocks).  2-D: one thread per x column, the y
-   direction in registers (stored and recomputed geometry separate instances as in 3-D).  n and q are template parameters (q = n or n + 1: p+1 or p+2 Gauss points per
-   direction), so the register arrays are sized at compile time.
+   direction in registers (stored and recomputed geometry separate instances as in 3-D).  n and q are template
+   parameters (q = n or n + 1: p+1 or p+2 Gauss points per direction), so the register arrays are sized at compile
+   time.
    Geometry: the factors stored per element and Gauss point (coalesced: [e][ng][nq]), or recomputed at each point
    from the element's corner coordinates in shared memory (-dm_assembly_matfree_geometry recompute: 24 doubles an
-   element instead of 6 q^3; DMAsmMFGeoMultilinear, the host reference's function).
+   element instead of 6 q^3): 2-D by DMAsmMFGeoMultilinear, the host reference's function; 3-D by the same sums
+   regrouped per thread column (J's z column constant, its x and y columns linear in zeta), then DMAsmMFGeoFromJ as
+   the host reference does.
    Element outputs: atomicAdd into y, or stored [nelem][nen] for the gather by node (one thread per dof, its
    contributions in element order: deterministic).
 
