@@ -81,7 +81,7 @@ static void Model(const char type[], PetscBool poisson, PetscInt dim, PetscInt p
   if (el) *flops = epd * 2 * nen * nen;
   else if (dim == 3) {
     const double fwd = poisson ? 2 * q * n * n * n + 3.0 * q * q * n * n + 3.0 * q * q * q * n : q * n * n * n + 1.0 * q * q * n * n + 1.0 * q * q * q * n;
-    *flops           = epd * (4 * fwd + (poisson ? 15.0 : 1.0) * nq + (recompute ? 160.0 * nq : 0));
+    *flops           = epd * (4 * fwd + (poisson ? 15.0 : 1.0) * nq + (recompute ? (poisson ? 80.0 : 20.0) * nq : 0));
   } else {
     const double fwd = poisson ? 2 * q * n * n + 2.0 * q * q * n : q * n * n + 1.0 * q * q * n;
     *flops           = epd * (4 * fwd + (poisson ? 6.0 : 1.0) * nq + (recompute ? 50.0 * nq : 0));
@@ -90,10 +90,10 @@ static void Model(const char type[], PetscBool poisson, PetscInt dim, PetscInt p
 
 int main(int argc, char **argv)
 {
-  PetscInt  orders[16], norders = 16, ntypes = 16, nops = 2, nat = 4, dim = 3, qextra = 1, reps = 20, amaxp = 3, maxcells = 600000, elmatmaxp = 4;
+  PetscInt  orders[16], norders = 16, ntypes = 16, nops = 2, nat = 4, dim = 3, qextra = 1, reps = 20, amaxp = 3, maxcells = 600000, elmatmaxp = 4, ndofs = 16;
   char     *types[16], *opsv[2], *atypes[4];
-  PetscReal dofs = 4e6, bw = 3350;
-  PetscBool tset, oset, aset, assembled = PETSC_FALSE, device = PETSC_FALSE;
+  PetscReal dofsv[16] = {4e6}, bw = 3350;
+  PetscBool tset, oset, aset, dset, assembled = PETSC_FALSE, device = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
   PetscOptionsBegin(PETSC_COMM_SELF, NULL, "matfree_bench", NULL);
   PetscCall(PetscOptionsInt("-dim", "dimension", NULL, dim, &dim, NULL));
   PetscCall(PetscOptionsIntArray("-orders", "polynomial orders", NULL, orders, &norders, NULL));
-  PetscCall(PetscOptionsReal("-dofs", "target dofs", NULL, dofs, &dofs, NULL));
+  PetscCall(PetscOptionsRealArray("-dofs", "target dofs (several: a performance-vs-size sweep, every order at each)", NULL, dofsv, &ndofs, &dset));
   PetscCall(PetscOptionsInt("-max_cells", "cap on the cells of a mesh", NULL, maxcells, &maxcells, NULL));
   PetscCall(PetscOptionsInt("-qextra", "Gauss points per direction beyond p+1", NULL, qextra, &qextra, NULL));
   PetscCall(PetscOptionsInt("-reps", "timed MatMults (median)", NULL, reps, &reps, NULL));
@@ -131,9 +131,11 @@ int main(int argc, char **argv)
     PetscCall(PetscStrallocpy("aijcusparse", &atypes[1]));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "matfree_bench: %dD, q = p+%d Gauss points, %s vectors, bound at %.0f GB/s\n", (int)dim, (int)(1 + qextra), device ? "device" : "host", (double)bw));
-  for (PetscInt io = 0; io < norders; io++) {
-    const PetscInt p = orders[io];
-    PetscInt       m = (PetscInt)PetscMax(1, (PetscInt)((PetscPowReal(dofs, 1.0 / dim) - 1) / p + 0.5));
+  if (!dset) ndofs = 1;
+  for (PetscInt io = 0; io < norders * ndofs; io++) {
+    const PetscInt  p = orders[io / ndofs];
+    const PetscReal dofs = dofsv[io % ndofs];
+    PetscInt        m = (PetscInt)PetscMax(1, (PetscInt)((PetscPowReal(dofs, 1.0 / dim) - 1) / p + 0.5));
     while (m > 1 && PetscPowReal((PetscReal)m, (PetscReal)dim) > maxcells) m--;
     for (PetscInt k = 0; k < nops; k++) {
       PetscBool       poisson;
@@ -192,7 +194,7 @@ int main(int argc, char **argv)
         if (recompute) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_geometry"));
         PetscCall(TimeMult(A, x, y, device, reps, &sec));
         Model(types[t], poisson, dim, p, p + 1 + qextra, nelem, ndof, &bytes, &flops);
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "BENCH op=%s p=%" PetscInt_FMT " variant=%s dofs=%" PetscInt_FMT " setup_s=%.3f mult_ms=%.4f gdofs=%.3f bytes_per_dof=%.1f flops_per_dof=%.0f gflops=%.1f bw_bound_gdofs=%.2f\n", poisson ? "BP3" : "BP1", p, types[t], ndof, t1 - t0, sec * 1e3, ndof / sec * 1e-9, bytes, flops, flops * ndof / sec * 1e-9, bw / bytes));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "BENCH op=%s dim=%d p=%" PetscInt_FMT " variant=%s dofs=%" PetscInt_FMT " setup_s=%.3f mult_ms=%.4f gdofs=%.3f bytes_per_dof=%.1f flops_per_dof=%.0f gflops=%.1f bw_bound_gdofs=%.2f\n", poisson ? "BP3" : "BP1", (int)dim, p, types[t], ndof, t1 - t0, sec * 1e3, ndof / sec * 1e-9, bytes, flops, flops * ndof / sec * 1e-9, bw / bytes));
         PetscCall(MatDestroy(&A));
       }
       if (assembled && p <= amaxp) {
@@ -212,7 +214,7 @@ int main(int argc, char **argv)
           PetscCall(MatConvert(J, atypes[a], MAT_INITIAL_MATRIX, &B));
           PetscCall(MatGetInfo(B, MAT_LOCAL, &info));
           PetscCall(TimeMult(B, x, y, device, reps, &sec));
-          PetscCall(PetscPrintf(PETSC_COMM_SELF, "BENCH op=%s p=%" PetscInt_FMT " variant=assembled_%s dofs=%" PetscInt_FMT " setup_s=%.3f mult_ms=%.4f gdofs=%.3f bytes_per_dof=%.1f nnz=%.0f\n", poisson ? "BP3" : "BP1", p, atypes[a], ndof, t1 - t0, sec * 1e3, ndof / sec * 1e-9, (12.0 * info.nz_used + 4.0 * ndof + 16.0 * ndof) / ndof, info.nz_used));
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "BENCH op=%s dim=%d p=%" PetscInt_FMT " variant=assembled_%s dofs=%" PetscInt_FMT " setup_s=%.3f mult_ms=%.4f gdofs=%.3f bytes_per_dof=%.1f nnz=%.0f\n", poisson ? "BP3" : "BP1", (int)dim, p, atypes[a], ndof, t1 - t0, sec * 1e3, ndof / sec * 1e-9, (12.0 * info.nz_used + 4.0 * ndof + 16.0 * ndof) / ndof, info.nz_used));
           PetscCall(MatDestroy(&B));
         }
         PetscCall(MatDestroy(&J));

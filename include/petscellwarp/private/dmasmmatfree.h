@@ -23,6 +23,7 @@
 
 #define DMASMMF_PMAX 8  /* polynomial degrees 1..8 */
 #define DMASMMF_QMAX 10 /* Gauss points per direction (p+1 or p+2 for p = 8) */
+#define DMASMMF_UNIFORM_RTOL 1e-12 /* elmat_*: one element matrix when all geometry factors match element 0's to this */
 
 typedef enum {
   DMASMMF_MASS,   /* BP1: g0 = 1 */
@@ -64,6 +65,7 @@ struct _p_DMAsmMatFree {
   PetscInt               *gptr, *gidx;
   PetscInt                ncolors, *colptr, *colelem;
   PetscBool               uniform; /* one element matrix for all elements (uniform affine mesh) */
+  PetscReal               unifdev; /* largest relative deviation of the geometry factors from element 0's */
   PetscReal              *K;
   PetscScalar            *ye;      /* host element outputs (gather) */
   PetscReal              *diag;    /* host diagonal, computed at the first MatGetDiagonal */
@@ -93,55 +95,62 @@ DMASMMF_HD static inline void DMAsmMFPoint(int dim, int poisson, const PetscReal
   }
 }
 
+/* the geometry factors at a point from its Jacobian J[i][j] = d x_i / d xi_j: with the adjugate A (J^-1 = A / det),
+   w |J| J^-1 J^-T = (w / det) A A^T, one division (the inverse's 9 divisions were most of the recomputation) */
+DMASMMF_HD static inline void DMAsmMFGeoFromJ(int dim, int poisson, const PetscReal J[3][3], PetscReal w, PetscReal *g)
+{
+  PetscReal A[3][3], det;
+  if (dim == 2) {
+    det     = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    A[0][0] = J[1][1];
+    A[0][1] = -J[0][1];
+    A[1][0] = -J[1][0];
+    A[1][1] = J[0][0];
+  } else {
+    A[0][0] = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+    A[0][1] = J[0][2] * J[2][1] - J[0][1] * J[2][2];
+    A[0][2] = J[0][1] * J[1][2] - J[0][2] * J[1][1];
+    A[1][0] = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+    A[1][1] = J[0][0] * J[2][2] - J[0][2] * J[2][0];
+    A[1][2] = J[0][2] * J[1][0] - J[0][0] * J[1][2];
+    A[2][0] = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+    A[2][1] = J[0][1] * J[2][0] - J[0][0] * J[2][1];
+    A[2][2] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    det     = J[0][0] * A[0][0] + J[0][1] * A[1][0] + J[0][2] * A[2][0];
+  }
+  if (!poisson) g[0] = w * det;
+  else {
+    const PetscReal s = w / det;
+    int             k = 0;
+    for (int a = 0; a < dim; a++)
+      for (int b = a; b < dim; b++, k++) {
+        PetscReal t = 0;
+        for (int m = 0; m < dim; m++) t += A[a][m] * A[b][m];
+        g[k] = s * t;
+      }
+  }
+}
+
 /* recomputed geometry (-dm_assembly_matfree_geometry recompute, sumfact): the geometry factors at one Gauss point
    xi from the element's 2^dim corner coordinates X [corner][dim] (corner v: xi_d = +1 where bit d of v is set, else
    -1) by the multilinear map, which is the mesh's own map when its coordinates are Q1 (checked at set-up).  g: the
    element's factors at this point, contiguous ([ng]); w: the Gauss weight */
 DMASMMF_HD static inline void DMAsmMFGeoMultilinear(int dim, int poisson, const PetscReal *X, const PetscReal *xi, PetscReal w, PetscReal *g)
 {
-  PetscReal J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, iJ[3][3], det;
-  for (int v = 0; v < (1 << dim); v++) {
-    PetscReal f[3], df[3];
-    for (int d = 0; d < dim; d++) {
-      const PetscReal s = ((v >> d) & 1) ? 1.0 : -1.0;
-      f[d]              = 0.5 * (1.0 + s * xi[d]);
-      df[d]             = 0.5 * s;
-    }
-    for (int j = 0; j < dim; j++) {
-      PetscReal dN = df[j];
-      for (int d = 0; d < dim; d++)
-        if (d != j) dN *= f[d];
-      for (int i = 0; i < dim; i++) J[i][j] += X[v * dim + i] * dN;
+  /* J column j = d x / d xi_j: the differences of the corners along edge direction j, weighted by the bilinear
+     factors of the other coordinates (2^(dim-1) edges: 12 in 3-D); then DMAsmMFGeoFromJ */
+  PetscReal J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (int j = 0; j < dim; j++) {
+    const int o1 = (j + 1) % dim, o2 = (j + 2) % dim, bj = 1 << j; /* the other directions (3-D; 2-D: o1 only) */
+    for (int v = 0; v < (1 << dim); v++) {
+      PetscReal wv;
+      if (v & bj) continue; /* v: the edge's lower corner, v + bj its upper */
+      wv = 0.5 * (1.0 + (((v >> o1) & 1) ? xi[o1] : -xi[o1]));
+      if (dim == 3) wv *= 0.5 * (1.0 + (((v >> o2) & 1) ? xi[o2] : -xi[o2]));
+      for (int i = 0; i < dim; i++) J[i][j] += 0.5 * wv * (X[(v + bj) * dim + i] - X[v * dim + i]);
     }
   }
-  if (dim == 2) {
-    det      = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-    iJ[0][0] = J[1][1] / det;
-    iJ[0][1] = -J[0][1] / det;
-    iJ[1][0] = -J[1][0] / det;
-    iJ[1][1] = J[0][0] / det;
-  } else {
-    det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-    iJ[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
-    iJ[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
-    iJ[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
-    iJ[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
-    iJ[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
-    iJ[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
-    iJ[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
-    iJ[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
-    iJ[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
-  }
-  if (!poisson) g[0] = w * det;
-  else {
-    int k = 0;
-    for (int a = 0; a < dim; a++)
-      for (int b = a; b < dim; b++, k++) {
-        PetscReal s = 0;
-        for (int m = 0; m < dim; m++) s += iJ[a][m] * iJ[b][m];
-        g[k] = w * det * s;
-      }
-  }
+  DMAsmMFGeoFromJ(dim, poisson, J, w, g);
 }
 
 /* the element's [ng][nq] factors recomputed (host reference of the recompute path) */

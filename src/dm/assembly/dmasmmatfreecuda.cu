@@ -3,13 +3,20 @@
 
    Sum factorisation, 3-D: one element per (T x T) thread slice (T = max(n, q)), E = 128 / T^2 elements per block
    (threadIdx.z); thread (x, y) owns a column in z.  The x and y contractions go through shared memory
-   (three T^3 buffers per element), the z contractions, the pointwise geometry product and the transposed z
-   contraction stay in registers; then y^T and x^T through shared memory again: 5 block barriers per
-   application.  2-D: one thread per x column, the y direction in registers.  n and q are template parameters
-   (q = n or n + 1: p+1 or p+2 Gauss points per direction), so the register arrays are sized at compile time.
+   (three T^3 buffers per element), the y results (3 z columns of n) stay in registers; the z contraction and the
+   pointwise geometry product, point by point (qz loop not unrolled, the next point's factors loaded ahead), write
+   the thread's own column of the shared buffers, and the transposed z contraction reads it back one component at
+   a time (no barrier: no other thread reads that column); then y^T and x^T through shared memory: 6 block
+   barriers per application.  Registers: <= 128 a thread for stored geometry (4 blocks an SM, MF_MINBLOCKS3),
+   the recomputing instances separate (RECOMP template parameter, 3 blocks).  2-D: one thread per x column, the y
+   direction in registers (stored and recomputed geometry separate instances as in 3-D).  n and q are template
+   parameters (q = n or n + 1: p+1 or p+2 Gauss points per direction), so the register arrays are sized at compile
+   time.
    Geometry: the factors stored per element and Gauss point (coalesced: [e][ng][nq]), or recomputed at each point
    from the element's corner coordinates in shared memory (-dm_assembly_matfree_geometry recompute: 24 doubles an
-   element instead of 6 q^3; DMAsmMFGeoMultilinear, the host reference's function).
+   element instead of 6 q^3): 2-D by DMAsmMFGeoMultilinear, the host reference's function; 3-D by the same sums
+   regrouped per thread column (J's z column constant, its x and y columns linear in zeta), then DMAsmMFGeoFromJ as
+   the host reference does.
    Element outputs: atomicAdd into y, or stored [nelem][nen] for the gather by node (one thread per dof, its
    contributions in element order: deterministic).
 
@@ -22,6 +29,10 @@
 #include <petscellwarp/private/ellwarpdevice.h>
 
 #define MF_THREADS 128
+/* 3-D sum factorisation: at least 4 blocks (16 warps) an SM, i.e. at most 128 registers a thread (ptxas: no spills) */
+#define MF_MINBLOCKS3  4
+/* recomputed geometry: 3 blocks (<= 168 registers: the J, adjugate and corners of a point on top) */
+#define MF_MINBLOCKS3R 3
 
 template <int N, int Q>
 struct MFShape {
@@ -31,8 +42,10 @@ struct MFShape {
   static constexpr int NEN3 = N * N * N, NQ3 = Q * Q * Q, NEN2 = N * N, NQ2 = Q * Q;
 };
 
-template <int N, int Q, bool POISSON>
-__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
+/* RECOMP: geometry recomputed from the corners (xv) or stored (geo): separate instances, so the stored one does not
+   carry the recomputation's registers */
+template <int N, int Q, bool POISSON, bool RECOMP>
+__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3, RECOMP ? MF_MINBLOCKS3R : MF_MINBLOCKS3) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
 {
   constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E3, T3 = T * T * T, NEN = MFShape<N, Q>::NEN3, NQ = MFShape<N, Q>::NQ3;
   __shared__ PetscReal   sB[Q * N], sD[Q * N];
@@ -42,13 +55,13 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
   const PetscInt e      = (PetscInt)blockIdx.x * E + tz;
   const bool     active = e < nelem;
   PetscScalar   *S0 = s[tz][0], *S1 = s[tz][1], *S2 = s[tz][2];
-  PetscScalar    rB[N], rDy[N], rdB[N], o0[N], o1[N], o2[N];
+  PetscScalar    rB[N], rDy[N], rdB[N];
 
   for (int k = tx + T * (ty + T * tz); k < Q * N; k += T * T * E) {
     sB[k] = gB[k];
     sD[k] = gD[k];
   }
-  if (xv) {
+  if (RECOMP) {
     for (int k = tx + T * (ty + T * tz); k < 2 * Q; k += T * T * E) sG[k] = gw[k];
     if (active)
       for (int k = tx + T * ty; k < 24; k += T * T) sX[tz][k] = xv[e * 24 + k];
@@ -77,7 +90,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
   __syncthreads();
   /* y: (qx, y, z) -> (qx, qy, z) in registers: B B, D B (d/dy), B D (d/dx) */
   #pragma unroll
-  for (int z = 0; z < N; z++) rB[z] = rDy[z] = rdB[z] = o0[z] = o1[z] = o2[z] = 0;
+  for (int z = 0; z < N; z++) rB[z] = rDy[z] = rdB[z] = 0;
   if (tx < Q && ty < Q) {
     #pragma unroll
     for (int z = 0; z < N; z++)
@@ -90,45 +103,101 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
           rdB[z] += sB[ty * N + j] * S2[tx + T * (j + T * z)];
         }
       }
-    /* z, the pointwise product and z^T, per point column */
-    if (active)
-      #pragma unroll
-      for (int qz = 0; qz < Q; qz++) {
-        PetscScalar u[3] = {0, 0, 0}, v[3];
-        #pragma unroll
-        for (int z = 0; z < N; z++) {
-          if (POISSON) {
-            u[0] += sB[qz * N + z] * rdB[z];
-            u[1] += sB[qz * N + z] * rDy[z];
-            u[2] += sD[qz * N + z] * rB[z];
-          } else u[0] += sB[qz * N + z] * rB[z];
-        }
-        if (xv) {
-          const PetscReal xi[3] = {sG[tx], sG[ty], sG[qz]};
-          PetscReal       gl[6];
-          DMAsmMFGeoMultilinear(3, POISSON, sX[tz], xi, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
-          DMAsmMFPoint(3, POISSON, gl, 1, u, v);
-        } else DMAsmMFPoint(3, POISSON, geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * (ty + Q * qz), NQ, u, v);
-        #pragma unroll
-        for (int z = 0; z < N; z++) {
-          o0[z] += sB[qz * N + z] * v[0];
-          if (POISSON) {
-            o1[z] += sB[qz * N + z] * v[1];
-            o2[z] += sD[qz * N + z] * v[2];
-          }
-        }
-      }
   }
+  /* every thread of the element has read S1, S2 (y above): the buffers are free for the point values */
   __syncthreads();
-  if (tx < Q && ty < Q)
-    #pragma unroll
-    for (int z = 0; z < N; z++) {
-      S0[tx + T * (ty + T * z)] = o0[z];
-      if (POISSON) {
-        S1[tx + T * (ty + T * z)] = o1[z];
-        S2[tx + T * (ty + T * z)] = o2[z];
+  if (active && tx < Q && ty < Q) {
+    /* z and the pointwise product, per point column: v at (qx, qy, qz) into S0, S1, S2 (the thread's own column).
+       The qz loop is not unrolled (unrolled, the compiler keeps all of B, D and the geometry of the column in
+       registers: 255 and spills); the next point's geometry factors are loaded one iteration ahead */
+    const PetscReal *ge = RECOMP ? NULL : geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * ty;
+    PetscReal        gn[6];
+    /* recompute: along the thread's column (xi, eta fixed) the trilinear J's z column is constant and its x and y
+       columns are linear in zeta: J[:,0] = a0 + zeta b0, J[:,1] = a1 + zeta b1, J[:,2] = j2, set up once from the
+       edges (DMAsmMFGeoMultilinear's sums, regrouped); per point 6 FMAs and DMAsmMFGeoFromJ */
+    PetscReal a0[3] = {0, 0, 0}, b0[3] = {0, 0, 0}, a1[3] = {0, 0, 0}, b1[3] = {0, 0, 0}, j2[3] = {0, 0, 0};
+    if (!RECOMP)
+      #pragma unroll
+      for (int c = 0; c < (POISSON ? 6 : 1); c++) gn[c] = ge[c * NQ];
+    else {
+      const PetscReal *X = sX[tz], xi = sG[tx], eta = sG[ty];
+      #pragma unroll
+      for (int v = 0; v < 8; v++) {
+        const PetscReal sx = (v & 1) ? 1.0 : -1.0, sy = (v & 2) ? 1.0 : -1.0, sz = (v & 4) ? 1.0 : -1.0;
+        #pragma unroll
+        for (int i = 0; i < 3; i++) {
+          if (!(v & 1)) { /* edge along x: weight 0.5 (1 + sy eta) 0.5 (1 + sz zeta), times 0.5 */
+            const PetscReal c = 0.25 * (1.0 + sy * eta), d = X[(v + 1) * 3 + i] - X[v * 3 + i];
+            a0[i] += 0.5 * c * d;
+            b0[i] += 0.5 * sz * c * d;
+          }
+          if (!(v & 2)) { /* along y: 0.5 (1 + sx xi) 0.5 (1 + sz zeta) */
+            const PetscReal c = 0.25 * (1.0 + sx * xi), d = X[(v + 2) * 3 + i] - X[v * 3 + i];
+            a1[i] += 0.5 * c * d;
+            b1[i] += 0.5 * sz * c * d;
+          }
+          if (!(v & 4)) /* along z: 0.5 (1 + sx xi) 0.5 (1 + sy eta) */
+            j2[i] += 0.125 * (1.0 + sx * xi) * (1.0 + sy * eta) * (X[(v + 4) * 3 + i] - X[v * 3 + i]);
+        }
       }
     }
+    #pragma unroll 1
+    for (int qz = 0; qz < Q; qz++) {
+      PetscScalar u[3] = {0, 0, 0}, v[3];
+      PetscReal   gl[6];
+      #pragma unroll
+      for (int z = 0; z < N; z++) {
+        if (POISSON) {
+          u[0] += sB[qz * N + z] * rdB[z];
+          u[1] += sB[qz * N + z] * rDy[z];
+          u[2] += sD[qz * N + z] * rB[z];
+        } else u[0] += sB[qz * N + z] * rB[z];
+      }
+      if (RECOMP) {
+        const PetscReal zeta = sG[qz];
+        const PetscReal J[3][3] = {{a0[0] + zeta * b0[0], a1[0] + zeta * b1[0], j2[0]}, {a0[1] + zeta * b0[1], a1[1] + zeta * b1[1], j2[1]}, {a0[2] + zeta * b0[2], a1[2] + zeta * b1[2], j2[2]}};
+        DMAsmMFGeoFromJ(3, POISSON, J, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
+      } else {
+        #pragma unroll
+        for (int c = 0; c < (POISSON ? 6 : 1); c++) gl[c] = gn[c];
+        if (qz + 1 < Q)
+          #pragma unroll
+          for (int c = 0; c < (POISSON ? 6 : 1); c++) gn[c] = ge[c * NQ + Q * Q * (qz + 1)];
+      }
+      DMAsmMFPoint(3, POISSON, gl, 1, u, v);
+      S0[tx + T * (ty + T * qz)] = v[0];
+      if (POISSON) {
+        S1[tx + T * (ty + T * qz)] = v[1];
+        S2[tx + T * (ty + T * qz)] = v[2];
+      }
+    }
+    /* z^T on the same column, one component at a time: the column's Q values in registers, then its N outputs
+       written over it; no barrier (no other thread reads this column before the next one) */
+    #pragma unroll
+    for (int c = 0; c < (POISSON ? 3 : 1); c++) {
+      PetscScalar *Sc = c == 0 ? S0 : (c == 1 ? S1 : S2);
+      PetscReal   *M  = c == 2 ? sD : sB;
+      PetscScalar  col[Q];
+      #pragma unroll
+      for (int qz = 0; qz < Q; qz++) col[qz] = Sc[tx + T * (ty + T * qz)];
+      #pragma unroll 1
+      for (int z = 0; z < N; z++) {
+        PetscScalar r = 0;
+        #pragma unroll
+        for (int qz = 0; qz < Q; qz++) r += M[qz * N + z] * col[qz];
+        Sc[tx + T * (ty + T * z)] = r;
+      }
+    }
+  } else if (tx < Q && ty < Q) {
+    #pragma unroll
+    for (int z = 0; z < N; z++) {
+      S0[tx + T * (ty + T * z)] = 0;
+      if (POISSON) {
+        S1[tx + T * (ty + T * z)] = 0;
+        S2[tx + T * (ty + T * z)] = 0;
+      }
+    }
+  }
   __syncthreads();
   /* y^T: (qx, qy, z) -> (qx, y, z); rB: towards D^T in x (the d/dx part), rDy: towards B^T in x */
   if (tx < Q && ty < N)
@@ -172,7 +241,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
     }
 }
 
-template <int N, int Q, bool POISSON>
+template <int N, int Q, bool POISSON, bool RECOMP>
 __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
 {
   constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E2, NEN = MFShape<N, Q>::NEN2, NQ = MFShape<N, Q>::NQ2;
@@ -189,7 +258,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2
     sB[k] = gB[k];
     sD[k] = gD[k];
   }
-  if (xv) {
+  if (RECOMP) {
     for (int k = tx + T * ty; k < 2 * Q; k += T * E) sG[k] = gw[k];
     if (active)
       for (int k = tx; k < 8; k += T) sX[ty][k] = xv[e * 8 + k];
@@ -222,7 +291,7 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2
             u[1] += sD[qy * N + j] * rb[j];
           } else u[0] += sB[qy * N + j] * rb[j];
         }
-        if (xv) {
+        if (RECOMP) {
           const PetscReal xi[2] = {sG[tx], sG[qy]};
           PetscReal       gl[3];
           DMAsmMFGeoMultilinear(2, POISSON, sX[ty], xi, sG[Q + tx] * sG[Q + qy], gl);
@@ -271,13 +340,17 @@ static PetscErrorCode LaunchSumFact(DMAsmMatFree mf, cudaStream_t stream, const 
   if (mf->dim == 3) {
     const dim3 b(S::T, S::T, S::E3);
     const unsigned g = (unsigned)((mf->nelem + S::E3 - 1) / S::E3);
-    if (poisson) SumFact3D<N, Q, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
-    else SumFact3D<N, Q, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
+    if (poisson && mf->recompute) SumFact3D<N, Q, true, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else if (poisson) SumFact3D<N, Q, true, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
+    else if (mf->recompute) SumFact3D<N, Q, false, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else SumFact3D<N, Q, false, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
   } else {
     const dim3 b(S::T, S::E2);
     const unsigned g = (unsigned)((mf->nelem + S::E2 - 1) / S::E2);
-    if (poisson) SumFact2D<N, Q, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
-    else SumFact2D<N, Q, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->recompute ? mf->dxv : NULL, mf->dgw, x, y, ye);
+    if (poisson && mf->recompute) SumFact2D<N, Q, true, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else if (poisson) SumFact2D<N, Q, true, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
+    else if (mf->recompute) SumFact2D<N, Q, false, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else SumFact2D<N, Q, false, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
