@@ -96,6 +96,22 @@ PetscErrorCode DMAsmJacPlanPackedDevice(DMAssembly as, const MatAssemblyBlock *B
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* an element-state buffer (ue or ae, [nen][nelem]) in the execution memory, made at its first gather: kernels that
+   read the nodal state themselves never need one (on the host, ue comes with fe and ke from the set-up) */
+static PetscErrorCode StateBuffer(DMAssembly as, PetscScalar **buf)
+{
+  const PetscCount ne = (PetscCount)as->nen * as->nelem;
+
+  PetscFunctionBegin;
+  if (*buf) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(ELLWARP_HAVE_CUDA)
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAMalloc((void **)buf, sizeof(PetscScalar) * ne));
+  else
+#endif
+    PetscCall(PetscMalloc1(ne, buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The element callback (the Jacobian's if jac, else the residual's) at the state in u (and a): the vectors the
    element map indexes -- U and the auxiliary vector on one process, their ghosted copies on several.  The state
    is gathered into the element buffers ue/ae first (entry-major, coalesced for the callback), or, for kernels
@@ -106,20 +122,13 @@ PetscErrorCode DMAsmElements(DMAssembly as, Vec u, Vec a, PetscBool jac)
 {
   const PetscBool    state = jac ? as->jacstate : PETSC_TRUE;
   Vec                vs[2] = {state ? u : NULL, state ? a : NULL};
+  PetscScalar      **bufs[2] = {&as->ue, &as->ae};
   const PetscScalar *arr[2] = {NULL, NULL};
   PetscBool          hostcopy[2] = {PETSC_FALSE, PETSC_FALSE};
 
   PetscFunctionBegin;
-  if (state && a && !as->ae && !as->nodal) { /* ae allocated (in the execution memory) on first use of an auxiliary vector */
-    const PetscCount ne = (PetscCount)as->nen * as->nelem;
-#if defined(ELLWARP_HAVE_CUDA)
-    if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
-    else
-#endif
-      PetscCall(PetscMalloc1(ne, &as->ae));
-  }
   if (state) PetscCall(PetscLogEventBegin(DMASSEMBLY_Gather, as, 0, 0, 0));
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 2; i++) { /* the arrays in the execution memory, held until the callback returned */
     PetscMemType mt;
 
     if (!vs[i]) continue;
@@ -130,19 +139,18 @@ PetscErrorCode DMAsmElements(DMAssembly as, Vec u, Vec a, PetscBool jac)
       PetscCall(VecGetArrayRead(vs[i], &arr[i]));
       hostcopy[i] = PETSC_TRUE;
     }
-    if (as->nodal) continue; /* held until the callback returned */
-    if (as->mtype == PETSC_MEMTYPE_HOST) DMAsmHostGather(as->nen, as->nelem, as->edof, arr[i], i ? as->ae : as->ue);
+    if (as->nodal) continue; /* the kernel reads arr[i] itself */
+    PetscCall(StateBuffer(as, bufs[i]));
+    if (as->mtype == PETSC_MEMTYPE_HOST) DMAsmHostGather(as->nen, as->nelem, as->edof, arr[i], *bufs[i]);
 #if defined(ELLWARP_HAVE_CUDA)
-    else PetscCall(DMAsmCUDAGather(as->nen, as->nelem, as->dedof, arr[i], i ? as->ae : as->ue));
+    else PetscCall(DMAsmCUDAGather(as->nen, as->nelem, as->dedof, arr[i], *bufs[i]));
 #endif
-    if (hostcopy[i]) PetscCall(VecRestoreArrayRead(vs[i], &arr[i]));
-    else PetscCall(VecRestoreArrayReadAndMemType(vs[i], &arr[i]));
   }
   if (state) PetscCall(PetscLogEventEnd(DMASSEMBLY_Gather, as, 0, 0, 0));
   PHASE(as);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Element, as, 0, 0, 0));
   {
-    const PetscScalar *ue = state && !as->nodal ? as->ue : NULL, *ae = state && !as->nodal && a ? as->ae : NULL;
+    const PetscScalar *ue = vs[0] && !as->nodal ? as->ue : NULL, *ae = vs[1] && !as->nodal ? as->ae : NULL;
     as->nodalu      = arr[0];
     as->nodala      = arr[1];
     as->nodalactive = as->nodal;
@@ -152,12 +160,11 @@ PetscErrorCode DMAsmElements(DMAssembly as, Vec u, Vec a, PetscBool jac)
     as->nodalu = as->nodala = NULL;
   }
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Element, as, 0, 0, 0));
-  if (as->nodal)
-    for (int i = 0; i < 2; i++) {
-      if (!vs[i]) continue;
-      if (hostcopy[i]) PetscCall(VecRestoreArrayRead(vs[i], &arr[i]));
-      else PetscCall(VecRestoreArrayReadAndMemType(vs[i], &arr[i]));
-    }
+  for (int i = 0; i < 2; i++) {
+    if (!vs[i]) continue;
+    if (hostcopy[i]) PetscCall(VecRestoreArrayRead(vs[i], &arr[i]));
+    else PetscCall(VecRestoreArrayReadAndMemType(vs[i], &arr[i]));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

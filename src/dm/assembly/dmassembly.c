@@ -548,8 +548,7 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
 #if defined(ELLWARP_HAVE_CUDA)
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
     if (!as->res.dpacked) PetscCall(DMAsmPlanUpload(&as->res)); /* built on the host */
-    PetscCall(DMAsmCUDAMalloc((void **)&as->ue, sizeof(PetscScalar) * ne));
-    PetscCall(DMAsmCUDAMalloc((void **)&as->fe, sizeof(PetscScalar) * ne));
+    PetscCall(DMAsmCUDAMalloc((void **)&as->fe, sizeof(PetscScalar) * ne)); /* ue, ae: at their first gather (dmasmcompute.c) */
     PetscCall(DMAsmCUDAMalloc((void **)&as->ke, sizeof(PetscScalar) * ne * as->nen));
     PetscCall(DMAsmCUDAMalloc((void **)&as->dxe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim)); /* vertex coordinates (P1: nvert = nen) */
     PetscCall(DMAsmCUDAUpload(as->dxe, as->xe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim));
@@ -557,12 +556,10 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
       PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * ne));
       PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * ne));
     }
-    if (as->aux) PetscCall(DMAsmCUDAMalloc((void **)&as->ae, sizeof(PetscScalar) * ne));
 #endif
   } else {
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
-    PetscCall(PetscMalloc3(ne, &as->ue, ne, &as->fe, ne * as->nen, &as->ke));
-    if (as->aux) PetscCall(PetscMalloc1(ne, &as->ae));
+    PetscCall(PetscMalloc3(ne, &as->ue, ne, &as->fe, ne * as->nen, &as->ke)); /* ae: at its first gather */
     as->dxe   = as->xe;
     as->dedof = as->edof;
   }
