@@ -438,7 +438,7 @@ static PetscErrorCode RunCusparseBSR(cusparseHandle_t h, Mat A, Vec xh, Vec yref
   }
   PetscCall(PetscTime(&t0));
   PetscCall(MatConvert(A, MATSEQBAIJ, MAT_INITIAL_MATRIX, &B));
-  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &mb, &ia, &ja, &done)); /* BAIJ: the block rows */
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_TRUE, &mb, &ia, &ja, &done)); /* BAIJ: the block rows (block-compressed) */
   PetscCheck(done && mb == m / bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRowIJ on SeqBAIJ did not give the block rows");
   PetscCall(MatSeqBAIJGetArray(B, &a));
   i32.assign(ia, ia + mb + 1);
@@ -460,7 +460,7 @@ static PetscErrorCode RunCusparseBSR(cusparseHandle_t h, Mat A, Vec xh, Vec yref
   PetscCallCUDA(cudaMemcpy(c.ci, j32.data(), sizeof(int) * c.nnzb, cudaMemcpyHostToDevice));
   PetscCallCUDA(cudaMemcpy(c.val, a, sizeof(double) * (size_t)c.nnzb * bs * bs, cudaMemcpyHostToDevice));
   PetscCall(MatSeqBAIJRestoreArray(B, &a));
-  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &mb, &ia, &ja, &done));
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_TRUE, &mb, &ia, &ja, &done));
   PetscCall(VecGetArrayRead(xh, &xa));
   PetscCallCUDA(cudaMemcpy(c.x, xa, sizeof(double) * n, cudaMemcpyHostToDevice));
   PetscCall(VecRestoreArrayRead(xh, &xa));
