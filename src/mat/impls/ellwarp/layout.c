@@ -7,8 +7,9 @@
 /* Cost model for the a-priori kernel choice (the paper leaves it to a search).  SpMV is bandwidth
    bound: a slot costs its 12 bytes (value + 32-bit column) at ELLWARP_BW.  But a warp's loop over its
    slice is latency bound (~ELLWARP_T_ITER per iteration: a column load, then the dependent x load), so
-   the kernel cannot finish before its widest slice does.  Time = max(traffic, widest slice); the
-   threshold T with the least time wins, ties going to fewer lanes per row.  Rows too long for 32 lanes
+   the kernel cannot finish before its widest slice does.  Time = max(traffic, widest slice) for a sort in
+   windows; for the whole-matrix sort (every matrix whose rows are not power-law) a fluid model of the warps'
+   schedule (SimulateWhole, below); the threshold T with the least time wins, ties going to fewer lanes per row.  Rows too long for 32 lanes
    go to the chunked path, and a matrix under ELLWARP_SMALL_BYTES is latency bound throughout: it gets
    the most lanes per row.  Constants from H200 runs of benchmarks/spmv (sweeps over T, block size,
    window); the benchmark checks the choice against the exhaustive search on every suite matrix.
@@ -41,13 +42,20 @@
                                          8 entries per thread in flight, web 0.98 -> 1.00 and circuit 1.07 -> 1.10 of the
                                          best cuSPARSE (512: 16 entries per lane of a K2 row; 64, 128: too many chunks) */
 #define ELLWARP_BLOCK            128  /* every other matrix: best or within 1% on the H200 and H100 sweeps */
-/* Sort window: a whole-matrix sort pads least, but scatters each warp's rows (and so its y writes and
-   row-permutation reads) over the matrix; a 256-row window keeps them local.  Cost in bytes: slots at
+/* Sort window of larger matrices: a whole-matrix sort pads least, but scatters each warp's rows (and so its y writes
+   and row-permutation reads) over the matrix; a 256-row window keeps them local.  Cost in bytes: slots at
    12, padding slots once more (a padded lane still walks the slice), per row 40 (whole matrix) or 12
-   (window).  Matrices with power-law rows sort in windows of ELLWARP_IRREGULAR_WINDOW rows. */
+   (window).  Matrices with power-law rows sort in windows of ELLWARP_IRREGULAR_WINDOW rows; matrices of at most
+   ELLWARP_WHOLE_ROUNDS rounds of resident warps sort whole (EllwarpLayoutWalkWindow). */
 #define ELLWARP_ROW_BYTES_WHOLE  40.0
 #define ELLWARP_ROW_BYTES_WINDOW 12.0
 #define ELLWARP_AUTO_WINDOW      256
+#define ELLWARP_WHOLE_ROUNDS     3
+/* the schedule model of the whole-matrix sort (SimulateWhole) */
+#define ELLWARP_SIM_WARPS   8448  /* 132 SMs x 64 warps: H100 and H200 with 128-thread blocks of <= 32 registers */
+#define ELLWARP_SIM_STEP_US 0.9   /* one latency-bound step of a warp */
+#define ELLWARP_SIM_START   3     /* steps a slice costs before its first (its metadata loads) */
+#define ELLWARP_SIM_BW      3.0e6 /* bytes per microsecond */
 #define ELLWARP_LONG_WIDTH     16 /* K2 width (entries per lane) beyond which a row takes the chunked path */
 
 /* lanes per row for a row of length len under threshold T (T <= 0: K1) */
@@ -186,7 +194,16 @@ PetscInt EllwarpLayoutWalkWindow(const EllwarpParams *par, PetscInt m, PetscCoun
 
   if (par->sortwindow >= 0) return par->sortwindow;
   Moments(m, nnz, sum2, &mean, &std);
-  return std > ELLWARP_IRREGULAR_CV * mean ? ELLWARP_IRREGULAR_WINDOW : ELLWARP_AUTO_WINDOW;
+  if (std > ELLWARP_IRREGULAR_CV * mean) return ELLWARP_IRREGULAR_WINDOW;
+  /* rows not power-law, and few enough that their slices fill the resident warps at most ELLWARP_WHOLE_ROUNDS
+     times: the whole-matrix sort, whose last slices are the narrowest (a short tail); the threshold then comes from
+     the schedule model (SimulateWhole).  H100 sweeps (benchmarks/results/spmv-h100-dmplex/chooser-sweep and
+     spmv-h100*): on the 9 such matrices (0.02-0.8 M rows) the whole sort's best is within 0.4 % of the sweep's best,
+     a 256-row window's 1.5-8.5 % behind.  On larger ones (1.0-1.4 M rows: lv_gmsh_p1, lv_struct_p1, the 1.37 M box
+     P1, epidemiology) windows win by 1-7 % (the tail matters less than the locality of a window's rows), so they
+     keep the rule below (a 256-row window or the whole matrix, by bytes) */
+  if (m > 0 && m <= (PetscInt)ELLWARP_WHOLE_ROUNDS * ELLWARP_SIM_WARPS * ELLWARP_LANES) return 0;
+  return ELLWARP_AUTO_WINDOW;
 }
 
 /* power-law rows (std/mean of all row lengths above ELLWARP_IRREGULAR_CV): the same test as the window's */
@@ -264,6 +281,124 @@ static PetscErrorCode Walk(const EllwarpRowStats *st, PetscInt W, PetscInt T, El
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "No slice walk for threshold %" PetscInt_FMT, T);
 }
 
+/* ---- the slice kernel's time for a whole-matrix sort (W = 0), by a fluid model of its warps ----------------
+   Why a model of the schedule and not max(traffic, widest slice): on FE matrices of 0.3-1.4 M rows the slices
+   fill the GPU's resident warps only 1.2-5 times (10 k-43 k slices of 32 rows against 132 SMs x 64 warps), and a
+   warp's step is latency bound (the column load, then the dependent x load) once few warps are left: the
+   partial last round runs at the latency of its widest slices.  Splitting rows (K2, T below the row length)
+   halves the widths and doubles the slices, which the bytes-and-widest-slice rule could not see; the H100 sweeps of
+   benchmarks/results/spmv-h100-dmplex/chooser-sweep (DMPlex-built P1/P2/Q1/Q2 matrices) found K2 with T = 16..64
+   up to 9 % faster than the K1 that rule picked.
+   The model: slices start in sorted order (longest first) on ELLWARP_SIM_WARPS resident warps; a slice costs
+   ELLWARP_SIM_START + width steps; all running warps advance at the same rate, the lesser of one step per
+   ELLWARP_SIM_STEP_US and their share of ELLWARP_SIM_BW (the bytes per step are the matrix's bytes over all
+   steps).  Constants fitted to the W = 0 points of those sweeps (24 points: 6.6 % rms error in the time, and the
+   fastest threshold of each matrix is the model's; benchmarks/results/spmv-h100-dmplex/chooser-sweep/README.md).
+   Runs in O(bins log bins): slices of one width that start together are one event. */
+
+typedef struct {
+  PetscReal  P;     /* the progress (in steps) at which these warps finish */
+  PetscCount count; /* warps finishing then */
+} SimEvent;
+
+static void SimPush(SimEvent *h, PetscInt *n, SimEvent e)
+{
+  PetscInt i = (*n)++;
+  while (i > 0 && h[(i - 1) / 2].P > e.P) {
+    h[i] = h[(i - 1) / 2];
+    i    = (i - 1) / 2;
+  }
+  h[i] = e;
+}
+
+static SimEvent SimPop(SimEvent *h, PetscInt *n)
+{
+  SimEvent top = h[0], last = h[--(*n)];
+  PetscInt i = 0;
+  for (;;) {
+    PetscInt c = 2 * i + 1;
+    if (c >= *n) break;
+    if (c + 1 < *n && h[c + 1].P < h[c].P) c++;
+    if (h[c].P >= last.P) break;
+    h[i] = h[c];
+    i    = c;
+  }
+  if (*n) h[i] = last;
+  return top;
+}
+
+static PetscErrorCode SimulateWhole(const EllwarpRowStats *st, PetscInt T, PetscReal *us)
+{
+  PetscInt   nb = 0, nh = 0, b = 0, cap;
+  PetscInt  *bw;
+  PetscCount *bc, pos = 0, ns = 0, left, A = 0;
+  PetscReal  steps = 0, bytes, perstep, P = 0, t = 0;
+  SimEvent  *heap;
+
+  PetscFunctionBegin;
+  /* the slices in dispatch order, as HistWalk walks them: runs of one width */
+  PetscCall(PetscMalloc2(st->maxshort + 1, &bw, st->maxshort + 1, &bc));
+  for (PetscInt L = st->maxshort; L >= 0; L--) {
+    PetscCount h = st->hist[L], e = pos + h;
+    if (h && ns < e) {
+      PetscInt   l2 = LanesLog2(L, T), r = ELLWARP_LANES >> l2, w = (L + (1 << l2) - 1) >> l2;
+      PetscCount cnt = (e - ns + r - 1) / r;
+      if (nb && bw[nb - 1] == w) bc[nb - 1] += cnt;
+      else {
+        bw[nb] = w;
+        bc[nb++] = cnt;
+      }
+      ns += cnt * r;
+      steps += (PetscReal)cnt * (w + ELLWARP_SIM_START);
+    }
+    pos = e;
+  }
+  bytes   = 0;
+  for (PetscInt i = 0; i < nb; i++) bytes += (PetscReal)bc[i] * bw[i] * ELLWARP_LANES * 10.0; /* 16-bit columns */
+  bytes  += 16.0 * st->nrows;                                                                   /* x and y */
+  perstep = steps > 0 ? bytes / steps : 0;
+  cap     = 2 * nb + 2;
+  PetscCall(PetscMalloc1(cap, &heap));
+  /* the first round, then one event per group of warps that finish together */
+  left = ELLWARP_SIM_WARPS;
+  while (left > 0 && b < nb) {
+    PetscCount k = PetscMin(left, bc[b]);
+    SimPush(heap, &nh, (SimEvent){P + bw[b] + ELLWARP_SIM_START, k});
+    A += k;
+    left -= k;
+    if ((bc[b] -= k) == 0) b++;
+  }
+  while (nh) {
+    SimEvent   e = SimPop(heap, &nh);
+    PetscReal  rate;
+    PetscCount k = e.count;
+    while (nh && heap[0].P == e.P) k += SimPop(heap, &nh).count;
+    rate = PetscMin(1.0 / ELLWARP_SIM_STEP_US, ELLWARP_SIM_BW / ((PetscReal)A * perstep)); /* steps per us */
+    t += (e.P - P) / rate;
+    P = e.P;
+    A -= k;
+    while (k > 0 && b < nb) {
+      PetscCount kk = PetscMin(k, bc[b]);
+      if (nh + 1 > cap) {
+        SimEvent *h2;
+        PetscCall(PetscMalloc1(2 * cap, &h2));
+        PetscCall(PetscArraycpy(h2, heap, nh));
+        PetscCall(PetscFree(heap));
+        heap = h2;
+        cap *= 2;
+      }
+      SimPush(heap, &nh, (SimEvent){P + bw[b] + ELLWARP_SIM_START, kk});
+      A += kk;
+      k -= kk;
+      if ((bc[b] -= kk) == 0) b++;
+    }
+  }
+  *us = t;
+  PetscCall(PetscFree(heap));
+  PetscCall(PetscFree2(bw, bc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ChooseThreshold(const EllwarpRowStats *st, const EllwarpParams *par, PetscInt W, MatEllwarpKernel *kernel, PetscInt *threshold)
 {
   PetscReal best  = PETSC_MAX_REAL;
@@ -303,9 +438,12 @@ static PetscErrorCode ChooseThreshold(const EllwarpRowStats *st, const EllwarpPa
     PetscReal   cost;
 
     if (par->kernel == MAT_ELLWARP_KERNEL_K2 && ChooserCand[c] == 0) continue;
-    PetscCall(Walk(st, W, ChooserCand[c], &wk));
-    /* the kernel takes as long as its traffic needs, and no less than its widest slice's warp */
-    cost = PetscMax((PetscReal)wk.nslots * ELLWARP_BYTES_PER_SLOT / ELLWARP_BW, wk.maxwidth * ELLWARP_T_ITER);
+    if (W == 0) PetscCall(SimulateWhole(st, ChooserCand[c], &cost)); /* the schedule of the warps (above) */
+    else {
+      PetscCall(Walk(st, W, ChooserCand[c], &wk));
+      /* the kernel takes as long as its traffic needs, and no less than its widest slice's warp */
+      cost = PetscMax((PetscReal)wk.nslots * ELLWARP_BYTES_PER_SLOT / ELLWARP_BW, wk.maxwidth * ELLWARP_T_ITER);
+    }
     /* prefer fewer lanes per row (fewer slots, no reduction) unless splitting wins by more than 0.5% */
     if (cost < 0.995 * best) {
       best  = cost;
