@@ -4,6 +4,7 @@
 #include <petscellwarp/private/matellwarpimpl.h>
 #include <petscellwarp/private/ellwarpanalysis.h>
 #include <petscellwarp/private/matassemblytargetimpl.h>
+#include <petscellwarp/private/matellwarpaxpy.h>
 
 /* where the pattern analysis runs: the device with the cuda backend unless -mat_ellwarp_tune analysis=host */
 static PetscErrorCode AnalyseOnDevice(Mat A, PetscBool *dev)
@@ -653,27 +654,23 @@ PetscErrorCode MatSeqELLWARPRememberSamePattern(Mat X, Mat Y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatAXPY_SeqELLWARP(Mat Y, PetscScalar a, Mat X, MatStructure str)
+/* Same layouts: one kernel over the layout values.  Otherwise, and for Y an AIJ-family product result that carries
+   this op (a partner in PCGAMG's prolongator smoothing): seqellwarpaxpy.c */
+PetscErrorCode MatAXPY_SeqELLWARP(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
-  Mat_SeqELLWARP *ey = (Mat_SeqELLWARP *)Y->spptr;
-  PetscBool       same;
+  PetscBool same, isy;
 
   PetscFunctionBegin;
-  PetscCall(SameLayout(X, Y, str, &same));
-  if (same) {
+  PetscCall(PetscObjectTypeCompare((PetscObject)Y, MATSEQELLWARP, &isy));
+  if (isy) PetscCall(SameLayout(X, Y, str, &same));
+  if (isy && same) {
+    Mat_SeqELLWARP *ey = (Mat_SeqELLWARP *)Y->spptr;
+
     PetscCall(ey->k->axpy(ey->S, a, ((Mat_SeqELLWARP *)X->spptr)->S));
     LayoutChanged(Y);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscInfo(Y, "MatAXPY with different patterns: done on the host\n"));
-  PetscCall(MatSeqELLWARPSyncHost(Y));
-  {
-    PetscBool isx;
-    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQELLWARP, &isx));
-    if (isx) PetscCall(MatSeqELLWARPSyncHost(X));
-  }
-  PetscCall(ey->aijops.axpy(Y, a, X, str));
-  Y->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscCall(MatSeqELLWARPAXPYMixed_Private(Y, a, X, str));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -13,6 +13,7 @@
      MatSeqAIJGetArrayRead() (host copy brought up to date there).
    The shadows live in the product's data (freed by MatProductClear() or with the result). */
 #include <petscellwarp/private/matellwarpcommon.h>
+#include <petscellwarp/private/matellwarpaxpy.h>
 
 #define NSLOT 3
 
@@ -67,8 +68,9 @@ static Mat *Slot(Mat C, int i)
    set-up).  cuSPARSE uploads the pattern once, with X's values (made current on the host here: the symbolic phase
    may compute the product's values); RefreshShadow() overwrites them from the layout before every numeric phase.  Should cuSPARSE copy its values back to
    the host (it does so only on a host read of the shadow), it writes X's current values into X's host array,
-   which is harmless: X's host copy is then current, whatever X's offload mask says. */
-static PetscErrorCode CreateShadow(Mat X, Mat *shadow)
+   which is harmless: X's host copy is then current, whatever X's offload mask says.  MatAXPY of an AIJCUSPARSE
+   result with X uses one too (seqellwarpaxpy.c). */
+PetscErrorCode MatSeqELLWARPCreateShadow_Private(Mat X, Mat *shadow)
 {
   Mat_SeqAIJ *x = (Mat_SeqAIJ *)X->data;
   PetscInt    rbs, cbs;
@@ -274,6 +276,10 @@ static PetscErrorCode ProductSymbolic(Mat C)
     PetscCall(PetscContainerSetPointer(c, NULL)); /* detach before the container goes */
     PetscCall(PetscObjectCompose((PetscObject)C, CtxName, NULL));
   }
+  /* an operator applied to an operand (PCGAMG's A P0): MatAXPY/MatAYPX of the result with an ELLWARP operand would
+     otherwise fall to PETSc's MatAXPY_Basic, a host MatSetValues loop (the types differ); Galerkin products keep
+     their result's own op (seqellwarpaxpy.c says why) */
+  if (!ctx->ellresult && (C->product->type == MATPRODUCT_AB || C->product->type == MATPRODUCT_AtB || C->product->type == MATPRODUCT_ABt)) PetscCall(MatSeqELLWARPSetAXPYPartner_Private(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -290,6 +296,23 @@ static PetscErrorCode DelegateOtherTypes(Mat C, PetscBool *done)
   if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscInfo(C, "MatProduct %s of MATSEQELLWARP with %s: %s\n", MatProductTypes[p->type], ((PetscObject)(p->A && p->B ? p->B : p->A))->type_name, f ? "the implementation PETSc uses for SeqAIJ operands" : "none (PETSc's generic fallbacks)"));
   if (f) PetscCall((*f)(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The host products' result (SeqAIJ's symbolic phase gives it the first operand's type): a plain SeqAIJ result
+   gets MATSEQELLWARP's axpy op, as the device results do (ProductSymbolic) */
+static const char HostSymbolicName[] = "MatProductSymbolicEllwarpHost_C";
+
+static PetscErrorCode HostSymbolic(Mat C)
+{
+  PetscErrorCode (*f)(Mat) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)C, HostSymbolicName, &f));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP host product: no symbolic phase recorded");
+  PetscCall((*f)(C));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, HostSymbolicName, NULL));
+  PetscCall(MatSeqELLWARPSetAXPYPartner_Private(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -330,6 +353,10 @@ PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat C)
     PetscCheck(isell, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP product without an ELLWARP operand");
     PetscCall(PetscInfo(C, "MatProduct %s with MATSEQELLWARP (host backend): SeqAIJ's host product\n", MatProductTypes[p->type]));
     PetscCall((*((Mat_SeqELLWARP *)a->spptr)->aijops.productsetfromoptions)(C));
+    if (C->ops->productsymbolic && (p->type == MATPRODUCT_AB || p->type == MATPRODUCT_AtB || p->type == MATPRODUCT_ABt)) {
+      PetscCall(PetscObjectComposeFunction((PetscObject)C, HostSymbolicName, C->ops->productsymbolic));
+      C->ops->productsymbolic = HostSymbolic;
+    }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscNew(&ctx));
@@ -342,7 +369,7 @@ PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat C)
         PetscCall(PetscObjectReference((PetscObject)ctx->shadow[k]));
         ctx->shadow[i] = ctx->shadow[k];
       }
-    if (!ctx->shadow[i]) PetscCall(CreateShadow(X, &ctx->shadow[i]));
+    if (!ctx->shadow[i]) PetscCall(MatSeqELLWARPCreateShadow_Private(X, &ctx->shadow[i]));
   }
   for (int i = 0; i < NSLOT && !lead; i++) lead = ctx->shadow[i];
   {
