@@ -122,6 +122,9 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
     e->backendset = PETSC_TRUE;
     PetscCall(SetBackend(A, b));
   }
+  /* said when the options are read: the analysis itself runs at the first use (an assembled matrix converted to
+     our type is no longer analysed at once) */
+  PetscCheck(!(e->par.analysis == 0 && e->backend != MAT_ELLWARP_BACKEND_CUDA), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP: -mat_ellwarp_tune analysis=device needs the cuda backend (the backend is %s)", MatEllwarpBackends[e->backend]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -483,7 +486,9 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
     PetscCall(ReadOptions(B, PetscOptionsObject));
     PetscOptionsEnd();
   }
-  if (B->assembled && !B->boundtocpu) PetscCall(MatSeqELLWARPSyncLayout(B));
+  /* an assembled input is not analysed here: the layout is built on first use, as after MatAssemblyEnd()
+     (SeqAIJ's MatTranspose() and MatDuplicate() convert their results to our type: PCGAMG's graph transposed
+     the fine operator into an ELLWARP matrix that was analysed only to be added to another and destroyed) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

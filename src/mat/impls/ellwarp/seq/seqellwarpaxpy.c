@@ -171,6 +171,14 @@ static PetscErrorCode AXPYMixed(Mat Y, PetscScalar a, Mat X, MatStructure str)
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
+  if (str == DIFFERENT_NONZERO_PATTERN || str == UNKNOWN_NONZERO_PATTERN) { /* equal patterns: SAME (BLAS axpy), not a new matrix */
+    const Mat_SeqAIJ *x = (const Mat_SeqAIJ *)X->data, *y = (const Mat_SeqAIJ *)Y->data;
+    PetscBool         eq = (PetscBool)(x->nz == y->nz);
+
+    if (eq) PetscCall(PetscArraycmp(x->i, y->i, Y->rmap->n + 1, &eq));
+    if (eq) PetscCall(PetscArraycmp(x->j, y->j, y->nz, &eq));
+    if (eq) str = SAME_NONZERO_PATTERN;
+  }
   if (str == SUBSET_NONZERO_PATTERN) {
     PetscCall(SubsetHost(Y, a, X, &ok));
     if (ok) {
