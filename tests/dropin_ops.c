@@ -106,16 +106,24 @@ static PetscErrorCode SetValues(Problem *p, PetscReal scale, Mat ref, Mat A, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MatAssemblyEnd calls so far (MatAXPY_Basic, PETSc's path for operands of different axpy ops, assembles Y) */
-static PetscErrorCode AssemblyCount(PetscInt *n)
+/* calls of a logged event so far (logging on: PetscLogDefaultBegin()) */
+static PetscErrorCode EventCount(const char name[], PetscInt *n)
 {
   PetscLogEvent      ev;
   PetscEventPerfInfo info;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventGetId("MatAssemblyEnd", &ev));
+  PetscCall(PetscLogEventGetId(name, &ev));
   PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
   *n = info.count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatAssemblyEnd calls so far (MatAXPY_Basic, PETSc's path for operands of different axpy ops, assembles Y) */
+static PetscErrorCode AssemblyCount(PetscInt *n)
+{
+  PetscFunctionBegin;
+  PetscCall(EventCount("MatAssemblyEnd", n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -461,6 +469,27 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&Pe));
     PetscCall(MatDestroy(&Pr));
     if (Aop != A) PetscCall(MatDestroy(&Aop));
+  }
+
+  { /* PCGAMG's graph (MatCreateGraph: a duplicate of the operator, made symmetric with its transpose, scaled by
+       its diagonal, filtered), against MATAIJ's; none of its ELLWARP intermediates is ELL-WARP-analysed (they
+       are never multiplied) */
+    Mat      G, Gr;
+    PetscInt n0, n1;
+
+    PetscCall(PetscLogDefaultBegin());
+    PetscCall(SetValues(&p, 11.0, ref, A, device));
+    PetscCall(EventCount("EllwarpAnalysis", &n0));
+    PetscCall(MatCreateGraph(A, PETSC_TRUE, PETSC_TRUE, 0.01, 0, NULL, &G));
+    PetscCall(EventCount("EllwarpAnalysis", &n1));
+    PetscCall(MatCreateGraph(ref, PETSC_TRUE, PETSC_TRUE, 0.01, 0, NULL, &Gr));
+    PetscCall(Same(G, Gr, "MatCreateGraph (symmetrized, scaled, filtered)"));
+    if (size == 1) {
+      PetscCheck(n1 == n0, comm, PETSC_ERR_PLIB, "MatCreateGraph analysed %" PetscInt_FMT " ELLWARP matrices that are never multiplied", n1 - n0);
+      nchecks++;
+    }
+    PetscCall(MatDestroy(&G));
+    PetscCall(MatDestroy(&Gr));
   }
 
   PetscCall(PetscPrintf(comm, "dropin_ops: %" PetscInt_FMT " checks passed on %d rank(s) (%s values)\n", nchecks, size, device ? "device" : "host"));
