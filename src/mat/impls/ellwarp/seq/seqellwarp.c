@@ -2,6 +2,7 @@
    duplication, conversion back, destruction. */
 #include <petscellwarp/private/matellwarpcommon.h>
 #include <petscellwarp/private/tunelist.h>
+#include <petscellwarp/private/matellwarpaxpy.h>
 
 const char *const MatEllwarpKernels[]  = {"auto", "k1", "k2", "MatEllwarpKernel", "MAT_ELLWARP_KERNEL_", NULL};
 const char *const MatEllwarpBackends[] = {"cuda", "host", "MatEllwarpBackend", "MAT_ELLWARP_BACKEND_", NULL};
@@ -190,6 +191,7 @@ static PetscErrorCode StripToSeqAIJ(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MatSeqELLWARPSyncHost(B));
+  PetscCall(MatSeqELLWARPDropShadow_Private(B));
   PetscCall(FreeLayouts(B));
   *B->ops = e->aijops;
   PetscCall(PetscMemzero(a->ops, sizeof(Mat_SeqAIJOps)));
@@ -259,6 +261,7 @@ static PetscErrorCode MatDestroy_SeqELLWARP(Mat A)
   PetscFunctionBegin;
   if (!e) PetscFunctionReturn(PETSC_SUCCESS); /* spptr moved away by MatHeaderMerge() */
   aijdestroy = e->aijops.destroy;
+  PetscCall(MatSeqELLWARPDropShadow_Private(A)); /* it shares the host arrays SeqAIJ's destroy frees */
   PetscCall(FreeLayouts(A));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ConvertNames); i++) PetscCall(PetscObjectComposeFunction((PetscObject)A, ConvertNames[i], NULL));
   PetscCall(PetscFree(A->spptr));

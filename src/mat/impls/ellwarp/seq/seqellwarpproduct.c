@@ -70,6 +70,83 @@ static Mat *Slot(Mat C, int i)
    the host (it does so only on a host read of the shadow), it writes X's current values into X's host array,
    which is harmless: X's host copy is then current, whatever X's offload mask says.  MatAXPY of an AIJCUSPARSE
    result with X uses one too (seqellwarpaxpy.c). */
+/* The shadow kept on its operand between products (-mat_ellwarp_keep_shadow, default true).  PCGAMG makes the fine
+   operator's shadow for A P0, clears that product, and makes it again for P^T A P; P0's for A P0 and for the
+   MatAYPX that smooths it: each a SeqAIJ assembly of the operand's CSR and an upload of it.  An operand keeps the
+   shadow it was given (with the nonzero state it was made for), as an AIJCUSPARSE matrix keeps its device CSR; the
+   next product or MatAXPY takes it with its values refreshed (RefreshShadow(), as before every numeric phase).
+   Only a shadow whose device CSR exists is taken (refreshing one that cuSPARSE had not uploaded yet gave NaN
+   coarse operators, see ProductSymbolic()).  The cost: the operand's CSR stays on the device as long as the
+   operand (in PCGAMG the Galerkin product's context holds the fine operator's shadow for as long anyway). */
+typedef struct {
+  Mat              shadow;
+  PetscObjectState nzstate;
+} KeptShadow;
+
+static const char KeptName[] = "MatSeqELLWARPKeptShadow";
+
+static PetscErrorCode KeptDestroy(PetscCtxRt arg)
+{
+  KeptShadow *k = *(KeptShadow **)arg;
+
+  PetscFunctionBegin;
+  if (k) PetscCall(MatDestroy(&k->shadow));
+  PetscCall(PetscFree(k));
+  *(KeptShadow **)arg = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RefreshShadow(Mat, Mat);
+
+/* the shadow X keeps, if it is still X's (same pattern, same host arrays) and on the device; NULL otherwise */
+static PetscErrorCode TakeKept(Mat X, Mat *shadow)
+{
+  KeptShadow *k = NULL;
+
+  PetscFunctionBegin;
+  *shadow = NULL;
+  PetscCall(PetscObjectContainerQuery((PetscObject)X, KeptName, (void **)&k));
+  if (k && k->shadow) {
+    const Mat_SeqAIJ *x = (const Mat_SeqAIJ *)X->data, *s = (const Mat_SeqAIJ *)k->shadow->data;
+    Mat               S = k->shadow;
+
+    if (k->nzstate == X->nonzerostate && s->i == x->i && s->j == x->j && s->a == x->a && s->nz == x->nz && S->rmap->n == X->rmap->n && S->cmap->n == X->cmap->n && (S->offloadmask == PETSC_OFFLOAD_GPU || S->offloadmask == PETSC_OFFLOAD_BOTH)) {
+      PetscCall(RefreshShadow(X, S));
+      PetscCall(PetscObjectReference((PetscObject)S));
+      *shadow = S;
+      PetscCall(PetscInfo(X, "Reusing the AIJCUSPARSE shadow this matrix keeps (values refreshed on the device)\n"));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Keep(Mat X, Mat shadow)
+{
+  PetscBool   keep = PETSC_TRUE;
+  KeptShadow *k;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(((PetscObject)X)->options, ((PetscObject)X)->prefix, "-mat_ellwarp_keep_shadow", &keep, NULL));
+  if (!keep) {
+    PetscCall(PetscObjectCompose((PetscObject)X, KeptName, NULL));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscNew(&k));
+  PetscCall(PetscObjectReference((PetscObject)shadow));
+  k->shadow  = shadow;
+  k->nzstate = X->nonzerostate;
+  PetscCall(PetscObjectContainerCompose((PetscObject)X, KeptName, k, KeptDestroy)); /* replaces (and frees) an older one */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* X goes (or stops being MATSEQELLWARP): its kept shadow, which shares X's host arrays, goes first */
+PetscErrorCode MatSeqELLWARPDropShadow_Private(Mat X)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectCompose((PetscObject)X, KeptName, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSeqELLWARPCreateShadow_Private(Mat X, Mat *shadow)
 {
   Mat_SeqAIJ *x = (Mat_SeqAIJ *)X->data;
@@ -80,6 +157,8 @@ PetscErrorCode MatSeqELLWARPCreateShadow_Private(Mat X, Mat *shadow)
     PetscCall(MatConvert(X, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, shadow));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(TakeKept(X, shadow));
+  if (*shadow) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqELLWARPSyncHost(X)); /* the values cuSPARSE's first upload (in the symbolic phase) carries */
   /* MatCreateSeqAIJWithArrays(), but with I-nodes off before its assembly: AIJCUSPARSE does not use them on the
      device, and SeqAIJ's I-node check is half the cost of making the shadow (ksp ex45 128^3, 14.6 M nonzeros, on
@@ -110,6 +189,7 @@ PetscErrorCode MatSeqELLWARPCreateShadow_Private(Mat X, Mat *shadow)
     PetscCall(MatAssemblyEnd(*shadow, MAT_FINAL_ASSEMBLY));
   }
   PetscCall(MatConvert(*shadow, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, shadow));
+  PetscCall(Keep(X, *shadow));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
