@@ -11,6 +11,8 @@
    ellwarp_add_test(dropin_ops.np2_host NPROCS 2 -mat_ellwarp_backend host)
    ellwarp_add_test(dropin_ops.cuda GPU -device_values)
    ellwarp_add_test(dropin_ops.np2_cuda GPU NPROCS 2 TIMEOUT 120 -device_values)
+   ellwarp_add_test(dropin_ops.host_a_aij -mat_ellwarp_backend host -product_aij)
+   ellwarp_add_test(dropin_ops.cuda_a_aij GPU -device_values -product_aij)
 */
 #include <petscellwarp.h>
 #include <petscviewer.h>
@@ -104,11 +106,56 @@ static PetscErrorCode SetValues(Problem *p, PetscReal scale, Mat ref, Mat A, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* calls of a logged event so far (logging on: PetscLogDefaultBegin()) */
+static PetscErrorCode EventCount(const char name[], PetscInt *n)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBegin;
+  *n = 0;
+  PetscCall(PetscLogEventGetId(name, &ev)); /* -1: not registered (yet) */
+  if (ev < 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
+  *n = info.count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatAssemblyEnd calls so far (MatAXPY_Basic, PETSc's path for operands of different axpy ops, assembles Y) */
+static PetscErrorCode AssemblyCount(PetscInt *n)
+{
+  PetscFunctionBegin;
+  PetscCall(EventCount("MatAssemblyEnd", n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a tentative prolongator as PCGAMG makes one (one entry a row, aggregates of 4 consecutive rows), or, with shift,
+   a matrix of the same size whose entries are one aggregate further (a pattern that is not a subset of A P's) */
+static PetscErrorCode Prolongator(Mat A, MatType type, PetscInt shift, Mat *P)
+{
+  PetscInt n, nc, rs, re;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, NULL, &n));
+  nc = (n + 3) / 4;
+  PetscCall(MatGetOwnershipRangeColumn(A, &rs, &re));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), P));
+  PetscCall(MatSetSizes(*P, re - rs, PETSC_DECIDE, n, nc));
+  PetscCall(MatSetType(*P, type));
+  PetscCall(MatSetFromOptions(*P));
+  PetscCall(MatSeqAIJSetPreallocation(*P, 1, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*P, 1, NULL, 1, NULL));
+  for (PetscInt r = rs; r < re; r++) PetscCall(MatSetValue(*P, r, (r / 4 + shift) % nc, (shift ? -0.3 : 1.0) + 0.1 * (PetscReal)(r % 3), INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Comm    comm;
   PetscInt    nx = 12, rs, re;
-  PetscBool   device = PETSC_FALSE;
+  PetscBool   device = PETSC_FALSE, productaij = PETSC_FALSE;
   Mat         ref, A;
   Problem     p;
   PetscMPIInt size;
@@ -121,6 +168,7 @@ int main(int argc, char **argv)
   PetscOptionsBegin(comm, NULL, "dropin_ops options", NULL);
   PetscCall(PetscOptionsInt("-nx", "grid points a side", NULL, nx, &nx, NULL));
   PetscCall(PetscOptionsBool("-device_values", "set MATELLWARP's values from device memory", NULL, device, &device, NULL));
+  PetscCall(PetscOptionsBool("-product_aij", "mixed MatAXPY: the product's operator is an AIJ (AIJCUSPARSE with -device_values) copy of A, P0 ELLWARP", NULL, productaij, &productaij, NULL));
   PetscOptionsEnd();
 
   PetscCall(MatCreate(comm, &ref));
@@ -344,6 +392,116 @@ int main(int argc, char **argv)
       PetscCall(VecDestroy(&yr));
     }
     PetscCall(MatDestroy(&L));
+  }
+
+  { /* MatAXPY/MatAYPX with mixed operands, PCGAMG's prolongator smoothing (agg.c): C = A P0 (our product's result:
+       AIJCUSPARSE on the device, the host product's type on the host), MatAYPX(C, alpha, P0, SUBSET) with the
+       ELLWARP P0; then SAME patterns (another product result, an ELLWARP copy of C, both ways round), an ELLWARP
+       subset of an ELLWARP C, and a DIFFERENT pattern; each against the same steps on MATAIJ */
+    Mat         Pe, Pr, C, Cr, D, Dr, E, Er, Q, Qr, Aop = A;
+    PetscInt    n0, n1, m0, m1;
+    PetscScalar alpha = -1.4 / 8.0;
+
+    PetscCall(PetscLogDefaultBegin());
+    PetscCall(SetValues(&p, 10.0, ref, A, device));
+    PetscCall(Prolongator(A, MATELLWARP, 0, &Pe));
+    PetscCall(Prolongator(ref, MATAIJ, 0, &Pr));
+    if (productaij) PetscCall(MatConvert(ref, device ? MATAIJCUSPARSE : MATAIJ, MAT_INITIAL_MATRIX, &Aop));
+    PetscCall(MatMatMult(Aop, Pe, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+    PetscCall(MatMatMult(ref, Pr, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cr));
+    PetscCall(MatProductClear(C));
+    PetscCall(MatProductClear(Cr));
+    PetscCall(Same(C, Cr, "A P0"));
+    PetscCall(AssemblyCount(&n0));
+    PetscCall(EventCount("EllwarpAXPYMixed", &m0));
+    PetscCall(MatAYPX(C, alpha, Pe, SUBSET_NONZERO_PATTERN));
+    PetscCall(EventCount("EllwarpAXPYMixed", &m1));
+    PetscCall(AssemblyCount(&n1));
+    PetscCall(MatAYPX(Cr, alpha, Pr, SUBSET_NONZERO_PATTERN));
+    PetscCall(Same(C, Cr, "MatAYPX(A P0, alpha, P0, SUBSET_NONZERO_PATTERN)"));
+    if (size == 1) { /* PETSc's MatAXPY() reached our op (seqellwarpaxpy.c), not MatAXPY_Basic */
+      PetscBool cusp;
+      MatType   ct;
+
+      PetscCall(MatGetType(C, &ct));
+      PetscCheck(m1 == m0 + 1, comm, PETSC_ERR_PLIB, "MatAYPX(A P0 (%s), alpha, ELLWARP P0, SUBSET) did not reach MATSEQELLWARP's axpy (%" PetscInt_FMT " calls)", ct, m1 - m0);
+      nchecks++;
+      /* on the host nothing is assembled (MatAXPY_Basic assembles C; on the device, P0's AIJCUSPARSE shadow is) */
+      PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &cusp));
+      PetscCheck(cusp || n1 == n0, comm, PETSC_ERR_PLIB, "MatAYPX(A P0, alpha, ELLWARP P0, SUBSET) assembled its result (%" PetscInt_FMT " times): PETSc's MatAXPY_Basic ran", n1 - n0);
+      nchecks++;
+    }
+    PetscCall(MatMatMult(Aop, Pe, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &D));
+    PetscCall(MatMatMult(ref, Pr, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Dr));
+    PetscCall(MatAXPY(C, 0.5, D, SAME_NONZERO_PATTERN));
+    PetscCall(MatAXPY(Cr, 0.5, Dr, SAME_NONZERO_PATTERN));
+    PetscCall(Same(C, Cr, "MatAXPY(A P0, 0.5, A P0, SAME_NONZERO_PATTERN)"));
+    PetscCall(MatConvert(Cr, MATELLWARP, MAT_INITIAL_MATRIX, &E));
+    PetscCall(MatDuplicate(Cr, MAT_COPY_VALUES, &Er));
+    PetscCall(MatAXPY(C, -0.25, E, SAME_NONZERO_PATTERN));
+    PetscCall(MatAXPY(Cr, -0.25, Er, SAME_NONZERO_PATTERN));
+    PetscCall(Same(C, Cr, "MatAXPY(A P0, -0.25, ELLWARP, SAME_NONZERO_PATTERN)"));
+    PetscCall(MatAXPY(E, 2.0, C, SAME_NONZERO_PATTERN));
+    PetscCall(MatAXPY(Er, 2.0, Cr, SAME_NONZERO_PATTERN));
+    PetscCall(Same(E, Er, "MatAXPY(ELLWARP, 2, A P0, SAME_NONZERO_PATTERN)"));
+    PetscCall(MatAXPY(E, 3.0, Pe, SUBSET_NONZERO_PATTERN));
+    PetscCall(MatAXPY(Er, 3.0, Pr, SUBSET_NONZERO_PATTERN));
+    PetscCall(Same(E, Er, "MatAXPY(ELLWARP, 3, ELLWARP P0, SUBSET_NONZERO_PATTERN)"));
+    PetscCall(Prolongator(A, MATELLWARP, 1, &Q));
+    PetscCall(Prolongator(ref, MATAIJ, 1, &Qr));
+    PetscCall(MatAXPY(C, 1.5, Q, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatAXPY(Cr, 1.5, Qr, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(Same(C, Cr, "MatAXPY(A P0, 1.5, ELLWARP, DIFFERENT_NONZERO_PATTERN)"));
+    { /* the result still multiplies right (PCMG's interpolation) */
+      Vec x, ya, yr;
+      PetscCall(MatCreateVecs(C, &x, &ya));
+      PetscCall(MatCreateVecs(Cr, NULL, &yr));
+      PetscCall(VecSetRandom(x, NULL));
+      PetscCall(MatMult(C, x, ya));
+      {
+        Vec xr;
+        PetscCall(MatCreateVecs(Cr, &xr, NULL));
+        PetscCall(VecCopy(x, xr));
+        PetscCall(MatMult(Cr, xr, yr));
+        PetscCall(VecDestroy(&xr));
+      }
+      PetscCall(MpiTestCompareVec(yr, ya, 1e-13, "MatMult of A P0 after the AXPYs", &nchecks));
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&ya));
+      PetscCall(VecDestroy(&yr));
+    }
+    PetscCall(MatDestroy(&Q));
+    PetscCall(MatDestroy(&Qr));
+    PetscCall(MatDestroy(&E));
+    PetscCall(MatDestroy(&Er));
+    PetscCall(MatDestroy(&D));
+    PetscCall(MatDestroy(&Dr));
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&Cr));
+    PetscCall(MatDestroy(&Pe));
+    PetscCall(MatDestroy(&Pr));
+    if (Aop != A) PetscCall(MatDestroy(&Aop));
+  }
+
+  { /* PCGAMG's graph (MatCreateGraph: a duplicate of the operator, made symmetric with its transpose, scaled by
+       its diagonal, filtered), against MATAIJ's; none of its ELLWARP intermediates is ELL-WARP-analysed (they
+       are never multiplied) */
+    Mat      G, Gr;
+    PetscInt n0, n1;
+
+    PetscCall(PetscLogDefaultBegin());
+    PetscCall(SetValues(&p, 11.0, ref, A, device));
+    PetscCall(EventCount("EllwarpAnalysis", &n0));
+    PetscCall(MatCreateGraph(A, PETSC_TRUE, PETSC_TRUE, 0.01, 0, NULL, &G));
+    PetscCall(EventCount("EllwarpAnalysis", &n1));
+    PetscCall(MatCreateGraph(ref, PETSC_TRUE, PETSC_TRUE, 0.01, 0, NULL, &Gr));
+    PetscCall(Same(G, Gr, "MatCreateGraph (symmetrized, scaled, filtered)"));
+    if (size == 1) {
+      PetscCheck(n1 == n0, comm, PETSC_ERR_PLIB, "MatCreateGraph analysed %" PetscInt_FMT " ELLWARP matrices that are never multiplied", n1 - n0);
+      nchecks++;
+    }
+    PetscCall(MatDestroy(&G));
+    PetscCall(MatDestroy(&Gr));
   }
 
   PetscCall(PetscPrintf(comm, "dropin_ops: %" PetscInt_FMT " checks passed on %d rank(s) (%s values)\n", nchecks, size, device ? "device" : "host"));

@@ -2,6 +2,7 @@
    duplication, conversion back, destruction. */
 #include <petscellwarp/private/matellwarpcommon.h>
 #include <petscellwarp/private/tunelist.h>
+#include <petscellwarp/private/matellwarpaxpy.h>
 
 const char *const MatEllwarpKernels[]  = {"auto", "k1", "k2", "MatEllwarpKernel", "MAT_ELLWARP_KERNEL_", NULL};
 const char *const MatEllwarpBackends[] = {"cuda", "host", "MatEllwarpBackend", "MAT_ELLWARP_BACKEND_", NULL};
@@ -122,6 +123,9 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
     e->backendset = PETSC_TRUE;
     PetscCall(SetBackend(A, b));
   }
+  /* said when the options are read: the analysis itself runs at the first use (an assembled matrix converted to
+     our type is no longer analysed at once) */
+  PetscCheck(!(e->par.analysis == 0 && e->backend != MAT_ELLWARP_BACKEND_CUDA), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP: -mat_ellwarp_tune analysis=device needs the cuda backend (the backend is %s)", MatEllwarpBackends[e->backend]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -187,6 +191,7 @@ static PetscErrorCode StripToSeqAIJ(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MatSeqELLWARPSyncHost(B));
+  PetscCall(MatSeqELLWARPDropShadow_Private(B));
   PetscCall(FreeLayouts(B));
   *B->ops = e->aijops;
   PetscCall(PetscMemzero(a->ops, sizeof(Mat_SeqAIJOps)));
@@ -256,6 +261,7 @@ static PetscErrorCode MatDestroy_SeqELLWARP(Mat A)
   PetscFunctionBegin;
   if (!e) PetscFunctionReturn(PETSC_SUCCESS); /* spptr moved away by MatHeaderMerge() */
   aijdestroy = e->aijops.destroy;
+  PetscCall(MatSeqELLWARPDropShadow_Private(A)); /* it shares the host arrays SeqAIJ's destroy frees */
   PetscCall(FreeLayouts(A));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ConvertNames); i++) PetscCall(PetscObjectComposeFunction((PetscObject)A, ConvertNames[i], NULL));
   PetscCall(PetscFree(A->spptr));
@@ -483,7 +489,9 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
     PetscCall(ReadOptions(B, PetscOptionsObject));
     PetscOptionsEnd();
   }
-  if (B->assembled && !B->boundtocpu) PetscCall(MatSeqELLWARPSyncLayout(B));
+  /* an assembled input is not analysed here: the layout is built on first use, as after MatAssemblyEnd()
+     (SeqAIJ's MatTranspose() and MatDuplicate() convert their results to our type: PCGAMG's graph transposed
+     the fine operator into an ELLWARP matrix that was analysed only to be added to another and destroyed) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -4,6 +4,7 @@
 #include <petscellwarp/private/matellwarpimpl.h>
 #include <petscellwarp/private/ellwarpanalysis.h>
 #include <petscellwarp/private/matassemblytargetimpl.h>
+#include <petscellwarp/private/matellwarpaxpy.h>
 
 /* where the pattern analysis runs: the device with the cuda backend unless -mat_ellwarp_tune analysis=host */
 static PetscErrorCode AnalyseOnDevice(Mat A, PetscBool *dev)
@@ -411,6 +412,26 @@ static PetscErrorCode MatMultTransposeAdd_SeqELLWARP(Mat A, Vec x, Vec z, Vec y)
 }
 
 /* ---- value operations on the layout -------------------------------------------------------------- */
+/* No current layout (none built yet, or the pattern changed since): a value operation (diagonal, scalings, shift)
+   runs in SeqAIJ on the host values, which stay the current ones, instead of analysing the pattern for it.  The
+   layout is built by the first operation that multiplies (MatSeqELLWARPSyncLayout()), as AIJCUSPARSE uploads on
+   first use.  PCGAMG's graph (MatCreateGraph: a duplicate of the operator, made symmetric, scaled and filtered on
+   the host) was otherwise analysed and uploaded for one MatGetDiagonal/MatDiagonalScale, then read back. */
+static inline PetscBool NoLayout(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  return (PetscBool)(!e->L || e->nzstate != A->nonzerostate);
+}
+
+#define ELLWARP_IF_NO_LAYOUT(A, call, write) \
+  do { \
+    if (NoLayout(A)) { \
+      PetscCall(call); \
+      if (write) (A)->offloadmask = PETSC_OFFLOAD_CPU; \
+      PetscFunctionReturn(PETSC_SUCCESS); \
+    } \
+  } while (0)
+
 static PetscErrorCode MatGetDiagonal_SeqELLWARP(Mat A, Vec v)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
@@ -418,6 +439,7 @@ static PetscErrorCode MatGetDiagonal_SeqELLWARP(Mat A, Vec v)
 
   PetscFunctionBegin;
   ELLWARP_IF_BOUND(A, e->aijops.getdiagonal(A, v));
+  ELLWARP_IF_NO_LAYOUT(A, e->aijops.getdiagonal(A, v), PETSC_FALSE);
   PetscCall(MatSeqELLWARPSyncLayout(A));
   PetscCall(GetArray(A, v, PETSC_FALSE, &d));
   PetscCall(e->k->getdiag(e->S, d));
@@ -431,6 +453,7 @@ static PetscErrorCode MatScale_SeqELLWARP(Mat A, PetscScalar s)
 
   PetscFunctionBegin;
   ELLWARP_IF_BOUND(A, e->aijops.scale(A, s));
+  ELLWARP_IF_NO_LAYOUT(A, e->aijops.scale(A, s), PETSC_TRUE);
   PetscCall(MatSeqELLWARPSyncLayout(A));
   PetscCall(e->k->scale(e->S, s));
   LayoutChanged(A);
@@ -452,6 +475,7 @@ static PetscErrorCode MatShift_SeqELLWARP(Mat A, PetscScalar s)
 
   PetscFunctionBegin;
   ELLWARP_IF_BOUND(A, e->aijops.shift(A, s));
+  ELLWARP_IF_NO_LAYOUT(A, e->aijops.shift(A, s), PETSC_TRUE);
   PetscCall(MatSeqELLWARPSyncLayout(A));
   if (e->L->ndiagmissing) {
     PetscCall(HostFallback(A, "MatShift with missing diagonal entries"));
@@ -471,6 +495,7 @@ static PetscErrorCode MatDiagonalScale_SeqELLWARP(Mat A, Vec l, Vec r)
 
   PetscFunctionBegin;
   ELLWARP_IF_BOUND(A, e->aijops.diagonalscale(A, l, r));
+  ELLWARP_IF_NO_LAYOUT(A, e->aijops.diagonalscale(A, l, r), PETSC_TRUE);
   PetscCall(MatSeqELLWARPSyncLayout(A));
   if (l) PetscCall(GetArrayRead(A, l, &la));
   if (r) PetscCall(GetArrayRead(A, r, &ra));
@@ -617,6 +642,9 @@ static PetscErrorCode SameLayout(Mat X, Mat Y, MatStructure str, PetscBool *same
     PetscBool       eq = PETSC_FALSE, known;
 
     if (ex->backend != ey->backend || X->rmap->n != Y->rmap->n || X->cmap->n != Y->cmap->n || ax->nz != ay->nz) PetscFunctionReturn(PETSC_SUCCESS);
+    /* Y (the matrix written) without a current layout: the host CSR (seqellwarpaxpy.c), no analysis to add two
+       matrices (PCGAMG's graph, Gmat + Gmat^T, analysed both copies of the fine pattern for one MatAXPY) */
+    if (NoLayout(Y)) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatSeqELLWARPSyncLayout(X));
     PetscCall(MatSeqELLWARPSyncLayout(Y));
     {
@@ -653,27 +681,23 @@ PetscErrorCode MatSeqELLWARPRememberSamePattern(Mat X, Mat Y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatAXPY_SeqELLWARP(Mat Y, PetscScalar a, Mat X, MatStructure str)
+/* Same layouts: one kernel over the layout values.  Otherwise, and for Y an AIJ-family product result that carries
+   this op (a partner in PCGAMG's prolongator smoothing): seqellwarpaxpy.c */
+PetscErrorCode MatAXPY_SeqELLWARP(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
-  Mat_SeqELLWARP *ey = (Mat_SeqELLWARP *)Y->spptr;
-  PetscBool       same;
+  PetscBool same, isy;
 
   PetscFunctionBegin;
-  PetscCall(SameLayout(X, Y, str, &same));
-  if (same) {
+  PetscCall(PetscObjectTypeCompare((PetscObject)Y, MATSEQELLWARP, &isy));
+  if (isy) PetscCall(SameLayout(X, Y, str, &same));
+  if (isy && same) {
+    Mat_SeqELLWARP *ey = (Mat_SeqELLWARP *)Y->spptr;
+
     PetscCall(ey->k->axpy(ey->S, a, ((Mat_SeqELLWARP *)X->spptr)->S));
     LayoutChanged(Y);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscInfo(Y, "MatAXPY with different patterns: done on the host\n"));
-  PetscCall(MatSeqELLWARPSyncHost(Y));
-  {
-    PetscBool isx;
-    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQELLWARP, &isx));
-    if (isx) PetscCall(MatSeqELLWARPSyncHost(X));
-  }
-  PetscCall(ey->aijops.axpy(Y, a, X, str));
-  Y->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscCall(MatSeqELLWARPAXPYMixed_Private(Y, a, X, str));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

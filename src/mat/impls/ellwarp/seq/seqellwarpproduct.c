@@ -13,6 +13,7 @@
      MatSeqAIJGetArrayRead() (host copy brought up to date there).
    The shadows live in the product's data (freed by MatProductClear() or with the result). */
 #include <petscellwarp/private/matellwarpcommon.h>
+#include <petscellwarp/private/matellwarpaxpy.h>
 
 #define NSLOT 3
 
@@ -67,8 +68,86 @@ static Mat *Slot(Mat C, int i)
    set-up).  cuSPARSE uploads the pattern once, with X's values (made current on the host here: the symbolic phase
    may compute the product's values); RefreshShadow() overwrites them from the layout before every numeric phase.  Should cuSPARSE copy its values back to
    the host (it does so only on a host read of the shadow), it writes X's current values into X's host array,
-   which is harmless: X's host copy is then current, whatever X's offload mask says. */
-static PetscErrorCode CreateShadow(Mat X, Mat *shadow)
+   which is harmless: X's host copy is then current, whatever X's offload mask says.  MatAXPY of an AIJCUSPARSE
+   result with X uses one too (seqellwarpaxpy.c). */
+/* The shadow kept on its operand between products (-mat_ellwarp_keep_shadow, default true).  PCGAMG makes the fine
+   operator's shadow for A P0, clears that product, and makes it again for P^T A P; P0's for A P0 and for the
+   MatAYPX that smooths it: each a SeqAIJ assembly of the operand's CSR and an upload of it.  An operand keeps the
+   shadow it was given (with the nonzero state it was made for), as an AIJCUSPARSE matrix keeps its device CSR; the
+   next product or MatAXPY takes it with its values refreshed (RefreshShadow(), as before every numeric phase).
+   Only a shadow whose device CSR exists is taken (refreshing one that cuSPARSE had not uploaded yet gave NaN
+   coarse operators, see ProductSymbolic()).  The cost: the operand's CSR stays on the device as long as the
+   operand (in PCGAMG the Galerkin product's context holds the fine operator's shadow for as long anyway). */
+typedef struct {
+  Mat              shadow;
+  PetscObjectState nzstate;
+} KeptShadow;
+
+static const char KeptName[] = "MatSeqELLWARPKeptShadow";
+
+static PetscErrorCode KeptDestroy(PetscCtxRt arg)
+{
+  KeptShadow *k = *(KeptShadow **)arg;
+
+  PetscFunctionBegin;
+  if (k) PetscCall(MatDestroy(&k->shadow));
+  PetscCall(PetscFree(k));
+  *(KeptShadow **)arg = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RefreshShadow(Mat, Mat);
+
+/* the shadow X keeps, if it is still X's (same pattern, same host arrays) and on the device; NULL otherwise */
+static PetscErrorCode TakeKept(Mat X, Mat *shadow)
+{
+  KeptShadow *k = NULL;
+
+  PetscFunctionBegin;
+  *shadow = NULL;
+  PetscCall(PetscObjectContainerQuery((PetscObject)X, KeptName, (void **)&k));
+  if (k && k->shadow) {
+    const Mat_SeqAIJ *x = (const Mat_SeqAIJ *)X->data, *s = (const Mat_SeqAIJ *)k->shadow->data;
+    Mat               S = k->shadow;
+
+    if (k->nzstate == X->nonzerostate && s->i == x->i && s->j == x->j && s->a == x->a && s->nz == x->nz && S->rmap->n == X->rmap->n && S->cmap->n == X->cmap->n && (S->offloadmask == PETSC_OFFLOAD_GPU || S->offloadmask == PETSC_OFFLOAD_BOTH)) {
+      PetscCall(RefreshShadow(X, S));
+      PetscCall(PetscObjectReference((PetscObject)S));
+      *shadow = S;
+      PetscCall(PetscInfo(X, "Reusing the AIJCUSPARSE shadow this matrix keeps (values refreshed on the device)\n"));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Keep(Mat X, Mat shadow)
+{
+  PetscBool   keep = PETSC_TRUE;
+  KeptShadow *k;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(((PetscObject)X)->options, ((PetscObject)X)->prefix, "-mat_ellwarp_keep_shadow", &keep, NULL));
+  if (!keep) {
+    PetscCall(PetscObjectCompose((PetscObject)X, KeptName, NULL));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscNew(&k));
+  PetscCall(PetscObjectReference((PetscObject)shadow));
+  k->shadow  = shadow;
+  k->nzstate = X->nonzerostate;
+  PetscCall(PetscObjectContainerCompose((PetscObject)X, KeptName, k, KeptDestroy)); /* replaces (and frees) an older one */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* X goes (or stops being MATSEQELLWARP): its kept shadow, which shares X's host arrays, goes first */
+PetscErrorCode MatSeqELLWARPDropShadow_Private(Mat X)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectCompose((PetscObject)X, KeptName, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqELLWARPCreateShadow_Private(Mat X, Mat *shadow)
 {
   Mat_SeqAIJ *x = (Mat_SeqAIJ *)X->data;
   PetscInt    rbs, cbs;
@@ -78,11 +157,39 @@ static PetscErrorCode CreateShadow(Mat X, Mat *shadow)
     PetscCall(MatConvert(X, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, shadow));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(TakeKept(X, shadow));
+  if (*shadow) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqELLWARPSyncHost(X)); /* the values cuSPARSE's first upload (in the symbolic phase) carries */
-  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, X->rmap->n, X->cmap->n, x->i, x->j, x->a, shadow));
-  PetscCall(MatGetBlockSizes(X, &rbs, &cbs));
-  PetscCall(MatSetBlockSizes(*shadow, rbs, cbs));
+  /* MatCreateSeqAIJWithArrays(), but with I-nodes off before its assembly: AIJCUSPARSE does not use them on the
+     device, and SeqAIJ's I-node check is half the cost of making the shadow (ksp ex45 128^3, 14.6 M nonzeros, on
+     the build machine's CPU: 110 ms with the check, 45 ms without; PCGAMG makes three or four shadows of the fine
+     level in its set-up) */
+  {
+    PetscInt    m = X->rmap->n;
+    Mat_SeqAIJ *s;
+
+    PetscCall(MatCreate(PETSC_COMM_SELF, shadow));
+    PetscCall(MatSetSizes(*shadow, m, X->cmap->n, m, X->cmap->n));
+    PetscCall(MatGetBlockSizes(X, &rbs, &cbs));
+    PetscCall(MatSetBlockSizes(*shadow, rbs, cbs));
+    PetscCall(MatSetType(*shadow, MATSEQAIJ));
+    PetscCall(MatSetOption(*shadow, MAT_USE_INODES, PETSC_FALSE));
+    PetscCall(MatSeqAIJSetPreallocation(*shadow, MAT_SKIP_ALLOCATION, NULL));
+    s = (Mat_SeqAIJ *)(*shadow)->data;
+    PetscCall(PetscMalloc1(m, &s->imax));
+    PetscCall(PetscMalloc1(m, &s->ilen));
+    s->i       = x->i;
+    s->j       = x->j;
+    s->a       = x->a;
+    s->nonew   = -1; /* a new nonzero is an error, as in MatCreateSeqAIJWithArrays() */
+    s->free_a  = PETSC_FALSE;
+    s->free_ij = PETSC_FALSE;
+    for (PetscInt r = 0; r < m; r++) s->ilen[r] = s->imax[r] = x->i[r + 1] - x->i[r];
+    PetscCall(MatAssemblyBegin(*shadow, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*shadow, MAT_FINAL_ASSEMBLY));
+  }
   PetscCall(MatConvert(*shadow, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, shadow));
+  PetscCall(Keep(X, *shadow));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -274,6 +381,10 @@ static PetscErrorCode ProductSymbolic(Mat C)
     PetscCall(PetscContainerSetPointer(c, NULL)); /* detach before the container goes */
     PetscCall(PetscObjectCompose((PetscObject)C, CtxName, NULL));
   }
+  /* an operator applied to an operand (PCGAMG's A P0): MatAXPY/MatAYPX of the result with an ELLWARP operand would
+     otherwise fall to PETSc's MatAXPY_Basic, a host MatSetValues loop (the types differ); Galerkin products keep
+     their result's own op (seqellwarpaxpy.c says why) */
+  if (!ctx->ellresult && (C->product->type == MATPRODUCT_AB || C->product->type == MATPRODUCT_AtB || C->product->type == MATPRODUCT_ABt)) PetscCall(MatSeqELLWARPSetAXPYPartner_Private(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -290,6 +401,23 @@ static PetscErrorCode DelegateOtherTypes(Mat C, PetscBool *done)
   if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscInfo(C, "MatProduct %s of MATSEQELLWARP with %s: %s\n", MatProductTypes[p->type], ((PetscObject)(p->A && p->B ? p->B : p->A))->type_name, f ? "the implementation PETSc uses for SeqAIJ operands" : "none (PETSc's generic fallbacks)"));
   if (f) PetscCall((*f)(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The host products' result (SeqAIJ's symbolic phase gives it the first operand's type): a plain SeqAIJ result
+   gets MATSEQELLWARP's axpy op, as the device results do (ProductSymbolic) */
+static const char HostSymbolicName[] = "MatProductSymbolicEllwarpHost_C";
+
+static PetscErrorCode HostSymbolic(Mat C)
+{
+  PetscErrorCode (*f)(Mat) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)C, HostSymbolicName, &f));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP host product: no symbolic phase recorded");
+  PetscCall((*f)(C));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, HostSymbolicName, NULL));
+  PetscCall(MatSeqELLWARPSetAXPYPartner_Private(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -330,6 +458,10 @@ PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat C)
     PetscCheck(isell, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSEQELLWARP product without an ELLWARP operand");
     PetscCall(PetscInfo(C, "MatProduct %s with MATSEQELLWARP (host backend): SeqAIJ's host product\n", MatProductTypes[p->type]));
     PetscCall((*((Mat_SeqELLWARP *)a->spptr)->aijops.productsetfromoptions)(C));
+    if (C->ops->productsymbolic && (p->type == MATPRODUCT_AB || p->type == MATPRODUCT_AtB || p->type == MATPRODUCT_ABt)) {
+      PetscCall(PetscObjectComposeFunction((PetscObject)C, HostSymbolicName, C->ops->productsymbolic));
+      C->ops->productsymbolic = HostSymbolic;
+    }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscNew(&ctx));
@@ -342,7 +474,7 @@ PetscErrorCode MatProductSetFromOptions_SeqELLWARP(Mat C)
         PetscCall(PetscObjectReference((PetscObject)ctx->shadow[k]));
         ctx->shadow[i] = ctx->shadow[k];
       }
-    if (!ctx->shadow[i]) PetscCall(CreateShadow(X, &ctx->shadow[i]));
+    if (!ctx->shadow[i]) PetscCall(MatSeqELLWARPCreateShadow_Private(X, &ctx->shadow[i]));
   }
   for (int i = 0; i < NSLOT && !lead; i++) lead = ctx->shadow[i];
   {
