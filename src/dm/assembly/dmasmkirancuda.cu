@@ -19,6 +19,11 @@
      2 removes the spill at 16 warps an SM (to be measured which is faster) */
   #define DMASM_KIRAN_ROW_MINBLOCKS 3
 #endif
+#if !defined(DMASM_KIRAN_OWNER_MINBLOCKS)
+  /* owner: 4 blocks of 8 warps an SM (64 registers: 3 accumulators and the geometry's indices; 4 x (25 kB geometry +
+     8 x 9 maxnb x 8 B accumulators, 16 kB at maxnb 27) = 164 kB of the 228 kB of shared memory) */
+  #define DMASM_KIRAN_OWNER_MINBLOCKS 4
+#endif
 #define FULL        0xffffffffu
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -263,6 +268,78 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBL
       for (int c = 0; c < DMASM_HEX_NEN; c++) DMAsmKiranPut(dst, m[c * DMASM_HEX_NEN], acc[c]);
     }
   }
+}
+
+/* kiran owner (write-once): a warp per node v, which owns matrix rows 3v..3v+2.  For each of its elements (nptr: the
+   node -> element CSR; adj = e*8 + a, a the node's vertex in e) the warp loads the element's 24 coordinates (one
+   coalesced 192 B read; the node's neighbours load the same element: L2 hits), computes its geometry at the 8 Gauss
+   points with PPNI (WarpGeometryPPNI, as ppni4/ppnirow), then lane l = 3b + k < 24 sums column (b, k) of the node's 3
+   rows over the Gauss points (3 accumulators: few registers) and adds them to the node's accumulators in shared memory
+   at the neighbour slot of vertex b (jsl); the 24 lanes touch 72 distinct accumulators, and the warp barrier at the
+   next element orders one element's additions before the next's: no atomics.  Finally lane s stores value s of the
+   node's store list (sorted by target: consecutive lanes store consecutive values where the layout keeps them
+   together, a CSR row's 81 values, ELLWARP's runs of 3 tpr slots: the node's 3 rows are neighbouring lanes of a
+   slice), each value once and nothing read back.  Why a warp per node and not 8 or 16 lanes: the geometry is the
+   warp's PPNI passes (18 8-lane shuffle reductions for the 72 Jacobian entries, 27-lane inverses, 192 gradients over
+   32 lanes), 24 lanes map one-to-one onto the element's 24 columns, and the store list (up to 243 values) is 8 warp
+   store instructions; with 16 lanes a node the geometry and column passes double, registers would not drop (3
+   accumulators either way), and the shared memory per node stays the same.  Occupancy: 64 registers, 41 kB of
+   shared memory per block of 8 warps (DMASM_KIRAN_OWNER_MINBLOCKS), 32 warps an SM.  Reference: HostKiranOwner. */
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_OWNER_MINBLOCKS) KiranOwnerKernel(PetscInt nnode, int maxnb, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
+{
+  extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] */
+  __shared__ PetscReal        sw[8], sdN[192];
+  __shared__ PetscReal        sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
+  const int                   lane = threadIdx.x & 31, w = threadIdx.x >> 5, cap = 9 * maxnb;
+  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
+    if (i < 8) sw[i] = ref[i];
+    else sdN[i - 8] = ref[i];
+  }
+  __syncthreads();
+  const PetscInt v = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
+  if (v >= nnode) return; /* the whole warp: no block barrier follows */
+  PetscReal *acc = sacc + w * cap;
+  for (int x = lane; x < cap; x += 32) acc[x] = 0;
+  for (PetscInt pr = nptr[v]; pr < nptr[v + 1]; pr++) {
+    const int       pe = adj[pr], e = pe >> 3, a = pe & 7;
+    const PetscReal lam = lmk ? lmk[2 * e] : lam0, mu = lmk ? lmk[2 * e + 1] : mu0;
+    __syncwarp(); /* the previous element's readers of sg/sdet and adders to acc are done */
+    if (lane < 24) sx[w][lane] = xk[(PetscCount)e * 24 + lane];
+    __syncwarp();
+    WarpGeometryPPNI(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
+    if (lane < 24) {
+      const int b = lane / 3, k = lane % 3, j = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * b)) & 0xff);
+      PetscReal c[3];
+      DMAsmOwnerColumn(sg[w], sw, sdet[w], a, b, k, lam, mu, c);
+#pragma unroll
+      for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += c[i];
+    }
+  }
+  __syncwarp();
+  {
+    const int       base = obase[v], n = ocnt[v];
+    const unsigned *l    = olist + (PetscCount)v * cap;
+    for (int s = lane; s < n; s += 32) {
+      const unsigned m = l[s];
+      dst[base + (int)(m >> 16)] = acc[m & 0xffff];
+    }
+  }
+}
+
+PetscErrorCode DMAsmCUDAKiranOwner(PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst)
+{
+  cudaStream_t s;
+  const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb;
+
+  PetscFunctionBegin;
+  if (!nnode) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(maxnb <= DMASM_OWNER_MAXNB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran owner: %d neighbours a node, at most %d", maxnb, DMASM_OWNER_MAXNB);
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  KiranOwnerKernel<<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, dref, xk, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* kiran two kernels, first: the geometry of all Gauss points of every element (a warp per element, PPNI) */
@@ -522,6 +599,88 @@ PetscErrorCode DMAsmCUDAKiranMap(int strategy, int tr, PetscInt nelem, const Pet
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* owner's plan on the device (the host's OwnerPlan, same loops): each element entry's target into its row node's
+   accumulator slot (atomicCAS from -1: the elements sharing an entry must name the same target), then a thread per
+   node packs its store list (DMAsmOwnerPack), then the values no list names are listed for the zeroing */
+__global__ static void KiranOwnerScatterKernel(PetscInt nelem, int maxnb, const int *__restrict__ vnode, const unsigned long long *__restrict__ jsl, const PetscInt *__restrict__ q2t, int *__restrict__ tgt, int *__restrict__ bad)
+{
+  const PetscCount nq = (PetscCount)nelem * DMASM_HEX_NK, cap = 9 * maxnb;
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nq; t += (PetscCount)gridDim.x * blockDim.x) {
+    const int      r = (int)(t / nelem), row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, a = row / 3, i = row % 3, b = col / 3, k = col % 3;
+    const PetscInt e = (PetscInt)(t % nelem);
+    const int      tt = (int)q2t[t], j = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * b)) & 0xff);
+    const int      old = atomicCAS(tgt + (PetscCount)vnode[(PetscCount)a * nelem + e] * cap + DMAsmOwnerAcc(maxnb, i, j, k), -1, tt);
+    if (old != -1 && old != tt) *bad = 1;
+  }
+}
+
+__global__ static void KiranOwnerPackKernel(PetscInt nnode, int maxnb, const int *__restrict__ tgt, int *__restrict__ obase, int *__restrict__ ocnt, unsigned *__restrict__ olist, int *__restrict__ bad)
+{
+  const PetscCount cap = 9 * maxnb;
+  for (PetscInt v = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; v < nnode; v += (PetscInt)gridDim.x * blockDim.x)
+    if (!DMAsmOwnerPack(maxnb, tgt + v * cap, obase + v, ocnt + v, olist + v * cap)) *bad = 2;
+}
+
+/* first[t] = 0 for every value a store list names (the others keep KIRAN_NOBODY) */
+__global__ static void KiranOwnerMarkKernel(PetscInt nnode, int maxnb, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, int *__restrict__ first)
+{
+  const PetscCount cap = 9 * maxnb, n = (PetscCount)nnode * cap;
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < n; t += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscInt v = (PetscInt)(t / cap);
+    if (t % cap < ocnt[v]) first[obase[v] + (int)(olist[t] >> 16)] = 0;
+  }
+}
+
+PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched)
+{
+  cudaStream_t        s;
+  int                *tgt, *first, *dbad, bad = 0;
+  unsigned long long *dcnt, cnt = 0;
+  const PetscCount    cap = 9 * maxnb;
+  const unsigned      gq = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), gn = PetscEllwarpBlocks(nnode, 128), gl = PetscEllwarpBlocks(nnode * cap, 256), gv = PetscEllwarpBlocks(nval, 256);
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&tgt, nnode * cap, "DMAssembly kiran owner plan (targets)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&first, nval, "DMAssembly kiran owner plan (touched values)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dbad, 1, "DMAssembly kiran owner plan (flag)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dcnt, 1, "DMAssembly kiran owner plan (count)"));
+  PetscCallCUDA(cudaMemsetAsync(tgt, 0xff, sizeof(int) * nnode * cap, s)); /* -1 */
+  PetscCallCUDA(cudaMemsetAsync(first, 0x7f, sizeof(int) * nval, s));     /* KIRAN_NOBODY */
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
+  PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
+  if (nelem) {
+    KiranOwnerScatterKernel<<<gq, 256, 0, s>>>(nelem, maxnb, dvnode, djsl, dq2t, tgt, dbad);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  if (nnode) {
+    KiranOwnerPackKernel<<<gn, 128, 0, s>>>(nnode, maxnb, tgt, dobase, docnt, dolist, dbad);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
+  PetscCheck(bad != 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: two elements name different targets for one matrix entry");
+  PetscCheck(bad != 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly kiran owner: the values of a node's rows spread over more than 65536 positions of the target (16-bit offsets); use ppnirow");
+  if (nnode) {
+    KiranOwnerMarkKernel<<<gl, 256, 0, s>>>(nnode, maxnb, dobase, docnt, dolist, first);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, NULL);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscEllwarpDeviceDownload(&cnt, dcnt, sizeof(cnt)));
+  *nuntouched = (PetscCount)cnt;
+  PetscCall(DMAsmCUDAMalloc((void **)duntouched, sizeof(int) * (cnt ? cnt : 1)));
+  if (cnt) {
+    PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
+    KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, *duntouched);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
