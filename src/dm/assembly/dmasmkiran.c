@@ -446,6 +446,20 @@ static PetscErrorCode CheckTarget(DMAssembly as, const MatAssemblyBlock *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the values not set in seen (no element / no node writes them: zeroed by each assembly); destroys seen */
+static PetscErrorCode UntouchedFromBT(DMAssembly_Kiran *k, PetscBT *seen)
+{
+  PetscFunctionBegin;
+  for (PetscCount t = 0; t < k->nval; t++)
+    if (!PetscBTLookup(*seen, t)) k->nuntouched++;
+  PetscCall(PetscMalloc1(k->nuntouched, &k->untouched));
+  k->nuntouched = 0;
+  for (PetscCount t = 0; t < k->nval; t++)
+    if (!PetscBTLookup(*seen, t)) k->untouched[k->nuntouched++] = (int)t;
+  PetscCall(PetscBTDestroy(seen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* owner's store lists from q2t: each element entry's target into its row node's accumulator slot tgt[v][acc] (every
    element sharing the entry must name the same target), then per node the list sorted by target (DMAsmOwnerPack);
    the loop order and checks of the device builder (KiranOwnerScatterKernel, KiranOwnerPackKernel) */
@@ -473,13 +487,7 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscI
   PetscCall(PetscBTCreate(k->nval, &seen));
   for (PetscInt v = 0; v < k->nnode; v++)
     for (int s = 0; s < k->ocnt[v]; s++) PetscCall(PetscBTSet(seen, k->obase[v] + (PetscInt)(k->olist[(PetscCount)v * cap + s] >> 16)));
-  for (PetscCount t = 0; t < k->nval; t++)
-    if (!PetscBTLookup(seen, t)) k->nuntouched++;
-  PetscCall(PetscMalloc1(k->nuntouched, &k->untouched));
-  k->nuntouched = 0;
-  for (PetscCount t = 0; t < k->nval; t++)
-    if (!PetscBTLookup(seen, t)) k->untouched[k->nuntouched++] = (int)t;
-  PetscCall(PetscBTDestroy(&seen));
+  PetscCall(UntouchedFromBT(k, &seen));
   k->dobase     = k->obase;
   k->docnt      = k->ocnt;
   k->dolist     = k->olist;
@@ -531,13 +539,7 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
       const PetscInt t = q2t[(PetscCount)r * nelem + k->colelem[p]];
       k->map[DMAsmKiranMapPos((int)k->strategy, (int)k->tr, nelem, p, r)] = PetscBTLookupSet(seen, t) ? (int)t : ~(int)t;
     }
-  for (PetscCount t = 0; t < k->nval; t++)
-    if (!PetscBTLookup(seen, t)) k->nuntouched++;
-  PetscCall(PetscMalloc1(k->nuntouched, &k->untouched));
-  k->nuntouched = 0;
-  for (PetscCount t = 0; t < k->nval; t++)
-    if (!PetscBTLookup(seen, t)) k->untouched[k->nuntouched++] = (int)t;
-  PetscCall(PetscBTDestroy(&seen));
+  PetscCall(UntouchedFromBT(k, &seen));
   if (k->strategy == DMASM_KIRAN_PPNIROW && k->map16) { /* one base and 24 16-bit offsets per store step, where all fit */
     PetscBool ok = PETSC_TRUE;
     PetscCall(PetscMalloc2((size_t)DMASM_HEX_NEN * nelem, &k->mbase, (size_t)DMASM_HEX_NK * nelem, &k->moff));

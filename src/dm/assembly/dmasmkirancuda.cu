@@ -67,6 +67,17 @@ __global__ static void KiranElementKernel(PetscInt p0, PetscInt n, PetscInt nele
   for (int r = 0; r < DMASM_HEX_NK; r++) DMAsmKiranPut(dst, map[(PetscCount)r * nelem + p], K[r]);
 }
 
+/* the Gauss weights and reference gradients (ref = {w[8], dN[8][8][3]}) into shared memory, once per block (a block barrier:
+   every thread of the block calls it) */
+__device__ __forceinline__ void LoadRef(const PetscReal *ref, PetscReal *sw, PetscReal *sdN)
+{
+  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
+    if (i < 8) sw[i] = ref[i];
+    else sdN[i - 8] = ref[i];
+  }
+  __syncthreads();
+}
+
 /* reduce over the 8 lanes of a group (Listing 1's __shfl_xor, width 8) */
 __device__ __forceinline__ PetscReal Reduce8(PetscReal v)
 {
@@ -137,11 +148,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][PPNI ? 72 : 9], sJi[KIRAN_WARPS][PPNI ? 72 : 9], sdet[KIRAN_WARPS][PPNI ? 8 : 1], sg[KIRAN_WARPS][PPNI ? 192 : 24];
   __shared__ PetscReal sP[KIRAN_WARPS][JAC == DMASM_KIRAN_JAC_SHARED ? 24 : 1];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
-    if (i < 8) sw[i] = ref[i];
-    else sdN[i - 8] = ref[i];
-  }
-  __syncthreads();
+  LoadRef(ref, sw, sdN);
   const PetscInt t = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (t >= n) return; /* the whole warp: no block barrier follows */
   const PetscInt  p   = p0 + t;
@@ -226,11 +233,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBL
   __shared__ PetscReal sw[8], sdN[192];
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
-    if (i < 8) sw[i] = ref[i];
-    else sdN[i - 8] = ref[i];
-  }
-  __syncthreads();
+  LoadRef(ref, sw, sdN);
   const PetscInt t = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (t >= n) return; /* the whole warp: no block barrier follows */
   const PetscInt  p   = p0 + t;
@@ -291,11 +294,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_OWNER_MIN
   __shared__ PetscReal        sw[8], sdN[192];
   __shared__ PetscReal        sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
   const int                   lane = threadIdx.x & 31, w = threadIdx.x >> 5, cap = 9 * maxnb;
-  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
-    if (i < 8) sw[i] = ref[i];
-    else sdN[i - 8] = ref[i];
-  }
-  __syncthreads();
+  LoadRef(ref, sw, sdN);
   const PetscInt v = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (v >= nnode) return; /* the whole warp: no block barrier follows */
   PetscReal *acc = sacc + w * cap;
@@ -348,11 +347,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranGeometryKernel(P
   __shared__ PetscReal sw[8], sdN[192];
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, a = lane & 7;
-  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
-    if (i < 8) sw[i] = ref[i];
-    else sdN[i - 8] = ref[i];
-  }
-  __syncthreads();
+  LoadRef(ref, sw, sdN);
   const PetscInt p = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (p >= n) return;
   if (lane < 24) sx[w][lane] = xk[(PetscCount)p * 24 + lane];
@@ -569,12 +564,32 @@ __global__ static void KiranUntouchedKernel(PetscCount nval, const int *__restri
     }
 }
 
+/* the values with first[t] == KIRAN_NOBODY, counted (dcnt: zero on entry) then listed into a new *duntouched */
+static PetscErrorCode UntouchedList(cudaStream_t s, PetscCount nval, const int *first, unsigned long long *dcnt, PetscCount *nuntouched, int **duntouched)
+{
+  unsigned long long cnt = 0;
+  const unsigned     gv  = PetscEllwarpBlocks(nval, 256);
+
+  PetscFunctionBegin;
+  KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, NULL);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscEllwarpDeviceDownload(&cnt, dcnt, sizeof(cnt)));
+  *nuntouched = (PetscCount)cnt;
+  PetscCall(DMAsmCUDAMalloc((void **)duntouched, sizeof(int) * (cnt ? cnt : 1)));
+  if (cnt) {
+    PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
+    KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, *duntouched);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMAsmCUDAKiranMap(int strategy, int tr, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched)
 {
   cudaStream_t        s;
   int                *first;
-  unsigned long long *dcnt, cnt = 0;
-  const unsigned      g = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), gv = PetscEllwarpBlocks(nval, 256);
+  unsigned long long *dcnt;
+  const unsigned      g = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256);
 
   PetscFunctionBegin;
   PetscCall(PetscEllwarpGetStream(&s));
@@ -588,16 +603,7 @@ PetscErrorCode DMAsmCUDAKiranMap(int strategy, int tr, PetscInt nelem, const Pet
     KiranMapKernel<<<g, 256, 0, s>>>(strategy, tr, nelem, dcolelem, dq2t, first, dmap);
     PetscCallCUDA(cudaGetLastError());
   }
-  KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, NULL);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCall(PetscEllwarpDeviceDownload(&cnt, dcnt, sizeof(cnt)));
-  *nuntouched = (PetscCount)cnt;
-  PetscCall(DMAsmCUDAMalloc((void **)duntouched, sizeof(int) * (cnt ? cnt : 1)));
-  if (cnt) {
-    PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
-    KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, *duntouched);
-    PetscCallCUDA(cudaGetLastError());
-  }
+  PetscCall(UntouchedList(s, nval, first, dcnt, nuntouched, duntouched));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -639,9 +645,9 @@ PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb
 {
   cudaStream_t        s;
   int                *tgt, *first, *dbad, bad = 0;
-  unsigned long long *dcnt, cnt = 0;
+  unsigned long long *dcnt;
   const PetscCount    cap = 9 * maxnb;
-  const unsigned      gq = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), gn = PetscEllwarpBlocks(nnode, 128), gl = PetscEllwarpBlocks(nnode * cap, 256), gv = PetscEllwarpBlocks(nval, 256);
+  const unsigned      gq = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), gn = PetscEllwarpBlocks(nnode, 128), gl = PetscEllwarpBlocks(nnode * cap, 256);
 
   PetscFunctionBegin;
   PetscCall(PetscEllwarpGetStream(&s));
@@ -668,16 +674,7 @@ PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb
     KiranOwnerMarkKernel<<<gl, 256, 0, s>>>(nnode, maxnb, dobase, docnt, dolist, first);
     PetscCallCUDA(cudaGetLastError());
   }
-  KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, NULL);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCall(PetscEllwarpDeviceDownload(&cnt, dcnt, sizeof(cnt)));
-  *nuntouched = (PetscCount)cnt;
-  PetscCall(DMAsmCUDAMalloc((void **)duntouched, sizeof(int) * (cnt ? cnt : 1)));
-  if (cnt) {
-    PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
-    KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, *duntouched);
-    PetscCallCUDA(cudaGetLastError());
-  }
+  PetscCall(UntouchedList(s, nval, first, dcnt, nuntouched, duntouched));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
@@ -711,11 +708,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS
   __shared__ PetscReal sw[8], sdN[192];
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
-    if (i < 8) sw[i] = ref[i];
-    else sdN[i - 8] = ref[i];
-  }
-  __syncthreads();
+  LoadRef(ref, sw, sdN);
   const PetscInt e = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (e >= n) return;
   const PetscReal lam = lm ? lm[2 * e] : lam0, mu = lm ? lm[2 * e + 1] : mu0;
