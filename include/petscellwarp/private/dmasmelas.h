@@ -232,16 +232,13 @@ DMASM_ELAS_HD int DMAsmOwnerAcc(int maxnb, int i, int j, int k)
   return i * 3 * maxnb + 3 * j + k;
 }
 
-/* one element's contribution to column (b, k) of the 3 rows of its vertex a: c[i] = sum_q K_q[(a,i),(b,k)], with g the
-   physical gradients [8 q][8 b][3] and the weight w[q] |det[q]| */
-DMASM_ELAS_HD void DMAsmOwnerColumn(const PetscReal *g, const PetscReal *w, const PetscReal *det, int a, int b, int k, PetscReal lam, PetscReal mu, PetscReal c[3])
+/* one Gauss point's contribution to column (b, k) of the 3 rows of an element's vertex a, added to c[i] (callers loop
+   over the 8 points and zero c first): g the physical gradients [8 b][3] at the point, wd = w |det J| */
+DMASM_ELAS_HD void DMAsmOwnerPoint(const PetscReal *g, PetscReal wd, int a, int b, int k, PetscReal lam, PetscReal mu, PetscReal c[3])
 {
-  c[0] = c[1] = c[2] = 0;
-  for (int q = 0; q < 8; q++) {
-    const PetscReal *ga = g + 24 * q + 3 * a, *gb = g + 24 * q + 3 * b;
-    const PetscReal  wd = w[q] * (det[q] < 0 ? -det[q] : det[q]), dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
-    for (int i = 0; i < 3; i++) c[i] += DMAsmElasEntry(ga, gb, dot, i, k, wd * lam, wd * mu);
-  }
+  const PetscReal *ga = g + 3 * a, *gb = g + 3 * b;
+  const PetscReal  dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
+  for (int i = 0; i < 3; i++) c[i] += DMAsmElasEntry(ga, gb, dot, i, k, wd * lam, wd * mu);
 }
 
 /* one node's store list from tgt[cap] (acc index -> target value, -1: none; cap = 9 maxnb): the 3 row runs acc[i][.]
@@ -293,6 +290,6 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, int tr, PetscInt nelem, con
 /* owner: the store lists from the device element targets (a thread per element entry, then one per node) and the
    untouched values; the assembly (a warp per node) */
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched);
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

@@ -56,6 +56,7 @@ typedef struct {
   PetscInt       order;                     /* ppnirow: KiranStoreOrders (0 auto, 1 row, 2 transposed) */
   PetscBool      tr;                        /* ppnirow: stores in the transposed order (DMAsmKiranMapPos) */
   PetscCount     ordercnt[2];               /* ppnirow: consecutive targets in a store step, row / transposed order */
+  PetscInt       ownerblocks;               /* owner (device): blocks of 8 warps an SM the kernel is compiled for (2: no spill, 4: 64 registers) */
   PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
   int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
   unsigned short *moff, *dmoff;             /* ... and 16-bit offsets [576 nelem] (NULL: the 32-bit map) */
@@ -153,8 +154,8 @@ static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, Pets
       for (int q = 0; q < 8; q++) det[q] = DMAsmElasGeom(3, 8, ref + 8 + q * 24, k->xk + (PetscCount)24 * e, g + q * 24);
       for (int l = 0; l < 24; l++) {
         const int b = l / 3, kk = l % 3, j = (int)((sl >> (8 * b)) & 0xff);
-        PetscReal c[3];
-        DMAsmOwnerColumn(g, ref, det, a, b, kk, lam, mu, c);
+        PetscReal c[3] = {0, 0, 0};
+        for (int q = 0; q < 8; q++) DMAsmOwnerPoint(g + 24 * q, ref[q] * PetscAbsReal(det[q]), a, b, kk, lam, mu, c);
         for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc((int)k->maxnb, i, j, kk)] += c[i];
       }
     }
@@ -655,7 +656,7 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
     } else {
 #if defined(ELLWARP_HAVE_CUDA)
       PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
-      PetscCall(DMAsmCUDAKiranOwner(k->nnode, (int)k->maxnb, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, dst));
+      PetscCall(DMAsmCUDAKiranOwner((int)k->ownerblocks, k->nnode, (int)k->maxnb, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerFlopsPerPair() * k->npair));
 #endif
     }
@@ -692,6 +693,8 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s      = (PetscEnum)k->order;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_store_order", "ppnirow: store steps along element-matrix columns (row) or rows (transposed, by symmetry); auto: the one with more consecutive target values", "DMAssemblyKiranSetStrategy", KiranStoreOrders, s, &s, NULL));
   k->order = (PetscInt)s;
+  PetscCall(PetscOptionsInt("-dm_assembly_kiran_owner_blocks", "owner (device): the kernel compiled for 2 blocks of 8 warps an SM (114 registers, no spill) or 4 (64 registers, ~160 B of spill)", "DMAssemblyKiranSetStrategy", k->ownerblocks, &k->ownerblocks, NULL));
+  PetscCheck(k->ownerblocks == 2 || k->ownerblocks == 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_owner_blocks: 2 or 4, not %" PetscInt_FMT, k->ownerblocks);
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -704,7 +707,7 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
 
   PetscFunctionBegin;
   if (k->strategy == DMASM_KIRAN_OWNER) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy owner: %s; no colouring, no atomics, no read-modify-write\n", what[k->strategy]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy owner: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", what[k->strategy], k->ownerblocks));
     if (as->setupcalled) {
       const double ne = as->nelem ? (double)as->nelem : 1.0;
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
@@ -841,8 +844,10 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    memory or shared-memory atomics (Kiran et al., Table 1; atomic is not bitwise reproducible; default shuffle)
 .  -dm_assembly_kiran_store_order <auto,row,transposed> - ppnirow: a store step writes a column of the element matrix
    (row) or, by symmetry, a row (transposed); auto takes the one with more consecutive target values (default)
--  -dm_assembly_kiran_map16 <bool> - ppnirow: the index map as a 32-bit base and 24 16-bit offsets per store step where
+.  -dm_assembly_kiran_map16 <bool> - ppnirow: the index map as a 32-bit base and 24 16-bit offsets per store step where
    every step fits, else 32-bit (default true)
+-  -dm_assembly_kiran_owner_blocks <2,4> - owner on the device: the kernel compiled for 2 blocks of 8 warps an SM (no
+   register spill) or 4 (64 registers, some spill to L1; default 4)
 
    Level: intermediate
 
@@ -861,6 +866,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   PetscCall(PetscNew(&k));
   k->strategy             = DMASM_KIRAN_PPNI4;
   k->map16                = PETSC_TRUE;
+  k->ownerblocks          = 4;
   as->data                = k;
   as->ops->reduce         = DMAsmReducePacked;
   as->ops->fusedactive    = FusedActive_Kiran;

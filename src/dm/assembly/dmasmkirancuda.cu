@@ -19,11 +19,6 @@
      2 removes the spill at 16 warps an SM (to be measured which is faster) */
   #define DMASM_KIRAN_ROW_MINBLOCKS 3
 #endif
-#if !defined(DMASM_KIRAN_OWNER_MINBLOCKS)
-  /* owner: 4 blocks of 8 warps an SM (64 registers: 3 accumulators and the geometry's indices; 4 x (25 kB geometry +
-     8 x 9 maxnb x 8 B accumulators, 16 kB at maxnb 27) = 164 kB of the 228 kB of shared memory) */
-  #define DMASM_KIRAN_OWNER_MINBLOCKS 4
-#endif
 #define FULL        0xffffffffu
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -286,9 +281,13 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBL
    warp's PPNI passes (18 8-lane shuffle reductions for the 72 Jacobian entries, 27-lane inverses, 192 gradients over
    32 lanes), 24 lanes map one-to-one onto the element's 24 columns, and the store list (up to 243 values) is 8 warp
    store instructions; with 16 lanes a node the geometry and column passes double, registers would not drop (3
-   accumulators either way), and the shared memory per node stays the same.  Occupancy: 64 registers, 41 kB of
-   shared memory per block of 8 warps (DMASM_KIRAN_OWNER_MINBLOCKS), 32 warps an SM.  Reference: HostKiranOwner. */
-__global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_OWNER_MINBLOCKS) KiranOwnerKernel(PetscInt nnode, int maxnb, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
+   accumulators either way), and the shared memory per node stays the same.  Occupancy (-dm_assembly_kiran_owner_blocks,
+   MINB blocks of 8 warps an SM; nvcc 13.0, sm_90): unbounded the kernel takes 114 registers (the unrolled PPNI
+   passes), so 2 blocks (16 warps an SM, no spill); 4 blocks cap it at 64 registers with ~160 B of spill to L1 (32
+   warps an SM; 4 x (25 kB geometry + 8 x 9 maxnb x 8 B accumulators, 16 kB at maxnb 27) = 164 kB of the 228 kB of
+   shared memory): which is faster is to be measured.  Reference: HostKiranOwner. */
+template <int MINB>
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerKernel(PetscInt nnode, int maxnb, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
 {
   extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] */
   __shared__ PetscReal        sw[8], sdN[192];
@@ -308,8 +307,9 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_OWNER_MIN
     WarpGeometryPPNI(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
     if (lane < 24) {
       const int b = lane / 3, k = lane % 3, j = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * b)) & 0xff);
-      PetscReal c[3];
-      DMAsmOwnerColumn(sg[w], sw, sdet[w], a, b, k, lam, mu, c);
+      PetscReal c[3] = {0, 0, 0};
+#pragma unroll 1 /* unrolled, the 8 points' gradient loads are hoisted: 188 B of spill at 64 registers */
+      for (int q = 0; q < 8; q++) DMAsmOwnerPoint(sg[w] + 24 * q, sw[q] * fabs(sdet[w][q]), a, b, k, lam, mu, c);
 #pragma unroll
       for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += c[i];
     }
@@ -325,7 +325,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_OWNER_MIN
   }
 }
 
-PetscErrorCode DMAsmCUDAKiranOwner(PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst)
 {
   cudaStream_t s;
   const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb;
@@ -335,7 +335,9 @@ PetscErrorCode DMAsmCUDAKiranOwner(PetscInt nnode, int maxnb, const PetscReal *d
   PetscCheck(maxnb <= DMASM_OWNER_MAXNB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran owner: %d neighbours a node, at most %d", maxnb, DMASM_OWNER_MAXNB);
   PetscCall(PetscEllwarpGetStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
-  KiranOwnerKernel<<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, dref, xk, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  if (blocks == 2) KiranOwnerKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, dref, xk, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  else if (blocks == 4) KiranOwnerKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, dref, xk, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran owner: %d blocks an SM, 2 or 4", blocks);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
