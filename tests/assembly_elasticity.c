@@ -42,6 +42,7 @@
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_setup_on_host -elem hex -faces 3 -distort -gpu -dm_assembly_setup_on_host GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_shared -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian shared GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_atomic -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian atomic GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_owner_blocks2 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_owner_blocks 2 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_quad -elem quad -faces 6 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_tet -elem tet -faces 3 -gpu GPU) */
 
