@@ -38,7 +38,7 @@ for o in "-dm_assembly_kiran_store_order row" "-dm_assembly_kiran_store_order tr
   timeout 25 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -meshes 192x24x24 -repeats 5 -peak_bw 2990 -cpu_max_elements 0 -check_max_elements 0 -peer_max_elements 0 -methods kiran:ppnirow $o >> $OUT/bench-small.log 2>&1
   echo "bench rc=$?" >> $OUT/bench-small.log
 done
-# owner's kernel compiled for 2 blocks an SM (114 registers, no spill) instead of 4 (64 registers, ~160 B of spill)
+# owner's kernel compiled for 2 blocks an SM (89 registers, no spill) instead of 4 (64 registers, 24 B of spill)
 echo "# kiran:owner -dm_assembly_kiran_owner_blocks 2" >> $OUT/bench-small.log
 timeout 25 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -meshes 192x24x24 -repeats 5 -peak_bw 2990 -cpu_max_elements 0 -check_max_elements 0 -peer_max_elements 0 -methods kiran:owner -dm_assembly_kiran_owner_blocks 2 >> $OUT/bench-small.log 2>&1
 echo "bench rc=$?" >> $OUT/bench-small.log

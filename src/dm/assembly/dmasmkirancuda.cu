@@ -93,18 +93,10 @@ __device__ __forceinline__ PetscReal Det3(const PetscReal *J)
   return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
 }
 
-/* PPNI geometry of one element by one warp: Jacobians of the 8 Gauss points (72 entries, 4 a pass: 18 passes of
-   8-lane shuffle reductions), 8 determinants, 8 inverses (27 lanes, 3 a pass), 192 physical gradients g[q][a][d] */
-__device__ __forceinline__ void WarpGeometryPPNI(int lane, const PetscReal *sx, const PetscReal *sdN, PetscReal *sJ, PetscReal *sJi, PetscReal *sdet, PetscReal *sg)
+/* the rest of the PPNI geometry from the 8 Jacobians sJ[q][d][k]: 8 determinants, 8 inverses (27 lanes, 3 a pass),
+   192 physical gradients g[q][a][d] */
+__device__ __forceinline__ void WarpGeometryFinish(int lane, const PetscReal *sdN, PetscReal *sJ, PetscReal *sJi, PetscReal *sdet, PetscReal *sg)
 {
-  const int a = lane & 7;
-#pragma unroll
-  for (int pass = 0; pass < 18; pass++) {
-    const int       E = pass * 4 + (lane >> 3), q = E / 9, d = (E % 9) / 3, k = E % 3;
-    const PetscReal v = Reduce8(sx[a * 3 + d] * sdN[(q * 8 + a) * 3 + k]);
-    if (a == 0) sJ[E] = v;
-  }
-  __syncwarp();
   if (lane < 8) sdet[lane] = Det3(sJ + 9 * lane);
   __syncwarp();
 #pragma unroll
@@ -119,6 +111,40 @@ __device__ __forceinline__ void WarpGeometryPPNI(int lane, const PetscReal *sx, 
     sg[idx]       = sdN[(q * 8 + b) * 3 + 0] * sJi[9 * q + 0 * 3 + d] + sdN[(q * 8 + b) * 3 + 1] * sJi[9 * q + 1 * 3 + d] + sdN[(q * 8 + b) * 3 + 2] * sJi[9 * q + 2 * 3 + d];
   }
   __syncwarp();
+}
+
+/* PPNI geometry of one element by one warp: Jacobians of the 8 Gauss points (72 entries, 4 a pass: 18 passes of
+   8-lane shuffle reductions, Listing 1), then WarpGeometryFinish */
+__device__ __forceinline__ void WarpGeometryPPNI(int lane, const PetscReal *sx, const PetscReal *sdN, PetscReal *sJ, PetscReal *sJi, PetscReal *sdet, PetscReal *sg)
+{
+  const int a = lane & 7;
+#pragma unroll
+  for (int pass = 0; pass < 18; pass++) {
+    const int       E = pass * 4 + (lane >> 3), q = E / 9, d = (E % 9) / 3, k = E % 3;
+    const PetscReal v = Reduce8(sx[a * 3 + d] * sdN[(q * 8 + a) * 3 + k]);
+    if (a == 0) sJ[E] = v;
+  }
+  __syncwarp();
+  WarpGeometryFinish(lane, sdN, sJ, sJi, sdet, sg);
+}
+
+/* owner's geometry (an element recomputed by each of its 8 nodes' warps, so its cost counts 8 times): the 72 Jacobian
+   entries J[q][d][k] by 3 passes of 32 lanes, each lane an 8-term sum from shared memory in the host's order
+   (DMAsmElasJacInv), instead of PPNI's 18 passes of 3 shuffles; then WarpGeometryFinish */
+__device__ __forceinline__ void WarpGeometryOwner(int lane, const PetscReal *sx, const PetscReal *sdN, PetscReal *sJ, PetscReal *sJi, PetscReal *sdet, PetscReal *sg)
+{
+#pragma unroll
+  for (int pass = 0; pass < 3; pass++) {
+    const int E = pass * 32 + lane, q = E / 9, d = (E % 9) / 3, k = E % 3;
+    if (E < 72) {
+      PetscReal v = 0;
+#pragma unroll
+      for (int a = 0; a < 8; a++) v += sx[a * 3 + d] * sdN[(q * 8 + a) * 3 + k];
+      sJ[E] = v;
+    }
+  }
+  __syncwarp();
+  WarpGeometryFinish(lane, sdN, sJ, sJi, sdet, sg);
 }
 
 /* lane's two 3x3 blocks (a0,b0), (a1,b1) at one Gauss point */
@@ -271,7 +297,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBL
 /* kiran owner (write-once): a warp per node v, which owns matrix rows 3v..3v+2.  For each of its elements (nptr: the
    node -> element CSR; adj = e*8 + a, a the node's vertex in e) the warp loads the element's 24 coordinates (one
    coalesced 192 B read; the node's neighbours load the same element: L2 hits), computes its geometry at the 8 Gauss
-   points with PPNI (WarpGeometryPPNI, as ppni4/ppnirow), then lane l = 3b + k < 24 sums column (b, k) of the node's 3
+   points at once (WarpGeometryOwner: PPNI's layout, the Jacobians by 3 passes of 8-term sums), then lane l = 3b + k < 24 sums column (b, k) of the node's 3
    rows over the Gauss points (3 accumulators: few registers) and adds them to the node's accumulators in shared memory
    at the neighbour slot of vertex b (jsl); the 24 lanes touch 72 distinct accumulators, and the warp barrier at the
    next element orders one element's additions before the next's: no atomics.  Finally lane s stores value s of the
@@ -282,8 +308,8 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBL
    32 lanes), 24 lanes map one-to-one onto the element's 24 columns, and the store list (up to 243 values) is 8 warp
    store instructions; with 16 lanes a node the geometry and column passes double, registers would not drop (3
    accumulators either way), and the shared memory per node stays the same.  Occupancy (-dm_assembly_kiran_owner_blocks,
-   MINB blocks of 8 warps an SM; nvcc 13.0, sm_90): unbounded the kernel takes 114 registers (the unrolled PPNI
-   passes), so 2 blocks (16 warps an SM, no spill); 4 blocks cap it at 64 registers with ~160 B of spill to L1 (32
+   MINB blocks of 8 warps an SM; nvcc 13.0, sm_90): unbounded the kernel takes 89 registers, so 2 blocks (16
+   warps an SM, no spill); 4 blocks cap it at 64 registers with 24 B of spill stores, 56 B of loads to L1 (32
    warps an SM; 4 x (25 kB geometry + 8 x 9 maxnb x 8 B accumulators, 16 kB at maxnb 27) = 164 kB of the 228 kB of
    shared memory): which is faster is to be measured.  Reference: HostKiranOwner. */
 template <int MINB>
@@ -304,11 +330,11 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerKerne
     __syncwarp(); /* the previous element's readers of sg/sdet and adders to acc are done */
     if (lane < 24) sx[w][lane] = xk[(PetscCount)e * 24 + lane];
     __syncwarp();
-    WarpGeometryPPNI(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
+    WarpGeometryOwner(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
     if (lane < 24) {
       const int b = lane / 3, k = lane % 3, j = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * b)) & 0xff);
       PetscReal c[3] = {0, 0, 0};
-#pragma unroll 1 /* unrolled, the 8 points' gradient loads are hoisted: 188 B of spill at 64 registers */
+#pragma unroll 1 /* unrolled, the 8 points' gradient loads are hoisted: more spill at 64 registers */
       for (int q = 0; q < 8; q++) DMAsmOwnerPoint(sg[w] + 24 * q, sw[q] * fabs(sdet[w][q]), a, b, k, lam, mu, c);
 #pragma unroll
       for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += c[i];
