@@ -23,7 +23,7 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
             + adjacency 8 x (4 B + 8 B) (node-element pairs, neighbour slots) + coordinates 192 B (each element's
             once from DRAM: its 8 nodes' warps reread them from L2).
    Flops per element: 8 Gauss points x (Jacobian 288 + inverse ~40 + gradients 288 + 64 blocks x 60) + 576 additions;
-   kiran:owner recomputes the geometry per node: 8 pairs x (8 x (144 + 40 + 144) + 8 x 24 x 29 + 72) (its own model). */
+   kiran:owner recomputes the geometry per node: 8 pairs x (8 x (144 + 40 + 144) + 8 x 24 x 24 + 72) (its own model). */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
@@ -155,7 +155,7 @@ static PetscBool map16 = PETSC_TRUE; /* -dm_assembly_kiran_map16 (ppnirow's inde
 
 static double OwnerFlopsPerElement(void)
 {
-  return 8 * (8 * (144.0 + 40 + 144) + 8 * 24 * 29.0 + 72); /* dmasmkiran.c's KiranOwnerFlopsPerPair x 8 pairs */
+  return 8 * (8 * (144.0 + 40 + 144) + 8 * 24 * 24.0 + 72); /* dmasmkiran.c's KiranOwnerFlopsPerPair x 8 pairs */
 }
 
 static double BytesPerElement(const char *method, double nnzpe, double nodepe, PetscBool *isk, PetscBool *two)

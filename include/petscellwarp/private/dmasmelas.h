@@ -233,12 +233,14 @@ DMASM_ELAS_HD int DMAsmOwnerAcc(int maxnb, int i, int j, int k)
 }
 
 /* one Gauss point's contribution to column (b, k) of the 3 rows of an element's vertex a, added to c[i] (callers loop
-   over the 8 points and zero c first): g the physical gradients [8 b][3] at the point, wd = w |det J| */
-DMASM_ELAS_HD void DMAsmOwnerPoint(const PetscReal *g, PetscReal wd, int a, int b, int k, PetscReal lam, PetscReal mu, PetscReal c[3])
+   over the 8 points and zero c first): g the physical gradients [8 b][3] at the point, wl = w |det J| lambda, wm =
+   w |det J| mu.  K[(a,i),(b,k)] = wl ga_i gb_k + wm ga_k gb_i + wm delta_ik ga.gb (DMAsmElasEntry) with the products
+   wl gb_k and wm ga_k shared by the 3 rows: 2 FMAs a row */
+DMASM_ELAS_HD void DMAsmOwnerPoint(const PetscReal *g, PetscReal wl, PetscReal wm, int a, int b, int k, PetscReal c[3])
 {
   const PetscReal *ga = g + 3 * a, *gb = g + 3 * b;
-  const PetscReal  dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
-  for (int i = 0; i < 3; i++) c[i] += DMAsmElasEntry(ga, gb, dot, i, k, wd * lam, wd * mu);
+  const PetscReal  dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2], lk = wl * gb[k], mk = wm * ga[k];
+  for (int i = 0; i < 3; i++) c[i] += ga[i] * lk + gb[i] * mk + (i == k ? wm * dot : 0);
 }
 
 /* one node's store list from tgt[cap] (acc index -> target value, -1: none; cap = 9 maxnb): the 3 row runs acc[i][.]

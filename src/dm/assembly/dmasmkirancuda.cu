@@ -308,8 +308,8 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBL
    32 lanes), 24 lanes map one-to-one onto the element's 24 columns, and the store list (up to 243 values) is 8 warp
    store instructions; with 16 lanes a node the geometry and column passes double, registers would not drop (3
    accumulators either way), and the shared memory per node stays the same.  Occupancy (-dm_assembly_kiran_owner_blocks,
-   MINB blocks of 8 warps an SM; nvcc 13.0, sm_90): unbounded the kernel takes 89 registers, so 2 blocks (16
-   warps an SM, no spill); 4 blocks cap it at 64 registers with 24 B of spill stores, 56 B of loads to L1 (32
+   MINB blocks of 8 warps an SM; nvcc 13.0, sm_90): unbounded the kernel takes 88 registers, so 2 blocks (16
+   warps an SM, no spill); 4 blocks cap it at 64 registers with 28 B of spill stores, 68 B of loads to L1 (32
    warps an SM; 4 x (25 kB geometry + 8 x 9 maxnb x 8 B accumulators, 16 kB at maxnb 27) = 164 kB of the 228 kB of
    shared memory): which is faster is to be measured.  Reference: HostKiranOwner. */
 template <int MINB>
@@ -335,7 +335,10 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerKerne
       const int b = lane / 3, k = lane % 3, j = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * b)) & 0xff);
       PetscReal c[3] = {0, 0, 0};
 #pragma unroll 1 /* unrolled, the 8 points' gradient loads are hoisted: more spill at 64 registers */
-      for (int q = 0; q < 8; q++) DMAsmOwnerPoint(sg[w] + 24 * q, sw[q] * fabs(sdet[w][q]), a, b, k, lam, mu, c);
+      for (int q = 0; q < 8; q++) {
+        const PetscReal wd = sw[q] * fabs(sdet[w][q]);
+        DMAsmOwnerPoint(sg[w] + 24 * q, wd * lam, wd * mu, a, b, k, c);
+      }
 #pragma unroll
       for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += c[i];
     }
