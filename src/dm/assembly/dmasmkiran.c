@@ -18,7 +18,7 @@
                 offsets per store step where they fit (DMAsmKiranMap16)
      owner      (not in the paper) write-once: a warp per node (its 3 block rows) walks the node's elements (a node ->
                 element CSR built once at set-up on the host, its time in View), recomputes each element's geometry
-                (PPNI), sums the node's 3 x 3 maxnb values in shared memory and stores each value once, sorted by
+                at its 8 Gauss points at once (PPNI's layout; the Jacobians as 8-term sums, not shuffles), sums the node's 3 x 3 maxnb values in shared memory and stores each value once, sorted by
                 target (a 16-bit offset and the accumulator index per value): no colouring, no atomics, no
                 read-modify-write, ~8 + 4 B per nonzero instead of the others' ~30 B (View's bytes model)
    The elements are coloured greedily on the host (no two of a colour share a vertex; time in View), reordered by
@@ -707,7 +707,7 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
 static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
 {
   DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
-  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values", "write-once: a warp per node walks the node's elements, recomputes their geometry (PPNI), sums the node's 3 block rows in shared memory and stores each of its values once, sorted by target"};
+  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values", "write-once: a warp per node walks the node's elements, recomputes their geometry (all Gauss points at once), sums the node's 3 block rows in shared memory and stores each of its values once, sorted by target"};
 
   PetscFunctionBegin;
   if (k->strategy == DMASM_KIRAN_OWNER) {
