@@ -177,6 +177,25 @@ static PetscErrorCode CheckColoring(DMAssembly as, PetscInt ndof, PetscBool *fai
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* DMAssemblyView's text (through a file of this process only: tests may run in parallel) */
+static PetscErrorCode ViewText(DMAssembly as, char *buf, size_t n)
+{
+  PetscViewer sv;
+  FILE       *fp = tmpfile();
+  size_t      len;
+
+  PetscFunctionBegin;
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "tmpfile() failed");
+  PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, fp, &sv));
+  PetscCall(DMAssemblyView(as, sv));
+  PetscCall(PetscViewerDestroy(&sv));
+  rewind(fp);
+  len      = fread(buf, 1, n - 1, fp);
+  buf[len] = 0;
+  fclose(fp);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target, PetscReal E, PetscReal nu, Mat Jref, Vec U, PetscBool gpu, PetscBool *fail)
 {
   DMAssembly   as;
@@ -223,22 +242,11 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
   if (err > tol || err2 > tol || bs != dim || (!atomic && !same) || errF > tol) *fail = PETSC_TRUE;
   if (!strcmp(method, "kiran:ppnirow")) { /* the plan's store order: CSR auto-picks transposed (a step = a row's columns,
                                               consecutive values); -dm_assembly_kiran_store_order forces one */
-    PetscViewer sv;
-    char        buf[8192] = "", order[16] = "auto", *found;
+    char        buf[8192], order[16] = "auto", *found;
     const char *want;
-    FILE       *fp;
-    size_t      len;
     PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_assembly_kiran_store_order", order, sizeof(order), NULL));
     want = !strcmp(order, "row") ? "store order: row" : !strcmp(order, "transposed") || strcmp(target, MATELLWARP) ? "store order: transposed" : "store order:";
-    fp = tmpfile(); /* a file of this process only: tests may run in parallel */
-    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "tmpfile() failed");
-    PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, fp, &sv));
-    PetscCall(DMAssemblyView(as, sv));
-    PetscCall(PetscViewerDestroy(&sv));
-    rewind(fp);
-    len      = fread(buf, 1, sizeof(buf) - 1, fp);
-    buf[len] = 0;
-    fclose(fp);
+    PetscCall(ViewText(as, buf, sizeof(buf)));
     PetscCall(PetscStrstr(buf, want, &found));
     if (found) {
       char *nl;
@@ -246,6 +254,14 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
       if (nl) *nl = 0;
     }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:ppnirow    into %-11s %s\n", target, found ? found : "FAIL: store order not the expected one"));
+    if (!found) *fail = PETSC_TRUE;
+  }
+  if (!strcmp(method, "kiran:owner") && strcmp(target, MATELLWARP)) { /* into CSR every value belongs to an element entry:
+                                                                        every one is in a node's store list */
+    char buf[8192], *found;
+    PetscCall(ViewText(as, buf, sizeof(buf)));
+    PetscCall(PetscStrstr(buf, "(each written once; 0 of", &found));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:owner      into %-11s %s\n", target, found ? "every value in one node's store list (0 untouched)" : "FAIL: values outside the store lists"));
     if (!found) *fail = PETSC_TRUE;
   }
   if (kiran && strcmp(method, "kiran:owner") && !strcmp(target, MATELLWARP)) { /* owner colours nothing */

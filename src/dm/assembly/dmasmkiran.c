@@ -490,7 +490,10 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscI
   PetscCall(PetscFree(tgt));
   PetscCall(PetscBTCreate(k->nval, &seen));
   for (PetscInt v = 0; v < k->nnode; v++)
-    for (int s = 0; s < k->ocnt[v]; s++) PetscCall(PetscBTSet(seen, k->obase[v] + (PetscInt)(k->olist[(PetscCount)v * cap + s] >> 16)));
+    for (int s = 0; s < k->ocnt[v]; s++) { /* write-once: no value in two lists */
+      const PetscInt t = k->obase[v] + (PetscInt)(k->olist[(PetscCount)v * cap + s] >> 16);
+      PetscCheck(!PetscBTLookupSet(seen, t), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: value %" PetscInt_FMT " is in two store lists", t);
+    }
   PetscCall(UntouchedFromBT(k, &seen));
   k->dobase     = k->obase;
   k->docnt      = k->ocnt;

@@ -662,13 +662,14 @@ __global__ static void KiranOwnerPackKernel(PetscInt nnode, int maxnb, const int
     if (!DMAsmOwnerPack(maxnb, tgt + v * cap, obase + v, ocnt + v, olist + v * cap)) *bad = 2;
 }
 
-/* first[t] = 0 for every value a store list names (the others keep KIRAN_NOBODY) */
-__global__ static void KiranOwnerMarkKernel(PetscInt nnode, int maxnb, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, int *__restrict__ first)
+/* first[t] = 0 for every value a store list names (the others keep KIRAN_NOBODY); bad = 3 where a value is in two
+   lists (write-once) */
+__global__ static void KiranOwnerMarkKernel(PetscInt nnode, int maxnb, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, int *__restrict__ first, int *__restrict__ bad)
 {
   const PetscCount cap = 9 * maxnb, n = (PetscCount)nnode * cap;
   for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < n; t += (PetscCount)gridDim.x * blockDim.x) {
     const PetscInt v = (PetscInt)(t / cap);
-    if (t % cap < ocnt[v]) first[obase[v] + (int)(olist[t] >> 16)] = 0;
+    if (t % cap < ocnt[v] && atomicExch(first + obase[v] + (int)(olist[t] >> 16), 0) == 0) *bad = 3;
   }
 }
 
@@ -702,8 +703,10 @@ PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb
   PetscCheck(bad != 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: two elements name different targets for one matrix entry");
   PetscCheck(bad != 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly kiran owner: the values of a node's rows spread over more than 65536 positions of the target (16-bit offsets); use ppnirow");
   if (nnode) {
-    KiranOwnerMarkKernel<<<gl, 256, 0, s>>>(nnode, maxnb, dobase, docnt, dolist, first);
+    KiranOwnerMarkKernel<<<gl, 256, 0, s>>>(nnode, maxnb, dobase, docnt, dolist, first, dbad);
     PetscCallCUDA(cudaGetLastError());
+    PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
+    PetscCheck(bad != 3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: a value is in two store lists");
   }
   PetscCall(UntouchedList(s, nval, first, dcnt, nuntouched, duntouched));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt));
