@@ -20,16 +20,6 @@ static const char help[] = "The 3-D cantilever of Kiran, Sharma and Gautam (Tabl
   #include <petscdevice_cuda.h>
 #endif
 
-/* PETSc's elasticity g3 (constants lambda, mu) for the -compare_petsc reference */
-static void g3_elas(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
-{
-  const PetscReal lam = PetscRealPart(constants[0]), mu = PetscRealPart(constants[1]);
-  for (PetscInt i = 0; i < dim; i++)
-    for (PetscInt j = 0; j < dim; j++)
-      for (PetscInt k = 0; k < dim; k++)
-        for (PetscInt l = 0; l < dim; l++) g3[((i * dim + k) * dim + j) * dim + l] = (i == j && k == l ? lam : 0) + (i == k && j == l ? mu : 0) + (i == l && j == k ? mu : 0);
-}
-
 /* y = x for vectors of the same layout whatever their types (a device vector into a host one) */
 static PetscErrorCode CopyValues(Vec x, Vec y)
 {
@@ -287,7 +277,7 @@ int main(int argc, char **argv)
     c[1] = mu;
     PetscCall(DMGetDS(dm, &ds));
     PetscCall(PetscDSSetConstants(ds, 2, c));
-    PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, g3_elas));
+    PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, DMAssemblyElasticityG3));
     PetscCall(DMSetMatType(dm, MATAIJ));
     PetscCall(DMSetVecType(dm, VECSTANDARD));
     PetscCall(DMCreateMatrix(dm, &Jp));

@@ -128,6 +128,8 @@ PETSC_EXTERN PetscErrorCode DMAssemblyLagrangeKernels(DMAssembly, PetscReal alph
    as for scalar fields; xe stays the vertex coordinates [nvert*dim][nelem].  E, nu: constants, or per cell arrays
    Ecell/nucell [ncells] (either NULL: the constant). */
 PETSC_EXTERN PetscErrorCode DMAssemblyElasticityKernels(DMAssembly, PetscReal E, PetscReal nu, const PetscReal Ecell[], const PetscReal nucell[], DMAssemblyElementKernels *);
+/* the same operator as PETSc's pointwise Jacobian g3 (PetscPointJacFn, constants {lambda, mu}): PETSc's own FE assembly of it */
+PETSC_EXTERN void DMAssemblyElasticityG3(PetscInt, PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], const PetscScalar[], const PetscScalar[], const PetscInt[], const PetscInt[], const PetscScalar[], const PetscScalar[], const PetscScalar[], PetscReal, PetscReal, const PetscReal[], PetscInt, const PetscScalar[], PetscScalar[]);
 
 /* DMASSEMBLYKIRAN's strategy (-dm_assembly_kiran_strategy) */
 typedef enum {
@@ -137,7 +139,8 @@ typedef enum {
   DMASSEMBLY_KIRAN_PPNI4,
   DMASSEMBLY_KIRAN_PPNI8,
   DMASSEMBLY_KIRAN_TWOKERNEL,
-  DMASSEMBLY_KIRAN_PPNIROW
+  DMASSEMBLY_KIRAN_PPNIROW,
+  DMASSEMBLY_KIRAN_OWNER
 } DMAssemblyKiranStrategy;
 PETSC_EXTERN const char *const DMAssemblyKiranStrategies[];
 PETSC_EXTERN PetscErrorCode    DMAssemblyKiranSetStrategy(DMAssembly, DMAssemblyKiranStrategy);

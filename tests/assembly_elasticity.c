@@ -1,6 +1,6 @@
 /* Vector fields in DMAssembly (issue 18): isotropic linear elasticity (DMAssemblyElasticityKernels) on a
    dim-component P1/Q1 Lagrange field, and the kiran type's strategies (Kiran, Sharma, Gautam: element, warp4,
-   warp8, ppni4, ppni8, twokernel; ppnirow) on 8-node hexahedra, against PETSc's own assembly on the same DM and PetscFE:
+   warp8, ppni4, ppni8, twokernel; ppnirow; owner, write-once by node) on 8-node hexahedra, against PETSc's own assembly on the same DM and PetscFE:
    DMPlexSNESComputeJacobianFEM with a PetscDS g3[i][j][k][l] = lambda d_ij d_kl + mu (d_ik d_jl + d_il d_jk)
    (the same quadrature: the PetscFE's).
    For every method (host, globalnz, atomic, color through the element buffers; kiran:<strategy> on hexahedra) x
@@ -13,6 +13,8 @@
    kiran:ppnirow picks the transposed store order into CSR (DMAssemblyView), -dm_assembly_kiran_store_order forces
    row/transposed (both orders tested); its index map is 16-bit where every store step fits (default), 32-bit with
    -dm_assembly_kiran_map16 0 or where a step spreads over more than 32767 values (row order into ELLWARP at -faces 9);
+   kiran:owner (no colouring) stores every value once: the stale values of the reassembly check above catch a value it
+   misses, and a value written by two nodes would carry only one node's sum (the error check);
    kiran: the colouring is valid (every element in one colour, no two elements of a colour share a dof) and per-cell
    E, nu (random) equal the host method with the same per-cell material.
    Options: -elem hex|quad|tet, -faces n (-faces 1: a single element), -distort (a non-affine mesh), -gpu, and the
@@ -40,18 +42,9 @@
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_setup_on_host -elem hex -faces 3 -distort -gpu -dm_assembly_setup_on_host GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_shared -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian shared GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_atomic -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian atomic GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_owner_blocks2 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_owner_blocks 2 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_quad -elem quad -faces 6 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_tet -elem tet -faces 3 -gpu GPU) */
-
-/* constants: lambda, mu; PETSc's layout g3[fc][gc][df][dg] (test component i, trial component k, derivatives j, l) */
-static void g3_elas(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
-{
-  const PetscReal lam = PetscRealPart(constants[0]), mu = PetscRealPart(constants[1]);
-  for (PetscInt i = 0; i < dim; i++)
-    for (PetscInt j = 0; j < dim; j++)
-      for (PetscInt k = 0; k < dim; k++)
-        for (PetscInt l = 0; l < dim; l++) g3[((i * dim + k) * dim + j) * dim + l] = (i == j && k == l ? lam : 0) + (i == k && j == l ? mu : 0) + (i == l && j == k ? mu : 0);
-}
 
 static PetscErrorCode CreateProblem(const char *elem, PetscInt faces, PetscBool distort, DM *dm)
 {
@@ -116,7 +109,7 @@ static PetscErrorCode Reference(DM dm, PetscReal lam, PetscReal mu, Mat *J)
   PetscFunctionBegin;
   PetscCall(DMGetDS(dm, &ds));
   PetscCall(PetscDSSetConstants(ds, 2, c));
-  PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, g3_elas));
+  PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, DMAssemblyElasticityG3));
   PetscCall(DMSetMatType(dm, MATAIJ));
   PetscCall(DMCreateMatrix(dm, J));
   PetscCall(DMGetLocalVector(dm, &Ul));
@@ -140,7 +133,7 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscReal E, Pe
   if (colon) {
     PetscInt s;
     PetscBool found;
-    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_PPNIROW + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
+    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_OWNER + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown strategy %s", colon + 1);
     type[colon - type] = 0;
     PetscCall(DMAssemblySetType(*as, type));
@@ -181,6 +174,25 @@ static PetscErrorCode CheckColoring(DMAssembly as, PetscInt ndof, PetscBool *fai
   if (bad || colptr[nc] != nelem) *fail = PETSC_TRUE;
   PetscCall(PetscFree(mark));
   PetscCall(PetscFree(seen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* DMAssemblyView's text (through a file of this process only: tests may run in parallel) */
+static PetscErrorCode ViewText(DMAssembly as, char *buf, size_t n)
+{
+  PetscViewer sv;
+  FILE       *fp = tmpfile();
+  size_t      len;
+
+  PetscFunctionBegin;
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "tmpfile() failed");
+  PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, fp, &sv));
+  PetscCall(DMAssemblyView(as, sv));
+  PetscCall(PetscViewerDestroy(&sv));
+  rewind(fp);
+  len      = fread(buf, 1, n - 1, fp);
+  buf[len] = 0;
+  fclose(fp);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -230,22 +242,11 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
   if (err > tol || err2 > tol || bs != dim || (!atomic && !same) || errF > tol) *fail = PETSC_TRUE;
   if (!strcmp(method, "kiran:ppnirow")) { /* the plan's store order: CSR auto-picks transposed (a step = a row's columns,
                                               consecutive values); -dm_assembly_kiran_store_order forces one */
-    PetscViewer sv;
-    char        buf[8192] = "", order[16] = "auto", *found;
+    char        buf[8192], order[16] = "auto", *found;
     const char *want;
-    FILE       *fp;
-    size_t      len;
     PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_assembly_kiran_store_order", order, sizeof(order), NULL));
     want = !strcmp(order, "row") ? "store order: row" : !strcmp(order, "transposed") || strcmp(target, MATELLWARP) ? "store order: transposed" : "store order:";
-    fp = tmpfile(); /* a file of this process only: tests may run in parallel */
-    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "tmpfile() failed");
-    PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, fp, &sv));
-    PetscCall(DMAssemblyView(as, sv));
-    PetscCall(PetscViewerDestroy(&sv));
-    rewind(fp);
-    len      = fread(buf, 1, sizeof(buf) - 1, fp);
-    buf[len] = 0;
-    fclose(fp);
+    PetscCall(ViewText(as, buf, sizeof(buf)));
     PetscCall(PetscStrstr(buf, want, &found));
     if (found) {
       char *nl;
@@ -255,7 +256,15 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:ppnirow    into %-11s %s\n", target, found ? found : "FAIL: store order not the expected one"));
     if (!found) *fail = PETSC_TRUE;
   }
-  if (kiran && !strcmp(target, MATELLWARP)) {
+  if (!strcmp(method, "kiran:owner") && strcmp(target, MATELLWARP)) { /* into CSR every value belongs to an element entry:
+                                                                        every one is in a node's store list */
+    char buf[8192], *found;
+    PetscCall(ViewText(as, buf, sizeof(buf)));
+    PetscCall(PetscStrstr(buf, "(each written once; 0 of", &found));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:owner      into %-11s %s\n", target, found ? "every value in one node's store list (0 untouched)" : "FAIL: values outside the store lists"));
+    if (!found) *fail = PETSC_TRUE;
+  }
+  if (kiran && strcmp(method, "kiran:owner") && !strcmp(target, MATELLWARP)) { /* owner colours nothing */
       PetscInt nrows;
       PetscCall(MatGetLocalSize(Jref, &nrows, NULL));
       PetscCall(CheckColoring(as, nrows, fail));
@@ -359,7 +368,7 @@ int main(int argc, char **argv)
   PetscRandom rnd;
   PetscReal   E = 200e9, nu = 0.333, lam, mu;
   const char *generic[] = {"host", DMASSEMBLYGLOBALNZ, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR};
-  const char *kiran[]   = {"kiran:element", "kiran:warp4", "kiran:warp8", "kiran:ppni4", "kiran:ppni8", "kiran:twokernel", "kiran:ppnirow"};
+  const char *kiran[]   = {"kiran:element", "kiran:warp4", "kiran:warp8", "kiran:ppni4", "kiran:ppni8", "kiran:twokernel", "kiran:ppnirow", "kiran:owner"};
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));

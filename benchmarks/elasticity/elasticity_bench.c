@@ -1,7 +1,7 @@
 static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, Gautam, Fig. 12/14, Table 4): the stiffness matrix of the\n"
                            "16 x 2 x 2 m cantilever (E = 200 GPa, nu = 0.333) on DMPlex boxes of Q1 hexahedra (Table 3 meshes), assembled by\n"
                            "each kiran strategy (element, warp4, warp8, ppni4, ppni8, twokernel, ppnirow: colouring + per-element index map,\n"
-                           "no atomics)\n"
+                           "no atomics; owner: a warp per node writes each of its rows' values once, no colouring)\n"
                            "and by the generic methods with the same element kernel through the element buffers (globalnz: by nonzero, fixed\n"
                            "order; atomic; color), into MATSEQELLWARP and MATSEQAIJCUSPARSE; the COO peer (the same device element matrices\n"
                            "through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once); one CPU core (the host method) and\n"
@@ -18,8 +18,12 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
             others read-modify-write (16 B): 576 x 16 B - 8 B x nnz / nelem (+ twokernel: geometry 640 B written and read);
      globalnz: element kernel (192 B in, 576 x 8 B out) + packed plan 576 x 4 B + element matrix 576 x 8 B read +
             values 8 B x nnz / nelem;  atomic/color: element kernel + 576 x (4 B map + 8 B read + 16 B RMW) + zeroing;
-     peer: element kernel + 576 x (8 B value + 8 B perm) + nnz / nelem x (8 B jmap + 8 B value).
-   Flops per element: 8 Gauss points x (Jacobian 288 + inverse ~40 + gradients 288 + 64 blocks x 60) + 576 additions. */
+     peer: element kernel + 576 x (8 B value + 8 B perm) + nnz / nelem x (8 B jmap + 8 B value);
+     kiran:owner: values written once 8 B x nnz / nelem + store lists 4 B x nnz / nelem + per node 8 B (base, count)
+            + adjacency 8 x (4 B + 8 B) (node-element pairs, neighbour slots) + coordinates 192 B (each element's
+            once from DRAM: its 8 nodes' warps reread them from L2).
+   Flops per element: 8 Gauss points x (Jacobian 288 + inverse ~40 + gradients 288 + 64 blocks x 60) + 576 additions;
+   kiran:owner recomputes the geometry per node: 8 pairs x (8 x (144 + 40 + 144) + 8 x 24 x 24 + 72) (its own model). */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
@@ -33,16 +37,6 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
 #endif
 
 #define NK 576
-
-/* PETSc's own FEM assembly (the CPU reference row): the elasticity g3 with constants lambda, mu */
-static void g3_elas(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
-{
-  const PetscReal lam = PetscRealPart(constants[0]), mu = PetscRealPart(constants[1]);
-  for (PetscInt i = 0; i < dim; i++)
-    for (PetscInt j = 0; j < dim; j++)
-      for (PetscInt k = 0; k < dim; k++)
-        for (PetscInt l = 0; l < dim; l++) g3[((i * dim + k) * dim + j) * dim + l] = (i == j && k == l ? lam : 0) + (i == k && j == l ? mu : 0) + (i == l && j == k ? mu : 0);
-}
 
 typedef struct {
   DMAssembly as;
@@ -144,7 +138,7 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
   if (colon) {
     PetscInt  s;
     PetscBool found;
-    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_PPNIROW + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
+    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_OWNER + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown kiran strategy %s", colon + 1);
     PetscCall(DMAssemblyKiranSetStrategy(*as, (DMAssemblyKiranStrategy)s));
   }
@@ -159,18 +153,25 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
 
 static PetscBool map16 = PETSC_TRUE; /* -dm_assembly_kiran_map16 (ppnirow's index map) */
 
-static double BytesPerElement(const char *method, double nnzpe, PetscBool *isk, PetscBool *two)
+static double OwnerFlopsPerElement(void)
 {
-  PetscBool kiran, twok, gnz, atomic, row;
+  return 8 * (8 * (144.0 + 40 + 144) + 8 * 24 * 24.0 + 72); /* dmasmkiran.c's KiranOwnerFlopsPerPair x 8 pairs */
+}
+
+static double BytesPerElement(const char *method, double nnzpe, double nodepe, PetscBool *isk, PetscBool *two)
+{
+  PetscBool kiran, twok, gnz, atomic, row, owner;
   PetscStrncmp(method, "kiran", 5, &kiran);
   PetscStrcmp(method, "kiran:ppnirow", &row);
   PetscStrcmp(method, "kiran:twokernel", &twok);
+  PetscStrcmp(method, "kiran:owner", &owner);
   PetscStrcmp(method, "globalnz", &gnz);
   PetscStrcmp(method, "atomic", &atomic);
   *isk = kiran;
   *two = twok;
   /* first touches stored (8 B), the rest read-modify-write; ppnirow's 16-bit map (a 4 B base + 24 x 2 B per store step:
      1248 B; the box meshes fit, DMAssemblyView says where a mesh falls back to 32 bits) */
+  if (owner) return 192 + 8 * 12.0 + 8 * nodepe + 12 * nnzpe; /* write-once: no read-modify-write, no zeroing */
   if (kiran) return 192 + (row && map16 ? 4.0 * 24 + 2.0 * NK : 4.0 * NK) + 16.0 * NK - 8 * nnzpe + (twok ? 1280 : 0);
   if (gnz) return 192 + 8.0 * NK + 4.0 * NK + 8.0 * NK + 8 * nnzpe;
   return 192 + 8.0 * NK + NK * (4 + 8 + 16.0) + 8 * nnzpe; /* atomic, color */
@@ -199,7 +200,7 @@ int main(int argc, char **argv)
   PetscBool  flg, device = PETSC_FALSE;
   FILE      *js = NULL;
   const char *defmeshes = "192x24x24,256x32x32,400x50x50,512x64x64";
-  const char *defmethods = "kiran:element,kiran:warp4,kiran:warp8,kiran:ppni4,kiran:ppni8,kiran:twokernel,kiran:ppnirow,globalnz,atomic,color";
+  const char *defmethods = "kiran:element,kiran:warp4,kiran:warp8,kiran:ppni4,kiran:ppni8,kiran:twokernel,kiran:ppnirow,kiran:owner,globalnz,atomic,color";
   const double flopspe = 8 * (4.0 * 8 * 9 + 40 + 64 * (6 + 54)) + NK;
 
   PetscFunctionBeginUser;
@@ -280,7 +281,7 @@ int main(int argc, char **argv)
           Ctx            c;
           DMAssemblyInfo info;
           PetscLogDouble s0, s1, ctime = -1;
-          double         t, bpe;
+          double         t, bpe, fpe;
           PetscReal      err = -1;
           PetscBool      isk, two;
           MatType        jtype;
@@ -311,18 +312,19 @@ int main(int argc, char **argv)
           PetscCall(Median(OpJac, &c, repeats, device, &t));
           PetscCall(PetscStrncmp(methods[m], "kiran", 5, &isk));
           if (isk) PetscCall(DMAssemblyKiranGetColoringTime(c.as, &ctime));
-          bpe = BytesPerElement(methods[m], (double)nnz / nelem, &isk, &two);
+          bpe  = BytesPerElement(methods[m], (double)nnz / nelem, (double)ndof / 3 / nelem, &isk, &two);
+          fpe  = strcmp(methods[m], "kiran:owner") ? flopspe : OwnerFlopsPerElement();
           if (nelem <= checkmax) {
             if (!Jref) PetscCall(MatConvert(J, MATSEQAIJ, MAT_INITIAL_MATRIX, &Jref)); /* the first method's matrix */
             else PetscCall(RelErr(J, Jref, &err));
           }
           PetscCall(PetscObjectGetType((PetscObject)J, &jtype));
-          PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s %-13s %10.2f %10.3f %10.4f %9.2f %9.1f %9.1f %9.1f %9.1f %9.1e\n", methods[m], jtype, s1 - s0, (double)ctime, 1e3 * t, 1e9 * t / nelem, bpe * nelem / t / 1e9, 100 * bpe * nelem / t / 1e9 / peakbw, flopspe * nelem / t / 1e9, 100 * flopspe * nelem / t / 1e9 / peakfp, (double)err));
-          if (js) PetscCall(PetscFPrintf(PETSC_COMM_SELF, js, "%s    {\"method\": \"%s\", \"target\": \"%s\", \"setup_s\": %.4f, \"coloring_s\": %.4f, \"jacobian_s\": %.6e, \"bytes_per_element\": %.1f, \"flops_per_element\": %.1f, \"rel_err\": %.3e}", first ? "" : ",\n", methods[m], jtype, s1 - s0, (double)ctime, t, bpe, flopspe, (double)err));
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s %-13s %10.2f %10.3f %10.4f %9.2f %9.1f %9.1f %9.1f %9.1f %9.1e\n", methods[m], jtype, s1 - s0, (double)ctime, 1e3 * t, 1e9 * t / nelem, bpe * nelem / t / 1e9, 100 * bpe * nelem / t / 1e9 / peakbw, fpe * nelem / t / 1e9, 100 * fpe * nelem / t / 1e9 / peakfp, (double)err));
+          if (js) PetscCall(PetscFPrintf(PETSC_COMM_SELF, js, "%s    {\"method\": \"%s\", \"target\": \"%s\", \"setup_s\": %.4f, \"coloring_s\": %.4f, \"jacobian_s\": %.6e, \"bytes_per_element\": %.1f, \"flops_per_element\": %.1f, \"rel_err\": %.3e}", first ? "" : ",\n", methods[m], jtype, s1 - s0, (double)ctime, t, bpe, fpe, (double)err));
           first = PETSC_FALSE;
           if (it == 0) {
             if (!strcmp(methods[m], "kiran:element")) tbyelem[0] = t;
-            if (!strcmp(methods[m], "kiran:ppni4") || !strcmp(methods[m], "kiran:warp4") || !strcmp(methods[m], "kiran:ppni8") || !strcmp(methods[m], "kiran:warp8") || !strcmp(methods[m], "kiran:twokernel") || !strcmp(methods[m], "kiran:ppnirow")) tbyelem[1] = tbyelem[1] < 0 ? t : PetscMin(tbyelem[1], t);
+            if (!strcmp(methods[m], "kiran:ppni4") || !strcmp(methods[m], "kiran:warp4") || !strcmp(methods[m], "kiran:ppni8") || !strcmp(methods[m], "kiran:warp8") || !strcmp(methods[m], "kiran:twokernel") || !strcmp(methods[m], "kiran:ppnirow") || !strcmp(methods[m], "kiran:owner")) tbyelem[1] = tbyelem[1] < 0 ? t : PetscMin(tbyelem[1], t);
           }
           PetscCall(VecDestroy(&c.U));
           PetscCall(DMAssemblyDestroy(&c.as));
@@ -398,7 +400,7 @@ int main(int argc, char **argv)
       cst[1] = 200e9 / (2 * (1 + 0.333));
       PetscCall(DMGetDS(dm, &ds));
       PetscCall(PetscDSSetConstants(ds, 2, cst));
-      PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, g3_elas));
+      PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, DMAssemblyElasticityG3));
       PetscCall(DMSetMatType(dm, MATAIJ));
       PetscCall(DMSetVecType(dm, VECSTANDARD));
       PetscCall(DMCreateMatrix(dm, &Jp));
@@ -414,7 +416,7 @@ int main(int argc, char **argv)
       PetscCall(MatDestroy(&Jp));
     }
     if (js) PetscCall(PetscFPrintf(PETSC_COMM_SELF, js, "\n  ]}"));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# summary %s (%" PetscInt_FMT " elements, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros): kiran:element %.4f ms, best warp/two-kernel strategy %.4f ms (%.2fx assembly by element)", meshes[im], nelem, ndof, nnz, 1e3 * tbyelem[0], 1e3 * tbyelem[1], tbyelem[0] > 0 && tbyelem[1] > 0 ? tbyelem[0] / tbyelem[1] : 0.0));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# summary %s (%" PetscInt_FMT " elements, %" PetscInt_FMT " dofs, %" PetscCount_FMT " nonzeros): kiran:element %.4f ms, best warp/two-kernel/owner strategy %.4f ms (%.2fx assembly by element)", meshes[im], nelem, ndof, nnz, 1e3 * tbyelem[0], 1e3 * tbyelem[1], tbyelem[0] > 0 && tbyelem[1] > 0 ? tbyelem[0] / tbyelem[1] : 0.0));
     if (tpeer > 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "; COO peer %.4f ms (best kiran %.2fx the peer)", 1e3 * tpeer, tpeer / tbyelem[1]));
     if (tcpu > 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "; one CPU core %.1f ms", 1e3 * tcpu));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n"));

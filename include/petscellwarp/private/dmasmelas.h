@@ -34,6 +34,9 @@ typedef enum {
   DMASM_KIRAN_TWOKERNEL, /* geometry kernel, then a block of 576 threads per element, one entry each (4.4) */
   DMASM_KIRAN_PPNIROW,   /* PPNI, lane l < 24 owns element-matrix row l: one store instruction = one column of the
                             element matrix (ELLWARP: 8 runs of 3 consecutive slots) or, by symmetry, one row (CSR) */
+  DMASM_KIRAN_OWNER,     /* (not in the paper) write-once: a warp per node walks the node's elements, recomputes their
+                            geometry, sums the node's 3 block rows in shared memory and stores each value once; no
+                            colouring, no atomics, no read-modify-write */
   DMASM_KIRAN_NSTRATEGIES
 } DMAsmKiranStrategy;
 
@@ -217,6 +220,61 @@ DMASM_ELAS_HD void DMAsmKiranPut16(PetscScalar *dst, int base, unsigned short o,
   else dst[base + (o >> 1)] += v;
 }
 
+/* ---- owner (write-once) strategy.  Node v (the vertex whose component-0 dof is 3v) owns matrix rows 3v..3v+2.  Its
+   neighbours (the vertices of its elements, ascending) get slots j < maxnb; the node's values are summed in an
+   accumulator acc[3][3 maxnb]: acc[i][3j+k] = entry (row 3v+i, column 3 nb_j + k).  The plan lists, per node, its
+   values sorted by target position (consecutive lanes store to consecutive values where the layout has them: a CSR
+   row, ELLWARP's groups of tpr slots and the node's 3 neighbouring rows in a slice) as (t - base) << 16 | acc index. */
+#define DMASM_OWNER_MAXNB 40 /* neighbour slots: 8 warps x 9 x 40 doubles of shared memory (23 kB) beside the geometry's 25 kB */
+
+DMASM_ELAS_HD int DMAsmOwnerAcc(int maxnb, int i, int j, int k)
+{
+  return i * 3 * maxnb + 3 * j + k;
+}
+
+/* one Gauss point's contribution to column (b, k) of the 3 rows of an element's vertex a, added to c[i] (callers loop
+   over the 8 points and zero c first): g the physical gradients [8 b][3] at the point, wl = w |det J| lambda, wm =
+   w |det J| mu.  K[(a,i),(b,k)] = wl ga_i gb_k + wm ga_k gb_i + wm delta_ik ga.gb (DMAsmElasEntry) with the products
+   wl gb_k and wm ga_k shared by the 3 rows: 2 FMAs a row */
+DMASM_ELAS_HD void DMAsmOwnerPoint(const PetscReal *g, PetscReal wl, PetscReal wm, int a, int b, int k, PetscReal c[3])
+{
+  const PetscReal *ga = g + 3 * a, *gb = g + 3 * b;
+  const PetscReal  dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2], lk = wl * gb[k], mk = wm * ga[k];
+  for (int i = 0; i < 3; i++) c[i] += ga[i] * lk + gb[i] * mk + (i == k ? wm * dot : 0);
+}
+
+/* one node's store list from tgt[cap] (acc index -> target value, -1: none; cap = 9 maxnb): the 3 row runs acc[i][.]
+   are merged by target (each run ascends where the target keeps a row's values in column order: CSR and ELLWARP;
+   elsewhere the list is merely less coalesced, still one store per value).  Returns 0 where a target lies 65536 or
+   more values past the node's smallest (the 16-bit offset does not fit). */
+DMASM_ELAS_HD int DMAsmOwnerPack(int maxnb, const int *tgt, int *base, int *cnt, unsigned *list)
+{
+  const int run = 3 * maxnb;
+  int       h[3], n = 0, b = -1;
+  for (int i = 0; i < 3; i++) {
+    h[i] = i * run;
+    while (h[i] < (i + 1) * run && tgt[h[i]] < 0) h[i]++;
+  }
+  for (;;) {
+    int best = -1;
+    for (int i = 0; i < 3; i++)
+      if (h[i] < (i + 1) * run && (best < 0 || tgt[h[i]] < tgt[h[best]])) best = i;
+    if (best < 0) break;
+    list[n++] = (unsigned)h[best];
+    do h[best]++;
+    while (h[best] < (best + 1) * run && tgt[h[best]] < 0);
+  }
+  for (int s = 0; s < n; s++) b = (b < 0 || tgt[list[s]] < b) ? tgt[list[s]] : b;
+  *base = b < 0 ? 0 : b;
+  *cnt  = n;
+  for (int s = 0; s < n; s++) {
+    const int d = tgt[list[s]] - *base;
+    if (d > 65535) return 0;
+    list[s] |= (unsigned)d << 16;
+  }
+  return 1;
+}
+
 /* device side (dmasmkirancuda.cu); the plain-C references are in dmasmelas.c and dmasmkiran.c */
 PETSC_INTERN PetscErrorCode DMAsmElasCtxDevice(DMAsmElasCtx *);
 #if defined(ELLWARP_HAVE_CUDA)
@@ -231,5 +289,9 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscRe
    ppnirow: DMAsmCUDAKiranOrder counts consecutive targets (DMAsmKiranOrderCount) over all elements, tr its choice */
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOrder(PetscInt nelem, const PetscInt *dq2t, PetscCount cnt[2]);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, int tr, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched);
+/* owner: the store lists from the device element targets (a thread per element entry, then one per node) and the
+   untouched values; the assembly (a warp per node) */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

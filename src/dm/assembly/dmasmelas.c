@@ -230,3 +230,38 @@ PetscErrorCode DMAssemblyElasticityKernels(DMAssembly as, PetscReal E, PetscReal
   PetscCall(PetscInfo(as, "Elasticity kernels: %s, %" PetscInt_FMT " dofs per element, %" PetscInt_FMT " quadrature points, %s material\n", DMPolytopeTypes[ct], nb, npts, c->lm ? "per cell" : "constant"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@C
+  DMAssemblyElasticityG3 - The pointwise Jacobian g3 of isotropic linear elasticity for PETSc's own FE assembly
+  (`PetscDSSetJacobian()`), the same operator as `DMAssemblyElasticityKernels()`
+
+  Not Collective
+
+  Input Parameters:
++ dim          - the spatial dimension (the field has `dim` components)
+. numConstants - at least 2
+- constants    - `{lambda, mu}` (the `PetscDS` constants, `PetscDSSetConstants()`)
+
+  Output Parameter:
+. g3 - `g3[((i*dim + k)*dim + j)*dim + l] = lambda delta_ij delta_kl + mu (delta_ik delta_jl + delta_il delta_jk)`
+       (test component i, trial component k, test derivative j, trial derivative l: `PetscDS`'s layout)
+
+  Level: intermediate
+
+  Note:
+  The other arguments are those of `PetscPointJacFn` and are not used.  With it `DMPlexSNESComputeJacobianFEM()`
+  assembles the matrix `DMAssemblyElasticityKernels()` gives (the same `PetscFE` quadrature), which is how the tests,
+  the benchmark and the elasticity example check the assembler against PETSc.
+
+.seealso: `DMAssembly`, `DMAssemblyElasticityKernels()`, `PetscDSSetJacobian()`, `DMASSEMBLYKIRAN`
+@*/
+void DMAssemblyElasticityG3(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g3[])
+{
+  const PetscReal lam = PetscRealPart(constants[0]), mu = PetscRealPart(constants[1]);
+
+  (void)Nf, (void)NfAux, (void)uOff, (void)uOff_x, (void)u, (void)u_t, (void)u_x, (void)aOff, (void)aOff_x, (void)a, (void)a_t, (void)a_x, (void)t, (void)u_tShift, (void)x, (void)numConstants;
+  for (PetscInt i = 0; i < dim; i++)
+    for (PetscInt j = 0; j < dim; j++)
+      for (PetscInt k = 0; k < dim; k++)
+        for (PetscInt l = 0; l < dim; l++) g3[((i * dim + k) * dim + j) * dim + l] = (i == j && k == l ? lam : 0) + (i == k && j == l ? mu : 0) + (i == l && j == k ? mu : 0);
+}

@@ -16,6 +16,11 @@
                 columns: CSR, and ELLWARP's groups of tpr lanes a row); the plan counts both over all elements and picks
                 the order with more consecutive targets (`tr`), and stores the map as a 32-bit base and 24 16-bit
                 offsets per store step where they fit (DMAsmKiranMap16)
+     owner      (not in the paper) write-once: a warp per node (its 3 block rows) walks the node's elements (a node ->
+                element CSR built once at set-up on the host, its time in View), recomputes each element's geometry
+                at its 8 Gauss points at once (PPNI's layout; the Jacobians as 8-term sums, not shuffles), sums the node's 3 x 3 maxnb values in shared memory and stores each value once, sorted by
+                target (a 16-bit offset and the accumulator index per value): no colouring, no atomics, no
+                read-modify-write, ~8 + 4 B per nonzero instead of the others' ~30 B (View's bytes model)
    The elements are coloured greedily on the host (no two of a colour share a vertex; time in View), reordered by
    colour with their coordinates (and material) laid out for the strategy, and a per-element index map into the
    target's value array (ELLWARP slots, CSR values: MatGetAssemblyTarget) is precomputed in the order the
@@ -30,7 +35,7 @@
 
 PETSC_INTERN PetscErrorCode DMAsmElasGetCtx(DMAssembly, DMAsmElasCtx **);
 
-const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "ppnirow", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
+const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "ppnirow", "owner", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
 /* the Jacobian of warp4/warp8 (Kiran et al., Table 1) */
 static const char *const KiranJacobians[] = {"shuffle", "shared", "atomic", "KiranJacobian", "KIRAN_JAC_", NULL};
 /* ppnirow's store order: the one with more consecutive targets in a store step (auto), or forced (tests run both) */
@@ -51,6 +56,7 @@ typedef struct {
   PetscInt       order;                     /* ppnirow: KiranStoreOrders (0 auto, 1 row, 2 transposed) */
   PetscBool      tr;                        /* ppnirow: stores in the transposed order (DMAsmKiranMapPos) */
   PetscCount     ordercnt[2];               /* ppnirow: consecutive targets in a store step, row / transposed order */
+  PetscInt       ownerblocks;               /* owner (device): blocks of 8 warps an SM the kernel is compiled for (2: no spill, 4: 64 registers) */
   PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
   int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
   unsigned short *moff, *dmoff;             /* ... and 16-bit offsets [576 nelem] (NULL: the 32-bit map) */
@@ -58,6 +64,15 @@ typedef struct {
   PetscCount     nuntouched;                /* values no element touches (zeroed by each assembly; the others are stored by their first colour) */
   int           *untouched, *duntouched;
   PetscReal     *geo, *dgeo;                /* two kernels: [nelem][KIRAN_GEO] */
+  /* owner: node v (rows 3v..3v+2) -> its elements, nptr[v] .. nptr[v+1]: adj = e*8 + a (vertex a of element e is v) */
+  PetscInt            nnode, npair, maxnb;
+  PetscInt           *nptr, *dnptr;
+  int                *adj, *dadj;
+  int                *vnode, *dvnode; /* [8][nelem] the node of vertex a of element e (the plan) */
+  unsigned long long *jsl, *djsl;     /* [8][nelem] the neighbour slots of the 8 vertices of e in its vertex a's node (a byte each) */
+  PetscLogDouble      adjtime;        /* host seconds of the adjacency */
+  int                *obase, *dobase, *ocnt, *docnt; /* [nnode] the node's smallest target and its number of values */
+  unsigned           *olist, *dolist;                /* [nnode][9 maxnb] store list: (t - base) << 16 | acc index */
   DMAsmElasCtx  *c;
 } DMAssembly_Kiran;
 
@@ -122,7 +137,98 @@ static void HostKiranColor(const DMAssembly_Kiran *k, PetscInt p0, PetscInt n, P
   }
 }
 
+/* owner: node v's 3 rows: the geometry of each of its elements (all 8 Gauss points), the 24 columns of its rows summed
+   into acc[9 maxnb], then each value stored once by the store list (the device: KiranOwnerKernel, a warp per node, the
+   24 columns by lanes 0-23) */
+static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, PetscScalar *dst)
+{
+  const PetscInt cap = 9 * k->maxnb, nelem = k->npair / 8;
+  PetscReal      acc[9 * DMASM_OWNER_MAXNB], g[8 * 24], det[8];
+
+  for (PetscInt v = 0; v < k->nnode; v++) {
+    for (PetscInt x = 0; x < cap; x++) acc[x] = 0;
+    for (PetscInt pr = k->nptr[v]; pr < k->nptr[v + 1]; pr++) {
+      const int                e = k->adj[pr] >> 3, a = k->adj[pr] & 7;
+      const unsigned long long sl = k->jsl[(PetscCount)a * nelem + e];
+      const PetscReal          lam = k->lmk ? k->lmk[2 * e] : k->c->lam, mu = k->lmk ? k->lmk[2 * e + 1] : k->c->mu;
+      for (int q = 0; q < 8; q++) det[q] = DMAsmElasGeom(3, 8, ref + 8 + q * 24, k->xk + (PetscCount)24 * e, g + q * 24);
+      for (int l = 0; l < 24; l++) {
+        const int b = l / 3, kk = l % 3, j = (int)((sl >> (8 * b)) & 0xff);
+        PetscReal c[3] = {0, 0, 0};
+        for (int q = 0; q < 8; q++) {
+          const PetscReal wd = ref[q] * PetscAbsReal(det[q]);
+          DMAsmOwnerPoint(g + 24 * q, wd * lam, wd * mu, a, b, kk, c);
+        }
+        for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc((int)k->maxnb, i, j, kk)] += c[i];
+      }
+    }
+    for (int s = 0; s < k->ocnt[v]; s++) {
+      const unsigned m = k->olist[(PetscCount)v * cap + s];
+      dst[k->obase[v] + (int)(m >> 16)] = acc[m & 0xffff];
+    }
+  }
+}
+
 /* ---------------------------------------------------------------------------------------------------------- */
+
+/* owner: the node -> element CSR and each element vertex's neighbour slots in the nodes of the element's vertices */
+static PetscErrorCode OwnerAdjacency(DMAssembly as, DMAssembly_Kiran *k)
+{
+  const PetscInt nelem = as->nelem, nnode = as->ndof / 3;
+  PetscInt      *cnt, *nb, maxnb = 0;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCheck(as->ncomp == 3 && as->ndof % 3 == 0, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran owner: a 3-component field with every vertex's 3 dofs consecutive");
+  PetscCheck((PetscCount)nelem * 8 < PETSC_INT32_MAX, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran owner: at most 2^28 elements");
+  k->nnode = nnode;
+  k->npair = 8 * nelem;
+  PetscCall(PetscCalloc1(nnode + 1, &k->nptr));
+  PetscCall(PetscMalloc3(k->npair, &k->adj, k->npair, &k->vnode, k->npair, &k->jsl));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < 8; a++) {
+      const PetscInt d = as->edof[a * 3 * nelem + e];
+      PetscCheck(d % 3 == 0 && as->edof[(a * 3 + 1) * nelem + e] == d + 1 && as->edof[(a * 3 + 2) * nelem + e] == d + 2, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran owner: the dofs of a vertex must be 3v, 3v+1, 3v+2 (vertex-major numbering without constraints)");
+      k->vnode[a * nelem + e] = (int)(d / 3);
+      k->nptr[d / 3 + 1]++;
+    }
+  for (PetscInt v = 0; v < nnode; v++) k->nptr[v + 1] += k->nptr[v];
+  PetscCall(PetscMalloc2(nnode, &cnt, 8 * (PetscCount)DMASM_OWNER_MAXNB, &nb));
+  PetscCall(PetscArraycpy(cnt, k->nptr, nnode));
+  for (PetscInt e = 0; e < nelem; e++)
+    for (PetscInt a = 0; a < 8; a++) k->adj[cnt[k->vnode[a * nelem + e]]++] = (int)(8 * e + a);
+  for (PetscInt v = 0; v < nnode; v++) { /* its neighbours, ascending, then each element vertex's slot */
+    PetscInt n = 0;
+    for (PetscInt pr = k->nptr[v]; pr < k->nptr[v + 1]; pr++)
+      for (PetscInt b = 0; b < 8; b++) {
+        const PetscInt u = k->vnode[b * nelem + (k->adj[pr] >> 3)];
+        PetscInt       loc;
+        PetscCall(PetscFindInt(u, n, nb, &loc));
+        if (loc >= 0) continue;
+        PetscCheck(n < DMASM_OWNER_MAXNB, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran owner: vertex %" PetscInt_FMT " has more than %d neighbours (its accumulators are in shared memory); use ppnirow", v, DMASM_OWNER_MAXNB);
+        for (PetscInt m = n; m > -(loc + 1); m--) nb[m] = nb[m - 1];
+        nb[-(loc + 1)] = u;
+        n++;
+      }
+    maxnb = PetscMax(maxnb, n);
+    for (PetscInt pr = k->nptr[v]; pr < k->nptr[v + 1]; pr++) {
+      const PetscInt     e = k->adj[pr] >> 3, a = k->adj[pr] & 7;
+      unsigned long long sl = 0;
+      for (PetscInt b = 0; b < 8; b++) {
+        PetscInt loc;
+        PetscCall(PetscFindInt(k->vnode[b * nelem + e], n, nb, &loc));
+        sl |= (unsigned long long)loc << (8 * b);
+      }
+      k->jsl[a * nelem + e] = sl;
+    }
+  }
+  k->maxnb = maxnb;
+  PetscCall(PetscFree2(cnt, nb));
+  PetscCall(PetscTime(&t1));
+  k->adjtime = t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* greedy colouring of the elements by their vertices (the dof of component 0 names a vertex) */
 static PetscErrorCode Colour(DMAssembly as, DMAssembly_Kiran *k)
@@ -171,9 +277,38 @@ static PetscErrorCode Colour(DMAssembly as, DMAssembly_Kiran *k)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* owner's store lists (per target) */
+static PetscErrorCode FreeOwnerPlan(DMAssembly_Kiran *k)
+{
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (k->dobase != k->obase) PetscCall(DMAsmCUDAFree((void **)&k->dobase));
+  if (k->docnt != k->ocnt) PetscCall(DMAsmCUDAFree((void **)&k->docnt));
+  if (k->dolist != k->olist) PetscCall(DMAsmCUDAFree((void **)&k->dolist));
+#endif
+  k->dobase = NULL;
+  k->docnt  = NULL;
+  k->dolist = NULL;
+  PetscCall(PetscFree3(k->obase, k->ocnt, k->olist));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FreeData(DMAssembly_Kiran *k)
 {
   PetscFunctionBegin;
+  PetscCall(FreeOwnerPlan(k));
+#if defined(ELLWARP_HAVE_CUDA)
+  if (k->dnptr != k->nptr) PetscCall(DMAsmCUDAFree((void **)&k->dnptr));
+  if (k->dadj != k->adj) PetscCall(DMAsmCUDAFree((void **)&k->dadj));
+  if (k->dvnode != k->vnode) PetscCall(DMAsmCUDAFree((void **)&k->dvnode));
+  if (k->djsl != k->jsl) PetscCall(DMAsmCUDAFree((void **)&k->djsl));
+#endif
+  k->dnptr  = NULL;
+  k->dadj   = NULL;
+  k->dvnode = NULL;
+  k->djsl   = NULL;
+  PetscCall(PetscFree(k->nptr));
+  PetscCall(PetscFree3(k->adj, k->vnode, k->jsl));
 #if defined(ELLWARP_HAVE_CUDA)
   if (k->dcolelem != k->colelem) PetscCall(DMAsmCUDAFree((void **)&k->dcolelem));
   if (k->dxk != k->xk) PetscCall(DMAsmCUDAFree((void **)&k->dxk));
@@ -215,13 +350,19 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
   PetscCheck(k->c->nq == 8, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: 2 x 2 x 2 Gauss points (the Q1 PetscFE's default quadrature), the PetscFE has %" PetscInt_FMT " points", k->c->nq);
   PetscCheck(!as->mpi, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: one process only");
   PetscCall(FreeData(k));
-  PetscCall(PetscLogEventBegin(DMASSEMBLY_Color, as, 0, 0, 0));
-  PetscCall(Colour(as, k));
-  PetscCall(PetscLogEventEnd(DMASSEMBLY_Color, as, 0, 0, 0));
+  if (k->strategy == DMASM_KIRAN_OWNER) { /* no colouring: the node -> element adjacency, the inputs in element order */
+    k->ncolors   = 0;
+    k->colortime = 0;
+    PetscCall(OwnerAdjacency(as, k));
+  } else {
+    PetscCall(PetscLogEventBegin(DMASSEMBLY_Color, as, 0, 0, 0));
+    PetscCall(Colour(as, k));
+    PetscCall(PetscLogEventEnd(DMASSEMBLY_Color, as, 0, 0, 0));
+  }
   /* the inputs in colour order, laid out for the strategy's threads */
   PetscCall(PetscMalloc1((size_t)24 * nelem, &k->xk));
   for (PetscInt p = 0; p < nelem; p++) {
-    const PetscInt e = k->colelem[p];
+    const PetscInt e = k->colelem ? k->colelem[p] : p;
     for (PetscInt j = 0; j < 24; j++) {
       const PetscReal v = as->xe[(PetscCount)j * nelem + e];
       if (k->strategy == DMASM_KIRAN_ELEMENT) k->xk[(PetscCount)j * nelem + p] = v;
@@ -231,8 +372,9 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
   if (k->c->lm) {
     PetscCall(PetscMalloc1(2 * nelem, &k->lmk));
     for (PetscInt p = 0; p < nelem; p++) {
-      k->lmk[2 * p]     = k->c->lm[2 * k->colelem[p]];
-      k->lmk[2 * p + 1] = k->c->lm[2 * k->colelem[p] + 1];
+      const PetscInt e = k->colelem ? k->colelem[p] : p;
+      k->lmk[2 * p]     = k->c->lm[2 * e];
+      k->lmk[2 * p + 1] = k->c->lm[2 * e + 1];
     }
   }
   if (k->strategy == DMASM_KIRAN_TWOKERNEL && as->mtype == PETSC_MEMTYPE_HOST) PetscCall(PetscMalloc1((size_t)KIRAN_GEO * nelem, &k->geo));
@@ -240,11 +382,27 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
   k->dxk      = k->xk;
   k->dlmk     = k->lmk;
   k->dgeo     = k->geo;
+  k->dnptr    = k->nptr;
+  k->dadj     = k->adj;
+  k->dvnode   = k->vnode;
+  k->djsl     = k->jsl;
 #if defined(ELLWARP_HAVE_CUDA)
   if (as->mtype == PETSC_MEMTYPE_DEVICE) {
     PetscCall(DMAsmElasCtxDevice(k->c));
-    PetscCall(DMAsmCUDAMalloc((void **)&k->dcolelem, sizeof(PetscInt) * nelem));
-    PetscCall(DMAsmCUDAUpload(k->dcolelem, k->colelem, sizeof(PetscInt) * nelem));
+    if (k->colelem) {
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dcolelem, sizeof(PetscInt) * nelem));
+      PetscCall(DMAsmCUDAUpload(k->dcolelem, k->colelem, sizeof(PetscInt) * nelem));
+    }
+    if (k->nptr) { /* the adjacency on the device (kept on the host too: a host-built plan needs vnode and jsl) */
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dnptr, sizeof(PetscInt) * (k->nnode + 1)));
+      PetscCall(DMAsmCUDAUpload(k->dnptr, k->nptr, sizeof(PetscInt) * (k->nnode + 1)));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dadj, sizeof(int) * k->npair));
+      PetscCall(DMAsmCUDAUpload(k->dadj, k->adj, sizeof(int) * k->npair));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dvnode, sizeof(int) * k->npair));
+      PetscCall(DMAsmCUDAUpload(k->dvnode, k->vnode, sizeof(int) * k->npair));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->djsl, sizeof(unsigned long long) * k->npair));
+      PetscCall(DMAsmCUDAUpload(k->djsl, k->jsl, sizeof(unsigned long long) * k->npair));
+    }
     PetscCall(DMAsmCUDAMalloc((void **)&k->dxk, sizeof(PetscReal) * 24 * nelem));
     PetscCall(DMAsmCUDAUpload(k->dxk, k->xk, sizeof(PetscReal) * 24 * nelem));
     PetscCall(PetscFree(k->xk)); /* the device copy only */
@@ -256,7 +414,8 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * KIRAN_GEO * nelem));
   }
 #endif
-  PetscCall(PetscInfo(as, "kiran %s: %" PetscInt_FMT " colours (largest vertex valence %" PetscInt_FMT "), greedy colouring %.3f s on the host\n", DMAssemblyKiranStrategies[k->strategy], k->ncolors, k->maxval, (double)k->colortime));
+  if (k->strategy == DMASM_KIRAN_OWNER) PetscCall(PetscInfo(as, "kiran owner: %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, adjacency %.3f s on the host\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime));
+  else PetscCall(PetscInfo(as, "kiran %s: %" PetscInt_FMT " colours (largest vertex valence %" PetscInt_FMT "), greedy colouring %.3f s on the host\n", DMAssemblyKiranStrategies[k->strategy], k->ncolors, k->maxval, (double)k->colortime));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -284,9 +443,76 @@ static PetscErrorCode CheckTarget(DMAssembly as, const MatAssemblyBlock *B)
 #endif
   k->duntouched = NULL;
   PetscCall(PetscFree(k->untouched));
+  PetscCall(FreeOwnerPlan(k));
   k->nuntouched  = 0;
   k->tr          = PETSC_FALSE;
   k->ordercnt[0] = k->ordercnt[1] = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the values not set in seen (no element / no node writes them: zeroed by each assembly); destroys seen */
+static PetscErrorCode UntouchedFromBT(DMAssembly_Kiran *k, PetscBT *seen)
+{
+  PetscFunctionBegin;
+  for (PetscCount t = 0; t < k->nval; t++)
+    if (!PetscBTLookup(*seen, t)) k->nuntouched++;
+  PetscCall(PetscMalloc1(k->nuntouched, &k->untouched));
+  k->nuntouched = 0;
+  for (PetscCount t = 0; t < k->nval; t++)
+    if (!PetscBTLookup(*seen, t)) k->untouched[k->nuntouched++] = (int)t;
+  PetscCall(PetscBTDestroy(seen));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* owner's store lists from q2t: each element entry's target into its row node's accumulator slot tgt[v][acc] (every
+   element sharing the entry must name the same target), then per node the list sorted by target (DMAsmOwnerPack);
+   the loop order and checks of the device builder (KiranOwnerScatterKernel, KiranOwnerPackKernel) */
+static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscInt *q2t)
+{
+  const PetscInt cap = 9 * k->maxnb, nelem = as->nelem;
+  int           *tgt;
+  PetscBT        seen;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1((size_t)cap * k->nnode, &tgt));
+  for (PetscCount x = 0; x < (PetscCount)cap * k->nnode; x++) tgt[x] = -1;
+  for (int r = 0; r < DMASM_HEX_NK; r++) {
+    const int row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, a = row / 3, i = row % 3, b = col / 3, kk = col % 3;
+    for (PetscInt e = 0; e < nelem; e++) {
+      const int  t = (int)q2t[(PetscCount)r * nelem + e], j = (int)((k->jsl[a * nelem + e] >> (8 * b)) & 0xff);
+      int *const x = tgt + (PetscCount)k->vnode[a * nelem + e] * cap + DMAsmOwnerAcc((int)k->maxnb, i, j, kk);
+      PetscCheck(*x < 0 || *x == t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: two elements name different targets for one matrix entry");
+      *x = t;
+    }
+  }
+  PetscCall(PetscMalloc3(k->nnode, &k->obase, k->nnode, &k->ocnt, (size_t)cap * k->nnode, &k->olist));
+  for (PetscInt v = 0; v < k->nnode; v++) PetscCheck(DMAsmOwnerPack((int)k->maxnb, tgt + (PetscCount)v * cap, k->obase + v, k->ocnt + v, k->olist + (PetscCount)v * cap), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly kiran owner: the values of node %" PetscInt_FMT "'s rows spread over more than 65536 positions of the target (16-bit offsets); use ppnirow", v);
+  PetscCall(PetscFree(tgt));
+  PetscCall(PetscBTCreate(k->nval, &seen));
+  for (PetscInt v = 0; v < k->nnode; v++)
+    for (int s = 0; s < k->ocnt[v]; s++) { /* write-once: no value in two lists */
+      const PetscInt t = k->obase[v] + (PetscInt)(k->olist[(PetscCount)v * cap + s] >> 16);
+      PetscCheck(!PetscBTLookupSet(seen, t), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: value %" PetscInt_FMT " is in two store lists", t);
+    }
+  PetscCall(UntouchedFromBT(k, &seen));
+  k->dobase     = k->obase;
+  k->docnt      = k->ocnt;
+  k->dolist     = k->olist;
+  k->duntouched = k->untouched;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) {
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dobase, sizeof(int) * k->nnode));
+    PetscCall(DMAsmCUDAUpload(k->dobase, k->obase, sizeof(int) * k->nnode));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->docnt, sizeof(int) * k->nnode));
+    PetscCall(DMAsmCUDAUpload(k->docnt, k->ocnt, sizeof(int) * k->nnode));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
+    PetscCall(DMAsmCUDAUpload(k->dolist, k->olist, sizeof(unsigned) * cap * k->nnode));
+    PetscCall(PetscFree3(k->obase, k->ocnt, k->olist));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->duntouched, sizeof(int) * (k->nuntouched ? k->nuntouched : 1)));
+    PetscCall(DMAsmCUDAUpload(k->duntouched, k->untouched, sizeof(int) * k->nuntouched));
+    PetscCall(PetscFree(k->untouched));
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -299,6 +525,10 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
+  if (k->strategy == DMASM_KIRAN_OWNER) {
+    PetscCall(OwnerPlan(as, k, q2t));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (k->strategy == DMASM_KIRAN_PPNIROW) {
     for (PetscInt e = 0; e < nelem; e++)
       for (int r = 0; r < DMASM_HEX_NK; r++) {
@@ -316,13 +546,7 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
       const PetscInt t = q2t[(PetscCount)r * nelem + k->colelem[p]];
       k->map[DMAsmKiranMapPos((int)k->strategy, (int)k->tr, nelem, p, r)] = PetscBTLookupSet(seen, t) ? (int)t : ~(int)t;
     }
-  for (PetscCount t = 0; t < k->nval; t++)
-    if (!PetscBTLookup(seen, t)) k->nuntouched++;
-  PetscCall(PetscMalloc1(k->nuntouched, &k->untouched));
-  k->nuntouched = 0;
-  for (PetscCount t = 0; t < k->nval; t++)
-    if (!PetscBTLookup(seen, t)) k->untouched[k->nuntouched++] = (int)t;
-  PetscCall(PetscBTDestroy(&seen));
+  PetscCall(UntouchedFromBT(k, &seen));
   if (k->strategy == DMASM_KIRAN_PPNIROW && k->map16) { /* one base and 24 16-bit offsets per store step, where all fit */
     PetscBool ok = PETSC_TRUE;
     PetscCall(PetscMalloc2((size_t)DMASM_HEX_NEN * nelem, &k->mbase, (size_t)DMASM_HEX_NK * nelem, &k->moff));
@@ -363,6 +587,14 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
 #if defined(ELLWARP_HAVE_CUDA)
+  if (k->strategy == DMASM_KIRAN_OWNER) {
+    const PetscCount cap = 9 * k->maxnb;
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dobase, sizeof(int) * k->nnode));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->docnt, sizeof(int) * k->nnode));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
+    PetscCall(DMAsmCUDAKiranOwnerPlan(as->nelem, k->nnode, (int)k->maxnb, k->dvnode, k->djsl, dq2t, k->nval, k->dobase, k->docnt, k->dolist, &k->nuntouched, &k->duntouched));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (k->strategy == DMASM_KIRAN_PPNIROW) {
     PetscCall(DMAsmCUDAKiranOrder(as->nelem, dq2t, k->ordercnt));
     k->tr = (PetscBool)(k->order ? k->order == 2 : k->ordercnt[1] > k->ordercnt[0]);
@@ -390,7 +622,7 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
 static PetscBool HasJacPlan_Kiran(DMAssembly as)
 {
   const DMAssembly_Kiran *k = (const DMAssembly_Kiran *)as->data;
-  return (PetscBool)(k->dmap != NULL || k->dmbase != NULL);
+  return (PetscBool)(k->dmap != NULL || k->dmbase != NULL || k->dolist != NULL);
 }
 
 /* the Jacobian is always computed inside the strategy's kernels (set-up checked the kernels); the residual goes
@@ -406,6 +638,15 @@ static PetscLogDouble KiranFlops(void)
   return 8 * (4.0 * 8 * 9 + 40 + 64 * (6 + 54)) + DMASM_HEX_NK; /* ElasFlops of a hexahedron + the additions */
 }
 
+/* owner, per node-element pair: the element's geometry again, 8 Gauss points x (Jacobian 72 FMAs + inverse ~40 +
+   gradients 72 FMAs), and its vertex's 3 rows, 8 Gauss points x 24 columns x 24 (DMAsmOwnerPoint: dot 5, weights 5,
+   3 rows x 2 FMAs, the diagonal 2), + 72 additions into the accumulators: 7 304 flops, ~58 kflop per element (8 pairs),
+   1.7 x KiranFlops: FP64, not bytes, bounds it */
+static PetscLogDouble KiranOwnerFlopsPerPair(void)
+{
+  return 8 * (144.0 + 40 + 144) + 8 * 24 * 24.0 + 72;
+}
+
 static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
 {
   DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
@@ -414,7 +655,19 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
   (void)u;
   PetscCheck(jac, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran: residuals go through the element buffers");
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
-  if (as->mtype == PETSC_MEMTYPE_HOST) {
+  if (k->strategy == DMASM_KIRAN_OWNER) { /* the untouched values zeroed, every other value stored once by its row's node */
+    if (as->mtype == PETSC_MEMTYPE_HOST) {
+      for (PetscCount i = 0; i < k->nuntouched; i++) dst[k->untouched[i]] = 0;
+      HostKiranOwner(k, k->c->ref, dst);
+      PetscCall(PetscLogFlops(KiranOwnerFlopsPerPair() * k->npair));
+    } else {
+#if defined(ELLWARP_HAVE_CUDA)
+      PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
+      PetscCall(DMAsmCUDAKiranOwner((int)k->ownerblocks, k->nnode, (int)k->maxnb, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, dst));
+      PetscCall(PetscLogGpuFlops(KiranOwnerFlopsPerPair() * k->npair));
+#endif
+    }
+  } else if (as->mtype == PETSC_MEMTYPE_HOST) {
     for (PetscCount i = 0; i < k->nuntouched; i++) dst[k->untouched[i]] = 0; /* the others: stored by their first colour */
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) HostKiranGeometry(as->nelem, k->c->ref, k->xk, k->geo);
     for (PetscInt c = 0; c < k->ncolors; c++) HostKiranColor(k, k->colptr[c], k->colptr[c + 1] - k->colptr[c], as->nelem, k->c->ref, dst);
@@ -438,7 +691,7 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "DMAssembly kiran");
-  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_strategy", "hex8 elasticity: one thread per element, a warp per element (4/8 threads a row, PPNI) or two kernels", "DMAssemblyKiranSetStrategy", DMAssemblyKiranStrategies, s, &s, NULL));
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_strategy", "hex8 elasticity: one thread per element, a warp per element (4/8 threads a row, PPNI), two kernels, or a warp per node writing each value once (owner)", "DMAssemblyKiranSetStrategy", DMAssemblyKiranStrategies, s, &s, NULL));
   PetscCheck(!as->setupcalled || (PetscInt)s == k->strategy, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly kiran: -dm_assembly_kiran_strategy must be set before DMAssemblySetUp() (the inputs are laid out for the strategy)");
   k->strategy = (PetscInt)s;
   s           = (PetscEnum)k->jac;
@@ -447,6 +700,8 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s      = (PetscEnum)k->order;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_store_order", "ppnirow: store steps along element-matrix columns (row) or rows (transposed, by symmetry); auto: the one with more consecutive target values", "DMAssemblyKiranSetStrategy", KiranStoreOrders, s, &s, NULL));
   k->order = (PetscInt)s;
+  PetscCall(PetscOptionsInt("-dm_assembly_kiran_owner_blocks", "owner (device): the kernel compiled for 2 blocks of 8 warps an SM (88 registers, no spill) or 4 (64 registers, 28 B of spill)", "DMAssemblyKiranSetStrategy", k->ownerblocks, &k->ownerblocks, NULL));
+  PetscCheck(k->ownerblocks == 2 || k->ownerblocks == 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_owner_blocks: 2 or 4, not %" PetscInt_FMT, k->ownerblocks);
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -455,9 +710,22 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
 static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
 {
   DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
-  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values"};
+  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values", "write-once: a warp per node walks the node's elements, recomputes their geometry (all Gauss points at once), sums the node's 3 block rows in shared memory and stores each of its values once, sorted by target"};
 
   PetscFunctionBegin;
+  if (k->strategy == DMASM_KIRAN_OWNER) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy owner: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", what[k->strategy], k->ownerblocks));
+    if (as->setupcalled) {
+      const double ne = as->nelem ? (double)as->nelem : 1.0;
+      PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
+      if (k->nval) { /* DRAM bytes: every element's coordinates once (its 8 nodes' warps re-read them from L2) */
+        const double nw = (double)(k->nval - k->nuntouched), in = 192.0 + (k->dlmk ? 16 : 0), adj = (4.0 * k->npair + 8.0 * k->npair + 4.0 * (k->nnode + 1)) / ne;
+        const double lists = (4.0 * nw + 8.0 * k->nnode) / ne, vals = 8.0 * (double)k->nval / ne;
+        PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: coordinates %.0f + adjacency %.0f + store lists %.0f (4 B a value, base and count 8 B a node) + values %.0f (each written once; %" PetscCount_FMT " of %" PetscCount_FMT " untouched, zeroed) = %.0f B; %.0f flops per element (geometry recomputed per node)\n", in, adj, lists, vals, k->nuntouched, k->nval, in + adj + lists + vals, KiranOwnerFlopsPerPair() * k->npair / ne));
+      } else PetscCall(PetscViewerASCIIPrintf(viewer, "store lists: built at the first DMAssemblyComputeJacobian(); %.0f flops per node-element pair\n", KiranOwnerFlopsPerPair()));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; hex8 elasticity generated and added per colour without atomics through a precomputed index map into the target's values\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy]));
   if (k->strategy == DMASM_KIRAN_WARP4 || k->strategy == DMASM_KIRAN_WARP8) PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian at each Gauss point by %s (-dm_assembly_kiran_jacobian)%s\n", k->jac == 0 ? "8-lane warp shuffles" : k->jac == 1 ? "products in shared memory summed by 3 lanes" : "shared-memory atomicAdd", k->jac == 2 ? ": not bitwise reproducible" : ""));
   if (k->strategy == DMASM_KIRAN_PPNIROW && k->nval) {
@@ -486,6 +754,7 @@ static PetscErrorCode GetColoring_Kiran(DMAssembly as, PetscInt *ncolors, const 
   const DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
 
   PetscFunctionBegin;
+  PetscCheck(k->strategy != DMASM_KIRAN_OWNER, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONGSTATE, "DMAssemblyGetColoring: kiran's owner strategy colours nothing (each node writes its own rows)");
   if (ncolors) *ncolors = k->ncolors;
   if (colptr) *colptr = k->colptr;
   if (colelem) *colelem = k->colelem;
@@ -525,10 +794,10 @@ static PetscErrorCode Destroy_Kiran(DMAssembly as)
 
   Input Parameters:
 + as - the assembler (type `DMASSEMBLYKIRAN`; other types ignore the call)
-- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8`, `_TWOKERNEL` or `_PPNIROW`
+- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8`, `_TWOKERNEL`, `_PPNIROW` or `_OWNER`
 
   Options Database Key:
-. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow> - the strategy (default ppni4)
+. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow,owner> - the strategy (default ppni4)
 
   Level: intermediate
 
@@ -573,22 +842,26 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    (ELLWARP slots or CSR) read coalesced, no atomics.
 
    Options Database Keys:
-+  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow> - one thread per element; a warp per
++  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow,owner> - one thread per element; a warp per
    element with 4 or 8 threads per element-matrix row, the Jacobian by warp shuffle; the same with the geometry of
    all Gauss points at once (PPNI); a geometry kernel then one thread per entry; PPNI with a lane per element-matrix
-   row and stores ordered for consecutive target values (default ppni4)
+   row and stores ordered for consecutive target values; owner: a warp per node (its 3 rows) over its elements,
+   each matrix value written once, no colouring (default ppni4)
 .  -dm_assembly_kiran_jacobian <shuffle,shared,atomic> - warp4/warp8 on the device: the Jacobian by warp shuffle, shared
    memory or shared-memory atomics (Kiran et al., Table 1; atomic is not bitwise reproducible; default shuffle)
 .  -dm_assembly_kiran_store_order <auto,row,transposed> - ppnirow: a store step writes a column of the element matrix
    (row) or, by symmetry, a row (transposed); auto takes the one with more consecutive target values (default)
--  -dm_assembly_kiran_map16 <bool> - ppnirow: the index map as a 32-bit base and 24 16-bit offsets per store step where
+.  -dm_assembly_kiran_map16 <bool> - ppnirow: the index map as a 32-bit base and 24 16-bit offsets per store step where
    every step fits, else 32-bit (default true)
+-  -dm_assembly_kiran_owner_blocks <2,4> - owner on the device: the kernel compiled for 2 blocks of 8 warps an SM (no
+   register spill) or 4 (64 registers, some spill to L1; default 4)
 
    Level: intermediate
 
    Notes:
    The residual goes through the element buffers and the packed reduction (globalnz's).  Other kernels or elements
-   are refused at set-up with an error.
+   are refused at set-up with an error.  owner needs vertex-major dofs (3v, 3v+1, 3v+2) and at most 40 neighbours a
+   vertex; `DMAssemblyGetColoring()` is an error with it (it colours nothing).
 
 .seealso: `DMAssembly`, `DMAssemblySetType()`, `DMAssemblyKiranSetStrategy()`, `DMAssemblyElasticityKernels()`, `DMASSEMBLYCOLOR`
 M*/
@@ -600,6 +873,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   PetscCall(PetscNew(&k));
   k->strategy             = DMASM_KIRAN_PPNI4;
   k->map16                = PETSC_TRUE;
+  k->ownerblocks          = 4;
   as->data                = k;
   as->ops->reduce         = DMAsmReducePacked;
   as->ops->fusedactive    = FusedActive_Kiran;

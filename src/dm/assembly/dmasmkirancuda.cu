@@ -62,6 +62,17 @@ __global__ static void KiranElementKernel(PetscInt p0, PetscInt n, PetscInt nele
   for (int r = 0; r < DMASM_HEX_NK; r++) DMAsmKiranPut(dst, map[(PetscCount)r * nelem + p], K[r]);
 }
 
+/* the Gauss weights and reference gradients (ref = {w[8], dN[8][8][3]}) into shared memory, once per block (a block barrier:
+   every thread of the block calls it) */
+__device__ __forceinline__ void LoadRef(const PetscReal *ref, PetscReal *sw, PetscReal *sdN)
+{
+  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
+    if (i < 8) sw[i] = ref[i];
+    else sdN[i - 8] = ref[i];
+  }
+  __syncthreads();
+}
+
 /* reduce over the 8 lanes of a group (Listing 1's __shfl_xor, width 8) */
 __device__ __forceinline__ PetscReal Reduce8(PetscReal v)
 {
@@ -82,18 +93,10 @@ __device__ __forceinline__ PetscReal Det3(const PetscReal *J)
   return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
 }
 
-/* PPNI geometry of one element by one warp: Jacobians of the 8 Gauss points (72 entries, 4 a pass: 18 passes of
-   8-lane shuffle reductions), 8 determinants, 8 inverses (27 lanes, 3 a pass), 192 physical gradients g[q][a][d] */
-__device__ __forceinline__ void WarpGeometryPPNI(int lane, const PetscReal *sx, const PetscReal *sdN, PetscReal *sJ, PetscReal *sJi, PetscReal *sdet, PetscReal *sg)
+/* the rest of the PPNI geometry from the 8 Jacobians sJ[q][d][k]: 8 determinants, 8 inverses (27 lanes, 3 a pass),
+   192 physical gradients g[q][a][d] */
+__device__ __forceinline__ void WarpGeometryFinish(int lane, const PetscReal *sdN, PetscReal *sJ, PetscReal *sJi, PetscReal *sdet, PetscReal *sg)
 {
-  const int a = lane & 7;
-#pragma unroll
-  for (int pass = 0; pass < 18; pass++) {
-    const int       E = pass * 4 + (lane >> 3), q = E / 9, d = (E % 9) / 3, k = E % 3;
-    const PetscReal v = Reduce8(sx[a * 3 + d] * sdN[(q * 8 + a) * 3 + k]);
-    if (a == 0) sJ[E] = v;
-  }
-  __syncwarp();
   if (lane < 8) sdet[lane] = Det3(sJ + 9 * lane);
   __syncwarp();
 #pragma unroll
@@ -108,6 +111,40 @@ __device__ __forceinline__ void WarpGeometryPPNI(int lane, const PetscReal *sx, 
     sg[idx]       = sdN[(q * 8 + b) * 3 + 0] * sJi[9 * q + 0 * 3 + d] + sdN[(q * 8 + b) * 3 + 1] * sJi[9 * q + 1 * 3 + d] + sdN[(q * 8 + b) * 3 + 2] * sJi[9 * q + 2 * 3 + d];
   }
   __syncwarp();
+}
+
+/* PPNI geometry of one element by one warp: Jacobians of the 8 Gauss points (72 entries, 4 a pass: 18 passes of
+   8-lane shuffle reductions, Listing 1), then WarpGeometryFinish */
+__device__ __forceinline__ void WarpGeometryPPNI(int lane, const PetscReal *sx, const PetscReal *sdN, PetscReal *sJ, PetscReal *sJi, PetscReal *sdet, PetscReal *sg)
+{
+  const int a = lane & 7;
+#pragma unroll
+  for (int pass = 0; pass < 18; pass++) {
+    const int       E = pass * 4 + (lane >> 3), q = E / 9, d = (E % 9) / 3, k = E % 3;
+    const PetscReal v = Reduce8(sx[a * 3 + d] * sdN[(q * 8 + a) * 3 + k]);
+    if (a == 0) sJ[E] = v;
+  }
+  __syncwarp();
+  WarpGeometryFinish(lane, sdN, sJ, sJi, sdet, sg);
+}
+
+/* owner's geometry (an element recomputed by each of its 8 nodes' warps, so its cost counts 8 times): the 72 Jacobian
+   entries J[q][d][k] by 3 passes of 32 lanes, each lane an 8-term sum from shared memory in the host's order
+   (DMAsmElasJacInv), instead of PPNI's 18 passes of 3 shuffles; then WarpGeometryFinish */
+__device__ __forceinline__ void WarpGeometryOwner(int lane, const PetscReal *sx, const PetscReal *sdN, PetscReal *sJ, PetscReal *sJi, PetscReal *sdet, PetscReal *sg)
+{
+#pragma unroll
+  for (int pass = 0; pass < 3; pass++) {
+    const int E = pass * 32 + lane, q = E / 9, d = (E % 9) / 3, k = E % 3;
+    if (E < 72) {
+      PetscReal v = 0;
+#pragma unroll
+      for (int a = 0; a < 8; a++) v += sx[a * 3 + d] * sdN[(q * 8 + a) * 3 + k];
+      sJ[E] = v;
+    }
+  }
+  __syncwarp();
+  WarpGeometryFinish(lane, sdN, sJ, sJi, sdet, sg);
 }
 
 /* lane's two 3x3 blocks (a0,b0), (a1,b1) at one Gauss point */
@@ -132,11 +169,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][PPNI ? 72 : 9], sJi[KIRAN_WARPS][PPNI ? 72 : 9], sdet[KIRAN_WARPS][PPNI ? 8 : 1], sg[KIRAN_WARPS][PPNI ? 192 : 24];
   __shared__ PetscReal sP[KIRAN_WARPS][JAC == DMASM_KIRAN_JAC_SHARED ? 24 : 1];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
-    if (i < 8) sw[i] = ref[i];
-    else sdN[i - 8] = ref[i];
-  }
-  __syncthreads();
+  LoadRef(ref, sw, sdN);
   const PetscInt t = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (t >= n) return; /* the whole warp: no block barrier follows */
   const PetscInt  p   = p0 + t;
@@ -221,11 +254,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBL
   __shared__ PetscReal sw[8], sdN[192];
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
-    if (i < 8) sw[i] = ref[i];
-    else sdN[i - 8] = ref[i];
-  }
-  __syncthreads();
+  LoadRef(ref, sw, sdN);
   const PetscInt t = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (t >= n) return; /* the whole warp: no block barrier follows */
   const PetscInt  p   = p0 + t;
@@ -265,17 +294,91 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBL
   }
 }
 
+/* kiran owner (write-once): a warp per node v, which owns matrix rows 3v..3v+2.  For each of its elements (nptr: the
+   node -> element CSR; adj = e*8 + a, a the node's vertex in e) the warp loads the element's 24 coordinates (one
+   coalesced 192 B read; the node's neighbours load the same element: L2 hits), computes its geometry at the 8 Gauss
+   points at once (WarpGeometryOwner: PPNI's layout, the Jacobians by 3 passes of 8-term sums), then lane l = 3b + k < 24 sums column (b, k) of the node's 3
+   rows over the Gauss points (3 accumulators: few registers) and adds them to the node's accumulators in shared memory
+   at the neighbour slot of vertex b (jsl); the 24 lanes touch 72 distinct accumulators, and the warp barrier at the
+   next element orders one element's additions before the next's: no atomics.  Finally lane s stores value s of the
+   node's store list (sorted by target: consecutive lanes store consecutive values where the layout keeps them
+   together, a CSR row's 81 values, ELLWARP's runs of 3 tpr slots: the node's 3 rows are neighbouring lanes of a
+   slice), each value once and nothing read back.  Why a warp per node and not 8 or 16 lanes: the geometry is the
+   warp's PPNI passes (18 8-lane shuffle reductions for the 72 Jacobian entries, 27-lane inverses, 192 gradients over
+   32 lanes), 24 lanes map one-to-one onto the element's 24 columns, and the store list (up to 243 values) is 8 warp
+   store instructions; with 16 lanes a node the geometry and column passes double, registers would not drop (3
+   accumulators either way), and the shared memory per node stays the same.  Occupancy (-dm_assembly_kiran_owner_blocks,
+   MINB blocks of 8 warps an SM; nvcc 13.0, sm_90): unbounded the kernel takes 88 registers, so 2 blocks (16
+   warps an SM, no spill); 4 blocks cap it at 64 registers with 28 B of spill stores, 68 B of loads to L1 (32
+   warps an SM; 4 x (25 kB geometry + 8 x 9 maxnb x 8 B accumulators, 16 kB at maxnb 27) = 164 kB of the 228 kB of
+   shared memory): which is faster is to be measured.  Reference: HostKiranOwner. */
+template <int MINB>
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerKernel(PetscInt nnode, int maxnb, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
+{
+  extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] */
+  __shared__ PetscReal        sw[8], sdN[192];
+  __shared__ PetscReal        sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
+  const int                   lane = threadIdx.x & 31, w = threadIdx.x >> 5, cap = 9 * maxnb;
+  LoadRef(ref, sw, sdN);
+  const PetscInt v = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
+  if (v >= nnode) return; /* the whole warp: no block barrier follows */
+  PetscReal *acc = sacc + w * cap;
+  for (int x = lane; x < cap; x += 32) acc[x] = 0;
+  for (PetscInt pr = nptr[v]; pr < nptr[v + 1]; pr++) {
+    const int       pe = adj[pr], e = pe >> 3, a = pe & 7;
+    const PetscReal lam = lmk ? lmk[2 * e] : lam0, mu = lmk ? lmk[2 * e + 1] : mu0;
+    __syncwarp(); /* the previous element's readers of sg/sdet and adders to acc are done */
+    if (lane < 24) sx[w][lane] = xk[(PetscCount)e * 24 + lane];
+    __syncwarp();
+    WarpGeometryOwner(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
+    if (lane < 24) {
+      const int b = lane / 3, k = lane % 3, j = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * b)) & 0xff);
+      PetscReal c[3] = {0, 0, 0};
+#pragma unroll 1 /* unrolled, the 8 points' gradient loads are hoisted: more spill at 64 registers */
+      for (int q = 0; q < 8; q++) {
+        const PetscReal wd = sw[q] * fabs(sdet[w][q]);
+        DMAsmOwnerPoint(sg[w] + 24 * q, wd * lam, wd * mu, a, b, k, c);
+      }
+#pragma unroll
+      for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += c[i];
+    }
+  }
+  __syncwarp();
+  {
+    const int       base = obase[v], n = ocnt[v];
+    const unsigned *l    = olist + (PetscCount)v * cap;
+    for (int s = lane; s < n; s += 32) {
+      const unsigned m = l[s];
+      dst[base + (int)(m >> 16)] = acc[m & 0xffff];
+    }
+  }
+}
+
+PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst)
+{
+  cudaStream_t s;
+  const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb;
+
+  PetscFunctionBegin;
+  if (!nnode) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(maxnb <= DMASM_OWNER_MAXNB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran owner: %d neighbours a node, at most %d", maxnb, DMASM_OWNER_MAXNB);
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (blocks == 2) KiranOwnerKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, dref, xk, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  else if (blocks == 4) KiranOwnerKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, dref, xk, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran owner: %d blocks an SM, 2 or 4", blocks);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* kiran two kernels, first: the geometry of all Gauss points of every element (a warp per element, PPNI) */
 __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranGeometryKernel(PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, PetscReal *__restrict__ geo)
 {
   __shared__ PetscReal sw[8], sdN[192];
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, a = lane & 7;
-  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
-    if (i < 8) sw[i] = ref[i];
-    else sdN[i - 8] = ref[i];
-  }
-  __syncthreads();
+  LoadRef(ref, sw, sdN);
   const PetscInt p = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (p >= n) return;
   if (lane < 24) sx[w][lane] = xk[(PetscCount)p * 24 + lane];
@@ -492,12 +595,32 @@ __global__ static void KiranUntouchedKernel(PetscCount nval, const int *__restri
     }
 }
 
+/* the values with first[t] == KIRAN_NOBODY, counted (dcnt: zero on entry) then listed into a new *duntouched */
+static PetscErrorCode UntouchedList(cudaStream_t s, PetscCount nval, const int *first, unsigned long long *dcnt, PetscCount *nuntouched, int **duntouched)
+{
+  unsigned long long cnt = 0;
+  const unsigned     gv  = PetscEllwarpBlocks(nval, 256);
+
+  PetscFunctionBegin;
+  KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, NULL);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscEllwarpDeviceDownload(&cnt, dcnt, sizeof(cnt)));
+  *nuntouched = (PetscCount)cnt;
+  PetscCall(DMAsmCUDAMalloc((void **)duntouched, sizeof(int) * (cnt ? cnt : 1)));
+  if (cnt) {
+    PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
+    KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, *duntouched);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMAsmCUDAKiranMap(int strategy, int tr, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched)
 {
   cudaStream_t        s;
   int                *first;
-  unsigned long long *dcnt, cnt = 0;
-  const unsigned      g = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), gv = PetscEllwarpBlocks(nval, 256);
+  unsigned long long *dcnt;
+  const unsigned      g = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256);
 
   PetscFunctionBegin;
   PetscCall(PetscEllwarpGetStream(&s));
@@ -511,17 +634,84 @@ PetscErrorCode DMAsmCUDAKiranMap(int strategy, int tr, PetscInt nelem, const Pet
     KiranMapKernel<<<g, 256, 0, s>>>(strategy, tr, nelem, dcolelem, dq2t, first, dmap);
     PetscCallCUDA(cudaGetLastError());
   }
-  KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, NULL);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCall(PetscEllwarpDeviceDownload(&cnt, dcnt, sizeof(cnt)));
-  *nuntouched = (PetscCount)cnt;
-  PetscCall(DMAsmCUDAMalloc((void **)duntouched, sizeof(int) * (cnt ? cnt : 1)));
-  if (cnt) {
-    PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
-    KiranUntouchedKernel<<<gv, 256, 0, s>>>(nval, first, dcnt, *duntouched);
+  PetscCall(UntouchedList(s, nval, first, dcnt, nuntouched, duntouched));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* owner's plan on the device (the host's OwnerPlan, same loops): each element entry's target into its row node's
+   accumulator slot (atomicCAS from -1: the elements sharing an entry must name the same target), then a thread per
+   node packs its store list (DMAsmOwnerPack), then the values no list names are listed for the zeroing */
+__global__ static void KiranOwnerScatterKernel(PetscInt nelem, int maxnb, const int *__restrict__ vnode, const unsigned long long *__restrict__ jsl, const PetscInt *__restrict__ q2t, int *__restrict__ tgt, int *__restrict__ bad)
+{
+  const PetscCount nq = (PetscCount)nelem * DMASM_HEX_NK, cap = 9 * maxnb;
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nq; t += (PetscCount)gridDim.x * blockDim.x) {
+    const int      r = (int)(t / nelem), row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, a = row / 3, i = row % 3, b = col / 3, k = col % 3;
+    const PetscInt e = (PetscInt)(t % nelem);
+    const int      tt = (int)q2t[t], j = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * b)) & 0xff);
+    const int      old = atomicCAS(tgt + (PetscCount)vnode[(PetscCount)a * nelem + e] * cap + DMAsmOwnerAcc(maxnb, i, j, k), -1, tt);
+    if (old != -1 && old != tt) *bad = 1;
+  }
+}
+
+__global__ static void KiranOwnerPackKernel(PetscInt nnode, int maxnb, const int *__restrict__ tgt, int *__restrict__ obase, int *__restrict__ ocnt, unsigned *__restrict__ olist, int *__restrict__ bad)
+{
+  const PetscCount cap = 9 * maxnb;
+  for (PetscInt v = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; v < nnode; v += (PetscInt)gridDim.x * blockDim.x)
+    if (!DMAsmOwnerPack(maxnb, tgt + v * cap, obase + v, ocnt + v, olist + v * cap)) *bad = 2;
+}
+
+/* first[t] = 0 for every value a store list names (the others keep KIRAN_NOBODY); bad = 3 where a value is in two
+   lists (write-once) */
+__global__ static void KiranOwnerMarkKernel(PetscInt nnode, int maxnb, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, int *__restrict__ first, int *__restrict__ bad)
+{
+  const PetscCount cap = 9 * maxnb, n = (PetscCount)nnode * cap;
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < n; t += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscInt v = (PetscInt)(t / cap);
+    if (t % cap < ocnt[v] && atomicExch(first + obase[v] + (int)(olist[t] >> 16), 0) == 0) *bad = 3;
+  }
+}
+
+PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched)
+{
+  cudaStream_t        s;
+  int                *tgt, *first, *dbad, bad = 0;
+  unsigned long long *dcnt;
+  const PetscCount    cap = 9 * maxnb;
+  const unsigned      gq = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), gn = PetscEllwarpBlocks(nnode, 128), gl = PetscEllwarpBlocks(nnode * cap, 256);
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&tgt, nnode * cap, "DMAssembly kiran owner plan (targets)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&first, nval, "DMAssembly kiran owner plan (touched values)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dbad, 1, "DMAssembly kiran owner plan (flag)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dcnt, 1, "DMAssembly kiran owner plan (count)"));
+  PetscCallCUDA(cudaMemsetAsync(tgt, 0xff, sizeof(int) * nnode * cap, s)); /* -1 */
+  PetscCallCUDA(cudaMemsetAsync(first, 0x7f, sizeof(int) * nval, s));     /* KIRAN_NOBODY */
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
+  PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
+  if (nelem) {
+    KiranOwnerScatterKernel<<<gq, 256, 0, s>>>(nelem, maxnb, dvnode, djsl, dq2t, tgt, dbad);
     PetscCallCUDA(cudaGetLastError());
   }
+  if (nnode) {
+    KiranOwnerPackKernel<<<gn, 128, 0, s>>>(nnode, maxnb, tgt, dobase, docnt, dolist, dbad);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
+  PetscCheck(bad != 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: two elements name different targets for one matrix entry");
+  PetscCheck(bad != 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly kiran owner: the values of a node's rows spread over more than 65536 positions of the target (16-bit offsets); use ppnirow");
+  if (nnode) {
+    KiranOwnerMarkKernel<<<gl, 256, 0, s>>>(nnode, maxnb, dobase, docnt, dolist, first, dbad);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
+    PetscCheck(bad != 3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: a value is in two store lists");
+  }
+  PetscCall(UntouchedList(s, nval, first, dcnt, nuntouched, duntouched));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -552,11 +742,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_MINBLOCKS
   __shared__ PetscReal sw[8], sdN[192];
   __shared__ PetscReal sx[KIRAN_WARPS][24], sJ[KIRAN_WARPS][72], sJi[KIRAN_WARPS][72], sdet[KIRAN_WARPS][8], sg[KIRAN_WARPS][192];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  for (int i = threadIdx.x; i < 200; i += blockDim.x) {
-    if (i < 8) sw[i] = ref[i];
-    else sdN[i - 8] = ref[i];
-  }
-  __syncthreads();
+  LoadRef(ref, sw, sdN);
   const PetscInt e = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (e >= n) return;
   const PetscReal lam = lm ? lm[2 * e] : lam0, mu = lm ? lm[2 * e + 1] : mu0;
