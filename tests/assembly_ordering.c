@@ -16,7 +16,8 @@
    - -too_late: the ordering asked after a global vector exists is an error (EXPECT_ERROR).
    Elements: -elem tet|tri|hex|quad, -order k (Lagrange Pk/Qk, DMAssemblyLagrangeKernels; P1 simplices through the
    built-in P1 kernels), -ncomp 2|3 (vector P1/Q1 through DMAssemblyElasticityKernels).  -gpu: device vectors and
-   ELLWARP (cuda backend) targets; else the host method into ELLWARP's host backend. */
+   ELLWARP (cuda backend) targets, required; without it the
+   same where a device is usable (as tests/assembly.c), else the host path into ELLWARP's host backend. */
 #define ASSEMBLYTEST_MPI /* only the mesh helpers */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
@@ -130,10 +131,7 @@ static PetscErrorCode CreateDM(MPI_Comm comm, const Opts *o, DM *dm)
   PetscCall(DMSetField(*dm, 0, NULL, (PetscObject)fe));
   PetscCall(DMCreateDS(*dm));
   PetscCall(PetscFEDestroy(&fe));
-  if (o->gpu) {
-    PetscCall(DMSetVecType(*dm, VECCUDA));
-    PetscCall(DMSetMatType(*dm, MATELLWARP));
-  } else PetscCall(DMSetMatType(*dm, MATELLWARP));
+  PetscCall(DMSetMatType(*dm, MATELLWARP)); /* its backend: cuda where a device is, else host */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -142,12 +140,15 @@ static PetscErrorCode CreateAssembler(DM dm, const Opts *o, DMAssemblyOrdering o
   DMAssemblyElementKernels k;
   const PetscReal          alpha = 1.0, beta = 2.0, source = 1.0;
   PetscBool                tet, tri;
+  PetscMemType             mt;
 
   PetscFunctionBegin;
   PetscCall(DMAssemblyCreate(dm, as));
-  if (!o->gpu) PetscCall(DMAssemblySetType(*as, DMASSEMBLYHOST));
   PetscCall(DMAssemblySetLocalityOrdering(*as, ord)); /* before the DM's vectors: at set-up */
   PetscCall(DMAssemblySetFromOptions(*as));
+  PetscCall(DMAssemblyGetMemType(*as, &mt)); /* the device where one is usable (as tests/assembly.c): device vectors */
+  PetscCheck(!o->gpu || mt == PETSC_MEMTYPE_DEVICE, PETSC_COMM_SELF, PETSC_ERR_SUP, "-gpu: the assembly does not run on the device");
+  if (mt == PETSC_MEMTYPE_DEVICE) PetscCall(DMSetVecType(dm, VECCUDA));
   PetscCall(PetscStrcmp(o->elem, "tet", &tet));
   PetscCall(PetscStrcmp(o->elem, "tri", &tri));
   if (o->ncomp > 1) PetscCall(DMAssemblyElasticityKernels(*as, 1.0, 0.3, NULL, NULL, &k));
@@ -356,10 +357,6 @@ int main(int argc, char **argv)
   /* Jacobian: pattern size and products with random vectors */
   PetscCall(DMAssemblyCreateMatrix(as0, &J0));
   PetscCall(DMAssemblyCreateMatrix(as1, &J1));
-  if (!o.gpu) {
-    PetscCall(MatEllwarpSetBackend(J0, MAT_ELLWARP_BACKEND_HOST));
-    PetscCall(MatEllwarpSetBackend(J1, MAT_ELLWARP_BACKEND_HOST));
-  }
   PetscCall(DMAssemblyComputeJacobian(as0, U0, J0));
   PetscCall(DMAssemblyComputeJacobian(as1, U1, J1));
   PetscCall(MatGetInfo(J0, MAT_GLOBAL_SUM, &i0));
