@@ -13,6 +13,7 @@
      (the order MATELLWARP's windowed sort keeps: its row permutation is the identity);
    - the column span per 32 rows the assembler reports after rcm is smaller than before on a scrambled numbering
      (-scramble, default: the mesh points shuffled within their strata, like a mesh file without locality);
+   - -tensor (hexes): the renumbered local section keeps the closure's tensor order (DMPlexSetClosurePermutationTensor);
    - -too_late: the ordering asked after a global vector exists is an error (EXPECT_ERROR).
    Elements: -elem tet|tri|hex|quad, -order k (Lagrange Pk/Qk, DMAssemblyLagrangeKernels; P1 simplices through the
    built-in P1 kernels), -ncomp 2|3 (vector P1/Q1 through DMAssemblyElasticityKernels).  -gpu: device vectors and
@@ -39,6 +40,7 @@
 /* ellwarp_add_test(assembly_ordering.np2_tet_ellwarp NPROCS 2 -elem tet -order 1 -faces 8 -ordering ellwarp -snes PASS_REGULAR_EXPRESSION "ordering: PASS") */
 /* ellwarp_add_test(assembly_ordering.np2_tri_rcm NPROCS 2 -elem tri -order 1 -faces 8 -ordering rcm -snes PASS_REGULAR_EXPRESSION "ordering: PASS") */
 /* ellwarp_add_test(assembly_ordering.hex_q1_rcm_lexicographic -elem hex -order 1 -faces 4 -ordering rcm -scramble 0 PASS_REGULAR_EXPRESSION "ordering: PASS") */
+/* ellwarp_add_test(assembly_ordering.hex_q1_tensor_rcm -elem hex -order 1 -faces 3 -tensor -ordering rcm -snes PASS_REGULAR_EXPRESSION "closure permutation kept: yes(.|\n)*ordering: PASS") */
 /* ellwarp_add_test(assembly_ordering.too_late -elem tet -order 1 -faces 2 -ordering rcm -too_late EXPECT_ERROR "too late, the DM already has its global section") */
 /* ellwarp_add_test(assembly_ordering.option_too_late -elem tet -order 1 -faces 2 -too_late -dm_assembly_ordering rcm EXPECT_ERROR "too late, the DM already has its global section") */
 /* ellwarp_add_test(assembly_ordering.gpu_tet_p1_rcm -elem tet -order 1 -faces 8 -ordering rcm -snes -gpu GPU PASS_REGULAR_EXPRESSION "ordering: PASS") */
@@ -49,7 +51,7 @@
 typedef struct {
   char      elem[8];
   PetscInt  order, ncomp, faces;
-  PetscBool gpu, snes, scramble;
+  PetscBool gpu, snes, scramble, tensor;
 } Opts;
 
 /* the mesh points shuffled within each depth stratum (a fixed pseudo-random permutation, the same for both DMs): a
@@ -131,6 +133,7 @@ static PetscErrorCode CreateDM(MPI_Comm comm, const Opts *o, DM *dm)
   PetscCall(DMSetField(*dm, 0, NULL, (PetscObject)fe));
   PetscCall(DMCreateDS(*dm));
   PetscCall(PetscFEDestroy(&fe));
+  if (o->tensor) PetscCall(DMPlexSetClosurePermutationTensor(*dm, PETSC_DETERMINE, NULL)); /* on the local section */
   PetscCall(DMSetMatType(*dm, MATELLWARP)); /* its backend: cuda where a device is, else host */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -276,7 +279,7 @@ static PetscErrorCode Solve(DM dm, DMAssembly as, Vec *u)
 int main(int argc, char **argv)
 {
   MPI_Comm           comm;
-  Opts               o = {"tet", 1, 1, 4, PETSC_FALSE, PETSC_FALSE, PETSC_TRUE};
+  Opts               o = {"tet", 1, 1, 4, PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE};
   PetscEnum          ordv = (PetscEnum)DMASSEMBLY_ORDERING_RCM;
   DMAssemblyOrdering ord;
   PetscBool          toolate = PETSC_FALSE, fail = PETSC_FALSE, together, sorted = PETSC_TRUE;
@@ -300,6 +303,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-faces", "cells per direction", NULL, o.faces, &o.faces, NULL));
   PetscCall(PetscOptionsEnum("-ordering", "the ordering of the second DM", NULL, DMAssemblyOrderings, ordv, &ordv, NULL));
   PetscCall(PetscOptionsBool("-scramble", "shuffle the mesh points within each stratum first (a numbering without locality)", NULL, o.scramble, &o.scramble, NULL));
+  PetscCall(PetscOptionsBool("-tensor", "hexes/quads: the closure in tensor order (DMPlexSetClosurePermutationTensor: a closure permutation the renumbered section must keep)", NULL, o.tensor, &o.tensor, NULL));
   PetscCall(PetscOptionsBool("-snes", "also solve with SNES on both and compare", NULL, o.snes, &o.snes, NULL));
   PetscCall(PetscOptionsBool("-gpu", "device vectors and ELLWARP cuda targets", NULL, o.gpu, &o.gpu, NULL));
   PetscCall(PetscOptionsBool("-too_late", "ask for the ordering after a global vector exists (an error)", NULL, toolate, &toolate, NULL));
@@ -330,6 +334,23 @@ int main(int argc, char **argv)
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &together, 1, MPI_C_BOOL, MPI_LAND, comm));
   PetscCall(PetscPrintf(comm, "column span per 32 rows (median) %.0f -> %.0f, bandwidth %.0f -> %.0f\n", (double)as1->ordstat[0], (double)as1->ordstat[2], (double)as1->ordstat[1], (double)as1->ordstat[3]));
   fail = (PetscBool)(fail || !moved || !together);
+  if (o.tensor) { /* the renumbered section keeps the closure's tensor order (a closure permutation, not a storage order) */
+    PetscSection s0, s1;
+    IS           c0 = NULL, c1 = NULL;
+    PetscInt     dim, nb;
+    PetscBool    same = PETSC_FALSE;
+    PetscFE      fe;
+    PetscCall(DMGetDimension(dm0, &dim));
+    PetscCall(DMGetField(dm0, 0, NULL, (PetscObject *)&fe));
+    PetscCall(PetscFEGetDimension(fe, &nb));
+    PetscCall(DMGetLocalSection(dm0, &s0));
+    PetscCall(DMGetLocalSection(dm1, &s1));
+    PetscCall(PetscSectionGetClosurePermutation(s0, (PetscObject)dm0, dim, nb, &c0));
+    PetscCall(PetscSectionGetClosurePermutation(s1, (PetscObject)dm1, dim, nb, &c1));
+    if (c0 && c1) PetscCall(ISEqual(c0, c1, &same));
+    PetscCall(PetscPrintf(comm, "tensor closure permutation kept: %s\n", c0 && same ? "yes" : "NO"));
+    fail = (PetscBool)(fail || !c0 || !same);
+  }
   if (o.scramble && ord == DMASSEMBLY_ORDERING_RCM && !(as1->ordstat[2] < as1->ordstat[0])) {
     PetscCall(PetscPrintf(comm, "rcm made the column span larger: FAIL\n"));
     fail = PETSC_TRUE;

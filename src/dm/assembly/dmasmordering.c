@@ -35,6 +35,7 @@
    "Numbering cost" -info line) and the bandwidth, before and after. */
 #include <petscellwarp/private/dmassemblyimpl.h>
 #include <petsc/private/dmimpl.h> /* dm->globalSection: whether the DM's global numbering exists already (then it is too late) */
+#include <petsc/private/sectionimpl.h> /* the closure permutations (DMPlexSetClosurePermutationTensor) to carry over */
 #include <petscdmplex.h>
 #include <petscsf.h>
 
@@ -254,7 +255,8 @@ static PetscErrorCode OrderWindows(const PointGraph *g, const PetscBool owned[],
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a copy of section s (fields, chart, dofs, constraints, symmetries) with the point permutation perm (NULL: none) */
+/* a copy of section s (fields, chart, dofs, constraints, symmetries, closure permutations) with the point permutation
+   perm (NULL: none).  PetscSectionCopy() keeps the old offsets (and sets no permutation after its set-up), hence this. */
 static PetscErrorCode SectionPermuted(PetscSection s, IS perm, PetscSection *ns)
 {
   PetscInt        nf, pStart, pEnd;
@@ -312,6 +314,16 @@ static PetscErrorCode SectionPermuted(PetscSection s, IS perm, PetscSection *ns)
       PetscCall(PetscSectionGetFieldConstraintIndices(s, p, f, &ind));
       PetscCall(PetscSectionSetFieldConstraintIndices(*ns, p, f, ind));
     }
+  }
+  if (s->clHash) { /* the closure's dof order (e.g. tensor order, DMPlexSetClosurePermutationTensor): not the storage order */
+    PetscSectionClosurePermKey key;
+    PetscSectionClosurePermVal val;
+    kh_foreach(s->clHash, key, val, {
+      IS cl;
+      PetscCall(ISCreateGeneral(PETSC_COMM_SELF, key.size, val.perm, PETSC_COPY_VALUES, &cl));
+      PetscCall(PetscSectionSetClosurePermutation(*ns, s->clObj, key.depth, cl));
+      PetscCall(ISDestroy(&cl));
+    });
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
