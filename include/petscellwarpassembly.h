@@ -29,7 +29,7 @@ PETSC_EXTERN PetscClassId DMASSEMBLY_CLASSID;
 PETSC_EXTERN PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
 /* the phases of DMAssemblySetUp(): the element map from the DM, the pattern, the colouring (color), the residual plan,
    the type's own set-up and the element buffers (device allocations and uploads) */
-PETSC_EXTERN PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan, DMASSEMBLY_Buffers;
+PETSC_EXTERN PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan, DMASSEMBLY_Buffers, DMASSEMBLY_Ordering;
 
 /* Element kernels: BATCHED callbacks.  The assembler gathers, per element, the element's node coordinates
    and nodal solution values into structure-of-arrays buffers (entry-major: array[k*nelem + e], so

@@ -434,7 +434,9 @@ PetscErrorCode DMAssemblySetLocalityOrdering(DMAssembly as, DMAssemblyOrdering t
   PetscCheck(!as->dm->globalSection, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblySetLocalityOrdering (-dm_assembly_ordering %s): too late, the DM already has its global section (made by DMCreateGlobalVector(), DMCreateMatrix(), DMGetGlobalSection() or DMSetGlobalSection()), and the vectors and matrices made from it keep its numbering; set the ordering right after DMAssemblyCreate(), before any vector or matrix of the DM", DMAssemblyOrderings[type]);
   PetscCall(DMGetNaturalSF(as->dm, &nat));
   PetscCheck(!nat, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssemblySetLocalityOrdering (-dm_assembly_ordering %s): the DM has a global-to-natural SF (DMSetUseNatural()) built for its current numbering; renumbering would make it wrong", DMAssemblyOrderings[type]);
+  PetscCall(PetscLogEventBegin(DMASSEMBLY_Ordering, as, 0, 0, 0));
   PetscCall(ApplyOrdering(as, type));
+  PetscCall(PetscLogEventEnd(DMASSEMBLY_Ordering, as, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

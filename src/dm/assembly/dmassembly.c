@@ -4,7 +4,7 @@
 
 PetscClassId  DMASSEMBLY_CLASSID;
 PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
-PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan, DMASSEMBLY_Buffers;
+PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan, DMASSEMBLY_Buffers, DMASSEMBLY_Ordering;
 
 PetscFunctionList DMAssemblyList = NULL;
 
@@ -91,6 +91,7 @@ PetscErrorCode DMAssemblyInitializePackage(void)
   PetscCall(PetscLogEventRegister("DMAsmColor", DMASSEMBLY_CLASSID, &DMASSEMBLY_Color));
   PetscCall(PetscLogEventRegister("DMAsmResPlan", DMASSEMBLY_CLASSID, &DMASSEMBLY_ResPlan));
   PetscCall(PetscLogEventRegister("DMAsmBuffers", DMASSEMBLY_CLASSID, &DMASSEMBLY_Buffers));
+  PetscCall(PetscLogEventRegister("DMAsmOrdering", DMASSEMBLY_CLASSID, &DMASSEMBLY_Ordering));
   PetscCall(PetscLogEventRegister("DMAsmGather", DMASSEMBLY_CLASSID, &DMASSEMBLY_Gather));
   PetscCall(PetscLogEventRegister("DMAsmElement", DMASSEMBLY_CLASSID, &DMASSEMBLY_Element));
   PetscCall(PetscLogEventRegister("DMAsmReduce", DMASSEMBLY_CLASSID, &DMASSEMBLY_Reduce));
