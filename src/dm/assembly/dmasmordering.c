@@ -38,6 +38,7 @@
 #include <petsc/private/sectionimpl.h> /* the closure permutations (DMPlexSetClosurePermutationTensor) to carry over */
 #include <petscdmplex.h>
 #include <petscsf.h>
+#include <petsctime.h>
 
 const char *const DMAssemblyOrderings[] = {"none", "rcm", "ellwarp", "DMAssemblyOrdering", "DMASSEMBLY_ORDERING_", NULL};
 
@@ -91,7 +92,7 @@ static PetscErrorCode CellNodes(DM dm, PetscInt depth, PetscInt c, const PointGr
 
 static PetscErrorCode PointGraphCreate(DM dm, PetscSection s, PointGraph *g)
 {
-  PetscInt cStart, cEnd, depth, nodes[DMASM_ORDER_MAXCL], k, *cnt, *work;
+  PetscInt cStart, cEnd, depth, nodes[DMASM_ORDER_MAXCL], k, nc, *cptr, *cnode, *nptr, *ncell, *mark, *work;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(g, sizeof(*g)));
@@ -111,38 +112,61 @@ static PetscErrorCode PointGraphCreate(DM dm, PetscSection s, PointGraph *g)
   }
   PetscCall(DMPlexGetDepth(dm, &depth));
   PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
-  /* each node's list: the nodes of every cell around it (with repeats), then sorted and made unique */
-  PetscCall(PetscCalloc1(g->n + 1, &cnt));
+  nc = cEnd - cStart;
+  /* cell -> its nodes, node -> its cells (CSR), then each node's neighbours: the nodes of its cells, made unique with
+     a marker (a few dozen per node, sorted after): no per-cell k x k lists to sort (they were most of the time) */
+  PetscCall(PetscMalloc1(nc + 1, &cptr));
+  cptr[0] = 0;
   for (PetscInt c = cStart; c < cEnd; c++) {
     PetscCall(CellNodes(dm, depth, c, g, nodes, &k));
-    for (PetscInt a = 0; a < k; a++) cnt[nodes[a] + 1] += k;
+    cptr[c - cStart + 1] = cptr[c - cStart] + k;
   }
-  for (PetscInt v = 0; v < g->n; v++) cnt[v + 1] += cnt[v];
-  PetscCall(PetscMalloc1(cnt[g->n] + g->n, &work));
+  PetscCall(PetscMalloc1(cptr[nc], &cnode));
+  for (PetscInt c = cStart; c < cEnd; c++) PetscCall(CellNodes(dm, depth, c, g, cnode + cptr[c - cStart], &k));
+  PetscCall(PetscCalloc1(g->n + 1, &nptr));
+  for (PetscInt q = 0; q < cptr[nc]; q++) nptr[cnode[q] + 1]++;
+  for (PetscInt v = 0; v < g->n; v++) nptr[v + 1] += nptr[v];
+  PetscCall(PetscMalloc1(nptr[g->n], &ncell));
   {
     PetscInt *pos;
     PetscCall(PetscMalloc1(g->n, &pos));
-    for (PetscInt v = 0; v < g->n; v++) pos[v] = cnt[v] + v; /* room for the node itself (a point in no cell) */
-    for (PetscInt v = 0; v < g->n; v++) work[pos[v]++] = v;
-    for (PetscInt c = cStart; c < cEnd; c++) {
-      PetscCall(CellNodes(dm, depth, c, g, nodes, &k));
-      for (PetscInt a = 0; a < k; a++)
-        for (PetscInt b = 0; b < k; b++) work[pos[nodes[a]]++] = nodes[b];
-    }
-    PetscCall(PetscMalloc1(g->n + 1, &g->gi));
-    g->gi[0] = 0;
-    for (PetscInt v = 0; v < g->n; v++) { /* compacted in place: row v's unique entries start at gi[v] <= cnt[v] + v */
-      PetscInt m = pos[v] - (cnt[v] + v);
-      PetscCall(PetscSortRemoveDupsInt(&m, work + cnt[v] + v));
-      PetscCall(PetscArraymove(work + g->gi[v], work + cnt[v] + v, m));
-      g->gi[v + 1] = g->gi[v] + m;
-    }
+    PetscCall(PetscArraycpy(pos, nptr, g->n));
+    for (PetscInt c = 0; c < nc; c++)
+      for (PetscInt q = cptr[c]; q < cptr[c + 1]; q++) ncell[pos[cnode[q]]++] = c;
     PetscCall(PetscFree(pos));
   }
-  PetscCall(PetscMalloc1(g->gi[g->n], &g->gj));
-  PetscCall(PetscArraycpy(g->gj, work, g->gi[g->n]));
-  PetscCall(PetscFree(work));
-  PetscCall(PetscFree(cnt));
+  PetscCall(PetscMalloc1(g->n, &mark));
+  for (PetscInt v = 0; v < g->n; v++) mark[v] = -1;
+  PetscCall(PetscMalloc1(g->n + 1, &g->gi));
+  /* two passes: sizes, then the entries */
+  for (int pass = 0; pass < 2; pass++) {
+    g->gi[0] = 0;
+    for (PetscInt v = 0; v < g->n; v++) {
+      PetscInt m = 0;
+      work       = pass ? g->gj + g->gi[v] : NULL;
+      mark[v]    = pass ? -2 - v : v; /* distinct per pass and node */
+      if (work) work[m] = v;
+      m++;
+      for (PetscInt j = nptr[v]; j < nptr[v + 1]; j++) {
+        const PetscInt c = ncell[j];
+        for (PetscInt q = cptr[c]; q < cptr[c + 1]; q++) {
+          const PetscInt w = cnode[q], tag = pass ? -2 - v : v;
+          if (mark[w] == tag) continue;
+          mark[w] = tag;
+          if (work) work[m] = w;
+          m++;
+        }
+      }
+      if (work) PetscCall(PetscSortInt(m, work));
+      g->gi[v + 1] = g->gi[v] + m;
+    }
+    if (!pass) PetscCall(PetscMalloc1(g->gi[g->n], &g->gj));
+  }
+  PetscCall(PetscFree(mark));
+  PetscCall(PetscFree(ncell));
+  PetscCall(PetscFree(nptr));
+  PetscCall(PetscFree(cnode));
+  PetscCall(PetscFree(cptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -338,13 +362,17 @@ static PetscErrorCode ApplyOrdering(DMAssembly as, DMAssemblyOrdering type)
   IS           perm = NULL;
   PetscReal    st[4];
   PetscMPIInt  size;
+  PetscLogDouble t[5];
 
   PetscFunctionBegin;
+  PetscCall(PetscTime(&t[0]));
   PetscCall(PetscObjectGetComm((PetscObject)as, &comm));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMGetLocalSection(dm, &s)); /* made from the DM's discretization if it is not yet */
   PetscCheck(s, comm, PETSC_ERR_ARG_WRONGSTATE, "DMAssemblySetLocalityOrdering: the DM has no local section (set its fields and call DMCreateDS() first)");
+  PetscCall(PetscTime(&t[1]));
   PetscCall(PointGraphCreate(dm, s, &g));
+  PetscCall(PetscTime(&t[2]));
   PetscCall(SpanStats(s, &g, &st[0], &st[1]));
   if (type != DMASSEMBLY_ORDERING_NONE) {
     PetscInt  *order, *pperm, np = g.pEnd - g.pStart, k = 0;
@@ -373,12 +401,15 @@ static PetscErrorCode ApplyOrdering(DMAssembly as, DMAssemblyOrdering type)
     PetscCall(ISSetPermutation(perm));
     PetscCall(PetscFree3(order, pperm, owned));
   }
+  PetscCall(PetscTime(&t[3]));
   PetscCall(SectionPermuted(s, perm, &ns));
   PetscCall(ISDestroy(&perm));
   PetscCall(DMSetLocalSection(dm, ns)); /* drops nothing that exists: the global section, vectors and matrices do not yet */
   PetscCall(SpanStats(ns, &g, &st[2], &st[3]));
   PetscCall(PetscSectionDestroy(&ns));
   PetscCall(PointGraphDestroy(&g));
+  PetscCall(PetscTime(&t[4]));
+  PetscCall(PetscInfo(as, "Locality ordering set-up (seconds): local section %.3f, point graph %.3f (%" PetscInt_FMT " points with dofs), ordering %.3f, new section and statistics %.3f\n", t[1] - t[0], t[2] - t[1], g.n, t[3] - t[2], t[4] - t[3]));
   PetscCallMPI(MPIU_Allreduce(st, as->ordstat, 4, MPIU_REAL, MPIU_MAX, comm));
   as->ordering = type;
   PetscCall(PetscInfo(as, "Locality ordering %s of the DM's dofs%s: the numbering spans %.0f -> %.0f columns per %d rows (median), bandwidth %.0f -> %.0f%s\n", DMAssemblyOrderings[type], type == DMASSEMBLY_ORDERING_ELLWARP ? " (rcm, then windows of 256 rows longest first)" : "", (double)as->ordstat[0], (double)as->ordstat[2], DMASM_ORDER_GROUP, (double)as->ordstat[1], (double)as->ordstat[3], size > 1 ? " (local rows, largest over the ranks)" : ""));
