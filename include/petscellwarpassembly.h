@@ -29,7 +29,7 @@ PETSC_EXTERN PetscClassId DMASSEMBLY_CLASSID;
 PETSC_EXTERN PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
 /* the phases of DMAssemblySetUp(): the element map from the DM, the pattern, the colouring (color), the residual plan,
    the type's own set-up and the element buffers (device allocations and uploads) */
-PETSC_EXTERN PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan, DMASSEMBLY_Buffers;
+PETSC_EXTERN PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan, DMASSEMBLY_Buffers, DMASSEMBLY_Ordering;
 
 /* Element kernels: BATCHED callbacks.  The assembler gathers, per element, the element's node coordinates
    and nodal solution values into structure-of-arrays buffers (entry-major: array[k*nelem + e], so
@@ -76,6 +76,17 @@ PETSC_EXTERN PetscErrorCode DMAssemblyGetNodalState(DMAssembly, const PetscInt *
 
 /* added: atomic/color with the built-in kernels compute each element inside the scatter (default PETSC_TRUE) */
 PETSC_EXTERN PetscErrorCode DMAssemblySetFuse(DMAssembly, PetscBool);
+
+/* added: a locality numbering of the DM's dofs, given to the DM once before its global section, vectors and
+   matrices exist (dmasmordering.c; -dm_assembly_ordering): the ELL-WARP paper's Kr/Krs through the assembler */
+typedef enum {
+  DMASSEMBLY_ORDERING_NONE,   /* the DM's own numbering (DMPlex: point order) */
+  DMASSEMBLY_ORDERING_RCM,    /* reverse Cuthill-McKee of the dof-carrying points' coupling graph */
+  DMASSEMBLY_ORDERING_ELLWARP /* RCM, then each window of ELLWARP's sort (256 rows) longest row first: ELLWARP's row order */
+} DMAssemblyOrdering;
+PETSC_EXTERN const char *const DMAssemblyOrderings[];
+PETSC_EXTERN PetscErrorCode    DMAssemblySetLocalityOrdering(DMAssembly, DMAssemblyOrdering);
+PETSC_EXTERN PetscErrorCode    DMAssemblyGetLocalityOrdering(DMAssembly, DMAssemblyOrdering *);
 
 /* added: sizes and statistics (tests, benchmarks) */
 typedef struct {

@@ -163,6 +163,38 @@ static PetscErrorCode LumpedMass(const LVMesh *lm, Vec v, PetscReal *norm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One process with a dof ordering (-dm_assembly_ordering rcm|ellwarp: DMAssemblySetLocalityOrdering renumbers the DM's
+   dofs, not its vertices): the global dof of each vertex, for the outputs in vertex order (VTU, PNG, probes, -act_view) */
+static PetscErrorCode VertexDofs(DM dm, PetscInt **v2d)
+{
+  PetscSection gs;
+  PetscInt     vStart, vEnd;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetGlobalSection(dm, &gs));
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  PetscCall(PetscMalloc1(vEnd - vStart, v2d));
+  for (PetscInt v = vStart; v < vEnd; v++) PetscCall(PetscSectionGetOffset(gs, v, &(*v2d)[v - vStart]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a vertex field (global vector) -> nat[original vertex] on rank 0: through the distribution's SF on several
+   processes, through v2d on one process with a dof ordering */
+static PetscErrorCode GatherVertices(CardiacDist *dist, const PetscInt *v2d, PetscInt nv, Vec v, PetscScalar *nat)
+{
+  const PetscScalar *a;
+
+  PetscFunctionBegin;
+  if (!v2d) {
+    PetscCall(CardiacDistGatherVertices(dist, v, nat));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecGetArrayRead(v, &a));
+  for (PetscInt i = 0; i < nv; i++) nat[i] = a[v2d[i]];
+  PetscCall(VecRestoreArrayRead(v, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscInt NearestVertex(const LVMesh *m, const PetscReal p[3])
 {
   PetscInt  best = 0;
@@ -195,6 +227,7 @@ typedef struct {
   PetscReal     *vtutimes;
   PetscScalar   *phinat, *actnat;
   PetscReal     *rnat;
+  const PetscInt *v2d; /* one process with a dof ordering: vertex -> dof (NULL: the identity, or several processes) */
   PetscMPIInt    size, rank;
   PetscLogDouble s0, sum_step, sum_asm, sum_snes, first_step;
   PetscInt       sum_newton, sum_ksp, counted;
@@ -244,11 +277,11 @@ static PetscErrorCode StepEnd(Loop *L, PetscInt step)
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", L->outdir, name));
     PetscCall(PetscMalloc1(L->cc->nelem, &r));
     PetscCall(CardiacCtxGetR(L->cc, r));
-    if (L->size > 1) { /* gathered to rank 0, which writes */
-      PetscCall(CardiacDistGatherVertices(L->dist, L->phi, L->phinat));
-      PetscCall(CardiacDistGatherVertices(L->dist, L->act, L->actnat));
-      PetscCall(CardiacDistGatherCells(L->dist, r, L->rnat));
-      if (!L->rank) PetscCall(CardiacWriteVTU(path, L->cm, L->phinat, L->rnat, L->actnat, PETSC_FALSE));
+    if (L->size > 1 || L->v2d) { /* gathered to rank 0 in the original vertex order, which writes */
+      PetscCall(GatherVertices(L->dist, L->v2d, L->cm->m.nv, L->phi, L->phinat));
+      PetscCall(GatherVertices(L->dist, L->v2d, L->cm->m.nv, L->act, L->actnat));
+      if (L->size > 1) PetscCall(CardiacDistGatherCells(L->dist, r, L->rnat));
+      if (!L->rank) PetscCall(CardiacWriteVTU(path, L->cm, L->phinat, L->size > 1 ? L->rnat : r, L->actnat, PETSC_FALSE));
     } else {
       PetscCall(VecGetArrayRead(L->phi, &p));
       PetscCall(VecGetArrayRead(L->act, &a));
@@ -432,7 +465,8 @@ int main(int argc, char **argv)
   char           outdir[PETSC_MAX_PATH_LEN] = "cardiac_out", json[PETSC_MAX_PATH_LEN] = "", label[64] = "";
   char         **vtunames = NULL;
   PetscReal     *vtutimes = NULL;
-  PetscBool      png = PETSC_TRUE, final_vtu = PETSC_TRUE, stop_activated = PETSC_FALSE, helpflg, quiet = PETSC_FALSE, use_ts = PETSC_FALSE, extrapolate = PETSC_TRUE, nodal_state = PETSC_TRUE, nodal_set = PETSC_FALSE, cardiac_plex_section = PETSC_FALSE;
+  PetscInt      *v2d      = NULL; /* one process with -dm_assembly_ordering: vertex -> dof */
+  PetscBool      png = PETSC_TRUE, final_vtu = PETSC_TRUE, stop_activated = PETSC_FALSE, helpflg, quiet = PETSC_FALSE, use_ts = PETSC_FALSE, extrapolate = PETSC_TRUE, nodal_state = PETSC_TRUE, nodal_set = PETSC_FALSE, cardiac_plex_section = PETSC_FALSE, ordered = PETSC_FALSE;
   PetscReal      bandwidth = 2990; /* GB/s: the H100's device-to-device copy (docs/performance.md: 2995 measured) */
   PetscLogDouble tsetup0, tsetup1, tprog0, tprog1, tloop0, tloop1, tout1 = 0, tdestroy1;
   double         page0, pagefin, pageend; /* process age (ProcessAge): after PetscInitialize, before and after PetscFinalize */
@@ -560,9 +594,15 @@ int main(int argc, char **argv)
   PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, 3, 1, PETSC_TRUE, 1, PETSC_DETERMINE, &fe));
   PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
   PetscCall(DMCreateDS(dm));
-  if (size == 1 && !cardiac_plex_section) PetscCall(SetP1Sections(dm));
+  { /* a dof ordering (-dm_assembly_ordering) is given to the DM's local section by DMAssemblySetFromOptions below,
+       before the global section exists: the direct sections of SetP1Sections (which set the global one) are skipped */
+    PetscEnum ord = 0;
+    PetscBool set;
+    PetscCall(PetscOptionsGetEnum(NULL, NULL, "-dm_assembly_ordering", DMAssemblyOrderings, &ord, &set));
+    ordered = (PetscBool)(set && ord != (PetscEnum)DMASSEMBLY_ORDERING_NONE);
+  }
+  if (size == 1 && !cardiac_plex_section && !ordered) PetscCall(SetP1Sections(dm));
   PetscCall(PetscFEDestroy(&fe));
-  if (size > 1) PetscCall(CardiacDistSetUpVertices(&dist, dm));
   PetscCall(DMGetVecType(dm, &vtype));
   PetscCall(PetscStrbeginswith(vtype, "cuda", &app.device));
   if (!app.device) PetscCall(PetscStrcmp(vtype, VECSEQCUDA, &app.device));
@@ -596,7 +636,16 @@ int main(int argc, char **argv)
   PetscCall(DMAssemblyCreate(dm, &app.as));
   /* host vectors: host assembly (the device methods need device vectors); -dm_assembly_type overrides */
   if (!app.device) PetscCall(DMAssemblySetType(app.as, DMASSEMBLYHOST));
-  PetscCall(DMAssemblySetFromOptions(app.as));
+  PetscCall(DMAssemblySetFromOptions(app.as)); /* -dm_assembly_ordering: the DM's dofs renumbered here */
+  if (size > 1) PetscCall(CardiacDistSetUpVertices(&dist, dm)); /* owned dofs -> original vertices: after the ordering */
+  else {
+    DMAssemblyOrdering ord;
+    PetscCall(DMAssemblyGetLocalityOrdering(app.as, &ord));
+    if (ord != DMASSEMBLY_ORDERING_NONE) {
+      PetscCall(VertexDofs(dm, &v2d));
+      PetscCall(PetscMalloc3(cm.m.nv, &phinat, cm.m.nv, &actnat, 1, &rnat));
+    }
+  }
   {
     PetscMemType amt;
     PetscCall(DMAssemblyGetMemType(app.as, &amt));
@@ -655,7 +704,7 @@ int main(int argc, char **argv)
     PetscCallMPI(MPI_Bcast(&mnorm, 1, MPIU_REAL, 0, PETSC_COMM_WORLD));
     atol = phi_tol * mnorm / dt;
   } else {
-    PetscCall(LumpedMass(&cm.m, mvol, &mnorm));
+    PetscCall(LumpedMass(&cm.m, mvol, &mnorm)); /* vertex order: only its norm is used (no dof ordering changes it) */
     atol = phi_tol * mnorm / dt;
   }
 
@@ -758,6 +807,7 @@ int main(int argc, char **argv)
   L.phinat         = phinat;
   L.actnat         = actnat;
   L.rnat           = rnat;
+  L.v2d            = v2d;
   L.size           = size;
   L.rank           = rank;
   if (vtu_every > 0) {
@@ -793,9 +843,9 @@ int main(int argc, char **argv)
     PetscReal          amax = 0, amin = PETSC_MAX_REAL, cv = -1, tprobe[2] = {-1, -1};
     PetscInt           nact = 0;
     const PetscBool    writer = (PetscBool)(size == 1 || !rank); /* the rank holding the whole field */
-    if (size > 1) { /* the activation times in the original vertex order on rank 0 */
-      PetscCall(CardiacDistGatherVertices(&dist, act, actnat));
-      PetscCall(CardiacDistGatherVertices(&dist, phi, phinat));
+    if (size > 1 || v2d) { /* the activation times in the original vertex order on rank 0 */
+      PetscCall(GatherVertices(&dist, v2d, cm.m.nv, act, actnat));
+      PetscCall(GatherVertices(&dist, v2d, cm.m.nv, phi, phinat));
       a = actnat;
     } else PetscCall(VecGetArrayRead(act, &a));
     for (PetscInt v = 0; v < (writer ? cm.m.nv : 0); v++) {
@@ -827,9 +877,9 @@ int main(int argc, char **argv)
       PetscCall(PetscSNPrintf(path, sizeof(path), "%s/activation.vtu", outdir));
       PetscCall(PetscMalloc1(cc.nelem, &r));
       PetscCall(CardiacCtxGetR(&cc, r));
-      if (size > 1) {
-        PetscCall(CardiacDistGatherCells(&dist, r, rnat));
-        if (!rank) PetscCall(CardiacWriteVTU(path, &cm, phinat, rnat, a, PETSC_TRUE));
+      if (size > 1 || v2d) {
+        if (size > 1) PetscCall(CardiacDistGatherCells(&dist, r, rnat));
+        if (!rank) PetscCall(CardiacWriteVTU(path, &cm, phinat, size > 1 ? rnat : r, a, PETSC_TRUE));
       } else {
         PetscCall(VecGetArrayRead(phi, &p));
         PetscCall(CardiacWriteVTU(path, &cm, p, r, a, PETSC_TRUE));
@@ -859,14 +909,14 @@ int main(int argc, char **argv)
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "\"activated\": %" PetscInt_FMT ", \"act_min_ms\": %.5f, \"act_max_ms\": %.5f, \"cv_mm_per_ms\": %.6f, \"probe_ms\": [%.5f, %.5f]}\n", nact, (double)amin, (double)amax, (double)cv, (double)tprobe[0], (double)tprobe[1]));
       PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
     }
-    if (size == 1) PetscCall(VecRestoreArrayRead(act, &a));
+    if (size == 1 && !v2d) PetscCall(VecRestoreArrayRead(act, &a));
   }
   {
     PetscViewer       v;
     PetscViewerFormat fmt;
     PetscBool         flg;
     PetscCall(PetscOptionsCreateViewer(PETSC_COMM_WORLD, NULL, NULL, "-act_view", &v, &fmt, &flg));
-    if (flg && size > 1) { /* the original vertex order (rank 0 holds it all): the one-process layout */
+    if (flg && (size > 1 || v2d)) { /* the original vertex order (rank 0 holds it all): the one-process layout */
       Vec          an;
       PetscScalar *x;
       PetscCall(VecCreateMPI(PETSC_COMM_WORLD, rank ? 0 : cm.m.nv, PETSC_DETERMINE, &an));
@@ -908,6 +958,7 @@ finish:
   PetscCall(CardiacMeshDestroy(&cm));
   PetscCall(CardiacDistDestroy(&dist));
   PetscCall(PetscFree3(phinat, actnat, rnat));
+  PetscCall(PetscFree(v2d));
   PetscCall(DMDestroy(&dm));
   PetscCall(PetscTime(&tdestroy1));
   pagefin = ProcessAge();

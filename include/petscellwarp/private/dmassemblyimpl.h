@@ -221,6 +221,10 @@ struct _p_DMAssembly {
   PetscBool   p1;        /* the P1 simplex the fused kernels (sharednz, localrow, fused atomic/color) are made for */
   char        ename[32]; /* "P3 triangles", "Q1 hexahedra", ... (View) */
   struct _DMAsmHOCtx *hobuiltin; /* the built-in kernels of DMAssemblyLagrangeKernels() (k.ctx == hobuiltin) */
+  /* locality ordering of the DM's dofs (dmasmordering.c): what was asked and what the renumbering gave */
+  DMAssemblyOrdering ordering;    /* applied to the DM's local section (DMASSEMBLY_ORDERING_NONE: the DM's own) */
+  PetscInt           ordwindow;   /* ELLWARP order: rows per sorted window */
+  PetscReal          ordstat[4];  /* local rows: median column span per 32 rows and bandwidth, before and after */
 };
 
 /* The types' own state (as->data): each struct is allocated by its type's constructor, set by its
@@ -416,4 +420,5 @@ PETSC_INTERN PetscErrorCode DMAsmMPIBuildResidualPlan(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmMPIComputeResidual(DMAssembly, Vec, Vec);
 PETSC_INTERN PetscErrorCode DMAsmMPIComputeJacobian(DMAssembly, Vec, Mat);
 PETSC_INTERN PetscErrorCode DMAsmMPIView(DMAssembly, PetscViewer);
+PETSC_INTERN PetscErrorCode DMAsmOrderingView(DMAssembly, PetscViewer); /* dmasmordering.c: the ordering line of DMAssemblyView() */
 PETSC_INTERN PetscErrorCode DMAsmMPIDestroy(DMAssembly);

@@ -4,7 +4,7 @@
 
 PetscClassId  DMASSEMBLY_CLASSID;
 PetscLogEvent DMASSEMBLY_SetUp, DMASSEMBLY_Plan, DMASSEMBLY_Gather, DMASSEMBLY_Element, DMASSEMBLY_Reduce;
-PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan, DMASSEMBLY_Buffers;
+PetscLogEvent DMASSEMBLY_ElementMap, DMASSEMBLY_Pattern, DMASSEMBLY_Color, DMASSEMBLY_ResPlan, DMASSEMBLY_Buffers, DMASSEMBLY_Ordering;
 
 PetscFunctionList DMAssemblyList = NULL;
 
@@ -91,6 +91,7 @@ PetscErrorCode DMAssemblyInitializePackage(void)
   PetscCall(PetscLogEventRegister("DMAsmColor", DMASSEMBLY_CLASSID, &DMASSEMBLY_Color));
   PetscCall(PetscLogEventRegister("DMAsmResPlan", DMASSEMBLY_CLASSID, &DMASSEMBLY_ResPlan));
   PetscCall(PetscLogEventRegister("DMAsmBuffers", DMASSEMBLY_CLASSID, &DMASSEMBLY_Buffers));
+  PetscCall(PetscLogEventRegister("DMAsmOrdering", DMASSEMBLY_CLASSID, &DMASSEMBLY_Ordering));
   PetscCall(PetscLogEventRegister("DMAsmGather", DMASSEMBLY_CLASSID, &DMASSEMBLY_Gather));
   PetscCall(PetscLogEventRegister("DMAsmElement", DMASSEMBLY_CLASSID, &DMASSEMBLY_Element));
   PetscCall(PetscLogEventRegister("DMAsmReduce", DMASSEMBLY_CLASSID, &DMASSEMBLY_Reduce));
@@ -262,6 +263,7 @@ PetscErrorCode DMAsmTuneGetEList(DMAssembly as, const char key[], const char *co
   Options Database Keys:
 + -dm_assembly_type <globalnz,sharednz,localnz,localrow,atomic,color,host> - the method
 . -dm_assembly_reorder <bool>    - built-in kernels: number the elements by their lowest dof (default true)
+. -dm_assembly_ordering <none,rcm,ellwarp> - a locality numbering of the DM's dofs, applied here (`DMAssemblySetLocalityOrdering()`)
 . -dm_assembly_tune key=value[,key=value...] - developer knobs that never change a default (testing, tuning): `nz_per_thread`,
                                    `index64`, and the types' keys (`color_tail`; `atomic_variant`, `atomic_maxcode`, `atomic_stats`;
                                    `metis_seed`, `metis_lanes`, `metis_csr_min`, `metis_fill`); an unknown key is an error that lists them
@@ -290,6 +292,11 @@ PetscErrorCode DMAssemblySetFromOptions(DMAssembly as)
   if (flg) PetscCall(DMAssemblySetType(as, type));
   PetscCall(PetscOptionsBool("-dm_assembly_setup_on_host", "Build the pattern and the packed plans on the host even when the method runs on the device (the device builds them with CUB sorts; it needs about 24 bytes of temporary device memory per element-matrix entry)", "DMAssemblySetUp", as->setuphost, &as->setuphost, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_reorder", "Built-in kernels: number the elements by their lowest dof (the matrix row order)", "DMAssembly", as->reorder, &as->reorder, NULL));
+  {
+    PetscEnum ord = (PetscEnum)as->ordering;
+    PetscCall(PetscOptionsEnum("-dm_assembly_ordering", "Locality numbering of the DM's dofs, given to the DM now (before its vectors and matrices): none, rcm, ellwarp (rcm, then MATELLWARP's row order)", "DMAssemblySetLocalityOrdering", DMAssemblyOrderings, ord, &ord, &flg));
+    if (flg) PetscCall(DMAssemblySetLocalityOrdering(as, (DMAssemblyOrdering)ord));
+  }
   PetscCall(PetscOptionsString("-dm_assembly_tune", "Developer knobs that never change a default: key=value[,key=value...] (an unknown key lists them)", "DMAssemblySetFromOptions", "", tune, sizeof(tune), &flg));
   if (flg) PetscCall(PetscEllwarpTuneListParse(PetscObjectComm((PetscObject)as), "-dm_assembly_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys), tune, &as->tune));
   PetscCall(PetscEllwarpTuneListPrintHelp(PetscOptionsObject, "-dm_assembly_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys)));
@@ -824,6 +831,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "mesh: %" PetscInt_FMT " %s, %" PetscInt_FMT " dofs, pattern %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", as->nelem, as->ename, as->ndof, as->nnz, (PetscCount)as->nen * as->nen * as->nelem));
   if (as->mpi) PetscCall(DMAsmMPIView(as, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "set-up: pattern and packed plans built on the %s\n", DMAsmSetUpOnDevice(as) ? "device (CUB sorts; -dm_assembly_setup_on_host: on the host)" : as->mtype == PETSC_MEMTYPE_DEVICE ? (as->mpi ? "host (distributed mesh)" : "host (-dm_assembly_setup_on_host)") : "host (the method runs there)"));
+  PetscCall(DMAsmOrderingView(as, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "element order: %s\n", as->eperm ? "by lowest dof (built-in kernels; -dm_assembly_reorder 0: mesh order)" : "the mesh's cell order"));
   {
     PetscLogDouble b;
