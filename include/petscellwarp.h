@@ -81,6 +81,8 @@ typedef struct {
   PetscInt         nanalyses;   /* pattern analyses so far (1 + pattern changes) */
   PetscInt         nrefreshes;  /* value refreshes so far */
   MatEllwarpBackend backend;
+  PetscInt         block;       /* block size of the layout the products use: 1 the scalar layout, 2..6 the blocked one (-mat_ellwarp_block) */
+  PetscLogDouble   bytes_mult_block; /* bytes one MatMult moves with the blocked layout (0: the pattern is not blocked or the choice is off) */
 } MatEllwarpInfo;
 PETSC_EXTERN PetscErrorCode MatEllwarpGetInfo(Mat, MatEllwarpInfo *);
 
