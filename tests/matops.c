@@ -660,6 +660,54 @@ static PetscErrorCode CheckBAIJ(Mat A, PetscRandom r, const char *mat)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatSetValuesCOO into the layout (device memory with the cuda backend) while the products use the blocked layout:
+   twice, the second without a new analysis, each checked against SeqAIJ given the same entries */
+static PetscErrorCode CheckCOO(Mat A0, PetscRandom r, const char *mat)
+{
+  Mat             A, B;
+  PetscInt        m, nr, *ci, *cj;
+  const PetscInt *ia, *ja;
+  PetscBool       done;
+  PetscScalar    *v;
+  PetscCount      ncoo;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A0, &m, NULL));
+  PetscCall(MatGetRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  ncoo = ia[nr] + nr; /* every entry, and the first of each row twice (duplicates are summed) */
+  PetscCall(PetscMalloc3(ncoo, &ci, ncoo, &cj, ncoo, &v));
+  ncoo = 0;
+  for (PetscInt i = 0; i < nr; i++)
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
+      ci[ncoo]   = i;
+      cj[ncoo++] = ja[k];
+      if (k == ia[i]) {
+        ci[ncoo]   = i;
+        cj[ncoo++] = ja[k];
+      }
+    }
+  PetscCall(MatRestoreRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCall(MatDuplicate(A0, MAT_DO_NOT_COPY_VALUES, &A));
+  PetscCall(ToEllwarp(A, &B));
+  PetscCall(MatSetPreallocationCOO(A, ncoo, ci, cj));
+  PetscCall(MatSetPreallocationCOO(B, ncoo, ci, cj));
+  for (int round = 0; round < 2; round++) {
+    MatEllwarpInfo before = {0}, after;
+    for (PetscCount k = 0; k < ncoo; k++) PetscCall(PetscRandomGetValue(r, &v[k]));
+    if (round) PetscCall(MatEllwarpGetInfo(B, &before)); /* (assembled by the first MatSetValuesCOO) */
+    PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+    PetscCall(MatSetValuesCOO(B, v, INSERT_VALUES));
+    PetscCall(CompareMult(A, B, r, round ? "MatSetValuesCOO again+MatMult" : "MatSetValuesCOO+MatMult", mat));
+    PetscCall(MatEllwarpGetInfo(B, &after));
+    PetscCheck(!round || after.nanalyses == before.nanalyses, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatSetValuesCOO with the same pattern analysed again", mat);
+    PetscCheck(!expectblock || after.block == expectblock, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: after COO the products use block size %" PetscInt_FMT, mat, after.block);
+  }
+  PetscCall(PetscFree3(ci, cj, v));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the blocked layout (-blocked): every operation on bs-blocked matrices */
 static PetscErrorCode CheckBlocked(PetscRandom r, PetscInt mode)
 {
@@ -684,6 +732,7 @@ static PetscErrorCode CheckBlocked(PetscRandom r, PetscInt mode)
     PetscCall(RandomBlockedMatrix(rnd[i].mb, rnd[i].nb, rnd[i].bs, rnd[i].maxlen, rnd[i].longrow, r, &A));
     PetscCall(CheckAll(A, r, rnd[i].name));
     PetscCall(CheckBAIJ(A, r, rnd[i].name));
+    PetscCall(CheckCOO(A, r, rnd[i].name));
     PetscCall(MatDestroy(&A));
   }
   /* P1 elasticity (3 dofs per vertex): block size set as DMPlex sets it, and detected from the pattern */
@@ -691,6 +740,7 @@ static PetscErrorCode CheckBlocked(PetscRandom r, PetscInt mode)
   PetscCall(TetMatrix(6, 3, PETSC_TRUE, r, &A));
   PetscCall(CheckAll(A, r, "P1-tets-elasticity-bs3"));
   PetscCall(CheckBAIJ(A, r, "P1-tets-elasticity-bs3"));
+  PetscCall(CheckCOO(A, r, "P1-tets-elasticity-bs3"));
   PetscCall(MatDestroy(&A));
   PetscCall(TetMatrix(5, 3, PETSC_FALSE, r, &A));
   PetscCall(CheckAll(A, r, "P1-tets-elasticity-detected"));
