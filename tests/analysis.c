@@ -789,7 +789,7 @@ static PetscErrorCode ExpandBlocks(const CSR *Bk, PetscInt bs, CSR *A)
 }
 
 /* a blocked layout against its definition, and its reference gather and product against the CSR product */
-static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, PetscBool compress)
+static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, PetscBool compress, PetscBool compressbias, PetscBool expectbiased)
 {
   EllwarpBlockLayout *L;
   PetscScalar        *csr, *val, *x, *y, *yref;
@@ -798,7 +798,7 @@ static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, Pe
   const char         *nm = A->name;
 
   PetscFunctionBegin;
-  PetscCall(EllwarpBlockLayoutCreate(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, &L));
+  PetscCall(EllwarpBlockLayoutCreate(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, compressbias, &L));
   nlayouts++;
   CHECK(L->bs == bs && L->mb == A->m / bs && L->nb == A->n / bs && L->nslices == (L->mb + 31) / 32, "%s: blocked sizes", nm);
   PetscCall(PetscCalloc1(L->mb + 1, &seen));
@@ -816,12 +816,13 @@ static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, Pe
     CHECK(L->sliceptr[s + 1] - L->sliceptr[s] >= (PetscCount)len * ELLWARP_LANES, "%s: slice %" PetscInt_FMT " narrower than its rows", nm, s);
     for (PetscInt k = 0; k < len; k++) {
       const PetscCount o  = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + q;
-      const PetscInt   bc = (L->meta[s] & 16) ? ib + L->col16[o] : L->col32[o];
+      const PetscInt   bc = (L->meta[s] & 16) ? ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0) + L->col16[o] : L->col32[o];
       CHECK(bc == A->aj[A->ai[ib * bs] + k * bs] / bs, "%s: block column of block row %" PetscInt_FMT " step %" PetscInt_FMT, nm, ib, k);
     }
   }
-  for (PetscInt s = 0; s < L->nslices; s++) { /* 16-bit iff every block column of the slice fits (and compress) */
-    PetscBool fits = compress;
+  for (PetscInt s = 0; s < L->nslices; s++) { /* row-relative 16-bit iff every block column fits; else biased iff every step's span fits */
+    const PetscInt w    = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
+    PetscBool      fits = compress, bfits = (PetscBool)(compress && compressbias);
     for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
       const PetscInt p = s * ELLWARP_LANES + q;
       for (PetscInt k = 0; p < L->mb && k < L->rowlen[p]; k++) {
@@ -829,8 +830,19 @@ static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, Pe
         if (d < -32767 || d > 32767) fits = PETSC_FALSE;
       }
     }
-    CHECK(!!(L->meta[s] & 16) == !!fits, "%s: slice %" PetscInt_FMT " column mode", nm, s);
+    for (PetscInt k = 0; k < w; k++) {
+      PetscInt mn = PETSC_INT_MAX, mx = PETSC_INT_MIN;
+      for (PetscInt p = s * ELLWARP_LANES; p < PetscMin(L->mb, (s + 1) * ELLWARP_LANES); p++)
+        if (k < L->rowlen[p]) {
+          mn = PetscMin(mn, A->aj[L->rowstart[p] + k * bs] / bs - L->rowperm[p]);
+          mx = PetscMax(mx, A->aj[L->rowstart[p] + k * bs] / bs - L->rowperm[p]);
+        }
+      if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) bfits = PETSC_FALSE;
+      if (!fits && bfits && (L->meta[s] & 32)) CHECK(L->colbias[L->biasbase[s] + k] == (mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0), "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT " bias", nm, s, k);
+    }
+    CHECK(L->meta[s] == (fits ? 16 : (bfits ? 48 : 0)), "%s: slice %" PetscInt_FMT " column mode %d", nm, s, (int)L->meta[s]);
   }
+  CHECK(!expectbiased || L->nbias > 0, "%s: no biased slice", nm);
   /* gather and product against the CSR product (values: v[e] = 1 + e % 7 - e / 13 % 3, through the map) */
   PetscCall(PetscMalloc5(nv, &csr, L->nslots * bs * bs + 1, &val, A->n + 1, &x, A->m + 1, &y, A->m + 1, &yref));
   for (PetscInt e = 0; e < nv; e++) csr[e] = 1.0 + e % 7 - (e / 13) % 3;
@@ -869,14 +881,14 @@ static PetscErrorCode BlockLevel(void)
     PetscCall(EllwarpBlockDetect(A.m, A.n, A.ai, A.aj, bs, &blocked));
     CHECK(blocked, "%s: not detected as %" PetscInt_FMT "-blocked", A.name, bs);
     for (PetscInt W = 32; W <= 256; W *= 8)
-      for (int compress = 0; compress < 2; compress++) PetscCall(CheckBlockLayout(&A, bs, W, (PetscBool)compress));
+      for (int compress = 0; compress < 3; compress++) PetscCall(CheckBlockLayout(&A, bs, W, (PetscBool)(compress > 0), (PetscBool)(compress > 1), PETSC_FALSE));
     T.m = A.n;
     T.n = A.m;
     PetscCall(PetscSNPrintf(T.name, sizeof(T.name), "%s_transpose", A.name));
     PetscCall(EllwarpLayoutTranspose(A.m, A.n, A.ai, A.aj, &T.ai, &T.aj, &T.map));
     PetscCall(EllwarpBlockDetect(T.m, T.n, T.ai, T.aj, bs, &blocked));
     CHECK(blocked, "%s: the transpose is not detected as blocked", A.name);
-    PetscCall(CheckBlockLayout(&T, bs, 256, PETSC_TRUE));
+    PetscCall(CheckBlockLayout(&T, bs, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE));
     PetscCall(PetscFree(T.ai));
     PetscCall(PetscFree2(T.aj, T.map));
     PetscCall(EllwarpBlockDetect(A.m, A.n, A.ai, A.aj, bs + 1, &blocked)); /* a wrong block size */
@@ -898,9 +910,31 @@ static PetscErrorCode BlockLevel(void)
     CSR K, A;
     PetscCall(KuhnCSR(6, &K));
     PetscCall(ExpandBlocks(&K, 3, &A));
-    PetscCall(CheckBlockLayout(&A, 3, 256, PETSC_TRUE));
+    PetscCall(CheckBlockLayout(&A, 3, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE));
     PetscCall(FreeCSR(&A));
     PetscCall(FreeCSR(&K));
+  }
+  { /* a block stencil far from the diagonal (offsets 0, +-40009 block rows, wrapping): the biased mode */
+    const PetscInt mb = 90000, off[3] = {-40009, 0, 40009};
+    CSR            Bk, A;
+    PetscCall(PetscStrncpy(Bk.name, "block_stencil", sizeof(Bk.name)));
+    Bk.m   = Bk.n = mb;
+    Bk.map = NULL;
+    PetscCall(PetscMalloc1(mb + 1, &Bk.ai));
+    PetscCall(PetscMalloc1(3 * mb, &Bk.aj));
+    Bk.ai[0] = 0;
+    for (PetscInt i = 0; i < mb; i++) {
+      PetscInt c[3];
+      for (int j = 0; j < 3; j++) c[j] = ((i + off[j]) % mb + mb) % mb;
+      qsort(c, 3, sizeof(PetscInt), cmpint);
+      for (int j = 0; j < 3; j++) Bk.aj[3 * i + j] = c[j];
+      Bk.ai[i + 1] = 3 * (i + 1);
+    }
+    PetscCall(ExpandBlocks(&Bk, 2, &A));
+    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE));
+    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(FreeCSR(&A));
+    PetscCall(FreeCSR(&Bk));
   }
   PetscCall(PetscFree(len));
   PetscFunctionReturn(PETSC_SUCCESS);

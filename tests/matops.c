@@ -735,6 +735,28 @@ static PetscErrorCode CheckBlocked(PetscRandom r, PetscInt mode)
     PetscCall(CheckCOO(A, r, rnd[i].name));
     PetscCall(MatDestroy(&A));
   }
+  /* block columns far from the block row at the same distance for every row: the biased 16-bit index mode */
+  expectblock = mode == 1 ? 2 : (mode == 2 ? 1 : 0);
+  {
+    const PetscInt mb = 2000, nb = 80000, off[3] = {0, 40000, 70000};
+    PetscScalar    v[4];
+    PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+    PetscCall(MatSetSizes(A, 2 * mb, 2 * nb, 2 * mb, 2 * nb));
+    PetscCall(MatSetBlockSize(A, 2));
+    PetscCall(MatSetType(A, MATSEQAIJ));
+    PetscCall(MatSeqAIJSetPreallocation(A, 6, NULL));
+    for (PetscInt i = 0; i < mb; i++)
+      for (int j = 0; j < 3; j++) {
+        const PetscInt c = i + off[j];
+        for (int q = 0; q < 4; q++) PetscCall(PetscRandomGetValue(r, &v[q]));
+        PetscCall(MatSetValuesBlocked(A, 1, &i, 1, &c, v, INSERT_VALUES));
+      }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(CheckAll(A, r, "blocked-bs2-far-stencil"));
+    PetscCall(CheckBAIJ(A, r, "blocked-bs2-far-stencil"));
+    PetscCall(MatDestroy(&A));
+  }
   /* P1 elasticity (3 dofs per vertex): block size set as DMPlex sets it, and detected from the pattern */
   expectblock = mode == 1 ? 3 : (mode == 2 ? 1 : 0);
   PetscCall(TetMatrix(6, 3, PETSC_TRUE, r, &A));

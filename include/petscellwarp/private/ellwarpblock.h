@@ -7,7 +7,11 @@
    block rows).  Block slot k of lane q of slice s: slot sliceptr[s] + k * 32 + q, for k < rowlen[32 s + q]; the
    slots past a row's length are padding, never read.  One column index per block, in block-column units, stored
    as in the scalar layout per slice: a 16-bit offset from the lane's own block row (meta bit 4, col16) where
-   every block column of the slice fits in +-32767 of its block row, else 32 bits (col32).  The bs * bs values of
+   every block column of the slice fits in +-32767 of its block row; else a 16-bit offset from the block row plus a
+   bias per step k of the slice (meta bits 4 and 5, colbias[biasbase[s] + k], the midpoint EllwarpBiasOf() of the span
+   of (block column - block row) over the slice's lanes at step k) where every step's span is at most
+   ELLWARP_BIAS_SPAN (lattice-like numberings: neighbouring block rows at nearly the same far distance); else 32 bits
+   (col32).  The bs * bs values of
    block slot (s, k, q) lie at val[sliceptr[s] * bs2 + (k * bs2 + r * bs + c) * 32 + q] (row r, column c of the
    block): for each (k, r, c) the 32 lanes' values are 256 contiguous bytes, so every value load of a warp
    coalesces whichever thread mapping reads them (ellwarpblockcuda.cu).  The values of block slot (s, k, q) come
@@ -26,7 +30,7 @@ typedef struct {
   PetscCount     nslots;        /* block slots, padding included */
   PetscCount     ncol16, ncol32; /* block-column indices stored in each mode */
   PetscCount     nread16, nread32; /* of those, the ones a product reads (not padding) */
-  PetscInt       n16, maxrowlen; /* slices with 16-bit block columns; longest block row (blocks) */
+  PetscInt       n16, nbias, maxrowlen; /* slices with 16-bit block columns, of them those with a bias per step; longest block row (blocks) */
   PetscCount    *sliceptr;      /* [nslices+1] block slots */
   PetscCount    *colbase;       /* [nslices] where slice s's indices start in col16 or col32 */
   unsigned char *meta;          /* [nslices] bit 4: 16-bit block columns */
@@ -36,6 +40,9 @@ typedef struct {
   int           *col32;
   short         *col16;
   PetscInt      *map;           /* [nnz] CSR entry -> value index, or NULL (identity) */
+  PetscCount    *biasbase;      /* [nslices] where slice s's biases start in colbias (only biased slices have any) */
+  int           *colbias;       /* [ncolbias] a biased slice's w biases, one per step */
+  PetscCount     ncolbias;
 } EllwarpBlockLayout;
 
 /* thread mappings of the blocked product (-mat_ellwarp_tune block_map); see ellwarpblockcuda.cu for the reasoning */
@@ -47,7 +54,7 @@ typedef enum {
 PETSC_INTERN const char *const EllwarpBlockMaps[];
 
 PETSC_EXTERN PetscErrorCode EllwarpBlockDetect(PetscInt, PetscInt, const PetscInt[], const PetscInt[], PetscInt, PetscBool *);
-PETSC_EXTERN PetscErrorCode EllwarpBlockLayoutCreate(PetscInt, PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], PetscInt, PetscBool, EllwarpBlockLayout **);
+PETSC_EXTERN PetscErrorCode EllwarpBlockLayoutCreate(PetscInt, PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], PetscInt, PetscBool, PetscBool, EllwarpBlockLayout **);
 PETSC_EXTERN PetscErrorCode EllwarpBlockLayoutDestroy(EllwarpBlockLayout **);
 PETSC_EXTERN PetscLogDouble EllwarpBlockBytesMult(const EllwarpBlockLayout *);
 

@@ -32,11 +32,27 @@ PetscErrorCode EllwarpBlockDetect(PetscInt m, PetscInt n, const PetscInt ai[], c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the smallest and largest (block column - block row) over the lanes of slice s with a block at step k (mx < mn: none) */
+static void StepSpan(const EllwarpBlockLayout *L, const PetscInt aj[], PetscInt s, PetscInt k, PetscInt64 *mn, PetscInt64 *mx)
+{
+  *mn = PETSC_INT64_MAX;
+  *mx = PETSC_INT64_MIN;
+  for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
+    const PetscInt p = s * ELLWARP_LANES + q;
+    if (k < L->rowlen[p]) {
+      const PetscInt64 d = (PetscInt64)(aj[L->rowstart[p] + k * L->bs] / L->bs) - L->rowperm[p];
+      *mn                = PetscMin(*mn, d);
+      *mx                = PetscMax(*mx, d);
+    }
+  }
+}
+
 /* The layout of a bs-blocked m x n CSR pattern (EllwarpBlockDetect() true).  Block rows are sorted by length,
    longest first, within windows of W block rows (a multiple of 32: slices never straddle windows), so a slice's
    rows have nearly the same length (its width is its first row's) while its x and y accesses stay local.
-   map: CSR entry -> value index (a transpose), or NULL.  compress: 16-bit block-column offsets where they fit. */
-PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], PetscInt W, PetscBool compress, EllwarpBlockLayout **out)
+   map: CSR entry -> value index (a transpose), or NULL.  compress: 16-bit block-column offsets where they fit;
+   compressbias (with compress): from the block row plus a bias per step where row-relative ones do not fit. */
+PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], PetscInt W, PetscBool compress, PetscBool compressbias, EllwarpBlockLayout **out)
 {
   EllwarpBlockLayout *L;
   PetscInt            mb = m / bs, np;
@@ -55,6 +71,7 @@ PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, con
   np            = L->nslices * ELLWARP_LANES;
   PetscCall(PetscMalloc3(np, &L->rowperm, np, &L->rowlen, np, &L->rowstart));
   PetscCall(PetscMalloc3(L->nslices + 1, &L->sliceptr, L->nslices, &L->colbase, L->nslices, &L->meta));
+  PetscCall(PetscMalloc1(L->nslices, &L->biasbase));
   /* sort: key (longest first, then block row) inside each window */
   PetscCall(PetscMalloc1(PetscMin(W, PetscMax(mb, 1)), &key));
   for (PetscInt w0 = 0; w0 < mb; w0 += W) {
@@ -77,11 +94,11 @@ PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, con
     L->rowlen[p]   = 0;
     L->rowstart[p] = 0;
   }
-  /* slices: width, column mode */
+  /* slices: width, column mode (row-relative 16-bit, else 16-bit plus a bias per step, else 32-bit) */
   L->sliceptr[0] = 0;
   for (PetscInt s = 0; s < L->nslices; s++) {
     PetscInt  w = 0;
-    PetscBool fits = compress;
+    PetscBool fits = compress, biasfits = (PetscBool)(compress && compressbias);
     for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
       const PetscInt p = s * ELLWARP_LANES + q;
       w                = PetscMax(w, L->rowlen[p]);
@@ -92,12 +109,22 @@ PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, con
       L->nnzb += L->rowlen[p];
       L->maxrowlen = PetscMax(L->maxrowlen, L->rowlen[p]);
     }
+    for (PetscInt k = 0; !fits && biasfits && k < w; k++) {
+      PetscInt64 mn, mx;
+      StepSpan(L, aj, s, k, &mn, &mx);
+      if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) biasfits = PETSC_FALSE;
+    }
     L->sliceptr[s + 1] = L->sliceptr[s] + (PetscCount)w * ELLWARP_LANES;
-    L->meta[s]         = fits ? 16 : 0;
-    if (fits) {
+    L->meta[s]         = fits ? 16 : (biasfits ? 48 : 0);
+    L->biasbase[s]     = L->ncolbias;
+    if (L->meta[s] & 16) {
       L->colbase[s] = L->ncol16;
       L->ncol16 += (PetscCount)w * ELLWARP_LANES;
       L->n16++;
+      if (L->meta[s] & 32) {
+        L->ncolbias += w;
+        L->nbias++;
+      }
     } else {
       L->colbase[s] = L->ncol32;
       L->ncol32 += (PetscCount)w * ELLWARP_LANES;
@@ -105,6 +132,13 @@ PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, con
   }
   L->nslots = L->sliceptr[L->nslices];
   PetscCall(PetscMalloc2(L->ncol16, &L->col16, L->ncol32, &L->col32));
+  PetscCall(PetscMalloc1(L->ncolbias, &L->colbias));
+  for (PetscInt s = 0; s < L->nslices; s++) /* a biased slice's biases: each step's midpoint (0 where no lane has an entry) */
+    for (PetscInt k = 0; (L->meta[s] & 32) && k < (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES); k++) {
+      PetscInt64 mn, mx;
+      StepSpan(L, aj, s, k, &mn, &mx);
+      L->colbias[L->biasbase[s] + k] = mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0;
+    }
   for (PetscInt s = 0; s < L->nslices; s++) {
     const PetscInt w = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
     for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
@@ -114,7 +148,8 @@ PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, con
         const PetscBool  in = (PetscBool)(k < L->rowlen[p]);
         const PetscInt   bc = in ? aj[L->rowstart[p] + k * bs] / bs : -1;
         if (L->meta[s] & 16) {
-          L->col16[o] = in ? (short)(bc - L->rowperm[p]) : (short)ELLWARP_PAD16;
+          const PetscInt bias = (L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0;
+          L->col16[o]         = in ? (short)(bc - L->rowperm[p] - bias) : (short)ELLWARP_PAD16;
           if (in) L->nread16++;
         } else {
           L->col32[o] = (int)bc;
@@ -139,23 +174,26 @@ PetscErrorCode EllwarpBlockLayoutDestroy(EllwarpBlockLayout **L)
   PetscCall(PetscFree3((*L)->sliceptr, (*L)->colbase, (*L)->meta));
   PetscCall(PetscFree2((*L)->col16, (*L)->col32));
   PetscCall(PetscFree((*L)->map));
+  PetscCall(PetscFree((*L)->biasbase));
+  PetscCall(PetscFree((*L)->colbias));
   PetscCall(PetscFree(*L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Bytes one product reads and writes with this layout: the stored blocks' values and their one index each
-   (padding slots are never read), per slice its slot and index bases and mode, per block row its length and
+   (padding slots are never read), the biases of the biased slices, per slice its slot and index bases and mode, per block row its length and
    row, x once and y once (x is gathered, so a lower bound; the same model as EllwarpLayoutBytesMult()). */
 PetscLogDouble EllwarpBlockBytesMult(const EllwarpBlockLayout *L)
 {
-  return (PetscLogDouble)L->nnzb * L->bs * L->bs * sizeof(PetscScalar) + (PetscLogDouble)L->nread16 * sizeof(short) + (PetscLogDouble)L->nread32 * sizeof(int) + (PetscLogDouble)L->nslices * (2 * sizeof(PetscCount) + 1) + (PetscLogDouble)L->mb * (sizeof(int) + sizeof(PetscInt)) +
+  return (PetscLogDouble)L->nnzb * L->bs * L->bs * sizeof(PetscScalar) + (PetscLogDouble)L->nread16 * sizeof(short) + (PetscLogDouble)L->nread32 * sizeof(int) + (PetscLogDouble)L->ncolbias * sizeof(int) + (PetscLogDouble)L->nbias * sizeof(PetscCount) + (PetscLogDouble)L->nslices * (2 * sizeof(PetscCount) + 1) + (PetscLogDouble)L->mb * (sizeof(int) + sizeof(PetscInt)) +
          (PetscLogDouble)(L->mb + L->nb) * L->bs * sizeof(PetscScalar);
 }
 
 static inline PetscInt BlockCol(const EllwarpBlockLayout *L, PetscInt s, PetscInt k, PetscInt q, PetscInt ib)
 {
   const PetscCount o = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + q;
-  return (L->meta[s] & 16) ? ib + L->col16[o] : L->col32[o];
+  if (!(L->meta[s] & 16)) return L->col32[o];
+  return ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0) + L->col16[o];
 }
 
 void EllwarpBlockHostGather(const EllwarpBlockLayout *L, const PetscScalar *csr, PetscScalar *val)

@@ -1,7 +1,8 @@
 /* The blocked ELL-WARP layout (ellwarpblock.h) on the device: the store (upload of the host analysis), the value
    gather from the CSR staging copy, and the products in two thread mappings over the same storage.
 
-   Bytes (bs = 3, double): a stored block is 72 bytes of values and one index (2 bytes in 16-bit slices, else 4):
+   Bytes (bs = 3, double): a stored block is 72 bytes of values and one index (2 bytes in 16-bit slices, plus a bias
+   per step of 32 blocks in biased ones, else 4):
    8.22-8.44 bytes per nonzero against 10-12 in the scalar layout, which stores an index per value; x is read
    once per block column (bs consecutive values, one 32-byte sector for bs <= 4), y written bs per block row.
    Coalescing: for each (block step k, r, c) the 32 lanes' values of a slice are 256 contiguous bytes.
@@ -25,9 +26,9 @@
 
 struct _EllwarpBlockStore {
   const EllwarpBlockLayout *L;
-  PetscCount               *sliceptr, *colbase, *rowstart;
+  PetscCount               *sliceptr, *colbase, *rowstart, *biasbase;
   PetscInt                 *rowperm, *map;
-  int                      *rowlen, *col32;
+  int                      *rowlen, *col32, *colbias;
   short                    *col16;
   unsigned char            *meta;
   PetscScalar              *val;
@@ -35,9 +36,9 @@ struct _EllwarpBlockStore {
 
 typedef struct {
   PetscInt             nslices, mb;
-  const PetscCount    *sliceptr, *colbase, *rowstart;
+  const PetscCount    *sliceptr, *colbase, *rowstart, *biasbase;
   const PetscInt      *rowperm, *map;
-  const int           *rowlen, *col32;
+  const int           *rowlen, *col32, *colbias;
   const short         *col16;
   const unsigned char *meta;
 } DevBlock;
@@ -56,6 +57,8 @@ static DevBlock BView(const EllwarpBlockStore *S)
   d.col32    = S->col32;
   d.col16    = S->col16;
   d.meta     = S->meta;
+  d.biasbase = S->biasbase;
+  d.colbias  = S->colbias;
   return d;
 }
 
@@ -86,6 +89,8 @@ static PetscErrorCode CUDACreate(const EllwarpBlockLayout *L, EllwarpBlockStore 
   PetscCall(BUpload(&(*S)->col16, L->col16, L->ncol16, "blocked ELLWARP 16-bit block columns"));
   PetscCall(BUpload(&(*S)->col32, L->col32, L->ncol32, "blocked ELLWARP 32-bit block columns"));
   PetscCall(BUpload(&(*S)->map, L->map, L->map ? L->nnz : 0, "blocked ELLWARP transpose map"));
+  PetscCall(BUpload(&(*S)->biasbase, L->biasbase, L->nbias ? L->nslices : 0, "blocked ELLWARP bias bases"));
+  PetscCall(BUpload(&(*S)->colbias, L->colbias, L->ncolbias, "blocked ELLWARP biases"));
   /* padding values are never read: no need to clear them */
   PetscCall(PetscEllwarpDeviceMallocArray(&(*S)->val, L->nslots * L->bs * L->bs, "blocked ELLWARP values"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -105,6 +110,8 @@ static PetscErrorCode CUDADestroy(EllwarpBlockStore **S)
   PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->col16));
   PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->col32));
   PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->map));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->biasbase));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->colbias));
   PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->val));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -142,11 +149,19 @@ static PetscErrorCode CUDAGather(EllwarpBlockStore *S, const PetscScalar *csr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the block column of step k of lane q of slice s, whose block row is ib */
-__device__ __forceinline__ PetscInt BlockColumn(const DevBlock &d, PetscInt s, bool c16, PetscCount cb, int k, int q, PetscInt ib)
+/* the block column of step k of lane q of a slice whose indices start at cb, for block row ib; bias: the slice's
+   biases (a biased 16-bit slice; the warp's lanes load the same address, a broadcast), else NULL */
+__device__ __forceinline__ PetscInt BlockColumn(const DevBlock &d, bool c16, const int *bias, PetscCount cb, int k, int q, PetscInt ib)
 {
   const PetscCount o = cb + (PetscCount)k * ELLWARP_LANES + q;
-  return c16 ? ib + (PetscInt)__ldcs(d.col16 + o) : (PetscInt)__ldcs(d.col32 + o);
+  if (!c16) return (PetscInt)__ldcs(d.col32 + o);
+  return ib + (bias ? __ldg(bias + k) : 0) + (PetscInt)__ldcs(d.col16 + o);
+}
+
+/* the biases of slice s, or NULL when it has none */
+__device__ __forceinline__ const int *SliceBias(const DevBlock &d, PetscInt s)
+{
+  return (d.meta[s] & 32) ? d.colbias + d.biasbase[s] : NULL;
 }
 
 /* ELLWARP_BLOCK_MAP_ROW: one warp per slice, lane q does block row 32 s + q */
@@ -163,6 +178,7 @@ __global__ static void __launch_bounds__(256) BlockMultRow(DevBlock d, const Pet
   const int          len = d.rowlen[p];
   if (ADD && len == 0 && z == y) return; /* in place: nothing to add (most block rows of MATMPIELLWARP's off-diagonal block) */
   const bool         c16 = d.meta[s] & 16;
+  const int         *bias = SliceBias(d, s);
   const PetscCount   cb  = d.colbase[s];
   const PetscScalar *v   = val + d.sliceptr[s] * BS2 + q;
   PetscScalar        acc[BS];
@@ -170,7 +186,7 @@ __global__ static void __launch_bounds__(256) BlockMultRow(DevBlock d, const Pet
   for (int r = 0; r < BS; r++) acc[r] = 0.0;
 #pragma unroll 2
   for (int k = 0; k < len; k++) {
-    const PetscScalar *xb = x + BlockColumn(d, s, c16, cb, k, q, ib) * BS;
+    const PetscScalar *xb = x + BlockColumn(d, c16, bias, cb, k, q, ib) * BS;
     PetscScalar        xv[BS];
 #pragma unroll
     for (int c = 0; c < BS; c++) xv[c] = __ldg(xb + c);
@@ -198,12 +214,13 @@ __global__ static void __launch_bounds__(1024) BlockMultLane(DevBlock d, const P
   const int          len = d.rowlen[p];
   if (ADD && len == 0 && z == y) return; /* in place: nothing to add (most block rows of MATMPIELLWARP's off-diagonal block) */
   const bool         c16 = d.meta[s] & 16;
+  const int         *bias = SliceBias(d, s);
   const PetscCount   cb  = d.colbase[s];
   const PetscScalar *v   = val + d.sliceptr[s] * BS2 + (PetscCount)(r * BS) * ELLWARP_LANES + q;
   PetscScalar        acc = 0.0;
 #pragma unroll 4
   for (int k = 0; k < len; k++) {
-    const PetscScalar *xb = x + BlockColumn(d, s, c16, cb, k, q, ib) * BS;
+    const PetscScalar *xb = x + BlockColumn(d, c16, bias, cb, k, q, ib) * BS;
 #pragma unroll
     for (int c = 0; c < BS; c++) acc += __ldg(v + (PetscCount)(k * BS2 + c) * ELLWARP_LANES) * __ldg(xb + c);
   }

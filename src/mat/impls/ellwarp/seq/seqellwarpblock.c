@@ -102,7 +102,7 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
-  PetscCall(EllwarpBlockLayoutCreate(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, e->blockwindow ? e->blockwindow : ELLWARP_BLOCK_WINDOW, e->par.compress, &e->Lb));
+  PetscCall(EllwarpBlockLayoutCreate(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, e->blockwindow ? e->blockwindow : ELLWARP_BLOCK_WINDOW, e->par.compress, e->par.compressbias, &e->Lb));
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
   e->bbytes = EllwarpBlockBytesMult(e->Lb);
   {
@@ -176,7 +176,7 @@ PetscErrorCode MatSeqELLWARPBlockSync(Mat A, PetscBool trans, PetscBool *use)
     PetscCall(EllwarpLayoutTranspose(A->rmap->n, A->cmap->n, a->i, a->j, &bi, &bj, &map));
     PetscCall(EllwarpBlockDetect(A->cmap->n, A->rmap->n, bi, bj, e->Lb->bs, &blocked));
     PetscCheck(blocked, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the transpose of a %" PetscInt_FMT "-blocked pattern is not blocked", e->Lb->bs);
-    PetscCall(EllwarpBlockLayoutCreate(A->cmap->n, A->rmap->n, e->Lb->bs, bi, bj, map, e->Lb->sortwindow, e->par.compress, &e->Lbt));
+    PetscCall(EllwarpBlockLayoutCreate(A->cmap->n, A->rmap->n, e->Lb->bs, bi, bj, map, e->Lb->sortwindow, e->par.compress, e->par.compressbias, &e->Lbt));
     PetscCall(PetscFree(bi));
     PetscCall(PetscFree2(bj, map));
     PetscCall(e->kb->create(e->Lbt, &e->Sbt));
@@ -217,8 +217,8 @@ PetscErrorCode MatSeqELLWARPBlockView(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  products: %s\n", e->bwhy));
   if (e->Lb) {
     const EllwarpBlockLayout *L = e->Lb;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked layout: %" PetscInt_FMT " block rows, %" PetscCount_FMT " blocks in %" PetscInt_FMT " slices of %d block rows (padding ratio %.4f, not read), %" PetscInt_FMT " slices with 16-bit block columns, longest block row %" PetscInt_FMT ", sort window %" PetscInt_FMT ", thread mapping %s\n", L->mb, L->nnzb, L->nslices, ELLWARP_LANES,
-                                     L->nnzb ? (double)L->nslots / (double)L->nnzb : 1.0, L->n16, L->maxrowlen, L->sortwindow, EllwarpBlockMaps[e->blockmap == ELLWARP_BLOCK_MAP_LANE ? ELLWARP_BLOCK_MAP_LANE : ELLWARP_BLOCK_MAP_ROW]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked layout: %" PetscInt_FMT " block rows, %" PetscCount_FMT " blocks in %" PetscInt_FMT " slices of %d block rows (padding ratio %.4f, not read), %" PetscInt_FMT " slices with 16-bit block columns (%" PetscInt_FMT " of them from the block row plus a bias per step), longest block row %" PetscInt_FMT ", sort window %" PetscInt_FMT ", thread mapping %s\n", L->mb, L->nnzb, L->nslices, ELLWARP_LANES,
+                                     L->nnzb ? (double)L->nslots / (double)L->nnzb : 1.0, L->n16, L->nbias, L->maxrowlen, L->sortwindow, EllwarpBlockMaps[e->blockmap == ELLWARP_BLOCK_MAP_LANE ? ELLWARP_BLOCK_MAP_LANE : ELLWARP_BLOCK_MAP_ROW]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
