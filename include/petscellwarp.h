@@ -16,11 +16,14 @@
    Options Database Keys:
 +  -mat_ellwarp_backend <cuda,host>            - where the layout lives and the kernels run (default: cuda when a device is usable)
 .  -mat_ellwarp_kernel <auto,k1,k2>            - kernel family; auto picks it a priori from row-length statistics
+.  -mat_ellwarp_block <auto,on,off>            - products on the blocked layout (one index per bs x bs block, bs = 2..6) when the
+                                                 whole pattern is blocked: auto where it moves fewer bytes, on wherever it can, off never
 .  -mat_ellwarp_product_result <aijcusparse,ellwarp> - cuda backend: the type of sparse products (`MatMatMult()`, `MatPtAP()`, ...)
 -  -mat_ellwarp_tune key=value[,key=value...]  - developer knobs that never change a default (testing, tuning): `threshold`,
                                                  `sort_window`, `long_row`, `compress_columns`, `compress_bias`, `analysis`,
                                                  `analysis_drop_host`, `block_size`, `mult_lanes`, `mult_acc`, `mult_unroll`,
-                                                 `mult_nc`, `long_unroll`, `coo_unroll`, `coo_block_size`, `gather`; an unknown key is
+                                                 `mult_nc`, `long_unroll`, `coo_unroll`, `coo_block_size`, `gather`, `block_map`,
+                                                 `block_sort_window`; an unknown key is
                                                  an error that lists them, `-help` describes them
 
    Level: beginner
@@ -81,6 +84,8 @@ typedef struct {
   PetscInt         nanalyses;   /* pattern analyses so far (1 + pattern changes) */
   PetscInt         nrefreshes;  /* value refreshes so far */
   MatEllwarpBackend backend;
+  PetscInt         block;       /* block size of the layout the products use: 1 the scalar layout, 2..6 the blocked one (-mat_ellwarp_block) */
+  PetscLogDouble   bytes_mult_block; /* bytes one MatMult moves with the blocked layout (0: the pattern is not blocked or the choice is off) */
 } MatEllwarpInfo;
 PETSC_EXTERN PetscErrorCode MatEllwarpGetInfo(Mat, MatEllwarpInfo *);
 

@@ -7,12 +7,17 @@
    32-bit) -- under many parameter sets; with -gpu, the device
    analysis (ellwarpanalysis.cu) must build exactly the same layout -- every array and every scalar --
    and matrices analysed on the device must multiply bitwise like those analysed on the host.
+   The blocked layout (ellwarpblock.h, BlockLevel): the blocked-pattern check, every array of the host analysis
+   against its definition (each stored block once, lengths sorted within windows, the 16-bit mode iff it fits),
+   and the reference gather and product against the CSR product, for bs 2..6, with a transpose map, empty and
+   long block rows.
 
    ellwarp_add_test(analysis)
    ellwarp_add_test(analysis.gpu -gpu GPU)
 */
 #include <petscellwarp.h>
 #include <petscellwarp/private/ellwarpanalysis.h>
+#include <petscellwarp/private/ellwarpblock.h>
 #include <petscellwarp/private/ellwarpkuhn.h>
 #include "stenciltestutil.h"
 #include <limits.h>
@@ -762,6 +767,179 @@ static PetscErrorCode Options(void)
 }
 
 /* the transpose of A through its entry map (the layout a MatMultTranspose builds), run through every check */
+/* the bs-blocked scalar CSR of a block CSR (every block whole) */
+static PetscErrorCode ExpandBlocks(const CSR *Bk, PetscInt bs, CSR *A)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(A->name, sizeof(A->name), "%s_bs%" PetscInt_FMT, Bk->name, bs));
+  A->m   = Bk->m * bs;
+  A->n   = Bk->n * bs;
+  A->map = NULL;
+  PetscCall(PetscMalloc1(A->m + 1, &A->ai));
+  PetscCall(PetscMalloc1(Bk->ai[Bk->m] * bs * bs, &A->aj));
+  A->ai[0] = 0;
+  for (PetscInt ib = 0; ib < Bk->m; ib++)
+    for (PetscInt r = 0; r < bs; r++) {
+      const PetscInt i = ib * bs + r;
+      A->ai[i + 1]     = A->ai[i];
+      for (PetscInt k = Bk->ai[ib]; k < Bk->ai[ib + 1]; k++)
+        for (PetscInt c = 0; c < bs; c++) A->aj[A->ai[i + 1]++] = Bk->aj[k] * bs + c;
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a blocked layout against its definition, and its reference gather and product against the CSR product */
+static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, PetscBool compress, PetscBool compressbias, PetscBool expectbiased)
+{
+  EllwarpBlockLayout *L;
+  PetscScalar        *csr, *val, *x, *y, *yref;
+  PetscInt            nv = A->m ? A->ai[A->m] : 0;
+  char               *seen;
+  const char         *nm = A->name;
+
+  PetscFunctionBegin;
+  PetscCall(EllwarpBlockLayoutCreate(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, compressbias, &L));
+  nlayouts++;
+  CHECK(L->bs == bs && L->mb == A->m / bs && L->nb == A->n / bs && L->nslices == (L->mb + 31) / 32, "%s: blocked sizes", nm);
+  PetscCall(PetscCalloc1(L->mb + 1, &seen));
+  for (PetscInt p = 0; p < L->nslices * ELLWARP_LANES; p++) {
+    const PetscInt s = p / ELLWARP_LANES, q = p % ELLWARP_LANES, ib = L->rowperm[p], len = L->rowlen[p];
+    if (p >= L->mb) {
+      CHECK(ib == -1 && len == 0, "%s: lane past the block rows", nm);
+      continue;
+    }
+    CHECK(ib >= 0 && ib < L->mb && !seen[ib], "%s: rowperm not a permutation at %" PetscInt_FMT, nm, p);
+    seen[ib] = 1;
+    CHECK(ib / W == p / W, "%s: block row %" PetscInt_FMT " sorted out of its window", nm, ib);
+    CHECK(p % W == 0 || len <= L->rowlen[p - 1], "%s: lengths not sorted within the window at %" PetscInt_FMT, nm, p);
+    CHECK(len * bs == A->ai[ib * bs + 1] - A->ai[ib * bs] && L->rowstart[p] == A->ai[ib * bs], "%s: block row %" PetscInt_FMT " length or start", nm, ib);
+    CHECK(L->sliceptr[s + 1] - L->sliceptr[s] >= (PetscCount)len * ELLWARP_LANES, "%s: slice %" PetscInt_FMT " narrower than its rows", nm, s);
+    for (PetscInt k = 0; k < len; k++) {
+      const PetscCount o  = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + q;
+      const PetscInt   bc = (L->meta[s] & 16) ? ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0) + L->col16[o] : L->col32[o];
+      CHECK(bc == A->aj[A->ai[ib * bs] + k * bs] / bs, "%s: block column of block row %" PetscInt_FMT " step %" PetscInt_FMT, nm, ib, k);
+    }
+  }
+  for (PetscInt s = 0; s < L->nslices; s++) { /* row-relative 16-bit iff every block column fits; else biased iff every step's span fits */
+    const PetscInt w    = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
+    PetscBool      fits = compress, bfits = (PetscBool)(compress && compressbias);
+    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
+      const PetscInt p = s * ELLWARP_LANES + q;
+      for (PetscInt k = 0; p < L->mb && k < L->rowlen[p]; k++) {
+        const PetscInt d = A->aj[L->rowstart[p] + k * bs] / bs - L->rowperm[p];
+        if (d < -32767 || d > 32767) fits = PETSC_FALSE;
+      }
+    }
+    for (PetscInt k = 0; k < w; k++) {
+      PetscInt mn = PETSC_INT_MAX, mx = PETSC_INT_MIN;
+      for (PetscInt p = s * ELLWARP_LANES; p < PetscMin(L->mb, (s + 1) * ELLWARP_LANES); p++)
+        if (k < L->rowlen[p]) {
+          mn = PetscMin(mn, A->aj[L->rowstart[p] + k * bs] / bs - L->rowperm[p]);
+          mx = PetscMax(mx, A->aj[L->rowstart[p] + k * bs] / bs - L->rowperm[p]);
+        }
+      if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) bfits = PETSC_FALSE;
+      if (!fits && bfits && (L->meta[s] & 32)) CHECK(L->colbias[L->biasbase[s] + k] == (mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0), "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT " bias", nm, s, k);
+    }
+    CHECK(L->meta[s] == (fits ? 16 : (bfits ? 48 : 0)), "%s: slice %" PetscInt_FMT " column mode %d", nm, s, (int)L->meta[s]);
+  }
+  CHECK(!expectbiased || L->nbias > 0, "%s: no biased slice", nm);
+  /* gather and product against the CSR product (values: v[e] = 1 + e % 7 - e / 13 % 3, through the map) */
+  PetscCall(PetscMalloc5(nv, &csr, L->nslots * bs * bs + 1, &val, A->n + 1, &x, A->m + 1, &y, A->m + 1, &yref));
+  for (PetscInt e = 0; e < nv; e++) csr[e] = 1.0 + e % 7 - (e / 13) % 3;
+  for (PetscInt j = 0; j < A->n; j++) x[j] = 0.5 + (j % 11) * 0.25;
+  for (PetscInt i = 0; i < A->m; i++) {
+    yref[i] = 0.5 * i;
+    for (PetscInt k = A->ai[i]; k < A->ai[i + 1]; k++) yref[i] += csr[A->map ? A->map[k] : k] * x[A->aj[k]];
+  }
+  EllwarpBlockHostGather(L, csr, val);
+  for (PetscInt i = 0; i < A->m; i++) y[i] = 0.5 * i;
+  EllwarpBlockHostMult(L, val, x, y, y); /* in place: y = y + A x */
+  for (PetscInt i = 0; i < A->m; i++) CHECK(PetscAbsScalar(y[i] - yref[i]) <= 1e-12 * (1 + PetscAbsScalar(yref[i])), "%s: blocked product row %" PetscInt_FMT ": %g vs %g", nm, i, (double)PetscRealPart(y[i]), (double)PetscRealPart(yref[i]));
+  CHECK(EllwarpBlockBytesMult(L) >= (double)nv * sizeof(PetscScalar), "%s: blocked byte count", nm);
+  PetscCall(PetscFree5(csr, val, x, y, yref));
+  PetscCall(PetscFree(seen));
+  PetscCall(EllwarpBlockLayoutDestroy(&L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the blocked layout for bs 2..6 on random block patterns (empty and long block rows, block columns beyond 16-bit
+   offsets), the P1 Kuhn pattern with 3 dofs per vertex, and the transposes with their entry maps */
+static PetscErrorCode BlockLevel(void)
+{
+  PetscInt *len;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(1000, &len));
+  for (PetscInt bs = 2; bs <= ELLWARP_BLOCK_MAXBS; bs++) {
+    CSR       Bk, A, T;
+    PetscBool blocked;
+    PetscInt  mb = 37 + 50 * bs, nb = bs == 2 ? 40000 : 90;
+    for (PetscInt i = 0; i < mb; i++) len[i] = i % 9 == 4 ? 0 : Rand(12);
+    len[mb / 2] = PetscMin(nb, 200); /* a long block row */
+    PetscCall(MakeCSR(bs == 2 ? "blocks_far" : "blocks", mb, nb, len, 0, &Bk));
+    PetscCall(ExpandBlocks(&Bk, bs, &A));
+    PetscCall(EllwarpBlockDetect(A.m, A.n, A.ai, A.aj, bs, &blocked));
+    CHECK(blocked, "%s: not detected as %" PetscInt_FMT "-blocked", A.name, bs);
+    for (PetscInt W = 32; W <= 256; W *= 8)
+      for (int compress = 0; compress < 3; compress++) PetscCall(CheckBlockLayout(&A, bs, W, (PetscBool)(compress > 0), (PetscBool)(compress > 1), PETSC_FALSE));
+    T.m = A.n;
+    T.n = A.m;
+    PetscCall(PetscSNPrintf(T.name, sizeof(T.name), "%s_transpose", A.name));
+    PetscCall(EllwarpLayoutTranspose(A.m, A.n, A.ai, A.aj, &T.ai, &T.aj, &T.map));
+    PetscCall(EllwarpBlockDetect(T.m, T.n, T.ai, T.aj, bs, &blocked));
+    CHECK(blocked, "%s: the transpose is not detected as blocked", A.name);
+    PetscCall(CheckBlockLayout(&T, bs, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE));
+    PetscCall(PetscFree(T.ai));
+    PetscCall(PetscFree2(T.aj, T.map));
+    PetscCall(EllwarpBlockDetect(A.m, A.n, A.ai, A.aj, bs + 1, &blocked)); /* a wrong block size */
+    CHECK(!blocked || (A.m % (bs + 1) == 0 && A.n % (bs + 1) == 0), "%s: taken as %" PetscInt_FMT "-blocked", A.name, bs + 1);
+    if (A.ai[A.m] > 1) { /* one entry dropped (the last of the first non-empty row): no longer blocked */
+      PetscInt i = 0, *di;
+      while (A.ai[i + 1] == A.ai[i]) i++;
+      PetscCall(PetscMalloc1(A.m + 1, &di));
+      for (PetscInt r = 0; r <= A.m; r++) di[r] = r <= i ? A.ai[r] : A.ai[r] - 1;
+      for (PetscInt k = A.ai[i + 1] - 1; k < A.ai[A.m] - 1; k++) A.aj[k] = A.aj[k + 1];
+      PetscCall(EllwarpBlockDetect(A.m, A.n, di, A.aj, bs, &blocked));
+      CHECK(!blocked, "%s: a broken block taken as dense", A.name);
+      PetscCall(PetscFree(di));
+    }
+    PetscCall(FreeCSR(&A));
+    PetscCall(FreeCSR(&Bk));
+  }
+  {
+    CSR K, A;
+    PetscCall(KuhnCSR(6, &K));
+    PetscCall(ExpandBlocks(&K, 3, &A));
+    PetscCall(CheckBlockLayout(&A, 3, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE));
+    PetscCall(FreeCSR(&A));
+    PetscCall(FreeCSR(&K));
+  }
+  { /* a block stencil far from the diagonal (offsets 0, +-40009 block rows, wrapping): the biased mode */
+    const PetscInt mb = 90000, off[3] = {-40009, 0, 40009};
+    CSR            Bk, A;
+    PetscCall(PetscStrncpy(Bk.name, "block_stencil", sizeof(Bk.name)));
+    Bk.m   = Bk.n = mb;
+    Bk.map = NULL;
+    PetscCall(PetscMalloc1(mb + 1, &Bk.ai));
+    PetscCall(PetscMalloc1(3 * mb, &Bk.aj));
+    Bk.ai[0] = 0;
+    for (PetscInt i = 0; i < mb; i++) {
+      PetscInt c[3];
+      for (int j = 0; j < 3; j++) c[j] = ((i + off[j]) % mb + mb) % mb;
+      qsort(c, 3, sizeof(PetscInt), cmpint);
+      for (int j = 0; j < 3; j++) Bk.aj[3 * i + j] = c[j];
+      Bk.ai[i + 1] = 3 * (i + 1);
+    }
+    PetscCall(ExpandBlocks(&Bk, 2, &A));
+    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE));
+    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(FreeCSR(&A));
+    PetscCall(FreeCSR(&Bk));
+  }
+  PetscCall(PetscFree(len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode RunTransposeMap(const CSR *A, const char *name, PetscBool gpu)
 {
   CSR T;
@@ -886,6 +1064,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscFree(len));
   if (!gpu) PetscCall(Options());
+  if (!gpu) PetscCall(BlockLevel());
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "analysis: %" PetscInt_FMT " layouts, %" PetscInt_FMT " checks passed%s\n", nlayouts, nchecks, gpu ? " (device analysis identical to the host analysis)" : ""));
   PetscCall(PetscFinalize());
   return 0;

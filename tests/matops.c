@@ -1,7 +1,9 @@
 /* Randomized property tests of MATSEQELLWARP against MATSEQAIJ: every operation, every kernel choice,
    on random, degenerate and finite-element matrices, and on stencil matrices whose slices take the biased
    16-bit column mode (a periodic lattice, a common stencil mixed with the other two modes; K2 up to 8 lanes
-   per row with -threshold 2).  With -backend host it checks the reference
+   per row with -threshold 2).  With -blocked: bs-blocked matrices (bs 2, 3, 4, 6, random and P1 elasticity, block
+   size set or detected, empty and long block rows, block rows not a multiple of the slice, block columns beyond
+   16-bit offsets) under -mat_ellwarp_block on/auto/off, against SeqAIJ and SeqBAIJ.  With -backend host it checks the reference
    kernels (and so the layout logic) on any machine; with -backend cuda the device kernels.
 
    ellwarp_add_test(matops.host_auto -backend host -kernel auto)
@@ -31,6 +33,14 @@
    ellwarp_add_test(matops.cuda_k2_T2 -backend cuda -kernel k2 -threshold 2 GPU)
    ellwarp_add_test(matops.cuda_bias_variants -backend cuda -kernel k2 -threshold 2 -mat_ellwarp_tune mult_lanes=2,mult_acc=4 GPU)
    ellwarp_add_test(matops.cuda_variant_long -backend cuda -kernel auto -mat_ellwarp_tune long_row=100,long_unroll=4,mult_lanes=4,mult_unroll=8 GPU)
+   ellwarp_add_test(matops.host_block_on -backend host -blocked -mat_ellwarp_block on)
+   ellwarp_add_test(matops.host_block_auto -backend host -blocked -mat_ellwarp_block auto)
+   ellwarp_add_test(matops.host_block_off -backend host -blocked -mat_ellwarp_block off)
+   ellwarp_add_test(matops.host_block_uncompressed -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_tune compress_columns=0,block_sort_window=32)
+   ellwarp_add_test(matops.cuda_block_on -backend cuda -blocked -mat_ellwarp_block on GPU)
+   ellwarp_add_test(matops.cuda_block_lane -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_tune block_map=lane GPU)
+   ellwarp_add_test(matops.cuda_block_auto -backend cuda -blocked -mat_ellwarp_block auto GPU)
+   ellwarp_add_test(matops.cuda_block_uncompressed -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_tune compress_columns=0,block_sort_window=32,block_map=lane GPU)
    ellwarp_add_test(matops.tune_unknown_key -backend host -kernel auto -mat_ellwarp_tune long_rows=100 EXPECT_ERROR "unknown key 'long_rows'. it takes key=value.* with the keys threshold, sort_window, long_row,")
 */
 #include <petscellwarp.h>
@@ -47,6 +57,7 @@ static MatEllwarpKernel  kernel;
 static PetscInt          threshold, sortwindow, blocksize;
 static PetscInt          nchecks;
 static PetscBool         expectbias; /* the matrix under test has stencil rows far from the diagonal */
+static PetscInt          expectblock; /* -blocked with -mat_ellwarp_block on (off): the products must use the blocked layout of this block size (the scalar one); 0: not checked */
 static PetscBool         diag;     /* -diag: extra diagnosis of MatMultTransposeAdd */
 static PetscBool         skipmadd; /* -skip_madd: no MatMultAdd before the transposes (diagnosis) */
 static PetscInt          diagvar;  /* -diag_variant n: vector variations before MatMultTransposeAdd (diagnosis) */
@@ -291,6 +302,12 @@ static PetscErrorCode CheckAll(Mat A0, PetscRandom r, const char *mat)
   PetscCheck(info.backend == backend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "backend not applied");
   PetscCheck(kernel == MAT_ELLWARP_KERNEL_AUTO || info.kernel == kernel, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kernel not applied");
   PetscCheck(info.nslots >= info.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bad layout size");
+  if (expectblock) {
+    PetscCheck(info.block == expectblock, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the products use block size %" PetscInt_FMT ", expected %" PetscInt_FMT, mat, info.block, expectblock);
+    PetscCheck(info.block == 1 || (info.bytes_mult_block > 0 && info.bytes_mult == info.bytes_mult_block), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: blocked byte count not reported", mat);
+    nchecks++;
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: products on the %s layout (block size %" PetscInt_FMT "), %.2f bytes per nonzero\n", mat, info.block > 1 ? "blocked" : "scalar", info.block, info.nnz ? info.bytes_mult / (double)info.nnz : 0.0));
   if (expectbias) { /* the stencil matrices: biased slices unless the options turn them off (or K2 with > 8 lanes per row) */
     PetscBool cc = PETSC_TRUE, cb = PETSC_TRUE;
     PetscCall(TestTuneGetBool("compress_columns", &cc));
@@ -535,12 +552,16 @@ static PetscErrorCode RandomMatrix(PetscInt m, PetscInt n, PetscInt maxlen, Pets
 
 /* P1 tetrahedra on a cube split into 6 tets per cell (Kuhn): the pattern of a scalar FE matrix,
    with random element contributions (dof per node: bs) */
-static PetscErrorCode TetMatrix(PetscInt N, PetscInt bs, PetscRandom r, Mat *A)
+static PetscErrorCode TetMatrix(PetscInt N, PetscInt bs, PetscBool setbs, PetscRandom r, Mat *A)
 {
   PetscInt nv = (N + 1) * (N + 1) * (N + 1), n = nv * bs;
 
   PetscFunctionBegin;
-  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 27 * bs, NULL, A));
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, n, n, n, n));
+  if (setbs) PetscCall(MatSetBlockSize(*A, bs)); /* as DMPlex sets it for a vector field */
+  PetscCall(MatSetType(*A, MATSEQAIJ));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 27 * bs, NULL));
   PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   for (PetscInt c = 0; c < N * N * N; c++)
     for (int t = 0; t < 6; t++) {
@@ -579,6 +600,179 @@ static PetscErrorCode EmptyMatrix(PetscInt m, PetscInt n, Mat *A)
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, 0, NULL, A));
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a random bs-blocked mb x nb (in blocks) matrix with its block size set: block rows of 0..maxlen whole blocks
+   (every 7th empty; with longrow, block row mb/3 holds every block column), most with a diagonal block */
+static PetscErrorCode RandomBlockedMatrix(PetscInt mb, PetscInt nb, PetscInt bs, PetscInt maxlen, PetscBool longrow, PetscRandom r, Mat *A)
+{
+  PetscScalar *v;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, mb * bs, nb * bs, mb * bs, nb * bs));
+  PetscCall(MatSetBlockSize(*A, bs));
+  PetscCall(MatSetType(*A, MATSEQAIJ));
+  PetscCall(MatSeqAIJSetPreallocation(*A, (maxlen + 1) * bs, NULL));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(PetscMalloc1(bs * bs, &v));
+  for (PetscInt i = 0; i < mb; i++) {
+    PetscReal u;
+    PetscInt  len;
+    if (i % 7 == 3) continue;
+    PetscCall(PetscRandomGetValueReal(r, &u));
+    len = (PetscInt)(PetscAbsReal(u) * PetscMin(maxlen, nb));
+    if (longrow && i == mb / 3) len = nb;
+    for (PetscInt k = 0; k < len + 1; k++) {
+      PetscInt j;
+      if (k == len && (i >= nb || i % 3 == 1)) break; /* the diagonal block, for most block rows */
+      if (longrow && i == mb / 3) j = k < nb ? k : i;
+      else if (k == len) j = i;
+      else {
+        PetscCall(PetscRandomGetValueReal(r, &u));
+        j = (PetscInt)(PetscAbsReal(u) * nb) % nb;
+      }
+      for (PetscInt q = 0; q < bs * bs; q++) PetscCall(PetscRandomGetValue(r, &v[q]));
+      PetscCall(MatSetValuesBlocked(*A, 1, &i, 1, &j, v, ADD_VALUES));
+    }
+  }
+  PetscCall(PetscFree(v));
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the products of the ELLWARP matrix against MATSEQBAIJ of the same block size */
+static PetscErrorCode CheckBAIJ(Mat A, PetscRandom r, const char *mat)
+{
+  Mat Ab, B;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, MATSEQBAIJ, MAT_INITIAL_MATRIX, &Ab));
+  PetscCall(ToEllwarp(A, &B));
+  PetscCall(CompareMult(Ab, B, r, "MatMult against SeqBAIJ", mat));
+  PetscCall(MatScale(Ab, 0.5));
+  PetscCall(MatScale(B, 0.5));
+  PetscCall(CompareMult(Ab, B, r, "MatScale+MatMult against SeqBAIJ", mat));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&Ab));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatSetValuesCOO into the layout (device memory with the cuda backend) while the products use the blocked layout:
+   twice, the second without a new analysis, each checked against SeqAIJ given the same entries */
+static PetscErrorCode CheckCOO(Mat A0, PetscRandom r, const char *mat)
+{
+  Mat             A, B;
+  PetscInt        m, nr, *ci, *cj;
+  const PetscInt *ia, *ja;
+  PetscBool       done;
+  PetscScalar    *v;
+  PetscCount      ncoo;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A0, &m, NULL));
+  PetscCall(MatGetRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  ncoo = ia[nr] + nr; /* every entry, and the first of each row twice (duplicates are summed) */
+  PetscCall(PetscMalloc3(ncoo, &ci, ncoo, &cj, ncoo, &v));
+  ncoo = 0;
+  for (PetscInt i = 0; i < nr; i++)
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
+      ci[ncoo]   = i;
+      cj[ncoo++] = ja[k];
+      if (k == ia[i]) {
+        ci[ncoo]   = i;
+        cj[ncoo++] = ja[k];
+      }
+    }
+  PetscCall(MatRestoreRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCall(MatDuplicate(A0, MAT_DO_NOT_COPY_VALUES, &A));
+  PetscCall(ToEllwarp(A, &B));
+  PetscCall(MatSetPreallocationCOO(A, ncoo, ci, cj));
+  PetscCall(MatSetPreallocationCOO(B, ncoo, ci, cj));
+  for (int round = 0; round < 2; round++) {
+    MatEllwarpInfo before = {0}, after;
+    for (PetscCount k = 0; k < ncoo; k++) PetscCall(PetscRandomGetValue(r, &v[k]));
+    if (round) PetscCall(MatEllwarpGetInfo(B, &before)); /* (assembled by the first MatSetValuesCOO) */
+    PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+    PetscCall(MatSetValuesCOO(B, v, INSERT_VALUES));
+    PetscCall(CompareMult(A, B, r, round ? "MatSetValuesCOO again+MatMult" : "MatSetValuesCOO+MatMult", mat));
+    PetscCall(MatEllwarpGetInfo(B, &after));
+    PetscCheck(!round || after.nanalyses == before.nanalyses, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatSetValuesCOO with the same pattern analysed again", mat);
+    PetscCheck(!expectblock || after.block == expectblock, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: after COO the products use block size %" PetscInt_FMT, mat, after.block);
+  }
+  PetscCall(PetscFree3(ci, cj, v));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the blocked layout (-blocked): every operation on bs-blocked matrices */
+static PetscErrorCode CheckBlocked(PetscRandom r, PetscInt mode)
+{
+  struct {
+    const char *name;
+    PetscInt    mb, nb, bs, maxlen;
+    PetscBool   longrow;
+  } rnd[] = {
+    {"blocked-bs2-square",       200,   200,   2, 30, PETSC_FALSE},
+    {"blocked-bs3-37-rows",      37,    37,    3, 20, PETSC_FALSE},
+    {"blocked-bs4-wide",         45,    300,   4, 25, PETSC_FALSE},
+    {"blocked-bs6-tall",         150,   40,    6, 12, PETSC_FALSE},
+    {"blocked-bs3-long-row",     300,   300,   3, 15, PETSC_TRUE },
+    {"blocked-bs5-1",            1,     1,     5, 1,  PETSC_FALSE},
+    {"blocked-bs2-far-columns",  70,    40000, 2, 6,  PETSC_FALSE}, /* block columns beyond 16-bit offsets */
+  };
+  Mat A;
+
+  PetscFunctionBegin;
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(rnd); i++) {
+    expectblock = mode == 1 ? rnd[i].bs : (mode == 2 ? 1 : 0);
+    PetscCall(RandomBlockedMatrix(rnd[i].mb, rnd[i].nb, rnd[i].bs, rnd[i].maxlen, rnd[i].longrow, r, &A));
+    PetscCall(CheckAll(A, r, rnd[i].name));
+    PetscCall(CheckBAIJ(A, r, rnd[i].name));
+    PetscCall(CheckCOO(A, r, rnd[i].name));
+    PetscCall(MatDestroy(&A));
+  }
+  /* block columns far from the block row at the same distance for every row: the biased 16-bit index mode */
+  expectblock = mode == 1 ? 2 : (mode == 2 ? 1 : 0);
+  {
+    const PetscInt mb = 2000, nb = 80000, off[3] = {0, 40000, 70000};
+    PetscScalar    v[4];
+    PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+    PetscCall(MatSetSizes(A, 2 * mb, 2 * nb, 2 * mb, 2 * nb));
+    PetscCall(MatSetBlockSize(A, 2));
+    PetscCall(MatSetType(A, MATSEQAIJ));
+    PetscCall(MatSeqAIJSetPreallocation(A, 6, NULL));
+    for (PetscInt i = 0; i < mb; i++)
+      for (int j = 0; j < 3; j++) {
+        const PetscInt c = i + off[j];
+        for (int q = 0; q < 4; q++) PetscCall(PetscRandomGetValue(r, &v[q]));
+        PetscCall(MatSetValuesBlocked(A, 1, &i, 1, &c, v, INSERT_VALUES));
+      }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(CheckAll(A, r, "blocked-bs2-far-stencil"));
+    PetscCall(CheckBAIJ(A, r, "blocked-bs2-far-stencil"));
+    PetscCall(MatDestroy(&A));
+  }
+  /* P1 elasticity (3 dofs per vertex): block size set as DMPlex sets it, and detected from the pattern */
+  expectblock = mode == 1 ? 3 : (mode == 2 ? 1 : 0);
+  PetscCall(TetMatrix(6, 3, PETSC_TRUE, r, &A));
+  PetscCall(CheckAll(A, r, "P1-tets-elasticity-bs3"));
+  PetscCall(CheckBAIJ(A, r, "P1-tets-elasticity-bs3"));
+  PetscCall(CheckCOO(A, r, "P1-tets-elasticity-bs3"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(TetMatrix(5, 3, PETSC_FALSE, r, &A));
+  PetscCall(CheckAll(A, r, "P1-tets-elasticity-detected"));
+  PetscCall(MatDestroy(&A));
+  /* not blocked: the scalar layout whatever the mode */
+  expectblock = mode ? 1 : 0;
+  PetscCall(RandomMatrix(300, 300, 20, r, &A));
+  PetscCall(CheckAll(A, r, "random-not-blocked"));
+  PetscCall(MatDestroy(&A));
+  expectblock = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -677,6 +871,7 @@ int main(int argc, char **argv)
   Mat         A;
   char        b[16] = "host", k[16] = "auto";
   PetscInt    nfail = 0;
+  PetscBool   blocked = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscEllwarpInitializePackage());
@@ -689,6 +884,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-diag", &diag, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-skip_madd", &skipmadd, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-diag_variant", &diagvar, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-blocked", &blocked, NULL));
   backend = !strcmp(b, "cuda") ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
   kernel  = !strcmp(k, "k1") ? MAT_ELLWARP_KERNEL_K1 : (!strcmp(k, "k2") ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_AUTO);
   if (sortwindow) PetscCall(TestTuneAppend(NULL, "sort_window=64"));
@@ -702,6 +898,16 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomSetSeed(r, 42));
   PetscCall(PetscRandomSeed(r));
 
+  if (blocked) { /* the blocked layout's suite (-mat_ellwarp_block on, auto or off) */
+    char      mode[8] = "auto";
+    PetscBool set;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_block", mode, sizeof(mode), &set));
+    PetscCall(CheckBlocked(r, !strcmp(mode, "on") ? 1 : (!strcmp(mode, "off") ? 2 : 0)));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "matops: backend %s blocked (-mat_ellwarp_block %s): %" PetscInt_FMT " checks\n", b, mode, nchecks));
+    PetscCall(PetscRandomDestroy(&r));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
   struct {
     const char *name;
     PetscInt    m, n, maxlen;
@@ -718,10 +924,10 @@ int main(int argc, char **argv)
     PetscCall(CheckAll(A, r, rnd[i].name));
     PetscCall(MatDestroy(&A));
   }
-  PetscCall(TetMatrix(9, 1, r, &A));
+  PetscCall(TetMatrix(9, 1, PETSC_FALSE, r, &A));
   PetscCall(CheckAll(A, r, "P1-tets-scalar"));
   PetscCall(MatDestroy(&A));
-  PetscCall(TetMatrix(5, 3, r, &A));
+  PetscCall(TetMatrix(5, 3, PETSC_FALSE, r, &A));
   PetscCall(CheckAll(A, r, "P1-tets-elasticity"));
   PetscCall(MatDestroy(&A));
   expectbias = PETSC_TRUE;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17 on an H100 (at most 4 min generation + 3.2 min bench + 40 s test): the SpMV suite on the matrices users
+# Issue 17 on an H100 (at most 4 min generation + 3.3 min bench + 40 s tests): the SpMV suite on the matrices users
 # have.  benchmarks/spmv/plex_matrices builds FE Jacobians with PETSc's own DMPlex FEM (PetscFE +
 # DMPlexSNESComputeJacobianFEM, single-process host assembly, 0.5-2 min each) in DMPlex's default numbering and after
 # DMPlex RCM (DMPlexGetOrdering + DMPlexPermute): P1/P2 Kuhn tets and Q1/Q2 hexes of a refined box, scalar Laplacian
@@ -7,8 +7,10 @@
 # and P1 elasticity on the gmsh LV refined by DMRefine (the issue's case).  >= 0.32 M rows each, one process per
 # matrix on the host's cores, written as PETSc binary files to local disk (not $OUT: up to ~1 GB each).  Then
 # spmv_bench loads them (-bin) and times ELLWARP (automatic choice), AIJCUSPARSE, raw cuSPARSE CSR, cuSPARSE sliced
-# ELL, PETSc SELLCUDA and cuSPARSE BSR (block size 3) in one process, with the bytes each format really moves per
-# product and their % of 2.99 TB/s; last, the GPU test of the numbering-cost -info line.  Five files under $OUT:
+# ELL, PETSc SELLCUDA and cuSPARSE BSR (block size 3) in one process, and on the block size 3 matrices ELLWARP with the
+# blocked layout forced (thread mappings row and lane: ellwarp_block_row/_lane) and the scalar one forced (ellwarp_scalar;
+# ellwarp_auto chooses between them), with the bytes each format really moves per
+# product and their % of 2.99 TB/s; last, the GPU tests of the numbering-cost -info line and of the blocked layout.  Five files under $OUT:
 # gen.log (generation), stats.txt (STATS lines), spmv.log + spmv.json (the bench), gpu-tests.log.
 cd "$(dirname "$0")/../../.."
 source scripts/gpu-env.sh
@@ -44,10 +46,10 @@ ls -la "$M" >> $L
 # only the matrices whose writing finished (a generation cut by its timeout leaves no "# wrote" line)
 BIN=$(grep -h "^# wrote" "$M"/gen-*.log | awk '{print $3}' | sort | paste -sd, -)
 # 2. the peers on them, in one process (no ELLWARP sweep: -formats without sweep)
-timeout 190 stdbuf -oL $B/benchmarks/spmv/spmv_bench -suite none -bin "$BIN" -formats ellwarp,aijcusparse,cusparse,sell32,sellcuda,bsr -sell_mode inline -products 100 -repeats 3 -peak_gbs 2990 -json $OUT/spmv.json > $OUT/spmv.log 2>&1
+timeout 200 stdbuf -oL $B/benchmarks/spmv/spmv_bench -suite none -bin "$BIN" -formats ellwarp,block,aijcusparse,cusparse,sell32,sellcuda,bsr -sell_mode inline -products 100 -repeats 3 -peak_gbs 2990 -json $OUT/spmv.json > $OUT/spmv.log 2>&1
 echo "spmv_bench rc=$?" >> $OUT/spmv.log
-# 3. the -info line on the device analysis
-( cd $B && timeout 40 stdbuf -oL ctest -L gpu -R numbering_info --output-on-failure ) > $OUT/gpu-tests.log 2>&1
+# 3. the -info line on the device analysis, and the blocked layout's device kernels against SeqAIJ/SeqBAIJ
+( cd $B && timeout 40 stdbuf -oL ctest -L gpu -R 'numbering_info|matops.cuda_block' --output-on-failure ) > $OUT/gpu-tests.log 2>&1
 echo "ctest rc=$?" >> $OUT/gpu-tests.log
 rm -rf "$M"
 cat $OUT/stats.txt; grep -A40 "^# summary, bytes" $OUT/spmv.log; grep -E "rc=|Passed|Failed" $OUT/gpu-tests.log $OUT/spmv.log

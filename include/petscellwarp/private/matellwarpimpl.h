@@ -8,6 +8,7 @@
 #include <petsc/private/matimpl.h>
 #include <../src/mat/impls/aij/seq/aij.h>
 #include <petscellwarp/private/ellwarplayout.h>
+#include <petscellwarp/private/ellwarpblock.h>
 
 typedef struct _EllwarpStore EllwarpStore;
 
@@ -80,6 +81,22 @@ typedef struct {
   PetscObjectState coostate;
   struct _MatOps          aijops;       /* MATSEQAIJ's operations, for what we inherit */
   EllwarpTune             tune;         /* kernel variants (-mat_ellwarp_tune mult_*, long_*, coo_*, gather), shared with the stores */
+  /* the blocked product layout (ellwarpblock.h, seqellwarpblock.c), derived from the scalar layout's values as the
+     transpose layout is.  valversion counts the changes of the layout values (every place that sets ltcurrent
+     false increments it); a blocked store is current when its version equals it. */
+  PetscInt64              valversion;
+  PetscInt                blockmode;    /* -mat_ellwarp_block: 0 auto, 1 on, 2 off */
+  EllwarpBlockMap         blockmap;     /* -mat_ellwarp_tune block_map */
+  PetscInt                blockwindow;  /* -mat_ellwarp_tune block_sort_window (0: ELLWARP_BLOCK_WINDOW) */
+  const EllwarpBlockOps  *kb;
+  EllwarpBlockLayout     *Lb, *Lbt;     /* NULL: the products use the scalar layouts */
+  EllwarpBlockStore      *Sb, *Sbt;
+  PetscInt64              Sbversion, Sbtversion;
+  PetscInt                bdecided;     /* e->nanalyses the choice was made for (-1: not made) */
+  PetscInt                bmodedecided; /* the blockmode it was made with */
+  PetscInt                bsize;        /* block size found (set or detected; 1: none) */
+  PetscLogDouble          bbytes, sbytes; /* bytes per MatMult of the blocked layout (0: not built) and the scalar one */
+  char                    bwhy[256];    /* why the products use the layout they use (MatView) */
 } Mat_SeqELLWARP;
 
 /* threads per CUDA block for a product with layout L: -mat_ellwarp_tune block_size, else the chooser's (layout.c) */
@@ -99,6 +116,13 @@ PETSC_INTERN PetscErrorCode MatSeqELLWARPRemoveComposed_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetLayoutOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetHostOps(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetCOOOps(Mat);
+/* the blocked product layout (seqellwarpblock.c) */
+PETSC_INTERN const char *const MatEllwarpBlockModes[]; /* -mat_ellwarp_block: auto, on, off */
+PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockFree(Mat);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockChoose(Mat);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockSync(Mat, PetscBool, PetscBool *);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockMult(Mat, PetscBool, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockView(Mat, PetscViewer);
 
 /* the layout's value arrays (MatGetAssemblyTarget_SeqELLWARP, seqellwarptarget.c) */
 PETSC_INTERN PetscScalar   *EllwarpHostStoreValues(EllwarpStore *);

@@ -184,6 +184,7 @@ static PetscErrorCode MatSetValuesCOO_MPIELLWARP(Mat mat, const PetscScalar v[],
     PetscCall(e->k->coovalues(e->S, c->w, c->wmtype, imode));
     PetscCall(PetscLogEventEnd(MAT_ELLWARP_Refresh, blk[b], 0, 0, 0));
     e->ltcurrent       = PETSC_FALSE;
+    e->valversion++;
     blk[b]->offloadmask = PETSC_OFFLOAD_GPU; /* the layout holds the values; the host copy follows on demand */
   }
   mat->offloadmask = PETSC_OFFLOAD_GPU; /* keeps MPIAIJ's assembly from marking the blocks' host values newer */

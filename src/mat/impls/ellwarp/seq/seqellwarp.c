@@ -14,6 +14,7 @@ static PetscErrorCode SetBackend(Mat A, MatEllwarpBackend b)
   PetscFunctionBegin;
   if (e->k && e->backend != b) { /* moving: keep the values on the host, rebuild in the new backend */
     PetscCall(MatSeqELLWARPSyncHost(A));
+    PetscCall(MatSeqELLWARPBlockFree(A)); /* its store belongs to the old backend */
     if (e->St) PetscCall(e->k->destroy(&e->St));
     if (e->S) PetscCall(e->k->destroy(&e->S));
     PetscCall(e->k->csrfree(&e->csr));
@@ -48,6 +49,8 @@ static const PetscEllwarpTuneKey TuneKeys[] = {
   {"coo_unroll",         "cuda", "COO with duplicates: entries per thread in flight, 1, 2, 4, 8 or 16 (0: automatic, 8)"                               },
   {"coo_block_size",     "cuda", "COO kernels: threads per block, a multiple of 32 up to 1024 (0: 256)"                                                },
   {"gather",             "cuda", "new host values: auto (= slice), slice (row form staged in shared memory), rows (row form lane by lane) or map (per-slot map)"},
+  {"block_map",          "cuda", "blocked layout: thread mapping, auto (= row), row (a thread per block row) or lane (a thread per scalar row of a block row)"},
+  {"block_sort_window",  NULL,   "blocked layout: sort block rows by length within windows of this many block rows, a multiple of 32 (0: automatic, 256)"},
 };
 
 static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
@@ -64,6 +67,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscOptionsHeadBegin(PetscOptionsObject, "MATSEQELLWARP options");
   PetscCall(PetscOptionsEnum("-mat_ellwarp_backend", "Where the layout lives and the kernels run", "MatEllwarpSetBackend", MatEllwarpBackends, (PetscEnum)b, (PetscEnum *)&b, &set));
   PetscCall(PetscOptionsEnum("-mat_ellwarp_kernel", "Kernel family (auto: chosen from row-length statistics)", "MatEllwarpSetKernel", MatEllwarpKernels, (PetscEnum)p.kernel, (PetscEnum *)&p.kernel, NULL));
+  PetscCall(PetscOptionsEList("-mat_ellwarp_block", "Products on the blocked layout for block size 2..6 (auto: where it moves fewer bytes; on: wherever the pattern is blocked; off)", "MATELLWARP", MatEllwarpBlockModes, 3, MatEllwarpBlockModes[e->blockmode], &e->blockmode, NULL));
   PetscCall(PetscOptionsString("-mat_ellwarp_tune", "Developer knobs that never change a default: key=value[,key=value...] (an unknown key lists them)", "MATELLWARP", "", tune, sizeof(tune), &tset));
   PetscCall(PetscEllwarpTuneListPrintHelp(PetscOptionsObject, "-mat_ellwarp_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys)));
   PetscOptionsHeadEnd();
@@ -88,6 +92,17 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   {
     static const char *const gathers[] = {"auto", "slice", "rows", "map"};
     PetscCall(PetscEllwarpTuneListGetEList(&T, "gather", gathers, 4, &e->tune.gather));
+  }
+  {
+    PetscInt map = (PetscInt)e->blockmap, bw = e->blockwindow;
+    PetscCall(PetscEllwarpTuneListGetEList(&T, "block_map", EllwarpBlockMaps, 3, &map));
+    e->blockmap = (EllwarpBlockMap)map;
+    PetscCall(PetscEllwarpTuneListGetInt(&T, "block_sort_window", 0, PETSC_INT_MAX, &bw));
+    PetscCheck(bw % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune block_sort_window=%" PetscInt_FMT " must be 0 (automatic) or a positive multiple of %d", bw, ELLWARP_LANES);
+    if (bw != e->blockwindow) {
+      e->blockwindow = bw;
+      e->bdecided    = -1; /* the blocked layout is built again at the next product */
+    }
   }
   PetscCheck(e->tune.multlanes == 0 || e->tune.multlanes == 1 || e->tune.multlanes == 2 || e->tune.multlanes == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune mult_lanes=%" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", e->tune.multlanes);
   PetscCheck(e->tune.multunroll == 0 || e->tune.multunroll == 4 || e->tune.multunroll == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune mult_unroll=%" PetscInt_FMT " must be 0 (automatic), 4 or 8", e->tune.multunroll);
@@ -162,6 +177,7 @@ static PetscErrorCode FreeLayouts(Mat A)
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
 
   PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPBlockFree(A));
   if (e->k) {
     if (e->St) PetscCall(e->k->destroy(&e->St));
     if (e->S) PetscCall(e->k->destroy(&e->S));
@@ -283,6 +299,9 @@ static PetscErrorCode MatDuplicate_SeqELLWARP(Mat A, MatDuplicateOption op, Mat 
   em->tune       = e->tune;
   em->backendset = e->backendset;
   em->drophost   = e->drophost;
+  em->blockmode  = e->blockmode;
+  em->blockmap   = e->blockmap;
+  em->blockwindow = e->blockwindow;
   (*M)->boundtocpu = A->boundtocpu;
   PetscCall(SetBackend(*M, e->backend));
   if ((*M)->assembled) {
@@ -330,6 +349,10 @@ static PetscErrorCode GetInfo(Mat A, MatEllwarpInfo *info)
   info->nanalyses  = e->nanalyses;
   info->nrefreshes = e->nrefreshes;
   info->backend    = e->backend;
+  PetscCall(MatSeqELLWARPBlockChoose(A));
+  info->block            = e->Lb ? e->Lb->bs : 1;
+  info->bytes_mult_block = e->bbytes;
+  if (e->Lb) info->bytes_mult = e->bbytes; /* what the products move */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -356,7 +379,7 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  column modes: %" PetscInt_FMT " slices 16-bit from the row, %" PetscInt_FMT " 16-bit from the row plus a bias per entry position%s, %" PetscInt_FMT " 32-bit\n", info.n16 - info.nbias, info.nbias, e->par.compress && !e->par.compressbias ? " (off: -mat_ellwarp_tune compress_bias=0)" : "", info.nslices - info.n16));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " long rows (over %" PetscInt_FMT " entries) summed in %" PetscInt_FMT " chunks of %d\n", info.nlong, e->L->longrow, e->L->nchunks, ELLWARP_CHUNK));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel %s (requested %s), threshold %" PetscInt_FMT ", block size %" PetscInt_FMT ", sort window %" PetscInt_FMT "%s\n", MatEllwarpKernels[info.kernel], MatEllwarpKernels[e->par.kernel], info.threshold, info.blocksize, info.sortwindow, info.sortwindow ? "" : " (whole matrix)"));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult,
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%s layout, %.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult, info.block > 1 ? "blocked" : "scalar",
                                      info.nnz ? info.bytes_mult / (double)info.nnz : 0.0, info.nnz ? (12.0 * (double)info.nnz + 8.0 * (info.nrows + info.ncols) + 4.0 * (info.nrows + 1)) / (double)info.nnz : 0.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  analyses %" PetscInt_FMT " (pattern analysis on the %s%s), value refreshes %" PetscInt_FMT "\n", e->nanalyses, e->L->analysedondevice ? "device" : "host", e->par.analysis < 0 ? ", the default for this backend" : ", requested", e->nrefreshes));
     {
@@ -366,6 +389,7 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
       const PetscBool    requested = (PetscBool)(q->multlanes || q->multacc || q->multnc || q->multunroll || q->longunroll || q->coounroll || q->cooblock || q->gather);
       PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants (%s): mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT ", coo unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", requested ? "some requested" : "automatic", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.longunroll, t.coounroll, t.cooblock));
     }
+    PetscCall(MatSeqELLWARPBlockView(A, viewer));
     if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_tune analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
     if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) PetscCall(e->aijops.view(A, viewer));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -448,6 +472,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   e->par.compressbias = PETSC_TRUE;
   e->par.sortwindow = -1;
   e->par.analysis   = -1; /* the device with the cuda backend */
+  e->bdecided       = -1; /* the blocked layout: chosen at the first product (seqellwarpblock.c) */
   B->offloadmask = B->assembled ? PETSC_OFFLOAD_CPU : PETSC_OFFLOAD_UNALLOCATED;
   B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds new matrices to the CPU; the layout ops are ours */
   /* No I-node routines: PETSc's I-node kernels (LU numeric, SOR) read the host values directly instead of

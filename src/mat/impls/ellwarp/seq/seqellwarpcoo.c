@@ -65,6 +65,7 @@ static PetscErrorCode MatSetValuesCOO_SeqELLWARP(Mat A, const PetscScalar v[], I
   PetscCall(e->k->coovalues(e->S, v, mtype, imode));
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Refresh, A, 0, 0, 0));
   e->ltcurrent   = PETSC_FALSE;
+  e->valversion++;
   A->offloadmask = PETSC_OFFLOAD_GPU; /* the layout holds the values; the host copy follows on demand */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -199,6 +199,7 @@ PetscErrorCode MatSeqELLWARPSyncLayout(Mat A)
     /* MatSetValuesCOO(INSERT_VALUES) right after: it writes every stored slot, so zeros (padding) suffice */
     PetscCall(e->k->zero(e->S));
     e->ltcurrent   = PETSC_FALSE;
+    e->valversion++;
     A->offloadmask = PETSC_OFFLOAD_GPU;
   } else if (fresh || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
     PetscCall(PetscLogEventBegin(MAT_ELLWARP_Refresh, A, 0, 0, 0));
@@ -207,6 +208,7 @@ PetscErrorCode MatSeqELLWARPSyncLayout(Mat A)
     PetscCall(PetscLogEventEnd(MAT_ELLWARP_Refresh, A, 0, 0, 0));
     e->nrefreshes++;
     e->ltcurrent   = PETSC_FALSE;
+    e->valversion++;
     A->offloadmask = PETSC_OFFLOAD_BOTH;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -217,6 +219,7 @@ static inline void LayoutChanged(Mat A)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
   e->ltcurrent      = PETSC_FALSE;
+  e->valversion++;
   A->offloadmask    = PETSC_OFFLOAD_GPU;
 }
 
@@ -353,16 +356,18 @@ static PetscErrorCode MultGeneric(Mat A, Vec xx, Vec zz, Vec yy, PetscBool trans
   const PetscScalar *x, *z = NULL;
   PetscScalar       *y;
   PetscLogEvent      ev = trans ? MAT_ELLWARP_MultT : MAT_ELLWARP_Mult;
+  PetscBool          blocked;
 
   PetscFunctionBegin;
-  if (trans) PetscCall(SyncTranspose(A));
-  else PetscCall(MatSeqELLWARPSyncLayout(A));
+  PetscCall(MatSeqELLWARPBlockSync(A, trans, &blocked)); /* the blocked layout where it was chosen (seqellwarpblock.c) */
+  if (!blocked && trans) PetscCall(SyncTranspose(A));
   PetscCall(PetscLogEventBegin(ev, A, xx, yy, 0));
   PetscCall(GetArrayRead(A, xx, &x));
   if (zz && zz != yy) PetscCall(GetArrayRead(A, zz, &z));
   PetscCall(GetArray(A, yy, (PetscBool)(zz == yy), &y));
   if (zz == yy) z = y;
-  PetscCall(e->k->mult(trans ? e->St : e->S, MatSeqELLWARPBlockSize(e, trans ? e->Lt : e->L), x, z, y));
+  if (blocked) PetscCall(MatSeqELLWARPBlockMult(A, trans, x, z, y));
+  else PetscCall(e->k->mult(trans ? e->St : e->S, MatSeqELLWARPBlockSize(e, trans ? e->Lt : e->L), x, z, y));
   PetscCall(RestoreArray(A, yy, (PetscBool)(zz == yy), &y));
   if (zz && zz != yy) PetscCall(RestoreArrayRead(A, zz, &z));
   PetscCall(RestoreArrayRead(A, xx, &x));

@@ -284,6 +284,7 @@ static PetscErrorCode ResultFromCs(Mat C, Mat Cs)
   (void)dv;
 #endif
   e->ltcurrent   = PETSC_FALSE;
+  e->valversion++;
   C->offloadmask = PETSC_OFFLOAD_GPU; /* the layout holds the values; the host copy follows on demand */
   PetscCall(PetscObjectStateIncrease((PetscObject)C));
   PetscFunctionReturn(PETSC_SUCCESS);

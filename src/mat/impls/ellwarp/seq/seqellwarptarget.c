@@ -28,6 +28,7 @@ static PetscErrorCode RestoreSeqELLWARP(Mat A, MatAssemblyTarget *t)
   PetscFunctionBegin;
   (void)t;
   e->ltcurrent   = PETSC_FALSE;
+  e->valversion++;
   A->offloadmask = PETSC_OFFLOAD_GPU; /* the layout holds the values; the host CSR follows on demand */
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,0 +1,269 @@
+/* The blocked ELL-WARP layout (ellwarpblock.h) on the device: the store (upload of the host analysis), the value
+   gather from the CSR staging copy, and the products in two thread mappings over the same storage.
+
+   Bytes (bs = 3, double): a stored block is 72 bytes of values and one index (2 bytes in 16-bit slices, plus a bias
+   per step of 32 blocks in biased ones, else 4):
+   8.22-8.44 bytes per nonzero against 10-12 in the scalar layout, which stores an index per value; x is read
+   once per block column (bs consecutive values, one 32-byte sector for bs <= 4), y written bs per block row.
+   Coalescing: for each (block step k, r, c) the 32 lanes' values of a slice are 256 contiguous bytes.
+     ELLWARP_BLOCK_MAP_ROW (one thread per block row, one warp per slice): each value load of a warp is one
+       fully used 256-byte segment, the index load 64 or 128 contiguous bytes, so every byte fetched is used;
+       a thread has bs * bs independent value loads per step in flight (9 for bs = 3), which is what keeps
+       HBM busy without unrolling.  Its y stores are bs strided stores (a warp's cover 32 bs contiguous values
+       of y, in the sorted order of the block rows).  Registers: bs accumulators, bs x values, bs * bs values.
+     ELLWARP_BLOCK_MAP_LANE (bs threads per block row, one per scalar row; bs warps per slice): a warp covers
+       32 / bs block rows; its value loads for fixed c touch bs runs of ~32 / bs lanes' values (the same bytes in
+       total, split over bs segments; neighbouring warps share the boundary sectors, which L2 serves), the index
+       and the x values are broadcast loads of the bs threads of a block row, y stores are fully coalesced.
+       bs times the threads, bs loads each per step: more parallelism for small bs or short rows, fewer loads
+       in flight per thread.
+   Both sum each scalar row over the blocks in slot order and the block's columns in order, as the host reference
+   EllwarpBlockHostMult() does, then add z.  Padding slots (past a row's length) are never read, so an Inf or
+   NaN in x reaches no row that does not reference it. */
+#include <petscellwarp/private/ellwarpblock.h>
+#include <petscellwarp/private/ellwarpdevice.h>
+#include <petscdevice_cuda.h>
+
+struct _EllwarpBlockStore {
+  const EllwarpBlockLayout *L;
+  PetscCount               *sliceptr, *colbase, *rowstart, *biasbase;
+  PetscInt                 *rowperm, *map;
+  int                      *rowlen, *col32, *colbias;
+  short                    *col16;
+  unsigned char            *meta;
+  PetscScalar              *val;
+};
+
+typedef struct {
+  PetscInt             nslices, mb;
+  const PetscCount    *sliceptr, *colbase, *rowstart, *biasbase;
+  const PetscInt      *rowperm, *map;
+  const int           *rowlen, *col32, *colbias;
+  const short         *col16;
+  const unsigned char *meta;
+} DevBlock;
+
+static DevBlock BView(const EllwarpBlockStore *S)
+{
+  DevBlock d;
+  d.nslices  = S->L->nslices;
+  d.mb       = S->L->mb;
+  d.sliceptr = S->sliceptr;
+  d.colbase  = S->colbase;
+  d.rowstart = S->rowstart;
+  d.rowperm  = S->rowperm;
+  d.map      = S->map;
+  d.rowlen   = S->rowlen;
+  d.col32    = S->col32;
+  d.col16    = S->col16;
+  d.meta     = S->meta;
+  d.biasbase = S->biasbase;
+  d.colbias  = S->colbias;
+  return d;
+}
+
+template <typename T>
+static PetscErrorCode BUpload(T **d, const T *h, PetscCount n, const char *what)
+{
+  PetscFunctionBegin;
+  *d = NULL;
+  if (!n || !h) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpDeviceMallocArray(d, n, what));
+  PetscCall(PetscEllwarpDeviceUpload(*d, h, (size_t)n * sizeof(T)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDACreate(const EllwarpBlockLayout *L, EllwarpBlockStore **S)
+{
+  const PetscCount np = (PetscCount)L->nslices * ELLWARP_LANES;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(S));
+  (*S)->L = L;
+  PetscCall(BUpload(&(*S)->sliceptr, L->sliceptr, L->nslices + 1, "blocked ELLWARP slice pointers"));
+  PetscCall(BUpload(&(*S)->colbase, L->colbase, L->nslices, "blocked ELLWARP index bases"));
+  PetscCall(BUpload(&(*S)->meta, L->meta, L->nslices, "blocked ELLWARP slice modes"));
+  PetscCall(BUpload(&(*S)->rowperm, L->rowperm, np, "blocked ELLWARP block-row permutation"));
+  PetscCall(BUpload(&(*S)->rowlen, L->rowlen, np, "blocked ELLWARP block-row lengths"));
+  PetscCall(BUpload(&(*S)->rowstart, L->rowstart, np, "blocked ELLWARP block-row CSR starts"));
+  PetscCall(BUpload(&(*S)->col16, L->col16, L->ncol16, "blocked ELLWARP 16-bit block columns"));
+  PetscCall(BUpload(&(*S)->col32, L->col32, L->ncol32, "blocked ELLWARP 32-bit block columns"));
+  PetscCall(BUpload(&(*S)->map, L->map, L->map ? L->nnz : 0, "blocked ELLWARP transpose map"));
+  PetscCall(BUpload(&(*S)->biasbase, L->biasbase, L->nbias ? L->nslices : 0, "blocked ELLWARP bias bases"));
+  PetscCall(BUpload(&(*S)->colbias, L->colbias, L->ncolbias, "blocked ELLWARP biases"));
+  /* padding values are never read: no need to clear them */
+  PetscCall(PetscEllwarpDeviceMallocArray(&(*S)->val, L->nslots * L->bs * L->bs, "blocked ELLWARP values"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDADestroy(EllwarpBlockStore **S)
+{
+  PetscFunctionBegin;
+  if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpDeviceSynchronize()); /* kernels queued on the stream may still read the arrays */
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->sliceptr));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->colbase));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->meta));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->rowperm));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->rowlen));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->rowstart));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->col16));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->col32));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->map));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->biasbase));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->colbias));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->val));
+  PetscCall(PetscFree(*S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one thread per sorted block row: its blocks' values from the CSR (bs rows of bs * len entries each); the stores
+   of a warp are coalesced (lanes are neighbouring value slots), the CSR reads are row runs */
+__global__ static void BlockGatherKernel(DevBlock d, int bs, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
+{
+  const int bs2 = bs * bs;
+  for (PetscCount p = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; p < (PetscCount)d.nslices * ELLWARP_LANES; p += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscInt   s = (PetscInt)(p / ELLWARP_LANES), q = (PetscInt)(p % ELLWARP_LANES);
+    const int        len = d.rowlen[p];
+    const PetscCount r0  = d.rowstart[p];
+    PetscScalar     *v   = val + d.sliceptr[s] * bs2 + q;
+    for (int k = 0; k < len; k++)
+      for (int r = 0; r < bs; r++)
+        for (int c = 0; c < bs; c++) {
+          const PetscCount e                                   = r0 + (PetscCount)r * bs * len + (PetscCount)k * bs + c;
+          v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] = csr[d.map ? d.map[e] : e];
+        }
+  }
+}
+
+static PetscErrorCode CUDAGather(EllwarpBlockStore *S, const PetscScalar *csr)
+{
+  const PetscCount np = (PetscCount)S->L->nslices * ELLWARP_LANES;
+  cudaStream_t     stream;
+
+  PetscFunctionBegin;
+  if (!np) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&stream));
+  BlockGatherKernel<<<PetscMin(PetscEllwarpBlocks(np, 256), 65535u), 256, 0, stream>>>(BView(S), (int)S->L->bs, csr, S->val);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the block column of step k of lane q of a slice whose indices start at cb, for block row ib; bias: the slice's
+   biases (a biased 16-bit slice; the warp's lanes load the same address, a broadcast), else NULL */
+__device__ __forceinline__ PetscInt BlockColumn(const DevBlock &d, bool c16, const int *bias, PetscCount cb, int k, int q, PetscInt ib)
+{
+  const PetscCount o = cb + (PetscCount)k * ELLWARP_LANES + q;
+  if (!c16) return (PetscInt)__ldcs(d.col32 + o);
+  return ib + (bias ? __ldg(bias + k) : 0) + (PetscInt)__ldcs(d.col16 + o);
+}
+
+/* the biases of slice s, or NULL when it has none */
+__device__ __forceinline__ const int *SliceBias(const DevBlock &d, PetscInt s)
+{
+  return (d.meta[s] & 32) ? d.colbias + d.biasbase[s] : NULL;
+}
+
+/* ELLWARP_BLOCK_MAP_ROW: one warp per slice, lane q does block row 32 s + q */
+template <int BS, bool ADD>
+__global__ static void __launch_bounds__(256) BlockMultRow(DevBlock d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+{
+  constexpr int  BS2 = BS * BS;
+  const int      q   = threadIdx.x & (ELLWARP_LANES - 1);
+  const PetscInt s   = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
+  if (s >= d.nslices) return;
+  const PetscCount p = (PetscCount)s * ELLWARP_LANES + q;
+  const PetscInt   ib = d.rowperm[p];
+  if (ib < 0) return;
+  const int          len = d.rowlen[p];
+  if (ADD && len == 0 && z == y) return; /* in place: nothing to add (most block rows of MATMPIELLWARP's off-diagonal block) */
+  const bool         c16 = d.meta[s] & 16;
+  const int         *bias = SliceBias(d, s);
+  const PetscCount   cb  = d.colbase[s];
+  const PetscScalar *v   = val + d.sliceptr[s] * BS2 + q;
+  PetscScalar        acc[BS];
+#pragma unroll
+  for (int r = 0; r < BS; r++) acc[r] = 0.0;
+#pragma unroll 2
+  for (int k = 0; k < len; k++) {
+    const PetscScalar *xb = x + BlockColumn(d, c16, bias, cb, k, q, ib) * BS;
+    PetscScalar        xv[BS];
+#pragma unroll
+    for (int c = 0; c < BS; c++) xv[c] = __ldg(xb + c);
+#pragma unroll
+    for (int r = 0; r < BS; r++)
+#pragma unroll
+      for (int c = 0; c < BS; c++) acc[r] += __ldcs(v + (PetscCount)(k * BS2 + r * BS + c) * ELLWARP_LANES) * xv[c];
+  }
+#pragma unroll
+  for (int r = 0; r < BS; r++) y[ib * BS + r] = ADD ? z[ib * BS + r] + acc[r] : acc[r];
+}
+
+/* ELLWARP_BLOCK_MAP_LANE: BS warps per slice; thread g of the slice's 32 BS does scalar row g % BS of block row
+   32 s + g / BS */
+template <int BS, bool ADD>
+__global__ static void __launch_bounds__(1024) BlockMultLane(DevBlock d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+{
+  constexpr int  BS2 = BS * BS, T = BS * ELLWARP_LANES;
+  const int      g   = threadIdx.x % T, q = g / BS, r = g % BS;
+  const PetscInt s   = (PetscInt)blockIdx.x * (blockDim.x / T) + threadIdx.x / T;
+  if (s >= d.nslices) return;
+  const PetscCount p = (PetscCount)s * ELLWARP_LANES + q;
+  const PetscInt   ib = d.rowperm[p];
+  if (ib < 0) return;
+  const int          len = d.rowlen[p];
+  if (ADD && len == 0 && z == y) return; /* in place: nothing to add (most block rows of MATMPIELLWARP's off-diagonal block) */
+  const bool         c16 = d.meta[s] & 16;
+  const int         *bias = SliceBias(d, s);
+  const PetscCount   cb  = d.colbase[s];
+  const PetscScalar *v   = val + d.sliceptr[s] * BS2 + (PetscCount)(r * BS) * ELLWARP_LANES + q;
+  PetscScalar        acc = 0.0;
+#pragma unroll 4
+  for (int k = 0; k < len; k++) {
+    const PetscScalar *xb = x + BlockColumn(d, c16, bias, cb, k, q, ib) * BS;
+#pragma unroll
+    for (int c = 0; c < BS; c++) acc += __ldg(v + (PetscCount)(k * BS2 + c) * ELLWARP_LANES) * __ldg(xb + c);
+  }
+  y[ib * BS + r] = ADD ? z[ib * BS + r] + acc : acc;
+}
+
+template <int BS>
+static void LaunchBS(EllwarpBlockMap map, unsigned nslices, cudaStream_t stream, const DevBlock &d, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+{
+  if (map == ELLWARP_BLOCK_MAP_LANE) {
+    const unsigned spb = 4, nb = (nslices + spb - 1) / spb; /* 4 slices, 128 BS threads per block */
+    if (z) BlockMultLane<BS, true><<<nb, spb * BS * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
+    else BlockMultLane<BS, false><<<nb, spb * BS * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
+  } else {
+    const unsigned spb = 4, nb = (nslices + spb - 1) / spb; /* 128 threads per block, as the scalar kernel's default */
+    if (z) BlockMultRow<BS, true><<<nb, spb * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
+    else BlockMultRow<BS, false><<<nb, spb * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
+  }
+}
+
+static PetscErrorCode CUDAMult(const EllwarpBlockStore *S, EllwarpBlockMap map, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+{
+  const EllwarpBlockLayout *L = S->L;
+  const DevBlock            d = BView(S);
+  cudaStream_t              stream;
+
+  PetscFunctionBegin;
+  PetscCheck(L->nslices < 4 * 2147483647LL, PETSC_COMM_SELF, PETSC_ERR_SUP, "blocked ELLWARP: %" PetscInt_FMT " slices exceed the CUDA grid", L->nslices);
+  if (!L->nslices) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  switch (L->bs) {
+  case 2: LaunchBS<2>(map, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
+  case 3: LaunchBS<3>(map, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
+  case 4: LaunchBS<4>(map, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
+  case 5: LaunchBS<5>(map, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
+  case 6: LaunchBS<6>(map, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "blocked ELLWARP: block size %" PetscInt_FMT, L->bs);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)L->nnzb * L->bs * L->bs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const EllwarpBlockOps EllwarpBlockCUDAOps = {CUDACreate, CUDADestroy, CUDAGather, CUDAMult};

@@ -1,0 +1,224 @@
+/* MATSEQELLWARP's blocked product layout (ellwarpblock.h): the choice, its upkeep and the products.
+
+   The scalar layout stays the matrix's store: every value operation (MatSetValues and the refresh, COO, the
+   DMAssembly target, MatScale/Shift/DiagonalScale/ZeroRows(Columns), AXPY, Copy, norms, diagonal) keeps running on
+   it unchanged.  The blocked layout is a second, derived copy of the values for the products only, as the
+   transpose layout is: built at the first product after an analysis, and re-gathered from the CSR staging copy
+   (after a scatter of the scalar layout when that is newer: seqellwarpops.c's SyncStaging) whenever the values
+   changed since (Mat_SeqELLWARP.valversion, incremented wherever the layout values change).  So it is never stale,
+   and no operation needs a blocked variant; the cost is a second copy of the values in memory and one more
+   gather per value change before the next product.
+
+   The choice (MatSeqELLWARPBlockChoose, once per analysis): the block size of MatSetBlockSize() when it is 2..6
+   and the pattern is blocked by it (EllwarpBlockDetect: every bs x bs block dense or empty), else, with block size
+   1, the largest of 6..2 that the pattern is blocked by (said with -info).  -mat_ellwarp_block on uses the blocked
+   layout wherever the pattern allows; auto when the bytes model (EllwarpBlockBytesMult against
+   EllwarpLayoutBytesMult) saves at least ELLWARP_BLOCK_MIN_SAVING and no block row is so long that one thread
+   would walk more than ELLWARP_BLOCK_MAXROW values (the scalar layout splits long rows; the blocked one does not);
+   off never.  MatView says which layout the products use and why, with both byte counts. */
+#include <petscellwarp/private/matellwarpimpl.h>
+
+#define ELLWARP_BLOCK_WINDOW      256  /* default sort window in block rows (the scalar layout's window is 256 rows) */
+#define ELLWARP_BLOCK_MIN_SAVING  0.03 /* auto: the blocked layout must move at least 3 % fewer bytes */
+#define ELLWARP_BLOCK_MAXROW      8192 /* auto: values one thread walks in the longest block row (bs^2 x its blocks) */
+
+const char *const MatEllwarpBlockModes[] = {"auto", "on", "off", "MatEllwarpBlockMode", "MAT_ELLWARP_BLOCK_", NULL};
+
+PetscErrorCode MatSeqELLWARPBlockFree(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  if (e->kb) {
+    PetscCall(e->kb->destroy(&e->Sbt));
+    PetscCall(e->kb->destroy(&e->Sb));
+  }
+  PetscCall(EllwarpBlockLayoutDestroy(&e->Lbt));
+  PetscCall(EllwarpBlockLayoutDestroy(&e->Lb));
+  e->kb       = NULL;
+  e->bdecided = -1;
+  e->bbytes   = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the block size the pattern is blocked by: the matrix's own (MatSetBlockSize) if it is, else (block size 1) the
+   largest of 6..2 that fits; 1 if none */
+static PetscErrorCode FindBlockSize(Mat A, PetscInt *bs, PetscBool *detected)
+{
+  Mat_SeqAIJ *a = (Mat_SeqAIJ *)A->data;
+  PetscInt    rbs, cbs, m = A->rmap->n, n = A->cmap->n;
+  PetscBool   blocked;
+
+  PetscFunctionBegin;
+  *bs       = 1;
+  *detected = PETSC_FALSE;
+  PetscCall(MatGetBlockSizes(A, &rbs, &cbs));
+  if (rbs == cbs && rbs >= 2 && rbs <= ELLWARP_BLOCK_MAXBS) {
+    PetscCall(EllwarpBlockDetect(m, n, a->i, a->j, rbs, &blocked));
+    if (blocked) *bs = rbs;
+    else PetscCall(PetscInfo(A, "Block size %" PetscInt_FMT " set, but the nonzero pattern has %" PetscInt_FMT " x %" PetscInt_FMT " blocks that are neither dense nor empty: scalar layout\n", rbs, rbs, rbs));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (rbs != 1 || cbs != 1) PetscFunctionReturn(PETSC_SUCCESS); /* other block sizes (> 6, or rows unlike columns): scalar */
+  for (PetscInt b = ELLWARP_BLOCK_MAXBS; b >= 2; b--) {
+    PetscCall(EllwarpBlockDetect(m, n, a->i, a->j, b, &blocked));
+    if (blocked) {
+      *bs       = b;
+      *detected = PETSC_TRUE;
+      PetscCall(PetscInfo(A, "Detected block size %" PetscInt_FMT " from the nonzero pattern (every %" PetscInt_FMT " x %" PetscInt_FMT " block dense or empty; block size 1 was set)\n", b, b, b));
+      break;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  Mat_SeqAIJ     *a = (Mat_SeqAIJ *)A->data;
+  PetscInt        bs;
+  PetscBool       detected, use = PETSC_FALSE;
+  const char     *mode = MatEllwarpBlockModes[e->blockmode];
+
+  PetscFunctionBegin;
+  if (e->bdecided == e->nanalyses && e->bmodedecided == e->blockmode) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqELLWARPBlockFree(A));
+  e->bdecided     = e->nanalyses;
+  e->bmodedecided = e->blockmode;
+  e->bsize        = 1;
+  e->sbytes       = EllwarpLayoutBytesMult(e->L);
+  if (e->blockmode == 2) {
+    PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: -mat_ellwarp_block off"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!e->L->nnz) {
+    PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: no entries"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(FindBlockSize(A, &bs, &detected));
+  e->bsize = bs;
+  if (bs == 1) {
+    PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: the pattern is not blocked by a block size 2..%d (-mat_ellwarp_block %s)", ELLWARP_BLOCK_MAXBS, mode));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
+  PetscCall(EllwarpBlockLayoutCreate(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, e->blockwindow ? e->blockwindow : ELLWARP_BLOCK_WINDOW, e->par.compress, e->par.compressbias, &e->Lb));
+  PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
+  e->bbytes = EllwarpBlockBytesMult(e->Lb);
+  {
+    const PetscReal nnz = (PetscReal)e->L->nnz, save = 1.0 - e->bbytes / e->sbytes;
+    const PetscInt  walk = e->Lb->maxrowlen * bs * bs;
+    char            sizes[64];
+
+    PetscCall(PetscSNPrintf(sizes, sizeof(sizes), "block size %" PetscInt_FMT "%s", bs, detected ? " (detected from the pattern)" : ""));
+    if (e->blockmode == 1) {
+      use = PETSC_TRUE;
+      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: -mat_ellwarp_block on; %.2f bytes per nonzero against %.2f scalar", sizes, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz)));
+    } else if (walk > ELLWARP_BLOCK_MAXROW) {
+      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: a block row of %" PetscInt_FMT " blocks (%" PetscInt_FMT " values for one thread) is longer than the blocked kernels take (%d); blocked %.2f, scalar %.2f bytes per nonzero, %s", e->Lb->maxrowlen, walk, ELLWARP_BLOCK_MAXROW, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), sizes));
+    } else if (save < ELLWARP_BLOCK_MIN_SAVING) {
+      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: blocked %.2f bytes per nonzero against %.2f scalar saves %.1f %% < %.0f %% (-mat_ellwarp_block auto), %s", (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), (double)(100 * save), 100 * ELLWARP_BLOCK_MIN_SAVING, sizes));
+    } else {
+      use = PETSC_TRUE;
+      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: %.2f bytes per nonzero against %.2f scalar, %.1f %% fewer (-mat_ellwarp_block auto)", sizes, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), (double)(100 * save)));
+    }
+  }
+  PetscCall(PetscInfo(A, "Products: %s\n", e->bwhy));
+  if (!use) {
+    PetscCall(EllwarpBlockLayoutDestroy(&e->Lb)); /* bbytes stays for MatView */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#if defined(ELLWARP_HAVE_CUDA)
+  e->kb = e->backend == MAT_ELLWARP_BACKEND_CUDA ? &EllwarpBlockCUDAOps : &EllwarpBlockHostOps;
+#else
+  e->kb = &EllwarpBlockHostOps;
+#endif
+  PetscCall(e->kb->create(e->Lb, &e->Sb));
+  e->Sbversion = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the CSR values the refreshes read, current (seqellwarpops.c's StagingCSR and SyncStaging): the SeqAIJ array
+   for the host backend, the device staging copy for the CUDA one; the scalar layout scattered into it when newer */
+static PetscErrorCode Staging(Mat A, const PetscScalar **csr)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  PetscScalar    *s = e->backend == MAT_ELLWARP_BACKEND_HOST ? ((Mat_SeqAIJ *)A->data)->a : e->csr;
+
+  PetscFunctionBegin;
+  if (A->offloadmask == PETSC_OFFLOAD_GPU) {
+    PetscCall(e->k->scatter(e->S, s));
+    if (e->backend == MAT_ELLWARP_BACKEND_HOST) A->offloadmask = PETSC_OFFLOAD_BOTH;
+  }
+  *csr = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The scalar layout current (always), then: *use says whether the product (trans: the transposed one) runs on
+   the blocked layout, whose values are then current */
+PetscErrorCode MatSeqELLWARPBlockSync(Mat A, PetscBool trans, PetscBool *use)
+{
+  Mat_SeqELLWARP     *e = (Mat_SeqELLWARP *)A->spptr;
+  EllwarpBlockStore **S;
+  PetscInt64         *ver;
+
+  PetscFunctionBegin;
+  *use = PETSC_FALSE;
+  PetscCall(MatSeqELLWARPSyncLayout(A));
+  PetscCall(MatSeqELLWARPBlockChoose(A));
+  if (!e->Lb) PetscFunctionReturn(PETSC_SUCCESS);
+  if (trans && !e->Lbt) {
+    Mat_SeqAIJ *a = (Mat_SeqAIJ *)A->data;
+    PetscInt   *bi, *bj, *map;
+    PetscBool   blocked;
+
+    PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
+    PetscCall(EllwarpLayoutTranspose(A->rmap->n, A->cmap->n, a->i, a->j, &bi, &bj, &map));
+    PetscCall(EllwarpBlockDetect(A->cmap->n, A->rmap->n, bi, bj, e->Lb->bs, &blocked));
+    PetscCheck(blocked, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the transpose of a %" PetscInt_FMT "-blocked pattern is not blocked", e->Lb->bs);
+    PetscCall(EllwarpBlockLayoutCreate(A->cmap->n, A->rmap->n, e->Lb->bs, bi, bj, map, e->Lb->sortwindow, e->par.compress, e->par.compressbias, &e->Lbt));
+    PetscCall(PetscFree(bi));
+    PetscCall(PetscFree2(bj, map));
+    PetscCall(e->kb->create(e->Lbt, &e->Sbt));
+    PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
+    PetscCall(PetscInfo(A, "Built the blocked transpose layout for MatMultTranspose (%" PetscInt_FMT " slices)\n", e->Lbt->nslices));
+    e->Sbtversion = -1;
+  }
+  S   = trans ? &e->Sbt : &e->Sb;
+  ver = trans ? &e->Sbtversion : &e->Sbversion;
+  if (*ver != e->valversion) {
+    const PetscScalar *csr;
+
+    PetscCall(PetscLogEventBegin(MAT_ELLWARP_Refresh, A, 0, 0, 0));
+    PetscCall(Staging(A, &csr));
+    PetscCall(e->kb->gather(*S, csr));
+    PetscCall(PetscLogEventEnd(MAT_ELLWARP_Refresh, A, 0, 0, 0));
+    *ver = e->valversion;
+  }
+  *use = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqELLWARPBlockMult(Mat A, PetscBool trans, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(e->kb->mult(trans ? e->Sbt : e->Sb, e->blockmap, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqELLWARPBlockView(Mat A, PetscViewer viewer)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqELLWARPBlockChoose(A));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  products: %s\n", e->bwhy));
+  if (e->Lb) {
+    const EllwarpBlockLayout *L = e->Lb;
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked layout: %" PetscInt_FMT " block rows, %" PetscCount_FMT " blocks in %" PetscInt_FMT " slices of %d block rows (padding ratio %.4f, not read), %" PetscInt_FMT " slices with 16-bit block columns (%" PetscInt_FMT " of them from the block row plus a bias per step), longest block row %" PetscInt_FMT ", sort window %" PetscInt_FMT ", thread mapping %s\n", L->mb, L->nnzb, L->nslices, ELLWARP_LANES,
+                                     L->nnzb ? (double)L->nslots / (double)L->nnzb : 1.0, L->n16, L->nbias, L->maxrowlen, L->sortwindow, EllwarpBlockMaps[e->blockmap == ELLWARP_BLOCK_MAP_LANE ? ELLWARP_BLOCK_MAP_LANE : ELLWARP_BLOCK_MAP_ROW]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
