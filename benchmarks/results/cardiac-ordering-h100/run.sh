@@ -25,8 +25,10 @@ lv() { # name round
     ${OPT[$1]} > $W/lv1m-$1-$2.log 2>&1
   echo "rc=$? lv1m $1 round $2" >> "$S"
 }
-for n in plex dmrcm dmell own dmrcmw dmellw; do lv $n 1; done
-for n in dmellw dmrcmw own dmell dmrcm plex; do lv $n 2; done
+# CORD_NAMES / CORD_ROUNDS: a shorter run (e.g. CORD_NAMES="plex dmrcm own" CORD_ROUNDS=1)
+names=${CORD_NAMES:-plex dmrcm dmell own dmrcmw dmellw}
+for n in $names; do lv $n 1; done
+if [ "${CORD_ROUNDS:-2}" -ge 2 ]; then for n in $(echo $names | tr ' ' '\n' | tac); do lv $n 2; done; fi
 for n in plex dmrcm dmell own; do
   timeout 60 stdbuf -oL "$B/examples/cardiac" -dm_mat_type ellwarp -dm_vec_type cuda -dt 0.25 -t_end 500 -final_vtu 0 -png 0 \
     -output_dir $W/demo-$n -dm_assembly_view -act_view ascii:$W/act-$n.txt -log_view ${OPT[$n]} > $W/demo-$n.log 2>&1

@@ -13,7 +13,9 @@ B=$ELLWARP_GPU_BUILD
 T=/tmp/gamg-setup
 rm -rf "$T"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/gamg-setup.txt"
-for spec in "poisson 5 200" "elasticity 3 140"; do  # seconds: ~20 s a run on the H100
+# GAMG_SPECS: "problem rounds limit_s;..." (a shorter run, e.g. GAMG_SPECS="poisson 3 130")
+IFS=';' read -r -a specs <<< "${GAMG_SPECS:-poisson 5 200;elasticity 3 140}"
+for spec in "${specs[@]}"; do  # seconds: ~20 s a run on the H100
   read -r prob rounds limit <<< "$spec"
   echo "== $prob, $rounds rounds" >> "$OUT/gamg-setup.txt"
   timeout "$limit" stdbuf -oL bash benchmarks/gamg/run_gamg.sh -o "$T/$prob" --exe-dir "$B/tests/tutorials" \

@@ -48,6 +48,13 @@ BIN=$(grep -h "^# wrote" "$M"/gen-*.log | awk '{print $3}' | sort | paste -sd, -
 # 2. the peers on them, in one process (no ELLWARP sweep: -formats without sweep)
 timeout 200 stdbuf -oL $B/benchmarks/spmv/spmv_bench -suite none -bin "$BIN" -formats ellwarp,block,aijcusparse,cusparse,sell32,sellcuda,bsr -sell_mode inline -products 100 -repeats 3 -peak_gbs 2990 -json $OUT/spmv.json > $OUT/spmv.log 2>&1
 echo "spmv_bench rc=$?" >> $OUT/spmv.log
+# 2b. optional: the automatic choice against the exhaustive sweep (paired re-timing) on some of them, e.g.
+#     SWEEP=box_p1s_tet_default,box_q1s_hex_default (SWEEP_LIMIT seconds, default 120) -> $OUT/sweep.log
+if [ -n "${SWEEP:-}" ]; then
+  SB=$(for n in ${SWEEP//,/ }; do ls "$M/$n.bin"; done | paste -sd, -)
+  timeout "${SWEEP_LIMIT:-120}" stdbuf -oL $B/benchmarks/spmv/spmv_bench -suite none -bin "$SB" -formats ellwarp,sweep -sweep_budget "${SWEEP_BUDGET:-10}" -pair_rounds 3 -products 100 -repeats 3 -peak_gbs 2990 > $OUT/sweep.log 2>&1
+  echo "sweep rc=$?" >> $OUT/sweep.log
+fi
 # 3. the -info line on the device analysis, and the blocked layout's device kernels against SeqAIJ/SeqBAIJ
 ( cd $B && timeout 40 stdbuf -oL ctest -L gpu -R 'numbering_info|matops.cuda_block' --output-on-failure ) > $OUT/gpu-tests.log 2>&1
 echo "ctest rc=$?" >> $OUT/gpu-tests.log

@@ -14,13 +14,17 @@
    1, the largest of 6..2 that the pattern is blocked by (said with -info).  -mat_ellwarp_block on uses the blocked
    layout wherever the pattern allows; auto when the bytes model (EllwarpBlockBytesMult against
    EllwarpLayoutBytesMult) saves at least ELLWARP_BLOCK_MIN_SAVING and no block row is so long that one thread
-   would walk more than ELLWARP_BLOCK_MAXROW values (the scalar layout splits long rows; the blocked one does not);
-   off never.  MatView says which layout the products use and why, with both byte counts. */
+   would walk more than ELLWARP_BLOCK_MAXROW values (the scalar layout splits long rows; the blocked one does not)
+   and the row lengths vary little (ELLWARP_BLOCK_MAX_CV); off never.  MatView says which layout the products use and why, with both byte counts. */
 #include <petscellwarp/private/matellwarpimpl.h>
 
 #define ELLWARP_BLOCK_WINDOW      256  /* default sort window in block rows (the scalar layout's window is 256 rows) */
 #define ELLWARP_BLOCK_MIN_SAVING  0.03 /* auto: the blocked layout must move at least 3 % fewer bytes */
 #define ELLWARP_BLOCK_MAXROW      8192 /* auto: values one thread walks in the longest block row (bs^2 x its blocks) */
+/* auto: rows no more varied than this (std/mean of the row lengths).  H100, DMPlex-built elasticity matrices in
+   benchmarks/results/spmv-h100-dmplex/blocked-layout: blocked faster than scalar by 1.10-1.21x on box P1 and Q1
+   (std/mean 0.12-0.14), slower by 0.54-0.83x on box P2, Q2 (0.45-0.50) and the refined gmsh LV's P1 (0.23) */
+#define ELLWARP_BLOCK_MAX_CV      0.2
 
 const char *const MatEllwarpBlockModes[] = {"auto", "on", "off", "MatEllwarpBlockMode", "MAT_ELLWARP_BLOCK_", NULL};
 
@@ -116,6 +120,8 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
       PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: -mat_ellwarp_block on; %.2f bytes per nonzero against %.2f scalar", sizes, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz)));
     } else if (walk > ELLWARP_BLOCK_MAXROW) {
       PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: a block row of %" PetscInt_FMT " blocks (%" PetscInt_FMT " values for one thread) is longer than the blocked kernels take (%d); blocked %.2f, scalar %.2f bytes per nonzero, %s", e->Lb->maxrowlen, walk, ELLWARP_BLOCK_MAXROW, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), sizes));
+    } else if (e->L->meanrowlen > 0 && e->L->stdrowlen > ELLWARP_BLOCK_MAX_CV * e->L->meanrowlen) {
+      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: row lengths vary (std/mean %.2f > %.2f: one thread per block row waits on the longest rows of its slice); blocked %.2f, scalar %.2f bytes per nonzero, %s", (double)(e->L->stdrowlen / e->L->meanrowlen), (double)ELLWARP_BLOCK_MAX_CV, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), sizes));
     } else if (save < ELLWARP_BLOCK_MIN_SAVING) {
       PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: blocked %.2f bytes per nonzero against %.2f scalar saves %.1f %% < %.0f %% (-mat_ellwarp_block auto), %s", (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), (double)(100 * save), 100 * ELLWARP_BLOCK_MIN_SAVING, sizes));
     } else {
