@@ -344,7 +344,7 @@ def apply_shell_filter(text, filt, cwd):
 VIEW_LINE_RE = re.compile(r'^\s*((not )?using I-node (\(on process \d+\) )?routines(: found \d+ nodes, limit used is \d+)?\s*$'
                           r'|ELLWARP layout: |ELLWARP: not assembled yet|row length: min |padded slots \d+|column modes: '
                           r'|\d+ long rows \(over |kernel (auto|k1|k2) \(requested |backend (host|cuda)(;| \(no usable)|analyses \d+ \(pattern analysis'
-                          r'|kernel variants \(|test hook -mat_ellwarp|MATMPIELLWARP on \d+ ranks|ghost exchange: PetscSF|not assembled yet'
+                          r'|kernel variants \(|products: (scalar|blocked) layout|blocked layout: |test hook -mat_ellwarp|MATMPIELLWARP on \d+ ranks|ghost exchange: PetscSF|not assembled yet'
                           r'|\[\d+\] (rows \[|A \(diagonal\)|B \(off-diagonal\)|CUDA device )'
                           r'|using (scalable|nonscalable|allatonce|allatonce_merged) MatPtAP\(\) implementation\s*$)')
 
