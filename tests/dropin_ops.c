@@ -47,6 +47,26 @@ typedef struct {
   PetscScalar *cv;
 } Problem;
 
+/* M x against R x for one random x (R: the MATAIJ reference, whose vectors may be of another type) */
+static PetscErrorCode SameMult(Mat M, Mat R, const char *what, PetscInt *nchecks)
+{
+  Vec x, xr, y, yr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(M, &x, &y));
+  PetscCall(MatCreateVecs(R, &xr, &yr));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecCopy(x, xr));
+  PetscCall(MatMult(M, x, y));
+  PetscCall(MatMult(R, xr, yr));
+  PetscCall(MpiTestCompareVec(yr, y, 1e-13, what, nchecks));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xr));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ProblemCreate(MPI_Comm comm, PetscInt nx, Mat proto, Problem *p)
 {
   PetscInt rs, re, k = 0;
@@ -373,24 +393,7 @@ int main(int argc, char **argv)
     PetscCall(MatLoad(L, v));
     PetscCall(PetscViewerDestroy(&v));
     PetscCall(Same(L, ref, "binary MatView + MatLoad"));
-    {
-      Vec x, yl, yr;
-      PetscCall(MatCreateVecs(L, &x, &yl));
-      PetscCall(MatCreateVecs(ref, NULL, &yr));
-      PetscCall(VecSetRandom(x, NULL));
-      PetscCall(MatMult(L, x, yl));
-      {
-        Vec xr;
-        PetscCall(MatCreateVecs(ref, &xr, NULL));
-        PetscCall(VecCopy(x, xr));
-        PetscCall(MatMult(ref, xr, yr));
-        PetscCall(VecDestroy(&xr));
-      }
-      PetscCall(MpiTestCompareVec(yr, yl, 1e-13, "MatMult of the loaded matrix", &nchecks));
-      PetscCall(VecDestroy(&x));
-      PetscCall(VecDestroy(&yl));
-      PetscCall(VecDestroy(&yr));
-    }
+    PetscCall(SameMult(L, ref, "MatMult of the loaded matrix", &nchecks));
     PetscCall(MatDestroy(&L));
   }
 
@@ -452,24 +455,7 @@ int main(int argc, char **argv)
     PetscCall(MatAXPY(C, 1.5, Q, DIFFERENT_NONZERO_PATTERN));
     PetscCall(MatAXPY(Cr, 1.5, Qr, DIFFERENT_NONZERO_PATTERN));
     PetscCall(Same(C, Cr, "MatAXPY(A P0, 1.5, ELLWARP, DIFFERENT_NONZERO_PATTERN)"));
-    { /* the result still multiplies right (PCMG's interpolation) */
-      Vec x, ya, yr;
-      PetscCall(MatCreateVecs(C, &x, &ya));
-      PetscCall(MatCreateVecs(Cr, NULL, &yr));
-      PetscCall(VecSetRandom(x, NULL));
-      PetscCall(MatMult(C, x, ya));
-      {
-        Vec xr;
-        PetscCall(MatCreateVecs(Cr, &xr, NULL));
-        PetscCall(VecCopy(x, xr));
-        PetscCall(MatMult(Cr, xr, yr));
-        PetscCall(VecDestroy(&xr));
-      }
-      PetscCall(MpiTestCompareVec(yr, ya, 1e-13, "MatMult of A P0 after the AXPYs", &nchecks));
-      PetscCall(VecDestroy(&x));
-      PetscCall(VecDestroy(&ya));
-      PetscCall(VecDestroy(&yr));
-    }
+    PetscCall(SameMult(C, Cr, "MatMult of A P0 after the AXPYs", &nchecks)); /* the result still multiplies right (PCMG's interpolation) */
     PetscCall(MatDestroy(&Q));
     PetscCall(MatDestroy(&Qr));
     PetscCall(MatDestroy(&E));
