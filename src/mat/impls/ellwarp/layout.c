@@ -218,11 +218,12 @@ static PetscBool Irregular(const EllwarpRowStats *st)
 /* The whole-matrix sort from the histogram: the sorted lengths are the bins, longest first.  The slice
    starting at p takes the lane count of row p, so within a bin starts advance by the rows per slice;
    the result equals SliceWalk over the sorted lengths.  Runs: maximal sequences of slices with one lane
-   count, starting at run[].start (sorted position past the long rows) every 32 >> l2 rows. */
-static void HistWalk(const EllwarpRowStats *st, PetscInt T, EllwarpWalk *wk, PetscInt *nruns, EllwarpRun runs[])
+   count, starting at run[].start (sorted position past the long rows) every 32 >> l2 rows.  Widths (optional):
+   maximal sequences of slices of one width, in dispatch order, width bw[i], bc[i] slices (SimulateWhole). */
+static void HistWalk(const EllwarpRowStats *st, PetscInt T, EllwarpWalk *wk, PetscInt *nruns, EllwarpRun runs[], PetscInt *nwidths, PetscInt bw[], PetscCount bc[])
 {
   PetscCount pos = 0, ns = 0, slots = 0;
-  PetscInt   mw = 0, nsl = 0, nsp = 0, nr = 0;
+  PetscInt   mw = 0, nsl = 0, nsp = 0, nr = 0, nb = 0;
 
   for (PetscInt L = st->maxshort; L >= 0; L--) {
     PetscCount h = st->hist[L], b = pos + h;
@@ -233,6 +234,13 @@ static void HistWalk(const EllwarpRowStats *st, PetscInt T, EllwarpWalk *wk, Pet
       nsl += (PetscInt)cnt;
       if (l2) nsp += (PetscInt)cnt;
       mw = PetscMax(mw, w);
+      if (bw) {
+        if (nb && bw[nb - 1] == w) bc[nb - 1] += cnt;
+        else {
+          bw[nb]   = w;
+          bc[nb++] = cnt;
+        }
+      }
       if (runs) {
         if (nr && runs[nr - 1].l2 == l2 && runs[nr - 1].start + runs[nr - 1].count * r == ns) runs[nr - 1].count += cnt;
         else {
@@ -253,6 +261,7 @@ static void HistWalk(const EllwarpRowStats *st, PetscInt T, EllwarpWalk *wk, Pet
   wk->nslices  = nsl;
   wk->nsplit   = nsp;
   if (nruns) *nruns = nr;
+  if (nwidths) *nwidths = nb;
 }
 
 PetscErrorCode EllwarpLayoutWholeRuns(const EllwarpRowStats *st, PetscInt T, PetscInt *nruns, EllwarpRun runs[])
@@ -260,7 +269,7 @@ PetscErrorCode EllwarpLayoutWholeRuns(const EllwarpRowStats *st, PetscInt T, Pet
   EllwarpWalk wk;
 
   PetscFunctionBegin;
-  HistWalk(st, T, &wk, nruns, runs);
+  HistWalk(st, T, &wk, nruns, runs, NULL, NULL, NULL);
   PetscCheck(*nruns <= ELLWARP_MAX_RUNS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " runs of slices", *nruns);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -269,7 +278,7 @@ static PetscErrorCode Walk(const EllwarpRowStats *st, PetscInt W, PetscInt T, El
 {
   PetscFunctionBegin;
   if (W == 0) {
-    HistWalk(st, T, wk, NULL, NULL);
+    HistWalk(st, T, wk, NULL, NULL, NULL, NULL, NULL);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCheck(st->window == W, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No slice walk for sort window %" PetscInt_FMT " (have %" PetscInt_FMT ")", W, st->window);
@@ -329,33 +338,19 @@ static SimEvent SimPop(SimEvent *h, PetscInt *n)
 
 static PetscErrorCode SimulateWhole(const EllwarpRowStats *st, PetscInt T, PetscReal *us)
 {
-  PetscInt   nb = 0, nh = 0, b = 0, cap;
-  PetscInt  *bw;
-  PetscCount *bc, pos = 0, ns = 0, left, A = 0;
-  PetscReal  steps = 0, bytes, perstep, P = 0, t = 0;
-  SimEvent  *heap;
+  PetscInt    nb = 0, nh = 0, b = 0, cap;
+  PetscInt   *bw;
+  PetscCount *bc, left, A = 0;
+  PetscReal   steps = 0, bytes, perstep, P = 0, t = 0;
+  EllwarpWalk wk;
+  SimEvent   *heap;
 
   PetscFunctionBegin;
-  /* the slices in dispatch order, as HistWalk walks them: runs of one width */
+  /* the slices in dispatch order, as the whole-matrix sort lays them out: runs of one width */
   PetscCall(PetscMalloc2(st->maxshort + 1, &bw, st->maxshort + 1, &bc));
-  for (PetscInt L = st->maxshort; L >= 0; L--) {
-    PetscCount h = st->hist[L], e = pos + h;
-    if (h && ns < e) {
-      PetscInt   l2 = LanesLog2(L, T), r = ELLWARP_LANES >> l2, w = (L + (1 << l2) - 1) >> l2;
-      PetscCount cnt = (e - ns + r - 1) / r;
-      if (nb && bw[nb - 1] == w) bc[nb - 1] += cnt;
-      else {
-        bw[nb] = w;
-        bc[nb++] = cnt;
-      }
-      ns += cnt * r;
-      steps += (PetscReal)cnt * (w + ELLWARP_SIM_START);
-    }
-    pos = e;
-  }
-  bytes   = 0;
-  for (PetscInt i = 0; i < nb; i++) bytes += (PetscReal)bc[i] * bw[i] * ELLWARP_LANES * 10.0; /* 16-bit columns */
-  bytes  += 16.0 * st->nrows;                                                                   /* x and y */
+  HistWalk(st, T, &wk, NULL, NULL, &nb, bw, bc);
+  for (PetscInt i = 0; i < nb; i++) steps += (PetscReal)bc[i] * (bw[i] + ELLWARP_SIM_START);
+  bytes   = (PetscReal)wk.nslots * 10.0 + 16.0 * st->nrows; /* 16-bit columns; x and y */
   perstep = steps > 0 ? bytes / steps : 0;
   cap     = 2 * nb + 2;
   PetscCall(PetscMalloc1(cap, &heap));
