@@ -9,6 +9,5 @@ PETSC_INTERN PetscErrorCode MatAXPY_SeqELLWARP(Mat, PetscScalar, Mat, MatStructu
 PETSC_INTERN PetscErrorCode MatSeqELLWARPAXPYMixed_Private(Mat, PetscScalar, Mat, MatStructure);
 /* give an AIJ-family product result (AIJCUSPARSE, SeqAIJ) MATSEQELLWARP's axpy op, keeping its own for delegation */
 PETSC_INTERN PetscErrorCode MatSeqELLWARPSetAXPYPartner_Private(Mat);
-/* an AIJCUSPARSE matrix sharing X's host CSR, kept on X between uses; and its release (seqellwarpproduct.c) */
+/* an AIJCUSPARSE matrix sharing X's host CSR, one per use (seqellwarpproduct.c) */
 PETSC_INTERN PetscErrorCode MatSeqELLWARPCreateShadow_Private(Mat, Mat *);
-PETSC_INTERN PetscErrorCode MatSeqELLWARPDropShadow_Private(Mat);

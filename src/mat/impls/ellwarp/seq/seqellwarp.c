@@ -207,7 +207,6 @@ static PetscErrorCode StripToSeqAIJ(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MatSeqELLWARPSyncHost(B));
-  PetscCall(MatSeqELLWARPDropShadow_Private(B));
   PetscCall(FreeLayouts(B));
   *B->ops = e->aijops;
   PetscCall(PetscMemzero(a->ops, sizeof(Mat_SeqAIJOps)));
@@ -277,7 +276,6 @@ static PetscErrorCode MatDestroy_SeqELLWARP(Mat A)
   PetscFunctionBegin;
   if (!e) PetscFunctionReturn(PETSC_SUCCESS); /* spptr moved away by MatHeaderMerge() */
   aijdestroy = e->aijops.destroy;
-  PetscCall(MatSeqELLWARPDropShadow_Private(A)); /* it shares the host arrays SeqAIJ's destroy frees */
   PetscCall(FreeLayouts(A));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ConvertNames); i++) PetscCall(PetscObjectComposeFunction((PetscObject)A, ConvertNames[i], NULL));
   PetscCall(PetscFree(A->spptr));

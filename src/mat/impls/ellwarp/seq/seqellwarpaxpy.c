@@ -17,9 +17,8 @@
      Galerkin results (PtAP, RARt, ABC) keep their own op: they become operators of their own (PCGAMG's coarse
      levels), which PETSc's AIJCUSPARSE code pairs with plain AIJCUSPARSE matrices.
    - Device: Y an AIJCUSPARSE result, X a MATSEQELLWARP of the cuda backend: X gets an AIJCUSPARSE shadow sharing
-     its host CSR (the one its products used, which X keeps, its values refreshed; else a new one, uploaded once
-     as AIJCUSPARSE uploads its own prolongator)
-     and AIJCUSPARSE's own axpy runs on (Y, shadow) with Y's own op in place: the same cuSPARSE csrgeam (SUBSET),
+     its host CSR (a new one, uploaded once as AIJCUSPARSE uploads its own prolongator; not kept:
+     seqellwarpproduct.c) and AIJCUSPARSE's own axpy runs on (Y, shadow) with Y's own op in place: the same cuSPARSE csrgeam (SUBSET),
      AXPY kernel (SAME) or host merge (DIFFERENT) as with two AIJCUSPARSE operands, so the same numbers as the
      aijcusparse run.  Neither operand is ELL-WARP-analysed.
    - Host (host backend, matrices bound to the CPU, two MATSEQELLWARP of different layouts): SUBSET_NONZERO_PATTERN
