@@ -800,6 +800,22 @@ static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, Pe
   PetscFunctionBegin;
   PetscCall(EllwarpBlockLayoutCreate(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, compressbias, &L));
   nlayouts++;
+  { /* the same layout on 1 and on 5 host threads (ranges of a few windows and slices, some empty) */
+    for (PetscInt nt = 1; nt <= 5; nt += 4) {
+      EllwarpBlockLayout *Lt;
+      PetscBool           same, blocked;
+      PetscInt            np = L->nslices * ELLWARP_LANES;
+
+      PetscCall(EllwarpBlockLayoutCreateThreads(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, compressbias, nt, &Lt));
+      same = (PetscBool)(Lt->nslots == L->nslots && Lt->nnzb == L->nnzb && Lt->ncol16 == L->ncol16 && Lt->ncol32 == L->ncol32 && Lt->nread16 == L->nread16 && Lt->nread32 == L->nread32 && Lt->n16 == L->n16 && Lt->nbias == L->nbias && Lt->maxrowlen == L->maxrowlen && Lt->ncolbias == L->ncolbias);
+      if (same) same = (PetscBool)(!memcmp(Lt->rowperm, L->rowperm, np * sizeof(PetscInt)) && !memcmp(Lt->rowlen, L->rowlen, np * sizeof(int)) && !memcmp(Lt->rowstart, L->rowstart, np * sizeof(PetscCount)) && !memcmp(Lt->sliceptr, L->sliceptr, (L->nslices + 1) * sizeof(PetscCount)) && !memcmp(Lt->colbase, L->colbase, L->nslices * sizeof(PetscCount)) &&
+                                   !memcmp(Lt->meta, L->meta, L->nslices) && !memcmp(Lt->biasbase, L->biasbase, L->nslices * sizeof(PetscCount)) && !memcmp(Lt->col16, L->col16, L->ncol16 * sizeof(short)) && !memcmp(Lt->col32, L->col32, L->ncol32 * sizeof(int)) && !memcmp(Lt->colbias, L->colbias, L->ncolbias * sizeof(int)));
+      CHECK(same, "%s: the blocked layout on %" PetscInt_FMT " threads differs from the default one", nm, nt);
+      PetscCall(EllwarpBlockLayoutDestroy(&Lt));
+      PetscCall(EllwarpBlockDetectThreads(A->m, A->n, A->ai, A->aj, bs, nt, &blocked));
+      CHECK(blocked, "%s: not detected as blocked on %" PetscInt_FMT " threads", nm, nt);
+    }
+  }
   CHECK(L->bs == bs && L->mb == A->m / bs && L->nb == A->n / bs && L->nslices == (L->mb + 31) / 32, "%s: blocked sizes", nm);
   PetscCall(PetscCalloc1(L->mb + 1, &seen));
   for (PetscInt p = 0; p < L->nslices * ELLWARP_LANES; p++) {

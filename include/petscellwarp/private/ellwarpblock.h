@@ -55,6 +55,9 @@ PETSC_INTERN const char *const EllwarpBlockMaps[];
 
 PETSC_EXTERN PetscErrorCode EllwarpBlockDetect(PetscInt, PetscInt, const PetscInt[], const PetscInt[], PetscInt, PetscBool *);
 PETSC_EXTERN PetscErrorCode EllwarpBlockLayoutCreate(PetscInt, PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], PetscInt, PetscBool, PetscBool, EllwarpBlockLayout **);
+/* the same on nthreads host threads (0: the CPUs of the process); the result does not depend on nthreads */
+PETSC_EXTERN PetscErrorCode EllwarpBlockDetectThreads(PetscInt, PetscInt, const PetscInt[], const PetscInt[], PetscInt, PetscInt, PetscBool *);
+PETSC_EXTERN PetscErrorCode EllwarpBlockLayoutCreateThreads(PetscInt, PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], PetscInt, PetscBool, PetscBool, PetscInt, EllwarpBlockLayout **);
 PETSC_EXTERN PetscErrorCode EllwarpBlockLayoutDestroy(EllwarpBlockLayout **);
 PETSC_EXTERN PetscLogDouble EllwarpBlockBytesMult(const EllwarpBlockLayout *);
 

@@ -1,34 +1,91 @@
 /* The blocked ELL-WARP layout (ellwarpblock.h): the check that a CSR pattern is bs-blocked, the host analysis,
    the bytes model, and the plain-C reference store (gather and product) that the CUDA kernels are tested against. */
 #include <petscellwarp/private/ellwarpblock.h>
+#include <petscellwarp/private/ellwarpthreads.h>
 #include <petscsys.h>
+#include <stdlib.h>
 
 const char *const EllwarpBlockMaps[] = {"auto", "row", "lane", "EllwarpBlockMap", "ELLWARP_BLOCK_MAP_", NULL};
 
+/* Both set-up steps below run on the host's cores (PetscEllwarpThreadsRun, contiguous ranges): on the GPU host a
+   1 M-row elasticity operator (81 M nonzeros, bs 3) took 70 ms for the block check and 120 ms for the layout on one
+   core, at a first MatMult that otherwise costs about what AIJCUSPARSE's upload does.  Every range writes only its
+   own slots and partial counts, so the result does not depend on the number of threads (tests/analysis.c builds
+   it with 1 and with several and compares).  The workers make no PETSc call (PETSc is not thread-safe): qsort()
+   for the window sort, malloc() for its keys. */
+#define ELLWARP_BLOCK_GRAIN 4096 /* block rows (or slices) a thread at least gets */
+
+/* nthreads if positive (tests: several ranges on small patterns), else the CPUs of the process, one per grain */
+static PetscErrorCode ThreadCount(PetscInt nthreads, PetscCount n, PetscInt *nth)
+{
+  PetscFunctionBegin;
+  if (nthreads > 0) *nth = PetscMin(nthreads, 64);
+  else PetscCall(PetscEllwarpThreadsGetCount(0, n, ELLWARP_BLOCK_GRAIN, nth));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  PetscInt        m, n, bs;
+  const PetscInt *ai, *aj;
+  int            *ok; /* [nthreads] */
+} DetectCtx;
+
+static int DetectWork(void *ctx, PetscInt range, PetscCount b, PetscCount e)
+{
+  DetectCtx      *c  = (DetectCtx *)ctx;
+  const PetscInt  bs = c->bs, *ai = c->ai, *aj = c->aj;
+
+  c->ok[range] = 0;
+  for (PetscCount ib = b; ib < e; ib++) {
+    const PetscInt r0 = (PetscInt)ib * bs, k0 = ai[r0], len = ai[r0 + 1] - ai[r0];
+    if (len % bs) return 0;
+    for (PetscInt k = 0; k < len; k += bs) {
+      const PetscInt c0 = aj[k0 + k];
+      if (c0 % bs) return 0;
+      for (PetscInt cc = 1; cc < bs; cc++)
+        if (aj[k0 + k + cc] != c0 + cc) return 0;
+    }
+    for (PetscInt r = 1; r < bs; r++) {
+      if (ai[r0 + r + 1] - ai[r0 + r] != len) return 0;
+      for (PetscInt k = 0; k < len; k++)
+        if (aj[ai[r0 + r] + k] != aj[k0 + k]) return 0;
+    }
+  }
+  c->ok[range] = 1;
+  return 0;
+}
+
 /* Whether the m x n CSR pattern is bs-blocked: bs divides m and n, and every bs x bs block is stored whole or not
    at all (the rows of a block row have the same columns, which come in whole aligned groups of bs).  The columns
-   of each row increase (assembled SeqAIJ, EllwarpLayoutTranspose()).  O(nnz), stops at the first counterexample. */
-PetscErrorCode EllwarpBlockDetect(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], PetscInt bs, PetscBool *blocked)
+   of each row increase (assembled SeqAIJ, EllwarpLayoutTranspose()).  O(nnz), each thread's range stops at its
+   first counterexample.  nthreads: 0 for the CPUs of the process. */
+PetscErrorCode EllwarpBlockDetectThreads(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], PetscInt bs, PetscInt nthreads, PetscBool *blocked)
 {
+  DetectCtx c;
+  PetscInt  nth;
+
   PetscFunctionBegin;
   *blocked = PETSC_FALSE;
   if (bs < 2 || bs > ELLWARP_BLOCK_MAXBS || m % bs || n % bs) PetscFunctionReturn(PETSC_SUCCESS);
-  for (PetscInt ib = 0; ib < m / bs; ib++) {
-    const PetscInt r0 = ib * bs, k0 = ai[r0], len = ai[r0 + 1] - ai[r0];
-    if (len % bs) PetscFunctionReturn(PETSC_SUCCESS);
-    for (PetscInt k = 0; k < len; k += bs) {
-      const PetscInt c0 = aj[k0 + k];
-      if (c0 % bs) PetscFunctionReturn(PETSC_SUCCESS);
-      for (PetscInt c = 1; c < bs; c++)
-        if (aj[k0 + k + c] != c0 + c) PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    for (PetscInt r = 1; r < bs; r++) {
-      if (ai[r0 + r + 1] - ai[r0 + r] != len) PetscFunctionReturn(PETSC_SUCCESS);
-      for (PetscInt k = 0; k < len; k++)
-        if (aj[ai[r0 + r] + k] != aj[k0 + k]) PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  }
+  PetscCall(ThreadCount(nthreads, m / bs, &nth));
+  c.m  = m;
+  c.n  = n;
+  c.bs = bs;
+  c.ai = ai;
+  c.aj = aj;
+  PetscCall(PetscMalloc1(nth, &c.ok));
+  PetscCall(PetscEllwarpThreadsRun(nth, m / bs, DetectWork, &c));
   *blocked = PETSC_TRUE;
+  for (PetscInt t = 0; t < nth; t++)
+    if (!c.ok[t]) *blocked = PETSC_FALSE;
+  PetscCall(PetscFree(c.ok));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode EllwarpBlockDetect(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], PetscInt bs, PetscBool *blocked)
+{
+  PetscFunctionBegin;
+  PetscCall(EllwarpBlockDetectThreads(m, n, ai, aj, bs, 0, blocked));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -47,16 +104,136 @@ static void StepSpan(const EllwarpBlockLayout *L, const PetscInt aj[], PetscInt 
   }
 }
 
+typedef struct {
+  EllwarpBlockLayout *L;
+  const PetscInt     *ai, *aj;
+  PetscInt            W;
+  PetscBool           compress, compressbias;
+  int                *width;            /* [nslices] */
+  PetscCount         *nnzb, *nr16, *nr32; /* [nthreads] partial counts */
+  PetscInt           *maxrow;           /* [nthreads] */
+} LayoutCtx;
+
+static int CmpInt64(const void *a, const void *b)
+{
+  const PetscInt64 x = *(const PetscInt64 *)a, y = *(const PetscInt64 *)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* windows [b, e): block rows sorted by key (longest first, then block row) inside each window */
+static int SortWork(void *ctx, PetscInt range, PetscCount b, PetscCount e)
+{
+  LayoutCtx          *c = (LayoutCtx *)ctx;
+  EllwarpBlockLayout *L = c->L;
+  const PetscInt      bs = L->bs, mb = L->mb, W = c->W;
+  PetscInt64         *key;
+
+  (void)range;
+  if (b >= e) return 0;
+  key = (PetscInt64 *)malloc(sizeof(PetscInt64) * (size_t)W);
+  if (!key) return PETSC_ERR_MEM;
+  for (PetscCount wi = b; wi < e; wi++) {
+    const PetscInt w0 = (PetscInt)wi * W, nw = PetscMin(W, mb - w0);
+    for (PetscInt i = 0; i < nw; i++) {
+      const PetscInt ib = w0 + i, len = (c->ai[ib * bs + 1] - c->ai[ib * bs]) / bs;
+      key[i]           = ((PetscInt64)(PETSC_INT_MAX - len) << 32) | (PetscInt64)i;
+    }
+    qsort(key, (size_t)nw, sizeof(PetscInt64), CmpInt64);
+    for (PetscInt i = 0; i < nw; i++) {
+      const PetscInt ib = w0 + (PetscInt)(key[i] & 0xffffffffLL);
+      L->rowperm[w0 + i]  = ib;
+      L->rowlen[w0 + i]   = (int)((c->ai[ib * bs + 1] - c->ai[ib * bs]) / bs);
+      L->rowstart[w0 + i] = c->ai[ib * bs];
+    }
+  }
+  free(key);
+  return 0;
+}
+
+/* slices [b, e): width and column mode (row-relative 16-bit, else 16-bit plus a bias per step, else 32-bit) */
+static int ModeWork(void *ctx, PetscInt range, PetscCount b, PetscCount e)
+{
+  LayoutCtx          *c = (LayoutCtx *)ctx;
+  EllwarpBlockLayout *L = c->L;
+  const PetscInt      bs = L->bs;
+  PetscCount          nnzb = 0;
+  PetscInt            maxrow = 0;
+
+  for (PetscCount sc = b; sc < e; sc++) {
+    const PetscInt s = (PetscInt)sc;
+    PetscInt       w = 0;
+    PetscBool      fits = c->compress, biasfits = (PetscBool)(c->compress && c->compressbias);
+    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
+      const PetscInt p = s * ELLWARP_LANES + q;
+      w                = PetscMax(w, L->rowlen[p]);
+      for (PetscInt k = 0; fits && k < L->rowlen[p]; k++) {
+        const PetscInt64 d = (PetscInt64)(c->aj[L->rowstart[p] + k * bs] / bs) - L->rowperm[p];
+        if (d < -32767 || d > 32767) fits = PETSC_FALSE;
+      }
+      nnzb += L->rowlen[p];
+      maxrow = PetscMax(maxrow, L->rowlen[p]);
+    }
+    for (PetscInt k = 0; !fits && biasfits && k < w; k++) {
+      PetscInt64 mn, mx;
+      StepSpan(L, c->aj, s, k, &mn, &mx);
+      if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) biasfits = PETSC_FALSE;
+    }
+    c->width[s] = (int)w;
+    L->meta[s]  = fits ? 16 : (biasfits ? 48 : 0);
+  }
+  c->nnzb[range]   = nnzb;
+  c->maxrow[range] = maxrow;
+  return 0;
+}
+
+/* slices [b, e): the biases of a biased slice (each step's midpoint, 0 where no lane has an entry) and the indices */
+static int IndexWork(void *ctx, PetscInt range, PetscCount b, PetscCount e)
+{
+  LayoutCtx          *c = (LayoutCtx *)ctx;
+  EllwarpBlockLayout *L = c->L;
+  const PetscInt      bs = L->bs;
+  PetscCount          nr16 = 0, nr32 = 0;
+
+  for (PetscCount sc = b; sc < e; sc++) {
+    const PetscInt s = (PetscInt)sc, w = c->width[s];
+    for (PetscInt k = 0; (L->meta[s] & 32) && k < w; k++) {
+      PetscInt64 mn, mx;
+      StepSpan(L, c->aj, s, k, &mn, &mx);
+      L->colbias[L->biasbase[s] + k] = mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0;
+    }
+    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
+      const PetscInt p = s * ELLWARP_LANES + q;
+      for (PetscInt k = 0; k < w; k++) {
+        const PetscCount o  = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + q;
+        const PetscBool  in = (PetscBool)(k < L->rowlen[p]);
+        const PetscInt   bc = in ? c->aj[L->rowstart[p] + k * bs] / bs : -1;
+        if (L->meta[s] & 16) {
+          const PetscInt bias = (L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0;
+          L->col16[o]         = in ? (short)(bc - L->rowperm[p] - bias) : (short)ELLWARP_PAD16;
+          if (in) nr16++;
+        } else {
+          L->col32[o] = (int)bc;
+          if (in) nr32++;
+        }
+      }
+    }
+  }
+  c->nr16[range] = nr16;
+  c->nr32[range] = nr32;
+  return 0;
+}
+
 /* The layout of a bs-blocked m x n CSR pattern (EllwarpBlockDetect() true).  Block rows are sorted by length,
    longest first, within windows of W block rows (a multiple of 32: slices never straddle windows), so a slice's
    rows have nearly the same length (its width is its first row's) while its x and y accesses stay local.
    map: CSR entry -> value index (a transpose), or NULL.  compress: 16-bit block-column offsets where they fit;
-   compressbias (with compress): from the block row plus a bias per step where row-relative ones do not fit. */
-PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], PetscInt W, PetscBool compress, PetscBool compressbias, EllwarpBlockLayout **out)
+   compressbias (with compress): from the block row plus a bias per step where row-relative ones do not fit.
+   nthreads: 0 for the CPUs of the process; the layout is the same for any number. */
+PetscErrorCode EllwarpBlockLayoutCreateThreads(PetscInt m, PetscInt n, PetscInt bs, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], PetscInt W, PetscBool compress, PetscBool compressbias, PetscInt nthreads, EllwarpBlockLayout **out)
 {
   EllwarpBlockLayout *L;
-  PetscInt            mb = m / bs, np;
-  PetscInt64         *key;
+  PetscInt            mb = m / bs, np, nth;
+  LayoutCtx           c;
 
   PetscFunctionBegin;
   PetscCheck(bs >= 2 && bs <= ELLWARP_BLOCK_MAXBS && m % bs == 0 && n % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "blocked ELLWARP layout: block size %" PetscInt_FMT " must be in [2,%d] and divide %" PetscInt_FMT " x %" PetscInt_FMT, bs, ELLWARP_BLOCK_MAXBS, m, n);
@@ -72,50 +249,30 @@ PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, con
   PetscCall(PetscMalloc3(np, &L->rowperm, np, &L->rowlen, np, &L->rowstart));
   PetscCall(PetscMalloc3(L->nslices + 1, &L->sliceptr, L->nslices, &L->colbase, L->nslices, &L->meta));
   PetscCall(PetscMalloc1(L->nslices, &L->biasbase));
-  /* sort: key (longest first, then block row) inside each window */
-  PetscCall(PetscMalloc1(PetscMin(W, PetscMax(mb, 1)), &key));
-  for (PetscInt w0 = 0; w0 < mb; w0 += W) {
-    const PetscInt nw = PetscMin(W, mb - w0);
-    for (PetscInt i = 0; i < nw; i++) {
-      const PetscInt ib = w0 + i, len = (ai[ib * bs + 1] - ai[ib * bs]) / bs;
-      key[i]           = ((PetscInt64)(PETSC_INT_MAX - len) << 32) | (PetscInt64)i;
-    }
-    PetscCall(PetscSortInt64(nw, key));
-    for (PetscInt i = 0; i < nw; i++) {
-      const PetscInt ib = w0 + (PetscInt)(key[i] & 0xffffffffLL);
-      L->rowperm[w0 + i]  = ib;
-      L->rowlen[w0 + i]   = (int)((ai[ib * bs + 1] - ai[ib * bs]) / bs);
-      L->rowstart[w0 + i] = ai[ib * bs];
-    }
-  }
-  PetscCall(PetscFree(key));
+  PetscCall(ThreadCount(nthreads, mb, &nth));
+  c.L            = L;
+  c.ai           = ai;
+  c.aj           = aj;
+  c.W            = W;
+  c.compress     = compress;
+  c.compressbias = compressbias;
+  PetscCall(PetscCalloc5(L->nslices, &c.width, nth, &c.nnzb, nth, &c.nr16, nth, &c.nr32, nth, &c.maxrow));
+  PetscCall(PetscEllwarpThreadsRun(nth, (mb + W - 1) / W, SortWork, &c));
   for (PetscInt p = mb; p < np; p++) {
     L->rowperm[p]  = -1;
     L->rowlen[p]   = 0;
     L->rowstart[p] = 0;
   }
-  /* slices: width, column mode (row-relative 16-bit, else 16-bit plus a bias per step, else 32-bit) */
+  PetscCall(PetscEllwarpThreadsRun(nth, L->nslices, ModeWork, &c));
+  for (PetscInt t = 0; t < nth; t++) {
+    L->nnzb += c.nnzb[t];
+    L->maxrowlen = PetscMax(L->maxrowlen, c.maxrow[t]);
+  }
+  /* the slices' bases, in slice order */
   L->sliceptr[0] = 0;
   for (PetscInt s = 0; s < L->nslices; s++) {
-    PetscInt  w = 0;
-    PetscBool fits = compress, biasfits = (PetscBool)(compress && compressbias);
-    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
-      const PetscInt p = s * ELLWARP_LANES + q;
-      w                = PetscMax(w, L->rowlen[p]);
-      for (PetscInt k = 0; fits && k < L->rowlen[p]; k++) {
-        const PetscInt64 d = (PetscInt64)(aj[L->rowstart[p] + k * bs] / bs) - L->rowperm[p];
-        if (d < -32767 || d > 32767) fits = PETSC_FALSE;
-      }
-      L->nnzb += L->rowlen[p];
-      L->maxrowlen = PetscMax(L->maxrowlen, L->rowlen[p]);
-    }
-    for (PetscInt k = 0; !fits && biasfits && k < w; k++) {
-      PetscInt64 mn, mx;
-      StepSpan(L, aj, s, k, &mn, &mx);
-      if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) biasfits = PETSC_FALSE;
-    }
+    const PetscInt w = c.width[s];
     L->sliceptr[s + 1] = L->sliceptr[s] + (PetscCount)w * ELLWARP_LANES;
-    L->meta[s]         = fits ? 16 : (biasfits ? 48 : 0);
     L->biasbase[s]     = L->ncolbias;
     if (L->meta[s] & 16) {
       L->colbase[s] = L->ncol16;
@@ -133,36 +290,24 @@ PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, con
   L->nslots = L->sliceptr[L->nslices];
   PetscCall(PetscMalloc2(L->ncol16, &L->col16, L->ncol32, &L->col32));
   PetscCall(PetscMalloc1(L->ncolbias, &L->colbias));
-  for (PetscInt s = 0; s < L->nslices; s++) /* a biased slice's biases: each step's midpoint (0 where no lane has an entry) */
-    for (PetscInt k = 0; (L->meta[s] & 32) && k < (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES); k++) {
-      PetscInt64 mn, mx;
-      StepSpan(L, aj, s, k, &mn, &mx);
-      L->colbias[L->biasbase[s] + k] = mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0;
-    }
-  for (PetscInt s = 0; s < L->nslices; s++) {
-    const PetscInt w = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
-    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
-      const PetscInt p = s * ELLWARP_LANES + q;
-      for (PetscInt k = 0; k < w; k++) {
-        const PetscCount o  = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + q;
-        const PetscBool  in = (PetscBool)(k < L->rowlen[p]);
-        const PetscInt   bc = in ? aj[L->rowstart[p] + k * bs] / bs : -1;
-        if (L->meta[s] & 16) {
-          const PetscInt bias = (L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0;
-          L->col16[o]         = in ? (short)(bc - L->rowperm[p] - bias) : (short)ELLWARP_PAD16;
-          if (in) L->nread16++;
-        } else {
-          L->col32[o] = (int)bc;
-          if (in) L->nread32++;
-        }
-      }
-    }
+  PetscCall(PetscEllwarpThreadsRun(nth, L->nslices, IndexWork, &c));
+  for (PetscInt t = 0; t < nth; t++) {
+    L->nread16 += c.nr16[t];
+    L->nread32 += c.nr32[t];
   }
+  PetscCall(PetscFree5(c.width, c.nnzb, c.nr16, c.nr32, c.maxrow));
   if (map) {
     PetscCall(PetscMalloc1(L->nnz, &L->map));
     PetscCall(PetscArraycpy(L->map, map, L->nnz));
   }
   *out = L;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode EllwarpBlockLayoutCreate(PetscInt m, PetscInt n, PetscInt bs, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], PetscInt W, PetscBool compress, PetscBool compressbias, EllwarpBlockLayout **out)
+{
+  PetscFunctionBegin;
+  PetscCall(EllwarpBlockLayoutCreateThreads(m, n, bs, ai, aj, map, W, compress, compressbias, 0, out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

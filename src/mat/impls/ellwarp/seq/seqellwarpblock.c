@@ -83,6 +83,7 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
   PetscInt        bs;
   PetscBool       detected, use = PETSC_FALSE;
   const char     *mode = MatEllwarpBlockModes[e->blockmode];
+  PetscLogDouble  t0, t1, t2, t3;
 
   PetscFunctionBegin;
   if (e->bdecided == e->nanalyses && e->bmodedecided == e->blockmode) PetscFunctionReturn(PETSC_SUCCESS);
@@ -99,7 +100,9 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
     PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: no entries"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscTime(&t0));
   PetscCall(FindBlockSize(A, &bs, &detected));
+  PetscCall(PetscTime(&t1));
   e->bsize = bs;
   if (bs == 1) {
     PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: the pattern is not blocked by a block size 2..%d (-mat_ellwarp_block %s)", ELLWARP_BLOCK_MAXBS, mode));
@@ -108,6 +111,7 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
   PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
   PetscCall(EllwarpBlockLayoutCreate(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, e->blockwindow ? e->blockwindow : ELLWARP_BLOCK_WINDOW, e->par.compress, e->par.compressbias, &e->Lb));
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
+  PetscCall(PetscTime(&t2));
   e->bbytes = EllwarpBlockBytesMult(e->Lb);
   {
     const PetscReal nnz = (PetscReal)e->L->nnz, save = 1.0 - e->bbytes / e->sbytes;
@@ -140,6 +144,8 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
   e->kb = &EllwarpBlockHostOps;
 #endif
   PetscCall(e->kb->create(e->Lb, &e->Sb));
+  PetscCall(PetscTime(&t3));
+  PetscCall(PetscInfo(A, "Blocked layout set-up on the host: block-size check %.3f ms, layout %.3f ms, store %.3f ms\n", 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (t3 - t2)));
   e->Sbversion = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
