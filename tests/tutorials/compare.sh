@@ -29,6 +29,8 @@
 #   --ref-type T      matrix type of the reference run (default aij; aijcusparse where the arguments name
 #                     something only AIJCUSPARSE has besides us, e.g. -pc_factor_mat_solver_type cusparse)
 #   --expect-type T   the ELLWARP run must have assembled a matrix of type T (e.g. mpiaijellwarp under mpiexec -n 2)
+#   --expect-info RE  the ELLWARP run's -info (class mat, written to a file, not to the compared output) must have
+#                     a line matching the extended regex RE (e.g. which factorization it chose)
 #
 # Besides the output, the ellwarp run must have assembled a seqaijellwarp/mpiaijellwarp matrix (checked in the
 # -mat_view file), so a type option that never reaches the matrix fails instead of comparing AIJ with AIJ, and
@@ -36,7 +38,7 @@
 # Exit status: 0 same output, 1 different output or a failed run, 2 usage.
 set -uo pipefail
 
-reftype=aij lib="" matopt=-mat_type vecopt=-vec_type gpu=0 short=0 match="" launcher="" testargs="" keep="" expect=""
+reftype=aij lib="" matopt=-mat_type vecopt=-vec_type gpu=0 short=0 match="" launcher="" testargs="" keep="" expect="" expectinfo=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --lib) lib=$2; shift 2 ;;
@@ -49,6 +51,7 @@ while [ $# -gt 0 ]; do
     --test-args) testargs=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     --expect-type) expect=$2; shift 2 ;;
+    --expect-info) expectinfo=$2; shift 2 ;;
     --ref-type) reftype=$2; shift 2 ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
@@ -81,6 +84,7 @@ else
   tst+=(-mat_ellwarp_backend host)
 fi
 tst+=("${extra[@]}")
+[ -z "$expectinfo" ] || tst+=(-info "$dir/info.txt:mat")
 
 run() { # run OUT CMD...
   local out=$1; shift
@@ -113,6 +117,10 @@ grep -Eq 'type: (seq|mpi)aijellwarp' "$dir/matview.txt" 2>/dev/null ||
 echo "== matrix type in the ELLWARP run: $(grep -Eo '(seq|mpi)aijellwarp' "$dir/matview.txt" | head -n1)"
 if [ -n "$expect" ]; then
   grep -Eq "type: $expect\$" "$dir/matview.txt" || fail "the ELLWARP run did not assemble a $expect matrix"
+fi
+if [ -n "$expectinfo" ]; then
+  cat "$dir"/info.txt* 2>/dev/null | grep -Eq -- "$expectinfo" || fail "no -info line of the ELLWARP run matches '$expectinfo'"
+  echo "== -info of the ELLWARP run: $(cat "$dir"/info.txt* | grep -E -- "$expectinfo" | head -n1)"
 fi
 
 normalize() { # normalize FILE -> stdout

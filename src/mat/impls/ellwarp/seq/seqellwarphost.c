@@ -430,10 +430,47 @@ static PetscErrorCode GetFactor(Mat A, MatFactorType ftype, MatSolverType solver
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Which factorization a MATSEQELLWARP gets when the solver type is MATSOLVERPETSC or not given.  PETSc walks its
+   solver registry in the order solvers were first registered, and "petsc" comes before "cusparse", so this
+   function is also what MatGetFactor() without a solver type reaches (PCILU/PCICC/PCLU's default, PETSc's default
+   sequential preconditioner).  With the cuda backend it gives cuSPARSE's factorization, as AIJCUSPARSE's default
+   is: before, a program run with -mat_type ellwarp and the default ILU/ICC factored and solved on the host, copying
+   the vectors every iteration (ksp ex56 -ne 69 with ICC on an H100: 56 s against AIJCUSPARSE's 3.5 s).  PETSc's
+   host factorization stays available, as for AIJCUSPARSE: -pc_factor_mat_solver_type petsc (read here under the
+   factor prefix PCFactor gives the matrix), -pc_factor_mat_factor_on_host and -pc_factor_mat_solve_on_host (passed
+   to cuSPARSE's factorization, which honours them), or the host backend.  -info says which and why. */
+static PetscErrorCode DefaultFactorOnDevice(Mat A, MatFactorType ftype, PetscBool *dev)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  char            solver[64] = "";
+  PetscBool       set = PETSC_FALSE, petsc = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  *dev = PETSC_FALSE;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (e->backend != MAT_ELLWARP_BACKEND_CUDA || ftype < MAT_FACTOR_LU || ftype > MAT_FACTOR_ICC) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsGetString(((PetscObject)A)->options, A->factorprefix, "-pc_factor_mat_solver_type", solver, sizeof(solver), &set));
+  if (set) PetscCall(PetscStrcmp(solver, MATSOLVERPETSC, &petsc));
+  *dev = (PetscBool)!petsc;
+  PetscCall(PetscInfo(A, "%s factorization of a MATSEQELLWARP with the cuda backend: %s\n", MatFactorTypes[ftype], petsc ? "PETSc's on the host (-pc_factor_mat_solver_type petsc)" : "cuSPARSE's (MATSOLVERCUSPARSE, as for AIJCUSPARSE; -pc_factor_mat_solver_type petsc for PETSc's on the host)"));
+#else
+  (void)e;
+  (void)ftype;
+  (void)solver;
+  (void)set;
+  (void)petsc;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGetFactor_SeqELLWARP_PETSc(Mat A, MatFactorType ftype, Mat *F)
 {
+  PetscBool dev;
+
   PetscFunctionBegin;
-  PetscCall(GetFactor(A, ftype, MATSOLVERPETSC, MATSEQAIJ, F));
+  PetscCall(DefaultFactorOnDevice(A, ftype, &dev));
+  if (dev) PetscCall(GetFactor(A, ftype, MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, F));
+  else PetscCall(GetFactor(A, ftype, MATSOLVERPETSC, MATSEQAIJ, F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -451,7 +488,8 @@ PetscErrorCode MatSeqELLWARPRegisterFactors(void)
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_ILU, MatGetFactor_SeqELLWARP_PETSc));
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqELLWARP_PETSc));
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_ICC, MatGetFactor_SeqELLWARP_PETSc));
-  /* after PETSc's, so that PETSc's stays the default solver of the type (MatGetFactor with no solver type) */
+  /* MatGetFactor() with no solver type reaches the "petsc" entry first (PETSc registered that solver first): it
+     chooses by the backend (DefaultFactorOnDevice) */
   for (MatFactorType t = MAT_FACTOR_LU; t <= MAT_FACTOR_ICC; t = (MatFactorType)(t + 1)) PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, MATSEQELLWARP, t, MatGetFactor_SeqELLWARP_CUSPARSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
