@@ -31,6 +31,7 @@
 #   --expect-type T   the ELLWARP run must have assembled a matrix of type T (e.g. mpiaijellwarp under mpiexec -n 2)
 #   --expect-info RE  the ELLWARP run's -info (class mat, written to a file, not to the compared output) must have
 #                     a line matching the extended regex RE (e.g. which factorization it chose)
+#   --reject-info RE  ... and no line matching RE
 #
 # Besides the output, the ellwarp run must have assembled a seqaijellwarp/mpiaijellwarp matrix (checked in the
 # -mat_view file), so a type option that never reaches the matrix fails instead of comparing AIJ with AIJ, and
@@ -38,7 +39,7 @@
 # Exit status: 0 same output, 1 different output or a failed run, 2 usage.
 set -uo pipefail
 
-reftype=aij lib="" matopt=-mat_type vecopt=-vec_type gpu=0 short=0 match="" launcher="" testargs="" keep="" expect="" expectinfo=""
+reftype=aij lib="" matopt=-mat_type vecopt=-vec_type gpu=0 short=0 match="" launcher="" testargs="" keep="" expect="" expectinfo="" rejectinfo=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --lib) lib=$2; shift 2 ;;
@@ -52,6 +53,7 @@ while [ $# -gt 0 ]; do
     --keep) keep=$2; shift 2 ;;
     --expect-type) expect=$2; shift 2 ;;
     --expect-info) expectinfo=$2; shift 2 ;;
+    --reject-info) rejectinfo=$2; shift 2 ;;
     --ref-type) reftype=$2; shift 2 ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
@@ -84,7 +86,7 @@ else
   tst+=(-mat_ellwarp_backend host)
 fi
 tst+=("${extra[@]}")
-[ -z "$expectinfo" ] || tst+=(-info "$dir/info.txt:mat")
+[ -z "$expectinfo$rejectinfo" ] || tst+=(-info "$dir/info.txt:mat")
 
 run() { # run OUT CMD...
   local out=$1; shift
@@ -121,6 +123,10 @@ fi
 if [ -n "$expectinfo" ]; then
   cat "$dir"/info.txt* 2>/dev/null | grep -Eq -- "$expectinfo" || fail "no -info line of the ELLWARP run matches '$expectinfo'"
   echo "== -info of the ELLWARP run: $(cat "$dir"/info.txt* | grep -E -- "$expectinfo" | head -n1)"
+fi
+if [ -n "$rejectinfo" ]; then
+  ls "$dir"/info.txt* > /dev/null 2>&1 || fail "the ELLWARP run wrote no -info file"
+  ! cat "$dir"/info.txt* | grep -Eq -- "$rejectinfo" || fail "an -info line of the ELLWARP run matches '$rejectinfo': $(cat "$dir"/info.txt* | grep -E -- "$rejectinfo" | head -n1)"
 fi
 
 normalize() { # normalize FILE -> stdout

@@ -177,7 +177,8 @@ typedef struct {
   PetscErrorCode (*lusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
   PetscErrorCode (*cholsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
   PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *);
-  Mat Ac; /* MATSOLVERCUSPARSE: the AIJCUSPARSE copy the wrapped routines factor; NULL for MATSOLVERPETSC */
+  PetscBool cusparse; /* MATSOLVERCUSPARSE: the wrapped routines factor Ac, an AIJCUSPARSE copy of A made at the symbolic phase */
+  Mat       Ac;       /* NULL for MATSOLVERPETSC, and before the symbolic phase */
   PetscErrorCode (*matsolve)(Mat, Mat, Mat);
   PetscErrorCode (*matsolvetranspose)(Mat, Mat, Mat);
 } FactorOrig;
@@ -213,7 +214,14 @@ static PetscErrorCode FactorOperand(FactorOrig *o, Mat A, PetscBool symbolic, Ma
   PetscFunctionBegin;
   PetscCall(MatSeqELLWARPSyncHost(A));
   *Ause = A;
-  if (!o->Ac) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!o->cusparse) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!o->Ac) { /* the first symbolic phase: the copy is made here, not in MatGetFactor(), which PCFactor calls more
+                   than once (its default ordering creates and destroys a factor) */
+    PetscCall(CopyToAIJCUSPARSE(A, &o->Ac));
+    PetscCall(PetscInfo(A, "MATSOLVERCUSPARSE symbolic factorization of a MATSEQELLWARP: an AIJCUSPARSE copy of its %" PetscInt_FMT " values made\n", ((Mat_SeqAIJ *)A->data)->nz));
+    *Ause = o->Ac;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   a = (Mat_SeqAIJ *)A->data;
   c = (Mat_SeqAIJ *)o->Ac->data;
   same = (PetscBool)(A->rmap->n == o->Ac->rmap->n && A->cmap->n == o->Ac->cmap->n && a->nz == c->nz);
@@ -395,14 +403,12 @@ static PetscErrorCode GetFactor(Mat A, MatFactorType ftype, MatSolverType solver
   PetscCall(PetscStrcmp(solver, MATSOLVERCUSPARSE, &cusparse));
   PetscCall(MatSolverTypeGet(solver, aijtype, ftype, &foundtype, &foundsolver, &aijfactor));
   PetscCheck(aijfactor, PETSC_COMM_SELF, PETSC_ERR_SUP, "No %s factorization of type %s for %s", solver, MatFactorTypes[ftype], aijtype);
-  if (cusparse) PetscCall(CopyToAIJCUSPARSE(A, &Ac));
-  PetscCall((*aijfactor)(Ac ? Ac : A, ftype, F));
-  if (!*F) {
-    PetscCall(MatDestroy(&Ac));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  /* both factories read only A's sizes, block sizes and CPU binding: A itself, the copy comes at the symbolic phase */
+  PetscCall((*aijfactor)(A, ftype, F));
+  if (!*F) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscNew(&o));
-  o->Ac = Ac;
+  o->cusparse = cusparse;
+  o->Ac       = Ac;
   switch (ftype) {
   case MAT_FACTOR_LU:
     o->lusymbolic               = (*F)->ops->lufactorsymbolic;
@@ -430,36 +436,27 @@ static PetscErrorCode GetFactor(Mat A, MatFactorType ftype, MatSolverType solver
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Which factorization a MATSEQELLWARP gets when the solver type is MATSOLVERPETSC or not given.  PETSc walks its
-   solver registry in the order solvers were first registered, and "petsc" comes before "cusparse", so this
-   function is also what MatGetFactor() without a solver type reaches (PCILU/PCICC/PCLU's default, PETSc's default
-   sequential preconditioner).  With the cuda backend it gives cuSPARSE's factorization, as AIJCUSPARSE's default
-   is: before, a program run with -mat_type ellwarp and the default ILU/ICC factored and solved on the host, copying
-   the vectors every iteration (ksp ex56 -ne 69 with ICC on an H100: 56 s against AIJCUSPARSE's 3.5 s).  PETSc's
-   host factorization stays available, as for AIJCUSPARSE: -pc_factor_mat_solver_type petsc (read here under the
-   factor prefix PCFactor gives the matrix), -pc_factor_mat_factor_on_host and -pc_factor_mat_solve_on_host (passed
-   to cuSPARSE's factorization, which honours them), or the host backend.  -info says which and why. */
+/* Which factorization a MATSEQELLWARP gets when no solver type is given (PCILU/PCICC/PCLU's default; ILU is
+   PETSc's default sequential preconditioner).  MatGetFactor() without a type walks PETSc's solver registry in the
+   order the solvers were first registered, "petsc" before "cusparse", and reaches this type's "petsc" entry first.
+   With the cuda backend it gives cuSPARSE's factorization, as AIJCUSPARSE's default is: before, a program run with
+   -mat_type ellwarp and the default ICC factored and solved on the host, copying the vectors at every iteration (ksp
+   ex56 -ne 69 on an H100: a 56 s solve against AIJCUSPARSE's 3.5 s; 3.6 s now).  PETSc's host factorization stays
+   available as for AIJCUSPARSE: -pc_factor_mat_solver_type petsc (an explicit type: MatSolverTypeGet() then takes
+   the first registration whose matrix type begins ours, PETSc's own "seqaij" one, which reads the host CSR through
+   MatSeqAIJGetArrayRead(), synchronised by this type), -pc_factor_mat_factor_on_host / -pc_factor_mat_solve_on_host
+   (honoured by cuSPARSE's factorization), or the host backend.  -info says which and why. */
 static PetscErrorCode DefaultFactorOnDevice(Mat A, MatFactorType ftype, PetscBool *dev)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
-  char            solver[64] = "";
-  PetscBool       set = PETSC_FALSE, petsc = PETSC_FALSE;
 
   PetscFunctionBegin;
   *dev = PETSC_FALSE;
+  if (ftype < MAT_FACTOR_LU || ftype > MAT_FACTOR_ICC) PetscFunctionReturn(PETSC_SUCCESS);
 #if defined(ELLWARP_HAVE_CUDA)
-  if (e->backend != MAT_ELLWARP_BACKEND_CUDA || ftype < MAT_FACTOR_LU || ftype > MAT_FACTOR_ICC) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscOptionsGetString(((PetscObject)A)->options, A->factorprefix, "-pc_factor_mat_solver_type", solver, sizeof(solver), &set));
-  if (set) PetscCall(PetscStrcmp(solver, MATSOLVERPETSC, &petsc));
-  *dev = (PetscBool)!petsc;
-  PetscCall(PetscInfo(A, "%s factorization of a MATSEQELLWARP with the cuda backend: %s\n", MatFactorTypes[ftype], petsc ? "PETSc's on the host (-pc_factor_mat_solver_type petsc)" : "cuSPARSE's (MATSOLVERCUSPARSE, as for AIJCUSPARSE; -pc_factor_mat_solver_type petsc for PETSc's on the host)"));
-#else
-  (void)e;
-  (void)ftype;
-  (void)solver;
-  (void)set;
-  (void)petsc;
+  *dev = (PetscBool)(e->backend == MAT_ELLWARP_BACKEND_CUDA);
 #endif
+  PetscCall(PetscInfo(A, "%s factorization of a MATSEQELLWARP with the %s backend and no solver type: %s\n", MatFactorTypes[ftype], MatEllwarpBackends[e->backend], *dev ? "cuSPARSE's (MATSOLVERCUSPARSE, as for AIJCUSPARSE; -pc_factor_mat_solver_type petsc for PETSc's on the host)" : "PETSc's"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
