@@ -12,8 +12,10 @@
 
    What is done, without changing PETSc:
    - The AIJ-family results of our products (AB, AtB, ABt: an operator applied to an operand, the usual partner of
-     a MatAXPY with that operand) get MATSEQELLWARP's axpy op, their own kept as a composed function
-     ("MatAXPYEllwarpNative_C").  MatAXPY() then finds equal axpy ops and calls us for (result, ELLWARP) pairs.
+     a MatAXPY with that operand) get MATSEQELLWARP's axpy op, their own kept in a table by type (one axpy op per
+     type; not a composed function: PETSc's -checkfunctionlist, on in its test harness, reports a composed function
+     that the type's destroy does not remove, and a duplicate would inherit it).  MatAXPY() then finds equal axpy
+     ops and calls us for (result, ELLWARP) pairs.
      Galerkin results (PtAP, RARt, ABC) keep their own op: they become operators of their own (PCGAMG's coarse
      levels), which PETSc's AIJCUSPARSE code pairs with plain AIJCUSPARSE matrices.
    - Device: Y an AIJCUSPARSE result, X a MATSEQELLWARP of the cuda backend: X gets an AIJCUSPARSE shadow sharing
@@ -34,14 +36,42 @@
 
 typedef PetscErrorCode (*AXPYFn)(Mat, PetscScalar, Mat, MatStructure);
 
-static const char    NativeName[] = "MatAXPYEllwarpNative_C";
-static PetscLogEvent AXPYEvent    = 0;
+static PetscLogEvent AXPYEvent = 0;
+
+/* the own axpy op of each type whose product results got ours: AIJCUSPARSE's and SeqAIJ's in practice */
+#define NATIVE_MAX 8
+static struct {
+  char   type[64];
+  AXPYFn axpy;
+} Native[NATIVE_MAX];
+static int nNative = 0;
 
 static PetscErrorCode GetNative(Mat M, AXPYFn *f)
 {
+  PetscBool same;
+
   PetscFunctionBegin;
   *f = NULL;
-  PetscCall(PetscObjectQueryFunction((PetscObject)M, NativeName, f));
+  for (int i = 0; i < nNative && !*f; i++) {
+    PetscCall(PetscStrcmp(Native[i].type, ((PetscObject)M)->type_name, &same));
+    if (same) *f = Native[i].axpy;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetNative(Mat M)
+{
+  AXPYFn f;
+
+  PetscFunctionBegin;
+  PetscCall(GetNative(M, &f));
+  if (f) {
+    PetscCheck(f == M->ops->axpy, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatAXPY: two matrices of type %s with different axpy ops", ((PetscObject)M)->type_name);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(nNative < NATIVE_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatAXPY: more than %d product result types", NATIVE_MAX);
+  PetscCall(PetscStrncpy(Native[nNative].type, ((PetscObject)M)->type_name, sizeof(Native[nNative].type)));
+  Native[nNative++].axpy = M->ops->axpy;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -64,7 +94,7 @@ PetscErrorCode MatSeqELLWARPSetAXPYPartner_Private(Mat C)
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQELLWARP, &isell));
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)C, MATSEQAIJ, &isaij));
   if (isell || !isaij || !C->ops->axpy || C->ops->axpy == MatAXPY_SeqELLWARP) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectComposeFunction((PetscObject)C, NativeName, C->ops->axpy));
+  PetscCall(SetNative(C));
   C->ops->axpy = MatAXPY_SeqELLWARP;
   PetscCall(PetscInfo(C, "Product result (%s): MatAXPY with a MATSEQELLWARP operand runs in %s's own axpy (seqellwarpaxpy.c), not in MatAXPY_Basic\n", ((PetscObject)C)->type_name, ((PetscObject)C)->type_name));
   PetscFunctionReturn(PETSC_SUCCESS);
