@@ -9,7 +9,9 @@
    -gpu: device vectors (the device kernels), and each variant also against its own host reference
    (-dm_assembly_matfree_host); elmat_max races on the device and is only reported there.
    -solve: CG + Jacobi (the matrix-free diagonal) to the manufactured u = prod sin(pi x_i) on -faces and 2 -faces
-   (homogeneous Dirichlet): the L2 error must fall at the order p+1 (within 0.3). */
+   (homogeneous Dirichlet): the L2 error must fall at the order p+1 (within 0.3).
+   -assembled t1,t2: DMAssemblyMatFreeAssemble (the element matrices of -assembled_from, elmat_atomic, through COO)
+   into each matrix type against the same Jacobian (entries and MatMult); -gpu: device values against host. */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
@@ -30,6 +32,11 @@
 /* ellwarp_add_test(matfree.solve3d -dim 3 -orders 1,2 -faces 2 -solve PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.elmat_limit -dim 3 -orders 2 -faces 2 -perturb 0.2 -types elmat_atomic -dm_assembly_matfree_elmat_max_mb 0.01 EXPECT_ERROR "use -dm_assembly_matfree_type sumfact") */
 /* ellwarp_add_test(matfree.bad_scatter -dim 2 -orders 2 -faces 2 -types elmat_color -dm_assembly_matfree_scatter gather EXPECT_ERROR "dm_assembly_matfree_scatter is for sumfact") */
+/* ellwarp_add_test(matfree.coo_hex -dim 3 -orders 1,2,3 -faces 3 -bc -perturb 0.2 -types sumfact -assembled aij,ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.coo_uniform -dim 3 -orders 2,4 -faces 2 -qextra 1 -types elmat_atomic -assembled ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.coo_quad -dim 2 -orders 1,3,5 -faces 3 -curve -bc -types sumfact -assembled aij,ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.coo_sumfact -dim 2 -orders 2 -faces 2 -types sumfact -assembled aij -assembled_from sumfact EXPECT_ERROR "has no element matrices") */
+/* ellwarp_add_test(matfree.gpu_coo -dim 3 -orders 1,2,3,4 -faces 3 -bc -perturb 0.2 -types sumfact -assembled aijcusparse,ellwarp -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_quad -dim 2 -orders 1,2,3,4,5,6,7,8 -faces 6 -bc -perturb 0.2 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_hex -dim 3 -orders 1,2,3,4 -faces 4 -bc -perturb 0.2 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_hex_high -dim 3 -orders 5,8 -faces 1 -qextra 1 -types sumfact,sumfact_recompute,sumfact_gather_recompute -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 600) */
@@ -79,6 +86,9 @@ typedef struct {
   PetscInt  dim, faces, qextra;
   PetscReal perturb;
   PetscBool bc, curve, gpu;
+  PetscInt  nat;        /* -assembled: matrix types for DMAssemblyMatFreeAssemble */
+  char     *atypes[4];
+  char      afrom[32];  /* -assembled_from: the operator's variant (elmat_atomic) */
 } Opts;
 
 static PetscErrorCode CreateProblem(const Opts *o, PetscInt p, PetscInt faces, PetscBool poisson, PetscBool solve, DM *dm)
@@ -189,6 +199,70 @@ static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* DMAssemblyMatFreeAssemble: the element matrices of an elmat_atomic operator assembled through COO into each type
+   of -assembled against PETSc's Jacobian J: ||B - J||_F / ||J||_F <= 1e-12 (entries, and so the pattern's values)
+   and MatMult; with -gpu the device values (computed by the kernel) against the host reference's, same type */
+static PetscErrorCode CheckAssembled(const Opts *o, DM dm, Mat J, PetscInt p, PetscBool poisson, Vec x, Vec yr, PetscInt *nfail)
+{
+  Mat       A;
+  Vec       y;
+  PetscReal nj;
+
+  PetscFunctionBegin;
+  PetscCall(CreateMF(dm, o->afrom, poisson, PETSC_FALSE, &A));
+  PetscCall(MatNorm(J, NORM_FROBENIUS, &nj));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(MatMult(J, x, yr));
+  for (PetscInt a = 0; a < o->nat; a++) {
+    Mat       B, C;
+    PetscReal ed, emult, ehost = 0;
+    PetscInt  N;
+    PetscCall(MatGetSize(A, &N, NULL));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &B));
+    PetscCall(MatSetSizes(B, N, N, N, N));
+    PetscCall(MatSetType(B, o->atypes[a]));
+    PetscCall(DMAssemblyMatFreeAssemble(A, B));
+    PetscCall(MatConvert(B, MATAIJ, MAT_INITIAL_MATRIX, &C));
+    PetscCall(MatAXPY(C, -1.0, J, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatNorm(C, NORM_FROBENIUS, &ed));
+    ed /= nj;
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatMult(B, x, y));
+    PetscCall(RelDiff(y, yr, &emult));
+    if (o->gpu) { /* device COO values against the host reference's */
+      Mat Ah, Bh;
+      PetscCall(CreateMF(dm, o->afrom, poisson, PETSC_TRUE, &Ah));
+      PetscCall(MatCreate(PETSC_COMM_SELF, &Bh));
+      PetscCall(MatSetSizes(Bh, N, N, N, N));
+      PetscCall(MatSetType(Bh, o->atypes[a]));
+      PetscCall(DMAssemblyMatFreeAssemble(Ah, Bh));
+      PetscCall(MatConvert(B, MATAIJ, MAT_INITIAL_MATRIX, &C));
+      PetscCall(MatDestroy(&Ah));
+      {
+        Mat Ch;
+        PetscCall(MatConvert(Bh, MATAIJ, MAT_INITIAL_MATRIX, &Ch));
+        PetscCall(MatAXPY(C, -1.0, Ch, DIFFERENT_NONZERO_PATTERN));
+        PetscCall(MatDestroy(&Ch));
+      }
+      PetscCall(MatNorm(C, NORM_FROBENIUS, &ehost));
+      ehost /= nj;
+      PetscCall(MatDestroy(&C));
+      PetscCall(MatDestroy(&Bh));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %dD Q%" PetscInt_FMT " %-7s assembled COO into %-11s dofs %6" PetscInt_FMT ": entries %.2e MatMult %.2e", (int)o->dim, p, poisson ? "poisson" : "mass", o->atypes[a], N, (double)ed, (double)emult));
+    if (o->gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, " device vs host values %.2e", (double)ehost));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n"));
+    if (!(ed <= 1e-12 && emult <= 1e-12 && ehost <= 1e-13)) {
+      (*nfail)++;
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  FAIL (tolerance 1e-12, device vs host 1e-13)\n"));
+    }
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CheckOperator(const Opts *o, PetscInt p, PetscBool poisson, PetscInt ntypes, char *types[], PetscInt *nfail)
 {
   DM          dm;
@@ -255,6 +329,7 @@ static PetscErrorCode CheckOperator(const Opts *o, PetscInt p, PetscBool poisson
     } else if (bad) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (elmat_max races on the device: reported, not checked)\n"));
     PetscCall(MatDestroy(&A));
   }
+  if (o->nat) PetscCall(CheckAssembled(o, dm, J, p, poisson, x, yr, nfail));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&z));
@@ -322,10 +397,10 @@ static PetscErrorCode Solve(const Opts *o, PetscInt p, PetscInt faces, PetscReal
 
 int main(int argc, char **argv)
 {
-  Opts      o = {2, 2, 0, 0.0, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+  Opts      o = {2, 2, 0, 0.0, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, 4, {NULL}, "elmat_atomic"};
   PetscInt  orders[16], norders = 16, nfail = 0, ntypes = 8, nops = 2;
   char     *types[8], *opsv[2];
-  PetscBool solve = PETSC_FALSE, tset, oset;
+  PetscBool solve = PETSC_FALSE, tset, oset, aset;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -342,7 +417,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsIntArray("-orders", "polynomial orders", NULL, orders, &norders, NULL));
   PetscCall(PetscOptionsStringArray("-types", "variants", NULL, types, &ntypes, &tset));
   PetscCall(PetscOptionsStringArray("-ops", "operators", NULL, opsv, &nops, &oset));
+  PetscCall(PetscOptionsStringArray("-assembled", "also DMAssemblyMatFreeAssemble into these matrix types", NULL, o.atypes, &o.nat, &aset));
+  PetscCall(PetscOptionsString("-assembled_from", "the variant whose element matrices are assembled", NULL, o.afrom, o.afrom, sizeof(o.afrom), NULL));
   PetscOptionsEnd();
+  if (!aset) o.nat = 0;
   if (!tset) {
     const char *def[] = {"sumfact", "sumfact_gather", "sumfact_recompute", "elmat_atomic", "elmat_color", "elmat_gather", "elmat_max"};
     ntypes            = 0;
@@ -380,6 +458,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_host"));
   for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
   for (PetscInt k = 0; k < nops; k++) PetscCall(PetscFree(opsv[k]));
+  for (PetscInt a = 0; a < o.nat; a++) PetscCall(PetscFree(o.atypes[a]));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "matfree: %s\n", nfail ? "FAIL" : "PASS"));
   PetscCall(PetscFinalize());
   return nfail ? 1 : 0;

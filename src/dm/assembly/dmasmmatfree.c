@@ -624,6 +624,86 @@ static PetscErrorCode CornerPermutation(DMAsmMatFree mf, PetscQuadrature cquad, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the stored geometry factors of the Q1-coordinate path, on host threads: element e's from its corners xc (no PETSc
+   call in the worker); bad[t]: the first element of range t with a non-positive factor */
+typedef struct {
+  DMAsmMatFree     mf;
+  const PetscReal *xc;
+  PetscInt         bad[64]; /* per range (PetscEllwarpThreadsRun: at most 64) */
+} GeoCtx;
+
+static int WorkGeo(void *vctx, PetscInt t, PetscCount b, PetscCount end)
+{
+  GeoCtx            *c  = (GeoCtx *)vctx;
+  const DMAsmMatFree mf = c->mf;
+  const PetscInt     nv = 1 << mf->dim, gsz = mf->ng * mf->nq;
+  for (PetscCount e = b; e < end; e++) {
+    PetscReal *g = mf->geo + e * gsz;
+    DMAsmMFGeoElementHost((int)mf->dim, mf->op == DMASMMF_POISSON, (int)mf->q, mf->xg, mf->wg, c->xc + e * nv * mf->dim, g);
+    for (PetscInt k = 0; k < mf->nq && c->bad[t] == PETSC_INT_MAX; k++)
+      if (!(g[k] > 0)) c->bad[t] = (PetscInt)e;
+  }
+  return 0;
+}
+
+/* the element map cached on the DM: operators of one DM, section and FE share one walk of the closures (the
+   set-up's most expensive part: DMPlexGetClosureIndices per cell) */
+typedef struct {
+  PetscObjectId gsec, fe;
+  PetscInt      nen, nelem;
+  PetscInt     *edof;
+} ElementMapCache;
+
+static PetscErrorCode ElementMapCacheDestroy(PetscCtxRt ctx)
+{
+  ElementMapCache *c = *(ElementMapCache **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(c->edof));
+  PetscCall(PetscFree(c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* element map: closure indices as PETSc's own assembly uses them (orientations included), in tensor order; -1:
+   constrained.  Computed once per DM, global section and FE (cached on the DM) */
+static PetscErrorCode ElementMap(DMAsmMatFree mf, PetscSection lsec, PetscSection gsec, PetscInt cStart, PetscInt cEnd, const PetscInt fe2t[], PetscFE fe)
+{
+  DM               dm   = mf->dm;
+  MPI_Comm         comm = PetscObjectComm((PetscObject)dm);
+  ElementMapCache *cache = NULL;
+  PetscObjectId    gid, fid;
+  const PetscInt   dim = mf->dim;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetId((PetscObject)gsec, &gid));
+  PetscCall(PetscObjectGetId((PetscObject)fe, &fid));
+  PetscCall(PetscObjectContainerQuery((PetscObject)dm, "DMAsmMF_ElementMap", (void **)&cache));
+  if (cache && cache->gsec == gid && cache->fe == fid && cache->nen == mf->nen && cache->nelem == mf->nelem) {
+    PetscCall(PetscArraycpy(mf->edof, cache->edof, mf->nelem * mf->nen));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    const PetscInt e = c - cStart;
+    PetscInt       ni, *idx = NULL;
+    DMPolytopeType ct;
+    PetscCall(DMPlexGetCellType(dm, c, &ct));
+    PetscCheck(ct == (dim == 2 ? DM_POLYTOPE_QUADRILATERAL : DM_POLYTOPE_HEXAHEDRON), comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is a %s; needs quadrilaterals (2-D) or hexahedra (3-D)", c, DMPolytopeTypes[ct]);
+    PetscCall(DMPlexGetClosureIndices(dm, lsec, gsec, c, PETSC_TRUE, &ni, &idx, NULL, NULL));
+    PetscCheck(ni == mf->nen, comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " has %" PetscInt_FMT " closure dofs, the FE %" PetscInt_FMT, c, ni, mf->nen);
+    for (PetscInt i = 0; i < ni; i++) mf->edof[e * mf->nen + fe2t[i]] = idx[i] >= 0 ? idx[i] : -1;
+    PetscCall(DMPlexRestoreClosureIndices(dm, lsec, gsec, c, PETSC_TRUE, &ni, &idx, NULL, NULL));
+  }
+  PetscCall(PetscNew(&cache));
+  cache->gsec  = gid;
+  cache->fe    = fid;
+  cache->nen   = mf->nen;
+  cache->nelem = mf->nelem;
+  PetscCall(PetscMalloc1(mf->nelem * mf->nen, &cache->edof));
+  PetscCall(PetscArraycpy(cache->edof, mf->edof, mf->nelem * mf->nen));
+  PetscCall(PetscObjectContainerCompose((PetscObject)dm, "DMAsmMF_ElementMap", cache, ElementMapCacheDestroy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* element map (closure indices as PETSc's own assembly uses them, in tensor order) and geometry factors at the
    Gauss points.  Coordinates of degree 1 (no coordinate FE, or Q1): the cell's corners from its closure
    coordinates and the factors by DMAsmMFGeoElementHost (the multilinear map: what PETSc computes, no per-cell
@@ -636,7 +716,7 @@ static PetscErrorCode SetUpMesh(DMAsmMatFree mf, PetscFE fe)
   PetscSection    lsec, gsec;
   PetscQuadrature quad, cquad = NULL;
   PetscInt        cStart, cEnd, *fe2t, *qperm, dim = mf->dim, nq, cdeg, perm[8], nv = 1 << mf->dim;
-  PetscReal      *qw, *v, *J, *invJ, *detJ, *cp, X[24];
+  PetscReal      *qw, *v, *J, *invJ, *detJ, *cp;
   PetscBool       q1;
   const int       poisson = mf->op == DMASMMF_POISSON;
 
@@ -665,34 +745,35 @@ static PetscErrorCode SetUpMesh(DMAsmMatFree mf, PetscFE fe)
     PetscCall(PetscQuadratureSetData(cquad, dim, 1, nv, cp, NULL));
     PetscCall(CornerPermutation(mf, cquad, cStart, cEnd, perm));
   }
-  for (PetscInt c = cStart; c < cEnd; c++) {
-    const PetscInt e = c - cStart;
-    PetscInt       ni, *idx = NULL;
-    DMPolytopeType ct;
-    PetscCall(DMPlexGetCellType(dm, c, &ct));
-    PetscCheck(ct == (dim == 2 ? DM_POLYTOPE_QUADRILATERAL : DM_POLYTOPE_HEXAHEDRON), comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is a %s; needs quadrilaterals (2-D) or hexahedra (3-D)", c, DMPolytopeTypes[ct]);
-    PetscCall(DMPlexGetClosureIndices(dm, lsec, gsec, c, PETSC_TRUE, &ni, &idx, NULL, NULL));
-    PetscCheck(ni == mf->nen, comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " has %" PetscInt_FMT " closure dofs, the FE %" PetscInt_FMT, c, ni, mf->nen);
-    for (PetscInt i = 0; i < ni; i++) mf->edof[e * mf->nen + fe2t[i]] = idx[i] >= 0 ? idx[i] : -1;
-    PetscCall(DMPlexRestoreClosureIndices(dm, lsec, gsec, c, PETSC_TRUE, &ni, &idx, NULL, NULL));
-    if (q1) {
-      PetscCall(CellCorners(dm, c, dim, perm, X));
-      if (mf->recompute) {
+  PetscCall(ElementMap(mf, lsec, gsec, cStart, cEnd, fe2t, fe));
+  if (q1 && mf->nelem) { /* the corners of every cell (a PETSc call each), then the factors on all host threads */
+    PetscReal *xc = mf->recompute ? mf->xv : NULL;
+    if (!xc) PetscCall(PetscMalloc1(mf->nelem * nv * dim, &xc));
+    for (PetscInt c = cStart; c < cEnd; c++) PetscCall(CellCorners(dm, c, dim, perm, xc + (c - cStart) * nv * dim));
+    if (mf->recompute) {
+      for (PetscInt c = cStart; c < cEnd; c++)
         for (PetscInt w = 0; w < nv; w++) { /* det J at the corners (mass factor with unit weight) */
           PetscReal xi[3], g[6];
           for (PetscInt d = 0; d < dim; d++) xi[d] = ((w >> d) & 1) ? 1.0 : -1.0;
-          DMAsmMFGeoMultilinear((int)dim, 0, X, xi, 1.0, g);
+          DMAsmMFGeoMultilinear((int)dim, 0, xc + (c - cStart) * nv * dim, xi, 1.0, g);
           PetscCheck(g[0] > 0, comm, PETSC_ERR_ARG_WRONG, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is inverted or degenerate (det J = %g at a corner)", c, (double)g[0]);
         }
-        for (PetscInt k = 0; k < nv * dim; k++) mf->xv[e * nv * dim + k] = X[k];
-      } else {
-        PetscReal *g = mf->geo + e * mf->ng * nq;
-        DMAsmMFGeoElementHost((int)dim, poisson, (int)mf->q, mf->xg, mf->wg, X, g);
-        /* the first factor is w |J| (mass) or w |J| |row 0 of J^-1|^2: positive iff det J > 0 */
-        for (PetscInt k = 0; k < nq; k++) PetscCheck(g[k] > 0, comm, PETSC_ERR_ARG_WRONG, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is inverted or degenerate (det J <= 0 at a Gauss point)", c);
-      }
-      continue;
+    } else {
+      GeoCtx   gc;
+      PetscInt nt, bad = PETSC_INT_MAX;
+      gc.mf = mf;
+      gc.xc = xc;
+      for (PetscInt t = 0; t < 64; t++) gc.bad[t] = PETSC_INT_MAX;
+      PetscCall(PetscEllwarpThreadsGetCount(0, mf->nelem, 1024, &nt));
+      PetscCall(PetscEllwarpThreadsRun(nt, mf->nelem, WorkGeo, &gc));
+      PetscCall(PetscFree(xc));
+      for (PetscInt t = 0; t < 64; t++) bad = PetscMin(bad, gc.bad[t]);
+      /* the first factor is w |J| (mass) or w |J| |row 0 of J^-1|^2: positive iff det J > 0 */
+      PetscCheck(bad == PETSC_INT_MAX, comm, PETSC_ERR_ARG_WRONG, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is inverted or degenerate (det J <= 0 at a Gauss point)", cStart + bad);
     }
+  }
+  for (PetscInt c = cStart; c < cEnd && !q1; c++) { /* curved: PETSc's geometry at the Gauss points */
+    const PetscInt e = c - cStart;
     PetscCall(DMPlexComputeCellGeometryFEM(dm, c, quad, v, J, invJ, detJ));
     for (PetscInt k = 0; k < nq; k++) {
       const PetscReal *iJ = invJ + k * dim * dim, wd = qw[k] * detJ[k];
@@ -1066,5 +1147,121 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
   PetscCall(MatSetDM(*A, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether B takes MatSetValuesCOO values in device memory: AIJCUSPARSE, MATELLWARP with the cuda backend */
+static PetscErrorCode MatTakesDeviceValues(Mat B, PetscBool *dev)
+{
+  PetscBool ell;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, dev, MATSEQAIJCUSPARSE, MATAIJCUSPARSE, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &ell, "ellwarp", "seqellwarp", ""));
+  if (ell) {
+    MatEllwarpBackend b;
+    PetscCall(MatEllwarpGetBackend(B, &b));
+    *dev = (PetscBool)(b == MAT_ELLWARP_BACKEND_CUDA);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblyMatFreeAssemble - Assembles the operator of an element-matrix matrix-free operator (`elmat_*` variants of
+  `DMAssemblyCreateMatrixFree()`) into a matrix through PETSc's COO interface: its element matrices and element map
+  (closure indices, constrained dofs eliminated) give `MatSetPreallocationCOO()` and `MatSetValuesCOO()`, the values
+  computed on the device when the operator runs there and `B` takes device values (`MATAIJCUSPARSE`, `MATELLWARP`
+  with the cuda backend)
+
+  Collective
+
+  Input Parameters:
++ A - the matrix-free operator, of an `elmat_*` variant (`-dm_assembly_matfree_type elmat_atomic`)
+- B - a matrix of the operator's sizes with its type set (`MATELLWARP`, `MATAIJCUSPARSE`, `MATAIJ`, ...), not preallocated
+
+  Level: intermediate
+
+  Notes:
+  The result equals `DMPlexSNESComputeJacobianFEM()` of the same DM, `PetscFE` and pointwise function (g3 = identity
+  or g0 = 1) to rounding; its pattern is the element pattern of the unconstrained dofs.  The COO entries come in
+  increasing row order (each row: its element contributions in element order), so PETSc's preallocation needs no
+  global sort, only its per-row sort of the columns; there are nelem * nen^2 entries at most (the constrained ones
+  are left out).  This is the assembled peer of the matrix-free operator on meshes far larger than the host assembly
+  of `DMPlexSNESComputeJacobianFEM()` allows in the same time.
+
+.seealso: `DMAssemblyCreateMatrixFree()`, `MatSetPreallocationCOO()`, `MatSetValuesCOO()`
+@*/
+PetscErrorCode DMAssemblyMatFreeAssemble(Mat A, Mat B)
+{
+  DMAsmMatFree    mf;
+  PetscErrorCodeFn *mult = NULL;
+  PetscInt        nen, ne, nc, *nvalid, *ci, *cj, M, N;
+  PetscCount     *coff, ncoo;
+  PetscScalar    *v;
+  PetscBool       bdev, ondev;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidHeaderSpecific(B, MAT_CLASSID, 2);
+  PetscCall(MatShellGetOperation(A, MATOP_MULT, &mult));
+  PetscCheck(mult == (PetscErrorCodeFn *)MatMult_DMAsmMF, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "DMAssemblyMatFreeAssemble: A is not an operator of DMAssemblyCreateMatrixFree()");
+  PetscCall(MatShellGetContext(A, &mf));
+  PetscCheck(mf->K, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "DMAssemblyMatFreeAssemble: the %s operator has no element matrices; create it with -dm_assembly_matfree_type elmat_atomic (or another elmat_* variant)", mf->type);
+  PetscCall(MatGetSize(B, &M, &N));
+  PetscCheck(M == mf->ndof && N == mf->ndof, PetscObjectComm((PetscObject)B), PETSC_ERR_ARG_SIZ, "DMAssemblyMatFreeAssemble: B is %" PetscInt_FMT " x %" PetscInt_FMT ", the operator %" PetscInt_FMT " x %" PetscInt_FMT, M, N, mf->ndof, mf->ndof);
+  PetscCall(PetscLogEventBegin(DMASMMF_SetUp, A, B, 0, 0));
+  nen = mf->nen;
+  ne  = mf->nelem;
+  PetscCall(BuildGatherCSR(mf));
+  nc = mf->gptr[mf->ndof];
+  /* contribution offsets: each contributes its element's unconstrained columns */
+  PetscCall(PetscMalloc1(ne, &nvalid));
+  for (PetscInt e = 0; e < ne; e++) {
+    nvalid[e] = 0;
+    for (PetscInt j = 0; j < nen; j++) nvalid[e] += mf->edof[e * nen + j] >= 0;
+  }
+  PetscCall(PetscMalloc1(nc + 1, &coff));
+  coff[0] = 0;
+  for (PetscInt k = 0; k < nc; k++) coff[k + 1] = coff[k] + nvalid[mf->gidx[k] / nen];
+  ncoo = coff[nc];
+  PetscCall(PetscFree(nvalid));
+  PetscCall(PetscMalloc2(ncoo, &ci, ncoo, &cj));
+  for (PetscInt d = 0; d < mf->ndof; d++)
+    for (PetscInt k = mf->gptr[d]; k < mf->gptr[d + 1]; k++) {
+      const PetscInt *ed = mf->edof + (mf->gidx[k] / nen) * nen;
+      PetscCount      o  = coff[k];
+      for (PetscInt j = 0; j < nen; j++)
+        if (ed[j] >= 0) {
+          ci[o]   = d;
+          cj[o++] = ed[j];
+        }
+    }
+  PetscCall(MatSetPreallocationCOO(B, ncoo, ci, cj));
+  PetscCall(PetscFree2(ci, cj));
+  PetscCall(MatTakesDeviceValues(B, &bdev));
+  ondev = (PetscBool)(bdev && mf->device && !mf->forcehost);
+  if (!ondev) { /* the host reference: the same function per contribution */
+    PetscCall(PetscMalloc1(ncoo, &v));
+    for (PetscInt k = 0; k < nc; k++) DMAsmMFCOOContribution(k, nen, ne, (int)mf->uniform, mf->K, mf->edof, mf->gidx, coff, v);
+    PetscCall(MatSetValuesCOO(B, v, INSERT_VALUES));
+    PetscCall(PetscFree(v));
+  }
+#if defined(ELLWARP_HAVE_CUDA)
+  else {
+    PetscInt   *dgidx = NULL;
+    PetscCount *dcoff = NULL;
+    PetscCall(Upload((void **)&dgidx, mf->gidx, sizeof(PetscInt) * nc));
+    PetscCall(Upload((void **)&dcoff, coff, sizeof(PetscCount) * (nc + 1)));
+    PetscCall(DMAsmCUDAMalloc((void **)&v, sizeof(PetscScalar) * PetscMax(ncoo, 1)));
+    PetscCall(DMAsmMFCUDACOOValues(mf, dgidx, dcoff, v));
+    PetscCall(DMAsmCUDAFree((void **)&dgidx));
+    PetscCall(DMAsmCUDAFree((void **)&dcoff));
+    PetscCall(MatSetValuesCOO(B, v, INSERT_VALUES));
+    PetscCall(DMAsmCUDAFree((void **)&v));
+  }
+#endif
+  PetscCall(PetscFree(coff));
+  PetscCall(PetscInfo(A, "assembled into %s: %" PetscCount_FMT " COO entries (%s values)\n", ((PetscObject)B)->type_name, ncoo, ondev ? "device" : "host"));
+  PetscCall(PetscLogEventEnd(DMASMMF_SetUp, A, B, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
