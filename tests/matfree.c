@@ -27,7 +27,10 @@
 /* ellwarp_add_test(matfree.hex_curve -dim 3 -orders 2,3 -faces 2 -curve -bc -qextra 1 PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.hex_high -dim 3 -orders 5,6,7,8 -faces 1 -types sumfact,sumfact_gather_recompute PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 300) */
 /* ellwarp_add_test(matfree.curve_recompute -dim 2 -orders 2 -faces 2 -curve -types sumfact_recompute EXPECT_ERROR "the recomputed geometry is the multilinear map") */
-/* ellwarp_add_test(matfree.threads -dim 3 -orders 1,2 -faces 6 -bc -perturb 0.2 -types sumfact_gather,sumfact_gather_recompute,elmat_color,elmat_gather -dm_assembly_matfree_host_threads 2 PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.threads -dim 3 -orders 1,2 -faces 6 -bc -perturb 0.2 -types sumfact_gather,sumfact_gather_recompute,sumfact_private,elmat_color,elmat_gather,elmat_private -dm_assembly_matfree_host_threads 2 PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.private -dim 2 -orders 1,3 -faces 5 -bc -perturb 0.2 -types sumfact_private,elmat_private,sumfact_private_recompute -dm_assembly_matfree_host_threads 0 PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.private_threads3 -dim 2 -orders 2 -faces 7 -types elmat_private,sumfact_private -dm_assembly_matfree_host_threads 3 PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.gpu_private -dim 2 -orders 2 -faces 2 -types elmat_private -gpu GPU EXPECT_ERROR "private buffers") */
 /* ellwarp_add_test(matfree.solve2d -dim 2 -orders 1,2,3 -faces 4 -solve PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.solve3d -dim 3 -orders 1,2 -faces 2 -solve PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.elmat_limit -dim 3 -orders 2 -faces 2 -perturb 0.2 -types elmat_atomic -dm_assembly_matfree_elmat_max_mb 0.01 EXPECT_ERROR "use -dm_assembly_matfree_type sumfact") */
@@ -164,14 +167,16 @@ static PetscErrorCode CreateMF(DM dm, const char type[], PetscBool poisson, Pets
 {
   DMAssembly as;
 
-  PetscBool  sumfact, gather, recompute;
+  PetscBool  sumfact, gather, recompute, priv;
 
   PetscFunctionBegin;
-  /* sumfact[_gather][_recompute]: sumfact with -dm_assembly_matfree_scatter gather / -dm_assembly_matfree_geometry recompute */
+  /* sumfact[_gather|_private][_recompute]: sumfact with -dm_assembly_matfree_scatter gather|private / -dm_assembly_matfree_geometry recompute */
   PetscCall(PetscStrbeginswith(type, "sumfact", &sumfact));
   gather    = (PetscBool)(sumfact && strstr(type, "_gather"));
+  priv      = (PetscBool)(sumfact && strstr(type, "_private"));
   recompute = (PetscBool)(sumfact && strstr(type, "_recompute"));
   if (gather) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_scatter", "gather"));
+  if (priv) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_scatter", "private"));
   if (recompute) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_geometry", "recompute"));
   PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_type", sumfact ? "sumfact" : type));
   PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_op", poisson ? "poisson" : "mass"));
@@ -179,7 +184,7 @@ static PetscErrorCode CreateMF(DM dm, const char type[], PetscBool poisson, Pets
   PetscCall(DMAssemblyCreate(dm, &as));
   PetscCall(DMAssemblyCreateMatrixFree(as, A));
   PetscCall(DMAssemblyDestroy(&as));
-  if (gather) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_scatter"));
+  if (gather || priv) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_scatter"));
   if (recompute) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_geometry"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

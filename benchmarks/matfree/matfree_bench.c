@@ -116,14 +116,16 @@ static PetscErrorCode RunVariant(DM dm, const char type[], const char prefix[], 
   DMAssembly     as;
   Mat            A;
   double         sec = 0, bytes, flops;
-  PetscBool      gather, sumfact, recompute;
+  PetscBool      gather, sumfact, recompute, priv;
   PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
   PetscCall(PetscStrbeginswith(type, "sumfact", &sumfact));
   gather    = (PetscBool)(sumfact && strstr(type, "_gather"));
+  priv      = (PetscBool)(sumfact && strstr(type, "_private"));
   recompute = (PetscBool)(sumfact && strstr(type, "_recompute"));
   if (gather) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_scatter", "gather"));
+  if (priv) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_scatter", "private"));
   if (recompute) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_geometry", "recompute"));
   PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_type", sumfact ? "sumfact" : type));
   PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_op", poisson ? "poisson" : "mass"));
@@ -132,7 +134,7 @@ static PetscErrorCode RunVariant(DM dm, const char type[], const char prefix[], 
   PetscCall(DMAssemblyCreateMatrixFree(as, &A));
   PetscCall(PetscTime(&t1));
   PetscCall(DMAssemblyDestroy(&as));
-  if (gather) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_scatter"));
+  if (gather || priv) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_scatter"));
   if (recompute) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_geometry"));
   if (reps > 0) {
     PetscCall(TimeMult(A, x, y, device, reps, &sec));

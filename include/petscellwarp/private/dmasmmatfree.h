@@ -34,7 +34,9 @@ typedef enum {
   DMASMMF_SCATTER_ATOMIC, /* element outputs added to y with atomics (host: in element order) */
   DMASMMF_SCATTER_GATHER, /* element outputs stored, each dof sums its contributions in element order */
   DMASMMF_SCATTER_COLOR,  /* one launch per colour, plain adds (no two elements of a colour share a dof) */
-  DMASMMF_SCATTER_NONE    /* plain adds without protection: races, wrong results (test-only upper bound) */
+  DMASMMF_SCATTER_NONE,   /* plain adds without protection: races, wrong results (test-only upper bound) */
+  DMASMMF_SCATTER_PRIVATE /* CPU only: each host thread adds into its own copy of y, the copies summed by dof in
+                             thread order (the paper's CPU "private buffers"); serial: the atomic reference */
 } DMAsmMFScatter;
 
 typedef struct _DMAsmMatFreeOps *DMAsmMatFreeOps;
@@ -68,6 +70,8 @@ struct _p_DMAsmMatFree {
   PetscReal               unifdev; /* largest relative deviation of the geometry factors from element 0's */
   PetscReal              *K;
   PetscScalar            *ye;      /* host element outputs (gather) */
+  PetscScalar            *ypriv;   /* private: npriv host buffers of ndof (kept between applications) */
+  PetscInt                npriv;
   PetscReal              *diag;    /* host diagonal, computed at the first MatGetDiagonal */
   PetscLogDouble          flops;   /* per application (model) */
   PetscLogDouble          setuptime;

@@ -102,7 +102,9 @@ static PetscErrorCode ApplyElmatHost(DMAsmMatFree mf, const PetscScalar *x, Pets
 
 /* the CPU variants (-dm_assembly_matfree_host_threads): threads over elements writing race-free (gather: each
    element its own outputs, then threads over dofs; colour: the elements of one colour), the same arithmetic per
-   element as the serial reference.  The workers make no PETSc call (ellwarpthreads.h). */
+   element as the serial reference; private buffers: threads over elements, each adding into its own zeroed copy of y
+   (the paper's CPU variant beside colouring), then threads over dofs summing the copies in thread order.  The
+   workers make no PETSc call (ellwarpthreads.h). */
 typedef struct {
   DMAsmMatFree       mf;
   const PetscScalar *x;
@@ -111,6 +113,8 @@ typedef struct {
   const PetscInt    *elist;
   PetscScalar       *work;
   size_t             wstride;
+  PetscScalar       *priv; /* private: the buffer of range t is priv + t ndof */
+  PetscInt           npriv;
 } MFHostCtx;
 
 #define MF_WORK (6 * DMASMMF_QMAX * DMASMMF_QMAX * DMASMMF_QMAX)
@@ -122,7 +126,10 @@ static int WorkSumFact(void *vctx, PetscInt t, PetscCount b, PetscCount end)
   const PetscInt     nen = mf->nen;
   PetscScalar       *work = c->work + t * c->wstride, *ue = work + MF_WORK, *ye = ue + nen;
   PetscReal         *geoe = (PetscReal *)(ye + nen);
+  PetscScalar       *y    = c->priv ? c->priv + t * mf->ndof : c->y;
 
+  if (c->priv)
+    for (PetscInt d = 0; d < mf->ndof; d++) y[d] = 0;
   for (PetscCount k = b; k < end; k++) {
     const PetscInt  e  = c->elist ? c->elist[k] : (PetscInt)k;
     const PetscInt *ed = mf->edof + e * nen;
@@ -133,15 +140,32 @@ static int WorkSumFact(void *vctx, PetscInt t, PetscCount b, PetscCount end)
       for (PetscInt i = 0; i < nen; i++) mf->ye[e * nen + i] = ye[i];
     else
       for (PetscInt i = 0; i < nen; i++)
-        if (ed[i] >= 0) c->y[ed[i]] += ye[i];
+        if (ed[i] >= 0) y[ed[i]] += ye[i];
   }
   return 0;
 }
 
 static int WorkElmat(void *vctx, PetscInt t, PetscCount b, PetscCount end)
 {
-  MFHostCtx *c = (MFHostCtx *)vctx;
-  for (PetscCount k = b; k < end; k++) ElmatElementHost(c->mf, c->elist ? c->elist[k] : (PetscInt)k, c->x, c->y);
+  MFHostCtx   *c = (MFHostCtx *)vctx;
+  PetscScalar *y = c->priv ? c->priv + t * c->mf->ndof : c->y;
+
+  if (c->priv)
+    for (PetscInt d = 0; d < c->mf->ndof; d++) y[d] = 0;
+  for (PetscCount k = b; k < end; k++) ElmatElementHost(c->mf, c->elist ? c->elist[k] : (PetscInt)k, c->x, y);
+  return 0;
+}
+
+/* private buffers: y = (y +) the sum of the threads' copies, in thread order */
+static int WorkReducePrivate(void *vctx, PetscInt t, PetscCount b, PetscCount end)
+{
+  MFHostCtx     *c = (MFHostCtx *)vctx;
+  const PetscInt n = c->mf->ndof;
+  for (PetscCount d = b; d < end; d++) {
+    PetscScalar s = c->add ? c->y[d] : 0;
+    for (PetscInt r = 0; r < c->npriv; r++) s += c->priv[r * n + d];
+    c->y[d] = s;
+  }
   return 0;
 }
 
@@ -167,10 +191,10 @@ static PetscErrorCode RunThreads(DMAsmMatFree mf, PetscCount n, PetscEllwarpRang
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the threaded host application (gather or colour conflicts only; the others run the serial reference) */
+/* the threaded host application (gather, colour or private buffers only; the others run the serial reference) */
 static PetscErrorCode ApplyHostThreaded(DMAsmMatFree mf, PetscBool sumfact, const PetscScalar *x, PetscScalar *y, PetscBool add)
 {
-  MFHostCtx c = {mf, x, y, add, NULL, NULL, 0};
+  MFHostCtx c = {mf, x, y, add, NULL, NULL, 0, NULL, 0};
   PetscInt  nt;
 
   PetscFunctionBegin;
@@ -183,6 +207,16 @@ static PetscErrorCode ApplyHostThreaded(DMAsmMatFree mf, PetscBool sumfact, cons
       c.elist = mf->colelem + mf->colptr[col];
       PetscCall(RunThreads(mf, mf->colptr[col + 1] - mf->colptr[col], sumfact ? WorkSumFact : WorkElmat, &c));
     }
+  } else if (mf->scatter == DMASMMF_SCATTER_PRIVATE) {
+    if (mf->npriv < nt) { /* the buffers are kept: first touch by their threads at every application (zeroing) */
+      PetscCall(PetscFree(mf->ypriv));
+      PetscCall(PetscMalloc1((size_t)nt * mf->ndof, &mf->ypriv));
+      mf->npriv = nt;
+    }
+    c.priv  = mf->ypriv;
+    c.npriv = nt;
+    PetscCall(PetscEllwarpThreadsRun(nt, mf->nelem, sumfact ? WorkSumFact : WorkElmat, &c));
+    PetscCall(RunThreads(mf, mf->ndof, WorkReducePrivate, &c));
   } else {
     PetscCall(RunThreads(mf, mf->nelem, sumfact ? WorkSumFact : WorkElmat, &c));
     PetscCall(RunThreads(mf, mf->ndof, WorkGather, &c));
@@ -193,7 +227,7 @@ static PetscErrorCode ApplyHostThreaded(DMAsmMatFree mf, PetscBool sumfact, cons
 
 static PetscBool HostThreaded(DMAsmMatFree mf)
 {
-  return (PetscBool)(mf->nthreads != 1 && (mf->scatter == DMASMMF_SCATTER_GATHER || mf->scatter == DMASMMF_SCATTER_COLOR));
+  return (PetscBool)(mf->nthreads != 1 && (mf->scatter == DMASMMF_SCATTER_GATHER || mf->scatter == DMASMMF_SCATTER_COLOR || mf->scatter == DMASMMF_SCATTER_PRIVATE));
 }
 
 static PetscErrorCode ApplySumFact(DMAsmMatFree mf, PetscMemType mtype, const PetscScalar *x, PetscScalar *y, PetscBool add)
@@ -338,15 +372,23 @@ static PetscErrorCode SetUpElmat(DMAsmMatFree mf)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const ScatterNames[] = {"atomic", "gather", "color", "none"};
+static const char *const ScatterNames[]        = {"atomic", "gather", "color", "none", "private"};
+static const char *const SumFactScatterNames[] = {"atomic", "gather", "private"}; /* -dm_assembly_matfree_scatter */
+
+static const char *SumFactOutputs(DMAsmMatFree mf)
+{
+  if (mf->scatter == DMASMMF_SCATTER_GATHER) return "gathered by node (each dof sums its contributions in element order: deterministic)";
+  if (mf->scatter == DMASMMF_SCATTER_PRIVATE) return "added into private buffers per host thread, summed by dof (CPU only)";
+  return "added with atomics";
+}
 
 static PetscErrorCode ViewSumFact(DMAsmMatFree mf, PetscViewer v)
 {
   PetscFunctionBegin;
   if (mf->recompute) PetscCall(PetscViewerASCIIPrintf(v, "sum factorisation, one block per element, geometry factors recomputed at the %" PetscInt_FMT " Gauss points from the %d corner coordinates (multilinear map; the mesh's coordinates are Q1); element outputs %s\n", mf->nq, 1 << mf->dim,
-                                                    mf->scatter == DMASMMF_SCATTER_GATHER ? "gathered by node (each dof sums its contributions in element order: deterministic)" : "added with atomics"));
+                                                    SumFactOutputs(mf)));
   else PetscCall(PetscViewerASCIIPrintf(v, "sum factorisation, one block per element, geometry factors stored at the %" PetscInt_FMT " Gauss points (%" PetscInt_FMT " values each); element outputs %s\n", mf->nq, mf->ng,
-                                   mf->scatter == DMASMMF_SCATTER_GATHER ? "gathered by node (each dof sums its contributions in element order: deterministic)" : "added with atomics"));
+                                   SumFactOutputs(mf)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -354,7 +396,7 @@ static PetscErrorCode ViewElmat(DMAsmMatFree mf, PetscViewer v)
 {
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(v, "precomputed element matrices (%s: %s, largest relative deviation from element 0 %.2g, tolerance %.0e), one thread per element; conflicts: %s\n", mf->uniform ? "one" : "one per element", mf->uniform ? "every element has the same geometry factors" : "the mesh is not uniform and affine", (double)mf->unifdev, (double)DMASMMF_UNIFORM_RTOL,
-                                   mf->scatter == DMASMMF_SCATTER_COLOR ? "colouring" : (mf->scatter == DMASMMF_SCATTER_GATHER ? "gather by node" : (mf->scatter == DMASMMF_SCATTER_ATOMIC ? "atomics" : "NONE (racy upper bound, test-only)"))));
+                                   mf->scatter == DMASMMF_SCATTER_COLOR ? "colouring" : (mf->scatter == DMASMMF_SCATTER_GATHER ? "gather by node" : (mf->scatter == DMASMMF_SCATTER_ATOMIC ? "atomics" : (mf->scatter == DMASMMF_SCATTER_PRIVATE ? "private buffers per host thread, summed by dof (CPU only)" : "NONE (racy upper bound, test-only)")))));
   if (mf->scatter == DMASMMF_SCATTER_COLOR) PetscCall(PetscViewerASCIIPrintf(v, "%" PetscInt_FMT " colours (greedy, elements sharing a dof)\n", mf->ncolors));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -366,7 +408,7 @@ static PetscErrorCode DMAsmMatFreeCreate_SumFact(DMAsmMatFree mf)
   mf->ops.setup = SetUpSumFact;
   mf->ops.apply = ApplySumFact;
   mf->ops.view  = ViewSumFact;
-  if (mf->scatter != DMASMMF_SCATTER_GATHER) mf->scatter = DMASMMF_SCATTER_ATOMIC;
+  if (mf->scatter != DMASMMF_SCATTER_GATHER && mf->scatter != DMASMMF_SCATTER_PRIVATE) mf->scatter = DMASMMF_SCATTER_ATOMIC;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -395,6 +437,10 @@ static PetscErrorCode DMAsmMatFreeCreate_ElmatGather(DMAsmMatFree mf)
 static PetscErrorCode DMAsmMatFreeCreate_ElmatMax(DMAsmMatFree mf)
 {
   return ElmatOps(mf, DMASMMF_SCATTER_NONE);
+}
+static PetscErrorCode DMAsmMatFreeCreate_ElmatPrivate(DMAsmMatFree mf)
+{
+  return ElmatOps(mf, DMASMMF_SCATTER_PRIVATE);
 }
 
 /*
@@ -425,6 +471,7 @@ PetscErrorCode DMAssemblyMatFreeRegister(const char name[], PetscErrorCode (*cre
     PetscCall(PetscFunctionListAdd(&DMAsmMatFreeList, "elmat_color", DMAsmMatFreeCreate_ElmatColor));
     PetscCall(PetscFunctionListAdd(&DMAsmMatFreeList, "elmat_gather", DMAsmMatFreeCreate_ElmatGather));
     PetscCall(PetscFunctionListAdd(&DMAsmMatFreeList, "elmat_max", DMAsmMatFreeCreate_ElmatMax));
+    PetscCall(PetscFunctionListAdd(&DMAsmMatFreeList, "elmat_private", DMAsmMatFreeCreate_ElmatPrivate));
   }
   if (name) PetscCall(PetscFunctionListAdd(&DMAsmMatFreeList, name, create));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -649,9 +696,12 @@ static int WorkGeo(void *vctx, PetscInt t, PetscCount b, PetscCount end)
 /* the element map cached on the DM: operators of one DM, section and FE share one walk of the closures (the
    set-up's most expensive part: DMPlexGetClosureIndices per cell) */
 typedef struct {
-  PetscObjectId gsec, fe;
-  PetscInt      nen, nelem;
-  PetscInt     *edof;
+  PetscObjectId    gsec, fe;
+  PetscInt         nen, nelem;
+  PetscInt        *edof;
+  PetscObjectId    cvec; /* the corners (Q1 coordinates), keyed by the local coordinate vector and its state */
+  PetscObjectState cstate;
+  PetscReal       *xc;
 } ElementMapCache;
 
 static PetscErrorCode ElementMapCacheDestroy(PetscCtxRt ctx)
@@ -660,6 +710,7 @@ static PetscErrorCode ElementMapCacheDestroy(PetscCtxRt ctx)
 
   PetscFunctionBegin;
   PetscCall(PetscFree(c->edof));
+  PetscCall(PetscFree(c->xc));
   PetscCall(PetscFree(c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -701,6 +752,37 @@ static PetscErrorCode ElementMap(DMAsmMatFree mf, PetscSection lsec, PetscSectio
   PetscCall(PetscMalloc1(mf->nelem * mf->nen, &cache->edof));
   PetscCall(PetscArraycpy(cache->edof, mf->edof, mf->nelem * mf->nen));
   PetscCall(PetscObjectContainerCompose((PetscObject)dm, "DMAsmMF_ElementMap", cache, ElementMapCacheDestroy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the tensor-order corners of every cell, xc [nelem][2^dim][dim] (a DMPlexGetCellCoordinates call a cell), cached on
+   the DM beside the element map while the coordinates are unchanged */
+static PetscErrorCode AllCorners(DMAsmMatFree mf, PetscInt cStart, PetscInt cEnd, const PetscInt perm[], PetscReal xc[])
+{
+  DM               dm    = mf->dm;
+  ElementMapCache *cache = NULL;
+  Vec              cv;
+  PetscObjectId    cid;
+  PetscObjectState cst;
+  const PetscInt   sz = (1 << mf->dim) * mf->dim;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetCoordinatesLocal(dm, &cv));
+  PetscCall(PetscObjectGetId((PetscObject)cv, &cid));
+  PetscCall(PetscObjectStateGet((PetscObject)cv, &cst));
+  PetscCall(PetscObjectContainerQuery((PetscObject)dm, "DMAsmMF_ElementMap", (void **)&cache));
+  if (cache && cache->xc && cache->cvec == cid && cache->cstate == cst && cache->nelem == mf->nelem) {
+    PetscCall(PetscArraycpy(xc, cache->xc, mf->nelem * sz));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt c = cStart; c < cEnd; c++) PetscCall(CellCorners(dm, c, mf->dim, perm, xc + (c - cStart) * sz));
+  if (cache && cache->nelem == mf->nelem) { /* the element map's cache of this DM (ElementMap ran first) */
+    PetscCall(PetscFree(cache->xc));
+    PetscCall(PetscMalloc1(mf->nelem * sz, &cache->xc));
+    PetscCall(PetscArraycpy(cache->xc, xc, mf->nelem * sz));
+    cache->cvec   = cid;
+    cache->cstate = cst;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -749,7 +831,7 @@ static PetscErrorCode SetUpMesh(DMAsmMatFree mf, PetscFE fe)
   if (q1 && mf->nelem) { /* the corners of every cell (a PETSc call each), then the factors on all host threads */
     PetscReal *xc = mf->recompute ? mf->xv : NULL;
     if (!xc) PetscCall(PetscMalloc1(mf->nelem * nv * dim, &xc));
-    for (PetscInt c = cStart; c < cEnd; c++) PetscCall(CellCorners(dm, c, dim, perm, xc + (c - cStart) * nv * dim));
+    PetscCall(AllCorners(mf, cStart, cEnd, perm, xc));
     if (mf->recompute) {
       for (PetscInt c = cStart; c < cEnd; c++)
         for (PetscInt w = 0; w < nv; w++) { /* det J at the corners (mass factor with unit weight) */
@@ -939,7 +1021,7 @@ static PetscErrorCode MatView_DMAsmMF(Mat A, PetscViewer v)
                                    mf->dim == 2 ? "quadrilaterals" : "hexahedra", mf->nelem, mf->ndof, mf->q));
   PetscCall(PetscViewerASCIIPushTab(v));
   PetscCall(mf->ops.view(mf, v));
-  if (mf->nthreads != 1) PetscCall(PetscViewerASCIIPrintf(v, "host path: %s\n", HostThreaded(mf) ? "threads over elements (race-free: gather or colours), then over dofs" : "the serial reference (threads need the gather or colour variant)"));
+  if (mf->nthreads != 1) PetscCall(PetscViewerASCIIPrintf(v, "host path: %s\n", HostThreaded(mf) ? "threads over elements (race-free: gather, colours or private buffers), then over dofs" : "the serial reference (threads need the gather, colour or private-buffer variant)"));
   PetscCall(PetscViewerASCIIPrintf(v, "runs on the %s%s; %.3g flops per MatMult (model), set-up %.3g s\n", mf->device ? "device when the vectors are there" : "host", mf->forcehost ? " (-dm_assembly_matfree_host: host reference forced)" : "", (double)mf->flops, (double)mf->setuptime));
   PetscCall(PetscViewerASCIIPopTab(v));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -975,6 +1057,7 @@ static PetscErrorCode MatDestroy_DMAsmMF(Mat A)
   PetscCall(PetscFree(mf->colelem));
   PetscCall(PetscFree(mf->K));
   PetscCall(PetscFree(mf->ye));
+  PetscCall(PetscFree(mf->ypriv));
   PetscCall(PetscFree(mf->diag));
   PetscCall(DMDestroy(&mf->dm));
   PetscCall(PetscFree(mf));
@@ -1014,8 +1097,8 @@ static PetscLogDouble ElementFlops(DMAsmMatFree mf)
 
   Options Database Keys:
 + -dm_assembly_matfree_op <poisson,mass> - the operator: g3 = identity (BP3) or g0 = 1 (BP1)
-. -dm_assembly_matfree_type <sumfact,elmat_atomic,elmat_color,elmat_gather,elmat_max> - the variant
-. -dm_assembly_matfree_scatter <atomic,gather> - sumfact: element outputs by atomics or gathered by node (deterministic)
+. -dm_assembly_matfree_type <sumfact,elmat_atomic,elmat_color,elmat_gather,elmat_max,elmat_private> - the variant (elmat_private: CPU only)
+. -dm_assembly_matfree_scatter <atomic,gather,private> - sumfact: element outputs by atomics, gathered by node (deterministic), or (CPU only) private buffers per host thread
 . -dm_assembly_matfree_geometry <stored,recompute> - sumfact: geometry factors stored per Gauss point, or recomputed in the kernel from the cell corners (meshes with Q1 coordinates)
 . -dm_assembly_matfree_elmat_max_mb <mb> - elmat_*: memory allowed for per-element matrices (non-uniform meshes)
 . -dm_assembly_matfree_host_threads <n> - the host path on n threads (0: all CPUs of the process; 1: the serial reference, default): the CPU versions of the gather and colour variants
@@ -1093,18 +1176,18 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscObjectOptionsBegin((PetscObject)as);
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_op", "Operator: mass (BP1) or Poisson (BP3)", "DMAssemblyCreateMatrixFree", ops, 2, ops[opi], &opi, NULL));
   PetscCall(PetscOptionsFList("-dm_assembly_matfree_type", "Matrix-free variant", "DMAssemblyCreateMatrixFree", DMAsmMatFreeList, type, type, sizeof(type), NULL));
-  PetscCall(PetscOptionsEList("-dm_assembly_matfree_scatter", "sumfact: element outputs by atomics or gathered by node", "DMAssemblyCreateMatrixFree", ScatterNames, 2, ScatterNames[0], &sci, &set));
+  PetscCall(PetscOptionsEList("-dm_assembly_matfree_scatter", "sumfact: element outputs by atomics, gathered by node, or (CPU) private buffers per thread", "DMAssemblyCreateMatrixFree", SumFactScatterNames, 3, SumFactScatterNames[0], &sci, &set));
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_geometry", "sumfact: geometry factors stored at the Gauss points or recomputed from the corners (Q1 coordinates)", "DMAssemblyCreateMatrixFree", GeoNames, 2, GeoNames[0], &geoi, &gset));
   PetscCall(PetscOptionsReal("-dm_assembly_matfree_elmat_max_mb", "elmat_*: MB allowed for per-element matrices", "DMAssemblyCreateMatrixFree", mb, &mb, NULL));
   PetscCall(PetscOptionsInt("-dm_assembly_matfree_host_threads", "Host path: threads (0: the CPUs this process may use; 1: the serial reference); gather and colour variants only", "DMAssemblyCreateMatrixFree", mf->nthreads, &mf->nthreads, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_matfree_host", "Run the host reference even with device vectors", "DMAssemblyCreateMatrixFree", mf->forcehost, &mf->forcehost, NULL));
   PetscOptionsEnd();
   mf->op       = (DMAsmMFOp)opi;
-  mf->scatter  = (DMAsmMFScatter)sci;
+  mf->scatter  = sci == 2 ? DMASMMF_SCATTER_PRIVATE : (DMAsmMFScatter)sci;
   mf->elmatmax = (size_t)(mb * 1048576.0);
   PetscCall(PetscStrncpy(mf->type, type, sizeof(mf->type)));
   PetscCall(PetscFunctionListFind(DMAsmMatFreeList, type, &create));
-  PetscCheck(create, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -dm_assembly_matfree_type %s (sumfact, elmat_atomic, elmat_color, elmat_gather, elmat_max)", type);
+  PetscCheck(create, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -dm_assembly_matfree_type %s (sumfact, elmat_atomic, elmat_color, elmat_gather, elmat_max, elmat_private)", type);
   PetscCheck(!set || !strncmp(type, "sumfact", 7), comm, PETSC_ERR_ARG_INCOMP, "-dm_assembly_matfree_scatter is for sumfact; the elmat_* variants name their conflict resolution");
   PetscCheck(!gset || !strncmp(type, "sumfact", 7), comm, PETSC_ERR_ARG_INCOMP, "-dm_assembly_matfree_geometry is for sumfact; the elmat_* variants store element matrices");
   mf->recompute = (PetscBool)(geoi == 1);
@@ -1126,6 +1209,7 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
 #if defined(ELLWARP_HAVE_CUDA)
   if (vcuda && !mf->forcehost) PetscCall(DMAsmCUDAAvailable(&mf->device));
 #endif
+  PetscCheck(!mf->device || mf->scatter != DMASMMF_SCATTER_PRIVATE, comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: private buffers (%s) are a CPU version: use host vectors (-dm_vec_type standard) or -dm_assembly_matfree_host", mf->type);
   if (mf->device) PetscCall(SetUpDevice(mf));
   mf->flops = ElementFlops(mf) * mf->nelem;
   PetscCall(PetscLogEventEnd(DMASMMF_SetUp, 0, 0, 0, 0));
