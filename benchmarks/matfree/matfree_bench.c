@@ -8,7 +8,8 @@
    way: the peer of the matrix-free operators on the same mesh.
    With -assembled_coo: the assembled peer built on the device at the same size: an elmat_atomic operator's element
    matrices assembled through COO (DMAssemblyMatFreeAssemble) into each of -assembled_types, MatMult timed the same
-   way (variant=coo_<type>; setup_s: the operator's set-up plus the COO assembly).  -cpu_types: the CPU versions
+   way (variant=coo_<type>; setup_s: the operator's set-up plus the COO assembly; -assembled_coo_convert: the types
+   after the first converted from its matrix, variant=conv_<type>, one host COO preallocation instead of several).  -cpu_types: the CPU versions
    (host vectors, -cpu_threads threads, 0: all the process's CPUs) on the same mesh (variant=cpu_<type>).
    Output: one line per (p, variant), "BENCH key=value ..." for scripts, and per mesh the ratios "COMPARE ...":
    sumfact (stored, recomputed) / assembled ELLWARP (issue target >= 2 for p >= 2), the best GPU / best CPU version
@@ -152,7 +153,7 @@ int main(int argc, char **argv)
   PetscInt  orders[16], norders = 16, ntypes = 16, nops = 2, nat = 4, dim = 3, qextra = 1, reps = 20, amaxp = 3, maxcells = 600000, elmatmaxp = 4, ndofs = 16;
   char     *types[16], *opsv[2], *atypes[4];
   PetscReal dofsv[16] = {4e6}, bw = 3350;
-  PetscBool tset, oset, aset, dset, assembled = PETSC_FALSE, device = PETSC_FALSE, coo = PETSC_FALSE, cset;
+  PetscBool tset, oset, aset, dset, assembled = PETSC_FALSE, device = PETSC_FALSE, coo = PETSC_FALSE, cset, cooconv = PETSC_FALSE;
   char     *ctypes[8];
   PetscInt  nct = 8, cthreads = 0, creps = 5;
 
@@ -177,6 +178,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsStringArray("-assembled_types", "matrix types of the assembled operator", NULL, atypes, &nat, &aset));
   PetscCall(PetscOptionsBool("-gpu", "device vectors", NULL, device, &device, NULL));
   PetscCall(PetscOptionsBool("-assembled_coo", "also the assembled operator through COO from the element matrices (device values), p <= -assembled_max_p", NULL, coo, &coo, NULL));
+  PetscCall(PetscOptionsBool("-assembled_coo_convert", "-assembled_coo: the types after the first by MatConvert of the first's matrix (one COO preallocation on the host)", NULL, cooconv, &cooconv, NULL));
   PetscCall(PetscOptionsStringArray("-cpu_types", "CPU versions (host vectors) on the same mesh", NULL, ctypes, &nct, &cset));
   PetscCall(PetscOptionsInt("-cpu_threads", "threads of the CPU versions (0: all the process's CPUs)", NULL, cthreads, &cthreads, NULL));
   PetscCall(PetscOptionsInt("-cpu_reps", "timed MatMults of the CPU versions", NULL, creps, &creps, NULL));
@@ -257,26 +259,32 @@ int main(int argc, char **argv)
           PetscCall(PetscTime(&t2));
           if (!Ael) PetscCall(RunVariant(dm, "elmat_atomic", "", poisson, dim, p, qextra, nelem, ndof, x, y, device, 0, bw, NULL, &Ael));
           PetscCall(PetscTime(&t3));
+          Mat B0 = NULL;
           for (PetscInt a = 0; a < nat; a++) {
             Mat            B;
             MatInfo        info;
             double         sec;
             PetscLogDouble t4, t5;
-            PetscBool      isell;
+            PetscBool      isell, conv = (PetscBool)(cooconv && a > 0);
             PetscCall(PetscTime(&t4));
-            PetscCall(MatCreate(PETSC_COMM_SELF, &B));
-            PetscCall(MatSetSizes(B, ndof, ndof, ndof, ndof));
-            PetscCall(MatSetType(B, atypes[a]));
-            PetscCall(DMAssemblyMatFreeAssemble(Ael, B));
+            if (conv) PetscCall(MatConvert(B0, atypes[a], MAT_INITIAL_MATRIX, &B)); /* the first type's matrix converted */
+            else {
+              PetscCall(MatCreate(PETSC_COMM_SELF, &B));
+              PetscCall(MatSetSizes(B, ndof, ndof, ndof, ndof));
+              PetscCall(MatSetType(B, atypes[a]));
+              PetscCall(DMAssemblyMatFreeAssemble(Ael, B));
+            }
             PetscCall(PetscTime(&t5));
             PetscCall(MatGetInfo(B, MAT_LOCAL, &info));
             PetscCall(TimeMult(B, x, y, device, reps, &sec));
-            PetscCall(PetscPrintf(PETSC_COMM_SELF, "BENCH op=%s dim=%d p=%" PetscInt_FMT " variant=coo_%s dofs=%" PetscInt_FMT " setup_s=%.3f mult_ms=%.4f gdofs=%.3f bytes_per_dof=%.1f nnz=%.0f coo_s=%.3f\n", poisson ? "BP3" : "BP1", (int)dim, p, atypes[a], ndof, (t3 - t2) + (t5 - t4), sec * 1e3, ndof / sec * 1e-9, (12.0 * info.nz_used + 4.0 * ndof + 16.0 * ndof) / ndof, info.nz_used, t5 - t4));
+            PetscCall(PetscPrintf(PETSC_COMM_SELF, "BENCH op=%s dim=%d p=%" PetscInt_FMT " variant=%s_%s dofs=%" PetscInt_FMT " setup_s=%.3f mult_ms=%.4f gdofs=%.3f bytes_per_dof=%.1f nnz=%.0f %s_s=%.3f\n", poisson ? "BP3" : "BP1", (int)dim, p, conv ? "conv" : "coo", atypes[a], ndof, (t3 - t2) + (t5 - t4), sec * 1e3, ndof / sec * 1e-9, (12.0 * info.nz_used + 4.0 * ndof + 16.0 * ndof) / ndof, info.nz_used, conv ? "convert" : "coo", t5 - t4));
             PetscCall(PetscStrcmp(atypes[a], "ellwarp", &isell));
             if (isell) b.ell = ndof / sec * 1e-9;
             else b.cus = PetscMax(b.cus, ndof / sec * 1e-9);
-            PetscCall(MatDestroy(&B));
+            if (a == 0 && cooconv) B0 = B;
+            else PetscCall(MatDestroy(&B));
           }
+          PetscCall(MatDestroy(&B0));
         }
         PetscCall(MatDestroy(&Ael));
         if (nct) { /* the CPU versions: host vectors, the operator made with the DM's vector type standard */
