@@ -290,4 +290,5 @@ PETSC_INTERN PetscErrorCode DMAsmMFCUDASumFact(DMAsmMatFree, const PetscScalar *
 PETSC_INTERN PetscErrorCode DMAsmMFCUDAElmat(DMAsmMatFree, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMAsmMFCUDAGather(DMAsmMatFree, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMAsmMFCUDACOOValues(DMAsmMatFree, const PetscInt *, const PetscCount *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmMFCUDASynchronize(void);
 #endif

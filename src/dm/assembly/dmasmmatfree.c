@@ -1341,6 +1341,7 @@ PetscErrorCode DMAssemblyMatFreeAssemble(Mat A, Mat B)
     PetscCall(DMAsmCUDAFree((void **)&dgidx));
     PetscCall(DMAsmCUDAFree((void **)&dcoff));
     PetscCall(MatSetValuesCOO(B, v, INSERT_VALUES));
+    PetscCall(DMAsmMFCUDASynchronize()); /* B's kernels (on its stream) done with v */
     PetscCall(DMAsmCUDAFree((void **)&v));
   }
 #endif

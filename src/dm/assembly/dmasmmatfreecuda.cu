@@ -479,3 +479,11 @@ PetscErrorCode DMAsmMFCUDACOOValues(DMAsmMatFree mf, const PetscInt *dgidx, cons
   PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* the device idle: MatSetValuesCOO may still read the values on its own stream when it returns */
+PetscErrorCode DMAsmMFCUDASynchronize(void)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
