@@ -1234,6 +1234,32 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the COO rows and columns of rows [b, end) (DMAsmMFCOOContribution's order), on host threads: each row writes its
+   own range of the arrays (the arrays' first touch, much of the cost, spread over the threads) */
+typedef struct {
+  DMAsmMatFree      mf;
+  const PetscCount *coff;
+  PetscInt         *ci, *cj;
+} COOCtx;
+
+static int WorkCOOIndices(void *vctx, PetscInt t, PetscCount b, PetscCount end)
+{
+  COOCtx            *c   = (COOCtx *)vctx;
+  const DMAsmMatFree mf  = c->mf;
+  const PetscInt     nen = mf->nen;
+  for (PetscCount d = b; d < end; d++)
+    for (PetscInt k = mf->gptr[d]; k < mf->gptr[d + 1]; k++) {
+      const PetscInt *ed = mf->edof + (mf->gidx[k] / nen) * nen;
+      PetscCount      o  = c->coff[k];
+      for (PetscInt j = 0; j < nen; j++)
+        if (ed[j] >= 0) {
+          c->ci[o]   = (PetscInt)d;
+          c->cj[o++] = ed[j];
+        }
+    }
+  return 0;
+}
+
 /* whether B takes MatSetValuesCOO values in device memory: AIJCUSPARSE, MATELLWARP with the cuda backend */
 static PetscErrorCode MatTakesDeviceValues(Mat B, PetscBool *dev)
 {
@@ -1310,16 +1336,12 @@ PetscErrorCode DMAssemblyMatFreeAssemble(Mat A, Mat B)
   ncoo = coff[nc];
   PetscCall(PetscFree(nvalid));
   PetscCall(PetscMalloc2(ncoo, &ci, ncoo, &cj));
-  for (PetscInt d = 0; d < mf->ndof; d++)
-    for (PetscInt k = mf->gptr[d]; k < mf->gptr[d + 1]; k++) {
-      const PetscInt *ed = mf->edof + (mf->gidx[k] / nen) * nen;
-      PetscCount      o  = coff[k];
-      for (PetscInt j = 0; j < nen; j++)
-        if (ed[j] >= 0) {
-          ci[o]   = d;
-          cj[o++] = ed[j];
-        }
-    }
+  {
+    COOCtx   cc = {mf, coff, ci, cj};
+    PetscInt nt;
+    PetscCall(PetscEllwarpThreadsGetCount(0, mf->ndof, 4096, &nt));
+    PetscCall(PetscEllwarpThreadsRun(nt, mf->ndof, WorkCOOIndices, &cc));
+  }
   PetscCall(MatSetPreallocationCOO(B, ncoo, ci, cj));
   PetscCall(PetscFree2(ci, cj));
   PetscCall(MatTakesDeviceValues(B, &bdev));
