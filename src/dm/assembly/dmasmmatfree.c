@@ -1101,7 +1101,7 @@ static PetscLogDouble ElementFlops(DMAsmMatFree mf)
 . -dm_assembly_matfree_scatter <atomic,gather,private> - sumfact: element outputs by atomics, gathered by node (deterministic), or (CPU only) private buffers per host thread
 . -dm_assembly_matfree_geometry <stored,recompute> - sumfact: geometry factors stored per Gauss point, or recomputed in the kernel from the cell corners (meshes with Q1 coordinates)
 . -dm_assembly_matfree_elmat_max_mb <mb> - elmat_*: memory allowed for per-element matrices (non-uniform meshes)
-. -dm_assembly_matfree_host_threads <n> - the host path on n threads (0: all CPUs of the process; 1: the serial reference, default): the CPU versions of the gather and colour variants
+. -dm_assembly_matfree_host_threads <n> - the host path on n threads (0: all CPUs of the process; 1: the serial reference, default): the CPU versions of the gather, colour and private-buffer variants
 - -dm_assembly_matfree_host - run the host reference even with device vectors (tests)
 
   Level: intermediate
@@ -1112,8 +1112,10 @@ static PetscLogDouble ElementFlops(DMAsmMatFree mf)
   that Jacobian for the `PetscDS` pointwise functions g3 = identity (Poisson) or g0 = 1 (mass), with the FE's
   quadrature, which must be a tensor Gauss rule.  The geometry factors come from `DMPlexComputeCellGeometryFEM()`
   at the Gauss points, so non-affine and curved (higher-order coordinate) meshes are exact.  One process.
+  The element map (closure indices) and the cell corners are cached on the DM (keyed by its global section, the
+  `PetscFE` and the coordinates' state), so further operators of the same mesh skip the walk of the closures.
 
-.seealso: `DMAssembly`, `DMAssemblyCreate()`, `DMAssemblyMatFreeRegister()`, `MATSHELL`
+.seealso: `DMAssembly`, `DMAssemblyCreate()`, `DMAssemblyMatFreeRegister()`, `DMAssemblyMatFreeAssemble()`, `MATSHELL`
 @*/
 PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
 {
@@ -1179,7 +1181,7 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_scatter", "sumfact: element outputs by atomics, gathered by node, or (CPU) private buffers per thread", "DMAssemblyCreateMatrixFree", SumFactScatterNames, 3, SumFactScatterNames[0], &sci, &set));
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_geometry", "sumfact: geometry factors stored at the Gauss points or recomputed from the corners (Q1 coordinates)", "DMAssemblyCreateMatrixFree", GeoNames, 2, GeoNames[0], &geoi, &gset));
   PetscCall(PetscOptionsReal("-dm_assembly_matfree_elmat_max_mb", "elmat_*: MB allowed for per-element matrices", "DMAssemblyCreateMatrixFree", mb, &mb, NULL));
-  PetscCall(PetscOptionsInt("-dm_assembly_matfree_host_threads", "Host path: threads (0: the CPUs this process may use; 1: the serial reference); gather and colour variants only", "DMAssemblyCreateMatrixFree", mf->nthreads, &mf->nthreads, NULL));
+  PetscCall(PetscOptionsInt("-dm_assembly_matfree_host_threads", "Host path: threads (0: the CPUs this process may use; 1: the serial reference); gather, colour and private-buffer variants only", "DMAssemblyCreateMatrixFree", mf->nthreads, &mf->nthreads, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_matfree_host", "Run the host reference even with device vectors", "DMAssemblyCreateMatrixFree", mf->forcehost, &mf->forcehost, NULL));
   PetscOptionsEnd();
   mf->op       = (DMAsmMFOp)opi;
