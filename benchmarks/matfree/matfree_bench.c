@@ -239,9 +239,9 @@ int main(int argc, char **argv)
       PetscCall(PetscTime(&t1));
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "Q%" PetscInt_FMT " %s: %" PetscInt_FMT "^%d cells, %" PetscInt_FMT " dofs (mesh %.2f s)\n", p, poisson ? "BP3" : "BP1", m, (int)dim, ndof, t1 - t0));
       {
-        Best   b    = {0, 0, 0, 0, 0, 0, 0, 0, "none", "none", "none", "none"};
-        Mat    Ael  = NULL; /* the elmat_atomic operator, kept for the COO peer */
-        Vec    xh   = NULL, yh = NULL;
+        Best b   = {0, 0, 0, 0, 0, 0, 0, 0, "none", "none", "none", "none"};
+        Mat  Ael = NULL; /* the elmat_atomic operator, kept for the COO peer */
+        Vec  xh = NULL, yh = NULL;
         for (PetscInt t = 0; t < ntypes; t++) {
           PetscBool el, sf;
           double    g;
@@ -256,10 +256,10 @@ int main(int argc, char **argv)
         }
         if (coo && p <= amaxp) { /* the assembled peer at the same size: element matrices -> COO -> matrix */
           PetscLogDouble t2, t3;
+          Mat            B0 = NULL; /* -assembled_coo_convert: the first type's matrix */
           PetscCall(PetscTime(&t2));
           if (!Ael) PetscCall(RunVariant(dm, "elmat_atomic", "", poisson, dim, p, qextra, nelem, ndof, x, y, device, 0, bw, NULL, &Ael));
           PetscCall(PetscTime(&t3));
-          Mat B0 = NULL;
           for (PetscInt a = 0; a < nat; a++) {
             Mat            B;
             MatInfo        info;
