@@ -38,6 +38,7 @@
 /* ellwarp_add_test(matfree.coo_hex -dim 3 -orders 1,2,3 -faces 3 -bc -perturb 0.2 -types sumfact -assembled aij,ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.coo_uniform -dim 3 -orders 2,4 -faces 2 -qextra 1 -types elmat_atomic -assembled ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.coo_quad -dim 2 -orders 1,3,5 -faces 3 -curve -bc -types sumfact -assembled aij,ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.cache -dim 3 -orders 2 -faces 2 -bc -perturb 0.2 -types sumfact -cache_check PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.coo_sumfact -dim 2 -orders 2 -faces 2 -types sumfact -assembled aij -assembled_from sumfact EXPECT_ERROR "has no element matrices") */
 /* ellwarp_add_test(matfree.gpu_coo -dim 3 -orders 1,2,3,4 -faces 3 -bc -perturb 0.2 -types sumfact -assembled aijcusparse,ellwarp -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_quad -dim 2 -orders 1,2,3,4,5,6,7,8 -faces 6 -bc -perturb 0.2 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
@@ -348,6 +349,52 @@ static PetscErrorCode CheckOperator(const Opts *o, PetscInt p, PetscBool poisson
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the element map and corners cached on the DM (DMAssemblyCreateMatrixFree) must follow the mesh: an operator,
+   then the coordinates scaled by 2 (new coordinate state), then a second operator against PETSc's new Jacobian
+   (a stale cache would give the old geometry: Poisson in 3-D scales with h, mass with h^3) */
+static PetscErrorCode CheckCacheInvalidation(const Opts *o, PetscInt p, PetscBool poisson, PetscInt *nfail)
+{
+  DM        dm;
+  Mat       J, A;
+  Vec       c, x, y, yr, ul;
+  PetscReal e;
+
+  PetscFunctionBegin;
+  PetscCall(CreateProblem(o, p, o->faces, poisson, PETSC_FALSE, &dm));
+  PetscCall(CreateMF(dm, "sumfact_recompute", poisson, PETSC_FALSE, &A)); /* fills the cache */
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMGetCoordinatesLocal(dm, &c));
+  PetscCall(VecScale(c, 2.0));
+  PetscCall(DMSetCoordinatesLocal(dm, c));
+  PetscCall(DMCreateMatrix(dm, &J));
+  PetscCall(DMGetLocalVector(dm, &ul));
+  PetscCall(VecZeroEntries(ul));
+  PetscCall(DMPlexSNESComputeJacobianFEM(dm, ul, J, J, NULL));
+  PetscCall(DMRestoreLocalVector(dm, &ul));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &yr));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(MatMult(J, x, yr));
+  for (PetscInt t = 0; t < 2; t++) { /* the corners (recompute) and the stored factors from them */
+    PetscCall(CreateMF(dm, t ? "sumfact" : "sumfact_recompute", poisson, PETSC_FALSE, &A));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(RelDiff(y, yr, &e));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %dD Q%" PetscInt_FMT " %-7s %s after the coordinates changed: MatMult %.2e\n", (int)o->dim, p, poisson ? "poisson" : "mass", t ? "sumfact" : "sumfact_recompute", (double)e));
+    if (!(e <= 1e-12)) {
+      (*nfail)++;
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  FAIL: the cached corners were not refreshed\n"));
+    }
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yr));
+  PetscCall(MatDestroy(&J));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* CG + Jacobi with the matrix-free operator on a box of faces^dim cells: the L2 error */
 static PetscErrorCode Solve(const Opts *o, PetscInt p, PetscInt faces, PetscReal *err, PetscInt *its)
 {
@@ -405,7 +452,7 @@ int main(int argc, char **argv)
   Opts      o = {2, 2, 0, 0.0, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, 4, {NULL}, "elmat_atomic"};
   PetscInt  orders[16], norders = 16, nfail = 0, ntypes = 8, nops = 2;
   char     *types[8], *opsv[2];
-  PetscBool solve = PETSC_FALSE, tset, oset, aset;
+  PetscBool solve = PETSC_FALSE, tset, oset, aset, cachecheck = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -423,6 +470,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsStringArray("-types", "variants", NULL, types, &ntypes, &tset));
   PetscCall(PetscOptionsStringArray("-ops", "operators", NULL, opsv, &nops, &oset));
   PetscCall(PetscOptionsStringArray("-assembled", "also DMAssemblyMatFreeAssemble into these matrix types", NULL, o.atypes, &o.nat, &aset));
+  PetscCall(PetscOptionsBool("-cache_check", "also: a second operator after the coordinates changed", NULL, cachecheck, &cachecheck, NULL));
   PetscCall(PetscOptionsString("-assembled_from", "the variant whose element matrices are assembled", NULL, o.afrom, o.afrom, sizeof(o.afrom), NULL));
   PetscOptionsEnd();
   if (!aset) o.nat = 0;
@@ -443,6 +491,7 @@ int main(int argc, char **argv)
         PetscBool poisson;
         PetscCall(PetscStrcmp(opsv[k], "poisson", &poisson));
         PetscCall(CheckOperator(&o, orders[i], poisson, ntypes, types, &nfail));
+        if (cachecheck) PetscCall(CheckCacheInvalidation(&o, orders[i], poisson, &nfail));
       }
   } else {
     for (PetscInt i = 0; i < norders; i++) {
