@@ -11,7 +11,9 @@
    -solve: CG + Jacobi (the matrix-free diagonal) to the manufactured u = prod sin(pi x_i) on -faces and 2 -faces
    (homogeneous Dirichlet): the L2 error must fall at the order p+1 (within 0.3).
    -assembled t1,t2: DMAssemblyMatFreeAssemble (the element matrices of -assembled_from, elmat_atomic, through COO)
-   into each matrix type against the same Jacobian (entries and MatMult); -gpu: device values against host. */
+   into each matrix type against the same Jacobian (entries and MatMult); -gpu: device values against host.
+   -tensor_closure: the DM's closures permuted to tensor order (DMPlexSetClosurePermutationTensor); -cache_check: a
+   second operator after the coordinates changed. */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
@@ -22,7 +24,7 @@
 /* ellwarp_add_test(matfree.quad -dim 2 -orders 1,2,3,4,5,6,7,8 -faces 3 -bc PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.quad_curve -dim 2 -orders 1,3,6 -faces 3 -curve -bc -qextra 1 PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.quad_perturb -dim 2 -orders 1,2,4,8 -faces 3 -perturb 0.2 -qextra 1 -bc PASS_REGULAR_EXPRESSION "matfree: PASS") */
-/* ellwarp_add_test(matfree.hex -dim 3 -orders 1,2,3,4 -faces 2 -bc PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.hex -dim 3 -orders 1,2,3,4 -faces 2 -bc -dm_assembly_matfree_check_map PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.hex_perturb -dim 3 -orders 1,2,3 -faces 2 -perturb 0.2 PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.hex_curve -dim 3 -orders 2,3 -faces 2 -curve -bc -qextra 1 PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.hex_high -dim 3 -orders 5,6,7,8 -faces 1 -types sumfact,sumfact_gather_recompute PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 300) */
@@ -38,6 +40,8 @@
 /* ellwarp_add_test(matfree.coo_hex -dim 3 -orders 1,2,3 -faces 3 -bc -perturb 0.2 -types sumfact -assembled aij,ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.coo_uniform -dim 3 -orders 2,4 -faces 2 -qextra 1 -types elmat_atomic -assembled ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.coo_quad -dim 2 -orders 1,3,5 -faces 3 -curve -bc -types sumfact -assembled aij,ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.tensor_closure -dim 3 -orders 1,2,3 -faces 3 -bc -perturb 0.2 -types sumfact,elmat_atomic -tensor_closure -assembled aij -dm_assembly_matfree_check_map PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.q1map -dim 3 -orders 1 -faces 7 -bc -perturb 0.2 -types sumfact,sumfact_recompute -dm_assembly_matfree_check_map PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.cache -dim 3 -orders 2 -faces 2 -bc -perturb 0.2 -types sumfact -cache_check PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.coo_sumfact -dim 2 -orders 2 -faces 2 -types sumfact -assembled aij -assembled_from sumfact EXPECT_ERROR "has no element matrices") */
 /* ellwarp_add_test(matfree.gpu_coo -dim 3 -orders 1,2,3,4 -faces 3 -bc -perturb 0.2 -types sumfact -assembled aijcusparse,ellwarp -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
@@ -93,6 +97,7 @@ typedef struct {
   PetscInt  nat;        /* -assembled: matrix types for DMAssemblyMatFreeAssemble */
   char     *atypes[4];
   char      afrom[32];  /* -assembled_from: the operator's variant (elmat_atomic) */
+  PetscBool tensor;     /* -tensor_closure: the section's closures permuted to tensor order */
 } Opts;
 
 static PetscErrorCode CreateProblem(const Opts *o, PetscInt p, PetscInt faces, PetscBool poisson, PetscBool solve, DM *dm)
@@ -161,6 +166,7 @@ static PetscErrorCode CreateProblem(const Opts *o, PetscInt p, PetscInt faces, P
   if (poisson) PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, g3_id));
   else PetscCall(PetscDSSetJacobian(ds, 0, 0, g0_one, NULL, NULL, NULL));
   if (solve) PetscCall(PetscDSSetResidual(ds, 0, f0_src, f1_grad));
+  if (o->tensor) PetscCall(DMPlexSetClosurePermutationTensor(*dm, PETSC_DETERMINE, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -449,7 +455,7 @@ static PetscErrorCode Solve(const Opts *o, PetscInt p, PetscInt faces, PetscReal
 
 int main(int argc, char **argv)
 {
-  Opts      o = {2, 2, 0, 0.0, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, 4, {NULL}, "elmat_atomic"};
+  Opts      o = {2, 2, 0, 0.0, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, 4, {NULL}, "elmat_atomic", PETSC_FALSE};
   PetscInt  orders[16], norders = 16, nfail = 0, ntypes = 8, nops = 2;
   char     *types[8], *opsv[2];
   PetscBool solve = PETSC_FALSE, tset, oset, aset, cachecheck = PETSC_FALSE;
@@ -470,6 +476,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsStringArray("-types", "variants", NULL, types, &ntypes, &tset));
   PetscCall(PetscOptionsStringArray("-ops", "operators", NULL, opsv, &nops, &oset));
   PetscCall(PetscOptionsStringArray("-assembled", "also DMAssemblyMatFreeAssemble into these matrix types", NULL, o.atypes, &o.nat, &aset));
+  PetscCall(PetscOptionsBool("-tensor_closure", "DMPlexSetClosurePermutationTensor on the DM", NULL, o.tensor, &o.tensor, NULL));
   PetscCall(PetscOptionsBool("-cache_check", "also: a second operator after the coordinates changed", NULL, cachecheck, &cachecheck, NULL));
   PetscCall(PetscOptionsString("-assembled_from", "the variant whose element matrices are assembled", NULL, o.afrom, o.afrom, sizeof(o.afrom), NULL));
   PetscOptionsEnd();

@@ -715,6 +715,67 @@ static PetscErrorCode ElementMapCacheDestroy(PetscCtxRt ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* element row of cell c from PETSc's closure indices (orientations included), in tensor order; -1: constrained */
+static PetscErrorCode ClosureRow(DMAsmMatFree mf, PetscSection lsec, PetscSection gsec, PetscInt c, const PetscInt fe2t[], PetscInt row[])
+{
+  PetscInt ni, *idx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetClosureIndices(mf->dm, lsec, gsec, c, PETSC_FALSE, &ni, &idx, NULL, NULL));
+  PetscCheck(ni == mf->nen, PetscObjectComm((PetscObject)mf->dm), PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " has %" PetscInt_FMT " closure dofs, the FE %" PetscInt_FMT, c, ni, mf->nen);
+  for (PetscInt i = 0; i < ni; i++) row[fe2t[i]] = idx[i] >= 0 ? idx[i] : -1;
+  PetscCall(DMPlexRestoreClosureIndices(mf->dm, lsec, gsec, c, PETSC_FALSE, &ni, &idx, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Q1 (dofs on the vertices only, one each): the element rows from the closure's vertices and the sections'
+   offsets (one transitive closure a cell, no index expansion: about half the cost of DMPlexGetClosureIndices).
+   Closure dof a is the a-th vertex of the closure unless the section permutes closures: checked against
+   ClosureRow on the first, middle and last cells; *fast = PETSC_FALSE (the closure path is used) when that check
+   fails or a vertex does not hold exactly one dof.  -dm_assembly_matfree_check_map (tests): every cell, an error on
+   a difference */
+static PetscErrorCode ElementMapVertices(DMAsmMatFree mf, PetscSection lsec, PetscSection gsec, PetscInt cStart, PetscInt cEnd, const PetscInt fe2t[], PetscBool checkall, PetscBool *fast)
+{
+  DM       dm  = mf->dm;
+  PetscInt nen = mf->nen, vStart, vEnd, ref[8];
+
+  PetscFunctionBegin;
+  *fast = PETSC_FALSE;
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscInt *cl = NULL, ncl, a = 0, *row = mf->edof + (c - cStart) * nen;
+    PetscCall(DMPlexGetTransitiveClosure(dm, c, PETSC_TRUE, &ncl, &cl));
+    for (PetscInt i = 0; i < ncl; i++) {
+      const PetscInt pt = cl[2 * i];
+      PetscInt       dof, cdof, off;
+      if (pt < vStart || pt >= vEnd) continue;
+      PetscCall(PetscSectionGetDof(lsec, pt, &dof));
+      PetscCall(PetscSectionGetConstraintDof(lsec, pt, &cdof));
+      PetscCall(PetscSectionGetOffset(gsec, pt, &off));
+      if (dof != 1 || a >= nen) break; /* not a scalar Q1 layout: the closure path */
+      row[fe2t[a++]] = cdof ? -1 : off;
+    }
+    PetscCall(DMPlexRestoreTransitiveClosure(dm, c, PETSC_TRUE, &ncl, &cl));
+    if (a != nen) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt s = 0; s < 3; s++) { /* the sample: a closure permutation of the section shows on every cell */
+    const PetscInt c = s == 0 ? cStart : (s == 1 ? (cStart + cEnd) / 2 : cEnd - 1);
+    PetscCall(ClosureRow(mf, lsec, gsec, c, fe2t, ref));
+    for (PetscInt i = 0; i < nen; i++)
+      if (ref[i] != mf->edof[(c - cStart) * nen + i]) {
+        PetscCall(PetscInfo(dm, "matrix-free Q1 element map: the closure's vertex order differs from the closure indices on cell %" PetscInt_FMT " (a closure permutation?): DMPlexGetClosureIndices per cell\n", c));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+  }
+  for (PetscInt c = cStart; c < cEnd && checkall; c++) { /* tests: every cell */
+    PetscCall(ClosureRow(mf, lsec, gsec, c, fe2t, ref));
+    for (PetscInt i = 0; i < nen; i++) PetscCheck(ref[i] == mf->edof[(c - cStart) * nen + i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "matrix-free Q1 element map: cell %" PetscInt_FMT " node %" PetscInt_FMT ": %" PetscInt_FMT " from the closure's vertices, %" PetscInt_FMT " from DMPlexGetClosureIndices", c, i, mf->edof[(c - cStart) * nen + i], ref[i]);
+  }
+  PetscCall(PetscInfo(dm, "matrix-free Q1 element map from the closures' vertices (%s)\n", checkall ? "checked on every cell" : "checked on 3 cells"));
+  *fast = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* element map: closure indices as PETSc's own assembly uses them (orientations included), in tensor order; -1:
    constrained.  Computed once per DM, global section and FE (cached on the DM) */
 static PetscErrorCode ElementMap(DMAsmMatFree mf, PetscSection lsec, PetscSection gsec, PetscInt cStart, PetscInt cEnd, const PetscInt fe2t[], PetscFE fe)
@@ -734,15 +795,15 @@ static PetscErrorCode ElementMap(DMAsmMatFree mf, PetscSection lsec, PetscSectio
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt c = cStart; c < cEnd; c++) {
-    const PetscInt e = c - cStart;
-    PetscInt       ni, *idx = NULL;
     DMPolytopeType ct;
     PetscCall(DMPlexGetCellType(dm, c, &ct));
     PetscCheck(ct == (dim == 2 ? DM_POLYTOPE_QUADRILATERAL : DM_POLYTOPE_HEXAHEDRON), comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is a %s; needs quadrilaterals (2-D) or hexahedra (3-D)", c, DMPolytopeTypes[ct]);
-    PetscCall(DMPlexGetClosureIndices(dm, lsec, gsec, c, PETSC_TRUE, &ni, &idx, NULL, NULL));
-    PetscCheck(ni == mf->nen, comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " has %" PetscInt_FMT " closure dofs, the FE %" PetscInt_FMT, c, ni, mf->nen);
-    for (PetscInt i = 0; i < ni; i++) mf->edof[e * mf->nen + fe2t[i]] = idx[i] >= 0 ? idx[i] : -1;
-    PetscCall(DMPlexRestoreClosureIndices(dm, lsec, gsec, c, PETSC_TRUE, &ni, &idx, NULL, NULL));
+  }
+  {
+    PetscBool fast = PETSC_FALSE, checkall = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(((PetscObject)dm)->options, ((PetscObject)dm)->prefix, "-dm_assembly_matfree_check_map", &checkall, NULL));
+    if (mf->nen == (1 << dim)) PetscCall(ElementMapVertices(mf, lsec, gsec, cStart, cEnd, fe2t, checkall, &fast));
+    for (PetscInt c = cStart; c < cEnd && !fast; c++) PetscCall(ClosureRow(mf, lsec, gsec, c, fe2t, mf->edof + (c - cStart) * mf->nen));
   }
   PetscCall(PetscNew(&cache));
   cache->gsec  = gid;
