@@ -702,6 +702,7 @@ typedef struct {
   PetscObjectId    cvec; /* the corners (Q1 coordinates), keyed by the local coordinate vector and its state */
   PetscObjectState cstate;
   PetscReal       *xc;
+  PetscInt        *cellv; /* Q1 element map: each cell's vertices in closure order (for the corners), or NULL */
 } ElementMapCache;
 
 static PetscErrorCode ElementMapCacheDestroy(PetscCtxRt ctx)
@@ -711,6 +712,7 @@ static PetscErrorCode ElementMapCacheDestroy(PetscCtxRt ctx)
   PetscFunctionBegin;
   PetscCall(PetscFree(c->edof));
   PetscCall(PetscFree(c->xc));
+  PetscCall(PetscFree(c->cellv));
   PetscCall(PetscFree(c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -734,7 +736,7 @@ static PetscErrorCode ClosureRow(DMAsmMatFree mf, PetscSection lsec, PetscSectio
    ClosureRow on the first, middle and last cells; *fast = PETSC_FALSE (the closure path is used) when that check
    fails or a vertex does not hold exactly one dof.  -dm_assembly_matfree_check_map (tests): every cell, an error on
    a difference */
-static PetscErrorCode ElementMapVertices(DMAsmMatFree mf, PetscSection lsec, PetscSection gsec, PetscInt cStart, PetscInt cEnd, const PetscInt fe2t[], PetscBool checkall, PetscBool *fast)
+static PetscErrorCode ElementMapVertices(DMAsmMatFree mf, PetscSection lsec, PetscSection gsec, PetscInt cStart, PetscInt cEnd, const PetscInt fe2t[], PetscBool checkall, PetscInt cellv[], PetscBool *fast)
 {
   DM       dm  = mf->dm;
   PetscInt nen = mf->nen, vStart, vEnd, ref[8];
@@ -753,6 +755,7 @@ static PetscErrorCode ElementMapVertices(DMAsmMatFree mf, PetscSection lsec, Pet
       PetscCall(PetscSectionGetConstraintDof(lsec, pt, &cdof));
       PetscCall(PetscSectionGetOffset(gsec, pt, &off));
       if (dof != 1 || a >= nen) break; /* not a scalar Q1 layout: the closure path */
+      cellv[(c - cStart) * nen + a] = pt;
       row[fe2t[a++]] = cdof ? -1 : off;
     }
     PetscCall(DMPlexRestoreTransitiveClosure(dm, c, PETSC_TRUE, &ncl, &cl));
@@ -784,7 +787,8 @@ static PetscErrorCode ElementMap(DMAsmMatFree mf, PetscSection lsec, PetscSectio
   MPI_Comm         comm = PetscObjectComm((PetscObject)dm);
   ElementMapCache *cache = NULL;
   PetscObjectId    gid, fid;
-  const PetscInt   dim = mf->dim;
+  const PetscInt   dim   = mf->dim;
+  PetscInt        *cellv = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)gsec, &gid));
@@ -802,10 +806,15 @@ static PetscErrorCode ElementMap(DMAsmMatFree mf, PetscSection lsec, PetscSectio
   {
     PetscBool fast = PETSC_FALSE, checkall = PETSC_FALSE;
     PetscCall(PetscOptionsGetBool(((PetscObject)dm)->options, ((PetscObject)dm)->prefix, "-dm_assembly_matfree_check_map", &checkall, NULL));
-    if (mf->nen == (1 << dim)) PetscCall(ElementMapVertices(mf, lsec, gsec, cStart, cEnd, fe2t, checkall, &fast));
+    if (mf->nen == (1 << dim)) {
+      PetscCall(PetscMalloc1(mf->nelem * mf->nen, &cellv));
+      PetscCall(ElementMapVertices(mf, lsec, gsec, cStart, cEnd, fe2t, checkall, cellv, &fast));
+      if (!fast) PetscCall(PetscFree(cellv));
+    }
     for (PetscInt c = cStart; c < cEnd && !fast; c++) PetscCall(ClosureRow(mf, lsec, gsec, c, fe2t, mf->edof + (c - cStart) * mf->nen));
   }
   PetscCall(PetscNew(&cache));
+  cache->cellv = cellv;
   cache->gsec  = gid;
   cache->fe    = fid;
   cache->nen   = mf->nen;
@@ -813,6 +822,43 @@ static PetscErrorCode ElementMap(DMAsmMatFree mf, PetscSection lsec, PetscSectio
   PetscCall(PetscMalloc1(mf->nelem * mf->nen, &cache->edof));
   PetscCall(PetscArraycpy(cache->edof, mf->edof, mf->nelem * mf->nen));
   PetscCall(PetscObjectContainerCompose((PetscObject)dm, "DMAsmMF_ElementMap", cache, ElementMapCacheDestroy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the corners from the cached closure vertices of the Q1 element map and the coordinate section (no closure walk);
+   checked against DMPlexGetCellCoordinates on the first, middle and last cells (a closure permutation of the
+   coordinate section would show there): *done = PETSC_FALSE if not, or if a vertex does not hold dim coordinates */
+static PetscErrorCode CornersFromVertices(DMAsmMatFree mf, const PetscInt cellv[], PetscInt cStart, PetscInt cEnd, const PetscInt perm[], PetscReal xc[], PetscBool *done)
+{
+  DM                 dm = mf->dm;
+  PetscSection       cs;
+  Vec                cv;
+  const PetscScalar *ca;
+  const PetscInt     dim = mf->dim, nv = 1 << mf->dim, sz = nv * dim;
+  PetscReal          X[24];
+  PetscBool          ok = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCall(DMGetCoordinateSection(dm, &cs));
+  PetscCall(DMGetCoordinatesLocal(dm, &cv));
+  PetscCall(VecGetArrayRead(cv, &ca));
+  for (PetscInt c = cStart; c < cEnd && ok; c++)
+    for (PetscInt v = 0; v < nv && ok; v++) {
+      PetscInt off, dof;
+      PetscCall(PetscSectionGetDof(cs, cellv[(c - cStart) * nv + perm[v]], &dof));
+      PetscCall(PetscSectionGetOffset(cs, cellv[(c - cStart) * nv + perm[v]], &off));
+      ok = (PetscBool)(dof == dim);
+      for (PetscInt d = 0; d < dim && ok; d++) xc[(c - cStart) * sz + v * dim + d] = PetscRealPart(ca[off + d]);
+    }
+  PetscCall(VecRestoreArrayRead(cv, &ca));
+  for (PetscInt s = 0; s < 3 && ok; s++) {
+    const PetscInt c = s == 0 ? cStart : (s == 1 ? (cStart + cEnd) / 2 : cEnd - 1);
+    PetscCall(CellCorners(dm, c, dim, perm, X));
+    for (PetscInt k = 0; k < sz; k++) ok = (PetscBool)(ok && X[k] == xc[(c - cStart) * sz + k]);
+  }
+  *done = ok;
+  PetscCall(PetscInfo(dm, "matrix-free corners %s\n", ok ? "from the element map's closure vertices and the coordinate section" : "by DMPlexGetCellCoordinates (the vertex order check failed)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -836,7 +882,13 @@ static PetscErrorCode AllCorners(DMAsmMatFree mf, PetscInt cStart, PetscInt cEnd
     PetscCall(PetscArraycpy(xc, cache->xc, mf->nelem * sz));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  for (PetscInt c = cStart; c < cEnd; c++) PetscCall(CellCorners(dm, c, mf->dim, perm, xc + (c - cStart) * sz));
+  {
+    DM        cdg;
+    PetscBool done = PETSC_FALSE;
+    PetscCall(DMGetCellCoordinateDM(dm, &cdg));
+    if (cache && cache->cellv && cache->nelem == mf->nelem && !cdg) PetscCall(CornersFromVertices(mf, cache->cellv, cStart, cEnd, perm, xc, &done));
+    for (PetscInt c = cStart; c < cEnd && !done; c++) PetscCall(CellCorners(dm, c, mf->dim, perm, xc + (c - cStart) * sz));
+  }
   if (cache && cache->nelem == mf->nelem) { /* the element map's cache of this DM (ElementMap ran first) */
     PetscCall(PetscFree(cache->xc));
     PetscCall(PetscMalloc1(mf->nelem * sz, &cache->xc));
