@@ -45,6 +45,7 @@
 /* ellwarp_add_test(matfree.cache -dim 3 -orders 2 -faces 2 -bc -perturb 0.2 -types sumfact -cache_check PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.coo_sumfact -dim 2 -orders 2 -faces 2 -types sumfact -assembled aij -assembled_from sumfact EXPECT_ERROR "has no element matrices") */
 /* ellwarp_add_test(matfree.gpu_coo -dim 3 -orders 1,2,3,4 -faces 3 -bc -perturb 0.2 -types sumfact -assembled aijcusparse,ellwarp -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.gpu_coo_uniform -dim 3 -orders 2,4 -faces 2 -qextra 1 -types elmat_atomic -assembled aijcusparse,ellwarp -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_quad -dim 2 -orders 1,2,3,4,5,6,7,8 -faces 6 -bc -perturb 0.2 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_hex -dim 3 -orders 1,2,3,4 -faces 4 -bc -perturb 0.2 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_hex_high -dim 3 -orders 5,8 -faces 1 -qextra 1 -types sumfact,sumfact_recompute,sumfact_gather_recompute -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 600) */
