@@ -59,6 +59,7 @@ PETSC_EXTERN PetscErrorCode DMAssemblySetAuxiliaryVec(DMAssembly, Vec);
 PETSC_EXTERN PetscErrorCode DMAssemblySetUp(DMAssembly);
 PETSC_EXTERN PetscErrorCode DMAssemblyCreateMatrix(DMAssembly, Mat *);
 PETSC_EXTERN PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly, Mat *); /* matrix-free Q_p mass/Poisson operator (dmasmmatfree.c) */
+PETSC_EXTERN PetscErrorCode DMAssemblyMatFreeAssemble(Mat, Mat); /* its element matrices assembled into a Mat through COO (dmasmmatfree.c) */
 PETSC_EXTERN PetscErrorCode DMAssemblyComputeResidual(DMAssembly, Vec, Vec);
 PETSC_EXTERN PetscErrorCode DMAssemblyComputeJacobian(DMAssembly, Vec, Mat);
 PETSC_EXTERN PetscErrorCode DMAssemblySetSNES(DMAssembly, SNES);

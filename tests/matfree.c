@@ -9,7 +9,11 @@
    -gpu: device vectors (the device kernels), and each variant also against its own host reference
    (-dm_assembly_matfree_host); elmat_max races on the device and is only reported there.
    -solve: CG + Jacobi (the matrix-free diagonal) to the manufactured u = prod sin(pi x_i) on -faces and 2 -faces
-   (homogeneous Dirichlet): the L2 error must fall at the order p+1 (within 0.3). */
+   (homogeneous Dirichlet): the L2 error must fall at the order p+1 (within 0.3).
+   -assembled t1,t2: DMAssemblyMatFreeAssemble (the element matrices of -assembled_from, elmat_atomic, through COO)
+   into each matrix type against the same Jacobian (entries and MatMult); -gpu: device values against host.
+   -tensor_closure: the DM's closures permuted to tensor order (DMPlexSetClosurePermutationTensor); -cache_check: a
+   second operator after the coordinates changed. */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
@@ -20,16 +24,28 @@
 /* ellwarp_add_test(matfree.quad -dim 2 -orders 1,2,3,4,5,6,7,8 -faces 3 -bc PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.quad_curve -dim 2 -orders 1,3,6 -faces 3 -curve -bc -qextra 1 PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.quad_perturb -dim 2 -orders 1,2,4,8 -faces 3 -perturb 0.2 -qextra 1 -bc PASS_REGULAR_EXPRESSION "matfree: PASS") */
-/* ellwarp_add_test(matfree.hex -dim 3 -orders 1,2,3,4 -faces 2 -bc PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.hex -dim 3 -orders 1,2,3,4 -faces 2 -bc -dm_assembly_matfree_check_map PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.hex_perturb -dim 3 -orders 1,2,3 -faces 2 -perturb 0.2 PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.hex_curve -dim 3 -orders 2,3 -faces 2 -curve -bc -qextra 1 PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.hex_high -dim 3 -orders 5,6,7,8 -faces 1 -types sumfact,sumfact_gather_recompute PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 300) */
 /* ellwarp_add_test(matfree.curve_recompute -dim 2 -orders 2 -faces 2 -curve -types sumfact_recompute EXPECT_ERROR "the recomputed geometry is the multilinear map") */
-/* ellwarp_add_test(matfree.threads -dim 3 -orders 1,2 -faces 6 -bc -perturb 0.2 -types sumfact_gather,sumfact_gather_recompute,elmat_color,elmat_gather -dm_assembly_matfree_host_threads 2 PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.threads -dim 3 -orders 1,2 -faces 6 -bc -perturb 0.2 -types sumfact_gather,sumfact_gather_recompute,sumfact_private,elmat_color,elmat_gather,elmat_private -dm_assembly_matfree_host_threads 2 PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.private -dim 2 -orders 1,3 -faces 5 -bc -perturb 0.2 -types sumfact_private,elmat_private,sumfact_private_recompute -dm_assembly_matfree_host_threads 0 PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.private_threads3 -dim 2 -orders 2 -faces 7 -types elmat_private,sumfact_private -dm_assembly_matfree_host_threads 3 PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.gpu_private -dim 2 -orders 2 -faces 2 -types elmat_private -gpu GPU EXPECT_ERROR "private buffers") */
 /* ellwarp_add_test(matfree.solve2d -dim 2 -orders 1,2,3 -faces 4 -solve PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.solve3d -dim 3 -orders 1,2 -faces 2 -solve PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.elmat_limit -dim 3 -orders 2 -faces 2 -perturb 0.2 -types elmat_atomic -dm_assembly_matfree_elmat_max_mb 0.01 EXPECT_ERROR "use -dm_assembly_matfree_type sumfact") */
 /* ellwarp_add_test(matfree.bad_scatter -dim 2 -orders 2 -faces 2 -types elmat_color -dm_assembly_matfree_scatter gather EXPECT_ERROR "dm_assembly_matfree_scatter is for sumfact") */
+/* ellwarp_add_test(matfree.coo_hex -dim 3 -orders 1,2,3 -faces 3 -bc -perturb 0.2 -types sumfact -assembled aij,ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.coo_uniform -dim 3 -orders 2,4 -faces 2 -qextra 1 -types elmat_atomic -assembled ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.coo_quad -dim 2 -orders 1,3,5 -faces 3 -curve -bc -types sumfact -assembled aij,ellwarp PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.tensor_closure -dim 3 -orders 1,2,3 -faces 3 -bc -perturb 0.2 -types sumfact,elmat_atomic -tensor_closure -assembled aij -dm_assembly_matfree_check_map PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.q1map -dim 3 -orders 1 -faces 7 -bc -perturb 0.2 -types sumfact,sumfact_recompute -dm_assembly_matfree_check_map PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.cache -dim 3 -orders 2 -faces 2 -bc -perturb 0.2 -types sumfact -cache_check PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.coo_sumfact -dim 2 -orders 2 -faces 2 -types sumfact -assembled aij -assembled_from sumfact EXPECT_ERROR "has no element matrices") */
+/* ellwarp_add_test(matfree.gpu_coo -dim 3 -orders 1,2,3,4 -faces 3 -bc -perturb 0.2 -types sumfact -assembled aijcusparse,ellwarp -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
+/* ellwarp_add_test(matfree.gpu_coo_uniform -dim 3 -orders 2,4 -faces 2 -qextra 1 -types elmat_atomic -assembled aijcusparse,ellwarp -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_quad -dim 2 -orders 1,2,3,4,5,6,7,8 -faces 6 -bc -perturb 0.2 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_hex -dim 3 -orders 1,2,3,4 -faces 4 -bc -perturb 0.2 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_hex_high -dim 3 -orders 5,8 -faces 1 -qextra 1 -types sumfact,sumfact_recompute,sumfact_gather_recompute -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 600) */
@@ -79,6 +95,10 @@ typedef struct {
   PetscInt  dim, faces, qextra;
   PetscReal perturb;
   PetscBool bc, curve, gpu;
+  PetscInt  nat;        /* -assembled: matrix types for DMAssemblyMatFreeAssemble */
+  char     *atypes[4];
+  char      afrom[32];  /* -assembled_from: the operator's variant (elmat_atomic) */
+  PetscBool tensor;     /* -tensor_closure: the section's closures permuted to tensor order */
 } Opts;
 
 static PetscErrorCode CreateProblem(const Opts *o, PetscInt p, PetscInt faces, PetscBool poisson, PetscBool solve, DM *dm)
@@ -147,6 +167,7 @@ static PetscErrorCode CreateProblem(const Opts *o, PetscInt p, PetscInt faces, P
   if (poisson) PetscCall(PetscDSSetJacobian(ds, 0, 0, NULL, NULL, NULL, g3_id));
   else PetscCall(PetscDSSetJacobian(ds, 0, 0, g0_one, NULL, NULL, NULL));
   if (solve) PetscCall(PetscDSSetResidual(ds, 0, f0_src, f1_grad));
+  if (o->tensor) PetscCall(DMPlexSetClosurePermutationTensor(*dm, PETSC_DETERMINE, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,14 +175,16 @@ static PetscErrorCode CreateMF(DM dm, const char type[], PetscBool poisson, Pets
 {
   DMAssembly as;
 
-  PetscBool  sumfact, gather, recompute;
+  PetscBool  sumfact, gather, recompute, priv;
 
   PetscFunctionBegin;
-  /* sumfact[_gather][_recompute]: sumfact with -dm_assembly_matfree_scatter gather / -dm_assembly_matfree_geometry recompute */
+  /* sumfact[_gather|_private][_recompute]: sumfact with -dm_assembly_matfree_scatter gather|private / -dm_assembly_matfree_geometry recompute */
   PetscCall(PetscStrbeginswith(type, "sumfact", &sumfact));
   gather    = (PetscBool)(sumfact && strstr(type, "_gather"));
+  priv      = (PetscBool)(sumfact && strstr(type, "_private"));
   recompute = (PetscBool)(sumfact && strstr(type, "_recompute"));
   if (gather) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_scatter", "gather"));
+  if (priv) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_scatter", "private"));
   if (recompute) PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_geometry", "recompute"));
   PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_type", sumfact ? "sumfact" : type));
   PetscCall(PetscOptionsSetValue(NULL, "-dm_assembly_matfree_op", poisson ? "poisson" : "mass"));
@@ -169,7 +192,7 @@ static PetscErrorCode CreateMF(DM dm, const char type[], PetscBool poisson, Pets
   PetscCall(DMAssemblyCreate(dm, &as));
   PetscCall(DMAssemblyCreateMatrixFree(as, A));
   PetscCall(DMAssemblyDestroy(&as));
-  if (gather) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_scatter"));
+  if (gather || priv) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_scatter"));
   if (recompute) PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_geometry"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -186,6 +209,70 @@ static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *r)
   PetscCall(VecNorm(b, NORM_2, &nb));
   *r = nb > 0 ? nd / nb : nd;
   PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* DMAssemblyMatFreeAssemble: the element matrices of an elmat_atomic operator assembled through COO into each type
+   of -assembled against PETSc's Jacobian J: ||B - J||_F / ||J||_F <= 1e-12 (entries, and so the pattern's values)
+   and MatMult; with -gpu the device values (computed by the kernel) against the host reference's, same type */
+static PetscErrorCode CheckAssembled(const Opts *o, DM dm, Mat J, PetscInt p, PetscBool poisson, Vec x, Vec yr, PetscInt *nfail)
+{
+  Mat       A;
+  Vec       y;
+  PetscReal nj;
+
+  PetscFunctionBegin;
+  PetscCall(CreateMF(dm, o->afrom, poisson, PETSC_FALSE, &A));
+  PetscCall(MatNorm(J, NORM_FROBENIUS, &nj));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(MatMult(J, x, yr));
+  for (PetscInt a = 0; a < o->nat; a++) {
+    Mat       B, C;
+    PetscReal ed, emult, ehost = 0;
+    PetscInt  N;
+    PetscCall(MatGetSize(A, &N, NULL));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &B));
+    PetscCall(MatSetSizes(B, N, N, N, N));
+    PetscCall(MatSetType(B, o->atypes[a]));
+    PetscCall(DMAssemblyMatFreeAssemble(A, B));
+    PetscCall(MatConvert(B, MATAIJ, MAT_INITIAL_MATRIX, &C));
+    PetscCall(MatAXPY(C, -1.0, J, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatNorm(C, NORM_FROBENIUS, &ed));
+    ed /= nj;
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatMult(B, x, y));
+    PetscCall(RelDiff(y, yr, &emult));
+    if (o->gpu) { /* device COO values against the host reference's */
+      Mat Ah, Bh;
+      PetscCall(CreateMF(dm, o->afrom, poisson, PETSC_TRUE, &Ah));
+      PetscCall(MatCreate(PETSC_COMM_SELF, &Bh));
+      PetscCall(MatSetSizes(Bh, N, N, N, N));
+      PetscCall(MatSetType(Bh, o->atypes[a]));
+      PetscCall(DMAssemblyMatFreeAssemble(Ah, Bh));
+      PetscCall(MatConvert(B, MATAIJ, MAT_INITIAL_MATRIX, &C));
+      PetscCall(MatDestroy(&Ah));
+      {
+        Mat Ch;
+        PetscCall(MatConvert(Bh, MATAIJ, MAT_INITIAL_MATRIX, &Ch));
+        PetscCall(MatAXPY(C, -1.0, Ch, DIFFERENT_NONZERO_PATTERN));
+        PetscCall(MatDestroy(&Ch));
+      }
+      PetscCall(MatNorm(C, NORM_FROBENIUS, &ehost));
+      ehost /= nj;
+      PetscCall(MatDestroy(&C));
+      PetscCall(MatDestroy(&Bh));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %dD Q%" PetscInt_FMT " %-7s assembled COO into %-11s dofs %6" PetscInt_FMT ": entries %.2e MatMult %.2e", (int)o->dim, p, poisson ? "poisson" : "mass", o->atypes[a], N, (double)ed, (double)emult));
+    if (o->gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, " device vs host values %.2e", (double)ehost));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n"));
+    if (!(ed <= 1e-12 && emult <= 1e-12 && ehost <= 1e-13)) {
+      (*nfail)++;
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  FAIL (tolerance 1e-12, device vs host 1e-13)\n"));
+    }
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -255,6 +342,7 @@ static PetscErrorCode CheckOperator(const Opts *o, PetscInt p, PetscBool poisson
     } else if (bad) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  (elmat_max races on the device: reported, not checked)\n"));
     PetscCall(MatDestroy(&A));
   }
+  if (o->nat) PetscCall(CheckAssembled(o, dm, J, p, poisson, x, yr, nfail));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&z));
@@ -263,6 +351,52 @@ static PetscErrorCode CheckOperator(const Opts *o, PetscInt p, PetscBool poisson
   PetscCall(VecDestroy(&dr));
   PetscCall(VecDestroy(&dg));
   PetscCall(VecDestroy(&u0));
+  PetscCall(MatDestroy(&J));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the element map and corners cached on the DM (DMAssemblyCreateMatrixFree) must follow the mesh: an operator,
+   then the coordinates scaled by 2 (new coordinate state), then a second operator against PETSc's new Jacobian
+   (a stale cache would give the old geometry: Poisson in 3-D scales with h, mass with h^3) */
+static PetscErrorCode CheckCacheInvalidation(const Opts *o, PetscInt p, PetscBool poisson, PetscInt *nfail)
+{
+  DM        dm;
+  Mat       J, A;
+  Vec       c, x, y, yr, ul;
+  PetscReal e;
+
+  PetscFunctionBegin;
+  PetscCall(CreateProblem(o, p, o->faces, poisson, PETSC_FALSE, &dm));
+  PetscCall(CreateMF(dm, "sumfact_recompute", poisson, PETSC_FALSE, &A)); /* fills the cache */
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMGetCoordinatesLocal(dm, &c));
+  PetscCall(VecScale(c, 2.0));
+  PetscCall(DMSetCoordinatesLocal(dm, c));
+  PetscCall(DMCreateMatrix(dm, &J));
+  PetscCall(DMGetLocalVector(dm, &ul));
+  PetscCall(VecZeroEntries(ul));
+  PetscCall(DMPlexSNESComputeJacobianFEM(dm, ul, J, J, NULL));
+  PetscCall(DMRestoreLocalVector(dm, &ul));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &yr));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(MatMult(J, x, yr));
+  for (PetscInt t = 0; t < 2; t++) { /* the corners (recompute) and the stored factors from them */
+    PetscCall(CreateMF(dm, t ? "sumfact" : "sumfact_recompute", poisson, PETSC_FALSE, &A));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(RelDiff(y, yr, &e));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %dD Q%" PetscInt_FMT " %-7s %s after the coordinates changed: MatMult %.2e\n", (int)o->dim, p, poisson ? "poisson" : "mass", t ? "sumfact" : "sumfact_recompute", (double)e));
+    if (!(e <= 1e-12)) {
+      (*nfail)++;
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  FAIL: the cached corners were not refreshed\n"));
+    }
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yr));
   PetscCall(MatDestroy(&J));
   PetscCall(DMDestroy(&dm));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -322,10 +456,10 @@ static PetscErrorCode Solve(const Opts *o, PetscInt p, PetscInt faces, PetscReal
 
 int main(int argc, char **argv)
 {
-  Opts      o = {2, 2, 0, 0.0, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+  Opts      o = {2, 2, 0, 0.0, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, 4, {NULL}, "elmat_atomic", PETSC_FALSE};
   PetscInt  orders[16], norders = 16, nfail = 0, ntypes = 8, nops = 2;
   char     *types[8], *opsv[2];
-  PetscBool solve = PETSC_FALSE, tset, oset;
+  PetscBool solve = PETSC_FALSE, tset, oset, aset, cachecheck = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -342,7 +476,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsIntArray("-orders", "polynomial orders", NULL, orders, &norders, NULL));
   PetscCall(PetscOptionsStringArray("-types", "variants", NULL, types, &ntypes, &tset));
   PetscCall(PetscOptionsStringArray("-ops", "operators", NULL, opsv, &nops, &oset));
+  PetscCall(PetscOptionsStringArray("-assembled", "also DMAssemblyMatFreeAssemble into these matrix types", NULL, o.atypes, &o.nat, &aset));
+  PetscCall(PetscOptionsBool("-tensor_closure", "DMPlexSetClosurePermutationTensor on the DM", NULL, o.tensor, &o.tensor, NULL));
+  PetscCall(PetscOptionsBool("-cache_check", "also: a second operator after the coordinates changed", NULL, cachecheck, &cachecheck, NULL));
+  PetscCall(PetscOptionsString("-assembled_from", "the variant whose element matrices are assembled", NULL, o.afrom, o.afrom, sizeof(o.afrom), NULL));
   PetscOptionsEnd();
+  if (!aset) o.nat = 0;
   if (!tset) {
     const char *def[] = {"sumfact", "sumfact_gather", "sumfact_recompute", "elmat_atomic", "elmat_color", "elmat_gather", "elmat_max"};
     ntypes            = 0;
@@ -360,6 +499,7 @@ int main(int argc, char **argv)
         PetscBool poisson;
         PetscCall(PetscStrcmp(opsv[k], "poisson", &poisson));
         PetscCall(CheckOperator(&o, orders[i], poisson, ntypes, types, &nfail));
+        if (cachecheck) PetscCall(CheckCacheInvalidation(&o, orders[i], poisson, &nfail));
       }
   } else {
     for (PetscInt i = 0; i < norders; i++) {
@@ -380,6 +520,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsClearValue(NULL, "-dm_assembly_matfree_host"));
   for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
   for (PetscInt k = 0; k < nops; k++) PetscCall(PetscFree(opsv[k]));
+  for (PetscInt a = 0; a < o.nat; a++) PetscCall(PetscFree(o.atypes[a]));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "matfree: %s\n", nfail ? "FAIL" : "PASS"));
   PetscCall(PetscFinalize());
   return nfail ? 1 : 0;

@@ -34,7 +34,9 @@ typedef enum {
   DMASMMF_SCATTER_ATOMIC, /* element outputs added to y with atomics (host: in element order) */
   DMASMMF_SCATTER_GATHER, /* element outputs stored, each dof sums its contributions in element order */
   DMASMMF_SCATTER_COLOR,  /* one launch per colour, plain adds (no two elements of a colour share a dof) */
-  DMASMMF_SCATTER_NONE    /* plain adds without protection: races, wrong results (test-only upper bound) */
+  DMASMMF_SCATTER_NONE,   /* plain adds without protection: races, wrong results (test-only upper bound) */
+  DMASMMF_SCATTER_PRIVATE /* CPU only: each host thread adds into its own copy of y, the copies summed by dof in
+                             thread order (the paper's CPU "private buffers"); serial: the atomic reference */
 } DMAsmMFScatter;
 
 typedef struct _DMAsmMatFreeOps *DMAsmMatFreeOps;
@@ -68,6 +70,8 @@ struct _p_DMAsmMatFree {
   PetscReal               unifdev; /* largest relative deviation of the geometry factors from element 0's */
   PetscReal              *K;
   PetscScalar            *ye;      /* host element outputs (gather) */
+  PetscScalar            *ypriv;   /* private: npriv host buffers of ndof (kept between applications) */
+  PetscInt                npriv;
   PetscReal              *diag;    /* host diagonal, computed at the first MatGetDiagonal */
   PetscLogDouble          flops;   /* per application (model) */
   PetscLogDouble          setuptime;
@@ -264,6 +268,19 @@ static inline void DMAsmMFElementDiagHost(int dim, int n, int q, int poisson, co
     }
 }
 
+/* the assembled operator in COO form (DMAssemblyMatFreeAssemble): the entries in increasing row (PETSc's COO
+   preallocation then skips its global sort); row d's entries are its contributions k = gptr[d] .. gptr[d+1]-1 of the
+   gather CSR (gidx[k] = e*nen+i, increasing e), each the element row i of e at its unconstrained columns j
+   (edof[e][j] >= 0) in increasing j, from coff[k].  The value of entry (k, j) is K_e[i][j].  Device kernel: one
+   thread per contribution, the same function */
+DMASMMF_HD static inline void DMAsmMFCOOContribution(PetscInt k, PetscInt nen, PetscInt nelem, int uniform, const PetscReal *K, const PetscInt *edof, const PetscInt *gidx, const PetscCount *coff, PetscScalar *v)
+{
+  const PetscInt e = gidx[k] / nen, i = gidx[k] % nen;
+  PetscCount     o = coff[k];
+  for (PetscInt j = 0; j < nen; j++)
+    if (edof[e * nen + j] >= 0) v[o++] = uniform ? K[i * nen + j] : K[(i * nen + j) * nelem + e];
+}
+
 /* the variant registry (dmasmmatfree.c); NULL name: only the built-in variants */
 PETSC_INTERN PetscErrorCode DMAssemblyMatFreeRegister(const char[], PetscErrorCode (*)(DMAsmMatFree));
 
@@ -272,4 +289,6 @@ PETSC_INTERN PetscErrorCode DMAssemblyMatFreeRegister(const char[], PetscErrorCo
 PETSC_INTERN PetscErrorCode DMAsmMFCUDASumFact(DMAsmMatFree, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMAsmMFCUDAElmat(DMAsmMatFree, const PetscScalar *, PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode DMAsmMFCUDAGather(DMAsmMatFree, PetscScalar *, PetscBool);
+PETSC_INTERN PetscErrorCode DMAsmMFCUDACOOValues(DMAsmMatFree, const PetscInt *, const PetscCount *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMAsmMFCUDASynchronize(void);
 #endif

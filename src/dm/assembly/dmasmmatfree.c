@@ -102,7 +102,9 @@ static PetscErrorCode ApplyElmatHost(DMAsmMatFree mf, const PetscScalar *x, Pets
 
 /* the CPU variants (-dm_assembly_matfree_host_threads): threads over elements writing race-free (gather: each
    element its own outputs, then threads over dofs; colour: the elements of one colour), the same arithmetic per
-   element as the serial reference.  The workers make no PETSc call (ellwarpthreads.h). */
+   element as the serial reference; private buffers: threads over elements, each adding into its own zeroed copy of y
+   (the paper's CPU variant beside colouring), then threads over dofs summing the copies in thread order.  The
+   workers make no PETSc call (ellwarpthreads.h). */
 typedef struct {
   DMAsmMatFree       mf;
   const PetscScalar *x;
@@ -111,6 +113,8 @@ typedef struct {
   const PetscInt    *elist;
   PetscScalar       *work;
   size_t             wstride;
+  PetscScalar       *priv; /* private: the buffer of range t is priv + t ndof */
+  PetscInt           npriv;
 } MFHostCtx;
 
 #define MF_WORK (6 * DMASMMF_QMAX * DMASMMF_QMAX * DMASMMF_QMAX)
@@ -122,7 +126,10 @@ static int WorkSumFact(void *vctx, PetscInt t, PetscCount b, PetscCount end)
   const PetscInt     nen = mf->nen;
   PetscScalar       *work = c->work + t * c->wstride, *ue = work + MF_WORK, *ye = ue + nen;
   PetscReal         *geoe = (PetscReal *)(ye + nen);
+  PetscScalar       *y    = c->priv ? c->priv + t * mf->ndof : c->y;
 
+  if (c->priv)
+    for (PetscInt d = 0; d < mf->ndof; d++) y[d] = 0;
   for (PetscCount k = b; k < end; k++) {
     const PetscInt  e  = c->elist ? c->elist[k] : (PetscInt)k;
     const PetscInt *ed = mf->edof + e * nen;
@@ -133,15 +140,32 @@ static int WorkSumFact(void *vctx, PetscInt t, PetscCount b, PetscCount end)
       for (PetscInt i = 0; i < nen; i++) mf->ye[e * nen + i] = ye[i];
     else
       for (PetscInt i = 0; i < nen; i++)
-        if (ed[i] >= 0) c->y[ed[i]] += ye[i];
+        if (ed[i] >= 0) y[ed[i]] += ye[i];
   }
   return 0;
 }
 
 static int WorkElmat(void *vctx, PetscInt t, PetscCount b, PetscCount end)
 {
-  MFHostCtx *c = (MFHostCtx *)vctx;
-  for (PetscCount k = b; k < end; k++) ElmatElementHost(c->mf, c->elist ? c->elist[k] : (PetscInt)k, c->x, c->y);
+  MFHostCtx   *c = (MFHostCtx *)vctx;
+  PetscScalar *y = c->priv ? c->priv + t * c->mf->ndof : c->y;
+
+  if (c->priv)
+    for (PetscInt d = 0; d < c->mf->ndof; d++) y[d] = 0;
+  for (PetscCount k = b; k < end; k++) ElmatElementHost(c->mf, c->elist ? c->elist[k] : (PetscInt)k, c->x, y);
+  return 0;
+}
+
+/* private buffers: y = (y +) the sum of the threads' copies, in thread order */
+static int WorkReducePrivate(void *vctx, PetscInt t, PetscCount b, PetscCount end)
+{
+  MFHostCtx     *c = (MFHostCtx *)vctx;
+  const PetscInt n = c->mf->ndof;
+  for (PetscCount d = b; d < end; d++) {
+    PetscScalar s = c->add ? c->y[d] : 0;
+    for (PetscInt r = 0; r < c->npriv; r++) s += c->priv[r * n + d];
+    c->y[d] = s;
+  }
   return 0;
 }
 
@@ -167,10 +191,10 @@ static PetscErrorCode RunThreads(DMAsmMatFree mf, PetscCount n, PetscEllwarpRang
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the threaded host application (gather or colour conflicts only; the others run the serial reference) */
+/* the threaded host application (gather, colour or private buffers only; the others run the serial reference) */
 static PetscErrorCode ApplyHostThreaded(DMAsmMatFree mf, PetscBool sumfact, const PetscScalar *x, PetscScalar *y, PetscBool add)
 {
-  MFHostCtx c = {mf, x, y, add, NULL, NULL, 0};
+  MFHostCtx c = {mf, x, y, add, NULL, NULL, 0, NULL, 0};
   PetscInt  nt;
 
   PetscFunctionBegin;
@@ -183,6 +207,16 @@ static PetscErrorCode ApplyHostThreaded(DMAsmMatFree mf, PetscBool sumfact, cons
       c.elist = mf->colelem + mf->colptr[col];
       PetscCall(RunThreads(mf, mf->colptr[col + 1] - mf->colptr[col], sumfact ? WorkSumFact : WorkElmat, &c));
     }
+  } else if (mf->scatter == DMASMMF_SCATTER_PRIVATE) {
+    if (mf->npriv < nt) { /* the buffers are kept: first touch by their threads at every application (zeroing) */
+      PetscCall(PetscFree(mf->ypriv));
+      PetscCall(PetscMalloc1((size_t)nt * mf->ndof, &mf->ypriv));
+      mf->npriv = nt;
+    }
+    c.priv  = mf->ypriv;
+    c.npriv = nt;
+    PetscCall(PetscEllwarpThreadsRun(nt, mf->nelem, sumfact ? WorkSumFact : WorkElmat, &c));
+    PetscCall(RunThreads(mf, mf->ndof, WorkReducePrivate, &c));
   } else {
     PetscCall(RunThreads(mf, mf->nelem, sumfact ? WorkSumFact : WorkElmat, &c));
     PetscCall(RunThreads(mf, mf->ndof, WorkGather, &c));
@@ -193,7 +227,7 @@ static PetscErrorCode ApplyHostThreaded(DMAsmMatFree mf, PetscBool sumfact, cons
 
 static PetscBool HostThreaded(DMAsmMatFree mf)
 {
-  return (PetscBool)(mf->nthreads != 1 && (mf->scatter == DMASMMF_SCATTER_GATHER || mf->scatter == DMASMMF_SCATTER_COLOR));
+  return (PetscBool)(mf->nthreads != 1 && (mf->scatter == DMASMMF_SCATTER_GATHER || mf->scatter == DMASMMF_SCATTER_COLOR || mf->scatter == DMASMMF_SCATTER_PRIVATE));
 }
 
 static PetscErrorCode ApplySumFact(DMAsmMatFree mf, PetscMemType mtype, const PetscScalar *x, PetscScalar *y, PetscBool add)
@@ -338,15 +372,23 @@ static PetscErrorCode SetUpElmat(DMAsmMatFree mf)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const ScatterNames[] = {"atomic", "gather", "color", "none"};
+static const char *const ScatterNames[]        = {"atomic", "gather", "color", "none", "private"};
+static const char *const SumFactScatterNames[] = {"atomic", "gather", "private"}; /* -dm_assembly_matfree_scatter */
+
+static const char *SumFactOutputs(DMAsmMatFree mf)
+{
+  if (mf->scatter == DMASMMF_SCATTER_GATHER) return "gathered by node (each dof sums its contributions in element order: deterministic)";
+  if (mf->scatter == DMASMMF_SCATTER_PRIVATE) return "added into private buffers per host thread, summed by dof (CPU only)";
+  return "added with atomics";
+}
 
 static PetscErrorCode ViewSumFact(DMAsmMatFree mf, PetscViewer v)
 {
   PetscFunctionBegin;
   if (mf->recompute) PetscCall(PetscViewerASCIIPrintf(v, "sum factorisation, one block per element, geometry factors recomputed at the %" PetscInt_FMT " Gauss points from the %d corner coordinates (multilinear map; the mesh's coordinates are Q1); element outputs %s\n", mf->nq, 1 << mf->dim,
-                                                    mf->scatter == DMASMMF_SCATTER_GATHER ? "gathered by node (each dof sums its contributions in element order: deterministic)" : "added with atomics"));
+                                                    SumFactOutputs(mf)));
   else PetscCall(PetscViewerASCIIPrintf(v, "sum factorisation, one block per element, geometry factors stored at the %" PetscInt_FMT " Gauss points (%" PetscInt_FMT " values each); element outputs %s\n", mf->nq, mf->ng,
-                                   mf->scatter == DMASMMF_SCATTER_GATHER ? "gathered by node (each dof sums its contributions in element order: deterministic)" : "added with atomics"));
+                                   SumFactOutputs(mf)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -354,7 +396,7 @@ static PetscErrorCode ViewElmat(DMAsmMatFree mf, PetscViewer v)
 {
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(v, "precomputed element matrices (%s: %s, largest relative deviation from element 0 %.2g, tolerance %.0e), one thread per element; conflicts: %s\n", mf->uniform ? "one" : "one per element", mf->uniform ? "every element has the same geometry factors" : "the mesh is not uniform and affine", (double)mf->unifdev, (double)DMASMMF_UNIFORM_RTOL,
-                                   mf->scatter == DMASMMF_SCATTER_COLOR ? "colouring" : (mf->scatter == DMASMMF_SCATTER_GATHER ? "gather by node" : (mf->scatter == DMASMMF_SCATTER_ATOMIC ? "atomics" : "NONE (racy upper bound, test-only)"))));
+                                   mf->scatter == DMASMMF_SCATTER_COLOR ? "colouring" : (mf->scatter == DMASMMF_SCATTER_GATHER ? "gather by node" : (mf->scatter == DMASMMF_SCATTER_ATOMIC ? "atomics" : (mf->scatter == DMASMMF_SCATTER_PRIVATE ? "private buffers per host thread, summed by dof (CPU only)" : "NONE (racy upper bound, test-only)")))));
   if (mf->scatter == DMASMMF_SCATTER_COLOR) PetscCall(PetscViewerASCIIPrintf(v, "%" PetscInt_FMT " colours (greedy, elements sharing a dof)\n", mf->ncolors));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -366,7 +408,7 @@ static PetscErrorCode DMAsmMatFreeCreate_SumFact(DMAsmMatFree mf)
   mf->ops.setup = SetUpSumFact;
   mf->ops.apply = ApplySumFact;
   mf->ops.view  = ViewSumFact;
-  if (mf->scatter != DMASMMF_SCATTER_GATHER) mf->scatter = DMASMMF_SCATTER_ATOMIC;
+  if (mf->scatter != DMASMMF_SCATTER_GATHER && mf->scatter != DMASMMF_SCATTER_PRIVATE) mf->scatter = DMASMMF_SCATTER_ATOMIC;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -395,6 +437,10 @@ static PetscErrorCode DMAsmMatFreeCreate_ElmatGather(DMAsmMatFree mf)
 static PetscErrorCode DMAsmMatFreeCreate_ElmatMax(DMAsmMatFree mf)
 {
   return ElmatOps(mf, DMASMMF_SCATTER_NONE);
+}
+static PetscErrorCode DMAsmMatFreeCreate_ElmatPrivate(DMAsmMatFree mf)
+{
+  return ElmatOps(mf, DMASMMF_SCATTER_PRIVATE);
 }
 
 /*
@@ -425,6 +471,7 @@ PetscErrorCode DMAssemblyMatFreeRegister(const char name[], PetscErrorCode (*cre
     PetscCall(PetscFunctionListAdd(&DMAsmMatFreeList, "elmat_color", DMAsmMatFreeCreate_ElmatColor));
     PetscCall(PetscFunctionListAdd(&DMAsmMatFreeList, "elmat_gather", DMAsmMatFreeCreate_ElmatGather));
     PetscCall(PetscFunctionListAdd(&DMAsmMatFreeList, "elmat_max", DMAsmMatFreeCreate_ElmatMax));
+    PetscCall(PetscFunctionListAdd(&DMAsmMatFreeList, "elmat_private", DMAsmMatFreeCreate_ElmatPrivate));
   }
   if (name) PetscCall(PetscFunctionListAdd(&DMAsmMatFreeList, name, create));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -624,6 +671,234 @@ static PetscErrorCode CornerPermutation(DMAsmMatFree mf, PetscQuadrature cquad, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the stored geometry factors of the Q1-coordinate path, on host threads: element e's from its corners xc (no PETSc
+   call in the worker); bad[t]: the first element of range t with a non-positive factor */
+typedef struct {
+  DMAsmMatFree     mf;
+  const PetscReal *xc;
+  PetscInt         bad[64]; /* per range (PetscEllwarpThreadsRun: at most 64) */
+} GeoCtx;
+
+static int WorkGeo(void *vctx, PetscInt t, PetscCount b, PetscCount end)
+{
+  GeoCtx            *c  = (GeoCtx *)vctx;
+  const DMAsmMatFree mf = c->mf;
+  const PetscInt     nv = 1 << mf->dim, gsz = mf->ng * mf->nq;
+  for (PetscCount e = b; e < end; e++) {
+    PetscReal *g = mf->geo + e * gsz;
+    DMAsmMFGeoElementHost((int)mf->dim, mf->op == DMASMMF_POISSON, (int)mf->q, mf->xg, mf->wg, c->xc + e * nv * mf->dim, g);
+    for (PetscInt k = 0; k < mf->nq && c->bad[t] == PETSC_INT_MAX; k++)
+      if (!(g[k] > 0)) c->bad[t] = (PetscInt)e;
+  }
+  return 0;
+}
+
+/* the element map cached on the DM: operators of one DM, section and FE share one walk of the closures (the
+   set-up's most expensive part: DMPlexGetClosureIndices per cell) */
+typedef struct {
+  PetscObjectId    gsec, fe;
+  PetscInt         nen, nelem;
+  PetscInt        *edof;
+  PetscObjectId    cvec; /* the corners (Q1 coordinates), keyed by the local coordinate vector and its state */
+  PetscObjectState cstate;
+  PetscReal       *xc;
+  PetscInt        *cellv; /* Q1 element map: each cell's vertices in closure order (for the corners), or NULL */
+} ElementMapCache;
+
+static PetscErrorCode ElementMapCacheDestroy(PetscCtxRt ctx)
+{
+  ElementMapCache *c = *(ElementMapCache **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(c->edof));
+  PetscCall(PetscFree(c->xc));
+  PetscCall(PetscFree(c->cellv));
+  PetscCall(PetscFree(c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* element row of cell c from PETSc's closure indices (orientations included), in tensor order; -1: constrained */
+static PetscErrorCode ClosureRow(DMAsmMatFree mf, PetscSection lsec, PetscSection gsec, PetscInt c, const PetscInt fe2t[], PetscInt row[])
+{
+  PetscInt ni, *idx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetClosureIndices(mf->dm, lsec, gsec, c, PETSC_FALSE, &ni, &idx, NULL, NULL));
+  PetscCheck(ni == mf->nen, PetscObjectComm((PetscObject)mf->dm), PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " has %" PetscInt_FMT " closure dofs, the FE %" PetscInt_FMT, c, ni, mf->nen);
+  for (PetscInt i = 0; i < ni; i++) row[fe2t[i]] = idx[i] >= 0 ? idx[i] : -1;
+  PetscCall(DMPlexRestoreClosureIndices(mf->dm, lsec, gsec, c, PETSC_FALSE, &ni, &idx, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Q1 (dofs on the vertices only, one each): the element rows from the closure's vertices and the sections'
+   offsets (one transitive closure a cell, no index expansion: about half the cost of DMPlexGetClosureIndices).
+   Closure dof a is the a-th vertex of the closure unless the section permutes closures: checked against
+   ClosureRow on the first, middle and last cells; *fast = PETSC_FALSE (the closure path is used) when that check
+   fails or a vertex does not hold exactly one dof.  -dm_assembly_matfree_check_map (tests): every cell, an error on
+   a difference */
+static PetscErrorCode ElementMapVertices(DMAsmMatFree mf, PetscSection lsec, PetscSection gsec, PetscInt cStart, PetscInt cEnd, const PetscInt fe2t[], PetscBool checkall, PetscInt cellv[], PetscBool *fast)
+{
+  DM       dm  = mf->dm;
+  PetscInt nen = mf->nen, vStart, vEnd, ref[8];
+
+  PetscFunctionBegin;
+  *fast = PETSC_FALSE;
+  PetscCall(DMPlexGetDepthStratum(dm, 0, &vStart, &vEnd));
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscInt *cl = NULL, ncl, a = 0, *row = mf->edof + (c - cStart) * nen;
+    PetscCall(DMPlexGetTransitiveClosure(dm, c, PETSC_TRUE, &ncl, &cl));
+    for (PetscInt i = 0; i < ncl; i++) {
+      const PetscInt pt = cl[2 * i];
+      PetscInt       dof, cdof, off;
+      if (pt < vStart || pt >= vEnd) continue;
+      PetscCall(PetscSectionGetDof(lsec, pt, &dof));
+      PetscCall(PetscSectionGetConstraintDof(lsec, pt, &cdof));
+      PetscCall(PetscSectionGetOffset(gsec, pt, &off));
+      if (dof != 1 || a >= nen) break; /* not a scalar Q1 layout: the closure path */
+      cellv[(c - cStart) * nen + a] = pt;
+      row[fe2t[a++]] = cdof ? -1 : off;
+    }
+    PetscCall(DMPlexRestoreTransitiveClosure(dm, c, PETSC_TRUE, &ncl, &cl));
+    if (a != nen) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt s = 0; s < 3; s++) { /* the sample: a closure permutation of the section shows on every cell */
+    const PetscInt c = s == 0 ? cStart : (s == 1 ? (cStart + cEnd) / 2 : cEnd - 1);
+    PetscCall(ClosureRow(mf, lsec, gsec, c, fe2t, ref));
+    for (PetscInt i = 0; i < nen; i++)
+      if (ref[i] != mf->edof[(c - cStart) * nen + i]) {
+        PetscCall(PetscInfo(dm, "matrix-free Q1 element map: the closure's vertex order differs from the closure indices on cell %" PetscInt_FMT " (a closure permutation?): DMPlexGetClosureIndices per cell\n", c));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+  }
+  for (PetscInt c = cStart; c < cEnd && checkall; c++) { /* tests: every cell */
+    PetscCall(ClosureRow(mf, lsec, gsec, c, fe2t, ref));
+    for (PetscInt i = 0; i < nen; i++) PetscCheck(ref[i] == mf->edof[(c - cStart) * nen + i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "matrix-free Q1 element map: cell %" PetscInt_FMT " node %" PetscInt_FMT ": %" PetscInt_FMT " from the closure's vertices, %" PetscInt_FMT " from DMPlexGetClosureIndices", c, i, mf->edof[(c - cStart) * nen + i], ref[i]);
+  }
+  PetscCall(PetscInfo(dm, "matrix-free Q1 element map from the closures' vertices (%s)\n", checkall ? "checked on every cell" : "checked on 3 cells"));
+  *fast = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* element map: closure indices as PETSc's own assembly uses them (orientations included), in tensor order; -1:
+   constrained.  Computed once per DM, global section and FE (cached on the DM) */
+static PetscErrorCode ElementMap(DMAsmMatFree mf, PetscSection lsec, PetscSection gsec, PetscInt cStart, PetscInt cEnd, const PetscInt fe2t[], PetscFE fe)
+{
+  DM               dm   = mf->dm;
+  MPI_Comm         comm = PetscObjectComm((PetscObject)dm);
+  ElementMapCache *cache = NULL;
+  PetscObjectId    gid, fid;
+  const PetscInt   dim   = mf->dim;
+  PetscInt        *cellv = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetId((PetscObject)gsec, &gid));
+  PetscCall(PetscObjectGetId((PetscObject)fe, &fid));
+  PetscCall(PetscObjectContainerQuery((PetscObject)dm, "DMAsmMF_ElementMap", (void **)&cache));
+  if (cache && cache->gsec == gid && cache->fe == fid && cache->nen == mf->nen && cache->nelem == mf->nelem) {
+    PetscCall(PetscArraycpy(mf->edof, cache->edof, mf->nelem * mf->nen));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    DMPolytopeType ct;
+    PetscCall(DMPlexGetCellType(dm, c, &ct));
+    PetscCheck(ct == (dim == 2 ? DM_POLYTOPE_QUADRILATERAL : DM_POLYTOPE_HEXAHEDRON), comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is a %s; needs quadrilaterals (2-D) or hexahedra (3-D)", c, DMPolytopeTypes[ct]);
+  }
+  {
+    PetscBool fast = PETSC_FALSE, checkall = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(((PetscObject)dm)->options, ((PetscObject)dm)->prefix, "-dm_assembly_matfree_check_map", &checkall, NULL));
+    if (mf->nen == (1 << dim)) {
+      PetscCall(PetscMalloc1(mf->nelem * mf->nen, &cellv));
+      PetscCall(ElementMapVertices(mf, lsec, gsec, cStart, cEnd, fe2t, checkall, cellv, &fast));
+      if (!fast) PetscCall(PetscFree(cellv));
+    }
+    for (PetscInt c = cStart; c < cEnd && !fast; c++) PetscCall(ClosureRow(mf, lsec, gsec, c, fe2t, mf->edof + (c - cStart) * mf->nen));
+  }
+  PetscCall(PetscNew(&cache));
+  cache->cellv = cellv;
+  cache->gsec  = gid;
+  cache->fe    = fid;
+  cache->nen   = mf->nen;
+  cache->nelem = mf->nelem;
+  PetscCall(PetscMalloc1(mf->nelem * mf->nen, &cache->edof));
+  PetscCall(PetscArraycpy(cache->edof, mf->edof, mf->nelem * mf->nen));
+  PetscCall(PetscObjectContainerCompose((PetscObject)dm, "DMAsmMF_ElementMap", cache, ElementMapCacheDestroy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the corners from the cached closure vertices of the Q1 element map and the coordinate section (no closure walk);
+   checked against DMPlexGetCellCoordinates on the first, middle and last cells (a closure permutation of the
+   coordinate section would show there): *done = PETSC_FALSE if not, or if a vertex does not hold dim coordinates */
+static PetscErrorCode CornersFromVertices(DMAsmMatFree mf, const PetscInt cellv[], PetscInt cStart, PetscInt cEnd, const PetscInt perm[], PetscReal xc[], PetscBool *done)
+{
+  DM                 dm = mf->dm;
+  PetscSection       cs;
+  Vec                cv;
+  const PetscScalar *ca;
+  const PetscInt     dim = mf->dim, nv = 1 << mf->dim, sz = nv * dim;
+  PetscReal          X[24];
+  PetscBool          ok = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCall(DMGetCoordinateSection(dm, &cs));
+  PetscCall(DMGetCoordinatesLocal(dm, &cv));
+  PetscCall(VecGetArrayRead(cv, &ca));
+  for (PetscInt c = cStart; c < cEnd && ok; c++)
+    for (PetscInt v = 0; v < nv && ok; v++) {
+      PetscInt off, dof;
+      PetscCall(PetscSectionGetDof(cs, cellv[(c - cStart) * nv + perm[v]], &dof));
+      PetscCall(PetscSectionGetOffset(cs, cellv[(c - cStart) * nv + perm[v]], &off));
+      ok = (PetscBool)(dof == dim);
+      for (PetscInt d = 0; d < dim && ok; d++) xc[(c - cStart) * sz + v * dim + d] = PetscRealPart(ca[off + d]);
+    }
+  PetscCall(VecRestoreArrayRead(cv, &ca));
+  for (PetscInt s = 0; s < 3 && ok; s++) {
+    const PetscInt c = s == 0 ? cStart : (s == 1 ? (cStart + cEnd) / 2 : cEnd - 1);
+    PetscCall(CellCorners(dm, c, dim, perm, X));
+    for (PetscInt k = 0; k < sz; k++) ok = (PetscBool)(ok && X[k] == xc[(c - cStart) * sz + k]);
+  }
+  *done = ok;
+  PetscCall(PetscInfo(dm, "matrix-free corners %s\n", ok ? "from the element map's closure vertices and the coordinate section" : "by DMPlexGetCellCoordinates (the vertex order check failed)"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the tensor-order corners of every cell, xc [nelem][2^dim][dim] (a DMPlexGetCellCoordinates call a cell), cached on
+   the DM beside the element map while the coordinates are unchanged */
+static PetscErrorCode AllCorners(DMAsmMatFree mf, PetscInt cStart, PetscInt cEnd, const PetscInt perm[], PetscReal xc[])
+{
+  DM               dm    = mf->dm;
+  ElementMapCache *cache = NULL;
+  Vec              cv;
+  PetscObjectId    cid;
+  PetscObjectState cst;
+  const PetscInt   sz = (1 << mf->dim) * mf->dim;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetCoordinatesLocal(dm, &cv));
+  PetscCall(PetscObjectGetId((PetscObject)cv, &cid));
+  PetscCall(PetscObjectStateGet((PetscObject)cv, &cst));
+  PetscCall(PetscObjectContainerQuery((PetscObject)dm, "DMAsmMF_ElementMap", (void **)&cache));
+  if (cache && cache->xc && cache->cvec == cid && cache->cstate == cst && cache->nelem == mf->nelem) {
+    PetscCall(PetscArraycpy(xc, cache->xc, mf->nelem * sz));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  {
+    DM        cdg;
+    PetscBool done = PETSC_FALSE;
+    PetscCall(DMGetCellCoordinateDM(dm, &cdg));
+    if (cache && cache->cellv && cache->nelem == mf->nelem && !cdg) PetscCall(CornersFromVertices(mf, cache->cellv, cStart, cEnd, perm, xc, &done));
+    for (PetscInt c = cStart; c < cEnd && !done; c++) PetscCall(CellCorners(dm, c, mf->dim, perm, xc + (c - cStart) * sz));
+  }
+  if (cache && cache->nelem == mf->nelem) { /* the element map's cache of this DM (ElementMap ran first) */
+    PetscCall(PetscFree(cache->xc));
+    PetscCall(PetscMalloc1(mf->nelem * sz, &cache->xc));
+    PetscCall(PetscArraycpy(cache->xc, xc, mf->nelem * sz));
+    cache->cvec   = cid;
+    cache->cstate = cst;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* element map (closure indices as PETSc's own assembly uses them, in tensor order) and geometry factors at the
    Gauss points.  Coordinates of degree 1 (no coordinate FE, or Q1): the cell's corners from its closure
    coordinates and the factors by DMAsmMFGeoElementHost (the multilinear map: what PETSc computes, no per-cell
@@ -636,7 +911,7 @@ static PetscErrorCode SetUpMesh(DMAsmMatFree mf, PetscFE fe)
   PetscSection    lsec, gsec;
   PetscQuadrature quad, cquad = NULL;
   PetscInt        cStart, cEnd, *fe2t, *qperm, dim = mf->dim, nq, cdeg, perm[8], nv = 1 << mf->dim;
-  PetscReal      *qw, *v, *J, *invJ, *detJ, *cp, X[24];
+  PetscReal      *qw, *v, *J, *invJ, *detJ, *cp;
   PetscBool       q1;
   const int       poisson = mf->op == DMASMMF_POISSON;
 
@@ -665,34 +940,35 @@ static PetscErrorCode SetUpMesh(DMAsmMatFree mf, PetscFE fe)
     PetscCall(PetscQuadratureSetData(cquad, dim, 1, nv, cp, NULL));
     PetscCall(CornerPermutation(mf, cquad, cStart, cEnd, perm));
   }
-  for (PetscInt c = cStart; c < cEnd; c++) {
-    const PetscInt e = c - cStart;
-    PetscInt       ni, *idx = NULL;
-    DMPolytopeType ct;
-    PetscCall(DMPlexGetCellType(dm, c, &ct));
-    PetscCheck(ct == (dim == 2 ? DM_POLYTOPE_QUADRILATERAL : DM_POLYTOPE_HEXAHEDRON), comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is a %s; needs quadrilaterals (2-D) or hexahedra (3-D)", c, DMPolytopeTypes[ct]);
-    PetscCall(DMPlexGetClosureIndices(dm, lsec, gsec, c, PETSC_TRUE, &ni, &idx, NULL, NULL));
-    PetscCheck(ni == mf->nen, comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " has %" PetscInt_FMT " closure dofs, the FE %" PetscInt_FMT, c, ni, mf->nen);
-    for (PetscInt i = 0; i < ni; i++) mf->edof[e * mf->nen + fe2t[i]] = idx[i] >= 0 ? idx[i] : -1;
-    PetscCall(DMPlexRestoreClosureIndices(dm, lsec, gsec, c, PETSC_TRUE, &ni, &idx, NULL, NULL));
-    if (q1) {
-      PetscCall(CellCorners(dm, c, dim, perm, X));
-      if (mf->recompute) {
+  PetscCall(ElementMap(mf, lsec, gsec, cStart, cEnd, fe2t, fe));
+  if (q1 && mf->nelem) { /* the corners of every cell (a PETSc call each), then the factors on all host threads */
+    PetscReal *xc = mf->recompute ? mf->xv : NULL;
+    if (!xc) PetscCall(PetscMalloc1(mf->nelem * nv * dim, &xc));
+    PetscCall(AllCorners(mf, cStart, cEnd, perm, xc));
+    if (mf->recompute) {
+      for (PetscInt c = cStart; c < cEnd; c++)
         for (PetscInt w = 0; w < nv; w++) { /* det J at the corners (mass factor with unit weight) */
           PetscReal xi[3], g[6];
           for (PetscInt d = 0; d < dim; d++) xi[d] = ((w >> d) & 1) ? 1.0 : -1.0;
-          DMAsmMFGeoMultilinear((int)dim, 0, X, xi, 1.0, g);
+          DMAsmMFGeoMultilinear((int)dim, 0, xc + (c - cStart) * nv * dim, xi, 1.0, g);
           PetscCheck(g[0] > 0, comm, PETSC_ERR_ARG_WRONG, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is inverted or degenerate (det J = %g at a corner)", c, (double)g[0]);
         }
-        for (PetscInt k = 0; k < nv * dim; k++) mf->xv[e * nv * dim + k] = X[k];
-      } else {
-        PetscReal *g = mf->geo + e * mf->ng * nq;
-        DMAsmMFGeoElementHost((int)dim, poisson, (int)mf->q, mf->xg, mf->wg, X, g);
-        /* the first factor is w |J| (mass) or w |J| |row 0 of J^-1|^2: positive iff det J > 0 */
-        for (PetscInt k = 0; k < nq; k++) PetscCheck(g[k] > 0, comm, PETSC_ERR_ARG_WRONG, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is inverted or degenerate (det J <= 0 at a Gauss point)", c);
-      }
-      continue;
+    } else {
+      GeoCtx   gc;
+      PetscInt nt, bad = PETSC_INT_MAX;
+      gc.mf = mf;
+      gc.xc = xc;
+      for (PetscInt t = 0; t < 64; t++) gc.bad[t] = PETSC_INT_MAX;
+      PetscCall(PetscEllwarpThreadsGetCount(0, mf->nelem, 1024, &nt));
+      PetscCall(PetscEllwarpThreadsRun(nt, mf->nelem, WorkGeo, &gc));
+      PetscCall(PetscFree(xc));
+      for (PetscInt t = 0; t < 64; t++) bad = PetscMin(bad, gc.bad[t]);
+      /* the first factor is w |J| (mass) or w |J| |row 0 of J^-1|^2: positive iff det J > 0 */
+      PetscCheck(bad == PETSC_INT_MAX, comm, PETSC_ERR_ARG_WRONG, "DMAssemblyCreateMatrixFree: cell %" PetscInt_FMT " is inverted or degenerate (det J <= 0 at a Gauss point)", cStart + bad);
     }
+  }
+  for (PetscInt c = cStart; c < cEnd && !q1; c++) { /* curved: PETSc's geometry at the Gauss points */
+    const PetscInt e = c - cStart;
     PetscCall(DMPlexComputeCellGeometryFEM(dm, c, quad, v, J, invJ, detJ));
     for (PetscInt k = 0; k < nq; k++) {
       const PetscReal *iJ = invJ + k * dim * dim, wd = qw[k] * detJ[k];
@@ -858,7 +1134,7 @@ static PetscErrorCode MatView_DMAsmMF(Mat A, PetscViewer v)
                                    mf->dim == 2 ? "quadrilaterals" : "hexahedra", mf->nelem, mf->ndof, mf->q));
   PetscCall(PetscViewerASCIIPushTab(v));
   PetscCall(mf->ops.view(mf, v));
-  if (mf->nthreads != 1) PetscCall(PetscViewerASCIIPrintf(v, "host path: %s\n", HostThreaded(mf) ? "threads over elements (race-free: gather or colours), then over dofs" : "the serial reference (threads need the gather or colour variant)"));
+  if (mf->nthreads != 1) PetscCall(PetscViewerASCIIPrintf(v, "host path: %s\n", HostThreaded(mf) ? "threads over elements (race-free: gather, colours or private buffers), then over dofs" : "the serial reference (threads need the gather, colour or private-buffer variant)"));
   PetscCall(PetscViewerASCIIPrintf(v, "runs on the %s%s; %.3g flops per MatMult (model), set-up %.3g s\n", mf->device ? "device when the vectors are there" : "host", mf->forcehost ? " (-dm_assembly_matfree_host: host reference forced)" : "", (double)mf->flops, (double)mf->setuptime));
   PetscCall(PetscViewerASCIIPopTab(v));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -894,6 +1170,7 @@ static PetscErrorCode MatDestroy_DMAsmMF(Mat A)
   PetscCall(PetscFree(mf->colelem));
   PetscCall(PetscFree(mf->K));
   PetscCall(PetscFree(mf->ye));
+  PetscCall(PetscFree(mf->ypriv));
   PetscCall(PetscFree(mf->diag));
   PetscCall(DMDestroy(&mf->dm));
   PetscCall(PetscFree(mf));
@@ -933,11 +1210,11 @@ static PetscLogDouble ElementFlops(DMAsmMatFree mf)
 
   Options Database Keys:
 + -dm_assembly_matfree_op <poisson,mass> - the operator: g3 = identity (BP3) or g0 = 1 (BP1)
-. -dm_assembly_matfree_type <sumfact,elmat_atomic,elmat_color,elmat_gather,elmat_max> - the variant
-. -dm_assembly_matfree_scatter <atomic,gather> - sumfact: element outputs by atomics or gathered by node (deterministic)
+. -dm_assembly_matfree_type <sumfact,elmat_atomic,elmat_color,elmat_gather,elmat_max,elmat_private> - the variant (elmat_private: CPU only)
+. -dm_assembly_matfree_scatter <atomic,gather,private> - sumfact: element outputs by atomics, gathered by node (deterministic), or (CPU only) private buffers per host thread
 . -dm_assembly_matfree_geometry <stored,recompute> - sumfact: geometry factors stored per Gauss point, or recomputed in the kernel from the cell corners (meshes with Q1 coordinates)
 . -dm_assembly_matfree_elmat_max_mb <mb> - elmat_*: memory allowed for per-element matrices (non-uniform meshes)
-. -dm_assembly_matfree_host_threads <n> - the host path on n threads (0: all CPUs of the process; 1: the serial reference, default): the CPU versions of the gather and colour variants
+. -dm_assembly_matfree_host_threads <n> - the host path on n threads (0: all CPUs of the process; 1: the serial reference, default): the CPU versions of the gather, colour and private-buffer variants
 - -dm_assembly_matfree_host - run the host reference even with device vectors (tests)
 
   Level: intermediate
@@ -948,8 +1225,10 @@ static PetscLogDouble ElementFlops(DMAsmMatFree mf)
   that Jacobian for the `PetscDS` pointwise functions g3 = identity (Poisson) or g0 = 1 (mass), with the FE's
   quadrature, which must be a tensor Gauss rule.  The geometry factors come from `DMPlexComputeCellGeometryFEM()`
   at the Gauss points, so non-affine and curved (higher-order coordinate) meshes are exact.  One process.
+  The element map (closure indices) and the cell corners are cached on the DM (keyed by its global section, the
+  `PetscFE` and the coordinates' state), so further operators of the same mesh skip the walk of the closures.
 
-.seealso: `DMAssembly`, `DMAssemblyCreate()`, `DMAssemblyMatFreeRegister()`, `MATSHELL`
+.seealso: `DMAssembly`, `DMAssemblyCreate()`, `DMAssemblyMatFreeRegister()`, `DMAssemblyMatFreeAssemble()`, `MATSHELL`
 @*/
 PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
 {
@@ -1012,18 +1291,18 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscObjectOptionsBegin((PetscObject)as);
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_op", "Operator: mass (BP1) or Poisson (BP3)", "DMAssemblyCreateMatrixFree", ops, 2, ops[opi], &opi, NULL));
   PetscCall(PetscOptionsFList("-dm_assembly_matfree_type", "Matrix-free variant", "DMAssemblyCreateMatrixFree", DMAsmMatFreeList, type, type, sizeof(type), NULL));
-  PetscCall(PetscOptionsEList("-dm_assembly_matfree_scatter", "sumfact: element outputs by atomics or gathered by node", "DMAssemblyCreateMatrixFree", ScatterNames, 2, ScatterNames[0], &sci, &set));
+  PetscCall(PetscOptionsEList("-dm_assembly_matfree_scatter", "sumfact: element outputs by atomics, gathered by node, or (CPU) private buffers per thread", "DMAssemblyCreateMatrixFree", SumFactScatterNames, 3, SumFactScatterNames[0], &sci, &set));
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_geometry", "sumfact: geometry factors stored at the Gauss points or recomputed from the corners (Q1 coordinates)", "DMAssemblyCreateMatrixFree", GeoNames, 2, GeoNames[0], &geoi, &gset));
   PetscCall(PetscOptionsReal("-dm_assembly_matfree_elmat_max_mb", "elmat_*: MB allowed for per-element matrices", "DMAssemblyCreateMatrixFree", mb, &mb, NULL));
-  PetscCall(PetscOptionsInt("-dm_assembly_matfree_host_threads", "Host path: threads (0: the CPUs this process may use; 1: the serial reference); gather and colour variants only", "DMAssemblyCreateMatrixFree", mf->nthreads, &mf->nthreads, NULL));
+  PetscCall(PetscOptionsInt("-dm_assembly_matfree_host_threads", "Host path: threads (0: the CPUs this process may use; 1: the serial reference); gather, colour and private-buffer variants only", "DMAssemblyCreateMatrixFree", mf->nthreads, &mf->nthreads, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_matfree_host", "Run the host reference even with device vectors", "DMAssemblyCreateMatrixFree", mf->forcehost, &mf->forcehost, NULL));
   PetscOptionsEnd();
   mf->op       = (DMAsmMFOp)opi;
-  mf->scatter  = (DMAsmMFScatter)sci;
+  mf->scatter  = sci == 2 ? DMASMMF_SCATTER_PRIVATE : (DMAsmMFScatter)sci;
   mf->elmatmax = (size_t)(mb * 1048576.0);
   PetscCall(PetscStrncpy(mf->type, type, sizeof(mf->type)));
   PetscCall(PetscFunctionListFind(DMAsmMatFreeList, type, &create));
-  PetscCheck(create, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -dm_assembly_matfree_type %s (sumfact, elmat_atomic, elmat_color, elmat_gather, elmat_max)", type);
+  PetscCheck(create, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -dm_assembly_matfree_type %s (sumfact, elmat_atomic, elmat_color, elmat_gather, elmat_max, elmat_private)", type);
   PetscCheck(!set || !strncmp(type, "sumfact", 7), comm, PETSC_ERR_ARG_INCOMP, "-dm_assembly_matfree_scatter is for sumfact; the elmat_* variants name their conflict resolution");
   PetscCheck(!gset || !strncmp(type, "sumfact", 7), comm, PETSC_ERR_ARG_INCOMP, "-dm_assembly_matfree_geometry is for sumfact; the elmat_* variants store element matrices");
   mf->recompute = (PetscBool)(geoi == 1);
@@ -1045,6 +1324,7 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
 #if defined(ELLWARP_HAVE_CUDA)
   if (vcuda && !mf->forcehost) PetscCall(DMAsmCUDAAvailable(&mf->device));
 #endif
+  PetscCheck(!mf->device || mf->scatter != DMASMMF_SCATTER_PRIVATE, comm, PETSC_ERR_SUP, "DMAssemblyCreateMatrixFree: private buffers (%s) are a CPU version: use host vectors (-dm_vec_type standard) or -dm_assembly_matfree_host", mf->type);
   if (mf->device) PetscCall(SetUpDevice(mf));
   mf->flops = ElementFlops(mf) * mf->nelem;
   PetscCall(PetscLogEventEnd(DMASMMF_SetUp, 0, 0, 0, 0));
@@ -1066,5 +1346,144 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
   PetscCall(MatSetDM(*A, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the COO rows and columns of rows [b, end) (DMAsmMFCOOContribution's order), on host threads: each row writes its
+   own range of the arrays (the arrays' first touch, much of the cost, spread over the threads) */
+typedef struct {
+  DMAsmMatFree      mf;
+  const PetscCount *coff;
+  PetscInt         *ci, *cj;
+} COOCtx;
+
+static int WorkCOOIndices(void *vctx, PetscInt t, PetscCount b, PetscCount end)
+{
+  COOCtx            *c   = (COOCtx *)vctx;
+  const DMAsmMatFree mf  = c->mf;
+  const PetscInt     nen = mf->nen;
+  for (PetscCount d = b; d < end; d++)
+    for (PetscInt k = mf->gptr[d]; k < mf->gptr[d + 1]; k++) {
+      const PetscInt *ed = mf->edof + (mf->gidx[k] / nen) * nen;
+      PetscCount      o  = c->coff[k];
+      for (PetscInt j = 0; j < nen; j++)
+        if (ed[j] >= 0) {
+          c->ci[o]   = (PetscInt)d;
+          c->cj[o++] = ed[j];
+        }
+    }
+  return 0;
+}
+
+/* whether B takes MatSetValuesCOO values in device memory: AIJCUSPARSE, MATELLWARP with the cuda backend */
+static PetscErrorCode MatTakesDeviceValues(Mat B, PetscBool *dev)
+{
+  PetscBool ell;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, dev, MATSEQAIJCUSPARSE, MATAIJCUSPARSE, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &ell, "ellwarp", "seqellwarp", ""));
+  if (ell) {
+    MatEllwarpBackend b;
+    PetscCall(MatEllwarpGetBackend(B, &b));
+    *dev = (PetscBool)(b == MAT_ELLWARP_BACKEND_CUDA);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMAssemblyMatFreeAssemble - Assembles the operator of an element-matrix matrix-free operator (`elmat_*` variants of
+  `DMAssemblyCreateMatrixFree()`) into a matrix through PETSc's COO interface: its element matrices and element map
+  (closure indices, constrained dofs eliminated) give `MatSetPreallocationCOO()` and `MatSetValuesCOO()`, the values
+  computed on the device when the operator runs there and `B` takes device values (`MATAIJCUSPARSE`, `MATELLWARP`
+  with the cuda backend)
+
+  Collective
+
+  Input Parameters:
++ A - the matrix-free operator, of an `elmat_*` variant (`-dm_assembly_matfree_type elmat_atomic`)
+- B - a matrix of the operator's sizes with its type set (`MATELLWARP`, `MATAIJCUSPARSE`, `MATAIJ`, ...), not preallocated
+
+  Level: intermediate
+
+  Notes:
+  The result equals `DMPlexSNESComputeJacobianFEM()` of the same DM, `PetscFE` and pointwise function (g3 = identity
+  or g0 = 1) to rounding; its pattern is the element pattern of the unconstrained dofs.  The COO entries come in
+  increasing row order (each row: its element contributions in element order), so PETSc's preallocation needs no
+  global sort, only its per-row sort of the columns; there are nelem * nen^2 entries at most (the constrained ones
+  are left out).  This is the assembled peer of the matrix-free operator on meshes far larger than the host assembly
+  of `DMPlexSNESComputeJacobianFEM()` allows in the same time.
+
+.seealso: `DMAssemblyCreateMatrixFree()`, `MatSetPreallocationCOO()`, `MatSetValuesCOO()`
+@*/
+PetscErrorCode DMAssemblyMatFreeAssemble(Mat A, Mat B)
+{
+  DMAsmMatFree    mf;
+  PetscErrorCodeFn *mult = NULL;
+  PetscInt        nen, ne, nc, *nvalid, *ci, *cj, M, N;
+  PetscCount     *coff, ncoo;
+  PetscScalar    *v;
+  PetscBool       bdev, ondev;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidHeaderSpecific(B, MAT_CLASSID, 2);
+  PetscCall(MatShellGetOperation(A, MATOP_MULT, &mult));
+  PetscCheck(mult == (PetscErrorCodeFn *)MatMult_DMAsmMF, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "DMAssemblyMatFreeAssemble: A is not an operator of DMAssemblyCreateMatrixFree()");
+  PetscCall(MatShellGetContext(A, &mf));
+  PetscCheck(mf->K, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "DMAssemblyMatFreeAssemble: the %s operator has no element matrices; create it with -dm_assembly_matfree_type elmat_atomic (or another elmat_* variant)", mf->type);
+  PetscCall(MatGetSize(B, &M, &N));
+  PetscCheck(M == mf->ndof && N == mf->ndof, PetscObjectComm((PetscObject)B), PETSC_ERR_ARG_SIZ, "DMAssemblyMatFreeAssemble: B is %" PetscInt_FMT " x %" PetscInt_FMT ", the operator %" PetscInt_FMT " x %" PetscInt_FMT, M, N, mf->ndof, mf->ndof);
+  PetscCall(PetscLogEventBegin(DMASMMF_SetUp, A, B, 0, 0));
+  nen = mf->nen;
+  ne  = mf->nelem;
+  PetscCall(BuildGatherCSR(mf));
+  nc = mf->gptr[mf->ndof];
+  /* contribution offsets: each contributes its element's unconstrained columns */
+  PetscCall(PetscMalloc1(ne, &nvalid));
+  for (PetscInt e = 0; e < ne; e++) {
+    nvalid[e] = 0;
+    for (PetscInt j = 0; j < nen; j++) nvalid[e] += mf->edof[e * nen + j] >= 0;
+  }
+  PetscCall(PetscMalloc1(nc + 1, &coff));
+  coff[0] = 0;
+  for (PetscInt k = 0; k < nc; k++) coff[k + 1] = coff[k] + nvalid[mf->gidx[k] / nen];
+  ncoo = coff[nc];
+  PetscCall(PetscFree(nvalid));
+  PetscCall(PetscMalloc2(ncoo, &ci, ncoo, &cj));
+  {
+    COOCtx   cc = {mf, coff, ci, cj};
+    PetscInt nt;
+    PetscCall(PetscEllwarpThreadsGetCount(0, mf->ndof, 4096, &nt));
+    PetscCall(PetscEllwarpThreadsRun(nt, mf->ndof, WorkCOOIndices, &cc));
+  }
+  PetscCall(MatSetPreallocationCOO(B, ncoo, ci, cj));
+  PetscCall(PetscFree2(ci, cj));
+  PetscCall(MatTakesDeviceValues(B, &bdev));
+  ondev = (PetscBool)(bdev && mf->device && !mf->forcehost);
+  if (!ondev) { /* the host reference: the same function per contribution */
+    PetscCall(PetscMalloc1(ncoo, &v));
+    for (PetscInt k = 0; k < nc; k++) DMAsmMFCOOContribution(k, nen, ne, (int)mf->uniform, mf->K, mf->edof, mf->gidx, coff, v);
+    PetscCall(MatSetValuesCOO(B, v, INSERT_VALUES));
+    PetscCall(PetscFree(v));
+  }
+#if defined(ELLWARP_HAVE_CUDA)
+  else {
+    PetscInt   *dgidx = NULL;
+    PetscCount *dcoff = NULL;
+    PetscCall(Upload((void **)&dgidx, mf->gidx, sizeof(PetscInt) * nc));
+    PetscCall(Upload((void **)&dcoff, coff, sizeof(PetscCount) * (nc + 1)));
+    PetscCall(DMAsmCUDAMalloc((void **)&v, sizeof(PetscScalar) * PetscMax(ncoo, 1)));
+    PetscCall(DMAsmMFCUDACOOValues(mf, dgidx, dcoff, v));
+    PetscCall(DMAsmCUDAFree((void **)&dgidx));
+    PetscCall(DMAsmCUDAFree((void **)&dcoff));
+    PetscCall(MatSetValuesCOO(B, v, INSERT_VALUES));
+    PetscCall(DMAsmMFCUDASynchronize()); /* B's kernels (on its stream) done with v */
+    PetscCall(DMAsmCUDAFree((void **)&v));
+  }
+#endif
+  PetscCall(PetscFree(coff));
+  PetscCall(PetscInfo(A, "assembled into %s: %" PetscCount_FMT " COO entries (%s values)\n", ((PetscObject)B)->type_name, ncoo, ondev ? "device" : "host"));
+  PetscCall(PetscLogEventEnd(DMASMMF_SetUp, A, B, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -456,3 +456,34 @@ PetscErrorCode DMAsmMFCUDAElmat(DMAsmMatFree mf, const PetscScalar *x, PetscScal
   if (mf->scatter == DMASMMF_SCATTER_GATHER) PetscCall(DMAsmMFCUDAGather(mf, y, add));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* the COO values of the assembled operator (DMAssemblyMatFreeAssemble): one thread per contribution of the gather
+   CSR, DMAsmMFCOOContribution (the host reference's function) */
+__global__ void COOValuesKernel(PetscInt ncontrib, PetscInt nen, PetscInt nelem, int uniform, const PetscReal *__restrict__ K, const PetscInt *__restrict__ edof, const PetscInt *__restrict__ gidx, const PetscCount *__restrict__ coff, PetscScalar *__restrict__ v)
+{
+  const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < ncontrib) DMAsmMFCOOContribution(k, nen, nelem, uniform, K, edof, gidx, coff, v);
+}
+
+/* dgidx, dcoff, v: device arrays (gidx of the gather CSR, the contribution offsets, the COO values) */
+PetscErrorCode DMAsmMFCUDACOOValues(DMAsmMatFree mf, const PetscInt *dgidx, const PetscCount *dcoff, PetscScalar *v)
+{
+  cudaStream_t   stream;
+  const int      bs = 256;
+  const PetscInt nc = mf->gptr[mf->ndof];
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&stream));
+  if (nc) COOValuesKernel<<<(unsigned)((nc + bs - 1) / bs), bs, 0, stream>>>(nc, mf->nen, mf->nelem, (int)mf->uniform, mf->dK, mf->dedof, dgidx, dcoff, v);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the device idle: MatSetValuesCOO may still read the values on its own stream when it returns */
+PetscErrorCode DMAsmMFCUDASynchronize(void)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
