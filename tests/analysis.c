@@ -659,8 +659,8 @@ static PetscErrorCode BiasLevel(const CSR *A, PetscBool gpu)
   PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, A->m, A->n, A->ai, A->aj, v, &B));
   for (int d = 0; d < 2; d++) {
     const char *tune[2][2] = {
-      {"",                "compress_bias=0"              },
-      {"analysis=device", "analysis=host,compress_bias=0"}  /* and both analyses */
+      {"",                "compress_bias=0,compress_dict=0"              },
+      {"analysis=device", "analysis=host,compress_bias=0,compress_dict=0"}  /* and both analyses; without the dictionary mode, which would take the slices */
     };
     if (tune[gpu][d][0]) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_tune", tune[gpu][d]));
     PetscCall(MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E[d]));
