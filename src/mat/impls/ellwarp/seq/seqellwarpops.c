@@ -32,7 +32,6 @@ static PetscErrorCode BuildLayoutStore(Mat A, PetscInt m, PetscInt n, const Pets
     PetscCall(EllwarpLayoutCreateCUDA(m, n, ai, aj, map, PETSC_MEMTYPE_HOST, &e->par, L, &d, &t));
     PetscCall(EllwarpCUDACreateFromDevice(*L, &d, S));
     PetscCall(PetscInfo(A, "Device pattern analysis of %" PetscInt_FMT " x %" PetscInt_FMT ": %.3f ms (pattern upload %.3f ms, analysis %.3f ms)\n", m, n, 1e3 * (t.upload + t.analysis), 1e3 * t.upload, 1e3 * t.analysis));
-    if (e->par.compress && e->par.compressdict && (*L)->nslices > (*L)->n16) PetscCall(PetscInfo(A, "The device analysis builds no dictionary slices (dictlayout.c: host analysis only): %" PetscInt_FMT " slices store 32-bit columns; -mat_ellwarp_tune analysis=host may compress them\n", (*L)->nslices - (*L)->n16));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
