@@ -361,10 +361,10 @@ def drop_unused_ellwarp_options(lines):
 OPTION_TYPE_RE = re.compile(r'^(Option left: name:-\w*(mat|vec)_type value: )(' + TYPE_WORDS + r')(?P<src> source: .*)?$')
 
 
-# The default factorization package of the type, in a factored matrix's view: AIJCUSPARSE's is cuSPARSE, ours is
-# PETSc's (host; MATSOLVERCUSPARSE is available with -pc_factor_mat_solver_type cusparse, and PETSc takes the
-# first package registered for a type as its default, which for MATSEQELLWARP is PETSc's).  GAMG's coarse solve on
-# 2+ ranks (block Jacobi + LU on the gathered coarse matrix) views it: the package name is masked, not the line.
+# The default factorization package of the type, in a factored matrix's view: AIJCUSPARSE's is cuSPARSE; ours is
+# cuSPARSE with the cuda backend and PETSc's with the host backend (seqellwarphost.c, DefaultFactorOnDevice), while
+# the CPU-mode reference (AIJ) says petsc.  GAMG's coarse solve on 2+ ranks (block Jacobi + LU on the gathered coarse
+# matrix) views it: the package name is masked, not the line.
 PACKAGE_RE = re.compile(r'^(\s*package used to perform factorization: )(petsc|cusparse)\s*$')
 
 
