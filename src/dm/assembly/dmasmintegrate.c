@@ -332,6 +332,8 @@ PetscErrorCode DMAssemblyIntegrationGetVariant(DMAssemblyIntegration ig, DMAssem
 /*@C
   DMAssemblyIntegrationSetHost - sets the host back end's instruction set and store kind
 
+  Not Collective
+
   Input Parameters:
 + ig    - the integration
 . isa   - 0 base (the library's flags: any CPU; one element per call), 1 avx2 (AVX2 + FMA, 4 elements in the lanes of a
@@ -363,6 +365,8 @@ PetscErrorCode DMAssemblyIntegrationSetHost(DMAssemblyIntegration ig, PetscInt i
 /*@C
   DMAssemblyIntegrationGetHost - the host instruction set and store kind in use (after a host search: the winner)
 
+  Not Collective
+
   Output Parameters:
 + isa   - index into `DMAssemblyIntegrationHostISAs` (-1: searched, not yet run)
 - store - after a host `DMAssemblyIntegrationApply()`: 1 if its stores streamed, else 0 (streaming requested where it
@@ -383,6 +387,8 @@ PetscErrorCode DMAssemblyIntegrationGetHost(DMAssemblyIntegration ig, PetscInt *
 /*@C
   DMAssemblyIntegrationHostISASupported - whether the host back end can run an instruction set here (compiled into
   the library and run by this CPU)
+
+  Not Collective
 
   Input Parameter:
 . isa - 0 base (always), 1 avx2, 2 avx512
