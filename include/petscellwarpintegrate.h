@@ -35,6 +35,11 @@ PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationCreate(PetscFE, DMAssemblyInteg
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationSetFromOptions(DMAssemblyIntegration, const char[]);
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationSetVariant(DMAssemblyIntegration, DMAssemblyIntegrationVariant, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationGetVariant(DMAssemblyIntegration, DMAssemblyIntegrationVariant *, PetscInt *, PetscInt *);
+PETSC_EXTERN const char *const DMAssemblyIntegrationHostISAs[]; /* "base", "avx2", "avx512" (index = the isa argument) */
+PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationSetHost(DMAssemblyIntegration, PetscInt, PetscInt);
+PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationGetHost(DMAssemblyIntegration, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationHostISASupported(PetscInt, PetscBool *);
+PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationRooflineHost(PetscInt, PetscInt, PetscReal *, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationGetSizes(DMAssemblyIntegration, PetscInt *, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationGetQuadrature(DMAssemblyIntegration, PetscQuadrature *);
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationGetCounts(DMAssemblyIntegration, DMAssemblyIntegrationVariant, PetscLogDouble *, PetscLogDouble *);

@@ -2,7 +2,9 @@
    (geo_generic, a triangle mesh extruded with DMPlexExtrude and bent: non-affine), Poisson and the full
    convection-diffusion-reaction coefficient set (random per element), against PETSc:
    1. element level: every variant (and on the device every shared-memory placement and the searched one; on the host
-      also a batch of nelem - 3 elements with the coefficients at stride nelem) against
+      every instruction set this CPU runs -- base, avx2, avx512 -- with regular stores and avx512 with streaming
+      stores, also a batch of nelem - 3 elements with the coefficients at stride nelem, and with streaming stores an
+      aligned batch of a multiple of 8 elements that must stream) against
       PETSc's own element matrices and vectors, PetscFEIntegrateJacobian / PetscFEIntegrateResidual on the same
       PetscFE and quadrature (DMFieldCreateFEGeom geometry, the coefficients as a P0 auxiliary field): rel. error
       <= 1e-13 (A^e, and the residual A^e u^e - b^e);
@@ -20,10 +22,12 @@
 #include <petscfe.h>
 #include <petscsnes.h>
 #include "assemblytestutil.h"
+#include <stdint.h>
 
 /* ellwarp_add_test(integration.tet -elem tet -faces 2) */
 /* ellwarp_add_test(integration.prism -elem prism -faces 3) */
 /* ellwarp_add_test(integration.prism_omp2 -elem prism -faces 2 ENVIRONMENT OMP_NUM_THREADS=2) */
+/* ellwarp_add_test(integration.prism_base -elem prism -faces 2 -dm_assembly_integration_host_isa base) */
 /* ellwarp_add_test(integration.prism_gmsh -mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/integration/prisms_v22.msh) */
 /* ellwarp_add_test(integration.gpu_tet -elem tet -faces 4 -gpu GPU) */
 /* ellwarp_add_test(integration.gpu_prism -elem prism -faces 5 -gpu GPU) */
@@ -327,7 +331,7 @@ static PetscErrorCode DeviceBack(Vec *v, PetscScalar **d, PetscScalar *h)
 }
 
 /* one configuration on one back end: the Jacobian and the residual against PETSc's element data */
-static PetscErrorCode CheckElement(Problem *P, PetscFE fe, PetscMemType mt, DMAssemblyIntegrationVariant v, PetscInt place, PetscInt block, const char *label, PetscBool *fail)
+static PetscErrorCode CheckElement(Problem *P, PetscFE fe, PetscMemType mt, DMAssemblyIntegrationVariant v, PetscInt place, PetscInt block, PetscInt isa, PetscInt store, const char *label, PetscBool *fail)
 {
   DMAssemblyIntegration ig;
   const PetscReal       tol = 1e-13;
@@ -338,6 +342,7 @@ static PetscErrorCode CheckElement(Problem *P, PetscFE fe, PetscMemType mt, DMAs
   PetscFunctionBegin;
   PetscCall(DMAssemblyIntegrationCreate(fe, P->prob, &ig));
   PetscCall(DMAssemblyIntegrationSetVariant(ig, v, place, block));
+  PetscCall(DMAssemblyIntegrationSetHost(ig, isa, store));
   PetscCall(PetscMalloc2(nK, &K, nF, &F));
   if (mt == PETSC_MEMTYPE_HOST) {
     PetscCall(DMAssemblyIntegrationApply(ig, mt, DMASSEMBLY_INTEGRATION_OUT_JAC, P->nelem, P->xe, P->coefS, P->nelem, NULL, K, NULL));
@@ -377,6 +382,30 @@ static PetscErrorCode CheckElement(Problem *P, PetscFE fe, PetscMemType mt, DMAs
     eK = PetscMax(eK, ElemErr(K, P->refK, ne, ne, P->ns * P->ns));
     eF = PetscMax(eF, ElemErr(F, P->refF, ne, ne, P->ns));
     PetscCall(PetscFree2(xs, us));
+  }
+  if (mt == PETSC_MEMTYPE_HOST && store == 1 && P->nelem >= 8) { /* streaming stores: an aligned batch of a multiple of 8 elements must stream */
+    const PetscInt ne = P->nelem / 8 * 8;
+    PetscReal     *xs;
+    PetscScalar   *us, *buf, *Ka, *Fa;
+    PetscInt       streamedJ, streamedR;
+    PetscCall(PetscMalloc3((size_t)3 * P->ns * ne, &xs, (size_t)P->ns * ne, &us, (size_t)(P->ns * P->ns + P->ns) * ne + 16, &buf));
+    Ka = (PetscScalar *)(((uintptr_t)buf + 63) / 64 * 64);
+    Fa = Ka + (size_t)P->ns * P->ns * ne;
+    for (PetscInt e = 0; e < ne; e++) {
+      for (PetscInt k = 0; k < 3 * P->ns; k++) xs[k * ne + e] = P->xe[k * P->nelem + e];
+      for (PetscInt k = 0; k < P->ns; k++) us[k * ne + e] = P->ue[k * P->nelem + e];
+    }
+    PetscCall(DMAssemblyIntegrationApply(ig, mt, DMASSEMBLY_INTEGRATION_OUT_JAC, ne, xs, P->coefS, P->nelem, NULL, Ka, NULL));
+    PetscCall(DMAssemblyIntegrationGetHost(ig, NULL, &streamedJ));
+    PetscCall(DMAssemblyIntegrationApply(ig, mt, DMASSEMBLY_INTEGRATION_OUT_RES, ne, xs, P->coefS, P->nelem, us, NULL, Fa));
+    PetscCall(DMAssemblyIntegrationGetHost(ig, NULL, &streamedR));
+    eK = PetscMax(eK, ElemErr(Ka, P->refK, ne, ne, P->ns * P->ns));
+    eF = PetscMax(eF, ElemErr(Fa, P->refF, ne, ne, P->ns));
+    if (streamedJ != 1 || streamedR != 1) {
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  host   %-22s the aligned batch did not stream (%" PetscInt_FMT ", %" PetscInt_FMT "): FAIL\n", label, streamedJ, streamedR));
+      *fail = PETSC_TRUE;
+    }
+    PetscCall(PetscFree3(xs, us, buf));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-6s %-22s A^e rel. error %.2e, residual %.2e %s\n", mt == PETSC_MEMTYPE_HOST ? "host" : "device", label, (double)eK, (double)eF, eK <= tol && eF <= tol ? "ok" : "FAIL"));
   if (!(eK <= tol && eF <= tol)) *fail = PETSC_TRUE;
@@ -486,7 +515,21 @@ int main(int argc, char **argv)
     PetscCall(SetUpProblem(dm, (DMAssemblyIntegrationProblem)pr, rnd, &P));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "-- %" PetscInt_FMT " %s, %s (%" PetscInt_FMT " coefficients per element)%s\n", P.nelem, DMPolytopeTypes[P.ct], DMAssemblyIntegrationProblems[pr], P.ncoef, gpu ? " (GPU run)" : ""));
     PetscCall(DMGetField(dm, 0, NULL, (PetscObject *)&fe));
-    for (int v = 0; v <= DMASSEMBLY_INTEGRATION_AUTO; v++) PetscCall(CheckElement(&P, fe, PETSC_MEMTYPE_HOST, (DMAssemblyIntegrationVariant)v, 0, 128, DMAssemblyIntegrationVariants[v], &fail));
+    for (int v = 0; v <= DMASSEMBLY_INTEGRATION_AUTO; v++) PetscCall(CheckElement(&P, fe, PETSC_MEMTYPE_HOST, (DMAssemblyIntegrationVariant)v, 0, 128, -1, -1, DMAssemblyIntegrationVariants[v], &fail));
+    for (PetscInt isa = 0; isa < 3; isa++) { /* every instruction set of the host back end this CPU runs; avx512 also with streaming stores */
+      PetscBool has;
+      PetscCall(DMAssemblyIntegrationHostISASupported(isa, &has));
+      if (!has) {
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "  host   %s: not run by this CPU (or not in this build), skipped\n", DMAssemblyIntegrationHostISAs[isa]));
+        continue;
+      }
+      for (int v = 0; v < DMASSEMBLY_INTEGRATION_AUTO; v++)
+        for (PetscInt st = 0; st <= (isa == 2 ? 1 : 0); st++) {
+          char label[64];
+          PetscCall(PetscSNPrintf(label, sizeof(label), "%s %s %s", DMAssemblyIntegrationVariants[v], DMAssemblyIntegrationHostISAs[isa], st ? "streaming" : "regular"));
+          PetscCall(CheckElement(&P, fe, PETSC_MEMTYPE_HOST, (DMAssemblyIntegrationVariant)v, 0, 128, isa, st, label, &fail));
+        }
+    }
     if (gpu) {
       const char *pl[] = {"reg", "coef", "phi", "ae", "reg128", "reg64"};
       for (int v = 0; v < DMASSEMBLY_INTEGRATION_AUTO; v++)
@@ -494,9 +537,9 @@ int main(int argc, char **argv)
           for (PetscInt b = 64; b <= 256; b *= 2) {
             char label[64];
             PetscCall(PetscSNPrintf(label, sizeof(label), "%s %s %" PetscInt_FMT, DMAssemblyIntegrationVariants[v], pl[p], b));
-            PetscCall(CheckElement(&P, fe, PETSC_MEMTYPE_DEVICE, (DMAssemblyIntegrationVariant)v, p, b, label, &fail));
+            PetscCall(CheckElement(&P, fe, PETSC_MEMTYPE_DEVICE, (DMAssemblyIntegrationVariant)v, p, b, -1, -1, label, &fail));
           }
-      PetscCall(CheckElement(&P, fe, PETSC_MEMTYPE_DEVICE, DMASSEMBLY_INTEGRATION_AUTO, -1, 0, "auto (searched)", &fail));
+      PetscCall(CheckElement(&P, fe, PETSC_MEMTYPE_DEVICE, DMASSEMBLY_INTEGRATION_AUTO, -1, 0, -1, -1, "auto (searched)", &fail));
     }
     PetscCall(CheckAssembled(&P, gpu, rnd, &fail));
     if (prism && pr == 0) { /* the built-in Lagrange kernels would treat a prism as a simplex: they must refuse it */

@@ -6,13 +6,17 @@
      - the bound max(bytes / copy bandwidth, flops / FMA throughput), both MEASURED here (DMAssemblyIntegrationRoofline:
        a copy kernel and an FMA kernel of the same machine),
      - ns per element (A^e and b^e written: the paper's output) and the % of the bound reached;
+   on the host each loop order in every instruction set the CPU runs (base: scalar, the library's flags; avx2: 4
+   elements per vector; avx512: 8) with regular and streaming stores (lines starting with '#'), the best reported;
    then "auto": a fresh integration object searches once (DMAssemblyIntegrationTune) and its choice is timed against
-   the best measured.  Element data are synthetic (random valid elements, entry-major as in the assembler).
+   the best measured.  The host bound uses the widest instruction set (FMA) and the faster copy (regular or streaming
+   stores), both with the element loop's thread placement.  Element data are synthetic (random valid elements, entry-major as in the assembler).
    Options: -n elements on the device (default 2^21), -host_n on the host (default n/4; 0: no host runs),
    -reps timed launches (10), -elems tet,prism, -problems poisson,cdr. */
 #include <petscellwarpintegrate.h>
 #include <petscfe.h>
 #include <petsctime.h>
+#include <stdint.h>
 #if defined(ELLWARP_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
@@ -21,6 +25,7 @@ typedef struct {
   PetscInt     n;
   PetscReal   *xe, *coef;
   PetscScalar *ke, *fe;
+  PetscScalar *kefe; /* host: the allocation of ke and fe (aligned to 64 bytes inside it: streaming stores) */
   PetscMemType mt;
 } Data;
 
@@ -51,7 +56,12 @@ static PetscErrorCode MakeData(DMPolytopeType ct, PetscInt ncoef, PetscInt n, Pe
   if (mt == PETSC_MEMTYPE_HOST) {
     D->xe   = xe;
     D->coef = coef;
-    PetscCall(PetscMalloc2((size_t)ns * ns * n, &D->ke, (size_t)ns * n, &D->fe));
+    /* ke and fe 64-byte aligned (PETSc aligns to PETSC_MEMALIGN): the host's streaming stores need whole aligned
+       vectors; their pages are first touched by the first Apply, with the static schedule of every later one */
+    PetscCall(PetscMalloc1((size_t)(ns * ns + ns) * n + 24, &D->kefe));
+    D->ke = (PetscScalar *)(((uintptr_t)D->kefe + 63) / 64 * 64);
+    D->fe = D->ke + (size_t)ns * ns * n;
+    D->fe = (PetscScalar *)(((uintptr_t)D->fe + 63) / 64 * 64);
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCallCUDA(cudaMalloc((void **)&D->xe, sizeof(PetscReal) * 3 * ns * n));
@@ -71,7 +81,7 @@ static PetscErrorCode FreeData(Data *D)
   PetscFunctionBegin;
   if (D->mt == PETSC_MEMTYPE_HOST) {
     PetscCall(PetscFree2(D->xe, D->coef));
-    PetscCall(PetscFree2(D->ke, D->fe));
+    PetscCall(PetscFree(D->kefe));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCallCUDA(cudaFree(D->xe));
@@ -124,38 +134,64 @@ static PetscErrorCode RunCase(DMPolytopeType ct, DMAssemblyIntegrationProblem pr
     PetscLogDouble bytes, flops;
     PetscReal      bound, tv = PETSC_MAX_REAL;
     int            bp = 0, bb = 0;
+    char           cfg[64];
     PetscCall(DMAssemblyIntegrationGetCounts(ig, (DMAssemblyIntegrationVariant)v, &bytes, &flops));
     bound = PetscMax(bytes / bw, flops / fl);
-    for (int p = 0; p < (dev ? 6 : 1); p++)
-      for (int b = 64; b <= (dev ? 256 : 64); b *= 2) {
-        PetscReal t;
-        PetscCall(DMAssemblyIntegrationSetVariant(ig, (DMAssemblyIntegrationVariant)v, p, b));
-        PetscCall(TimeApply(ig, &D, reps, &t));
-        if (dev) PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   %s %s %s %s %-4s %3d: %8.3f ns/elem\n", where, ename, DMAssemblyIntegrationProblems[prob], DMAssemblyIntegrationVariants[v], pl[p], b, 1e9 * t / n));
-        if (t < tv) {
-          tv = t;
-          bp = p;
-          bb = b;
+    if (dev) {
+      for (int p = 0; p < 6; p++)
+        for (int b = 64; b <= 256; b *= 2) {
+          PetscReal t;
+          PetscCall(DMAssemblyIntegrationSetVariant(ig, (DMAssemblyIntegrationVariant)v, p, b));
+          PetscCall(TimeApply(ig, &D, reps, &t));
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   %s %s %s %s %-4s %3d: %8.3f ns/elem\n", where, ename, DMAssemblyIntegrationProblems[prob], DMAssemblyIntegrationVariants[v], pl[p], b, 1e9 * t / n));
+          if (t < tv) {
+            tv = t;
+            bp = p;
+            bb = b;
+          }
+        }
+    } else { /* the host: every instruction set this CPU runs (base: scalar; avx2: 4, avx512: 8 elements per vector) x stores */
+      PetscCall(DMAssemblyIntegrationSetVariant(ig, (DMAssemblyIntegrationVariant)v, 0, 64));
+      for (int i = 0; i < 3; i++) {
+        PetscBool has;
+        PetscCall(DMAssemblyIntegrationHostISASupported(i, &has));
+        for (int st = 0; has && st <= (i == 2 ? 1 : 0); st++) { /* streaming stores: avx512 only (whole cache lines) */
+          PetscReal t;
+          PetscCall(DMAssemblyIntegrationSetHost(ig, i, st));
+          PetscCall(TimeApply(ig, &D, reps, &t));
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   %s %s %s %s %-6s %-9s: %8.3f ns/elem %5.1f %% of bound\n", where, ename, DMAssemblyIntegrationProblems[prob], DMAssemblyIntegrationVariants[v], DMAssemblyIntegrationHostISAs[i], st ? "streaming" : "regular", 1e9 * t / n, 100 * bound * n / t));
+          if (t < tv) {
+            tv = t;
+            bp = i;
+            bb = st;
+          }
         }
       }
+    }
     best = PetscMin(best, tv);
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-6s | %-5s | %-7s | %-4s | %5.0f B %6.0f flop | bound %8.3f ns (%s) | %8.3f ns/elem | %5.1f %% of bound | %s\n", where, ename, DMAssemblyIntegrationProblems[prob], DMAssemblyIntegrationVariants[v], bytes, flops, 1e9 * bound, bytes / bw >= flops / fl ? "memory" : "flops", 1e9 * tv / n, 100 * bound * n / tv, dev ? pl[bp] : "-"));
+    if (dev) PetscCall(PetscSNPrintf(cfg, sizeof(cfg), "%s", pl[bp]));
+    else PetscCall(PetscSNPrintf(cfg, sizeof(cfg), "%s %s", DMAssemblyIntegrationHostISAs[bp], bb ? "streaming" : "regular"));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-6s | %-5s | %-7s | %-4s | %5.0f B %6.0f flop | bound %8.3f ns (%s) | %8.3f ns/elem | %5.1f %% of bound | %s\n", where, ename, DMAssemblyIntegrationProblems[prob], DMAssemblyIntegrationVariants[v], bytes, flops, 1e9 * bound, bytes / bw >= flops / fl ? "memory" : "flops", 1e9 * tv / n, 100 * bound * n / tv, cfg));
     if (dev) PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   (best placement %s, %d threads)\n", pl[bp], bb));
   }
   /* auto: a fresh object searches once, its choice timed */
   {
     DMAssemblyIntegration ia;
     DMAssemblyIntegrationVariant va;
-    PetscInt                     pa, ba;
+    PetscInt                     pa, ba, ha, sa;
     PetscLogDouble               bytes, flops;
+    char                         cfg[64];
     PetscCall(DMAssemblyIntegrationCreate(fe, prob, &ia));
     PetscCall(DMAssemblyIntegrationSetVariant(ia, DMASSEMBLY_INTEGRATION_AUTO, -1, 0));
     PetscCall(DMAssemblyIntegrationTune(ia, mt, DMASSEMBLY_INTEGRATION_OUT_AB, D.n, D.xe, D.coef, D.n, NULL, D.ke, D.fe));
     PetscCall(TimeApply(ia, &D, reps, &tauto));
     PetscCall(DMAssemblyIntegrationGetVariant(ia, &va, &pa, &ba));
+    PetscCall(DMAssemblyIntegrationGetHost(ia, &ha, &sa));
     PetscCall(DMAssemblyIntegrationGetCounts(ia, va, &bytes, &flops));
     bauto = PetscMax(bytes / bw, flops / fl);
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-6s | %-5s | %-7s | auto | chose %s%s%s | %8.3f ns/elem | %5.1f %% of bound | %+.1f %% vs best measured\n", where, ename, DMAssemblyIntegrationProblems[prob], DMAssemblyIntegrationVariants[va], dev ? " " : "", dev ? pl[pa] : "", 1e9 * tauto / n, 100 * bauto * n / tauto, 100 * (tauto - best) / best));
+    if (dev) PetscCall(PetscSNPrintf(cfg, sizeof(cfg), "%s %s", DMAssemblyIntegrationVariants[va], pl[pa]));
+    else PetscCall(PetscSNPrintf(cfg, sizeof(cfg), "%s %s %s", DMAssemblyIntegrationVariants[va], DMAssemblyIntegrationHostISAs[ha], sa ? "streaming" : "regular"));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-6s | %-5s | %-7s | auto | chose %s | %8.3f ns/elem | %5.1f %% of bound | %+.1f %% vs best measured\n", where, ename, DMAssemblyIntegrationProblems[prob], cfg, 1e9 * tauto / n, 100 * bauto * n / tauto, 100 * (tauto - best) / best));
     if (dev) PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   (auto: %" PetscInt_FMT " threads per block)\n", ba));
     PetscCall(DMAssemblyIntegrationDestroy(&ia));
   }
@@ -202,8 +238,21 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "# device roofline (measured): copy %.1f GB/s, FMA %.2f TFLOP/s, limiting intensity %.1f flop/word\n", dbw / 1e9, dfl / 1e12, 8 * dfl / dbw));
   }
   if (hn > 0) {
-    PetscCall(DMAssemblyIntegrationRoofline(PETSC_MEMTYPE_HOST, 1 << 25, &hbw, &hfl));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# host roofline (measured, all OpenMP threads): copy %.1f GB/s, FMA %.1f GFLOP/s, limiting intensity %.1f flop/word\n", hbw / 1e9, hfl / 1e9, 8 * hfl / hbw));
+    PetscReal bwr, bws, bwr0, bws0, fl0;
+    PetscInt  isa = 2;
+    PetscBool has = PETSC_FALSE;
+    for (; isa > 0; isa--) {
+      PetscCall(DMAssemblyIntegrationHostISASupported(isa, &has));
+      if (has) break;
+    }
+    /* the bound: the widest instruction set this CPU runs, the copy the faster of regular and streaming stores */
+    PetscCall(DMAssemblyIntegrationRooflineHost(isa, 1 << 25, &bwr, &bws, &hfl));
+    hbw = PetscMax(bwr, bws);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# host roofline (measured, all OpenMP threads, %s): copy %.1f GB/s (regular stores %.1f, streaming %.1f), FMA %.1f GFLOP/s, limiting intensity %.1f flop/word\n", DMAssemblyIntegrationHostISAs[isa], hbw / 1e9, bwr / 1e9, bws / 1e9, hfl / 1e9, 8 * hfl / hbw));
+    if (isa > 0) {
+      PetscCall(DMAssemblyIntegrationRooflineHost(0, 1 << 25, &bwr0, &bws0, &fl0));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   (the base instruction set, for comparison: copy %.1f GB/s, FMA %.1f GFLOP/s)\n", bwr0 / 1e9, fl0 / 1e9));
+    }
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "# where  | elem  | problem | var  | paper's counts per element | bound (limited by)  | measured        | %% of bound | placement\n"));
   for (PetscInt i = 0; i < ne; i++)

@@ -50,10 +50,16 @@ typedef PetscReal DMAsmIGV;
   #define DMASM_IG_SPLAT(x)  (x)
 #else
   #define DMASM_IG_FN     static inline __attribute__((always_inline))
-  #define DMASM_IG_UNROLL /* the host compiler decides (forcing full unrolling of every instance made the file take ten minutes to compile) */
-  #define DMASM_IG_LANES  4 /* DMASM_IG_ABS spells out 4 lanes */
-  #pragma GCC diagnostic ignored "-Wpsabi" /* 32-byte vectors without AVX: only in always-inline static functions, no ABI crossed */
-typedef double  DMAsmIGV __attribute__((vector_size(8 * DMASM_IG_LANES)));
+  #if defined(DMASM_IG_HOST_UNROLL)
+    #define DMASM_IG_UNROLL _Pragma("GCC unroll 16")
+  #else
+    #define DMASM_IG_UNROLL /* the host compiler decides (forcing full unrolling of every instance made the file take ten minutes to compile) */
+  #endif
+  #if !defined(DMASM_IG_LANES)
+    #define DMASM_IG_LANES 4 /* the host back end sets it per instruction set (dmasmintegratehost.c: 8 with AVX-512, 4 with AVX2) */
+  #endif
+  #pragma GCC diagnostic ignored "-Wpsabi" /* vectors wider than the ISA's: only in always-inline static functions, no ABI crossed */
+typedef double    DMAsmIGV __attribute__((vector_size(8 * DMASM_IG_LANES)));
 typedef long long DMAsmIGI __attribute__((vector_size(8 * DMASM_IG_LANES)));
   #define DMASM_IG_ZERO ((DMAsmIGV){0})
 DMASM_IG_FN DMAsmIGV DMAsmIGLoadV(const double *p)
@@ -68,8 +74,16 @@ DMASM_IG_FN void DMAsmIGStoreV(double *p, DMAsmIGV v)
 }
   #define DMASM_IG_SPLAT(x) ((x) + DMASM_IG_ZERO)
   #define DMASM_IG_LD(p)    DMAsmIGLoadV(p)
-  #define DMASM_IG_ST(p, v) DMAsmIGStoreV(p, v)
-  #define DMASM_IG_ABS(x)   ((DMAsmIGV)((DMAsmIGI)(x) & (DMAsmIGI){0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL, 0x7fffffffffffffffLL}))
+  #if defined(DMASM_IG_STREAM) /* the host back end's streaming store of one vector (an aligned intrinsic of its ISA) */
+    #define DMASM_IG_ST(p, v) \
+      do { \
+        if (st) DMASM_IG_STREAM(p, v); \
+        else DMAsmIGStoreV(p, v); \
+      } while (0)
+  #else
+    #define DMASM_IG_ST(p, v) DMAsmIGStoreV(p, v)
+  #endif
+  #define DMASM_IG_ABS(x)   ((DMAsmIGV)((DMAsmIGI)(x) & 0x7fffffffffffffffLL)) /* the scalar mask is broadcast to every lane */
 #endif
 
 #define DMASM_IG_MAXS 6
@@ -101,7 +115,10 @@ enum {
 enum {
   DMASM_IG_MODE_AB  = 0, /* A^e -> ke, b^e -> fe (the paper's output) */
   DMASM_IG_MODE_JAC = 1, /* A^e -> ke */
-  DMASM_IG_MODE_RES = 2  /* A^e u^e - b^e -> fe */
+  DMASM_IG_MODE_RES = 2, /* A^e u^e - b^e -> fe */
+  /* or'ed to a mode by the host back end: the stores of ke/fe bypass the caches (non-temporal; only where every store is
+     a whole aligned vector); ignored where DMASM_IG_STREAM is not defined (the device, the scalar host instances) */
+  DMASM_IG_MODE_STREAM = 4
 };
 
 /* reference data: weights, shape function values and reference derivatives at the integration points
@@ -166,16 +183,25 @@ DMASM_IG_FN DMAsmIGV DMAsmIGEntry(const int PROB, const int NS, const DMAsmIGV *
 }
 
 /* conv-diff, the test side of row a factored out once for the row: s_j = sum_i phi_i^a c^{i;j}; then entry (a, b) is
-   sum_j s_j phi_j^b (4 multiply-adds instead of 20: the operation count of the paper's QSS/SQS estimates) */
+   sum_j s_j phi_j^b (4 multiply-adds instead of 20: the operation count of the paper's QSS/SQS estimates; DMAsmIGRowAcc) */
 DMASM_IG_FN void DMAsmIGRowFactor(const int NS, const DMAsmIGV *cf, const int cs, const DMAsmIGV *ph, const int ps, const int a, DMAsmIGV *sj)
 {
   DMASM_IG_UNROLL
   for (int j = 0; j < 4; j++) sj[j] = ph[a * ps] * cf[j * cs] + ph[(NS + a) * ps] * cf[(4 + j) * cs] + ph[(2 * NS + a) * ps] * cf[(8 + j) * cs] + ph[(3 * NS + a) * ps] * cf[(12 + j) * cs];
 }
 
-DMASM_IG_FN DMAsmIGV DMAsmIGRowEntry(const int NS, const DMAsmIGV *sj, const DMAsmIGV *ph, const int ps, const int b)
+
+/* acc + (vol grad phi_a) . grad phi_b, the volume folded into the test side once per row (g = vol grad phi_a): the
+   sum is written left to right from acc so that a compiler with FMA makes it 3 fused multiply-adds per entry */
+DMASM_IG_FN DMAsmIGV DMAsmIGGradAcc(const int NS, const DMAsmIGV *g, const DMAsmIGV *ph, const int ps, const int b, const DMAsmIGV acc)
 {
-  return sj[0] * ph[b * ps] + sj[1] * ph[(NS + b) * ps] + sj[2] * ph[(2 * NS + b) * ps] + sj[3] * ph[(3 * NS + b) * ps];
+  return acc + g[0] * ph[(NS + b) * ps] + g[1] * ph[(2 * NS + b) * ps] + g[2] * ph[(3 * NS + b) * ps];
+}
+
+/* acc + sum_j s_j phi_j^b with s_j already scaled by the volume (4 fused multiply-adds per entry) */
+DMASM_IG_FN DMAsmIGV DMAsmIGRowAcc(const int NS, const DMAsmIGV *sj, const DMAsmIGV *ph, const int ps, const int b, const DMAsmIGV acc)
+{
+  return acc + sj[0] * ph[b * ps] + sj[1] * ph[(NS + b) * ps] + sj[2] * ph[(2 * NS + b) * ps] + sj[3] * ph[(3 * NS + b) * ps];
 }
 
 /* sum_i d^i phi_i^a (Poisson: d^0 at point q) */
@@ -186,12 +212,14 @@ DMASM_IG_FN DMAsmIGV DMAsmIGLoad(const int PROB, const int NS, const int q, cons
 }
 
 /* One element e: read geometry and coefficients, integrate in the loop order VAR, store (mode). */
-DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const int PROB, const int VAR, const int mode, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe, DMAsmIGV *cf, const int cs, DMAsmIGV *ph, const int ps, DMAsmIGV *ae, const int as)
+DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const int PROB, const int VAR, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe, DMAsmIGV *cf, const int cs, DMAsmIGV *ph, const int ps, DMAsmIGV *ae, const int as)
 {
   const int NS = ELEM == DMASM_IG_TET ? 4 : 6, NQ = NS, NC = PROB == DMASM_IG_POISSON ? NQ : DMASM_IG_NCDR;
   const int LIN = ELEM == DMASM_IG_TET; /* geo_linear */
-  DMAsmIGV xl[3 * DMASM_IG_MAXS], ul[DMASM_IG_MAXS], iJ[9], vol0 = DMASM_IG_ZERO;
+  const int mode = modest & 3, st = modest & DMASM_IG_MODE_STREAM; /* st: host streaming stores (dmasmintegratehost.c) */
+  DMAsmIGV  xl[3 * DMASM_IG_MAXS], ul[DMASM_IG_MAXS], iJ[9], vol0 = DMASM_IG_ZERO;
 
+  (void)st;
   DMASM_IG_UNROLL
   for (int k = 0; k < 3 * NS; k++) xl[k] = DMASM_IG_LD(xe + k * nelem + e);
   DMASM_IG_UNROLL
@@ -219,14 +247,19 @@ DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const in
       for (int a = 0; a < NS; a++) ph[a * ps] = DMASM_IG_SPLAT(R->phi[q][a]);
       DMASM_IG_UNROLL
       for (int a = 0; a < NS; a++) {
-        if (PROB == DMASM_IG_POISSON) {
+        if (PROB == DMASM_IG_POISSON) { /* A^e is symmetric: the upper triangle (the paper's count), mirrored when stored */
+          DMAsmIGV g[3];
           DMASM_IG_UNROLL
-          for (int b = 0; b < NS; b++) ae[(a * NS + b) * as] += vol * DMAsmIGEntry(PROB, NS, cf, cs, ph, ps, a, b);
+          for (int d = 0; d < 3; d++) g[d] = vol * ph[((1 + d) * NS + a) * ps];
+          DMASM_IG_UNROLL
+          for (int b = a; b < NS; b++) ae[(a * NS + b) * as] = DMAsmIGGradAcc(NS, g, ph, ps, b, ae[(a * NS + b) * as]);
         } else {
           DMAsmIGV sj[4];
           DMAsmIGRowFactor(NS, cf, cs, ph, ps, a, sj);
           DMASM_IG_UNROLL
-          for (int b = 0; b < NS; b++) ae[(a * NS + b) * as] += vol * DMAsmIGRowEntry(NS, sj, ph, ps, b);
+          for (int j = 0; j < 4; j++) sj[j] *= vol;
+          DMASM_IG_UNROLL
+          for (int b = 0; b < NS; b++) ae[(a * NS + b) * as] = DMAsmIGRowAcc(NS, sj, ph, ps, b, ae[(a * NS + b) * as]);
         }
         ae[(NS * NS + a) * as] += vol * DMAsmIGLoad(PROB, NS, q, cf, cs, ph, ps, a);
       }
@@ -236,8 +269,9 @@ DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const in
       DMAsmIGV r = DMASM_IG_ZERO;
       DMASM_IG_UNROLL
       for (int b = 0; b < NS; b++) {
-        if (mode != DMASM_IG_MODE_RES) DMASM_IG_ST(ke + (a * NS + b) * nelem + e, ae[(a * NS + b) * as]);
-        else r += ae[(a * NS + b) * as] * ul[b];
+        const int k = PROB == DMASM_IG_POISSON && b < a ? b * NS + a : a * NS + b; /* Poisson: the mirror of the upper triangle */
+        if (mode != DMASM_IG_MODE_RES) DMASM_IG_ST(ke + (a * NS + b) * nelem + e, ae[k * as]);
+        else r += ae[k * as] * ul[b];
       }
       if (mode == DMASM_IG_MODE_AB) DMASM_IG_ST(fe + a * nelem + e, ae[(NS * NS + a) * as]);
       else if (mode == DMASM_IG_MODE_RES) DMASM_IG_ST(fe + a * nelem + e, r - ae[(NS * NS + a) * as]);
@@ -260,13 +294,18 @@ DMASM_IG_FN void DMAsmIGElement(const DMAsmIntegRef *R, const int ELEM, const in
         DMASM_IG_UNROLL
         for (int b = 0; b < NS; b++) ph[b * ps] = DMASM_IG_SPLAT(R->phi[q][b]);
         if (PROB == DMASM_IG_POISSON) {
+          DMAsmIGV g[3];
           DMASM_IG_UNROLL
-          for (int b = 0; b < NS; b++) ae[b * as] += vol * DMAsmIGEntry(PROB, NS, cf, cs, ph, ps, a, b);
+          for (int d = 0; d < 3; d++) g[d] = vol * ph[((1 + d) * NS + a) * ps];
+          DMASM_IG_UNROLL
+          for (int b = 0; b < NS; b++) ae[b * as] = DMAsmIGGradAcc(NS, g, ph, ps, b, ae[b * as]);
         } else {
           DMAsmIGV sj[4];
           DMAsmIGRowFactor(NS, cf, cs, ph, ps, a, sj);
           DMASM_IG_UNROLL
-          for (int b = 0; b < NS; b++) ae[b * as] += vol * DMAsmIGRowEntry(NS, sj, ph, ps, b);
+          for (int j = 0; j < 4; j++) sj[j] *= vol;
+          DMASM_IG_UNROLL
+          for (int b = 0; b < NS; b++) ae[b * as] = DMAsmIGRowAcc(NS, sj, ph, ps, b, ae[b * as]);
         }
         ae[NS * as] += vol * DMAsmIGLoad(PROB, NS, q, cf, cs, ph, ps, a);
       }
@@ -323,6 +362,26 @@ static const int DMAsmIGFlops[3][2][2] = {
   {{290, 986}, {10416, 12492}},
   {{290, 1623}, {54876, 65232}}
 };
+
+#if !defined(__CUDACC__)
+/* the host back end (src/dm/assembly/dmasmintegratehost.c), one copy per instruction set, chosen at run time by
+   dmasmintegrate.c: Base (the library's flags; every CPU), AVX2 (-mavx2 -mfma), AVX512 (-mavx512f/dq/vl); the latter
+   two exist where CMake compiled them (x86-64: ELLWARP_IG_HOST_AVX2, ELLWARP_IG_HOST_AVX512).
+     Run:  integrates nelem elements (mode: DMASM_IG_MODE_*), stream: streaming stores where possible (returns 1 if used)
+     FMA:  the roofline's FMA loop with the same flags (returns the flops done, all threads; sink keeps it alive)
+     Copy: the roofline's copy y = x (stream: streaming stores; x, y 64-byte aligned, n a multiple of 8) */
+  #define DMASM_IG_HOST_DECLARE(S) \
+    PETSC_INTERN int    DMAsmIGHostRun##S(const DMAsmIntegRef *, int, int, int, int, int, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *); \
+    PETSC_INTERN double DMAsmIGHostFMA##S(int, double *); \
+    PETSC_INTERN void   DMAsmIGHostCopy##S(PetscInt, const double *, double *, int)
+DMASM_IG_HOST_DECLARE(Base);
+  #if defined(ELLWARP_IG_HOST_AVX2)
+DMASM_IG_HOST_DECLARE(AVX2);
+  #endif
+  #if defined(ELLWARP_IG_HOST_AVX512)
+DMASM_IG_HOST_DECLARE(AVX512);
+  #endif
+#endif
 
 #if defined(ELLWARP_HAVE_CUDA)
 /* the CUDA back end (dmasmintegratecuda.cu): one launch of the instance (elem, prob, var, place) with block threads;

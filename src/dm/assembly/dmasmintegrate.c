@@ -5,27 +5,77 @@
    dmasmintegratecuda.cu, compiled from the same loop bodies. */
 #include <petscellwarpintegrate.h>
 #include <petscellwarp/private/dmassemblyimpl.h>
-/* The host instances integrate one element per call (the header's scalar type).  Built with -DELLWARP_IG_HOST_LANES
-   they take DMASM_IG_LANES = 4 consecutive elements per call in the lanes of a vector type instead: on this
-   project's 2-core build host (SSE2 code, no -march) that was slower (tet Poisson QSS 76 vs 58 ns per element,
-   prism conv-diff 771 vs 527, 2 threads), so it is an option for hosts with wider vectors, to be measured there. */
-#if !defined(ELLWARP_IG_HOST_LANES)
-  #define DMASM_IG_SCALAR 1
-#endif
+/* Only the object here: the host loop bodies are compiled in dmasmintegratehost.c (once per instruction set, picked
+   at run time below), the device ones in dmasmintegratecuda.cu.  This file needs the header's types, not its vectors. */
+#define DMASM_IG_SCALAR 1
 #include <petscellwarp/private/dmasmintegrate.h>
 #include <petscdmplex.h>
 #include <petscfe.h>
 #include <petsctime.h>
+#include <stdint.h>
 #if defined(_OPENMP)
   #include <omp.h>
 #endif
 
 const char *const DMAssemblyIntegrationProblems[] = {"poisson", "cdr", "DMAssemblyIntegrationProblem", "DMASSEMBLY_INTEGRATION_", NULL};
 const char *const DMAssemblyIntegrationVariants[] = {"qss", "sqs", "ssq", "auto", "DMAssemblyIntegrationVariant", "DMASSEMBLY_INTEGRATION_", NULL};
+const char *const        DMAssemblyIntegrationHostISAs[] = {"base", "avx2", "avx512", NULL};
 static const char *const PlaceNames[]             = {"reg", "coef", "phi", "ae", "reg128", "reg64"};
+static const char *const StoreNames[]             = {"regular", "streaming"};
 
 #define IG_NBLOCK 3
 static const int IGBlocks[IG_NBLOCK] = {64, 128, 256};
+
+/* ---- the host back end's instruction sets: dmasmintegratehost.c compiled once per set, the CPU asked at run time --- */
+#define IG_NISA 3
+typedef struct {
+  int lanes; /* elements per call (SIMD lanes) */
+  int (*run)(const DMAsmIntegRef *, int, int, int, int, int, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *);
+  double (*fma)(int, double *);
+  void (*copy)(PetscInt, const double *, double *, int);
+} IGHostISA;
+static const IGHostISA IGHost[IG_NISA] = {
+  {1, DMAsmIGHostRunBase, DMAsmIGHostFMABase, DMAsmIGHostCopyBase},
+#if defined(ELLWARP_IG_HOST_AVX2)
+  {4, DMAsmIGHostRunAVX2, DMAsmIGHostFMAAVX2, DMAsmIGHostCopyAVX2},
+#else
+  {4, NULL, NULL, NULL},
+#endif
+#if defined(ELLWARP_IG_HOST_AVX512)
+  {8, DMAsmIGHostRunAVX512, DMAsmIGHostFMAAVX512, DMAsmIGHostCopyAVX512},
+#else
+  {8, NULL, NULL, NULL},
+#endif
+};
+
+/* built into the library (the compiler could) and run by this CPU (its CPUID and the OS's saved vector state, which
+   __builtin_cpu_supports checks) */
+static PetscBool IGHostHas(int isa)
+{
+  if (isa == 0) return PETSC_TRUE;
+  if (isa < 0 || isa >= IG_NISA || !IGHost[isa].run) return PETSC_FALSE;
+#if defined(ELLWARP_IG_HOST_AVX2) || defined(ELLWARP_IG_HOST_AVX512)
+  __builtin_cpu_init();
+  if (isa == 1) return (PetscBool)(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+  return (PetscBool)(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+#else
+  return PETSC_FALSE;
+#endif
+}
+
+static int IGHostWidest(void)
+{
+  int isa = IG_NISA - 1;
+  while (!IGHostHas(isa)) isa--;
+  return isa;
+}
+
+static PetscErrorCode CheckHostISA(PetscInt isa)
+{
+  PetscFunctionBegin;
+  PetscCheck(isa < 0 || IGHostHas((int)isa), PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssemblyIntegration: host instruction set %s %s", DMAssemblyIntegrationHostISAs[isa], IGHost[isa].run ? "is not supported by this CPU" : "was not compiled into the library (not an x86-64 build, or the compiler lacks the flags)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 struct _n_DMAssemblyIntegration {
   DMPolytopeType               ct;
@@ -36,10 +86,13 @@ struct _n_DMAssemblyIntegration {
   DMAssemblyIntegrationVariant variant; /* as set (AUTO: searched) */
   PetscInt                     place;   /* device: shared-memory placement, -1 = searched */
   PetscInt                     block;   /* device: threads per block, 0 = searched */
+  PetscInt                     hisa;    /* host: instruction set (IG_NISA), -1 = searched among those the CPU has */
+  PetscInt                     hstore;  /* host: 0 regular, 1 streaming stores, -1 = searched */
   /* the choice in use and how it was made */
   PetscBool    tunedhost, tuneddev;
-  int          hvar, dvar, dplace, dblock;
-  PetscReal    hms[3], dms[3][DMASM_IG_NPLACE][IG_NBLOCK]; /* the search's timings (ms; 0: not timed) */
+  int          hvar, hisac, hstorec, hstreamed, dvar, dplace, dblock;
+  PetscBool    applied; /* a host Apply ran (hstreamed: whether its stores streamed) */
+  PetscReal    hms[3][IG_NISA][2], dms[3][DMASM_IG_NPLACE][IG_NBLOCK]; /* the search's timings (ms; 0: not timed) */
   PetscInt     tunenelem;
   PetscInt     nthreads;
   PetscBool    view; /* -dm_assembly_integration_view: View after each search */
@@ -104,6 +157,8 @@ PetscErrorCode DMAssemblyIntegrationCreate(PetscFE fe, DMAssemblyIntegrationProb
   g->variant = DMASSEMBLY_INTEGRATION_AUTO;
   g->place   = -1;
   g->block   = 0;
+  g->hisa    = -1;
+  g->hstore  = -1;
 #if defined(_OPENMP)
   g->nthreads = omp_get_max_threads();
 #else
@@ -192,6 +247,8 @@ PetscErrorCode DMAssemblyIntegrationCreate(PetscFE fe, DMAssemblyIntegrationProb
 + -dm_assembly_integration_variant <qss,sqs,ssq,auto> - loop order (auto: a one-time timed search on the first batch)
 . -dm_assembly_integration_placement <reg,coef,phi,ae,reg128,reg64,auto> - device: the one array placed in shared memory (reg: none; reg128/reg64: none, registers capped)
 . -dm_assembly_integration_block <n> - device: threads per block (64, 128, 256; 0: searched)
+. -dm_assembly_integration_host_isa <base,avx2,avx512,auto> - host: the instruction set of the loop bodies (auto: searched among those the CPU has)
+. -dm_assembly_integration_host_stores <regular,streaming,auto> - host: streaming (non-temporal) stores of A^e, b^e or not (auto: searched)
 - -dm_assembly_integration_view - `DMAssemblyIntegrationView()` after each search (what was chosen, the timings)
 
   Level: intermediate
@@ -203,15 +260,22 @@ PetscErrorCode DMAssemblyIntegrationSetFromOptions(DMAssemblyIntegration ig, con
   PetscInt          place = ig->place < 0 ? DMASM_IG_NPLACE : ig->place;
   PetscBool         set;
   const char *const pl[]  = {"reg", "coef", "phi", "ae", "reg128", "reg64", "auto"};
+  const char *const isas[] = {"base", "avx2", "avx512", "auto"}, *const stores[] = {"regular", "streaming", "auto"};
+  PetscInt          hisa = ig->hisa < 0 ? IG_NISA : ig->hisa, hstore = ig->hstore < 0 ? 2 : ig->hstore;
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_SELF, prefix, "DMAssembly element integration (Banas et al.)", "DMAssembly");
   PetscCall(PetscOptionsEnum("-dm_assembly_integration_variant", "Loop order", "DMAssemblyIntegrationSetVariant", DMAssemblyIntegrationVariants, (PetscEnum)ig->variant, (PetscEnum *)&ig->variant, NULL));
   PetscCall(PetscOptionsEList("-dm_assembly_integration_placement", "Device: the array placed in shared memory", "DMAssemblyIntegrationSetVariant", pl, DMASM_IG_NPLACE + 1, pl[place], &place, &set));
   PetscCall(PetscOptionsInt("-dm_assembly_integration_block", "Device: threads per block (64, 128, 256; 0: searched)", "DMAssemblyIntegrationSetVariant", ig->block, &ig->block, NULL));
+  PetscCall(PetscOptionsEList("-dm_assembly_integration_host_isa", "Host: instruction set of the loop bodies (auto: searched among those the CPU has)", "DMAssemblyIntegrationSetHost", isas, IG_NISA + 1, isas[hisa], &hisa, NULL));
+  PetscCall(PetscOptionsEList("-dm_assembly_integration_host_stores", "Host: regular or streaming (non-temporal) stores of the element data (auto: searched)", "DMAssemblyIntegrationSetHost", stores, 3, stores[hstore], &hstore, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_integration_view", "View the choice (and the search's timings) after each search", "DMAssemblyIntegrationView", ig->view, &ig->view, NULL));
   PetscOptionsEnd();
-  ig->place = place == DMASM_IG_NPLACE ? -1 : place;
+  ig->place  = place == DMASM_IG_NPLACE ? -1 : place;
+  ig->hisa   = hisa == IG_NISA ? -1 : hisa;
+  ig->hstore = hstore == 2 ? -1 : hstore;
+  PetscCall(CheckHostISA(ig->hisa));
   PetscCheck(ig->block == 0 || ig->block == 64 || ig->block == 128 || ig->block == 256, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_integration_block: 64, 128, 256 or 0 (searched), got %" PetscInt_FMT, ig->block);
   ig->tunedhost = ig->tuneddev = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -266,6 +330,84 @@ PetscErrorCode DMAssemblyIntegrationGetVariant(DMAssemblyIntegration ig, DMAssem
 }
 
 /*@C
+  DMAssemblyIntegrationSetHost - sets the host back end's instruction set and store kind
+
+  Not Collective
+
+  Input Parameters:
++ ig    - the integration
+. isa   - 0 base (the library's flags: any CPU; one element per call), 1 avx2 (AVX2 + FMA, 4 elements in the lanes of a
+          vector), 2 avx512 (AVX-512 F/DQ/VL, 8 elements), -1 searched among those this CPU runs
+- store - 0 regular stores, 1 streaming (non-temporal) stores of A^e and b^e (only where every store is a whole aligned
+          vector: the arrays aligned to the vector and nelem a multiple of its lanes; else regular), -1 searched
+
+  Notes:
+  An instruction set the CPU (or this build of the library) does not have is an error
+  (`DMAssemblyIntegrationHostISASupported()` tells).
+
+  Level: advanced
+
+.seealso: `DMAssemblyIntegrationSetVariant()`, `DMAssemblyIntegrationGetHost()`
+@*/
+PetscErrorCode DMAssemblyIntegrationSetHost(DMAssemblyIntegration ig, PetscInt isa, PetscInt store)
+{
+  PetscFunctionBegin;
+  PetscCheck(isa >= -1 && isa < IG_NISA, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "host instruction set -1..%d, got %" PetscInt_FMT, IG_NISA - 1, isa);
+  PetscCheck(store >= -1 && store <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "host stores -1 (searched), 0 (regular), 1 (streaming), got %" PetscInt_FMT, store);
+  PetscCall(CheckHostISA(isa));
+  ig->hisa      = isa;
+  ig->hstore    = store;
+  ig->tunedhost = PETSC_FALSE;
+  ig->applied   = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMAssemblyIntegrationGetHost - the host instruction set and store kind in use (after a host search: the winner)
+
+  Not Collective
+
+  Output Parameters:
++ isa   - index into `DMAssemblyIntegrationHostISAs` (-1: searched, not yet run)
+- store - after a host `DMAssemblyIntegrationApply()`: 1 if its stores streamed, else 0 (streaming requested where it
+          is impossible -- unaligned arrays, not AVX-512 -- gives 0); before: as set (-1: searched)
+
+  Level: advanced
+
+.seealso: `DMAssemblyIntegrationSetHost()`
+@*/
+PetscErrorCode DMAssemblyIntegrationGetHost(DMAssemblyIntegration ig, PetscInt *isa, PetscInt *store)
+{
+  PetscFunctionBegin;
+  if (isa) *isa = ig->tunedhost ? ig->hisac : ig->hisa;
+  if (store) *store = ig->applied ? ig->hstreamed : ig->tunedhost ? ig->hstorec : ig->hstore;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMAssemblyIntegrationHostISASupported - whether the host back end can run an instruction set here (compiled into
+  the library and run by this CPU)
+
+  Not Collective
+
+  Input Parameter:
+. isa - 0 base (always), 1 avx2, 2 avx512
+
+  Output Parameter:
+. has - the answer
+
+  Level: advanced
+
+.seealso: `DMAssemblyIntegrationSetHost()`
+@*/
+PetscErrorCode DMAssemblyIntegrationHostISASupported(PetscInt isa, PetscBool *has)
+{
+  PetscFunctionBegin;
+  *has = IGHostHas((int)isa);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   DMAssemblyIntegrationGetSizes - shape functions, integration points and coefficients per element
 
   Level: intermediate
@@ -313,57 +455,10 @@ PetscErrorCode DMAssemblyIntegrationGetCounts(DMAssemblyIntegration ig, DMAssemb
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- the host back end: OpenMP over elements, one compile-time instance per (element, problem, loop order) ---- */
-#if defined(_OPENMP)
-  #define IG_OMP _Pragma("omp parallel for schedule(static)")
-#else
-  #define IG_OMP
-#endif
-/* DMASM_IG_LANES consecutive elements per call (1, or the SIMD lanes with ELLWARP_IG_HOST_LANES); the last incomplete
-   group through padded copies (the padding lanes repeat the group's first element: valid geometry, results dropped) */
-#define IG_HOST_LOOP(EL, PR, VA) \
-  do { \
-    const PetscInt W = DMASM_IG_LANES, ng = nelem / W, e0 = ng * W, NS = (EL) == DMASM_IG_TET ? 4 : 6, NC = (PR) == DMASM_IG_POISSON ? NS : DMASM_IG_NCDR; \
-    IG_OMP \
-    for (PetscInt g = 0; g < ng; g++) { \
-      DMAsmIGV cf[DMASM_IG_NCDR], ph[4 * DMASM_IG_MAXS], ae[DMASM_IG_MAXS * DMASM_IG_MAXS + DMASM_IG_MAXS]; \
-      DMAsmIGElement(R, EL, PR, VA, mode, g * W, nelem, xe, coef, cstride, ue, ke, fe, cf, 1, ph, 1, ae, 1); \
-    } \
-    if (e0 < nelem) { \
-      PetscReal   xt[3 * DMASM_IG_MAXS * DMASM_IG_LANES], ct[DMASM_IG_NCDR * DMASM_IG_LANES]; \
-      PetscScalar ut[DMASM_IG_MAXS * DMASM_IG_LANES], kt[DMASM_IG_MAXS * DMASM_IG_MAXS * DMASM_IG_LANES], ft[DMASM_IG_MAXS * DMASM_IG_LANES]; \
-      DMAsmIGV    cf[DMASM_IG_NCDR], ph[4 * DMASM_IG_MAXS], ae[DMASM_IG_MAXS * DMASM_IG_MAXS + DMASM_IG_MAXS]; \
-      for (PetscInt l = 0; l < W; l++) { \
-        const PetscInt es = e0 + (e0 + l < nelem ? l : 0); \
-        for (PetscInt k = 0; k < 3 * NS; k++) xt[k * W + l] = xe[k * nelem + es]; \
-        for (PetscInt k = 0; k < NC; k++) ct[k * W + l] = coef[k * cstride + es]; \
-        for (PetscInt k = 0; k < NS; k++) ut[k * W + l] = mode == DMASM_IG_MODE_RES ? ue[k * nelem + es] : 0; \
-      } \
-      DMAsmIGElement(R, EL, PR, VA, mode, 0, W, xt, ct, W, ut, kt, ft, cf, 1, ph, 1, ae, 1); \
-      for (PetscInt l = 0; e0 + l < nelem; l++) { \
-        if (mode != DMASM_IG_MODE_RES) \
-          for (PetscInt k = 0; k < NS * NS; k++) ke[k * nelem + e0 + l] = kt[k * W + l]; \
-        if (mode != DMASM_IG_MODE_JAC) \
-          for (PetscInt k = 0; k < NS; k++) fe[k * nelem + e0 + l] = ft[k * W + l]; \
-      } \
-    } \
-  } while (0)
-#define IG_HOST_VAR(EL, PR) \
-  do { \
-    if (var == DMASM_IG_QSS) IG_HOST_LOOP(EL, PR, DMASM_IG_QSS); \
-    else if (var == DMASM_IG_SQS) IG_HOST_LOOP(EL, PR, DMASM_IG_SQS); \
-    else IG_HOST_LOOP(EL, PR, DMASM_IG_SSQ); \
-  } while (0)
-
-static void HostRun(const DMAsmIntegRef *R, int elem, int prob, int var, int mode, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+/* the host back end: the instance of the instruction set isa (dmasmintegratehost.c); returns whether the stores streamed */
+static int HostRun(DMAssemblyIntegration ig, int var, int isa, int store, int mode, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
-  if (elem == DMASM_IG_TET) {
-    if (prob == DMASM_IG_POISSON) IG_HOST_VAR(DMASM_IG_TET, DMASM_IG_POISSON);
-    else IG_HOST_VAR(DMASM_IG_TET, DMASM_IG_CDR);
-  } else {
-    if (prob == DMASM_IG_POISSON) IG_HOST_VAR(DMASM_IG_PRISM, DMASM_IG_POISSON);
-    else IG_HOST_VAR(DMASM_IG_PRISM, DMASM_IG_CDR);
-  }
+  return IGHost[isa].run(&ig->R, ig->elem, ig->prob, var, mode, store, nelem, xe, coef, cstride, ue, ke, fe);
 }
 
 static PetscErrorCode CheckArgs(DMAssemblyIntegration ig, DMAssemblyIntegrationOutput out, PetscInt nelem, PetscInt cstride, const PetscScalar ue[], PetscScalar ke[], PetscScalar fe[])
@@ -377,8 +472,10 @@ static PetscErrorCode CheckArgs(DMAssemblyIntegration ig, DMAssemblyIntegrationO
 }
 
 /*@C
-  DMAssemblyIntegrationTune - the one-time timed search: on the host every loop order (OpenMP back end), on the device
-  every loop order x shared-memory placement x block size that is not fixed; the fastest is kept
+  DMAssemblyIntegrationTune - the one-time timed search: on the host every loop order x instruction set (those this
+  CPU runs; the scalar base only where it has no vector instruction set) x regular/streaming stores (streaming: AVX-512,
+  aligned arrays) that is not fixed (OpenMP back end), on the device every loop order x shared-memory placement x
+  block size that is not fixed; the fastest is kept
 
   Input Parameters:
 + ig      - the integration
@@ -406,26 +503,38 @@ PetscErrorCode DMAssemblyIntegrationTune(DMAssemblyIntegration ig, PetscMemType 
   PetscCall(CheckArgs(ig, out, nelem, cstride, ue, ke, fe));
   ig->tunenelem = nelem;
   if (PetscMemTypeHost(mtype)) {
+    const int i0 = ig->hisa < 0 ? 0 : (int)ig->hisa, i1 = ig->hisa < 0 ? IG_NISA - 1 : (int)ig->hisa;
+    const int s0 = ig->hstore < 0 ? 0 : (int)ig->hstore, s1 = ig->hstore < 0 ? 1 : (int)ig->hstore;
     PetscReal best = PETSC_MAX_REAL;
-    for (int v = 0; v < 3; v++) ig->hms[v] = 0;
-    for (int v = v0; v <= v1; v++) {
-      PetscReal ms = PETSC_MAX_REAL;
-      HostRun(&ig->R, ig->elem, ig->prob, v, (int)out, nelem, xe, coef, cstride, ue, ke, fe); /* warm-up */
-      for (int r = 0; r < 3; r++) {
-        PetscLogDouble t0, t1;
-        PetscCall(PetscTime(&t0));
-        HostRun(&ig->R, ig->elem, ig->prob, v, (int)out, nelem, xe, coef, cstride, ue, ke, fe);
-        PetscCall(PetscTime(&t1));
-        ms = PetscMin(ms, (PetscReal)(1e3 * (t1 - t0)));
-      }
-      ig->hms[v] = ms;
-      if (ms < best) {
-        best     = ms;
-        ig->hvar = v;
-      }
-    }
+    PetscCall(CheckHostISA(ig->hisa));
+    for (int v = 0; v < 3; v++)
+      for (int i = 0; i < IG_NISA; i++) ig->hms[v][i][0] = ig->hms[v][i][1] = 0;
+    for (int v = v0; v <= v1; v++)
+      for (int i = i0; i <= i1; i++)
+        for (int st = s0; st <= s1; st++) {
+          PetscReal ms = PETSC_MAX_REAL;
+          int       streamed;
+          if (!IGHostHas(i)) continue;
+          if (ig->hisa < 0 && i == 0 && IGHostWidest() > 0) continue; /* base (scalar) left out where vectors exist: 4-9x slower measured */
+          streamed = HostRun(ig, v, i, st, (int)out, nelem, xe, coef, cstride, ue, ke, fe); /* warm-up */
+          if (st && !streamed && ig->hstore < 0) continue;                                /* streaming impossible here: the same as regular */
+          for (int r = 0; r < 3; r++) {
+            PetscLogDouble t0, t1;
+            PetscCall(PetscTime(&t0));
+            HostRun(ig, v, i, st, (int)out, nelem, xe, coef, cstride, ue, ke, fe);
+            PetscCall(PetscTime(&t1));
+            ms = PetscMin(ms, (PetscReal)(1e3 * (t1 - t0)));
+          }
+          ig->hms[v][i][st] = ms;
+          if (ms < best) {
+            best        = ms;
+            ig->hvar    = v;
+            ig->hisac   = i;
+            ig->hstorec = st;
+          }
+        }
     ig->tunedhost = PETSC_TRUE;
-    PetscCall(PetscInfo(NULL, "DMAssemblyIntegration host search on %" PetscInt_FMT " elements: %s (%g ms)\n", nelem, DMAssemblyIntegrationVariants[ig->hvar], (double)best));
+    PetscCall(PetscInfo(NULL, "DMAssemblyIntegration host search on %" PetscInt_FMT " elements: %s, %s, %s stores (%g ms)\n", nelem, DMAssemblyIntegrationVariants[ig->hvar], DMAssemblyIntegrationHostISAs[ig->hisac], StoreNames[ig->hstorec], (double)best));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     const int p0 = ig->place < 0 ? 0 : (int)ig->place, p1 = ig->place < 0 ? DMASM_IG_NPLACE - 1 : (int)ig->place;
@@ -490,12 +599,16 @@ PetscErrorCode DMAssemblyIntegrationApply(DMAssemblyIntegration ig, PetscMemType
   if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(DMASM_Integrate, 0, 0, 0, 0));
   if (PetscMemTypeHost(mtype)) {
-    int v = (int)ig->variant;
-    if (ig->variant == DMASSEMBLY_INTEGRATION_AUTO) {
+    int v = (int)ig->variant, i = (int)ig->hisa, st = (int)ig->hstore;
+    PetscCall(CheckHostISA(ig->hisa));
+    if (ig->variant == DMASSEMBLY_INTEGRATION_AUTO || i < 0 || st < 0) {
       if (!ig->tunedhost) PetscCall(DMAssemblyIntegrationTune(ig, mtype, out, nelem, xe, coef, cstride, ue, ke, fe));
-      v = ig->hvar;
+      v  = ig->hvar;
+      i  = ig->hisac;
+      st = ig->hstorec;
     }
-    HostRun(&ig->R, ig->elem, ig->prob, v, (int)out, nelem, xe, coef, cstride, ue, ke, fe);
+    ig->hstreamed = HostRun(ig, v, i, st, (int)out, nelem, xe, coef, cstride, ue, ke, fe);
+    ig->applied   = PETSC_TRUE;
     flops = DMAsmIGFlops[v][ig->elem][ig->prob];
     PetscCall(PetscLogFlops(flops * nelem));
   } else {
@@ -533,9 +646,13 @@ PetscErrorCode DMAssemblyIntegrationView(DMAssemblyIntegration ig, PetscViewer v
   if (!viewer) PetscCall(PetscViewerASCIIGetStdout(PETSC_COMM_SELF, &viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "element integration (Banas et al.): %s, %s, %" PetscInt_FMT " shape functions, %" PetscInt_FMT " points (%s), %" PetscInt_FMT " coefficients per element\n", DMPolytopeTypes[ig->ct], ig->prob == DMASM_IG_POISSON ? "Poisson" : "conv-diff", ig->ns, ig->nq, ig->elem == DMASM_IG_TET ? "geo_linear" : "geo_generic", ig->ncoef));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  if (ig->tunedhost)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "host (%" PetscInt_FMT " OpenMP threads): %s, the fastest of the search on %" PetscInt_FMT " elements (ms: qss %.4g, sqs %.4g, ssq %.4g; 0 = not run)\n", ig->nthreads, DMAssemblyIntegrationVariants[ig->hvar], ig->tunenelem, (double)ig->hms[0], (double)ig->hms[1], (double)ig->hms[2]));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "host (%" PetscInt_FMT " OpenMP threads): %s%s\n", ig->nthreads, DMAssemblyIntegrationVariants[ig->variant], ig->variant == DMASSEMBLY_INTEGRATION_AUTO ? " (searched at the first call)" : " (set)"));
+  if (ig->tunedhost) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "host (%" PetscInt_FMT " OpenMP threads; the CPU runs up to %s): %s, %s (%d elements per vector), %s stores%s: the fastest of the search on %" PetscInt_FMT " elements (ms; streaming only where the arrays are aligned to the vectors):\n", ig->nthreads, DMAssemblyIntegrationHostISAs[IGHostWidest()], DMAssemblyIntegrationVariants[ig->hvar], DMAssemblyIntegrationHostISAs[ig->hisac], IGHost[ig->hisac].lanes, StoreNames[ig->hstorec], ig->hstorec && !ig->hstreamed ? " (requested; the last call could not: unaligned)" : "", ig->tunenelem));
+    for (int v = 0; v < 3; v++)
+      for (int i = 0; i < IG_NISA; i++)
+        if (ig->hms[v][i][0] > 0 || ig->hms[v][i][1] > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  %s %-6s: %.4g regular, %.4g streaming\n", DMAssemblyIntegrationVariants[v], DMAssemblyIntegrationHostISAs[i], (double)ig->hms[v][i][0], (double)ig->hms[v][i][1]));
+  } else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "host (%" PetscInt_FMT " OpenMP threads; the CPU runs up to %s): %s, %s, %s stores (auto: searched at the first call)\n", ig->nthreads, DMAssemblyIntegrationHostISAs[IGHostWidest()], DMAssemblyIntegrationVariants[ig->variant], ig->hisa < 0 ? "auto" : DMAssemblyIntegrationHostISAs[ig->hisa], ig->hstore < 0 ? "auto" : StoreNames[ig->hstore]));
   if (ig->tuneddev) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "device: %s, shared memory: %s, %d threads per block: the fastest of the search (ms per launch):\n", DMAssemblyIntegrationVariants[ig->dvar], PlaceNames[ig->dplace], ig->dblock));
     for (int v = 0; v < 3; v++)
@@ -691,25 +808,71 @@ PetscErrorCode DMAssemblyIntegrationKernels(DMAssembly as, DMAssemblyIntegration
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* host FMA throughput: per thread 32 independent chains the compiler may vectorise (the same flags as the back end) */
-static double HostFMA(int iters)
+/*@C
+  DMAssemblyIntegrationRooflineHost - the host roofline measured with the instructions of one host instruction set: the
+  copy bandwidth with regular and with streaming stores (a copy of n doubles, bytes read + written per second, all
+  OpenMP threads, static schedule: the placement of the element loop) and the FMA throughput (independent chains of
+  vector fused multiply-adds; base: SSE2 multiply + add)
+
+  Not Collective
+
+  Input Parameters:
++ isa - 0 base, 1 avx2, 2 avx512, -1 the widest this CPU runs
+- n   - doubles per copied array (well beyond the last-level cache)
+
+  Output Parameters:
++ bwreg    - bytes per second, regular stores
+. bwstream - bytes per second, streaming stores (the same as bwreg for base)
+- flops    - floating-point operations per second
+
+  Level: developer
+
+.seealso: `DMAssemblyIntegrationRoofline()`
+@*/
+PetscErrorCode DMAssemblyIntegrationRooflineHost(PetscInt isa, PetscInt n, PetscReal *bwreg, PetscReal *bwstream, PetscReal *flops)
 {
-  double acc[32], s = 0;
-  for (int j = 0; j < 32; j++) acc[j] = j;
-  for (int i = 0; i < iters; i++) {
+  double        *buf, *x, *y, best[2] = {1e30, 1e30}, sink = 0, fl = 0;
+  const int      iters = 1 << 20;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  if (isa < 0) isa = IGHostWidest();
+  PetscCall(CheckHostISA(isa));
+  n = (n + 7) / 8 * 8;
+  PetscCall(PetscMalloc1(2 * n + 16, &buf));
+  x = (double *)(((uintptr_t)buf + 63) / 64 * 64); /* 64-byte aligned: the streaming copy's vectors */
+  y = x + n;
 #if defined(_OPENMP)
-  #pragma omp simd
+  #pragma omp parallel for schedule(static)
 #endif
-    for (int j = 0; j < 32; j++) acc[j] = acc[j] * 0.999999 + 1e-7;
+  for (PetscInt i = 0; i < n; i++) x[i] = y[i] = (double)i; /* first touch by the thread that copies it */
+  for (int r = 0; r < 12; r++) {                              /* alternating, the first of each kind a warm-up */
+    const int st = r % 2 && isa > 0;
+    PetscCall(PetscTime(&t0));
+    IGHost[isa].copy(n, x, y, st);
+    PetscCall(PetscTime(&t1));
+    if (r > 1) best[r % 2] = PetscMin(best[r % 2], t1 - t0);
   }
-  for (int j = 0; j < 32; j++) s += acc[j];
-  return s;
+  *bwreg    = 2.0 * sizeof(double) * n / best[0];
+  *bwstream = 2.0 * sizeof(double) * n / best[1];
+  best[0]   = 1e30;
+  for (int r = 0; r < 3; r++) {
+    PetscCall(PetscTime(&t0));
+    fl = IGHost[isa].fma(iters, &sink);
+    PetscCall(PetscTime(&t1));
+    best[0] = PetscMin(best[0], t1 - t0);
+  }
+  *flops = fl / best[0];
+  if (sink == 12345.678) *flops = 0; /* keeps the chains alive */
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@C
   DMAssemblyIntegrationRoofline - measures the bound the integration is compared with: the copy bandwidth (a copy of n
   doubles, bytes read + written per second) and the FMA throughput (independent FMA chains, 2 flops each), on the host
-  (all OpenMP threads, the library's compiler flags) or on the device (CUDA kernels)
+  (all OpenMP threads, the widest instruction set this CPU runs: `DMAssemblyIntegrationRooflineHost()`, the copy the
+  faster of regular and streaming stores) or on the device (CUDA kernels)
 
   Not Collective
 
@@ -729,41 +892,9 @@ PetscErrorCode DMAssemblyIntegrationRoofline(PetscMemType mtype, PetscInt n, Pet
 {
   PetscFunctionBegin;
   if (PetscMemTypeHost(mtype)) {
-    double        *x, *y, best = 1e30, sink = 0;
-    const int      iters = 1 << 20;
-    PetscInt       nt    = 1;
-    PetscLogDouble t0, t1;
-#if defined(_OPENMP)
-    nt = omp_get_max_threads();
-#endif
-    PetscCall(PetscMalloc2(n, &x, n, &y));
-#if defined(_OPENMP)
-  #pragma omp parallel for schedule(static)
-#endif
-    for (PetscInt i = 0; i < n; i++) x[i] = y[i] = (double)i; /* first touch by the thread that copies it */
-    for (int r = 0; r < 6; r++) {
-      PetscCall(PetscTime(&t0));
-#if defined(_OPENMP)
-  #pragma omp parallel for schedule(static)
-#endif
-      for (PetscInt i = 0; i < n; i++) y[i] = x[i];
-      PetscCall(PetscTime(&t1));
-      if (r) best = PetscMin(best, t1 - t0);
-    }
-    *bw  = 2.0 * sizeof(double) * n / best;
-    best = 1e30;
-    for (int r = 0; r < 3; r++) {
-      PetscCall(PetscTime(&t0));
-#if defined(_OPENMP)
-  #pragma omp parallel reduction(+ : sink)
-#endif
-      sink += HostFMA(iters);
-      PetscCall(PetscTime(&t1));
-      best = PetscMin(best, t1 - t0);
-    }
-    *flops = 2.0 * 32 * iters * (double)nt / best;
-    if (sink == 12345.678) *flops = 0; /* keeps the chains alive */
-    PetscCall(PetscFree2(x, y));
+    PetscReal bwreg, bwstream;
+    PetscCall(DMAssemblyIntegrationRooflineHost(-1, n, &bwreg, &bwstream, flops));
+    *bw = PetscMax(bwreg, bwstream); /* the best this machine's cores copy at */
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCall(DMAsmIGCUDARoofline(n, bw, flops));

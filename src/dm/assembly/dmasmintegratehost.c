@@ -1,0 +1,185 @@
+/* The host back end of the element integration (issue 20; dmasmintegrate.c is the object): C + OpenMP over elements,
+   the loop bodies of include/petscellwarp/private/dmasmintegrate.h, plus the two kernels of the host roofline (an
+   FMA loop and a copy) compiled with the SAME flags as the loop bodies, so that each timing is compared with what
+   the instructions it runs can do.
+
+   This file is compiled once per x86-64 vector instruction set, each copy with its own function names:
+     - as itself (suffix Base): the flags of the rest of the library (no -march: x86-64 = SSE2, or any other
+       architecture), one element per call (the header's scalar type: with SSE2 the 4-lane vectors of the
+       header ran slower than scalar code on the 2-core build host, 76 vs 58 ns per tet);
+     - from dmasmintegratehostavx2.c (suffix AVX2; -mavx2 -mfma): 4 consecutive elements in the lanes of one vector;
+     - from dmasmintegratehostavx512.c (suffix AVX512; -mavx512f -mavx512dq -mavx512vl -mavx2 -mfma): 8 elements.
+   dmasmintegrate.c asks the CPU at run time (__builtin_cpu_supports) which of them it can run, so the one library
+   runs on any x86-64 machine (CI) and uses the wide vectors of the host it is on (why: the element loop bodies are
+   a few hundred to tens of thousands of multiply-adds per element on scalars; SIMD across elements is the only
+   way to the flop rate of a modern core -- the paper's SIMD groups on CPU cores).
+
+   The AVX-512 instance may store A^e, b^e with streaming (non-temporal) stores: each lane vector is a whole aligned
+   64-byte cache line of an entry-major array when the arrays are aligned and nelem is a multiple of 8; then the
+   stores do not read the lines first (no read-for-ownership: 20 of the 36 words of a Poisson tet are stores).
+   Whether that pays depends on whether the consumer reads the element data from the cache (small batches) or
+   memory (large ones): it is one of the searched choices (DMAssemblyIntegrationTune). */
+#if !defined(DMASM_IG_HOST_ISA)
+  #define DMASM_IG_HOST_ISA 0
+#endif
+#if DMASM_IG_HOST_ISA == 0
+  #define DMASM_IG_SCALAR 1
+  #define IG_FL 2 /* the FMA loop's vector: SSE2 (two doubles) is the x86-64 baseline */
+  #define IG_NV 12
+  #define IG_SFX(n) n##Base
+#elif DMASM_IG_HOST_ISA == 1
+  #define DMASM_IG_LANES 4 /* no streaming stores: a 32-byte vector is half a cache line, and the 20-42 output streams
+                              of an element overflow the core's write-combining buffers (measured: 4x slower) */
+  #define IG_FL          4
+  #define IG_NV          12 /* 16 ymm registers: 12 accumulators, 2 constants */
+  #define IG_SFX(n)      n##AVX2
+#else
+  #include <immintrin.h>
+  #define DMASM_IG_LANES        8
+  #define DMASM_IG_STREAM(p, v) _mm512_stream_pd(p, (__m512d)(v)) /* a whole 64-byte line */
+  #define IG_FL                 8
+  #define IG_NV                 16 /* 32 zmm registers; 2 FMA ports x 4 cycles latency need 8 */
+  #define IG_SFX(n)             n##AVX512
+#endif
+#include <petscellwarp/private/dmasmintegrate.h>
+#include <stdint.h>
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
+
+#if defined(DMASM_IG_STREAM)
+  #define IG_FENCE() _mm_sfence() /* streaming stores are weakly ordered: visible before the region ends */
+#else
+  #define IG_FENCE()
+#endif
+
+/* DMASM_IG_LANES consecutive elements per call; the last incomplete group through padded copies (the padding lanes
+   repeat the group's first element: valid geometry, results dropped; regular stores) */
+#define IG_HOST_LOOP(EL, PR, VA) \
+  do { \
+    const PetscInt W = DMASM_IG_LANES, ng = nelem / W, e0 = ng * W, NS = (EL) == DMASM_IG_TET ? 4 : 6, NC = (PR) == DMASM_IG_POISSON ? NS : DMASM_IG_NCDR; \
+    IG_OMP_PARALLEL \
+    { \
+      IG_OMP_FOR \
+      for (PetscInt g = 0; g < ng; g++) { \
+        DMAsmIGV cf[DMASM_IG_NCDR], ph[4 * DMASM_IG_MAXS], ae[DMASM_IG_MAXS * DMASM_IG_MAXS + DMASM_IG_MAXS]; \
+        DMAsmIGElement(R, EL, PR, VA, mode | st, g * W, nelem, xe, coef, cstride, ue, ke, fe, cf, 1, ph, 1, ae, 1); \
+      } \
+      if (st) IG_FENCE(); \
+    } \
+    if (e0 < nelem) { \
+      PetscReal   xt[3 * DMASM_IG_MAXS * DMASM_IG_LANES], ct[DMASM_IG_NCDR * DMASM_IG_LANES]; \
+      PetscScalar ut[DMASM_IG_MAXS * DMASM_IG_LANES], kt[DMASM_IG_MAXS * DMASM_IG_MAXS * DMASM_IG_LANES], ft[DMASM_IG_MAXS * DMASM_IG_LANES]; \
+      DMAsmIGV    cf[DMASM_IG_NCDR], ph[4 * DMASM_IG_MAXS], ae[DMASM_IG_MAXS * DMASM_IG_MAXS + DMASM_IG_MAXS]; \
+      for (PetscInt l = 0; l < W; l++) { \
+        const PetscInt es = e0 + (e0 + l < nelem ? l : 0); \
+        for (PetscInt k = 0; k < 3 * NS; k++) xt[k * W + l] = xe[k * nelem + es]; \
+        for (PetscInt k = 0; k < NC; k++) ct[k * W + l] = coef[k * cstride + es]; \
+        for (PetscInt k = 0; k < NS; k++) ut[k * W + l] = mode == DMASM_IG_MODE_RES ? ue[k * nelem + es] : 0; \
+      } \
+      DMAsmIGElement(R, EL, PR, VA, mode, 0, W, xt, ct, W, ut, kt, ft, cf, 1, ph, 1, ae, 1); \
+      for (PetscInt l = 0; e0 + l < nelem; l++) { \
+        if (mode != DMASM_IG_MODE_RES) \
+          for (PetscInt k = 0; k < NS * NS; k++) ke[k * nelem + e0 + l] = kt[k * W + l]; \
+        if (mode != DMASM_IG_MODE_JAC) \
+          for (PetscInt k = 0; k < NS; k++) fe[k * nelem + e0 + l] = ft[k * W + l]; \
+      } \
+    } \
+  } while (0)
+#if defined(_OPENMP)
+  #define IG_OMP_PARALLEL _Pragma("omp parallel")
+  #define IG_OMP_FOR      _Pragma("omp for schedule(static)")
+#else
+  #define IG_OMP_PARALLEL
+  #define IG_OMP_FOR
+#endif
+#define IG_HOST_VAR(EL, PR) \
+  do { \
+    if (var == DMASM_IG_QSS) IG_HOST_LOOP(EL, PR, DMASM_IG_QSS); \
+    else if (var == DMASM_IG_SQS) IG_HOST_LOOP(EL, PR, DMASM_IG_SQS); \
+    else IG_HOST_LOOP(EL, PR, DMASM_IG_SSQ); \
+  } while (0)
+
+/* can every store of the SIMD groups be a whole aligned vector? (then streaming stores are possible) */
+static int IG_SFX(CanStream)(PetscInt nelem, const PetscScalar *ke, const PetscScalar *fe)
+{
+#if defined(DMASM_IG_STREAM)
+  const uintptr_t al = 8 * DMASM_IG_LANES;
+  return nelem % DMASM_IG_LANES == 0 && (!ke || (uintptr_t)ke % al == 0) && (!fe || (uintptr_t)fe % al == 0);
+#else
+  (void)nelem;
+  (void)ke;
+  (void)fe;
+  return 0;
+#endif
+}
+
+/* integrates nelem elements; stream: streaming stores if possible (returns whether they were used) */
+PETSC_INTERN int IG_SFX(DMAsmIGHostRun)(const DMAsmIntegRef *R, int elem, int prob, int var, int mode, int stream, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  const int st = stream && IG_SFX(CanStream)(nelem, mode == DMASM_IG_MODE_RES ? NULL : ke, mode == DMASM_IG_MODE_JAC ? NULL : fe) ? DMASM_IG_MODE_STREAM : 0;
+
+  if (elem == DMASM_IG_TET) {
+    if (prob == DMASM_IG_POISSON) IG_HOST_VAR(DMASM_IG_TET, DMASM_IG_POISSON);
+    else IG_HOST_VAR(DMASM_IG_TET, DMASM_IG_CDR);
+  } else {
+    if (prob == DMASM_IG_POISSON) IG_HOST_VAR(DMASM_IG_PRISM, DMASM_IG_POISSON);
+    else IG_HOST_VAR(DMASM_IG_PRISM, DMASM_IG_CDR);
+  }
+  return st ? 1 : 0;
+}
+
+/* the FMA loop of the roofline: per thread IG_NV independent chains of IG_FL-double vectors (enough to fill the FMA
+   pipelines: latency x ports), the same flags as the loop bodies (with -mfma each step is one fused multiply-add);
+   returns the floating-point operations done (2 per lane and step) over all threads */
+PETSC_INTERN double IG_SFX(DMAsmIGHostFMA)(int iters, double *sink)
+{
+  typedef double IGFV __attribute__((vector_size(8 * IG_FL)));
+  double s = 0, nt = 1;
+
+#if defined(_OPENMP)
+  nt = omp_get_max_threads();
+  #pragma omp parallel reduction(+ : s)
+#endif
+  {
+    IGFV acc[IG_NV], a = (IGFV){0} + 0.999999, b = (IGFV){0} + 1e-7;
+    for (int j = 0; j < IG_NV; j++) acc[j] = (IGFV){0} + (double)j;
+    for (int i = 0; i < iters; i++)
+      for (int j = 0; j < IG_NV; j++) acc[j] = acc[j] * a + b;
+    for (int j = 0; j < IG_NV; j++)
+      for (int l = 0; l < IG_FL; l++) s += acc[j][l];
+  }
+  *sink += s;
+  return 2.0 * IG_FL * IG_NV * (double)iters * nt;
+}
+
+/* the copy of the roofline, y = x over all threads (static schedule: the same placement as the element loop); with
+   stream (x, y 64-byte aligned, n a multiple of 8) through streaming stores of this instruction set's vectors */
+PETSC_INTERN void IG_SFX(DMAsmIGHostCopy)(PetscInt n, const double *x, double *y, int stream)
+{
+#if defined(DMASM_IG_STREAM)
+  if (stream) {
+    typedef double IGCV __attribute__((vector_size(8 * DMASM_IG_LANES)));
+  #if defined(_OPENMP)
+    #pragma omp parallel
+  #endif
+    {
+  #if defined(_OPENMP)
+    #pragma omp for schedule(static)
+  #endif
+      for (PetscInt i = 0; i < n / DMASM_IG_LANES; i++) {
+        IGCV v;
+        __builtin_memcpy(&v, x + i * DMASM_IG_LANES, sizeof(v));
+        DMASM_IG_STREAM(y + i * DMASM_IG_LANES, v);
+      }
+      IG_FENCE();
+    }
+    return;
+  }
+#endif
+  (void)stream;
+#if defined(_OPENMP)
+  #pragma omp parallel for schedule(static)
+#endif
+  for (PetscInt i = 0; i < n; i++) y[i] = x[i];
+}
