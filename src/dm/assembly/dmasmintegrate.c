@@ -475,7 +475,8 @@ static PetscErrorCode CheckArgs(DMAssemblyIntegration ig, DMAssemblyIntegrationO
   DMAssemblyIntegrationTune - the one-time timed search: on the host every loop order x instruction set (those this
   CPU runs; the scalar base only where it has no vector instruction set) x regular/streaming stores (streaming: AVX-512,
   aligned arrays) that is not fixed (OpenMP back end), on the device every loop order x shared-memory placement x
-  block size that is not fixed; the fastest is kept
+  block size that is not fixed; the fastest is kept (host: each candidate warmed up, then timed twice in each of 2
+  rounds over all candidates, an untimed run before each pair; its median of 4 counts)
 
   Input Parameters:
 + ig      - the integration
