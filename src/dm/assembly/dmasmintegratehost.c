@@ -65,9 +65,8 @@
         scaling of both sides), b^e accumulated in registers;
      2. the 21 entries of the upper triangle of A^e as 21 independent register accumulators over all points at once:
         A_ab = sum_q sum_d L[q][d][a] P[q][d][b] (18 fused multiply-adds each), then mirrored and stored.
-   Every loop is fully unrolled (6 nodes, 6 points; only this instance per instruction set).  The conv-diff prism keeps
-   the header's body: the same staging measured slower there on the build host (200 vs 146 ns per element, one
-   thread). */
+   Every loop is fully unrolled (6 nodes, 6 points; only the prism QSS instances per instruction set).  The conv-diff
+   prism: IGHostPrismCDRQSS below. */
 #define IG_UNR _Pragma("GCC unroll 64")
 DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
@@ -155,10 +154,95 @@ DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const int modest,
   }
 }
 
-/* one element group: the prism Poisson QSS through the staged host body above, everything else through the header's */
+/* QSS for the prism conv-diff problem, host only, staged the same way: per point J, iJ and the global derivatives
+   -> P[q][d][a] (L1), the volume -> vq[q], b^e in registers; then one row a of A^e at a time as 6 register
+   accumulators over the points: the row's test side s_j = vol_q sum_i phi_i^a c^{i;j} (the header's DMAsmIGRowFactor)
+   and 4 fused multiply-adds per entry (DMAsmIGRowAcc), the values phi read from the reference data.  (Precomputing the
+   test sides of all rows and points into L1 as for Poisson measured slower: 200 vs 146 ns per element.) */
+DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  enum {
+    NS = 6,
+    NQ = 6
+  };
+  const int mode = modest & 3, st = modest & DMASM_IG_MODE_STREAM;
+  DMAsmIGV  xl[3 * NS], cf[DMASM_IG_NCDR], P[NQ][3][NS], vq[NQ], bv[NS];
+
+  (void)st;
+  IG_UNR
+  for (int k = 0; k < 3 * NS; k++) xl[k] = DMASM_IG_LD(xe + k * nelem + e);
+  IG_UNR
+  for (int k = 0; k < DMASM_IG_NCDR; k++) cf[k] = DMASM_IG_LD(coef + k * cstride + e);
+  IG_UNR
+  for (int a = 0; a < NS; a++) bv[a] = DMASM_IG_ZERO;
+  IG_UNR
+  for (int q = 0; q < NQ; q++) { /* stage 1 */
+    DMAsmIGV J[9], iJ[9], det, idet, vol;
+    IG_UNR
+    for (int i = 0; i < 9; i++) J[i] = DMASM_IG_ZERO;
+    IG_UNR
+    for (int a = 0; a < NS; a++) {
+      IG_UNR
+      for (int d = 0; d < 3; d++) {
+        IG_UNR
+        for (int k = 0; k < 3; k++) J[d * 3 + k] += xl[a * 3 + d] * R->dphi[q][a][k];
+      }
+    }
+    iJ[0] = J[4] * J[8] - J[5] * J[7];
+    iJ[1] = J[2] * J[7] - J[1] * J[8];
+    iJ[2] = J[1] * J[5] - J[2] * J[4];
+    iJ[3] = J[5] * J[6] - J[3] * J[8];
+    iJ[4] = J[0] * J[8] - J[2] * J[6];
+    iJ[5] = J[2] * J[3] - J[0] * J[5];
+    iJ[6] = J[3] * J[7] - J[4] * J[6];
+    iJ[7] = J[1] * J[6] - J[0] * J[7];
+    iJ[8] = J[0] * J[4] - J[1] * J[3];
+    det   = J[0] * iJ[0] + J[1] * iJ[3] + J[2] * iJ[6];
+    idet  = 1.0 / det;
+    vol   = DMASM_IG_ABS(det) * R->w[q];
+    vq[q] = vol;
+    IG_UNR
+    for (int i = 0; i < 9; i++) iJ[i] *= idet;
+    IG_UNR
+    for (int a = 0; a < NS; a++) {
+      const PetscReal *dp = R->dphi[q][a];
+      DMAsmIGV         g[3];
+      IG_UNR
+      for (int d = 0; d < 3; d++) {
+        g[d]       = dp[0] * iJ[d] + dp[1] * iJ[3 + d] + dp[2] * iJ[6 + d];
+        P[q][d][a] = g[d];
+      }
+      bv[a] += vol * (cf[16] * R->phi[q][a] + cf[17] * g[0] + cf[18] * g[1] + cf[19] * g[2]);
+    }
+  }
+  IG_UNR
+  for (int a = 0; a < NS; a++) { /* stage 2: row a, 6 accumulators */
+    DMAsmIGV acc[NS], r = DMASM_IG_ZERO;
+    IG_UNR
+    for (int b = 0; b < NS; b++) acc[b] = DMASM_IG_ZERO;
+    IG_UNR
+    for (int q = 0; q < NQ; q++) {
+      DMAsmIGV sj[4];
+      IG_UNR
+      for (int j = 0; j < 4; j++) sj[j] = vq[q] * (R->phi[q][a] * cf[j] + P[q][0][a] * cf[4 + j] + P[q][1][a] * cf[8 + j] + P[q][2][a] * cf[12 + j]);
+      IG_UNR
+      for (int b = 0; b < NS; b++) acc[b] += sj[0] * R->phi[q][b] + sj[1] * P[q][0][b] + sj[2] * P[q][1][b] + sj[3] * P[q][2][b];
+    }
+    IG_UNR
+    for (int b = 0; b < NS; b++) { /* the output as the header's body writes it */
+      if (mode != DMASM_IG_MODE_RES) DMASM_IG_ST(ke + (a * NS + b) * nelem + e, acc[b]);
+      else r += acc[b] * DMASM_IG_LD(ue + b * nelem + e);
+    }
+    if (mode == DMASM_IG_MODE_AB) DMASM_IG_ST(fe + a * nelem + e, bv[a]);
+    else if (mode == DMASM_IG_MODE_RES) DMASM_IG_ST(fe + a * nelem + e, r - bv[a]);
+  }
+}
+
+/* one element group: the prism QSS through the staged host bodies above, everything else through the header's */
 #define IG_ELEMENT(EL, PR, VA, MODEST, E, NE, XE, CO, CS, UE, KE, FE, CF, PH, AE) \
   do { \
     if ((EL) == DMASM_IG_PRISM && (PR) == DMASM_IG_POISSON && (VA) == DMASM_IG_QSS) IGHostPrismPoissonQSS(R, MODEST, E, NE, XE, CO, CS, UE, KE, FE); \
+    else if ((EL) == DMASM_IG_PRISM && (VA) == DMASM_IG_QSS) IGHostPrismCDRQSS(R, MODEST, E, NE, XE, CO, CS, UE, KE, FE); \
     else DMAsmIGElement(R, EL, PR, VA, MODEST, E, NE, XE, CO, CS, UE, KE, FE, CF, 1, PH, 1, AE, 1); \
   } while (0)
 
