@@ -129,10 +129,10 @@ typedef struct {
   PetscReal dphi[DMASM_IG_MAXQ][DMASM_IG_MAXS][3];
 } DMAsmIntegRef;
 
-/* Jacobian terms at point q: dxi_k/dx_d -> iJ[k*3+d]; returns |det dx/dxi| */
-DMASM_IG_FN DMAsmIGV DMAsmIGJacobian(const DMAsmIntegRef *R, const int NS, const int q, const DMAsmIGV *xl, DMAsmIGV *iJ)
+/* J = dx/dxi at point q and its adjugate adj(J) = det(J) J^{-1} -> adj[k*3+d]; returns det(J) (signed) */
+DMASM_IG_FN DMAsmIGV DMAsmIGAdjugate(const DMAsmIntegRef *R, const int NS, const int q, const DMAsmIGV *xl, DMAsmIGV *adj)
 {
-  DMAsmIGV J[9], det, idet;
+  DMAsmIGV J[9];
 
   DMASM_IG_UNROLL
   for (int i = 0; i < 9; i++) J[i] = DMASM_IG_ZERO;
@@ -144,17 +144,23 @@ DMASM_IG_FN DMAsmIGV DMAsmIGJacobian(const DMAsmIntegRef *R, const int NS, const
       for (int k = 0; k < 3; k++) J[d * 3 + k] += xl[a * 3 + d] * R->dphi[q][a][k];
     }
   }
-  iJ[0] = J[4] * J[8] - J[5] * J[7];
-  iJ[1] = J[2] * J[7] - J[1] * J[8];
-  iJ[2] = J[1] * J[5] - J[2] * J[4];
-  iJ[3] = J[5] * J[6] - J[3] * J[8];
-  iJ[4] = J[0] * J[8] - J[2] * J[6];
-  iJ[5] = J[2] * J[3] - J[0] * J[5];
-  iJ[6] = J[3] * J[7] - J[4] * J[6];
-  iJ[7] = J[1] * J[6] - J[0] * J[7];
-  iJ[8] = J[0] * J[4] - J[1] * J[3];
-  det   = J[0] * iJ[0] + J[1] * iJ[3] + J[2] * iJ[6];
-  idet  = 1.0 / det;
+  adj[0] = J[4] * J[8] - J[5] * J[7];
+  adj[1] = J[2] * J[7] - J[1] * J[8];
+  adj[2] = J[1] * J[5] - J[2] * J[4];
+  adj[3] = J[5] * J[6] - J[3] * J[8];
+  adj[4] = J[0] * J[8] - J[2] * J[6];
+  adj[5] = J[2] * J[3] - J[0] * J[5];
+  adj[6] = J[3] * J[7] - J[4] * J[6];
+  adj[7] = J[1] * J[6] - J[0] * J[7];
+  adj[8] = J[0] * J[4] - J[1] * J[3];
+  return J[0] * adj[0] + J[1] * adj[3] + J[2] * adj[6];
+}
+
+/* Jacobian terms at point q: dxi_k/dx_d -> iJ[k*3+d]; returns |det dx/dxi| */
+DMASM_IG_FN DMAsmIGV DMAsmIGJacobian(const DMAsmIntegRef *R, const int NS, const int q, const DMAsmIGV *xl, DMAsmIGV *iJ)
+{
+  const DMAsmIGV det = DMAsmIGAdjugate(R, NS, q, xl, iJ), idet = 1.0 / det;
+
   DMASM_IG_UNROLL
   for (int i = 0; i < 9; i++) iJ[i] *= idet;
   return DMASM_IG_ABS(det);

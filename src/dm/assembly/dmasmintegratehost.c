@@ -84,27 +84,8 @@ DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const int modest,
   for (int a = 0; a < NS; a++) bv[a] = DMASM_IG_ZERO;
   IG_UNR
   for (int q = 0; q < NQ; q++) { /* stage 1 */
-    DMAsmIGV J[9], iJ[9], det, s, f;
-    IG_UNR
-    for (int i = 0; i < 9; i++) J[i] = DMASM_IG_ZERO;
-    IG_UNR
-    for (int a = 0; a < NS; a++) {
-      IG_UNR
-      for (int d = 0; d < 3; d++) {
-        IG_UNR
-        for (int k = 0; k < 3; k++) J[d * 3 + k] += xl[a * 3 + d] * R->dphi[q][a][k];
-      }
-    }
-    iJ[0] = J[4] * J[8] - J[5] * J[7]; /* the adjugate, as DMAsmIGJacobian */
-    iJ[1] = J[2] * J[7] - J[1] * J[8];
-    iJ[2] = J[1] * J[5] - J[2] * J[4];
-    iJ[3] = J[5] * J[6] - J[3] * J[8];
-    iJ[4] = J[0] * J[8] - J[2] * J[6];
-    iJ[5] = J[2] * J[3] - J[0] * J[5];
-    iJ[6] = J[3] * J[7] - J[4] * J[6];
-    iJ[7] = J[1] * J[6] - J[0] * J[7];
-    iJ[8] = J[0] * J[4] - J[1] * J[3];
-    det   = DMASM_IG_ABS(J[0] * iJ[0] + J[1] * iJ[3] + J[2] * iJ[6]);
+    DMAsmIGV iJ[9], det, s, f;
+    det = DMASM_IG_ABS(DMAsmIGAdjugate(R, NS, q, xl, iJ)); /* iJ: the adjugate, det(J) J^{-1} */
     s     = R->w[q] / det;                                   /* w_q / |det|: both h's carry det */
     f     = (det * R->w[q]) * DMASM_IG_LD(coef + q * cstride + e); /* vol_q times the source at q */
     IG_UNR
@@ -177,32 +158,9 @@ DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const int modest, con
   for (int a = 0; a < NS; a++) bv[a] = DMASM_IG_ZERO;
   IG_UNR
   for (int q = 0; q < NQ; q++) { /* stage 1 */
-    DMAsmIGV J[9], iJ[9], det, idet, vol;
-    IG_UNR
-    for (int i = 0; i < 9; i++) J[i] = DMASM_IG_ZERO;
-    IG_UNR
-    for (int a = 0; a < NS; a++) {
-      IG_UNR
-      for (int d = 0; d < 3; d++) {
-        IG_UNR
-        for (int k = 0; k < 3; k++) J[d * 3 + k] += xl[a * 3 + d] * R->dphi[q][a][k];
-      }
-    }
-    iJ[0] = J[4] * J[8] - J[5] * J[7];
-    iJ[1] = J[2] * J[7] - J[1] * J[8];
-    iJ[2] = J[1] * J[5] - J[2] * J[4];
-    iJ[3] = J[5] * J[6] - J[3] * J[8];
-    iJ[4] = J[0] * J[8] - J[2] * J[6];
-    iJ[5] = J[2] * J[3] - J[0] * J[5];
-    iJ[6] = J[3] * J[7] - J[4] * J[6];
-    iJ[7] = J[1] * J[6] - J[0] * J[7];
-    iJ[8] = J[0] * J[4] - J[1] * J[3];
-    det   = J[0] * iJ[0] + J[1] * iJ[3] + J[2] * iJ[6];
-    idet  = 1.0 / det;
-    vol   = DMASM_IG_ABS(det) * R->w[q];
+    DMAsmIGV iJ[9], vol;
+    vol   = DMAsmIGJacobian(R, NS, q, xl, iJ) * R->w[q];
     vq[q] = vol;
-    IG_UNR
-    for (int i = 0; i < 9; i++) iJ[i] *= idet;
     IG_UNR
     for (int a = 0; a < NS; a++) {
       const PetscReal *dp = R->dphi[q][a];
