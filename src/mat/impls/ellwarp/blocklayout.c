@@ -25,7 +25,7 @@ static PetscErrorCode ThreadCount(PetscInt nthreads, PetscCount n, PetscInt *nth
 }
 
 typedef struct {
-  PetscInt        m, n, bs;
+  PetscInt        bs;
   const PetscInt *ai, *aj;
   int            *ok; /* [nthreads] */
 } DetectCtx;
@@ -68,8 +68,6 @@ PetscErrorCode EllwarpBlockDetectThreads(PetscInt m, PetscInt n, const PetscInt 
   *blocked = PETSC_FALSE;
   if (bs < 2 || bs > ELLWARP_BLOCK_MAXBS || m % bs || n % bs) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ThreadCount(nthreads, m / bs, &nth));
-  c.m  = m;
-  c.n  = n;
   c.bs = bs;
   c.ai = ai;
   c.aj = aj;

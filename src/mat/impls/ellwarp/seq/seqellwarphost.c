@@ -397,7 +397,6 @@ static PetscErrorCode GetFactor(Mat A, MatFactorType ftype, MatSolverType solver
   MatSolverFn *aijfactor;
   PetscBool    foundtype, foundsolver, cusparse;
   FactorOrig  *o;
-  Mat          Ac = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(solver, MATSOLVERCUSPARSE, &cusparse));
@@ -407,8 +406,7 @@ static PetscErrorCode GetFactor(Mat A, MatFactorType ftype, MatSolverType solver
   PetscCall((*aijfactor)(A, ftype, F));
   if (!*F) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscNew(&o));
-  o->cusparse = cusparse;
-  o->Ac       = Ac;
+  o->cusparse = cusparse; /* o->Ac: made at the symbolic phase (FactorOperand) */
   switch (ftype) {
   case MAT_FACTOR_LU:
     o->lusymbolic               = (*F)->ops->lufactorsymbolic;
