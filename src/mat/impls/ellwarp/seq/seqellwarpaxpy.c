@@ -104,9 +104,10 @@ PetscErrorCode MatSeqELLWARPSetAXPYPartner_Private(Mat C)
    route only when X and Y have the same op */
 static PetscErrorCode CallNative(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
-  AXPYFn         ny, nx = NULL, still;
+  AXPYFn         ny, nx = NULL;
   PetscBool      xp;
   PetscErrorCode ierr;
+  const void    *data = Y->data;
 
   PetscFunctionBegin;
   PetscCall(GetNative(Y, &ny));
@@ -117,10 +118,9 @@ static PetscErrorCode CallNative(Mat Y, PetscScalar a, Mat X, MatStructure str)
   if (nx) X->ops->axpy = nx;
   ierr = (*ny)(Y, a, X, str);
   if (nx) X->ops->axpy = MatAXPY_SeqELLWARP;
-  /* a DIFFERENT pattern merges a new matrix into Y's header (MatHeaderMerge): ours goes back only if Y still
-     records its own op */
-  PetscCall(GetNative(Y, &still));
-  if (still && Y->ops->axpy == ny) Y->ops->axpy = MatAXPY_SeqELLWARP;
+  /* a DIFFERENT pattern merges a new matrix into Y's header (MatHeaderMerge: new data and ops): Y is then no
+     product result any more and keeps its own op; otherwise ours goes back */
+  if (Y->data == data && Y->ops->axpy == ny) Y->ops->axpy = MatAXPY_SeqELLWARP;
   PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
