@@ -73,6 +73,7 @@ typedef struct {
   PetscInt         nsplit;      /* slices whose rows are split over several lanes (K2) */
   PetscInt         n16;         /* slices whose columns are stored as 16-bit offsets */
   PetscInt         nbias;       /* of those, the slices whose offsets are from the row plus a bias per entry position */
+  PetscInt         ndict;       /* of those, the slices whose 16-bit codes index a per-slice dictionary of column windows */
   PetscInt         nlong;       /* rows summed by the chunked long-row path */
   PetscInt         maxrowlen, minrowlen;
   PetscReal        meanrowlen, stdrowlen;

@@ -142,7 +142,7 @@ static PetscErrorCode FreeCSR(CSR *A)
    span's midpoint, 0 where no row has an entry); else 32-bit.  Counts, sizes and bias offsets. */
 static PetscErrorCode ValidateModes(const CSR *A, const EllwarpLayout *L, const EllwarpParams *par, const char *what)
 {
-  PetscInt   n16 = 0, nbias = 0;
+  PetscInt   n16 = 0, nbias = 0, ndict = 0;
   PetscCount nb = 0;
 
   PetscFunctionBegin;
@@ -162,18 +162,44 @@ static PetscErrorCode ValidateModes(const CSR *A, const EllwarpLayout *L, const 
       if (mn <= mx && mx - mn > ELLWARP_BIAS_SPAN) biasok = PETSC_FALSE;
       if (L->meta[s] & 32) CHECK(L->colbias[L->biasbase[s] + e] == (mn <= mx ? (int)(mn + (mx - mn) / 2) : 0), "%s: slice %" PetscInt_FMT " position %" PetscInt_FMT ": bias %d is not the span's midpoint", what, s, e, L->colbias[L->biasbase[s] + e]);
     }
-    {
-      const int mode = !par->compress ? 0 : (rowrel ? 16 : (par->compressbias && biasok ? 48 : 0));
-      CHECK((L->meta[s] & 48) == mode, "%s: slice %" PetscInt_FMT " has column mode %d, not %d", what, s, L->meta[s] & 48, mode);
+    { /* the dictionary mode: the distinct windows (col >> ELLWARP_DICT_SHIFT) of the slice's rows, all rows sorted, at most
+         ELLWARP_DICT_MAX, window 127 without offset 511 (the padding code), and 4 bytes a window < 2 bytes a slot */
+      PetscInt  nc = 0, *ids, nid = 0, mode;
+      PetscBool sorted = PETSC_TRUE, top = PETSC_FALSE;
+      PetscCall(PetscMalloc1(w * ELLWARP_LANES + 1, &ids));
+      for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
+        PetscInt row = L->rowperm[L->slicerow[s] + q];
+        for (PetscInt k = A->ai[row]; k < A->ai[row + 1]; k++) {
+          if (k > A->ai[row] && A->aj[k] < A->aj[k - 1]) sorted = PETSC_FALSE;
+          ids[nc++] = A->aj[k] / 512;
+        }
+      }
+      nid = nc;
+      PetscCall(PetscSortRemoveDupsInt(&nid, ids));
+      for (PetscInt q = 0; q < L->slicerow[s + 1] - L->slicerow[s]; q++) {
+        PetscInt row = L->rowperm[L->slicerow[s] + q];
+        for (PetscInt k = A->ai[row]; k < A->ai[row + 1]; k++)
+          if (nid == 128 && A->aj[k] / 512 == ids[127] && A->aj[k] % 512 == 511) top = PETSC_TRUE;
+      }
+      const PetscBool dictok = (PetscBool)(sorted && nid <= 128 && !top && 4 * nid < 2 * w * ELLWARP_LANES);
+      mode = !par->compress ? 0 : (rowrel ? 16 : (par->compressbias && biasok ? 48 : (par->compressdict && dictok ? 80 : 0)));
+      CHECK((L->meta[s] & 112) == mode, "%s: slice %" PetscInt_FMT " has column mode %d, not %" PetscInt_FMT, what, s, L->meta[s] & 112, mode);
+      if (L->meta[s] & 64)
+        for (PetscInt i = 0; i < nid; i++) CHECK(L->colbias[L->biasbase[s] + i] == ids[i] * 512, "%s: slice %" PetscInt_FMT " window %" PetscInt_FMT ": base %d, not %" PetscInt_FMT, what, s, i, L->colbias[L->biasbase[s] + i], ids[i] * 512);
+      CHECK(L->biasbase[s] == nb, "%s: bias offset of slice %" PetscInt_FMT, what, s);
+      if (L->meta[s] & 64) {
+        ndict++;
+        nb += nid;
+      }
+      PetscCall(PetscFree(ids));
     }
     if (L->meta[s] & 16) n16++;
-    CHECK(L->biasbase[s] == nb, "%s: bias offset of slice %" PetscInt_FMT, what, s);
     if (L->meta[s] & 32) {
       nbias++;
       nb += (PetscCount)w << l2;
     }
   }
-  CHECK(n16 == L->n16 && nbias == L->nbias && nb == L->ncolbias, "%s: counts of the column modes", what);
+  CHECK(n16 == L->n16 && nbias == L->nbias && ndict == L->ndict && nb == L->ncolbias, "%s: counts of the column modes", what);
   /* the kernels' bias fetch (ellwarpmultcuda.cu, ellwarpopscuda.cu), emulated: MultKernel and SLICE_LANE_PROLOGUE load bias[(k << l2) + (lane &
      (tpr - 1))] at step k, MultKernelV with R lanes per thread t bias[(k << l2) + ((t * R + jj) & (tpr - 1))]; with the
      16-bit offset they must give EllwarpSliceCol's column */
@@ -407,6 +433,7 @@ static PetscErrorCode CompareDevice(const CSR *A, const EllwarpParams *par, cons
   SAME(nsplit);
   SAME(n16);
   SAME(nbias);
+  SAME(ndict);
   SAME(ncolbias);
   SAME(maxrowlen);
   SAME(minrowlen);
@@ -439,6 +466,7 @@ typedef struct {
   MatEllwarpKernel kernel;
   PetscInt         threshold, sortwindow, longrow;
   PetscBool        compress, bias;
+  PetscBool        dict; /* the dictionary column mode (dictlayout.c); off in the sets before it */
 } ParamSet;
 
 static const ParamSet psets[] = {
@@ -456,6 +484,9 @@ static const ParamSet psets[] = {
   {"nobias",      MAT_ELLWARP_KERNEL_AUTO, 0, -1, 0,  PETSC_TRUE,  PETSC_FALSE},
   {"k2_T4_nobias", MAT_ELLWARP_KERNEL_K2,  4, -1, 0,  PETSC_TRUE,  PETSC_FALSE},
   {"nocompress",  MAT_ELLWARP_KERNEL_AUTO, 0, -1, 0,  PETSC_FALSE, PETSC_TRUE },
+  {"dict",        MAT_ELLWARP_KERNEL_AUTO, 0, -1, 0,  PETSC_TRUE,  PETSC_TRUE,  PETSC_TRUE},
+  {"k2_T4_dict_nobias", MAT_ELLWARP_KERNEL_K2, 4, -1, 0, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE},
+  {"k1_w64_dict_nobias", MAT_ELLWARP_KERNEL_K1, 0, 64, 0, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE},
 };
 
 static PetscBool expectbias; /* the matrix under test must get biased slices when the mode is on */
@@ -475,11 +506,13 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
     par.longrow    = psets[p].longrow;
     par.compress   = psets[p].compress;
     par.compressbias = psets[p].bias;
+    par.compressdict = psets[p].dict;
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s/%s", A->name, psets[p].name));
     PetscCall(EllwarpLayoutCreate(A->m, A->n, A->ai, A->aj, A->map, &par, &H));
     PetscCall(Validate(A, H, what));
     PetscCall(ValidateModes(A, H, &par, what));
     if (expectbias) CHECK((H->nbias > 0) == (par.compress && par.compressbias), "%s: %" PetscInt_FMT " slices with a bias per entry position", what, H->nbias);
+    if (expectbias && par.compress && par.compressdict && !par.compressbias) CHECK(H->ndict > 0, "%s: no dictionary slice where the bias is off", what);
     PetscCall(CheckRowForm(A, H, what));
     PetscCall(CheckDeviceSliceLogic(A, H, what));
     { /* the chooser's documented rule (layout.c): power-law rows (std/mean > 1) sort in 1024-row windows,
@@ -659,8 +692,8 @@ static PetscErrorCode BiasLevel(const CSR *A, PetscBool gpu)
   PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, A->m, A->n, A->ai, A->aj, v, &B));
   for (int d = 0; d < 2; d++) {
     const char *tune[2][2] = {
-      {"",                "compress_bias=0"              },
-      {"analysis=device", "analysis=host,compress_bias=0"}  /* and both analyses */
+      {"",                "compress_bias=0,compress_dict=0"              },
+      {"analysis=device", "analysis=host,compress_bias=0,compress_dict=0"}  /* and both analyses; without the dictionary mode, which would take the slices */
     };
     if (tune[gpu][d][0]) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_tune", tune[gpu][d]));
     PetscCall(MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E[d]));

@@ -38,11 +38,20 @@
    ellwarp_add_test(matops.host_block_off -backend host -blocked -mat_ellwarp_block off)
    ellwarp_add_test(matops.host_block_uncompressed -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_tune compress_columns=0,block_sort_window=32)
    ellwarp_add_test(matops.cuda_block_on -backend cuda -blocked -mat_ellwarp_block on GPU)
+   ellwarp_add_test(matops.host_dict -backend host -dict)
+   ellwarp_add_test(matops.host_dict_k2 -backend host -dict -kernel k2 -threshold 4)
+   ellwarp_add_test(matops.host_dict_drop -backend host -dict -mat_ellwarp_tune analysis_drop_host=1)
+   ellwarp_add_test(matops.host_dict_off -backend host -dict -mat_ellwarp_tune compress_dict=0)
+   ellwarp_add_test(matops.cuda_dict -backend cuda -dict GPU)
+   ellwarp_add_test(matops.cuda_dict_hostanalysis -backend cuda -dict -mat_ellwarp_tune analysis=host GPU)
+   ellwarp_add_test(matops.cuda_dict_k2_variants -backend cuda -dict -kernel k2 -threshold 4 -mat_ellwarp_tune mult_lanes=2,mult_acc=2 GPU)
    ellwarp_add_test(matops.cuda_block_lane -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_tune block_map=lane GPU)
    ellwarp_add_test(matops.cuda_block_auto -backend cuda -blocked -mat_ellwarp_block auto GPU)
    ellwarp_add_test(matops.cuda_block_uncompressed -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_tune compress_columns=0,block_sort_window=32,block_map=lane GPU)
    ellwarp_add_test(matops.tune_unknown_key -backend host -kernel auto -mat_ellwarp_tune long_rows=100 EXPECT_ERROR "unknown key 'long_rows'. it takes key=value.* with the keys threshold, sort_window, long_row,")
 */
+#include <petscdmplex.h>
+#include <petscfe.h>
 #include <petscellwarp.h>
 #include <petscellwarp/private/ellwarpkuhn.h>
 #include "stenciltestutil.h"
@@ -806,6 +815,115 @@ static PetscErrorCode CheckPaddingIsInert(PetscRandom r)
 }
 
 /* bad input: clear errors, not crashes */
+/* -dict: the dictionary column mode (dictlayout.c).  (1) Rows in groups of 8 sharing 3 random cluster centres spread over
+   400 000 columns, 3..14 columns near each, some rows random over all columns (32-bit slices beside the dictionary
+   ones), some empty: row-relative and biased offsets fit no slice, a slice's columns fall in few 512-column windows.
+   (2) Q1 on a hex box refined once in DMPlex's default numbering (68 921 rows, the old vertices first, then the new
+   vertices of the edges, faces and cells), under compress_bias=0 so that its slices take the dictionary where row offsets do not fit.  Every
+   operation of CheckAll against SeqAIJ; the mode must be chosen (ndict > 0), and with compress_dict=0 never. */
+/* the dictionary mode is chosen on A (some slices) with compress_dict on, never with it off; the bytes count it */
+static PetscErrorCode CheckDictUsed(Mat A, PetscBool on, PetscBool drop, const char *mat)
+{
+  Mat            B;
+  MatEllwarpInfo info;
+
+  PetscFunctionBegin;
+  PetscCall(ToEllwarp(A, &B));
+  PetscCall(MatEllwarpGetInfo(B, &info));
+  if (on) PetscCheck(info.ndict > 0 && info.ndict <= info.n16, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " dictionary slices of %" PetscInt_FMT " (16-bit %" PetscInt_FMT ")", mat, info.ndict, info.nslices, info.n16);
+  else PetscCheck(info.ndict == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " dictionary slices with compress_dict=0", mat, info.ndict);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: %" PetscInt_FMT " of %" PetscInt_FMT " slices with dictionary codes, %" PetscInt_FMT " other 16-bit, %" PetscInt_FMT " 32-bit; %.3f bytes per nonzero%s\n", mat, info.ndict, info.nslices, info.n16 - info.ndict, info.nslices - info.n16, info.bytes_mult / (double)PetscMax(info.nnz, 1), drop ? " (host arrays dropped)" : ""));
+  nchecks++;
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckDict(PetscRandom r)
+{
+  Mat       A;
+  PetscBool cd = PETSC_TRUE, drop = PETSC_FALSE;
+  const PetscInt m = 3000, n = 400000;
+
+  PetscFunctionBegin;
+  PetscCall(TestTuneGetBool("compress_dict", &cd));
+  PetscCall(TestTuneGetBool("analysis_drop_host", &drop));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, 60, NULL, &A));
+  for (PetscInt g = 0; g < m; g += 8) {
+    PetscInt centre[3];
+    for (int c = 0; c < 3; c++) {
+      PetscReal u;
+      PetscCall(PetscRandomGetValueReal(r, &u));
+      centre[c] = (PetscInt)((u + 1.0) * 0.5 * (n - 1000)) + 500;
+    }
+    for (PetscInt i = g; i < PetscMin(g + 8, m); i++) {
+      PetscReal u;
+      PetscCall(PetscRandomGetValueReal(r, &u));
+      if (i % 97 == 13) continue; /* an empty row */
+      if (i % 41 == 7) { /* a random row: its slice stays 32-bit */
+        for (int k = 0; k < 30; k++) {
+          PetscReal   t;
+          PetscScalar v;
+          PetscInt    j;
+          PetscCall(PetscRandomGetValueReal(r, &t));
+          j = (PetscInt)((t + 1.0) * 0.5 * n) % n;
+          PetscCall(PetscRandomGetValue(r, &v));
+          PetscCall(MatSetValues(A, 1, &i, 1, &j, &v, ADD_VALUES));
+        }
+        continue;
+      }
+      for (int c = 0; c < 3; c++) {
+        const PetscInt len = 3 + (PetscInt)((u + 1.0) * 5.5) + c;
+        for (PetscInt k = 0; k < len; k++) {
+          PetscReal   t;
+          PetscScalar v;
+          PetscInt    j;
+          PetscCall(PetscRandomGetValueReal(r, &t));
+          j = centre[c] + (PetscInt)(t * 300.0);
+          PetscCall(PetscRandomGetValue(r, &v));
+          PetscCall(MatSetValues(A, 1, &i, 1, &j, &v, ADD_VALUES));
+        }
+      }
+    }
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(CheckDictUsed(A, cd, drop, "clustered-3000x400000"));
+  PetscCall(CheckAll(A, r, "clustered-3000x400000"));
+  PetscCall(MatDestroy(&A));
+  { /* Q1 on a refined box, DMPlex's default numbering */
+    DM             dm, dmr;
+    PetscFE        fe;
+    const PetscInt faces[3] = {20, 20, 20};
+    PetscScalar   *v;
+    PetscInt       nz, mm;
+    PetscCall(DMPlexCreateBoxMesh(PETSC_COMM_SELF, 3, PETSC_FALSE, faces, NULL, NULL, NULL, PETSC_TRUE, 0, PETSC_FALSE, &dm));
+    PetscCall(DMRefine(dm, PETSC_COMM_SELF, &dmr));
+    PetscCall(DMDestroy(&dm));
+    PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, 3, 1, PETSC_FALSE, 1, PETSC_DETERMINE, &fe));
+    PetscCall(DMSetField(dmr, 0, NULL, (PetscObject)fe));
+    PetscCall(PetscFEDestroy(&fe));
+    PetscCall(DMCreateDS(dmr));
+    PetscCall(DMSetMatType(dmr, MATSEQAIJ));
+    PetscCall(DMCreateMatrix(dmr, &A));
+    PetscCall(MatGetSize(A, &mm, NULL));
+    PetscCall(MatSeqAIJGetArray(A, &v));
+    {
+      MatInfo info;
+      PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+      nz = (PetscInt)info.nz_used;
+    }
+    for (PetscInt k = 0; k < nz; k++) PetscCall(PetscRandomGetValue(r, &v[k]));
+    PetscCall(MatSeqAIJRestoreArray(A, &v));
+    PetscCall(TestTuneAppend(NULL, "compress_bias=0")); /* its slices fit the biased mode otherwise */
+    PetscCheck(mm > 65536 && nz > 10 * mm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "refined box: %" PetscInt_FMT " rows, %" PetscInt_FMT " entries", mm, nz);
+    PetscCall(CheckDictUsed(A, cd, drop, "plex-Q1-refined-default"));
+    PetscCall(CheckAll(A, r, "plex-Q1-refined-default"));
+    PetscCall(MatDestroy(&A));
+    PetscCall(DMDestroy(&dmr));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CheckErrors(void)
 {
   Mat            A;
@@ -871,7 +989,7 @@ int main(int argc, char **argv)
   Mat         A;
   char        b[16] = "host", k[16] = "auto";
   PetscInt    nfail = 0;
-  PetscBool   blocked = PETSC_FALSE;
+  PetscBool   blocked = PETSC_FALSE, dict = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscEllwarpInitializePackage());
@@ -885,6 +1003,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-skip_madd", &skipmadd, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-diag_variant", &diagvar, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-blocked", &blocked, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-dict", &dict, NULL));
   backend = !strcmp(b, "cuda") ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
   kernel  = !strcmp(k, "k1") ? MAT_ELLWARP_KERNEL_K1 : (!strcmp(k, "k2") ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_AUTO);
   if (sortwindow) PetscCall(TestTuneAppend(NULL, "sort_window=64"));
@@ -898,6 +1017,13 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomSetSeed(r, 42));
   PetscCall(PetscRandomSeed(r));
 
+  if (dict) { /* the dictionary column mode's suite */
+    PetscCall(CheckDict(r));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "matops: backend %s dictionary mode: %" PetscInt_FMT " checks\n", b, nchecks));
+    PetscCall(PetscRandomDestroy(&r));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
   if (blocked) { /* the blocked layout's suite (-mat_ellwarp_block on, auto or off) */
     char      mode[8] = "auto";
     PetscBool set;

@@ -13,8 +13,16 @@
        (col - row) over the slice's rows at position e; chosen when every span is at most ELLWARP_BIAS_SPAN and
        the slice has at most 1 << ELLWARP_BIAS_MAXL2 lanes per row (tpr biases per step: 4 tpr / 32 bytes per
        slot, so 10 + tpr / 8 bytes per slot against 12 for 32-bit columns);
+     - 16-bit codes into a dictionary of column windows of the slice (meta bits 4 and 6: col16 and colbias): users'
+       numberings (a refined gmsh mesh in DMPlex's order) whose rows span the whole matrix, in a few clusters each.
+       The slice's columns fall into nwin <= ELLWARP_DICT_MAX aligned windows of 1 << ELLWARP_DICT_SHIFT columns
+       (ids col >> ELLWARP_DICT_SHIFT, sorted); colbias[biasbase[s] + i] = id_i << ELLWARP_DICT_SHIFT, and a slot's
+       code is (i << ELLWARP_DICT_SHIFT) | (col & mask): column = colbias[biasbase[s] + (code >> shift)] + (code & mask),
+       codes read as unsigned 16 bits, ELLWARP_DICT_PAD for padding.  10 bytes per slot + 4 per window; chosen where
+       neither 16-bit mode above fits, the windows fit, every row's columns are sorted, and it saves bytes;
      - 32-bit columns (col32) otherwise.
-   The analysis prefers the first, then the second (-mat_ellwarp_tune compress_bias), then 32 bits.  Padding
+   The analysis prefers the first, then the second (-mat_ellwarp_tune compress_bias), then the dictionary
+   (-mat_ellwarp_tune compress_dict), then 32 bits.  Padding
    (col -1 / ELLWARP_PAD16, value 0) is never multiplied: an Inf or NaN in x must not leak into rows that
    do not reference it.  The few rows too long for a warp follow the slices (see nlong below). */
 #pragma once
@@ -30,13 +38,13 @@ typedef struct {
                                  never needs the arrays for it (a device analysis leaves them on the device) */
   PetscCount    *sliceptr; /* [nslices+1] slots of slice s: [sliceptr[s], sliceptr[s+1]) */
   PetscInt      *slicerow; /* [nslices+1] sorted rows of slice s */
-  unsigned char *meta;     /* [nslices] bits 0-3: log2 lanes per row; bit 4: 16-bit columns; bit 5: with a bias per entry position */
+  unsigned char *meta;     /* [nslices] bits 0-3: log2 lanes per row; bit 4: 16-bit columns; bit 5: with a bias per entry position; bit 6: dictionary codes */
   PetscCount    *colbase;  /* [nslices] where slice s's columns start in col16 or col32 */
   int           *col32;    /* 32-bit columns, -1 for padding */
   short         *col16;    /* columns as offsets from the lane's own row, ELLWARP_PAD16 for padding */
   PetscCount     ncol32, ncol16;
   PetscCount    *biasbase; /* [nslices] where slice s's biases start in colbias: the biases of the slices before s (only biased slices have any) */
-  int           *colbias;  /* [ncolbias] biased slice s: w << l2 biases, one per entry position of its rows */
+  int           *colbias;  /* [ncolbias] biased slice s: w << l2 biases, one per entry position of its rows; dictionary slice s: its nwin window bases */
   PetscCount     ncolbias;
   PetscInt      *rowperm;  /* [nrows] sorted position -> original row */
   PetscInt      *slot2csr; /* [nslots] CSR entry, -1 for padding */
@@ -57,6 +65,7 @@ typedef struct {
   MatEllwarpKernel kernel;
   PetscInt         threshold, sortwindow, longrow, nsplit, n16, maxrowlen, minrowlen;
   PetscInt         nbias;            /* of the n16 slices with 16-bit columns, those with a bias per entry position (meta bit 5) */
+  PetscInt         ndict;            /* of the n16 slices with 16-bit columns, those with dictionary codes (meta bit 6) */
   PetscInt         blocksize;        /* threads per CUDA block the chooser picked (-mat_ellwarp_tune block_size overrides) */
   PetscReal        meanrowlen, stdrowlen;
   PetscBool        analysedondevice; /* built by the device analysis (ellwarpanalysis.h) */
@@ -69,6 +78,9 @@ typedef struct {
 #define ELLWARP_BIAS_SPAN 65534 /* a position's max - min of (col - row) with which every offset from the midpoint fits in [-32767, 32767] */
 #define ELLWARP_BIAS_MAXL2 3    /* biased slices have at most 8 lanes per row (16 would move as many bytes as 32-bit columns) */
 #define ELLWARP_CHUNK     2048
+#define ELLWARP_DICT_SHIFT 9            /* dictionary slices: windows of 512 columns, 7 bits of the code pick one of at most 128 */
+#define ELLWARP_DICT_MAX   128
+#define ELLWARP_DICT_PAD   ((short)-1) /* code 0xffff: never a column (window 127 must not hold column offset 511) */
 
 typedef struct {
   MatEllwarpKernel kernel;     /* AUTO lets the analysis choose */
@@ -77,6 +89,7 @@ typedef struct {
   PetscInt         longrow;    /* rows longer than this go to the chunked path; 0: automatic, <0: never */
   PetscBool        compress;   /* 16-bit column offsets in slices where they fit */
   PetscBool        compressbias; /* with compress: 16-bit offsets from (row + a bias per entry position of the slice) in slices where row-relative ones do not fit */
+  PetscBool        compressdict; /* with compress: 16-bit codes into a dictionary of column windows in slices where neither of the above fits */
   PetscInt         analysis;   /* where the pattern analysis runs: -1 automatic (device with the cuda backend), 0 device, 1 host */
 } EllwarpParams;
 
@@ -135,6 +148,11 @@ static inline int EllwarpSliceCol(const EllwarpLayout *L, PetscInt s, PetscCount
 {
   if (L->meta[s] & 16) {
     short d = L->col16[L->colbase[s] + off];
+    if (L->meta[s] & 64) { /* dictionary code */
+      const unsigned short u = (unsigned short)d;
+      if (d == ELLWARP_DICT_PAD) return -1;
+      return L->colbias[L->biasbase[s] + (u >> ELLWARP_DICT_SHIFT)] + (int)(u & ((1u << ELLWARP_DICT_SHIFT) - 1));
+    }
     if (d == ELLWARP_PAD16) return -1;
     if (L->meta[s] & 32) { /* entry position (off / 32) << l2 + (lane & (tpr - 1)) */
       const int l2 = L->meta[s] & 15;
@@ -157,6 +175,10 @@ PETSC_EXTERN PetscErrorCode EllwarpLayoutDropArrays(EllwarpLayout *);
 PETSC_EXTERN PetscErrorCode EllwarpLayoutCopyArrays(EllwarpLayout *, const EllwarpLayout *);
 PETSC_EXTERN PetscErrorCode EllwarpLayoutTranspose(PetscInt, PetscInt, const PetscInt[], const PetscInt[], PetscInt **, PetscInt **, PetscInt **);
 PETSC_INTERN PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *);
+/* the dictionary mode's host analysis (dictlayout.c) */
+PETSC_INTERN PetscErrorCode EllwarpSliceDictWindows(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], PetscInt *, PetscInt *, int[]);
+PETSC_INTERN PetscBool      EllwarpSliceDictSaves(PetscCount, PetscInt);
+PETSC_INTERN short          EllwarpSliceDictCode(PetscInt, const int[], PetscInt);
 
 /* Host reference kernels: the same layout, the same per-lane order of summation. */
 PETSC_INTERN void EllwarpHostRefresh(const EllwarpLayout *, const PetscScalar *, PetscScalar *);

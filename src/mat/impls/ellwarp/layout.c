@@ -545,6 +545,8 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   EllwarpLayout  *L;
   PetscInt       *rowlen, *sortedlen, nlong, Wwalk = -1, W, T, ns, longrow;
   int            *mn, *mx; /* per entry position of a slice's rows: the span of (col - row) */
+  PetscInt       *dtmp = NULL, nwin = -1; /* dictionary slices (dictlayout.c) */
+  int            *dids = NULL;
   PetscCount      nslots;
   EllwarpRowStats st;
   EllwarpPlan     plan;
@@ -623,8 +625,10 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   L->ncol16 = L->ncol32 = 0;
   L->n16                = 0;
   L->nbias              = 0;
+  L->ndict              = 0;
   L->ncolbias           = 0;
   PetscCall(PetscMalloc2(L->maxrowlen + ELLWARP_LANES, &mn, L->maxrowlen + ELLWARP_LANES, &mx)); /* w << l2 < maxrowlen + 32 */
+  if (par->compress && par->compressdict) PetscCall(PetscMalloc2((size_t)L->maxrowlen * ELLWARP_LANES + 1, &dtmp, ELLWARP_DICT_MAX, &dids)); /* a slice's entries; its windows */
   {
     PetscInt p = nlong, s = 0;
     while (p < m) {
@@ -643,7 +647,13 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
         SlicePosSpan(p, rows, l2, w, L->rowperm, ai, aj, mn, mx);
         fits = bias = SliceBiasFits(w << l2, mn, mx);
       }
-      L->meta[s]         = (unsigned char)(l2 | (fits ? 16 : 0) | (bias ? 32 : 0));
+      nwin = -1;
+      if (!fits && par->compress && par->compressdict) PetscCall(EllwarpSliceDictWindows(p, rows, L->rowperm, ai, aj, dtmp, &nwin, NULL));
+      if (!fits && EllwarpSliceDictSaves((PetscCount)w * ELLWARP_LANES, nwin)) {
+        fits = PETSC_TRUE;
+        L->ndict++;
+      } else nwin = -1;
+      L->meta[s]         = (unsigned char)(l2 | (fits ? 16 : 0) | (bias ? 32 : 0) | (nwin >= 0 ? 64 : 0));
       L->colbase[s]      = fits ? L->ncol16 : L->ncol32;
       L->biasbase[s]     = L->ncolbias;
       L->slicerow[s + 1] = p + rows;
@@ -656,6 +666,7 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
         L->nbias++;
         L->ncolbias += (PetscCount)w << l2;
       }
+      if (nwin >= 0) L->ncolbias += nwin;
       p += rows;
       s++;
     }
@@ -666,14 +677,18 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   PetscCall(PetscMalloc1(L->ncolbias, &L->colbias));
   for (PetscInt i = 0; i < m; i++) L->diagslot[i] = -1;
   for (PetscInt s = 0; s < ns; s++) {
-    PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2, is16 = L->meta[s] & 16, isbias = L->meta[s] & 32;
+    PetscInt   l2 = L->meta[s] & 15, tpr = 1 << l2, is16 = L->meta[s] & 16, isbias = L->meta[s] & 32, isdict = L->meta[s] & 64;
     PetscCount base = L->sliceptr[s], width = L->sliceptr[s + 1] - base;
     int       *bias = isbias ? L->colbias + L->biasbase[s] : NULL;
 
     for (PetscCount k = 0; k < width; k++) {
       L->slot2csr[base + k] = -1;
-      if (is16) L->col16[L->colbase[s] + k] = ELLWARP_PAD16;
+      if (is16) L->col16[L->colbase[s] + k] = isdict ? ELLWARP_DICT_PAD : ELLWARP_PAD16;
       else L->col32[L->colbase[s] + k] = -1;
+    }
+    if (isdict) { /* the table: window bases, ascending */
+      PetscCall(EllwarpSliceDictWindows(L->slicerow[s], L->slicerow[s + 1] - L->slicerow[s], L->rowperm, ai, aj, dtmp, &nwin, dids));
+      for (PetscInt i = 0; i < nwin; i++) L->colbias[L->biasbase[s] + i] = dids[i] << ELLWARP_DICT_SHIFT;
     }
     if (isbias) {
       const PetscInt w = (PetscInt)(width / ELLWARP_LANES);
@@ -685,7 +700,8 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
       for (PetscInt e = 0; e < rowlen[row]; e++) {
         PetscCount off = (PetscCount)(e >> l2) * ELLWARP_LANES + q * tpr + (e & (tpr - 1));
         PetscInt   k   = ai[row] + e;
-        if (isbias) L->col16[L->colbase[s] + off] = (short)(aj[k] - row - bias[e]);
+        if (isdict) L->col16[L->colbase[s] + off] = EllwarpSliceDictCode(nwin, dids, aj[k]);
+        else if (isbias) L->col16[L->colbase[s] + off] = (short)(aj[k] - row - bias[e]);
         else if (is16) L->col16[L->colbase[s] + off] = (short)(aj[k] - row);
         else L->col32[L->colbase[s] + off] = (int)aj[k];
         L->slot2csr[base + off] = entrymap ? entrymap[k] : k;
@@ -721,6 +737,7 @@ PetscErrorCode EllwarpLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
     if (L->sliceptr[s + 1] > L->sliceptr[s]) L->nactive = s + 1;
   PetscCall(PetscFree2(rowlen, sortedlen));
   PetscCall(PetscFree2(mn, mx));
+  PetscCall(PetscFree2(dtmp, dids));
   *out = L;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -840,12 +857,12 @@ PetscErrorCode EllwarpLayoutTranspose(PetscInt m, PetscInt n, const PetscInt ai[
 }
 
 /* Bytes one MatMult really moves with this layout: values, columns (2 or 4 bytes), the biases of the biased
-   16-bit slices (4 bytes per step and lane of a row), slice metadata, the row permutation, x once and y once (x is gathered, so
+   16-bit slices (4 bytes per step and lane of a row) and the window tables of the dictionary slices (4 bytes per window), slice metadata, the row permutation, x once and y once (x is gathered, so
    this is a lower bound). */
 PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *L)
 {
   return (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)(L->ncol32 + (L->nslots - L->nsliceslots)) * sizeof(int) + (PetscLogDouble)L->ncol16 * sizeof(short) + (PetscLogDouble)L->ncolbias * sizeof(int) +
-         (PetscLogDouble)L->nslices * (2 * sizeof(PetscCount) + sizeof(PetscInt) + 1) + (PetscLogDouble)L->nbias * sizeof(PetscCount) + (PetscLogDouble)L->nrows * (sizeof(PetscInt) + sizeof(PetscScalar)) + (PetscLogDouble)L->ncols * sizeof(PetscScalar);
+         (PetscLogDouble)L->nslices * (2 * sizeof(PetscCount) + sizeof(PetscInt) + 1) + (PetscLogDouble)(L->nbias + L->ndict) * sizeof(PetscCount) + (PetscLogDouble)L->nrows * (sizeof(PetscInt) + sizeof(PetscScalar)) + (PetscLogDouble)L->ncols * sizeof(PetscScalar);
 }
 
 void EllwarpHostRefresh(const EllwarpLayout *L, const PetscScalar *csr, PetscScalar *val)

@@ -321,17 +321,47 @@ __device__ static inline void PosSpan(bool has, int d, int l2, int *mn, int *mx)
   *mx = b;
 }
 
+/* The dictionary mode (dictlayout.c) on one warp: the slice's distinct window ids (col >> ELLWARP_DICT_SHIFT) in
+   ascending order, one per round: each lane's next id (its entries j, j + tpr, ... are ascending in a sorted row), the
+   warp's minimum, then the lanes holding it step past its entries.  EMIT: round r writes the table entry r and the
+   codes (r << shift | col & mask) of those entries.  Returns the window count, or -1 where the host analysis
+   (EllwarpSliceDictWindows) refuses the slice: a row not sorted, more than ELLWARP_DICT_MAX windows, or window 127
+   holding offset 511 (the padding code).  Warp-uniform; every lane must call it. */
+template <bool EMIT>
+__device__ static int DictRounds(const PetscInt *__restrict__ aj, PetscInt rs, PetscInt rl, int tpr, int j, int lane, short *col16, int *table)
+{
+  bool     unsorted = false, top = false;
+  PetscInt e        = j;
+  for (PetscInt k = j; k < rl; k += tpr)
+    if (k > 0 && aj[rs + k] < aj[rs + k - 1]) unsorted = true;
+  if (__any_sync(0xffffffffu, unsorted)) return -1;
+  for (int r = 0;; r++) {
+    const int id = e < rl ? (int)(aj[rs + e] >> ELLWARP_DICT_SHIFT) : INT_MAX;
+    int       mn = id;
+    for (int off = 16; off > 0; off >>= 1) mn = min(mn, __shfl_xor_sync(0xffffffffu, mn, off));
+    if (mn == INT_MAX) return __any_sync(0xffffffffu, top) && r == ELLWARP_DICT_MAX ? -1 : r;
+    if (r == ELLWARP_DICT_MAX) return -1;
+    if (EMIT && lane == 0) table[r] = mn << ELLWARP_DICT_SHIFT;
+    while (e < rl && (int)(aj[rs + e] >> ELLWARP_DICT_SHIFT) == mn) {
+      const int lo = (int)(aj[rs + e] & ((1 << ELLWARP_DICT_SHIFT) - 1));
+      if (r == ELLWARP_DICT_MAX - 1 && lo == (1 << ELLWARP_DICT_SHIFT) - 1) top = true;
+      if (EMIT) col16[(e / tpr) * ELLWARP_LANES + lane] = (short)(unsigned short)((r << ELLWARP_DICT_SHIFT) | lo);
+      e += tpr;
+    }
+  }
+}
+
 /* one warp per slice, lanes mapped as in FillKernel (lane = q*tpr + j walks entries j, j+tpr, ... of the
    slice's q-th row): do all its entries lie within +-32767 of their rows (a warp vote)?  If not, does every
    entry position's span of (col - row) allow 16-bit offsets from a bias per position (layout.c: SlicePosSpan,
    SliceBiasFits)?  Then its sizes (szb: its biases). */
-__global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slicerow, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const int *width, bool compress, bool compressbias, unsigned char *meta, PetscCount *szall, PetscCount *sz16, PetscCount *sz32, PetscInt *f16, PetscCount *szb, PetscInt *fb)
+__global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slicerow, const PetscInt *perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const int *width, bool compress, bool compressbias, bool compressdict, unsigned char *meta, PetscCount *szall, PetscCount *sz16, PetscCount *sz32, PetscInt *f16, PetscCount *szb, PetscInt *fb, PetscInt *fd)
 {
   const int      lane = threadIdx.x & 31;
   const PetscInt s    = (PetscInt)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   if (s > ns) return;
   if (s == ns) { /* the scans' totals */
-    if (lane == 0) szall[ns] = sz16[ns] = sz32[ns] = f16[ns] = szb[ns] = fb[ns] = 0;
+    if (lane == 0) szall[ns] = sz16[ns] = sz32[ns] = f16[ns] = szb[ns] = fb[ns] = fd[ns] = 0;
     return;
   }
   const int      w = width[s], l2 = meta[s] & 15, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
@@ -356,22 +386,29 @@ __global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slice
       bias = !__any_sync(0xffffffffu, mn <= mx && (long long)mx - (long long)mn > ELLWARP_BIAS_SPAN);
     }
   }
+  int nwin = -1; /* the dictionary mode where neither 16-bit offset mode fits and it saves bytes (layout.c) */
+  if (bad && !bias && compress && compressdict) {
+    nwin = DictRounds<false>(aj, rs, rl, tpr, j, lane, NULL, NULL);
+    if (!(nwin >= 0 && 4 * (PetscCount)nwin < 2 * (PetscCount)w * ELLWARP_LANES)) nwin = -1;
+  }
   if (lane == 0) {
     const PetscCount sz = (PetscCount)w * ELLWARP_LANES;
-    const bool       c16 = !bad || bias;
-    meta[s] |= !bad ? 16 : (bias ? 48 : 0);
+    const bool       c16 = !bad || bias || nwin >= 0;
+    meta[s] |= !bad ? 16 : (bias ? 48 : (nwin >= 0 ? 80 : 0));
     szall[s] = sz;
     sz16[s]  = c16 ? sz : 0;
     sz32[s]  = c16 ? 0 : sz;
     f16[s]   = c16 ? 1 : 0;
-    szb[s]   = bias ? (PetscCount)w << l2 : 0;
+    szb[s]   = bias ? (PetscCount)w << l2 : (nwin >= 0 ? nwin : 0);
     fb[s]    = bias ? 1 : 0;
+    fd[s]    = nwin >= 0 ? 1 : 0;
   }
 }
 
 /* the scans' totals in one array, for one copy to the host */
-__global__ static void TotalsKernel(PetscInt ns, const PetscCount *sliceptr, const PetscCount *o16, const PetscCount *o32, const PetscInt *n16, const PetscCount *ob, const PetscInt *nb, PetscCount *tot)
+__global__ static void TotalsKernel(PetscInt ns, const PetscCount *sliceptr, const PetscCount *o16, const PetscCount *o32, const PetscInt *n16, const PetscCount *ob, const PetscInt *nb, const PetscInt *nd, PetscCount *tot)
 {
+  tot[7] = nd[ns];
   tot[0] = sliceptr[ns];
   tot[1] = o16[ns];
   tot[2] = o32[ns];
@@ -403,11 +440,12 @@ __global__ static void FillKernel(PetscInt ns, PetscInt m, const PetscCount *sli
   if (s >= ns) return;
   const PetscCount base = sliceptr[s];
   const int        w    = (int)((sliceptr[s + 1] - base) / ELLWARP_LANES);
-  const int        l2 = meta[s] & 15, is16 = meta[s] & 16, isbias = meta[s] & 32, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
+  const int        l2 = meta[s] & 15, is16 = meta[s] & 16, isbias = meta[s] & 32, isdict = meta[s] & 64, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
   const PetscInt   p    = slicerow[s] + q, pend = s + 1 < ns ? slicerow[s + 1] : m;
   const bool       live = p < pend;
   const PetscInt   row  = live ? perm[p] : 0;
   const PetscInt   rs   = live ? ai[row] : 0, rl = live ? ai[row + 1] - rs : 0;
+  if (isdict) (void)DictRounds<true>(aj, rs, rl, tpr, j, lane, col16 + colbase[s], colbias + biasbase[s]); /* the table and the entries' codes */
   for (int k = 0; k < w; k++) { /* warp-uniform: the bias reductions */
     const PetscInt   e   = (PetscInt)k * tpr + j;
     const PetscCount off = (PetscCount)k * ELLWARP_LANES + lane;
@@ -420,12 +458,12 @@ __global__ static void FillKernel(PetscInt ns, PetscInt m, const PetscCount *sli
     }
     if (e < rl) {
       const PetscInt col = aj[rs + e];
-      if (is16) col16[colbase[s] + off] = (short)(col - row - b);
+      if (is16 && !isdict) col16[colbase[s] + off] = (short)(col - row - b);
       else col32[colbase[s] + off] = (int)col;
       slot2csr[base + off] = map ? map[rs + e] : rs + e;
       if (col == row) diagslot[row] = base + off;
     } else {
-      if (is16) col16[colbase[s] + off] = (short)ELLWARP_PAD16;
+      if (is16) col16[colbase[s] + off] = isdict ? ELLWARP_DICT_PAD : (short)ELLWARP_PAD16;
       else col32[colbase[s] + off] = -1;
       slot2csr[base + off] = -1;
     }
@@ -496,9 +534,9 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
 {
   EllwarpLayout      *L;
   const PetscInt     *dai = ai, *daj = aj, *dmap = map;
-  PetscInt           *uai = NULL, *uaj = NULL, *umap = NULL, *len = NULL, *sortedlen = NULL, *cnt = NULL, *off = NULL, *cc = NULL, *f16 = NULL, *fb = NULL;
+  PetscInt           *uai = NULL, *uaj = NULL, *umap = NULL, *len = NULL, *sortedlen = NULL, *cnt = NULL, *off = NULL, *cc = NULL, *f16 = NULL, *fb = NULL, *fdc = NULL;
   int                *width = NULL, *dmiss = NULL, nmiss = 0;
-  PetscCount         *szall = NULL, *sz16 = NULL, *sz32 = NULL, *o16 = NULL, *o32 = NULL, *szb = NULL, *ll = NULL, nnz, tot[7];
+  PetscCount         *szall = NULL, *sz16 = NULL, *sz32 = NULL, *o16 = NULL, *o32 = NULL, *szb = NULL, *ll = NULL, nnz, tot[8];
   DevStats            hs, *dst = NULL;
   unsigned long long *dhist = NULL;
   EllwarpRowStats     st;
@@ -648,7 +686,8 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(Alloc(&f16, (PetscCount)ns + 1, "slice sizes"));
   PetscCall(Alloc(&szb, (PetscCount)ns + 1, "slice sizes"));
   PetscCall(Alloc(&fb, (PetscCount)ns + 1, "slice sizes"));
-  FitsKernel<<<(unsigned)((ns + 1 + 7) / 8), 256, 0, stream>>>(ns, m, d->slicerow, d->rowperm, dai, daj, width, (bool)par->compress, (bool)par->compressbias, d->meta, szall, sz16, sz32, f16, szb, fb);
+  PetscCall(Alloc(&fdc, (PetscCount)ns + 1, "slice sizes"));
+  FitsKernel<<<(unsigned)((ns + 1 + 7) / 8), 256, 0, stream>>>(ns, m, d->slicerow, d->rowperm, dai, daj, width, (bool)par->compress, (bool)par->compressbias, (bool)(par->compress && par->compressdict), d->meta, szall, sz16, sz32, f16, szb, fb, fdc);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(Alloc(&d->sliceptr, (PetscCount)ns + 1, "slice offsets"));
   PetscCall(Alloc(&d->colbase, ns, "column offsets"));
@@ -656,27 +695,31 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(ExclusiveScan(sz16, o16, (PetscCount)ns + 1, (PetscCount)0));
   PetscCall(ExclusiveScan(sz32, o32, (PetscCount)ns + 1, (PetscCount)0));
   {
-    PetscInt   *n16d = NULL, *nbd = NULL;
+    PetscInt   *n16d = NULL, *nbd = NULL, *ndd = NULL;
     PetscCount *dtot = NULL;
     PetscCall(Alloc(&n16d, (PetscCount)ns + 1, "16-bit slices"));
     PetscCall(Alloc(&nbd, (PetscCount)ns + 1, "biased slices"));
+    PetscCall(Alloc(&ndd, (PetscCount)ns + 1, "dictionary slices"));
     PetscCall(Alloc(&d->biasbase, (PetscCount)ns + 1, "bias offsets"));
-    PetscCall(Alloc(&dtot, 7, "totals"));
+    PetscCall(Alloc(&dtot, 8, "totals"));
     PetscCall(ExclusiveScan(f16, n16d, (PetscCount)ns + 1, (PetscInt)0));
     PetscCall(ExclusiveScan(fb, nbd, (PetscCount)ns + 1, (PetscInt)0));
+    PetscCall(ExclusiveScan(fdc, ndd, (PetscCount)ns + 1, (PetscInt)0));
     PetscCall(ExclusiveScan(szb, d->biasbase, (PetscCount)ns + 1, (PetscCount)0));
-    TotalsKernel<<<1, 1, 0, stream>>>(ns, d->sliceptr, o16, o32, n16d, d->biasbase, nbd, dtot);
+    TotalsKernel<<<1, 1, 0, stream>>>(ns, d->sliceptr, o16, o32, n16d, d->biasbase, nbd, ndd, dtot);
     PetscCallCUDA(cudaMemsetAsync(dtot + 4, 0, sizeof(PetscCount), stream));
     if (ns) ActiveKernel<<<Grid(ns), NT, 0, stream>>>(ns, d->sliceptr, dtot + 4);
     PetscCallCUDA(cudaGetLastError());
-    PetscCall(ToHost(tot, dtot, 7));
+    PetscCall(ToHost(tot, dtot, 8));
     PetscCall(Free(&n16d));
     PetscCall(Free(&nbd));
+    PetscCall(Free(&ndd));
     PetscCall(Free(&dtot));
     L->n16      = (PetscInt)tot[3];
     L->nactive  = (PetscInt)tot[4];
     L->ncolbias = tot[5];
     L->nbias    = (PetscInt)tot[6];
+    L->ndict    = (PetscInt)tot[7];
   }
   PetscCheck(tot[0] == plan.walk.nslots, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device slots %" PetscCount_FMT " != planned %" PetscCount_FMT, tot[0], plan.walk.nslots);
   L->ncol16      = tot[1];
@@ -730,6 +773,7 @@ PetscErrorCode EllwarpLayoutCreateCUDA(PetscInt m, PetscInt n, const PetscInt ai
   PetscCall(Free(&f16));
   PetscCall(Free(&szb));
   PetscCall(Free(&fb));
+  PetscCall(Free(&fdc));
   PetscCall(Free(&cnt));
   PetscCall(Free(&off));
   PetscCall(Free(&width));

@@ -99,6 +99,16 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, DevBias b
       const int         b  = __ldg(bp + (k << l2));
       if (cc != ELLWARP_PAD16) sum += (ABS ? fabs(vv) : vv) * __ldg(x + (row + b + cc));
     }
+  } else if (BIAS && (meta & 64)) { /* dictionary codes: column = table[code >> 9] + (code & 511), one load per step from the
+                                      slice's table (at most 128 ints: L1); the same x entries as 32-bit columns */
+    const unsigned short *c  = reinterpret_cast<const unsigned short *>(d.col16 + d.colbase[s]) + lane;
+    const int            *tb = bz.colbias + bz.biasbase[s];
+#pragma unroll ellwarp_unroll
+    for (int k = 0; k < w; k++) {
+      const unsigned short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      const PetscScalar    vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
+      if (cc != (unsigned short)ELLWARP_DICT_PAD) sum += (ABS ? fabs(vv) : vv) * __ldg(x + (__ldg(tb + (cc >> ELLWARP_DICT_SHIFT)) + (int)(cc & ((1u << ELLWARP_DICT_SHIFT) - 1))));
+    }
   } else if (meta & 16) {
     const short *c = d.col16 + d.colbase[s] + lane;
 #pragma unroll ellwarp_unroll
@@ -347,6 +357,20 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, DevBias 
       for (int j = 0; j < R; j++)
         if (cc[j] != ELLWARP_PAD16) acc[j][a] += vv[j] * __ldg(x + (row[j] + bb[j] + cc[j]));
     });
+  } else if (BIAS && (meta & 64)) { /* dictionary codes (MultKernel's); LdCol16R sign-extends: back to unsigned 16 bits */
+    const short *c  = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
+    const int   *tb = bz.colbias + (sv ? bz.biasbase[s] : 0);
+    StepLoop<A, UN>(w, [&](int k, int a) {
+      int         cc[R];
+      PetscScalar vv[R];
+      LdCol16R<R, NC>(c + (size_t)k * ELLWARP_LANES, cc);
+      LdValsR<R, NC>(v + (size_t)k * ELLWARP_LANES, vv);
+#pragma unroll
+      for (int j = 0; j < R; j++) {
+        const unsigned u = (unsigned)cc[j] & 0xffffu;
+        if (cc[j] != ELLWARP_DICT_PAD) acc[j][a] += vv[j] * __ldg(x + (__ldg(tb + (u >> ELLWARP_DICT_SHIFT)) + (int)(u & ((1u << ELLWARP_DICT_SHIFT) - 1))));
+      }
+    });
   } else if (meta & 16) {
     const short *c = d.col16 + (sv ? d.colbase[s] : 0) + t * R;
     StepLoop<A, UN>(w, [&](int k, int a) {
@@ -464,7 +488,7 @@ PetscErrorCode EllwarpCUDALaunchMult(const EllwarpStore *S, PetscInt bs, const P
   const int            wpb = (int)(bs / ELLWARP_LANES);
   DevLayout            d   = View(S);
   const DevBias        bz  = BiasView(S);
-  const bool           biased = L->nbias > 0; /* layouts without biased slices run kernel instances without code for them */
+  const bool           biased = L->nbias + L->ndict > 0; /* layouts without biased or dictionary slices run kernel instances without code for them */
   PetscInt             nb;
   cudaStream_t         stream;
 

@@ -38,6 +38,7 @@ static const PetscEllwarpTuneKey TuneKeys[] = {
   {"long_row",           NULL,   "rows longer than this are summed by whole thread blocks in chunks of 2048 (0: automatic, -1: never)"                   },
   {"compress_columns",   NULL,   "16-bit column offsets in the slices where they fit (default 1)"                                                        },
   {"compress_bias",      NULL,   "with compressed columns: 16-bit offsets from the row plus a bias per entry position where row-relative ones do not fit (default 1)"},
+  {"compress_dict",      NULL,   "with compressed columns: 16-bit codes into a per-slice dictionary of 512-column windows where neither 16-bit offset mode fits and it saves bytes (default 1)"},
   {"analysis",           NULL,   "where the pattern analysis runs: device or host (the reference; default: device with the cuda backend)"               },
   {"analysis_drop_host", NULL,   "test hook: after a host analysis the matrix keeps only the layout's scalars, as after a device analysis"              },
   {"block_size",         "cuda", "threads per CUDA block, a multiple of 32 up to 1024 (0: automatic)"                                                   },
@@ -77,6 +78,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscEllwarpTuneListGetInt(&T, "long_row", -1, PETSC_INT_MAX, &p.longrow));
   PetscCall(PetscEllwarpTuneListGetBool(&T, "compress_columns", &p.compress));
   PetscCall(PetscEllwarpTuneListGetBool(&T, "compress_bias", &p.compressbias));
+  PetscCall(PetscEllwarpTuneListGetBool(&T, "compress_dict", &p.compressdict));
   {
     static const char *const where[] = {"device", "host"};
     PetscCall(PetscEllwarpTuneListGetEList(&T, "analysis", where, 2, &p.analysis));
@@ -126,7 +128,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   }
   PetscCheck(p.sortwindow == -1 || (p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune sort_window=%" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
   PetscCheck(e->blocksize == 0 || (e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune block_size=%" PetscInt_FMT " must be 0 (automatic) or a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
-  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress || p.compressbias != e->par.compressbias || p.analysis != e->par.analysis) {
+  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress || p.compressbias != e->par.compressbias || p.compressdict != e->par.compressdict || p.analysis != e->par.analysis) {
     e->par = p;
     if (e->L) { /* new parameters: the next use re-analyses */
       PetscCall(MatSeqELLWARPSyncHost(A));
@@ -334,6 +336,7 @@ static PetscErrorCode GetInfo(Mat A, MatEllwarpInfo *info)
   info->nsplit     = L->nsplit;
   info->n16        = L->n16;
   info->nbias      = L->nbias;
+  info->ndict      = L->ndict;
   info->nlong      = L->nlong;
   info->maxrowlen  = L->maxrowlen;
   info->minrowlen  = L->minrowlen;
@@ -374,7 +377,8 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "ELLWARP layout: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscCount_FMT " nonzeros in %" PetscInt_FMT " slices of %d lanes\n", info.nrows, info.ncols, info.nnz, info.nslices, ELLWARP_LANES));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  row length: min %" PetscInt_FMT " mean %.2f std %.2f max %" PetscInt_FMT "\n", info.minrowlen, (double)info.meanrowlen, (double)info.stdrowlen, info.maxrowlen));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  padded slots %" PetscCount_FMT " (padding ratio %.4f), %" PetscInt_FMT " slices split over several lanes, %" PetscInt_FMT " with 16-bit columns\n", info.nslots, info.nnz ? (double)info.nslots / (double)info.nnz : 1.0, info.nsplit, info.n16));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  column modes: %" PetscInt_FMT " slices 16-bit from the row, %" PetscInt_FMT " 16-bit from the row plus a bias per entry position%s, %" PetscInt_FMT " 32-bit\n", info.n16 - info.nbias, info.nbias, e->par.compress && !e->par.compressbias ? " (off: -mat_ellwarp_tune compress_bias=0)" : "", info.nslices - info.n16));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  column modes: %" PetscInt_FMT " slices 16-bit from the row, %" PetscInt_FMT " 16-bit from the row plus a bias per entry position%s, %" PetscInt_FMT " 16-bit dictionary codes (%.1f %% of the slices%s), %" PetscInt_FMT " 32-bit\n", info.n16 - info.nbias - info.ndict, info.nbias, e->par.compress && !e->par.compressbias ? " (off: -mat_ellwarp_tune compress_bias=0)" : "", info.ndict,
+                                     info.nslices ? 100.0 * (double)info.ndict / (double)info.nslices : 0.0, e->par.compress && !e->par.compressdict ? "; off: -mat_ellwarp_tune compress_dict=0" : "", info.nslices - info.n16));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " long rows (over %" PetscInt_FMT " entries) summed in %" PetscInt_FMT " chunks of %d\n", info.nlong, e->L->longrow, e->L->nchunks, ELLWARP_CHUNK));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel %s (requested %s), threshold %" PetscInt_FMT ", block size %" PetscInt_FMT ", sort window %" PetscInt_FMT "%s\n", MatEllwarpKernels[info.kernel], MatEllwarpKernels[e->par.kernel], info.threshold, info.blocksize, info.sortwindow, info.sortwindow ? "" : " (whole matrix)"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%s layout, %.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult, info.block > 1 ? "blocked" : "scalar",
@@ -468,6 +472,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   e->par.kernel   = MAT_ELLWARP_KERNEL_AUTO;
   e->par.compress   = PETSC_TRUE;
   e->par.compressbias = PETSC_TRUE;
+  e->par.compressdict = PETSC_TRUE;
   e->par.sortwindow = -1;
   e->par.analysis   = -1; /* the device with the cuda backend */
   e->bdecided       = -1; /* the blocked layout: chosen at the first product (seqellwarpblock.c) */
