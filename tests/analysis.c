@@ -635,6 +635,84 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The dictionary mode's refusals at their edges, one slice each (K1, whole-matrix sort: 32 rows of one length, the
+   groups' lengths distinct; columns far from the rows and the bias off, so neither 16-bit offset mode takes them):
+   A 128 windows with offset 511 in the last (the padding code: refused), B 128 windows (taken), C 160 windows
+   (refused), D 3 windows and one row unsorted (refused), E 3 windows (taken).  The host analysis, the device's lane
+   steps (EmulateDeviceFill) and, with -gpu, the device analysis must all decide so. */
+static PetscErrorCode DictEdges(PetscBool gpu)
+{
+  const PetscInt len[5] = {9, 10, 11, 12, 13}, ng = 5, rows = ELLWARP_LANES * ng;
+  const PetscInt want[5] = {0, 1, 0, 0, 1};
+  CSR            A;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&A, sizeof(A)));
+  PetscCall(PetscStrncpy(A.name, "dict_edges", sizeof(A.name)));
+  A.m = rows;
+  A.n = 164000; /* window ids up to 2 * 159 */
+  PetscCall(PetscMalloc1(rows + 1, &A.ai));
+  A.ai[0] = 0;
+  for (PetscInt g = 0; g < ng; g++)
+    for (PetscInt q = 0; q < ELLWARP_LANES; q++) A.ai[g * ELLWARP_LANES + q + 1] = A.ai[g * ELLWARP_LANES + q] + len[g];
+  PetscCall(PetscMalloc1(A.ai[rows], &A.aj));
+  for (PetscInt g = 0; g < ng; g++)
+    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
+      PetscInt *c = A.aj + A.ai[g * ELLWARP_LANES + q];
+      for (PetscInt i = 0; i < len[g]; i++) {
+        PetscInt t, off;
+        if (g <= 2) { /* windows q + 32 k (k < 4: 128 of them, k < 5: 160), offsets 10 i */
+          t   = q + ELLWARP_LANES * (i % (g == 2 ? 5 : 4));
+          off = (g == 0 && q == ELLWARP_LANES - 1 && i == 3) ? 511 : 10 * i; /* A: window 127 holds offset 511 */
+        } else { /* 3 windows */
+          t   = (i % 3) * 40;
+          off = 30 * i + q % 30;
+        }
+        c[i] = 2 * t * 512 + off; /* ids 2 t: every entry far from its row */
+      }
+      PetscCall(PetscSortInt(len[g], c));
+      if (g == 3 && q == 5) { /* D: one row unsorted */
+        const PetscInt tmp = c[0];
+        c[0]               = c[1];
+        c[1]               = tmp;
+      }
+    }
+  for (int k = 0; k < 3; k++) {
+    EllwarpParams  par;
+    EllwarpLayout *H;
+    char           what[160];
+
+    PetscCall(PetscMemzero(&par, sizeof(par)));
+    par.kernel       = k == 1 ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_K1;
+    par.threshold    = k == 1 ? 4 : 0;
+    par.sortwindow   = 0;
+    par.compress     = PETSC_TRUE;
+    par.compressbias = (PetscBool)(k == 2);
+    par.compressdict = PETSC_TRUE;
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s/%s", A.name, k == 0 ? "k1" : (k == 1 ? "k2_T4" : "k1_bias")));
+    PetscCall(EllwarpLayoutCreate(A.m, A.n, A.ai, A.aj, NULL, &par, &H));
+    PetscCall(Validate(&A, H, what));
+    PetscCall(ValidateModes(&A, H, &par, what));
+    PetscCall(CheckDeviceSliceLogic(&A, H, what));
+    PetscCall(EmulateDeviceFill(&A, &par, H, what));
+    if (k == 0) { /* one slice per group, the longest first */
+      CHECK(H->nslices == ng, "%s: %" PetscInt_FMT " slices", what, H->nslices);
+      for (PetscInt s = 0; s < H->nslices; s++) {
+        const PetscInt g = H->rowperm[H->slicerow[s]] / ELLWARP_LANES;
+        CHECK(((H->meta[s] & 64) != 0) == (want[g] != 0), "%s: group %c (slice %" PetscInt_FMT ") %s the dictionary", what, (char)('A' + g), s, want[g] ? "without" : "with");
+        if (g == 1) CHECK((s + 1 < H->nslices ? H->biasbase[s + 1] : H->ncolbias) - H->biasbase[s] == 128, "%s: group B's table", what);
+      }
+    }
+#if defined(ELLWARP_HAVE_CUDA)
+    if (gpu) PetscCall(CompareDevice(&A, &par, H, what));
+#endif
+    nlayouts++;
+    PetscCall(EllwarpLayoutDestroy(&H));
+  }
+  PetscCall(FreeCSR(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the Mat level: products of a matrix analysed on the device equal those analysed on the host bit for bit */
 /* E[0]: analysed on the device (-gpu), or on the host with -mat_ellwarp_tune analysis_drop_host (the matrix keeps
    only the layout's scalars, the state a device analysis leaves); E[1]: analysed on the host */
@@ -1102,6 +1180,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &M, NULL));
   PetscCall(PetscMalloc1(PetscMax(M, 4096) + 1, &len));
 
+  PetscCall(DictEdges(gpu));
   PetscCall(KuhnCSR(10, &A)); /* FE-like: 16-bit columns, 7..27 per row */
   PetscCall(RunAll(&A, gpu));
   PetscCall(MatLevel(&A, gpu));
