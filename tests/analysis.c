@@ -19,6 +19,7 @@
 #include <petscellwarp/private/ellwarpanalysis.h>
 #include <petscellwarp/private/ellwarpblock.h>
 #include <petscellwarp/private/ellwarpkuhn.h>
+#include <petscellwarp/private/ellwarpslicelane.h>
 #include "stenciltestutil.h"
 #include <limits.h>
 
@@ -397,6 +398,106 @@ static PetscErrorCode CheckDeviceSliceLogic(const CSR *A, const EllwarpLayout *L
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The device's slice fill emulated on the host with the kernels' own lane steps (ellwarpslicelane.h; the warp
+   reductions become loops over the 32 lanes): FitsKernel's row-relative vote and dictionary decision (DictRounds), then
+   FillKernel's store of every slot (DictRounds' codes and tables, EllwarpFillSlotTarget), into arrays of the host
+   layout's sizes -- a store into the wrong array or past its end fails here -- compared with layout.c's col16, col32 and
+   dictionary tables.  The slice shapes are the device's (CheckDeviceSliceLogic); the biased mode's per-position spans
+   (PosSpan, warp shuffles) are taken from the host layout and compared on the GPU only (CompareDevice). */
+static int EmulateDictRounds(const PetscInt *aj, const PetscInt rs[], const PetscInt rl[], int tpr, short *col16, int *table)
+{
+  PetscInt e[ELLWARP_LANES];
+  int      top[ELLWARP_LANES], unsorted = 0;
+
+  for (int lane = 0; lane < ELLWARP_LANES; lane++) {
+    e[lane]   = lane & (tpr - 1);
+    top[lane] = 0;
+    unsorted |= EllwarpDictLaneUnsorted(aj, rs[lane], rl[lane], tpr, lane & (tpr - 1));
+  }
+  if (unsorted) return -1;
+  for (int r = 0;; r++) {
+    int mn = INT_MAX, anytop = 0;
+    for (int lane = 0; lane < ELLWARP_LANES; lane++) {
+      mn = PetscMin(mn, EllwarpDictLaneId(aj, rs[lane], rl[lane], e[lane]));
+      anytop |= top[lane];
+    }
+    if (mn == INT_MAX || r == ELLWARP_DICT_MAX) return EllwarpDictRoundEnd(r, mn, anytop);
+    if (table) table[r] = mn << ELLWARP_DICT_SHIFT;
+    for (int lane = 0; lane < ELLWARP_LANES; lane++) e[lane] = EllwarpDictLaneStep(aj, rs[lane], rl[lane], tpr, lane, e[lane], r, mn, col16, &top[lane]);
+  }
+}
+
+static PetscErrorCode EmulateDeviceFill(const CSR *A, const EllwarpParams *par, const EllwarpLayout *H, const char *what)
+{
+  short    *c16;
+  int      *c32, *cb;
+  PetscInt  nwrong = 0, ndict = 0, firstwrong = -1;
+  PetscBool eq;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(H->ncol16, &c16, H->ncol32, &c32, H->ncolbias, &cb));
+  for (PetscCount i = 0; i < H->ncol16; i++) c16[i] = 0x7a5a; /* a slot left unwritten differs from the host's (almost surely) */
+  for (PetscCount i = 0; i < H->ncol32; i++) c32[i] = INT_MIN;
+  for (PetscCount i = 0; i < H->ncolbias; i++) cb[i] = INT_MIN;
+  for (PetscInt s = 0; s < H->nslices; s++) {
+    const int        meta = H->meta[s], l2 = meta & 15, tpr = 1 << l2;
+    const int        w     = (int)((H->sliceptr[s + 1] - H->sliceptr[s]) / ELLWARP_LANES);
+    const PetscCount nbase = s + 1 < H->nslices ? H->biasbase[s + 1] : H->ncolbias;
+    PetscInt         row[ELLWARP_LANES], rs[ELLWARP_LANES], rl[ELLWARP_LANES];
+    int              bad = !par->compress, bias = (meta & 32) != 0, nwin = -1, wrong = 0;
+
+    for (int lane = 0; lane < ELLWARP_LANES; lane++) { /* FitsKernel's lanes */
+      const PetscInt p = H->slicerow[s] + (lane >> l2);
+      const int      live = p < H->slicerow[s + 1];
+      row[lane]           = live ? H->rowperm[p] : 0;
+      rs[lane]            = live ? A->ai[row[lane]] : 0;
+      rl[lane]            = live ? A->ai[row[lane] + 1] - rs[lane] : 0;
+      if (par->compress)
+        for (PetscInt e = lane & (tpr - 1); e < rl[lane]; e += tpr) {
+          const PetscInt d = A->aj[rs[lane] + e] - row[lane];
+          if (d <= ELLWARP_PAD16 || d > 32767) bad = 1;
+        }
+    }
+    if (bad == ((meta & 16) && !(meta & 96))) wrong = 1; /* the row-relative vote against the host's choice */
+    if (bad && !bias && par->compress && par->compressdict) {
+      nwin = EmulateDictRounds(A->aj, rs, rl, tpr, NULL, NULL);
+      if (!EllwarpDictTakes(nwin, w)) nwin = -1;
+    }
+    if ((nwin >= 0) != ((meta & 64) != 0)) wrong = 1; /* the dictionary decision */
+    if (nwin >= 0) { /* FillKernel's DictRounds: the table and the entries' codes */
+      ndict++;
+      if (nwin != nbase - H->biasbase[s] || H->colbase[s] + (PetscCount)w * ELLWARP_LANES > H->ncol16) wrong = 1;
+      else if (EmulateDictRounds(A->aj, rs, rl, tpr, c16 + H->colbase[s], cb + H->biasbase[s]) != nwin) wrong = 1;
+    }
+    for (int k = 0; k < w && !wrong; k++) /* FillKernel's stores */
+      for (int lane = 0; lane < ELLWARP_LANES; lane++) {
+        const PetscInt   e   = (PetscInt)k * tpr + (lane & (tpr - 1));
+        const int        has = e < rl[lane];
+        const PetscCount at  = H->colbase[s] + (PetscCount)k * ELLWARP_LANES + lane;
+        short            v16 = 0;
+        int              v32 = 0;
+        const int        to  = EllwarpFillSlotTarget(meta, has, has ? A->aj[rs[lane] + e] : -1, row[lane], bias ? H->colbias[H->biasbase[s] + e] : 0, &v16, &v32);
+        if (to == 16 && (meta & 16) && at < H->ncol16) c16[at] = v16;
+        else if (to == 32 && !(meta & 16) && at < H->ncol32) c32[at] = v32;
+        else if (!(to == 0 && has && (meta & 64))) wrong = 1; /* a store into the other array, past the end, or none for a slot that needs one */
+      }
+    if (bias)
+      for (PetscCount i = H->biasbase[s]; i < nbase; i++) cb[i] = H->colbias[i]; /* not emulated (PosSpan) */
+    if (wrong && firstwrong < 0) firstwrong = s;
+    nwrong += wrong;
+  }
+  CHECK(!nwrong, "%s: the device fill's lane steps (host emulation) go wrong in %" PetscInt_FMT " slices, the first %" PetscInt_FMT " (meta %d)", what, nwrong, firstwrong, firstwrong >= 0 ? (int)H->meta[firstwrong] : 0);
+  CHECK(ndict == H->ndict, "%s: the emulation has %" PetscInt_FMT " dictionary slices, the host %" PetscInt_FMT, what, ndict, H->ndict);
+  PetscCall(PetscMemcmp(c16, H->col16, (size_t)H->ncol16 * sizeof(short), &eq));
+  CHECK(eq, "%s: the device fill (host emulation) differs from layout.c in col16", what);
+  PetscCall(PetscMemcmp(c32, H->col32, (size_t)H->ncol32 * sizeof(int), &eq));
+  CHECK(eq, "%s: the device fill (host emulation) differs from layout.c in col32", what);
+  PetscCall(PetscMemcmp(cb, H->colbias, (size_t)H->ncolbias * sizeof(int), &eq));
+  CHECK(eq, "%s: the device fill (host emulation) differs from layout.c in the dictionary tables", what);
+  PetscCall(PetscFree3(c16, c32, cb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if defined(ELLWARP_HAVE_CUDA)
   #define SAME(field) CHECK(G->field == H->field, "%s: device analysis differs in " #field, what)
   #define SAMEARR(arr, n) \
@@ -515,6 +616,7 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
     if (expectbias && par.compress && par.compressdict && !par.compressbias) CHECK(H->ndict > 0, "%s: no dictionary slice where the bias is off", what);
     PetscCall(CheckRowForm(A, H, what));
     PetscCall(CheckDeviceSliceLogic(A, H, what));
+    PetscCall(EmulateDeviceFill(A, &par, H, what));
     { /* the chooser's documented rule (layout.c): power-law rows (std/mean > 1) sort in 1024-row windows,
          split at T = 8 (automatic kernel), take the chunked path past 256 entries and run 256-thread blocks;
          every other matrix 128-thread blocks and the chunked path past 512 entries */
@@ -530,6 +632,84 @@ static PetscErrorCode RunAll(CSR *A, PetscBool gpu)
     nlayouts++;
     PetscCall(EllwarpLayoutDestroy(&H));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The dictionary mode's refusals at their edges, one slice each (K1, whole-matrix sort: 32 rows of one length, the
+   groups' lengths distinct; columns far from the rows and the bias off, so neither 16-bit offset mode takes them):
+   A 128 windows with offset 511 in the last (the padding code: refused), B 128 windows (taken), C 160 windows
+   (refused), D 3 windows and one row unsorted (refused), E 3 windows (taken).  The host analysis, the device's lane
+   steps (EmulateDeviceFill) and, with -gpu, the device analysis must all decide so. */
+static PetscErrorCode DictEdges(PetscBool gpu)
+{
+  const PetscInt len[5] = {9, 10, 11, 12, 13}, ng = 5, rows = ELLWARP_LANES * ng;
+  const PetscInt want[5] = {0, 1, 0, 0, 1};
+  CSR            A;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&A, sizeof(A)));
+  PetscCall(PetscStrncpy(A.name, "dict_edges", sizeof(A.name)));
+  A.m = rows;
+  A.n = 164000; /* window ids up to 2 * 159 */
+  PetscCall(PetscMalloc1(rows + 1, &A.ai));
+  A.ai[0] = 0;
+  for (PetscInt g = 0; g < ng; g++)
+    for (PetscInt q = 0; q < ELLWARP_LANES; q++) A.ai[g * ELLWARP_LANES + q + 1] = A.ai[g * ELLWARP_LANES + q] + len[g];
+  PetscCall(PetscMalloc1(A.ai[rows], &A.aj));
+  for (PetscInt g = 0; g < ng; g++)
+    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
+      PetscInt *c = A.aj + A.ai[g * ELLWARP_LANES + q];
+      for (PetscInt i = 0; i < len[g]; i++) {
+        PetscInt t, off;
+        if (g <= 2) { /* windows q + 32 k (k < 4: 128 of them, k < 5: 160), offsets 10 i */
+          t   = q + ELLWARP_LANES * (i % (g == 2 ? 5 : 4));
+          off = (g == 0 && q == ELLWARP_LANES - 1 && i == 3) ? 511 : 10 * i; /* A: window 127 holds offset 511 */
+        } else { /* 3 windows */
+          t   = (i % 3) * 40;
+          off = 30 * i + q % 30;
+        }
+        c[i] = 2 * t * 512 + off; /* ids 2 t: every entry far from its row */
+      }
+      PetscCall(PetscSortInt(len[g], c));
+      if (g == 3 && q == 5) { /* D: one row unsorted */
+        const PetscInt tmp = c[0];
+        c[0]               = c[1];
+        c[1]               = tmp;
+      }
+    }
+  for (int k = 0; k < 3; k++) {
+    EllwarpParams  par;
+    EllwarpLayout *H;
+    char           what[160];
+
+    PetscCall(PetscMemzero(&par, sizeof(par)));
+    par.kernel       = k == 1 ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_K1;
+    par.threshold    = k == 1 ? 4 : 0;
+    par.sortwindow   = 0;
+    par.compress     = PETSC_TRUE;
+    par.compressbias = (PetscBool)(k == 2);
+    par.compressdict = PETSC_TRUE;
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s/%s", A.name, k == 0 ? "k1" : (k == 1 ? "k2_T4" : "k1_bias")));
+    PetscCall(EllwarpLayoutCreate(A.m, A.n, A.ai, A.aj, NULL, &par, &H));
+    PetscCall(Validate(&A, H, what));
+    PetscCall(ValidateModes(&A, H, &par, what));
+    PetscCall(CheckDeviceSliceLogic(&A, H, what));
+    PetscCall(EmulateDeviceFill(&A, &par, H, what));
+    if (k == 0) { /* one slice per group, the longest first */
+      CHECK(H->nslices == ng, "%s: %" PetscInt_FMT " slices", what, H->nslices);
+      for (PetscInt s = 0; s < H->nslices; s++) {
+        const PetscInt g = H->rowperm[H->slicerow[s]] / ELLWARP_LANES;
+        CHECK(((H->meta[s] & 64) != 0) == (want[g] != 0), "%s: group %c (slice %" PetscInt_FMT ") %s the dictionary", what, (char)('A' + g), s, want[g] ? "without" : "with");
+        if (g == 1) CHECK((s + 1 < H->nslices ? H->biasbase[s + 1] : H->ncolbias) - H->biasbase[s] == 128, "%s: group B's table", what);
+      }
+    }
+#if defined(ELLWARP_HAVE_CUDA)
+    if (gpu) PetscCall(CompareDevice(&A, &par, H, what));
+#endif
+    nlayouts++;
+    PetscCall(EllwarpLayoutDestroy(&H));
+  }
+  PetscCall(FreeCSR(&A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1016,6 +1196,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &M, NULL));
   PetscCall(PetscMalloc1(PetscMax(M, 4096) + 1, &len));
 
+  PetscCall(DictEdges(gpu));
   PetscCall(KuhnCSR(10, &A)); /* FE-like: 16-bit columns, 7..27 per row */
   PetscCall(RunAll(&A, gpu));
   PetscCall(MatLevel(&A, gpu));

@@ -3,6 +3,7 @@
    (tests/analysis.c compares every array). */
 #include <petscellwarp/private/ellwarpanalysis.h>
 #include <petscellwarp/private/ellwarpdevice.h>
+#include <petscellwarp/private/ellwarpslicelane.h>
 #include <petscdevice_cuda.h>
 #include <petsctime.h>
 #include <cub/cub.cuh>
@@ -330,24 +331,15 @@ __device__ static inline void PosSpan(bool has, int d, int l2, int *mn, int *mx)
 template <bool EMIT>
 __device__ static int DictRounds(const PetscInt *__restrict__ aj, PetscInt rs, PetscInt rl, int tpr, int j, int lane, short *col16, int *table)
 {
-  bool     unsorted = false, top = false;
-  PetscInt e        = j;
-  for (PetscInt k = j; k < rl; k += tpr)
-    if (k > 0 && aj[rs + k] < aj[rs + k - 1]) unsorted = true;
-  if (__any_sync(0xffffffffu, unsorted)) return -1;
-  for (int r = 0;; r++) {
-    const int id = e < rl ? (int)(aj[rs + e] >> ELLWARP_DICT_SHIFT) : INT_MAX;
-    int       mn = id;
+  int      top = 0;
+  PetscInt e   = j;
+  if (__any_sync(0xffffffffu, EllwarpDictLaneUnsorted(aj, rs, rl, tpr, j))) return -1;
+  for (int r = 0;; r++) { /* the lane steps are shared with the host emulation (ellwarpslicelane.h) */
+    int mn = EllwarpDictLaneId(aj, rs, rl, e);
     for (int off = 16; off > 0; off >>= 1) mn = min(mn, __shfl_xor_sync(0xffffffffu, mn, off));
-    if (mn == INT_MAX) return __any_sync(0xffffffffu, top) && r == ELLWARP_DICT_MAX ? -1 : r;
-    if (r == ELLWARP_DICT_MAX) return -1;
+    if (mn == INT_MAX || r == ELLWARP_DICT_MAX) return EllwarpDictRoundEnd(r, mn, __any_sync(0xffffffffu, top)); /* warp-uniform */
     if (EMIT && lane == 0) table[r] = mn << ELLWARP_DICT_SHIFT;
-    while (e < rl && (int)(aj[rs + e] >> ELLWARP_DICT_SHIFT) == mn) {
-      const int lo = (int)(aj[rs + e] & ((1 << ELLWARP_DICT_SHIFT) - 1));
-      if (r == ELLWARP_DICT_MAX - 1 && lo == (1 << ELLWARP_DICT_SHIFT) - 1) top = true;
-      if (EMIT) col16[(e / tpr) * ELLWARP_LANES + lane] = (short)(unsigned short)((r << ELLWARP_DICT_SHIFT) | lo);
-      e += tpr;
-    }
+    e = EllwarpDictLaneStep(aj, rs, rl, tpr, lane, e, r, mn, EMIT ? col16 : NULL, &top);
   }
 }
 
@@ -389,7 +381,7 @@ __global__ static void FitsKernel(PetscInt ns, PetscInt m, const PetscInt *slice
   int nwin = -1; /* the dictionary mode where neither 16-bit offset mode fits and it saves bytes (layout.c) */
   if (bad && !bias && compress && compressdict) {
     nwin = DictRounds<false>(aj, rs, rl, tpr, j, lane, NULL, NULL);
-    if (!(nwin >= 0 && 4 * (PetscCount)nwin < 2 * (PetscCount)w * ELLWARP_LANES)) nwin = -1;
+    if (!EllwarpDictTakes(nwin, w)) nwin = -1;
   }
   if (lane == 0) {
     const PetscCount sz = (PetscCount)w * ELLWARP_LANES;
@@ -440,7 +432,7 @@ __global__ static void FillKernel(PetscInt ns, PetscInt m, const PetscCount *sli
   if (s >= ns) return;
   const PetscCount base = sliceptr[s];
   const int        w    = (int)((sliceptr[s + 1] - base) / ELLWARP_LANES);
-  const int        l2 = meta[s] & 15, is16 = meta[s] & 16, isbias = meta[s] & 32, isdict = meta[s] & 64, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
+  const int        l2 = meta[s] & 15, isbias = meta[s] & 32, isdict = meta[s] & 64, tpr = 1 << l2, q = lane >> l2, j = lane & (tpr - 1);
   const PetscInt   p    = slicerow[s] + q, pend = s + 1 < ns ? slicerow[s + 1] : m;
   const bool       live = p < pend;
   const PetscInt   row  = live ? perm[p] : 0;
@@ -456,16 +448,16 @@ __global__ static void FillKernel(PetscInt ns, PetscInt m, const PetscCount *sli
       b = mn <= mx ? EllwarpBiasOf(mn, mx) : 0;
       if (q == 0) colbias[biasbase[s] + e] = b; /* e = k * tpr + j */
     }
-    if (e < rl) {
-      const PetscInt col = aj[rs + e];
-      if (is16 && !isdict) col16[colbase[s] + off] = (short)(col - row - b);
-      else col32[colbase[s] + off] = (int)col;
-      slot2csr[base + off] = map ? map[rs + e] : rs + e;
-      if (col == row) diagslot[row] = base + off;
-    } else {
-      if (is16) col16[colbase[s] + off] = isdict ? ELLWARP_DICT_PAD : (short)ELLWARP_PAD16;
-      else col32[colbase[s] + off] = -1;
-      slot2csr[base + off] = -1;
+    { /* which column array gets what (ellwarpslicelane.h): a dictionary slice's colbase indexes col16 and its entries'
+         codes are DictRounds', so only its padding is stored here (never anything into col32) */
+      const PetscInt col = e < rl ? aj[rs + e] : -1;
+      short          v16 = 0;
+      int            v32 = 0;
+      const int      to  = EllwarpFillSlotTarget(meta[s], e < rl, col, row, b, &v16, &v32);
+      if (to == 16) col16[colbase[s] + off] = v16;
+      else if (to == 32) col32[colbase[s] + off] = v32;
+      slot2csr[base + off] = e < rl ? (map ? map[rs + e] : rs + e) : -1;
+      if (e < rl && col == row) diagslot[row] = base + off;
     }
   }
 }
