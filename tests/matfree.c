@@ -51,11 +51,6 @@
 /* ellwarp_add_test(matfree.gpu_hex_high -dim 3 -orders 5,8 -faces 1 -qextra 1 -types sumfact,sumfact_recompute,sumfact_gather_recompute -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 600) */
 /* ellwarp_add_test(matfree.gpu_hex_q -dim 3 -orders 3,6 -faces 2 -bc -types sumfact,sumfact_recompute -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 600) */
 /* ellwarp_add_test(matfree.gpu_solve -dim 3 -orders 2 -faces 3 -solve -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
-/* ellwarp_add_test(matfree.gpu_minblocks6 -dim 3 -orders 1,2,3 -faces 4 -bc -perturb 0.2 -qextra 1 -types sumfact_recompute -dm_assembly_matfree_sumfact_minblocks 6 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
-/* ellwarp_add_test(matfree.gpu_minblocks8 -dim 3 -orders 1,2,3 -faces 4 -bc -perturb 0.2 -types sumfact_recompute,sumfact_gather_recompute -dm_assembly_matfree_sumfact_minblocks 8 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
-/* ellwarp_add_test(matfree.gpu_minblocks5 -dim 3 -orders 2 -faces 4 -qextra 1 -types sumfact_recompute -dm_assembly_matfree_sumfact_minblocks 5 -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
-/* ellwarp_add_test(matfree.minblocks_stored -dim 3 -orders 2 -faces 2 -types sumfact -dm_assembly_matfree_sumfact_minblocks 6 EXPECT_ERROR "recomputed geometry, p <= 3") */
-/* ellwarp_add_test(matfree.minblocks_value -dim 3 -orders 2 -faces 2 -types sumfact_recompute -dm_assembly_matfree_sumfact_minblocks 7 EXPECT_ERROR "6 or 8, not 7") */
 /* ellwarp_add_test(matfree.gpu_hex_bp3 -dim 3 -orders 4,6 -faces 3 -perturb 0.2 -qextra 1 -bc -types sumfact,sumfact_recompute,sumfact_gather -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 600) */
 
 static void g0_one(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g0[])

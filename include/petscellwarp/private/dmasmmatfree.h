@@ -61,7 +61,6 @@ struct _p_DMAsmMatFree {
   PetscReal               B[DMASMMF_QMAX * (DMASMMF_PMAX + 1)], D[DMASMMF_QMAX * (DMASMMF_PMAX + 1)];
   PetscReal              *geo;     /* stored geometry factors (NULL: recomputed from xv) */
   PetscBool               recompute; /* -dm_assembly_matfree_geometry recompute */
-  PetscInt                minblocks; /* -dm_assembly_matfree_sumfact_minblocks: 3-D recomputed Poisson, p <= 3: blocks an SM the device kernel's registers are capped for (0: the default, 3) */
   PetscReal              *xv;      /* [nelem][2^dim][dim] corner coordinates (recompute) */
   PetscReal               xg[DMASMMF_QMAX], wg[DMASMMF_QMAX]; /* 1-D Gauss points and weights */
   PetscInt               *edof, *edofT;

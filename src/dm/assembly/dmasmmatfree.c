@@ -389,7 +389,6 @@ static PetscErrorCode ViewSumFact(DMAsmMatFree mf, PetscViewer v)
                                                     SumFactOutputs(mf)));
   else PetscCall(PetscViewerASCIIPrintf(v, "sum factorisation, one block per element, geometry factors stored at the %" PetscInt_FMT " Gauss points (%" PetscInt_FMT " values each); element outputs %s\n", mf->nq, mf->ng,
                                    SumFactOutputs(mf)));
-  if (mf->minblocks) PetscCall(PetscViewerASCIIPrintf(v, "device kernel's registers capped for %" PetscInt_FMT " blocks an SM (-dm_assembly_matfree_sumfact_minblocks; default 3)\n", mf->minblocks));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1294,7 +1293,6 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscCall(PetscOptionsFList("-dm_assembly_matfree_type", "Matrix-free variant", "DMAssemblyCreateMatrixFree", DMAsmMatFreeList, type, type, sizeof(type), NULL));
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_scatter", "sumfact: element outputs by atomics, gathered by node, or (CPU) private buffers per thread", "DMAssemblyCreateMatrixFree", SumFactScatterNames, 3, SumFactScatterNames[0], &sci, &set));
   PetscCall(PetscOptionsEList("-dm_assembly_matfree_geometry", "sumfact: geometry factors stored at the Gauss points or recomputed from the corners (Q1 coordinates)", "DMAssemblyCreateMatrixFree", GeoNames, 2, GeoNames[0], &geoi, &gset));
-  PetscCall(PetscOptionsInt("-dm_assembly_matfree_sumfact_minblocks", "sumfact, 3-D, recomputed geometry, Poisson, p <= 3, device: blocks an SM the kernel's registers are capped for (0: default 3; 5, 6, 8)", "DMAssemblyCreateMatrixFree", mf->minblocks, &mf->minblocks, NULL));
   PetscCall(PetscOptionsReal("-dm_assembly_matfree_elmat_max_mb", "elmat_*: MB allowed for per-element matrices", "DMAssemblyCreateMatrixFree", mb, &mb, NULL));
   PetscCall(PetscOptionsInt("-dm_assembly_matfree_host_threads", "Host path: threads (0: the CPUs this process may use; 1: the serial reference); gather, colour and private-buffer variants only", "DMAssemblyCreateMatrixFree", mf->nthreads, &mf->nthreads, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_matfree_host", "Run the host reference even with device vectors", "DMAssemblyCreateMatrixFree", mf->forcehost, &mf->forcehost, NULL));
@@ -1308,8 +1306,6 @@ PetscErrorCode DMAssemblyCreateMatrixFree(DMAssembly as, Mat *A)
   PetscCheck(!set || !strncmp(type, "sumfact", 7), comm, PETSC_ERR_ARG_INCOMP, "-dm_assembly_matfree_scatter is for sumfact; the elmat_* variants name their conflict resolution");
   PetscCheck(!gset || !strncmp(type, "sumfact", 7), comm, PETSC_ERR_ARG_INCOMP, "-dm_assembly_matfree_geometry is for sumfact; the elmat_* variants store element matrices");
   mf->recompute = (PetscBool)(geoi == 1);
-  PetscCheck(mf->minblocks == 0 || mf->minblocks == 3 || mf->minblocks == 5 || mf->minblocks == 6 || mf->minblocks == 8, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_matfree_sumfact_minblocks: 0 (default), 3, 5, 6 or 8, not %" PetscInt_FMT, mf->minblocks);
-  PetscCheck(mf->minblocks == 0 || (!strncmp(type, "sumfact", 7) && mf->recompute && opi == DMASMMF_POISSON && mf->dim == 3 && mf->p <= 3), comm, PETSC_ERR_ARG_INCOMP, "-dm_assembly_matfree_sumfact_minblocks is for the 3-D sumfact Poisson operator with recomputed geometry, p <= 3 (here %s, %s geometry, %" PetscInt_FMT "-D, p = %" PetscInt_FMT ")", type, mf->recompute ? "recomputed" : "stored", mf->dim, mf->p);
   PetscCall((*create)(mf));
 
   PetscCall(PetscLogEventBegin(DMASMMF_SetUp, 0, 0, 0, 0));

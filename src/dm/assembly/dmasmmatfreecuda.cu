@@ -43,12 +43,9 @@ struct MFShape {
 };
 
 /* RECOMP: geometry recomputed from the corners (xv) or stored (geo): separate instances, so the stored one does not
-   carry the recomputation's registers.  MINB: the blocks an SM the registers are capped for (launch bounds); the
-   recomputed Poisson instances of p <= 3 also exist for 5, 6 and 8 (-dm_assembly_matfree_sumfact_minblocks): there
-   the thread slices are small (T <= 4: 16 threads an element, 8 elements a block) and the kernel is bound by latency
-   (FP64 at a quarter of its peak at p = 2), so more resident warps may pay more than registers */
-template <int N, int Q, bool POISSON, bool RECOMP, int MINB = (RECOMP ? MF_MINBLOCKS3R : MF_MINBLOCKS3)>
-__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3, MINB) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
+   carry the recomputation's registers */
+template <int N, int Q, bool POISSON, bool RECOMP>
+__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3, RECOMP ? MF_MINBLOCKS3R : MF_MINBLOCKS3) SumFact3D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
 {
   constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E3, T3 = T * T * T, NEN = MFShape<N, Q>::NEN3, NQ = MFShape<N, Q>::NQ3;
   __shared__ PetscReal   sB[Q * N], sD[Q * N];
@@ -343,11 +340,7 @@ static PetscErrorCode LaunchSumFact(DMAsmMatFree mf, cudaStream_t stream, const 
   if (mf->dim == 3) {
     const dim3 b(S::T, S::T, S::E3);
     const unsigned g = (unsigned)((mf->nelem + S::E3 - 1) / S::E3);
-    const int minb = N <= 4 ? (int)mf->minblocks : 0;
-    if (poisson && mf->recompute && minb == 5) SumFact3D<N, Q, true, true, 5><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
-    else if (poisson && mf->recompute && minb == 6) SumFact3D<N, Q, true, true, 6><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
-    else if (poisson && mf->recompute && minb == 8) SumFact3D<N, Q, true, true, 8><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
-    else if (poisson && mf->recompute) SumFact3D<N, Q, true, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    if (poisson && mf->recompute) SumFact3D<N, Q, true, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
     else if (poisson) SumFact3D<N, Q, true, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
     else if (mf->recompute) SumFact3D<N, Q, false, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
     else SumFact3D<N, Q, false, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
