@@ -77,7 +77,7 @@ typedef struct {
   PetscReal bytes_us;   /* the bytes at the modelled bandwidth */
   PetscReal widest_us;  /* the widest slice's steps, latency bound */
   PetscReal rounds_us;  /* all slices' steps over the resident warps, latency bound */
-  PetscReal time_us;    /* the largest of the three */
+  PetscReal time_us;    /* a fixed launch cost plus the largest of the three */
   PetscInt  maxwidth;   /* steps of the widest slice */
   PetscInt  nslices;
 } EllwarpBlockModel;

@@ -349,32 +349,35 @@ PetscLogDouble EllwarpBlockBytesMult(const EllwarpBlockLayout *L)
 /* ---- the lanes model ----------------------------------------------------------------------------------------
    Why lanes: with one thread per block row (T = 1) a warp's step is one block per lane (an index load, then the
    dependent x loads, and bs^2 value loads), and an elasticity matrix of 0.35 M rows has only ~3.7 k slices of 32 block
-   rows: fewer warps than the H100 keeps resident (132 SMs), so every warp runs at once and the product takes as long
-   as the widest slice's steps, each latency bound.  The H100 times of the T = 1 kernel
-   (benchmarks/results/spmv-h100-dmplex/blocked-layout/spmv-bytes-rule.log, block_map=row, cold) follow
-   (ELLWARP_BLOCK_MODEL_START + longest block row) x ELLWARP_BLOCK_MODEL_STEP_US within 6 %: box P1 elasticity 73 us
-   (17 blocks), gmsh LV P1 112 us (29), box P2 251 us (75), box Q2 419 us (125), while their bytes need 44-180 us at
-   the copy bandwidth.  T lanes per block row divide the widest slice's steps by T and multiply the slices by T.
-   The model of one product with T lanes, the largest of
-     bytes_us  = bytes (EllwarpBlockBytesMult with the slices of T) / ELLWARP_BLOCK_MODEL_BW
-     widest_us = (START + log2(T) + widest slice's steps) x STEP_US        (the last warp to finish; log2 T shuffles)
-     rounds_us = sum over slices of (START + log2(T) + steps) x STEP_US / ELLWARP_BLOCK_MODEL_WARPS
-                                                                         (the warps' steps over the resident warps)
-   The T with the least time wins, ties (within 0.5 %) going to fewer lanes (fewer padded lane-steps, no shuffles).
-   Constants: STEP_US and START fitted to the four T = 1 points above; the resident warps assume 128-thread blocks
-   of at most 64 registers (32 warps per SM; `nvcc -Xptxas -v` in ellwarpblockcuda.cu's comment); the bandwidth is
-   the scalar chooser's (layout.c, ELLWARP_BW).  All to be calibrated by the T sweep of
-   benchmarks/results/spmv-h100-dmplex/run-blocklanes.sh. */
-#define ELLWARP_BLOCK_MODEL_BW      3.0e6  /* bytes per microsecond */
-#define ELLWARP_BLOCK_MODEL_STEP_US 3.2    /* one latency-bound step of a warp of the blocked kernel */
-#define ELLWARP_BLOCK_MODEL_START   6      /* steps a slice costs besides its width (metadata loads, y stores) */
-#define ELLWARP_BLOCK_MODEL_WARPS   4224.0 /* resident warps: 132 SMs x 32 */
+   rows: fewer warps than the H100 keeps resident, so every warp runs at once and the product takes as long as the
+   widest slice's steps, each latency bound.  T lanes per block row divide the widest slice's steps by T and multiply
+   the slices by T.  The model of one product with T lanes (microseconds):
+     time      = LAUNCH + max(bytes_us, widest_us, rounds_us)
+     bytes_us  = bytes (EllwarpBlockBytesMult, with the slice metadata of T) / BW
+     widest_us = (START + log2 T + w_max) x STEP_US          the last warp: its steps, log2 T shuffle rounds
+     rounds_us = sum over slices of (START + log2 T + w_s) x STEP_US / WARPS   all warps' steps over the resident warps
+   (w_s: slice s's steps, its longest block row's ceil(length / T)).  The T with the least time wins, ties (within
+   0.5 %) going to fewer lanes (fewer padded lane-steps, no shuffles).  The scalar layout in the same model:
+   LAUNCH + its bytes (EllwarpLayoutBytesMult) / BW (its own chooser keeps it near bandwidth bound: K2 splits long rows).
+   Fit (H100, cold products, benchmarks/results/spmv-h100-dmplex/blocked-layout/spmv-bytes-rule.log, T = 1 = the
+   block_map=row kernel): the blocked times of box P1, Q1, P2, Q2 elasticity and the gmsh LV's P1 elasticity,
+   73 / 114 / 251 / 419 / 112 us with longest block rows of 17 / 27 / 75 / 125 / 29 blocks, are
+   LAUNCH + widest (or bytes, Q1) within 6 %: STEP_US 3.2 and LAUNCH + START x STEP_US = 18.6 us; the scalar layout's,
+   81 / 138 / 138 / 283 / 93 us for 163 / 306 / 306 / 665 / 227 MB, are LAUNCH + bytes / BW within 3 % (gmsh: 13 %
+   over) with BW 2.45 TB/s and LAUNCH 12 us (the cold product's fixed cost: README of that directory).  WARPS:
+   BlockMultLanes takes 40 registers (48 for bs 5; `nvcc -Xptxas -v`, sm_90), so 48 resident warps of 128-thread
+   blocks per SM, 132 SMs.  START (a slice's metadata loads) is then 2.  The T > 1 terms are unmeasured: to be
+   calibrated by the T sweep of benchmarks/results/spmv-h100-dmplex/run-blocklanes.sh. */
+#define ELLWARP_BLOCK_MODEL_BW        2.45e6 /* bytes per microsecond */
+#define ELLWARP_BLOCK_MODEL_STEP_US   3.2    /* one latency-bound step of a warp of the blocked kernel */
+#define ELLWARP_BLOCK_MODEL_START     2      /* steps a slice costs besides its width (metadata loads, y stores) */
+#define ELLWARP_BLOCK_MODEL_LAUNCH_US 12.0   /* a cold product's fixed cost */
+#define ELLWARP_BLOCK_MODEL_WARPS     6336.0 /* resident warps: 132 SMs x 48 */
 
-/* the scalar layout's time in the same model: its own chooser keeps it near bandwidth bound (K2 splits long rows),
-   but no product is faster than a slice's fixed cost */
+/* the scalar layout's time in the same model */
 PetscReal EllwarpBlockModelScalarTime(PetscLogDouble sbytes)
 {
-  return PetscMax((PetscReal)sbytes / ELLWARP_BLOCK_MODEL_BW, (ELLWARP_BLOCK_MODEL_START + 1) * ELLWARP_BLOCK_MODEL_STEP_US);
+  return ELLWARP_BLOCK_MODEL_LAUNCH_US + (PetscReal)sbytes / ELLWARP_BLOCK_MODEL_BW;
 }
 
 /*@C
@@ -390,7 +393,8 @@ PetscReal EllwarpBlockModelScalarTime(PetscLogDouble sbytes)
   Level: developer
 
   Note:
-  The model is described at the top of this section of blocklayout.c.
+  The model (time = launch + the largest of the bytes, the widest slice and the rounds terms) is described at the
+  top of this section of blocklayout.c.
 
 .seealso: `EllwarpBlockChooseLanes()`, `EllwarpBlockBytesMult()`
 @*/
@@ -419,7 +423,7 @@ PetscErrorCode EllwarpBlockModelTime(const EllwarpBlockLayout *L, PetscInt T, El
   M->bytes_us  = (PetscReal)bytes / ELLWARP_BLOCK_MODEL_BW;
   M->widest_us = (ELLWARP_BLOCK_MODEL_START + l2 + maxw) * ELLWARP_BLOCK_MODEL_STEP_US;
   M->rounds_us = steps * ELLWARP_BLOCK_MODEL_STEP_US / ELLWARP_BLOCK_MODEL_WARPS;
-  M->time_us   = PetscMax(M->bytes_us, PetscMax(M->widest_us, M->rounds_us));
+  M->time_us   = ELLWARP_BLOCK_MODEL_LAUNCH_US + PetscMax(M->bytes_us, PetscMax(M->widest_us, M->rounds_us));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
