@@ -38,7 +38,7 @@
    ellwarp_add_test(matops.host_block_on -backend host -blocked -mat_ellwarp_block on)
    ellwarp_add_test(matops.host_block_auto -backend host -blocked -mat_ellwarp_block auto)
    ellwarp_add_test(matops.host_block_off -backend host -blocked -mat_ellwarp_block off)
-   ellwarp_add_test(matops.host_block_uncompressed -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_tune compress_columns=0,block_sort_window=32)
+   ellwarp_add_test(matops.host_block_uncompressed -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 1 -mat_ellwarp_tune compress_columns=0,block_sort_window=32)
    ellwarp_add_test(matops.host_block_lanes2 -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 2)
    ellwarp_add_test(matops.host_block_lanes8_uncompressed -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 8 -mat_ellwarp_tune compress_columns=0,block_sort_window=32)
    ellwarp_add_test(matops.host_block_lanes32 -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 32)
@@ -50,9 +50,9 @@
    ellwarp_add_test(matops.cuda_block_lanes16 -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 16 GPU)
    ellwarp_add_test(matops.cuda_block_lanes32 -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 32 GPU)
    ellwarp_add_test(matops.cuda_block_lanes8_uncompressed -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 8 -mat_ellwarp_tune compress_columns=0,block_sort_window=32 GPU)
-   ellwarp_add_test(matops.cuda_block_lane -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_tune block_map=lane GPU)
+   ellwarp_add_test(matops.cuda_block_lane -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 1 -mat_ellwarp_tune block_map=lane GPU)
    ellwarp_add_test(matops.cuda_block_auto -backend cuda -blocked -mat_ellwarp_block auto GPU)
-   ellwarp_add_test(matops.cuda_block_uncompressed -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_tune compress_columns=0,block_sort_window=32,block_map=lane GPU)
+   ellwarp_add_test(matops.cuda_block_uncompressed -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 1 -mat_ellwarp_tune compress_columns=0,block_sort_window=32,block_map=lane GPU)
    ellwarp_add_test(matops.tune_unknown_key -backend host -kernel auto -mat_ellwarp_tune long_rows=100 EXPECT_ERROR "unknown key 'long_rows'. it takes key=value.* with the keys threshold, sort_window, long_row,")
 */
 #include <petscellwarp.h>

@@ -1,7 +1,7 @@
 static const char help[] = "SpMV benchmark (issue 3): MATSEQELLWARP (auto and exhaustive parameters) against AIJCUSPARSE,\n"
                            "raw cuSPARSE CSR (ALG1/ALG2), cuSPARSE sliced-ELL (slice 32) and PETSc SELLCUDA.\n"
                            "Suite options: -suite all|fe,irregular,regular,mm -matrices a,b -scale s -mm f.mtx,... -bin f.bin,... -lv_msh f -lv_rcm\n"
-                           "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants][,bsr][,block]\n"
+                           "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants][,bsr][,block][,blocklanes]\n"
                            "  block: ELLWARP with the blocked layout forced (-mat_ellwarp_block on; thread mappings row and lane) and the scalar one forced\n"
                            "  (the sweep adds the blocked layout's mappings and sort windows for matrices with block size 2..6)\n"
                            "  bsr: raw cuSPARSE BSR (cusparseDbsrmv) with the matrix's block size (skipped for block size 1)\n"
@@ -1106,6 +1106,37 @@ int main(int argc, char **argv)
         res.f.push_back(b);
       }
     }
+    /* 1b. ELLWARP, the blocked layout forced with T lanes per block row (-mat_ellwarp_block on -mat_ellwarp_block_lanes T,
+       T = 1..32; set and cleared here): -formats blocklanes */
+    if (want("blocklanes") && res.bs >= 2 && res.bs <= 6) {
+      for (int T = 1; T <= 32; T *= 2) {
+        FormatResult r;
+        Mat          B = NULL;
+        char         t[8];
+        r.name = "ellwarp_block_T" + std::to_string(T);
+        PetscCall(EwRestoreUserOptions());
+        PetscCall(PetscOptionsSetValue(NULL, EwKeys[2], "on"));
+        PetscCall(PetscSNPrintf(t, sizeof(t), "%d", T));
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_block_lanes", t));
+        r.note = std::string("-mat_ellwarp_block on -mat_ellwarp_block_lanes ") + t;
+        PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+        ierr = RunPetscFormat(A, MATSEQELLWARP, xh, yref, g_products, g_repeats, PETSC_TRUE, &r, &B);
+        PetscCall(PetscPopErrorHandler());
+        if (ierr) {
+          r.status = ST_ERROR;
+          r.note += " (PETSc error " + std::to_string((int)ierr) + ")";
+        } else {
+          MatEllwarpInfo bi;
+          PetscCall(MatEllwarpGetInfo(B, &bi));
+          r.bytes = (double)bi.bytes_mult;
+          if (bi.block == 1) r.note += " (pattern not blocked: scalar layout)";
+        }
+        PetscCall(MatDestroy(&B));
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_block_lanes"));
+        PetscCall(EwRestoreUserOptions());
+        res.f.push_back(r);
+      }
+    }
     /* table */
     /* GB/s_cold/hot: the CSR byte count of the suite; MB_moved: the format's own bytes (matrix as stored, x, y),
        moved_GB/s and %peak (of -peak_gbs) from it and the cold time */
@@ -1114,8 +1145,8 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-20s %-8s %10.2f %10.2f %9.1f %9.1f %9.3f %10.2e %9.2f %10.1f %6.1f%s %s\n", f.name.c_str(), StatusName[f.status], f.cold_us, f.hot_us, GBs(res.csr_bytes, f.cold_us), GBs(res.csr_bytes, f.hot_us), f.conv_s, f.err, f.bytes / 1e6, f.bytes > 0 ? GBs(f.bytes, f.cold_us) : 0.0,
                             f.bytes > 0 && f.cold_us > 0 ? 100.0 * GBs(f.bytes, f.cold_us) / g_peak_gbs : 0.0, (f.status == ST_OK && f.err > 1e-12) ? " !!WRONG" : "", f.note.c_str()));
     if (res.have_info)
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ellwarp auto: kernel %s threshold %" PetscInt_FMT " block %" PetscInt_FMT " sort window %" PetscInt_FMT " nsplit %" PetscInt_FMT ", padding nslots/nnz %.3f, own bytes/mult %.3g (CSR count %.3g), slices %" PetscInt_FMT ": 16-bit %" PetscInt_FMT " (biased %" PetscInt_FMT "); products on block size %" PetscInt_FMT " (blocked bytes/mult %.3g)\n", res.info.kernel == MAT_ELLWARP_KERNEL_K1 ? "k1" : "k2", res.info.threshold, res.info.blocksize, res.info.sortwindow, res.info.nsplit,
-                            (double)res.info.nslots / PetscMax((double)res.info.nnz, 1.0), (double)res.info.bytes_mult, res.csr_bytes, res.info.nslices, res.info.n16, res.info.nbias, res.info.block, (double)res.info.bytes_mult_block));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ellwarp auto: kernel %s threshold %" PetscInt_FMT " block %" PetscInt_FMT " sort window %" PetscInt_FMT " nsplit %" PetscInt_FMT ", padding nslots/nnz %.3f, own bytes/mult %.3g (CSR count %.3g), slices %" PetscInt_FMT ": 16-bit %" PetscInt_FMT " (biased %" PetscInt_FMT "); products on block size %" PetscInt_FMT " lanes %" PetscInt_FMT " (blocked bytes/mult %.3g)\n", res.info.kernel == MAT_ELLWARP_KERNEL_K1 ? "k1" : "k2", res.info.threshold, res.info.blocksize, res.info.sortwindow, res.info.nsplit,
+                            (double)res.info.nslots / PetscMax((double)res.info.nnz, 1.0), (double)res.info.bytes_mult, res.csr_bytes, res.info.nslices, res.info.n16, res.info.nbias, res.info.block, res.info.block_lanes, (double)res.info.bytes_mult_block));
     if (!res.sweep.empty()) {
       FormatResult *au = Find(res, "ellwarp_auto");
       if (res.best_full_cold_us > 0)
