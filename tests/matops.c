@@ -71,6 +71,7 @@ static PetscInt          threshold, sortwindow, blocksize;
 static PetscInt          nchecks;
 static PetscBool         expectbias; /* the matrix under test has stencil rows far from the diagonal */
 static PetscInt          expectblock; /* -blocked with -mat_ellwarp_block on (off): the products must use the blocked layout of this block size (the scalar one); 0: not checked */
+static PetscBool         viewblocked; /* -view_blocked: print the MatView of the blocked matrices (diagnosis) */
 static PetscInt          expectlanes; /* -mat_ellwarp_block_lanes: the blocked layout's lanes per block row (0: not checked) */
 static PetscBool         diag;     /* -diag: extra diagnosis of MatMultTransposeAdd */
 static PetscBool         skipmadd; /* -skip_madd: no MatMultAdd before the transposes (diagnosis) */
@@ -321,6 +322,25 @@ static PetscErrorCode CheckAll(Mat A0, PetscRandom r, const char *mat)
     PetscCheck(info.block == 1 || (info.bytes_mult_block > 0 && info.bytes_mult == info.bytes_mult_block), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: blocked byte count not reported", mat);
     PetscCheck(info.block == 1 || !expectlanes || info.block_lanes == expectlanes, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the blocked products use %" PetscInt_FMT " lanes per block row, expected %" PetscInt_FMT, mat, info.block_lanes, expectlanes);
     PetscCheck((info.block == 1) == (info.block_lanes == 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: lanes %" PetscInt_FMT " reported for block size %" PetscInt_FMT, mat, info.block_lanes, info.block);
+    if (info.block > 1) { /* MatView says which T and why */
+      PetscViewer v;
+      char        str[8192], want[64];
+      size_t      len;
+      FILE       *f = tmpfile();
+      PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "tmpfile() failed");
+      PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, f, &v));
+      PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+      PetscCall(MatView(B, v));
+      PetscCall(PetscViewerPopFormat(v));
+      PetscCall(PetscViewerDestroy(&v)); /* flushes; the FILE stays open */
+      rewind(f);
+      len      = fread(str, 1, sizeof(str) - 1, f);
+      str[len] = 0;
+      fclose(f);
+      PetscCall(PetscSNPrintf(want, sizeof(want), "T = %" PetscInt_FMT " lanes per block row", info.block_lanes));
+      if (viewblocked) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s", str));
+      PetscCheck(strstr(str, want) && strstr(str, "blocked lanes model:") && strstr(str, "products: blocked layout"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatView does not say '%s':\n%s", mat, want, str);
+    }
     nchecks++;
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: products on the %s layout (block size %" PetscInt_FMT ", %" PetscInt_FMT " lanes per block row), %.2f bytes per nonzero\n", mat, info.block > 1 ? "blocked" : "scalar", info.block, info.block_lanes, info.nnz ? info.bytes_mult / (double)info.nnz : 0.0));
@@ -970,6 +990,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-diag_variant", &diagvar, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-blocked", &blocked, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ellwarp_block_lanes", &expectlanes, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-view_blocked", &viewblocked, NULL));
   backend = !strcmp(b, "cuda") ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
   kernel  = !strcmp(k, "k1") ? MAT_ELLWARP_KERNEL_K1 : (!strcmp(k, "k2") ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_AUTO);
   if (sortwindow) PetscCall(TestTuneAppend(NULL, "sort_window=64"));
