@@ -1,5 +1,8 @@
 /* The blocked ELL-WARP layout (ellwarpblock.h) on the device: the store (upload of the host analysis), the value
-   gather from the CSR staging copy, and the products in two thread mappings over the same storage.
+   gather from the CSR staging copy, and the products: for T = 1 lane per block row in two thread mappings over the
+   same storage, for T = 2..32 lanes per block row BlockMultLanes (below).  Registers (nvcc -Xptxas -v, sm_90,
+   2026-11-27): BlockMultRow 40 for every bs; BlockMultLane 32-46 (8 bytes of spills for bs 2); BlockMultLanes 40 for
+   bs 2, 3, 4, 6 and 48 for bs 5, the same for every T, no spills.
 
    Bytes (bs = 3, double): a stored block is 72 bytes of values and one index (2 bytes in 16-bit slices, plus a bias
    per step of 32 blocks in biased ones, else 4):
