@@ -834,7 +834,7 @@ static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, Pe
     for (PetscInt j = 0; j < len; j++) { /* block j: step j / T of lane slot q T + j % T */
       const PetscInt   k  = j / T;
       const PetscCount o  = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + q * T + j % T;
-      const PetscInt   bc = (L->meta[s] & 16) ? ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0) + L->col16[o] : L->col32[o];
+      const PetscInt   bc = (L->meta[s] & 16) ? ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k * T + j % T] : 0) + L->col16[o] : L->col32[o];
       CHECK(bc == A->aj[A->ai[ib * bs] + j * bs] / bs, "%s: block column of block row %" PetscInt_FMT " block %" PetscInt_FMT, nm, ib, j);
     }
   }
@@ -851,16 +851,17 @@ static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, Pe
       }
     }
     CHECK(w == wmax, "%s: slice %" PetscInt_FMT " width %" PetscInt_FMT " against its longest row's %" PetscInt_FMT " steps", nm, s, w, wmax);
-    for (PetscInt k = 0; k < w; k++) {
-      PetscInt mn = PETSC_INT_MAX, mx = PETSC_INT_MIN;
-      for (PetscInt p = s * L->rows; p < PetscMin(L->mb, (s + 1) * L->rows); p++)
-        for (PetscInt j = k * T; j < PetscMin(L->rowlen[p], (k + 1) * T); j++) {
-          mn = PetscMin(mn, A->aj[L->rowstart[p] + j * bs] / bs - L->rowperm[p]);
-          mx = PetscMax(mx, A->aj[L->rowstart[p] + j * bs] / bs - L->rowperm[p]);
-        }
-      if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) bfits = PETSC_FALSE;
-      if (!fits && bfits && (L->meta[s] & 32)) CHECK(L->colbias[L->biasbase[s] + k] == (mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0), "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT " bias", nm, s, k);
-    }
+    for (PetscInt k = 0; k < w; k++)
+      for (PetscInt t = 0; t < T; t++) { /* a bias per (step k, lane t): the slice's blocks k T + t */
+        PetscInt mn = PETSC_INT_MAX, mx = PETSC_INT_MIN;
+        for (PetscInt p = s * L->rows; p < PetscMin(L->mb, (s + 1) * L->rows); p++)
+          if (k * T + t < L->rowlen[p]) {
+            mn = PetscMin(mn, A->aj[L->rowstart[p] + (k * T + t) * bs] / bs - L->rowperm[p]);
+            mx = PetscMax(mx, A->aj[L->rowstart[p] + (k * T + t) * bs] / bs - L->rowperm[p]);
+          }
+        if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) bfits = PETSC_FALSE;
+        if (!fits && bfits && (L->meta[s] & 32)) CHECK(L->colbias[L->biasbase[s] + k * T + t] == (mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0), "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT " lane %" PetscInt_FMT " bias", nm, s, k, t);
+      }
     CHECK(L->meta[s] == (fits ? 16 : (bfits ? 48 : 0)), "%s: slice %" PetscInt_FMT " column mode %d", nm, s, (int)L->meta[s]);
   }
   CHECK(!expectbiased || L->nbias > 0, "%s: no biased slice", nm);
@@ -984,7 +985,8 @@ static PetscErrorCode BlockLevel(void)
     PetscCall(ExpandBlocks(&Bk, 2, &A));
     PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, 1));
     PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_FALSE, PETSC_FALSE, 1));
-    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, 2)); /* a step mixes offsets 0 and +-40009: 32-bit */
+    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, 2)); /* a bias per (step, lane): still biased */
+    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, 8));
     PetscCall(FreeCSR(&A));
     PetscCall(FreeCSR(&Bk));
   }

@@ -13,9 +13,9 @@
    sliceptr[s] + k * 32 + g.  Slots past a row's length are padding, never read.  One column index per block, in
    block-column units, at colbase[s] + k * 32 + g, stored per slice: a 16-bit offset from the slot's own block row
    (meta bit 4, col16) where every block column of the slice fits in +-32767 of its block row; else a 16-bit offset
-   from the block row plus a bias per step k of the slice (meta bits 4 and 5, colbias[biasbase[s] + k], the midpoint
-   EllwarpBiasOf() of the span of (block column - block row) over the slice's 32 lane slots at step k) where every
-   step's span is at most ELLWARP_BIAS_SPAN (lattice-like numberings); else 32 bits (col32).  The bs * bs values of
+   from the block row plus a bias per step k and lane t of the slice (meta bits 4 and 5, colbias[biasbase[s] + k T + t],
+   the midpoint EllwarpBiasOf() of the span of (block column - block row) over the slice's R block rows' blocks k T + t)
+   where every such span is at most ELLWARP_BIAS_SPAN (lattice-like numberings); else 32 bits (col32).  The bs * bs values of
    block slot (s, k, g) lie at val[sliceptr[s] * bs2 + (k * bs2 + r * bs + c) * 32 + g] (row r, column c of the
    block): for each (k, r, c) the 32 lane slots' values are 256 contiguous bytes, so every value load of a warp
    coalesces, the T lanes of a block row reading T neighbouring blocks.  The values of block j of sorted block row p
@@ -48,7 +48,7 @@ typedef struct {
   short         *col16;
   PetscInt      *map;           /* [nnz] CSR entry -> value index, or NULL (identity) */
   PetscCount    *biasbase;      /* [nslices] where slice s's biases start in colbias (only biased slices have any) */
-  int           *colbias;       /* [ncolbias] a biased slice's w biases, one per step */
+  int           *colbias;       /* [ncolbias] a biased slice's w T biases, one per step and lane of a block row */
   PetscCount     ncolbias;
 } EllwarpBlockLayout;
 

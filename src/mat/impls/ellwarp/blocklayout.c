@@ -87,15 +87,17 @@ PetscErrorCode EllwarpBlockDetect(PetscInt m, PetscInt n, const PetscInt ai[], c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the smallest and largest (block column - block row) over the lane slots of slice s with a block at step k (mx < mn:
-   none); lane slot g = q T + t holds block k T + t of sorted block row R s + q */
-static void StepSpan(const EllwarpBlockLayout *L, const PetscInt aj[], PetscInt s, PetscInt k, PetscInt64 *mn, PetscInt64 *mx)
+/* the smallest and largest (block column - block row) over the lane slots of slice s with a block at step k and lane t
+   (mx < mn: none); lane slot g = q T + t holds block k T + t of sorted block row R s + q.  A bias per (step, lane t):
+   the R block rows' blocks k T + t, which lie at similar distances in lattice-like numberings (the T lanes of a row
+   walk different parts of it, whose distances differ by far more) */
+static void StepSpan(const EllwarpBlockLayout *L, const PetscInt aj[], PetscInt s, PetscInt k, PetscInt t, PetscInt64 *mn, PetscInt64 *mx)
 {
   const PetscInt T = L->lanes;
   *mn              = PETSC_INT64_MAX;
   *mx              = PETSC_INT64_MIN;
-  for (PetscInt g = 0; g < ELLWARP_LANES; g++) {
-    const PetscInt p = s * L->rows + g / T, j = k * T + g % T;
+  for (PetscInt q = 0; q < L->rows; q++) {
+    const PetscInt p = s * L->rows + q, j = k * T + t;
     if (j < L->rowlen[p]) {
       const PetscInt64 d = (PetscInt64)(aj[L->rowstart[p] + (PetscCount)j * L->bs] / L->bs) - L->rowperm[p];
       *mn                = PetscMin(*mn, d);
@@ -173,11 +175,12 @@ static int ModeWork(void *ctx, PetscInt range, PetscCount b, PetscCount e)
       nnzb += L->rowlen[p];
       maxrow = PetscMax(maxrow, L->rowlen[p]);
     }
-    for (PetscInt k = 0; !fits && biasfits && k < w; k++) {
-      PetscInt64 mn, mx;
-      StepSpan(L, c->aj, s, k, &mn, &mx);
-      if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) biasfits = PETSC_FALSE;
-    }
+    for (PetscInt k = 0; !fits && biasfits && k < w; k++)
+      for (PetscInt t = 0; biasfits && t < T; t++) {
+        PetscInt64 mn, mx;
+        StepSpan(L, c->aj, s, k, t, &mn, &mx);
+        if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) biasfits = PETSC_FALSE;
+      }
     c->width[s] = (int)w;
     L->meta[s]  = fits ? 16 : (biasfits ? 48 : 0);
   }
@@ -196,11 +199,12 @@ static int IndexWork(void *ctx, PetscInt range, PetscCount b, PetscCount e)
 
   for (PetscCount sc = b; sc < e; sc++) {
     const PetscInt s = (PetscInt)sc, w = c->width[s];
-    for (PetscInt k = 0; (L->meta[s] & 32) && k < w; k++) {
-      PetscInt64 mn, mx;
-      StepSpan(L, c->aj, s, k, &mn, &mx);
-      L->colbias[L->biasbase[s] + k] = mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0;
-    }
+    for (PetscInt k = 0; (L->meta[s] & 32) && k < w; k++)
+      for (PetscInt t = 0; t < L->lanes; t++) {
+        PetscInt64 mn, mx;
+        StepSpan(L, c->aj, s, k, t, &mn, &mx);
+        L->colbias[L->biasbase[s] + k * L->lanes + t] = mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0;
+      }
     for (PetscInt g = 0; g < ELLWARP_LANES; g++) {
       const PetscInt p = s * L->rows + g / L->lanes;
       for (PetscInt k = 0; k < w; k++) {
@@ -209,7 +213,7 @@ static int IndexWork(void *ctx, PetscInt range, PetscCount b, PetscCount e)
         const PetscBool  in = (PetscBool)(j < L->rowlen[p]);
         const PetscInt   bc = in ? c->aj[L->rowstart[p] + (PetscCount)j * bs] / bs : -1;
         if (L->meta[s] & 16) {
-          const PetscInt bias = (L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0;
+          const PetscInt bias = (L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k * L->lanes + g % L->lanes] : 0;
           L->col16[o]         = in ? (short)(bc - L->rowperm[p] - bias) : (short)ELLWARP_PAD16;
           if (in) nr16++;
         } else {
@@ -284,7 +288,7 @@ PetscErrorCode EllwarpBlockLayoutCreateLanes(PetscInt m, PetscInt n, PetscInt bs
       L->ncol16 += (PetscCount)w * ELLWARP_LANES;
       L->n16++;
       if (L->meta[s] & 32) {
-        L->ncolbias += w;
+        L->ncolbias += (PetscCount)w * T;
         L->nbias++;
       }
     } else {
@@ -464,7 +468,7 @@ static inline PetscInt BlockCol(const EllwarpBlockLayout *L, PetscInt s, PetscIn
 {
   const PetscCount o = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + g;
   if (!(L->meta[s] & 16)) return L->col32[o];
-  return ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0) + L->col16[o];
+  return ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k * L->lanes + g % L->lanes] : 0) + L->col16[o];
 }
 
 void EllwarpBlockHostGather(const EllwarpBlockLayout *L, const PetscScalar *csr, PetscScalar *val)

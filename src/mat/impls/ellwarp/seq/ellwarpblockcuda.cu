@@ -173,7 +173,7 @@ __device__ __forceinline__ PetscInt BlockColumn(const DevBlock &d, bool c16, con
   return ib + (bias ? __ldg(bias + k) : 0) + (PetscInt)__ldcs(d.col16 + o);
 }
 
-/* the biases of slice s, or NULL when it has none */
+/* the biases of slice s (w T of them, (step k, lane t) at k T + t), or NULL when it has none */
 __device__ __forceinline__ const int *SliceBias(const DevBlock &d, PetscInt s)
 {
   return (d.meta[s] & 32) ? d.colbias + d.biasbase[s] : NULL;
@@ -265,7 +265,10 @@ __global__ static void __launch_bounds__(128) BlockMultLanes(DevBlock d, const P
   for (int r = 0; r < BS; r++) acc[r] = 0.0;
 #pragma unroll 2
   for (int k = 0; k < nk; k++) {
-    const PetscScalar *xb = x + BlockColumn(d, c16, bias, cb, k, g, ib) * BS;
+    /* the block column: as BlockColumn(), with the bias of (step k, lane t) in a biased slice */
+    const PetscCount   o  = cb + (PetscCount)k * ELLWARP_LANES + g;
+    const PetscInt     bc = c16 ? ib + (bias ? __ldg(bias + k * T + t) : 0) + (PetscInt)__ldcs(d.col16 + o) : (PetscInt)__ldcs(d.col32 + o);
+    const PetscScalar *xb = x + bc * BS;
     PetscScalar        xv[BS];
 #pragma unroll
     for (int c = 0; c < BS; c++) xv[c] = __ldg(xb + c);
