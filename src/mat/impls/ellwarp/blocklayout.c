@@ -369,8 +369,8 @@ PetscLogDouble EllwarpBlockBytesMult(const EllwarpBlockLayout *L)
    LAUNCH + widest (or bytes, Q1) within 6 %: STEP_US 3.2 and LAUNCH + START x STEP_US = 18.6 us; the scalar layout's,
    81 / 138 / 138 / 283 / 93 us for 163 / 306 / 306 / 665 / 227 MB, are LAUNCH + bytes / BW within 3 % (gmsh: 13 %
    over) with BW 2.45 TB/s and LAUNCH 12 us (the cold product's fixed cost: README of that directory).  WARPS:
-   BlockMultLanes takes 40 registers (48 for bs 5; `nvcc -Xptxas -v`, sm_90), so 48 resident warps of 128-thread
-   blocks per SM, 132 SMs.  START (a slice's metadata loads) is then 2.  The T > 1 terms are unmeasured: to be
+   BlockMultLanes is bounded to 40 registers for bs <= 5 (48 for bs 6; `nvcc -Xptxas -v`, sm_90, no spills), so 48
+   resident warps of 128-thread blocks per SM (40 for bs 6), 132 SMs.  START (a slice's metadata loads) is then 2.  The T > 1 terms are unmeasured: to be
    calibrated by the T sweep of benchmarks/results/spmv-h100-dmplex/run-blocklanes.sh. */
 #define ELLWARP_BLOCK_MODEL_BW        2.45e6 /* bytes per microsecond */
 #define ELLWARP_BLOCK_MODEL_STEP_US   3.2    /* one latency-bound step of a warp of the blocked kernel */

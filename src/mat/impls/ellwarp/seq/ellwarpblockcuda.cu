@@ -1,8 +1,8 @@
 /* The blocked ELL-WARP layout (ellwarpblock.h) on the device: the store (upload of the host analysis), the value
    gather from the CSR staging copy, and the products: for T = 1 lane per block row in two thread mappings over the
    same storage, for T = 2..32 lanes per block row BlockMultLanes (below).  Registers (nvcc -Xptxas -v, sm_90,
-   2026-11-27): BlockMultRow 40 for every bs; BlockMultLane 32-46 (8 bytes of spills for bs 2); BlockMultLanes 40 for
-   bs 2, 3, 4, 6 and 48 for bs 5, the same for every T, no spills.
+   2026-11-27): BlockMultRow 40 for every bs; BlockMultLane 32-46 (8 bytes of spills for bs 2); BlockMultLanes (launch
+   bounds below) 40 for bs 2..5 and 48 for bs 6, every T, mult and multadd, no spills.
 
    Bytes (bs = 3, double): a stored block is 72 bytes of values and one index (2 bytes in 16-bit slices, plus a bias
    per step of 32 blocks in biased ones, else 4):
@@ -244,9 +244,11 @@ __global__ static void __launch_bounds__(1024) BlockMultLane(DevBlock d, const P
 
 /* T > 1 lanes per block row: one warp per slice of 32 / T block rows; lane slot g = q T + t does lane t of block row
    32 / T s + q.  Every lane of the warp reaches the shuffles (a lane past the matrix has length 0), so no lane returns
-   early; the warp-uniform slice check is the only exit before them. */
+   early; the warp-uniform slice check is the only exit before them.  Launch bounds: 12 blocks of 128 threads per SM
+   cap it at 40 registers (48 resident warps per SM, the lanes model's ELLWARP_BLOCK_MODEL_WARPS) without spills for
+   bs <= 5 (bs 3, T = 2 took 48 unbounded); bs 6 would spill at 40 and takes 10 blocks (48 registers). */
 template <int BS, int T, bool ADD>
-__global__ static void __launch_bounds__(128) BlockMultLanes(DevBlock d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+__global__ static void __launch_bounds__(128, BS <= 5 ? 12 : 10) BlockMultLanes(DevBlock d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
   constexpr int  BS2 = BS * BS, R = ELLWARP_LANES / T;
   const int      g   = threadIdx.x & (ELLWARP_LANES - 1), t = g % T;
