@@ -9,8 +9,8 @@
    and matrices analysed on the device must multiply bitwise like those analysed on the host.
    The blocked layout (ellwarpblock.h, BlockLevel): the blocked-pattern check, every array of the host analysis
    against its definition (each stored block once, lengths sorted within windows, the 16-bit mode iff it fits),
-   and the reference gather and product against the CSR product, for bs 2..6, with a transpose map, empty and
-   long block rows.
+   and the reference gather and product against the CSR product, for bs 2..6, T = 1..32 lanes per block row, with a
+   transpose map, empty and long block rows; the lanes model the same from any T's layout.
 
    ellwarp_add_test(analysis)
    ellwarp_add_test(analysis.gpu -gpu GPU)
@@ -1002,7 +1002,7 @@ static PetscErrorCode ExpandBlocks(const CSR *Bk, PetscInt bs, CSR *A)
 }
 
 /* a blocked layout against its definition, and its reference gather and product against the CSR product */
-static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, PetscBool compress, PetscBool compressbias, PetscBool expectbiased)
+static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, PetscBool compress, PetscBool compressbias, PetscBool expectbiased, PetscInt T)
 {
   EllwarpBlockLayout *L;
   PetscScalar        *csr, *val, *x, *y, *yref;
@@ -1011,15 +1011,16 @@ static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, Pe
   const char         *nm = A->name;
 
   PetscFunctionBegin;
-  PetscCall(EllwarpBlockLayoutCreate(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, compressbias, &L));
+  if (T == 1) PetscCall(EllwarpBlockLayoutCreate(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, compressbias, &L));
+  else PetscCall(EllwarpBlockLayoutCreateLanes(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, compressbias, T, 0, &L));
   nlayouts++;
   { /* the same layout on 1 and on 5 host threads (ranges of a few windows and slices, some empty) */
     for (PetscInt nt = 1; nt <= 5; nt += 4) {
       EllwarpBlockLayout *Lt;
       PetscBool           same, blocked;
-      PetscInt            np = L->nslices * ELLWARP_LANES;
+      PetscInt            np = L->nslices * L->rows;
 
-      PetscCall(EllwarpBlockLayoutCreateThreads(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, compressbias, nt, &Lt));
+      PetscCall(EllwarpBlockLayoutCreateLanes(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, compressbias, T, nt, &Lt));
       same = (PetscBool)(Lt->nslots == L->nslots && Lt->nnzb == L->nnzb && Lt->ncol16 == L->ncol16 && Lt->ncol32 == L->ncol32 && Lt->nread16 == L->nread16 && Lt->nread32 == L->nread32 && Lt->n16 == L->n16 && Lt->nbias == L->nbias && Lt->maxrowlen == L->maxrowlen && Lt->ncolbias == L->ncolbias);
       if (same) same = (PetscBool)(!memcmp(Lt->rowperm, L->rowperm, np * sizeof(PetscInt)) && !memcmp(Lt->rowlen, L->rowlen, np * sizeof(int)) && !memcmp(Lt->rowstart, L->rowstart, np * sizeof(PetscCount)) && !memcmp(Lt->sliceptr, L->sliceptr, (L->nslices + 1) * sizeof(PetscCount)) && !memcmp(Lt->colbase, L->colbase, L->nslices * sizeof(PetscCount)) &&
                                    !memcmp(Lt->meta, L->meta, L->nslices) && !memcmp(Lt->biasbase, L->biasbase, L->nslices * sizeof(PetscCount)) && !memcmp(Lt->col16, L->col16, L->ncol16 * sizeof(short)) && !memcmp(Lt->col32, L->col32, L->ncol32 * sizeof(int)) && !memcmp(Lt->colbias, L->colbias, L->ncolbias * sizeof(int)));
@@ -1029,10 +1030,10 @@ static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, Pe
       CHECK(blocked, "%s: not detected as blocked on %" PetscInt_FMT " threads", nm, nt);
     }
   }
-  CHECK(L->bs == bs && L->mb == A->m / bs && L->nb == A->n / bs && L->nslices == (L->mb + 31) / 32, "%s: blocked sizes", nm);
+  CHECK(L->bs == bs && L->mb == A->m / bs && L->nb == A->n / bs && L->lanes == T && L->rows * T == 32 && L->nslices == (L->mb + L->rows - 1) / L->rows, "%s: blocked sizes", nm);
   PetscCall(PetscCalloc1(L->mb + 1, &seen));
-  for (PetscInt p = 0; p < L->nslices * ELLWARP_LANES; p++) {
-    const PetscInt s = p / ELLWARP_LANES, q = p % ELLWARP_LANES, ib = L->rowperm[p], len = L->rowlen[p];
+  for (PetscInt p = 0; p < L->nslices * L->rows; p++) {
+    const PetscInt s = p / L->rows, q = p % L->rows, ib = L->rowperm[p], len = L->rowlen[p];
     if (p >= L->mb) {
       CHECK(ib == -1 && len == 0, "%s: lane past the block rows", nm);
       continue;
@@ -1042,36 +1043,59 @@ static PetscErrorCode CheckBlockLayout(const CSR *A, PetscInt bs, PetscInt W, Pe
     CHECK(ib / W == p / W, "%s: block row %" PetscInt_FMT " sorted out of its window", nm, ib);
     CHECK(p % W == 0 || len <= L->rowlen[p - 1], "%s: lengths not sorted within the window at %" PetscInt_FMT, nm, p);
     CHECK(len * bs == A->ai[ib * bs + 1] - A->ai[ib * bs] && L->rowstart[p] == A->ai[ib * bs], "%s: block row %" PetscInt_FMT " length or start", nm, ib);
-    CHECK(L->sliceptr[s + 1] - L->sliceptr[s] >= (PetscCount)len * ELLWARP_LANES, "%s: slice %" PetscInt_FMT " narrower than its rows", nm, s);
-    for (PetscInt k = 0; k < len; k++) {
-      const PetscCount o  = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + q;
-      const PetscInt   bc = (L->meta[s] & 16) ? ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0) + L->col16[o] : L->col32[o];
-      CHECK(bc == A->aj[A->ai[ib * bs] + k * bs] / bs, "%s: block column of block row %" PetscInt_FMT " step %" PetscInt_FMT, nm, ib, k);
+    CHECK(L->sliceptr[s + 1] - L->sliceptr[s] >= (PetscCount)((len + T - 1) / T) * ELLWARP_LANES, "%s: slice %" PetscInt_FMT " narrower than its rows", nm, s);
+    for (PetscInt j = 0; j < len; j++) { /* block j: step j / T of lane slot q T + j % T */
+      const PetscInt   k  = j / T;
+      const PetscCount o  = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + q * T + j % T;
+      const PetscInt   bc = (L->meta[s] & 16) ? ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k * T + j % T] : 0) + L->col16[o] : L->col32[o];
+      CHECK(bc == A->aj[A->ai[ib * bs] + j * bs] / bs, "%s: block column of block row %" PetscInt_FMT " block %" PetscInt_FMT, nm, ib, j);
     }
   }
   for (PetscInt s = 0; s < L->nslices; s++) { /* row-relative 16-bit iff every block column fits; else biased iff every step's span fits */
     const PetscInt w    = (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES);
     PetscBool      fits = compress, bfits = (PetscBool)(compress && compressbias);
-    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
-      const PetscInt p = s * ELLWARP_LANES + q;
+    PetscInt wmax = 0;
+    for (PetscInt q = 0; q < L->rows; q++) {
+      const PetscInt p = s * L->rows + q;
+      if (p < L->mb) wmax = PetscMax(wmax, (L->rowlen[p] + T - 1) / T);
       for (PetscInt k = 0; p < L->mb && k < L->rowlen[p]; k++) {
         const PetscInt d = A->aj[L->rowstart[p] + k * bs] / bs - L->rowperm[p];
         if (d < -32767 || d > 32767) fits = PETSC_FALSE;
       }
     }
-    for (PetscInt k = 0; k < w; k++) {
-      PetscInt mn = PETSC_INT_MAX, mx = PETSC_INT_MIN;
-      for (PetscInt p = s * ELLWARP_LANES; p < PetscMin(L->mb, (s + 1) * ELLWARP_LANES); p++)
-        if (k < L->rowlen[p]) {
-          mn = PetscMin(mn, A->aj[L->rowstart[p] + k * bs] / bs - L->rowperm[p]);
-          mx = PetscMax(mx, A->aj[L->rowstart[p] + k * bs] / bs - L->rowperm[p]);
-        }
-      if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) bfits = PETSC_FALSE;
-      if (!fits && bfits && (L->meta[s] & 32)) CHECK(L->colbias[L->biasbase[s] + k] == (mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0), "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT " bias", nm, s, k);
-    }
+    CHECK(w == wmax, "%s: slice %" PetscInt_FMT " width %" PetscInt_FMT " against its longest row's %" PetscInt_FMT " steps", nm, s, w, wmax);
+    for (PetscInt k = 0; k < w; k++)
+      for (PetscInt t = 0; t < T; t++) { /* a bias per (step k, lane t): the slice's blocks k T + t */
+        PetscInt mn = PETSC_INT_MAX, mx = PETSC_INT_MIN;
+        for (PetscInt p = s * L->rows; p < PetscMin(L->mb, (s + 1) * L->rows); p++)
+          if (k * T + t < L->rowlen[p]) {
+            mn = PetscMin(mn, A->aj[L->rowstart[p] + (k * T + t) * bs] / bs - L->rowperm[p]);
+            mx = PetscMax(mx, A->aj[L->rowstart[p] + (k * T + t) * bs] / bs - L->rowperm[p]);
+          }
+        if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) bfits = PETSC_FALSE;
+        if (!fits && bfits && (L->meta[s] & 32)) CHECK(L->colbias[L->biasbase[s] + k * T + t] == (mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0), "%s: slice %" PetscInt_FMT " step %" PetscInt_FMT " lane %" PetscInt_FMT " bias", nm, s, k, t);
+      }
     CHECK(L->meta[s] == (fits ? 16 : (bfits ? 48 : 0)), "%s: slice %" PetscInt_FMT " column mode %d", nm, s, (int)L->meta[s]);
   }
   CHECK(!expectbiased || L->nbias > 0, "%s: no biased slice", nm);
+  { /* the lanes model: from this layout and from the T = 1 layout of the same pattern (any T's sorted order is the
+       same), with this layout's slices, widest slice and bytes */
+    EllwarpBlockLayout *L1;
+    EllwarpBlockModel   M, M1;
+    PetscInt            maxw = 0, Tc;
+    for (PetscInt s = 0; s < L->nslices; s++) maxw = PetscMax(maxw, (PetscInt)((L->sliceptr[s + 1] - L->sliceptr[s]) / ELLWARP_LANES));
+    PetscCall(EllwarpBlockLayoutCreate(A->m, A->n, bs, A->ai, A->aj, A->map, W, compress, compressbias, &L1));
+    PetscCall(EllwarpBlockModelTime(L, T, &M));
+    PetscCall(EllwarpBlockModelTime(L1, T, &M1));
+    CHECK(M.nslices == L->nslices && M.maxwidth == maxw && M1.nslices == M.nslices && M1.maxwidth == M.maxwidth, "%s: lanes model slices %" PetscInt_FMT " %" PetscInt_FMT " widths %" PetscInt_FMT " %" PetscInt_FMT " against %" PetscInt_FMT " %" PetscInt_FMT, nm, M.nslices, M1.nslices, M.maxwidth, M1.maxwidth, L->nslices, maxw);
+    /* the latency terms depend on the lengths only; the bytes also on the index modes, which depend on T (a slice of
+       32 / T block rows may fit 16 bits where 32 do not): equal for T = 1 */
+    CHECK(M.widest_us == M1.widest_us && PetscAbsReal(M.rounds_us - M1.rounds_us) <= 1e-12 * M.rounds_us && M.time_us >= M.bytes_us && M.time_us >= M.widest_us && M.time_us >= M.rounds_us, "%s: lanes model times", nm);
+    CHECK(T > 1 || PetscAbsReal(M.bytes_us - M1.bytes_us) <= 1e-12 * M.bytes_us, "%s: lanes model bytes", nm);
+    PetscCall(EllwarpBlockChooseLanes(L1, &Tc, NULL));
+    CHECK(Tc >= 1 && Tc <= 32 && !(Tc & (Tc - 1)), "%s: chosen lanes %" PetscInt_FMT, nm, Tc);
+    PetscCall(EllwarpBlockLayoutDestroy(&L1));
+  }
   /* gather and product against the CSR product (values: v[e] = 1 + e % 7 - e / 13 % 3, through the map) */
   PetscCall(PetscMalloc5(nv, &csr, L->nslots * bs * bs + 1, &val, A->n + 1, &x, A->m + 1, &y, A->m + 1, &yref));
   for (PetscInt e = 0; e < nv; e++) csr[e] = 1.0 + e % 7 - (e / 13) % 3;
@@ -1109,15 +1133,26 @@ static PetscErrorCode BlockLevel(void)
     PetscCall(ExpandBlocks(&Bk, bs, &A));
     PetscCall(EllwarpBlockDetect(A.m, A.n, A.ai, A.aj, bs, &blocked));
     CHECK(blocked, "%s: not detected as %" PetscInt_FMT "-blocked", A.name, bs);
+    { /* a small matrix with a block row of 200 blocks: latency bound, the lanes model spreads it over more lanes */
+      EllwarpBlockLayout *L1;
+      EllwarpBlockModel   M[6];
+      PetscInt            Tc;
+      PetscCall(EllwarpBlockLayoutCreate(A.m, A.n, bs, A.ai, A.aj, NULL, 256, PETSC_TRUE, PETSC_TRUE, &L1));
+      PetscCall(EllwarpBlockChooseLanes(L1, &Tc, M));
+      CHECK(Tc > 1 && M[0].widest_us > PetscMax(M[0].bytes_us, M[0].rounds_us) && M[0].maxwidth == L1->maxrowlen, "%s: lanes model chose T = %" PetscInt_FMT " for a block row of %" PetscInt_FMT " blocks", A.name, Tc, L1->maxrowlen);
+      PetscCall(EllwarpBlockLayoutDestroy(&L1));
+    }
     for (PetscInt W = 32; W <= 256; W *= 8)
-      for (int compress = 0; compress < 3; compress++) PetscCall(CheckBlockLayout(&A, bs, W, (PetscBool)(compress > 0), (PetscBool)(compress > 1), PETSC_FALSE));
+      for (int compress = 0; compress < 3; compress++)
+        for (PetscInt lanes = 1; lanes <= 32; lanes *= 2) PetscCall(CheckBlockLayout(&A, bs, W, (PetscBool)(compress > 0), (PetscBool)(compress > 1), PETSC_FALSE, lanes));
     T.m = A.n;
     T.n = A.m;
     PetscCall(PetscSNPrintf(T.name, sizeof(T.name), "%s_transpose", A.name));
     PetscCall(EllwarpLayoutTranspose(A.m, A.n, A.ai, A.aj, &T.ai, &T.aj, &T.map));
     PetscCall(EllwarpBlockDetect(T.m, T.n, T.ai, T.aj, bs, &blocked));
     CHECK(blocked, "%s: the transpose is not detected as blocked", A.name);
-    PetscCall(CheckBlockLayout(&T, bs, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE));
+    PetscCall(CheckBlockLayout(&T, bs, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, 1));
+    PetscCall(CheckBlockLayout(&T, bs, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, 4));
     PetscCall(PetscFree(T.ai));
     PetscCall(PetscFree2(T.aj, T.map));
     PetscCall(EllwarpBlockDetect(A.m, A.n, A.ai, A.aj, bs + 1, &blocked)); /* a wrong block size */
@@ -1139,7 +1174,8 @@ static PetscErrorCode BlockLevel(void)
     CSR K, A;
     PetscCall(KuhnCSR(6, &K));
     PetscCall(ExpandBlocks(&K, 3, &A));
-    PetscCall(CheckBlockLayout(&A, 3, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE));
+    PetscCall(CheckBlockLayout(&A, 3, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, 1));
+    PetscCall(CheckBlockLayout(&A, 3, 256, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, 8));
     PetscCall(FreeCSR(&A));
     PetscCall(FreeCSR(&K));
   }
@@ -1160,8 +1196,10 @@ static PetscErrorCode BlockLevel(void)
       Bk.ai[i + 1] = 3 * (i + 1);
     }
     PetscCall(ExpandBlocks(&Bk, 2, &A));
-    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE));
-    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, 1));
+    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_FALSE, PETSC_FALSE, 1));
+    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, 2)); /* a bias per (step, lane): still biased */
+    PetscCall(CheckBlockLayout(&A, 2, 256, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, 8));
     PetscCall(FreeCSR(&A));
     PetscCall(FreeCSR(&Bk));
   }

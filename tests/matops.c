@@ -3,7 +3,9 @@
    16-bit column mode (a periodic lattice, a common stencil mixed with the other two modes; K2 up to 8 lanes
    per row with -threshold 2).  With -blocked: bs-blocked matrices (bs 2, 3, 4, 6, random and P1 elasticity, block
    size set or detected, empty and long block rows, block rows not a multiple of the slice, block columns beyond
-   16-bit offsets) under -mat_ellwarp_block on/auto/off, against SeqAIJ and SeqBAIJ.  With -backend host it checks the reference
+   16-bit offsets, block rows of strongly varying length for bs 2..6, a DMPlex P2 elasticity box matrix) under
+   -mat_ellwarp_block on/auto/off and -mat_ellwarp_block_lanes T (lanes per block row; checked to be applied),
+   against SeqAIJ and SeqBAIJ.  With -backend host it checks the reference
    kernels (and so the layout logic) on any machine; with -backend cuda the device kernels.
 
    ellwarp_add_test(matops.host_auto -backend host -kernel auto)
@@ -36,7 +38,10 @@
    ellwarp_add_test(matops.host_block_on -backend host -blocked -mat_ellwarp_block on)
    ellwarp_add_test(matops.host_block_auto -backend host -blocked -mat_ellwarp_block auto)
    ellwarp_add_test(matops.host_block_off -backend host -blocked -mat_ellwarp_block off)
-   ellwarp_add_test(matops.host_block_uncompressed -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_tune compress_columns=0,block_sort_window=32)
+   ellwarp_add_test(matops.host_block_uncompressed -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 1 -mat_ellwarp_tune compress_columns=0,block_sort_window=32)
+   ellwarp_add_test(matops.host_block_lanes2 -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 2)
+   ellwarp_add_test(matops.host_block_lanes8_uncompressed -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 8 -mat_ellwarp_tune compress_columns=0,block_sort_window=32)
+   ellwarp_add_test(matops.host_block_lanes32 -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 32)
    ellwarp_add_test(matops.cuda_block_on -backend cuda -blocked -mat_ellwarp_block on GPU)
    ellwarp_add_test(matops.host_dict -backend host -dict)
    ellwarp_add_test(matops.host_dict_k2 -backend host -dict -kernel k2 -threshold 4)
@@ -45,9 +50,16 @@
    ellwarp_add_test(matops.cuda_dict -backend cuda -dict GPU)
    ellwarp_add_test(matops.cuda_dict_hostanalysis -backend cuda -dict -mat_ellwarp_tune analysis=host GPU)
    ellwarp_add_test(matops.cuda_dict_k2_variants -backend cuda -dict -kernel k2 -threshold 4 -mat_ellwarp_tune mult_lanes=2,mult_acc=2 GPU)
-   ellwarp_add_test(matops.cuda_block_lane -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_tune block_map=lane GPU)
+   ellwarp_add_test(matops.cuda_block_lanes1 -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 1 GPU)
+   ellwarp_add_test(matops.cuda_block_lanes2 -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 2 GPU)
+   ellwarp_add_test(matops.cuda_block_lanes4 -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 4 GPU)
+   ellwarp_add_test(matops.cuda_block_lanes8 -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 8 GPU)
+   ellwarp_add_test(matops.cuda_block_lanes16 -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 16 GPU)
+   ellwarp_add_test(matops.cuda_block_lanes32 -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 32 GPU)
+   ellwarp_add_test(matops.cuda_block_lanes8_uncompressed -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 8 -mat_ellwarp_tune compress_columns=0,block_sort_window=32 GPU)
+   ellwarp_add_test(matops.cuda_block_lane -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 1 -mat_ellwarp_tune block_map=lane GPU)
    ellwarp_add_test(matops.cuda_block_auto -backend cuda -blocked -mat_ellwarp_block auto GPU)
-   ellwarp_add_test(matops.cuda_block_uncompressed -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_tune compress_columns=0,block_sort_window=32,block_map=lane GPU)
+   ellwarp_add_test(matops.cuda_block_uncompressed -backend cuda -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 1 -mat_ellwarp_tune compress_columns=0,block_sort_window=32,block_map=lane GPU)
    ellwarp_add_test(matops.tune_unknown_key -backend host -kernel auto -mat_ellwarp_tune long_rows=100 EXPECT_ERROR "unknown key 'long_rows'. it takes key=value.* with the keys threshold, sort_window, long_row,")
 */
 #include <petscdmplex.h>
@@ -67,6 +79,8 @@ static PetscInt          threshold, sortwindow, blocksize;
 static PetscInt          nchecks;
 static PetscBool         expectbias; /* the matrix under test has stencil rows far from the diagonal */
 static PetscInt          expectblock; /* -blocked with -mat_ellwarp_block on (off): the products must use the blocked layout of this block size (the scalar one); 0: not checked */
+static PetscBool         viewblocked; /* -view_blocked: print the MatView of the blocked matrices (diagnosis) */
+static PetscInt          expectlanes; /* -mat_ellwarp_block_lanes: the blocked layout's lanes per block row (0: not checked) */
 static PetscBool         diag;     /* -diag: extra diagnosis of MatMultTransposeAdd */
 static PetscBool         skipmadd; /* -skip_madd: no MatMultAdd before the transposes (diagnosis) */
 static PetscInt          diagvar;  /* -diag_variant n: vector variations before MatMultTransposeAdd (diagnosis) */
@@ -314,9 +328,30 @@ static PetscErrorCode CheckAll(Mat A0, PetscRandom r, const char *mat)
   if (expectblock) {
     PetscCheck(info.block == expectblock, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the products use block size %" PetscInt_FMT ", expected %" PetscInt_FMT, mat, info.block, expectblock);
     PetscCheck(info.block == 1 || (info.bytes_mult_block > 0 && info.bytes_mult == info.bytes_mult_block), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: blocked byte count not reported", mat);
+    PetscCheck(info.block == 1 || !expectlanes || info.block_lanes == expectlanes, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the blocked products use %" PetscInt_FMT " lanes per block row, expected %" PetscInt_FMT, mat, info.block_lanes, expectlanes);
+    PetscCheck((info.block == 1) == (info.block_lanes == 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: lanes %" PetscInt_FMT " reported for block size %" PetscInt_FMT, mat, info.block_lanes, info.block);
+    if (info.block > 1) { /* MatView says which T and why */
+      PetscViewer v;
+      char        str[8192], want[64];
+      size_t      len;
+      FILE       *f = tmpfile();
+      PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "tmpfile() failed");
+      PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, f, &v));
+      PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+      PetscCall(MatView(B, v));
+      PetscCall(PetscViewerPopFormat(v));
+      PetscCall(PetscViewerDestroy(&v)); /* flushes; the FILE stays open */
+      rewind(f);
+      len      = fread(str, 1, sizeof(str) - 1, f);
+      str[len] = 0;
+      fclose(f);
+      PetscCall(PetscSNPrintf(want, sizeof(want), "T = %" PetscInt_FMT " lanes per block row", info.block_lanes));
+      if (viewblocked) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s", str));
+      PetscCheck(strstr(str, want) && strstr(str, "blocked lanes model:") && strstr(str, "products: blocked layout"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatView does not say '%s':\n%s", mat, want, str);
+    }
     nchecks++;
   }
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: products on the %s layout (block size %" PetscInt_FMT "), %.2f bytes per nonzero\n", mat, info.block > 1 ? "blocked" : "scalar", info.block, info.nnz ? info.bytes_mult / (double)info.nnz : 0.0));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: products on the %s layout (block size %" PetscInt_FMT ", %" PetscInt_FMT " lanes per block row), %.2f bytes per nonzero\n", mat, info.block > 1 ? "blocked" : "scalar", info.block, info.block_lanes, info.nnz ? info.bytes_mult / (double)info.nnz : 0.0));
   if (expectbias) { /* the stencil matrices: biased slices unless the options turn them off (or K2 with > 8 lanes per row) */
     PetscBool cc = PETSC_TRUE, cb = PETSC_TRUE;
     PetscCall(TestTuneGetBool("compress_columns", &cc));
@@ -652,6 +687,60 @@ static PetscErrorCode RandomBlockedMatrix(PetscInt mb, PetscInt nb, PetscInt bs,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The Jacobian pattern of P2 Lagrange elasticity (3 components) on a box of 3 x 3 x 2 cubes cut into 6 Kuhn tets each
+   (DMPlexCreateFromCellListPetsc, as benchmarks/spmv/plex_matrices.c builds its box: no tet generator needed), from
+   DMCreateMatrix (block size 3, DMPlex's default numbering), every cell's closure given a random element matrix
+   through DMPlexMatSetClosure: block rows of the vertex and edge dofs, of strongly different lengths */
+static PetscErrorCode PlexP2ElasticityMatrix(PetscRandom r, Mat *A)
+{
+  DM             dm;
+  PetscFE        fe;
+  const PetscInt n[3] = {3, 3, 2}, nc = 6 * n[0] * n[1] * n[2], nv = (n[0] + 1) * (n[1] + 1) * (n[2] + 1);
+  PetscInt       cs, ce, nb, *cells;
+  PetscReal     *xyz;
+  PetscScalar   *elem;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(4 * nc, &cells, 3 * nv, &xyz));
+  for (PetscInt v = 0; v < nv; v++) {
+    xyz[3 * v + 0] = (PetscReal)(v % (n[0] + 1));
+    xyz[3 * v + 1] = (PetscReal)((v / (n[0] + 1)) % (n[1] + 1));
+    xyz[3 * v + 2] = (PetscReal)(v / ((n[0] + 1) * (n[1] + 1)));
+  }
+  for (PetscInt c = 0; c < nc; c++) {
+    PetscReal e[3][3], det;
+    EllwarpKuhnBoxTet(n, c / 6, (int)(c % 6), &cells[4 * c]);
+    for (int q = 0; q < 3; q++)
+      for (int d = 0; d < 3; d++) e[q][d] = xyz[3 * cells[4 * c + q + 1] + d] - xyz[3 * cells[4 * c] + d];
+    det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) + e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+    if (det > 0) { /* DMPlex's tet orientation (as plex_matrices.c) */
+      const PetscInt t = cells[4 * c + 1];
+      cells[4 * c + 1] = cells[4 * c + 2];
+      cells[4 * c + 2] = t;
+    }
+  }
+  PetscCall(DMPlexCreateFromCellListPetsc(PETSC_COMM_SELF, 3, nc, nv, 4, PETSC_TRUE, cells, 3, xyz, &dm));
+  PetscCall(PetscFree2(cells, xyz));
+  PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, 3, 3, PETSC_TRUE, 2, PETSC_DETERMINE, &fe));
+  PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
+  PetscCall(DMCreateDS(dm));
+  PetscCall(PetscFEGetDimension(fe, &nb));
+  PetscCall(DMSetMatType(dm, MATAIJ));
+  PetscCall(DMCreateMatrix(dm, A));
+  PetscCall(PetscMalloc1(nb * nb, &elem));
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cs, &ce));
+  for (PetscInt c = cs; c < ce; c++) {
+    for (PetscInt k = 0; k < nb * nb; k++) PetscCall(PetscRandomGetValue(r, &elem[k]));
+    PetscCall(DMPlexMatSetClosure(dm, NULL, NULL, *A, c, elem, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree(elem));
+  PetscCall(PetscFEDestroy(&fe));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the products of the ELLWARP matrix against MATSEQBAIJ of the same block size */
 static PetscErrorCode CheckBAIJ(Mat A, PetscRandom r, const char *mat)
 {
@@ -732,6 +821,13 @@ static PetscErrorCode CheckBlocked(PetscRandom r, PetscInt mode)
     {"blocked-bs3-long-row",     300,   300,   3, 15, PETSC_TRUE },
     {"blocked-bs5-1",            1,     1,     5, 1,  PETSC_FALSE},
     {"blocked-bs2-far-columns",  70,    40000, 2, 6,  PETSC_FALSE}, /* block columns beyond 16-bit offsets */
+    /* strongly varying block-row lengths (0..maxlen, every 7th empty, one holding every block column), block rows
+       not a multiple of any slice height: the lanes' partial rows and the padding of T > 1 */
+    {"blocked-bs2-varied",       173,   210,   2, 90, PETSC_TRUE },
+    {"blocked-bs3-varied",       211,   190,   3, 80, PETSC_TRUE },
+    {"blocked-bs4-varied",       97,    150,   4, 70, PETSC_TRUE },
+    {"blocked-bs5-varied",       61,    120,   5, 60, PETSC_TRUE },
+    {"blocked-bs6-varied",       45,    100,   6, 50, PETSC_TRUE },
   };
   Mat A;
 
@@ -775,6 +871,13 @@ static PetscErrorCode CheckBlocked(PetscRandom r, PetscInt mode)
   PetscCall(MatDestroy(&A));
   PetscCall(TetMatrix(5, 3, PETSC_FALSE, r, &A));
   PetscCall(CheckAll(A, r, "P1-tets-elasticity-detected"));
+  PetscCall(MatDestroy(&A));
+  /* DMPlex P2 elasticity on a box of tets (DMPlex's default numbering): block rows of ~10-70 blocks */
+  expectblock = mode == 1 ? 3 : (mode == 2 ? 1 : 0);
+  PetscCall(PlexP2ElasticityMatrix(r, &A));
+  PetscCall(CheckAll(A, r, "DMPlex-P2-elasticity-box"));
+  PetscCall(CheckBAIJ(A, r, "DMPlex-P2-elasticity-box"));
+  PetscCall(CheckCOO(A, r, "DMPlex-P2-elasticity-box"));
   PetscCall(MatDestroy(&A));
   /* not blocked: the scalar layout whatever the mode */
   expectblock = mode ? 1 : 0;
@@ -1004,6 +1107,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-diag_variant", &diagvar, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-blocked", &blocked, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-dict", &dict, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ellwarp_block_lanes", &expectlanes, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-view_blocked", &viewblocked, NULL));
   backend = !strcmp(b, "cuda") ? MAT_ELLWARP_BACKEND_CUDA : MAT_ELLWARP_BACKEND_HOST;
   kernel  = !strcmp(k, "k1") ? MAT_ELLWARP_KERNEL_K1 : (!strcmp(k, "k2") ? MAT_ELLWARP_KERNEL_K2 : MAT_ELLWARP_KERNEL_AUTO);
   if (sortwindow) PetscCall(TestTuneAppend(NULL, "sort_window=64"));

@@ -1,8 +1,9 @@
 static const char help[] = "SpMV benchmark (issue 3): MATSEQELLWARP (auto and exhaustive parameters) against AIJCUSPARSE,\n"
                            "raw cuSPARSE CSR (ALG1/ALG2), cuSPARSE sliced-ELL (slice 32) and PETSc SELLCUDA.\n"
                            "Suite options: -suite all|fe,irregular,regular,mm -matrices a,b -scale s -mm f.mtx,... -bin f.bin,... -lv_msh f -lv_rcm\n"
-                           "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants][,bsr][,block]\n"
-                           "  block: ELLWARP with the blocked layout forced (-mat_ellwarp_block on; thread mappings row and lane) and the scalar one forced\n"
+                           "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants][,bsr][,block][,blocklanes]\n"
+                           "  block: ELLWARP with the blocked layout forced (-mat_ellwarp_block on -mat_ellwarp_block_lanes 1; thread mappings row and lane) and the scalar one forced\n"
+                           "  blocklanes: ELLWARP with the blocked layout forced with T = 1, 2, 4, 8, 16, 32 lanes per block row (-mat_ellwarp_block_lanes T)\n"
                            "  (the sweep adds the blocked layout's mappings and sort windows for matrices with block size 2..6)\n"
                            "  bsr: raw cuSPARSE BSR (cusparseDbsrmv) with the matrix's block size (skipped for block size 1)\n"
                            "  -peak_gbs G (2990): the tables' %%peak is the bytes really moved per product (matrix as stored, x, y) over G\n"
@@ -614,20 +615,20 @@ static PetscErrorCode RunSellForked(Mat A, Vec xh, const char *tmpdir, double ti
 
 /* the user's -mat_ellwarp_kernel and -mat_ellwarp_tune, restored after each configuration of ours; a configuration
    adds its keys to the user's -mat_ellwarp_tune (a key given twice: the last one counts) */
-static const char *EwKeys[3] = {"-mat_ellwarp_kernel", "-mat_ellwarp_tune", "-mat_ellwarp_block"};
-static char        EwUser[3][1024];
-static PetscBool   EwUserSet[3];
+static const char *EwKeys[4] = {"-mat_ellwarp_kernel", "-mat_ellwarp_tune", "-mat_ellwarp_block", "-mat_ellwarp_block_lanes"};
+static char        EwUser[4][1024];
+static PetscBool   EwUserSet[4];
 
 static PetscErrorCode EwSaveUserOptions(void)
 {
   PetscFunctionBegin;
-  for (int k = 0; k < 3; k++) PetscCall(PetscOptionsGetString(NULL, NULL, EwKeys[k], EwUser[k], sizeof(EwUser[k]), &EwUserSet[k]));
+  for (int k = 0; k < 4; k++) PetscCall(PetscOptionsGetString(NULL, NULL, EwKeys[k], EwUser[k], sizeof(EwUser[k]), &EwUserSet[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode EwRestoreUserOptions(void)
 {
   PetscFunctionBegin;
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 4; k++) {
     PetscCall(PetscOptionsClearValue(NULL, EwKeys[k]));
     if (EwUserSet[k]) PetscCall(PetscOptionsSetValue(NULL, EwKeys[k], EwUser[k]));
   }
@@ -644,7 +645,8 @@ static PetscErrorCode EwSetTune(const char *keys)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 /* kernel 1, 2: the scalar layout with K1 or K2 (-mat_ellwarp_block off); 3, 4: the blocked layout (matrices with a block
-   size 2..6; -mat_ellwarp_block on) with the row or lane thread mapping, sw its sort window in block rows */
+   size 2..6; -mat_ellwarp_block on) with the row or lane thread mapping, sw its sort window in block rows; for 3, thr
+   is the lanes per block row (-mat_ellwarp_block_lanes; the mappings are those of T = 1), 4 is T = 1 */
 static PetscErrorCode EwSetOptions(int kernel, int thr, int bs, int sw)
 {
   char buf[128];
@@ -653,6 +655,8 @@ static PetscErrorCode EwSetOptions(int kernel, int thr, int bs, int sw)
     PetscCall(PetscOptionsSetValue(NULL, EwKeys[2], "on"));
     PetscCall(PetscSNPrintf(buf, sizeof(buf), "block_map=%s,block_sort_window=%d", kernel == 3 ? "row" : "lane", sw));
     PetscCall(EwSetTune(buf));
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d", kernel == 3 && thr > 0 ? thr : 1));
+    PetscCall(PetscOptionsSetValue(NULL, EwKeys[3], buf));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscOptionsSetValue(NULL, EwKeys[2], "off"));
@@ -696,9 +700,11 @@ static PetscErrorCode RunSweep(Mat A, Vec xh, Vec yref, double budget, MatrixRes
       for (int th : thr) pts.push_back({2, th, bs, sw, 0, 0, 0});
     }
   (void)bsz;
-  if (res->bs >= 2 && res->bs <= 6) /* the blocked layout: both thread mappings, three sort windows (block rows) */
+  if (res->bs >= 2 && res->bs <= 6) /* the blocked layout: T = 1..32 lanes (T = 1 in both mappings), three sort windows (block rows) */
     for (int sw : {256, 32, 4096})
-      for (int k : {3, 4}) pts.insert(pts.begin() + (sw == 256 ? 0 : pts.size()), {k, 0, 128, sw, 0, 0, 0});
+      for (int k : {3, 4})
+        for (int T : {1, 2, 4, 8, 16, 32})
+          if (k == 3 || T == 1) pts.insert(pts.begin() + (sw == 256 ? 0 : pts.size()), {k, k == 3 ? T : 0, 128, sw, 0, 0, 0});
   res->sweep_total = (int)pts.size();
   res->best.cold_us = PETSC_MAX_REAL;
   PetscCall(PetscTime(&t0));
@@ -717,7 +723,7 @@ static PetscErrorCode RunSweep(Mat A, Vec xh, Vec yref, double budget, MatrixRes
     if (r.status == ST_OK) {
       MatEllwarpKernel want = p.kernel == 1 ? MAT_ELLWARP_KERNEL_K1 : MAT_ELLWARP_KERNEL_K2;
       if (p.kernel >= 3) {
-        if (info.block != res->bs) nmismatch++;
+        if (info.block != res->bs || info.block_lanes != (p.kernel == 3 ? p.threshold : 1)) nmismatch++;
       } else if (info.block != 1 || info.kernel != want || info.blocksize != p.blocksize || info.sortwindow != p.sortwindow || (p.kernel == 2 && info.threshold != p.threshold)) nmismatch++;
     }
     if (r.status == ST_OK && !p.ok) nwrong++;
@@ -1002,8 +1008,9 @@ int main(int argc, char **argv)
         PetscCall(EwRestoreUserOptions());
         if (k < 2) {
           PetscCall(PetscOptionsSetValue(NULL, EwKeys[2], "on"));
+          PetscCall(PetscOptionsSetValue(NULL, EwKeys[3], "1")); /* the mappings of one thread per block row */
           PetscCall(EwSetTune(k == 0 ? "block_map=row" : "block_map=lane"));
-          r.note = std::string("-mat_ellwarp_block on -mat_ellwarp_tune block_map=") + (k == 0 ? "row" : "lane");
+          r.note = std::string("-mat_ellwarp_block on -mat_ellwarp_block_lanes 1 -mat_ellwarp_tune block_map=") + (k == 0 ? "row" : "lane");
         } else {
           PetscCall(PetscOptionsSetValue(NULL, EwKeys[2], "off"));
           r.note = "-mat_ellwarp_block off";
@@ -1106,6 +1113,36 @@ int main(int argc, char **argv)
         res.f.push_back(b);
       }
     }
+    /* 1b. ELLWARP, the blocked layout forced with T lanes per block row (-mat_ellwarp_block on -mat_ellwarp_block_lanes T,
+       T = 1..32): -formats blocklanes */
+    if (want("blocklanes") && res.bs >= 2 && res.bs <= 6) {
+      for (int T = 1; T <= 32; T *= 2) {
+        FormatResult r;
+        Mat          B = NULL;
+        char         t[8];
+        r.name = "ellwarp_block_T" + std::to_string(T);
+        PetscCall(EwRestoreUserOptions());
+        PetscCall(PetscOptionsSetValue(NULL, EwKeys[2], "on"));
+        PetscCall(PetscSNPrintf(t, sizeof(t), "%d", T));
+        PetscCall(PetscOptionsSetValue(NULL, EwKeys[3], t));
+        r.note = std::string("-mat_ellwarp_block on -mat_ellwarp_block_lanes ") + t;
+        PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+        ierr = RunPetscFormat(A, MATSEQELLWARP, xh, yref, g_products, g_repeats, PETSC_TRUE, &r, &B);
+        PetscCall(PetscPopErrorHandler());
+        if (ierr) {
+          r.status = ST_ERROR;
+          r.note += " (PETSc error " + std::to_string((int)ierr) + ")";
+        } else {
+          MatEllwarpInfo bi;
+          PetscCall(MatEllwarpGetInfo(B, &bi));
+          r.bytes = (double)bi.bytes_mult;
+          if (bi.block == 1) r.note += " (pattern not blocked: scalar layout)";
+        }
+        PetscCall(MatDestroy(&B));
+        PetscCall(EwRestoreUserOptions());
+        res.f.push_back(r);
+      }
+    }
     /* table */
     /* GB/s_cold/hot: the CSR byte count of the suite; MB_moved: the format's own bytes (matrix as stored, x, y),
        moved_GB/s and %peak (of -peak_gbs) from it and the cold time */
@@ -1114,12 +1151,12 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %-20s %-8s %10.2f %10.2f %9.1f %9.1f %9.3f %10.2e %9.2f %10.1f %6.1f%s %s\n", f.name.c_str(), StatusName[f.status], f.cold_us, f.hot_us, GBs(res.csr_bytes, f.cold_us), GBs(res.csr_bytes, f.hot_us), f.conv_s, f.err, f.bytes / 1e6, f.bytes > 0 ? GBs(f.bytes, f.cold_us) : 0.0,
                             f.bytes > 0 && f.cold_us > 0 ? 100.0 * GBs(f.bytes, f.cold_us) / g_peak_gbs : 0.0, (f.status == ST_OK && f.err > 1e-12) ? " !!WRONG" : "", f.note.c_str()));
     if (res.have_info)
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ellwarp auto: kernel %s threshold %" PetscInt_FMT " block %" PetscInt_FMT " sort window %" PetscInt_FMT " nsplit %" PetscInt_FMT ", padding nslots/nnz %.3f, own bytes/mult %.3g (CSR count %.3g), slices %" PetscInt_FMT ": 16-bit %" PetscInt_FMT " (biased %" PetscInt_FMT "); products on block size %" PetscInt_FMT " (blocked bytes/mult %.3g)\n", res.info.kernel == MAT_ELLWARP_KERNEL_K1 ? "k1" : "k2", res.info.threshold, res.info.blocksize, res.info.sortwindow, res.info.nsplit,
-                            (double)res.info.nslots / PetscMax((double)res.info.nnz, 1.0), (double)res.info.bytes_mult, res.csr_bytes, res.info.nslices, res.info.n16, res.info.nbias, res.info.block, (double)res.info.bytes_mult_block));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ellwarp auto: kernel %s threshold %" PetscInt_FMT " block %" PetscInt_FMT " sort window %" PetscInt_FMT " nsplit %" PetscInt_FMT ", padding nslots/nnz %.3f, own bytes/mult %.3g (CSR count %.3g), slices %" PetscInt_FMT ": 16-bit %" PetscInt_FMT " (biased %" PetscInt_FMT "); products on block size %" PetscInt_FMT " lanes %" PetscInt_FMT " (blocked bytes/mult %.3g)\n", res.info.kernel == MAT_ELLWARP_KERNEL_K1 ? "k1" : "k2", res.info.threshold, res.info.blocksize, res.info.sortwindow, res.info.nsplit,
+                            (double)res.info.nslots / PetscMax((double)res.info.nnz, 1.0), (double)res.info.bytes_mult, res.csr_bytes, res.info.nslices, res.info.n16, res.info.nbias, res.info.block, res.info.block_lanes, (double)res.info.bytes_mult_block));
     if (!res.sweep.empty()) {
       FormatResult *au = Find(res, "ellwarp_auto");
       if (res.best_full_cold_us > 0)
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ellwarp sweep: %zu/%d configs, best %s thr %d bs %d sw %d: %.2f us cold (%.1f GB/s); auto/best = %.3f -> %s\n", res.sweep.size(), res.sweep_total, res.best.kernel == 1 ? "k1" : (res.best.kernel == 2 ? "k2" : (res.best.kernel == 3 ? "blocked-row" : "blocked-lane")), res.best.threshold, res.best.blocksize, res.best.sortwindow, res.best_full_cold_us, GBs(res.csr_bytes, res.best_full_cold_us),
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ellwarp sweep: %zu/%d configs, best %s thr %d bs %d sw %d: %.2f us cold (%.1f GB/s); auto/best = %.3f -> %s\n", res.sweep.size(), res.sweep_total, res.best.kernel == 1 ? "k1" : (res.best.kernel == 2 ? "k2" : (res.best.kernel == 3 ? "blocked-row(thr=T lanes)" : "blocked-lane")), res.best.threshold, res.best.blocksize, res.best.sortwindow, res.best_full_cold_us, GBs(res.csr_bytes, res.best_full_cold_us),
                               au && au->status == ST_OK ? au->cold_us / res.best_full_cold_us : 0.0, au && au->status == ST_OK && au->cold_us <= 1.05 * res.best_full_cold_us ? "auto within 5%" : "auto NOT within 5%"));
       else PetscCall(PetscPrintf(PETSC_COMM_SELF, "  ellwarp sweep: no valid configuration\n"));
       if (res.pair_rounds)

@@ -88,6 +88,7 @@ typedef struct {
   PetscInt                blockmode;    /* -mat_ellwarp_block: 0 auto, 1 on, 2 off */
   EllwarpBlockMap         blockmap;     /* -mat_ellwarp_tune block_map */
   PetscInt                blockwindow;  /* -mat_ellwarp_tune block_sort_window (0: ELLWARP_BLOCK_WINDOW) */
+  PetscInt                blocklanes;   /* -mat_ellwarp_block_lanes: lanes per block row, 1..32 (0: the lanes model's) */
   const EllwarpBlockOps  *kb;
   EllwarpBlockLayout     *Lb, *Lbt;     /* NULL: the products use the scalar layouts */
   EllwarpBlockStore      *Sb, *Sbt;
@@ -96,7 +97,9 @@ typedef struct {
   PetscInt                bmodedecided; /* the blockmode it was made with */
   PetscInt                bsize;        /* block size found (set or detected; 1: none) */
   PetscLogDouble          bbytes, sbytes; /* bytes per MatMult of the blocked layout (0: not built) and the scalar one */
-  char                    bwhy[256];    /* why the products use the layout they use (MatView) */
+  EllwarpBlockModel       bmodel;       /* the lanes model of the blocked layout built (blocklayout.c) */
+  PetscReal               smodel_us;    /* the scalar layout's time in that model */
+  char                    bwhy[512];    /* why the products use the layout they use (MatView) */
 } Mat_SeqELLWARP;
 
 /* threads per CUDA block for a product with layout L: -mat_ellwarp_tune block_size, else the chooser's (layout.c) */

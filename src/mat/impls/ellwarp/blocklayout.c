@@ -87,15 +87,19 @@ PetscErrorCode EllwarpBlockDetect(PetscInt m, PetscInt n, const PetscInt ai[], c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the smallest and largest (block column - block row) over the lanes of slice s with a block at step k (mx < mn: none) */
-static void StepSpan(const EllwarpBlockLayout *L, const PetscInt aj[], PetscInt s, PetscInt k, PetscInt64 *mn, PetscInt64 *mx)
+/* the smallest and largest (block column - block row) over the lane slots of slice s with a block at step k and lane t
+   (mx < mn: none); lane slot g = q T + t holds block k T + t of sorted block row R s + q.  A bias per (step, lane t):
+   the R block rows' blocks k T + t, which lie at similar distances in lattice-like numberings (the T lanes of a row
+   walk different parts of it, whose distances differ by far more) */
+static void StepSpan(const EllwarpBlockLayout *L, const PetscInt aj[], PetscInt s, PetscInt k, PetscInt t, PetscInt64 *mn, PetscInt64 *mx)
 {
-  *mn = PETSC_INT64_MAX;
-  *mx = PETSC_INT64_MIN;
-  for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
-    const PetscInt p = s * ELLWARP_LANES + q;
-    if (k < L->rowlen[p]) {
-      const PetscInt64 d = (PetscInt64)(aj[L->rowstart[p] + k * L->bs] / L->bs) - L->rowperm[p];
+  const PetscInt T = L->lanes;
+  *mn              = PETSC_INT64_MAX;
+  *mx              = PETSC_INT64_MIN;
+  for (PetscInt q = 0; q < L->rows; q++) {
+    const PetscInt p = s * L->rows + q, j = k * T + t;
+    if (j < L->rowlen[p]) {
+      const PetscInt64 d = (PetscInt64)(aj[L->rowstart[p] + (PetscCount)j * L->bs] / L->bs) - L->rowperm[p];
       *mn                = PetscMin(*mn, d);
       *mx                = PetscMax(*mx, d);
     }
@@ -158,24 +162,25 @@ static int ModeWork(void *ctx, PetscInt range, PetscCount b, PetscCount e)
   PetscInt            maxrow = 0;
 
   for (PetscCount sc = b; sc < e; sc++) {
-    const PetscInt s = (PetscInt)sc;
+    const PetscInt s = (PetscInt)sc, T = L->lanes;
     PetscInt       w = 0;
     PetscBool      fits = c->compress, biasfits = (PetscBool)(c->compress && c->compressbias);
-    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
-      const PetscInt p = s * ELLWARP_LANES + q;
-      w                = PetscMax(w, L->rowlen[p]);
+    for (PetscInt q = 0; q < L->rows; q++) {
+      const PetscInt p = s * L->rows + q;
+      w                = PetscMax(w, (L->rowlen[p] + T - 1) / T); /* steps of the row's T lanes */
       for (PetscInt k = 0; fits && k < L->rowlen[p]; k++) {
-        const PetscInt64 d = (PetscInt64)(c->aj[L->rowstart[p] + k * bs] / bs) - L->rowperm[p];
+        const PetscInt64 d = (PetscInt64)(c->aj[L->rowstart[p] + (PetscCount)k * bs] / bs) - L->rowperm[p];
         if (d < -32767 || d > 32767) fits = PETSC_FALSE;
       }
       nnzb += L->rowlen[p];
       maxrow = PetscMax(maxrow, L->rowlen[p]);
     }
-    for (PetscInt k = 0; !fits && biasfits && k < w; k++) {
-      PetscInt64 mn, mx;
-      StepSpan(L, c->aj, s, k, &mn, &mx);
-      if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) biasfits = PETSC_FALSE;
-    }
+    for (PetscInt k = 0; !fits && biasfits && k < w; k++)
+      for (PetscInt t = 0; biasfits && t < T; t++) {
+        PetscInt64 mn, mx;
+        StepSpan(L, c->aj, s, k, t, &mn, &mx);
+        if (mx >= mn && mx - mn > ELLWARP_BIAS_SPAN) biasfits = PETSC_FALSE;
+      }
     c->width[s] = (int)w;
     L->meta[s]  = fits ? 16 : (biasfits ? 48 : 0);
   }
@@ -194,19 +199,21 @@ static int IndexWork(void *ctx, PetscInt range, PetscCount b, PetscCount e)
 
   for (PetscCount sc = b; sc < e; sc++) {
     const PetscInt s = (PetscInt)sc, w = c->width[s];
-    for (PetscInt k = 0; (L->meta[s] & 32) && k < w; k++) {
-      PetscInt64 mn, mx;
-      StepSpan(L, c->aj, s, k, &mn, &mx);
-      L->colbias[L->biasbase[s] + k] = mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0;
-    }
-    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
-      const PetscInt p = s * ELLWARP_LANES + q;
+    for (PetscInt k = 0; (L->meta[s] & 32) && k < w; k++)
+      for (PetscInt t = 0; t < L->lanes; t++) {
+        PetscInt64 mn, mx;
+        StepSpan(L, c->aj, s, k, t, &mn, &mx);
+        L->colbias[L->biasbase[s] + k * L->lanes + t] = mx >= mn ? EllwarpBiasOf((int)mn, (int)mx) : 0;
+      }
+    for (PetscInt g = 0; g < ELLWARP_LANES; g++) {
+      const PetscInt p = s * L->rows + g / L->lanes;
       for (PetscInt k = 0; k < w; k++) {
-        const PetscCount o  = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + q;
-        const PetscBool  in = (PetscBool)(k < L->rowlen[p]);
-        const PetscInt   bc = in ? c->aj[L->rowstart[p] + k * bs] / bs : -1;
+        const PetscInt   j  = k * L->lanes + g % L->lanes;
+        const PetscCount o  = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + g;
+        const PetscBool  in = (PetscBool)(j < L->rowlen[p]);
+        const PetscInt   bc = in ? c->aj[L->rowstart[p] + (PetscCount)j * bs] / bs : -1;
         if (L->meta[s] & 16) {
-          const PetscInt bias = (L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0;
+          const PetscInt bias = (L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k * L->lanes + g % L->lanes] : 0;
           L->col16[o]         = in ? (short)(bc - L->rowperm[p] - bias) : (short)ELLWARP_PAD16;
           if (in) nr16++;
         } else {
@@ -221,13 +228,14 @@ static int IndexWork(void *ctx, PetscInt range, PetscCount b, PetscCount e)
   return 0;
 }
 
-/* The layout of a bs-blocked m x n CSR pattern (EllwarpBlockDetect() true).  Block rows are sorted by length,
-   longest first, within windows of W block rows (a multiple of 32: slices never straddle windows), so a slice's
-   rows have nearly the same length (its width is its first row's) while its x and y accesses stay local.
+/* The layout of a bs-blocked m x n CSR pattern (EllwarpBlockDetect() true) with T lanes per block row.  Block rows
+   are sorted by length, longest first, within windows of W block rows (a multiple of 32: slices of 32 / T block rows
+   never straddle windows), so a slice's rows have nearly the same length (its width is its first row's) while its x
+   and y accesses stay local.
    map: CSR entry -> value index (a transpose), or NULL.  compress: 16-bit block-column offsets where they fit;
    compressbias (with compress): from the block row plus a bias per step where row-relative ones do not fit.
    nthreads: 0 for the CPUs of the process; the layout is the same for any number. */
-PetscErrorCode EllwarpBlockLayoutCreateThreads(PetscInt m, PetscInt n, PetscInt bs, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], PetscInt W, PetscBool compress, PetscBool compressbias, PetscInt nthreads, EllwarpBlockLayout **out)
+PetscErrorCode EllwarpBlockLayoutCreateLanes(PetscInt m, PetscInt n, PetscInt bs, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], PetscInt W, PetscBool compress, PetscBool compressbias, PetscInt T, PetscInt nthreads, EllwarpBlockLayout **out)
 {
   EllwarpBlockLayout *L;
   PetscInt            mb = m / bs, np, nth;
@@ -235,15 +243,18 @@ PetscErrorCode EllwarpBlockLayoutCreateThreads(PetscInt m, PetscInt n, PetscInt 
 
   PetscFunctionBegin;
   PetscCheck(bs >= 2 && bs <= ELLWARP_BLOCK_MAXBS && m % bs == 0 && n % bs == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "blocked ELLWARP layout: block size %" PetscInt_FMT " must be in [2,%d] and divide %" PetscInt_FMT " x %" PetscInt_FMT, bs, ELLWARP_BLOCK_MAXBS, m, n);
+  PetscCheck(T >= 1 && T <= ELLWARP_BLOCK_MAXLANES && !(T & (T - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "blocked ELLWARP layout: %" PetscInt_FMT " lanes per block row must be 1, 2, 4, 8, 16 or 32", T);
   PetscCheck(W > 0 && W % ELLWARP_LANES == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "blocked ELLWARP layout: sort window %" PetscInt_FMT " must be a positive multiple of %d", W, ELLWARP_LANES);
   PetscCall(PetscNew(&L));
   L->bs         = bs;
   L->mb         = mb;
   L->nb         = n / bs;
-  L->nslices    = (mb + ELLWARP_LANES - 1) / ELLWARP_LANES;
+  L->lanes      = T;
+  L->rows       = ELLWARP_LANES / T;
+  L->nslices    = (mb + L->rows - 1) / L->rows;
   L->sortwindow = W;
   L->nnz        = m ? ai[m] : 0;
-  np            = L->nslices * ELLWARP_LANES;
+  np            = L->nslices * L->rows;
   PetscCall(PetscMalloc3(np, &L->rowperm, np, &L->rowlen, np, &L->rowstart));
   PetscCall(PetscMalloc3(L->nslices + 1, &L->sliceptr, L->nslices, &L->colbase, L->nslices, &L->meta));
   PetscCall(PetscMalloc1(L->nslices, &L->biasbase));
@@ -277,7 +288,7 @@ PetscErrorCode EllwarpBlockLayoutCreateThreads(PetscInt m, PetscInt n, PetscInt 
       L->ncol16 += (PetscCount)w * ELLWARP_LANES;
       L->n16++;
       if (L->meta[s] & 32) {
-        L->ncolbias += w;
+        L->ncolbias += (PetscCount)w * T;
         L->nbias++;
       }
     } else {
@@ -299,6 +310,13 @@ PetscErrorCode EllwarpBlockLayoutCreateThreads(PetscInt m, PetscInt n, PetscInt 
     PetscCall(PetscArraycpy(L->map, map, L->nnz));
   }
   *out = L;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode EllwarpBlockLayoutCreateThreads(PetscInt m, PetscInt n, PetscInt bs, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], PetscInt W, PetscBool compress, PetscBool compressbias, PetscInt nthreads, EllwarpBlockLayout **out)
+{
+  PetscFunctionBegin;
+  PetscCall(EllwarpBlockLayoutCreateLanes(m, n, bs, ai, aj, map, W, compress, compressbias, 1, nthreads, out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -332,44 +350,171 @@ PetscLogDouble EllwarpBlockBytesMult(const EllwarpBlockLayout *L)
          (PetscLogDouble)(L->mb + L->nb) * L->bs * sizeof(PetscScalar);
 }
 
-static inline PetscInt BlockCol(const EllwarpBlockLayout *L, PetscInt s, PetscInt k, PetscInt q, PetscInt ib)
+/* ---- the lanes model ----------------------------------------------------------------------------------------
+   Why lanes: with one thread per block row (T = 1) a warp's step is one block per lane (an index load, then the
+   dependent x loads, and bs^2 value loads), and an elasticity matrix of 0.35 M rows has only ~3.7 k slices of 32 block
+   rows: fewer warps than the H100 keeps resident, so every warp runs at once and the product takes as long as the
+   widest slice's steps, each latency bound.  T lanes per block row divide the widest slice's steps by T and multiply
+   the slices by T.  The model of one product with T lanes (microseconds):
+     time      = LAUNCH + max(bytes_us, widest_us, rounds_us)
+     bytes_us  = bytes (EllwarpBlockBytesMult, with the slice metadata of T) / BW
+     widest_us = (START + log2 T + w_max) x STEP_US          the last warp: its steps, log2 T shuffle rounds
+     rounds_us = sum over slices of (START + log2 T + w_s) x STEP_US / WARPS   all warps' steps over the resident warps
+   (w_s: slice s's steps, its longest block row's ceil(length / T)).  The T with the least time wins, ties (within
+   0.5 %) going to fewer lanes (fewer padded lane-steps, no shuffles).  The scalar layout in the same model:
+   LAUNCH + its bytes (EllwarpLayoutBytesMult) / BW (its own chooser keeps it near bandwidth bound: K2 splits long rows).
+   Fit (H100, cold products, benchmarks/results/spmv-h100-dmplex/blocked-layout/spmv-bytes-rule.log, T = 1 = the
+   block_map=row kernel): the blocked times of box P1, Q1, P2, Q2 elasticity and the gmsh LV's P1 elasticity,
+   73 / 114 / 251 / 419 / 112 us with longest block rows of 17 / 27 / 75 / 125 / 29 blocks, are
+   LAUNCH + widest (or bytes, Q1) within 6 %: STEP_US 3.2 and LAUNCH + START x STEP_US = 18.6 us; the scalar layout's,
+   81 / 138 / 138 / 283 / 93 us for 163 / 306 / 306 / 665 / 227 MB, are LAUNCH + bytes / BW within 3 % (gmsh: 13 %
+   over) with BW 2.45 TB/s and LAUNCH 12 us (the cold product's fixed cost: README of that directory).  WARPS:
+   BlockMultLanes is bounded to 40 registers for bs <= 5 (48 for bs 6; `nvcc -Xptxas -v`, sm_90, no spills), so 48
+   resident warps of 128-thread blocks per SM (40 for bs 6), 132 SMs.  START (a slice's metadata loads) is then 2.  The T > 1 terms are unmeasured: to be
+   calibrated by the T sweep of benchmarks/results/spmv-h100-dmplex/run-blocklanes.sh. */
+#define ELLWARP_BLOCK_MODEL_BW        2.45e6 /* bytes per microsecond */
+#define ELLWARP_BLOCK_MODEL_STEP_US   3.2    /* one latency-bound step of a warp of the blocked kernel */
+#define ELLWARP_BLOCK_MODEL_START     2      /* steps a slice costs besides its width (metadata loads, y stores) */
+#define ELLWARP_BLOCK_MODEL_LAUNCH_US 12.0   /* a cold product's fixed cost */
+#define ELLWARP_BLOCK_MODEL_WARPS     6336.0 /* resident warps: 132 SMs x 48 */
+
+/* the scalar layout's time in the same model */
+PetscReal EllwarpBlockModelScalarTime(PetscLogDouble sbytes)
 {
-  const PetscCount o = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + q;
+  return ELLWARP_BLOCK_MODEL_LAUNCH_US + (PetscReal)sbytes / ELLWARP_BLOCK_MODEL_BW;
+}
+
+/*@C
+  EllwarpBlockModelTime - the modelled time of one blocked product with T lanes per block row
+
+  Input Parameters:
++ L - a blocked layout of the matrix (any lanes: its sorted order of the block rows is every T's)
+- T - lanes per block row, 1, 2, 4, 8, 16 or 32
+
+  Output Parameter:
+. M - the model's terms and time (microseconds)
+
+  Level: developer
+
+  Note:
+  The model (time = launch + the largest of the bytes, the widest slice and the rounds terms) is described at the
+  top of this section of blocklayout.c.
+
+.seealso: `EllwarpBlockChooseLanes()`, `EllwarpBlockBytesMult()`
+@*/
+PetscErrorCode EllwarpBlockModelTime(const EllwarpBlockLayout *L, PetscInt T, EllwarpBlockModel *M)
+{
+  const PetscInt R = ELLWARP_LANES / T;
+  PetscInt       l2 = 0, maxw = 0, ns;
+  PetscReal      steps = 0;
+  PetscLogDouble bytes;
+
+  PetscFunctionBegin;
+  PetscCheck(T >= 1 && T <= ELLWARP_BLOCK_MAXLANES && !(T & (T - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "blocked ELLWARP: %" PetscInt_FMT " lanes per block row must be 1, 2, 4, 8, 16 or 32", T);
+  while ((1 << l2) < T) l2++;
+  ns = (L->mb + R - 1) / R;
+  for (PetscInt s = 0; s < ns; s++) {
+    PetscInt w = 0;
+    for (PetscInt p = s * R; p < PetscMin(L->mb, (s + 1) * R); p++) w = PetscMax(w, (L->rowlen[p] + T - 1) / T);
+    maxw = PetscMax(maxw, w);
+    steps += ELLWARP_BLOCK_MODEL_START + l2 + w;
+  }
+  /* the layout's bytes with the per-slice metadata of ns slices instead of L's; the index bytes are L's (with T lanes
+     a slice of 32 / T block rows may take another index mode: an approximation, exact for L's own T) */
+  bytes        = EllwarpBlockBytesMult(L) + (PetscLogDouble)(ns - L->nslices) * (2 * sizeof(PetscCount) + 1);
+  M->nslices   = ns;
+  M->maxwidth  = maxw;
+  M->bytes_us  = (PetscReal)bytes / ELLWARP_BLOCK_MODEL_BW;
+  M->widest_us = (ELLWARP_BLOCK_MODEL_START + l2 + maxw) * ELLWARP_BLOCK_MODEL_STEP_US;
+  M->rounds_us = steps * ELLWARP_BLOCK_MODEL_STEP_US / ELLWARP_BLOCK_MODEL_WARPS;
+  M->time_us   = ELLWARP_BLOCK_MODEL_LAUNCH_US + PetscMax(M->bytes_us, PetscMax(M->widest_us, M->rounds_us));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  EllwarpBlockChooseLanes - the lanes per block row T (1, 2, 4, 8, 16, 32) with the least modelled time
+
+  Input Parameter:
+. L - a blocked layout of the matrix (any lanes)
+
+  Output Parameters:
++ T - the lanes with the least `EllwarpBlockModelTime()`, ties within 0.5 % going to fewer lanes
+- M - (optional, 6 entries) the model of T = 1, 2, 4, ..., 32
+
+  Level: developer
+
+.seealso: `EllwarpBlockModelTime()`
+@*/
+PetscErrorCode EllwarpBlockChooseLanes(const EllwarpBlockLayout *L, PetscInt *T, EllwarpBlockModel M[])
+{
+  PetscReal best = PETSC_MAX_REAL;
+
+  PetscFunctionBegin;
+  *T = 1;
+  for (PetscInt i = 0, t = 1; t <= ELLWARP_BLOCK_MAXLANES; i++, t *= 2) {
+    EllwarpBlockModel m;
+    PetscCall(EllwarpBlockModelTime(L, t, &m));
+    if (M) M[i] = m;
+    if (m.time_us < 0.995 * best) {
+      best = m.time_us;
+      *T   = t;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the block column of step k of lane slot g of slice s, whose block row is ib */
+static inline PetscInt BlockCol(const EllwarpBlockLayout *L, PetscInt s, PetscInt k, PetscInt g, PetscInt ib)
+{
+  const PetscCount o = L->colbase[s] + (PetscCount)k * ELLWARP_LANES + g;
   if (!(L->meta[s] & 16)) return L->col32[o];
-  return ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k] : 0) + L->col16[o];
+  return ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k * L->lanes + g % L->lanes] : 0) + L->col16[o];
 }
 
 void EllwarpBlockHostGather(const EllwarpBlockLayout *L, const PetscScalar *csr, PetscScalar *val)
 {
-  const PetscInt bs = L->bs, bs2 = bs * bs;
+  const PetscInt bs = L->bs, bs2 = bs * bs, T = L->lanes;
   for (PetscInt s = 0; s < L->nslices; s++)
-    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
-      const PetscInt p = s * ELLWARP_LANES + q, len = L->rowlen[p];
-      PetscScalar   *v = val + L->sliceptr[s] * bs2 + q;
-      for (PetscInt k = 0; k < len; k++)
+    for (PetscInt q = 0; q < L->rows; q++) {
+      const PetscInt p = s * L->rows + q, len = L->rowlen[p];
+      for (PetscInt j = 0; j < len; j++) {
+        const PetscInt k = j / T, g = q * T + j % T;
+        PetscScalar   *v = val + L->sliceptr[s] * bs2 + g;
         for (PetscInt r = 0; r < bs; r++)
           for (PetscInt c = 0; c < bs; c++) {
-            const PetscCount e = L->rowstart[p] + (PetscCount)r * bs * len + (PetscCount)k * bs + c;
+            const PetscCount e = L->rowstart[p] + (PetscCount)r * bs * len + (PetscCount)j * bs + c;
             v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] = csr[L->map ? L->map[e] : e];
           }
+      }
     }
 }
 
+/* per lane t of a block row its partial sums over blocks t, t + T, ..., then the device's butterfly: at offset o
+   every lane t adds lane t ^ o's sums to its own (T/2, ..., 1), so each lane ends with the same sums; lane 0's */
 void EllwarpBlockHostMult(const EllwarpBlockLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
-  const PetscInt bs = L->bs, bs2 = bs * bs;
+  const PetscInt bs = L->bs, bs2 = bs * bs, T = L->lanes;
   for (PetscInt s = 0; s < L->nslices; s++)
-    for (PetscInt q = 0; q < ELLWARP_LANES; q++) {
-      const PetscInt     p = s * ELLWARP_LANES + q, ib = L->rowperm[p], len = L->rowlen[p];
-      const PetscScalar *v = val + L->sliceptr[s] * bs2 + q;
-      PetscScalar        acc[ELLWARP_BLOCK_MAXBS] = {0};
+    for (PetscInt q = 0; q < L->rows; q++) {
+      const PetscInt     p = s * L->rows + q, ib = L->rowperm[p], len = L->rowlen[p];
+      const PetscScalar *v = val + L->sliceptr[s] * bs2;
+      PetscScalar        acc[ELLWARP_BLOCK_MAXLANES][ELLWARP_BLOCK_MAXBS] = {{0}}, tmp[ELLWARP_BLOCK_MAXLANES][ELLWARP_BLOCK_MAXBS];
       if (ib < 0) continue;
-      for (PetscInt k = 0; k < len; k++) {
-        const PetscScalar *xb = x + (PetscCount)BlockCol(L, s, k, q, ib) * bs;
-        for (PetscInt r = 0; r < bs; r++)
-          for (PetscInt c = 0; c < bs; c++) acc[r] += v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] * xb[c];
+      for (PetscInt t = 0; t < T; t++) {
+        const PetscInt g = q * T + t;
+        for (PetscInt k = 0; k * T + t < len; k++) {
+          const PetscScalar *xb = x + (PetscCount)BlockCol(L, s, k, g, ib) * bs;
+          for (PetscInt r = 0; r < bs; r++)
+            for (PetscInt c = 0; c < bs; c++) acc[t][r] += v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES + g] * xb[c];
+        }
       }
-      for (PetscInt r = 0; r < bs; r++) y[ib * bs + r] = z ? z[ib * bs + r] + acc[r] : acc[r];
+      for (PetscInt o = T / 2; o >= 1; o /= 2) {
+        for (PetscInt t = 0; t < T; t++)
+          for (PetscInt r = 0; r < bs; r++) tmp[t][r] = acc[t][r] + acc[t ^ o][r];
+        for (PetscInt t = 0; t < T; t++)
+          for (PetscInt r = 0; r < bs; r++) acc[t][r] = tmp[t][r];
+      }
+      for (PetscInt r = 0; r < bs; r++) y[ib * bs + r] = z ? z[ib * bs + r] + acc[0][r] : acc[0][r];
     }
 }
 

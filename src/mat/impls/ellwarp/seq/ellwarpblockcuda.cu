@@ -1,5 +1,8 @@
 /* The blocked ELL-WARP layout (ellwarpblock.h) on the device: the store (upload of the host analysis), the value
-   gather from the CSR staging copy, and the products in two thread mappings over the same storage.
+   gather from the CSR staging copy, and the products: for T = 1 lane per block row in two thread mappings over the
+   same storage, for T = 2..32 lanes per block row BlockMultLanes (below).  Registers (nvcc -Xptxas -v, sm_90,
+   2026-11-27): BlockMultRow 40 for every bs; BlockMultLane 32-46 (8 bytes of spills for bs 2); BlockMultLanes (launch
+   bounds below) 40 for bs 2..5 and 48 for bs 6, every T, mult and multadd, no spills.
 
    Bytes (bs = 3, double): a stored block is 72 bytes of values and one index (2 bytes in 16-bit slices, plus a bias
    per step of 32 blocks in biased ones, else 4):
@@ -17,8 +20,15 @@
        and the x values are broadcast loads of the bs threads of a block row, y stores are fully coalesced.
        bs times the threads, bs loads each per step: more parallelism for small bs or short rows, fewer loads
        in flight per thread.
-   Both sum each scalar row over the blocks in slot order and the block's columns in order, as the host reference
-   EllwarpBlockHostMult() does, then add z.  Padding slots (past a row's length) are never read, so an Inf or
+   Both are the T = 1 layout's (one block row per lane slot).  With T > 1 lanes per block row (BlockMultLanes, one
+   warp per slice of 32 / T block rows): lane t of a block row walks its blocks t, t + T, ... (the T lanes' loads of
+   a step are T neighbouring 8-byte values of each 256-byte run, the whole warp's still one 256-byte segment per
+   (k, r, c)), bs accumulators, the index once per block and the bs x values once per block and lane; at the end an
+   xor-shuffle butterfly over the T lanes (log2 T rounds of bs shuffles); lane t stores the rows r with r % T == t.
+   So a warp's steps are the longest row's ceil(len / T): a slice of long, varied block rows (DMPlex P2/Q2
+   elasticity) no longer keeps a warp for the longest row's whole length, and there are T times the warps.
+   Every kernel sums each scalar row in the order of the host reference EllwarpBlockHostMult() (per lane its blocks
+   in order, the block's columns in order, the butterfly, then z).  Padding slots (past a row's length) are never read, so an Inf or
    NaN in x reaches no row that does not reference it. */
 #include <petscellwarp/private/ellwarpblock.h>
 #include <petscellwarp/private/ellwarpdevice.h>
@@ -35,7 +45,7 @@ struct _EllwarpBlockStore {
 };
 
 typedef struct {
-  PetscInt             nslices, mb;
+  PetscInt             nslices, mb, lanes, rows;
   const PetscCount    *sliceptr, *colbase, *rowstart, *biasbase;
   const PetscInt      *rowperm, *map;
   const int           *rowlen, *col32, *colbias;
@@ -48,6 +58,8 @@ static DevBlock BView(const EllwarpBlockStore *S)
   DevBlock d;
   d.nslices  = S->L->nslices;
   d.mb       = S->L->mb;
+  d.lanes    = S->L->lanes;
+  d.rows     = S->L->rows;
   d.sliceptr = S->sliceptr;
   d.colbase  = S->colbase;
   d.rowstart = S->rowstart;
@@ -75,7 +87,7 @@ static PetscErrorCode BUpload(T **d, const T *h, PetscCount n, const char *what)
 
 static PetscErrorCode CUDACreate(const EllwarpBlockLayout *L, EllwarpBlockStore **S)
 {
-  const PetscCount np = (PetscCount)L->nslices * ELLWARP_LANES;
+  const PetscCount np = (PetscCount)L->nslices * L->rows;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(S));
@@ -117,28 +129,31 @@ static PetscErrorCode CUDADestroy(EllwarpBlockStore **S)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one thread per sorted block row: its blocks' values from the CSR (bs rows of bs * len entries each); the stores
-   of a warp are coalesced (lanes are neighbouring value slots), the CSR reads are row runs */
+/* one thread per sorted block row: its blocks' values from the CSR (bs rows of bs * len entries each); block j goes
+   to step j / T of lane slot q T + j % T.  The stores of a warp are coalesced for T = 1 (lanes are neighbouring value
+   slots) and strided by T slots otherwise (a refresh, not a product); the CSR reads are row runs */
 __global__ static void BlockGatherKernel(DevBlock d, int bs, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
 {
-  const int bs2 = bs * bs;
-  for (PetscCount p = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; p < (PetscCount)d.nslices * ELLWARP_LANES; p += (PetscCount)gridDim.x * blockDim.x) {
-    const PetscInt   s = (PetscInt)(p / ELLWARP_LANES), q = (PetscInt)(p % ELLWARP_LANES);
+  const int bs2 = bs * bs, T = (int)d.lanes;
+  for (PetscCount p = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; p < (PetscCount)d.nslices * d.rows; p += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscInt   s = (PetscInt)(p / d.rows), q = (PetscInt)(p % d.rows);
     const int        len = d.rowlen[p];
     const PetscCount r0  = d.rowstart[p];
-    PetscScalar     *v   = val + d.sliceptr[s] * bs2 + q;
-    for (int k = 0; k < len; k++)
+    for (int j = 0; j < len; j++) {
+      const int    k = j / T, g = (int)q * T + j % T;
+      PetscScalar *v = val + d.sliceptr[s] * bs2 + g;
       for (int r = 0; r < bs; r++)
         for (int c = 0; c < bs; c++) {
-          const PetscCount e                                   = r0 + (PetscCount)r * bs * len + (PetscCount)k * bs + c;
+          const PetscCount e                                   = r0 + (PetscCount)r * bs * len + (PetscCount)j * bs + c;
           v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] = csr[d.map ? d.map[e] : e];
         }
+    }
   }
 }
 
 static PetscErrorCode CUDAGather(EllwarpBlockStore *S, const PetscScalar *csr)
 {
-  const PetscCount np = (PetscCount)S->L->nslices * ELLWARP_LANES;
+  const PetscCount np = (PetscCount)S->L->nslices * S->L->rows;
   cudaStream_t     stream;
 
   PetscFunctionBegin;
@@ -158,7 +173,7 @@ __device__ __forceinline__ PetscInt BlockColumn(const DevBlock &d, bool c16, con
   return ib + (bias ? __ldg(bias + k) : 0) + (PetscInt)__ldcs(d.col16 + o);
 }
 
-/* the biases of slice s, or NULL when it has none */
+/* the biases of slice s (w T of them, (step k, lane t) at k T + t), or NULL when it has none */
 __device__ __forceinline__ const int *SliceBias(const DevBlock &d, PetscInt s)
 {
   return (d.meta[s] & 32) ? d.colbias + d.biasbase[s] : NULL;
@@ -227,9 +242,73 @@ __global__ static void __launch_bounds__(1024) BlockMultLane(DevBlock d, const P
   y[ib * BS + r] = ADD ? z[ib * BS + r] + acc : acc;
 }
 
+/* T > 1 lanes per block row: one warp per slice of 32 / T block rows; lane slot g = q T + t does lane t of block row
+   32 / T s + q.  Every lane of the warp reaches the shuffles (a lane past the matrix has length 0), so no lane returns
+   early; the warp-uniform slice check is the only exit before them.  Launch bounds: 12 blocks of 128 threads per SM
+   cap it at 40 registers (48 resident warps per SM, the lanes model's ELLWARP_BLOCK_MODEL_WARPS) without spills for
+   bs <= 5 (bs 3, T = 2 took 48 unbounded); bs 6 would spill at 40 and takes 10 blocks (48 registers). */
+template <int BS, int T, bool ADD>
+__global__ static void __launch_bounds__(128, BS <= 5 ? 12 : 10) BlockMultLanes(DevBlock d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+{
+  constexpr int  BS2 = BS * BS, R = ELLWARP_LANES / T;
+  const int      g   = threadIdx.x & (ELLWARP_LANES - 1), t = g % T;
+  const PetscInt s   = (PetscInt)blockIdx.x * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
+  if (s >= d.nslices) return; /* the whole warp */
+  const PetscCount   p    = (PetscCount)s * R + g / T;
+  const PetscInt     ib   = d.rowperm[p];
+  const int          len  = d.rowlen[p];
+  const bool         c16  = d.meta[s] & 16;
+  const int         *bias = SliceBias(d, s);
+  const PetscCount   cb   = d.colbase[s];
+  const PetscScalar *v    = val + d.sliceptr[s] * BS2 + g;
+  const int          nk   = len > t ? (len - t + T - 1) / T : 0; /* this lane's steps: blocks t, t + T, ... < len */
+  PetscScalar        acc[BS];
+#pragma unroll
+  for (int r = 0; r < BS; r++) acc[r] = 0.0;
+#pragma unroll 2
+  for (int k = 0; k < nk; k++) {
+    /* the block column: as BlockColumn(), with the bias of (step k, lane t) in a biased slice */
+    const PetscCount   o  = cb + (PetscCount)k * ELLWARP_LANES + g;
+    const PetscInt     bc = c16 ? ib + (bias ? __ldg(bias + k * T + t) : 0) + (PetscInt)__ldcs(d.col16 + o) : (PetscInt)__ldcs(d.col32 + o);
+    const PetscScalar *xb = x + bc * BS;
+    PetscScalar        xv[BS];
+#pragma unroll
+    for (int c = 0; c < BS; c++) xv[c] = __ldg(xb + c);
+#pragma unroll
+    for (int r = 0; r < BS; r++)
+#pragma unroll
+      for (int c = 0; c < BS; c++) acc[r] += __ldcs(v + (PetscCount)(k * BS2 + r * BS + c) * ELLWARP_LANES) * xv[c];
+  }
+  /* the butterfly: lane t adds lane t ^ o's sums (o = T/2, ..., 1; partners are in the same block row) */
+#pragma unroll
+  for (int o = T / 2; o >= 1; o /= 2)
+#pragma unroll
+    for (int r = 0; r < BS; r++) acc[r] += __shfl_xor_sync(0xffffffffu, acc[r], o);
+  if (ib < 0) return;
+#pragma unroll
+  for (int r = 0; r < BS; r++)
+    if (r % T == t) y[ib * BS + r] = ADD ? z[ib * BS + r] + acc[r] : acc[r];
+}
+
+template <int BS, int T>
+static void LaunchLanes(unsigned nslices, cudaStream_t stream, const DevBlock &d, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+{
+  const unsigned spb = 4, nb = (nslices + spb - 1) / spb; /* 4 slices (warps), 128 threads per block */
+  if (z) BlockMultLanes<BS, T, true><<<nb, spb * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
+  else BlockMultLanes<BS, T, false><<<nb, spb * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
+}
+
 template <int BS>
 static void LaunchBS(EllwarpBlockMap map, unsigned nslices, cudaStream_t stream, const DevBlock &d, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
+  switch (d.lanes) {
+  case 2: LaunchLanes<BS, 2>(nslices, stream, d, val, x, z, y); return;
+  case 4: LaunchLanes<BS, 4>(nslices, stream, d, val, x, z, y); return;
+  case 8: LaunchLanes<BS, 8>(nslices, stream, d, val, x, z, y); return;
+  case 16: LaunchLanes<BS, 16>(nslices, stream, d, val, x, z, y); return;
+  case 32: LaunchLanes<BS, 32>(nslices, stream, d, val, x, z, y); return;
+  default: break; /* T = 1: the two mappings below */
+  }
   if (map == ELLWARP_BLOCK_MAP_LANE) {
     const unsigned spb = 4, nb = (nslices + spb - 1) / spb; /* 4 slices, 128 BS threads per block */
     if (z) BlockMultLane<BS, true><<<nb, spb * BS * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
@@ -248,6 +327,7 @@ static PetscErrorCode CUDAMult(const EllwarpBlockStore *S, EllwarpBlockMap map, 
   cudaStream_t              stream;
 
   PetscFunctionBegin;
+  PetscCheck(L->lanes == 1 || L->lanes == 2 || L->lanes == 4 || L->lanes == 8 || L->lanes == 16 || L->lanes == 32, PETSC_COMM_SELF, PETSC_ERR_PLIB, "blocked ELLWARP: %" PetscInt_FMT " lanes per block row", L->lanes);
   PetscCheck(L->nslices < 4 * 2147483647LL, PETSC_COMM_SELF, PETSC_ERR_SUP, "blocked ELLWARP: %" PetscInt_FMT " slices exceed the CUDA grid", L->nslices);
   if (!L->nslices) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpGetStream(&stream));

@@ -69,6 +69,15 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscOptionsEnum("-mat_ellwarp_backend", "Where the layout lives and the kernels run", "MatEllwarpSetBackend", MatEllwarpBackends, (PetscEnum)b, (PetscEnum *)&b, &set));
   PetscCall(PetscOptionsEnum("-mat_ellwarp_kernel", "Kernel family (auto: chosen from row-length statistics)", "MatEllwarpSetKernel", MatEllwarpKernels, (PetscEnum)p.kernel, (PetscEnum *)&p.kernel, NULL));
   PetscCall(PetscOptionsEList("-mat_ellwarp_block", "Products on the blocked layout for block size 2..6 (auto: where it moves fewer bytes; on: wherever the pattern is blocked; off)", "MATELLWARP", MatEllwarpBlockModes, 3, MatEllwarpBlockModes[e->blockmode], &e->blockmode, NULL));
+  {
+    PetscInt lanes = e->blocklanes;
+    PetscCall(PetscOptionsInt("-mat_ellwarp_block_lanes", "Blocked layout: lanes per block row, 1, 2, 4, 8, 16 or 32 (0: the lanes model's choice)", "MATELLWARP", lanes, &lanes, NULL));
+    PetscCheck(lanes >= 0 && lanes <= ELLWARP_BLOCK_MAXLANES && !(lanes & (lanes - 1)), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_block_lanes %" PetscInt_FMT " must be 0 (automatic), 1, 2, 4, 8, 16 or 32", lanes);
+    if (lanes != e->blocklanes) {
+      e->blocklanes = lanes;
+      e->bdecided   = -1; /* the blocked layout is built again at the next product */
+    }
+  }
   PetscCall(PetscOptionsString("-mat_ellwarp_tune", "Developer knobs that never change a default: key=value[,key=value...] (an unknown key lists them)", "MATELLWARP", "", tune, sizeof(tune), &tset));
   PetscCall(PetscEllwarpTuneListPrintHelp(PetscOptionsObject, "-mat_ellwarp_tune", TuneKeys, PETSC_STATIC_ARRAY_LENGTH(TuneKeys)));
   PetscOptionsHeadEnd();
@@ -302,6 +311,7 @@ static PetscErrorCode MatDuplicate_SeqELLWARP(Mat A, MatDuplicateOption op, Mat 
   em->blockmode  = e->blockmode;
   em->blockmap   = e->blockmap;
   em->blockwindow = e->blockwindow;
+  em->blocklanes  = e->blocklanes;
   (*M)->boundtocpu = A->boundtocpu;
   PetscCall(SetBackend(*M, e->backend));
   if ((*M)->assembled) {
@@ -352,6 +362,7 @@ static PetscErrorCode GetInfo(Mat A, MatEllwarpInfo *info)
   info->backend    = e->backend;
   PetscCall(MatSeqELLWARPBlockChoose(A));
   info->block            = e->Lb ? e->Lb->bs : 1;
+  info->block_lanes      = e->Lb ? e->Lb->lanes : 0;
   info->bytes_mult_block = e->bbytes;
   if (e->Lb) info->bytes_mult = e->bbytes; /* what the products move */
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -11,20 +11,25 @@
 
    The choice (MatSeqELLWARPBlockChoose, once per analysis): the block size of MatSetBlockSize() when it is 2..6
    and the pattern is blocked by it (EllwarpBlockDetect: every bs x bs block dense or empty), else, with block size
-   1, the largest of 6..2 that the pattern is blocked by (said with -info).  -mat_ellwarp_block on uses the blocked
-   layout wherever the pattern allows; auto when the bytes model (EllwarpBlockBytesMult against
-   EllwarpLayoutBytesMult) saves at least ELLWARP_BLOCK_MIN_SAVING and no block row is so long that one thread
-   would walk more than ELLWARP_BLOCK_MAXROW values (the scalar layout splits long rows; the blocked one does not)
-   and the row lengths vary little (ELLWARP_BLOCK_MAX_CV); off never.  MatView says which layout the products use and why, with both byte counts. */
+   1, the largest of 6..2 that the pattern is blocked by (said with -info).  Lanes per block row T (1..32): those of
+   -mat_ellwarp_block_lanes, else (0) EllwarpBlockChooseLanes(), the least time of the lanes model (blocklayout.c:
+   the bytes at the bandwidth, the widest slice's latency-bound steps, all slices' steps over the resident warps).
+   -mat_ellwarp_block on uses the blocked layout wherever the pattern allows; auto when the model's time of the
+   blocked layout with its T is at least ELLWARP_BLOCK_MIN_SAVING below the scalar layout's
+   (EllwarpBlockModelScalarTime: its bytes, EllwarpLayoutBytesMult, at the same bandwidth) and no lane walks more than
+   ELLWARP_BLOCK_MAXROW values; off never.  So a matrix whose block rows are long and vary (DMPlex P2/Q2 elasticity,
+   a refined gmsh mesh) takes the blocked layout with T > 1 where one thread per block row (T = 1) would wait on the
+   longest rows.  MatView and -info say which layout the products use, with which T and why, with both byte counts
+   and the model's times. */
 #include <petscellwarp/private/matellwarpimpl.h>
 
 #define ELLWARP_BLOCK_WINDOW      256  /* default sort window in block rows (the scalar layout's window is 256 rows) */
-#define ELLWARP_BLOCK_MIN_SAVING  0.03 /* auto: the blocked layout must move at least 3 % fewer bytes */
-#define ELLWARP_BLOCK_MAXROW      8192 /* auto: values one thread walks in the longest block row (bs^2 x its blocks) */
-/* auto: rows no more varied than this (std/mean of the row lengths).  H100, DMPlex-built elasticity matrices in
-   benchmarks/results/spmv-h100-dmplex/blocked-layout: blocked faster than scalar by 1.10-1.21x on box P1 and Q1
-   (std/mean 0.12-0.14), slower by 0.54-0.83x on box P2, Q2 (0.45-0.50) and the refined gmsh LV's P1 (0.23) */
-#define ELLWARP_BLOCK_MAX_CV      0.2
+#define ELLWARP_BLOCK_MIN_SAVING  0.03 /* auto: the blocked layout's modelled time must be at least 3 % less */
+#define ELLWARP_BLOCK_MAXROW      8192 /* auto: values one lane walks in the longest block row (bs^2 x its blocks / T) */
+/* The former rule (one thread per block row) also required row lengths with std/mean <= 0.2: H100, DMPlex-built
+   elasticity matrices in benchmarks/results/spmv-h100-dmplex/blocked-layout: blocked (T = 1) faster than scalar by
+   1.10-1.21x on box P1 and Q1 (std/mean 0.12-0.14), slower by 0.54-0.83x on box P2, Q2 (0.45-0.50) and the refined
+   gmsh LV's P1 (0.23).  Those slow times are what the lanes model's widest-slice term fits (blocklayout.c). */
 
 const char *const MatEllwarpBlockModes[] = {"auto", "on", "off", "MatEllwarpBlockMode", "MAT_ELLWARP_BLOCK_", NULL};
 
@@ -109,28 +114,44 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
-  PetscCall(EllwarpBlockLayoutCreate(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, e->blockwindow ? e->blockwindow : ELLWARP_BLOCK_WINDOW, e->par.compress, e->par.compressbias, &e->Lb));
+  PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, e->blockwindow ? e->blockwindow : ELLWARP_BLOCK_WINDOW, e->par.compress, e->par.compressbias, e->blocklanes ? e->blocklanes : 1, 0, &e->Lb));
+  {
+    /* the lanes: forced, or the model's (from the sorted lengths of the layout just built, which are every T's) */
+    EllwarpBlockModel M[6];
+    PetscInt          T, Tmodel;
+    char              why[96];
+
+    PetscCall(EllwarpBlockChooseLanes(e->Lb, &Tmodel, M));
+    T = e->blocklanes ? e->blocklanes : Tmodel;
+    if (e->blocklanes) PetscCall(PetscSNPrintf(why, sizeof(why), "T = %" PetscInt_FMT " lanes per block row (-mat_ellwarp_block_lanes; the model's: %" PetscInt_FMT ")", T, Tmodel));
+    else PetscCall(PetscSNPrintf(why, sizeof(why), "T = %" PetscInt_FMT " lanes per block row (least modelled time)", T));
+    PetscCall(PetscInfo(A, "Blocked lanes model (us: bytes, widest slice, rounds -> time): T=1 %.1f %.1f %.1f -> %.1f, T=2 -> %.1f, T=4 -> %.1f, T=8 -> %.1f, T=16 -> %.1f, T=32 -> %.1f (longest block row %" PetscInt_FMT "); %s\n", (double)M[0].bytes_us, (double)M[0].widest_us, (double)M[0].rounds_us, (double)M[0].time_us, (double)M[1].time_us, (double)M[2].time_us, (double)M[3].time_us, (double)M[4].time_us, (double)M[5].time_us, e->Lb->maxrowlen, why));
+    if (T != e->Lb->lanes) {
+      PetscCall(EllwarpBlockLayoutDestroy(&e->Lb));
+      PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, e->blockwindow ? e->blockwindow : ELLWARP_BLOCK_WINDOW, e->par.compress, e->par.compressbias, T, 0, &e->Lb));
+    }
+    PetscCall(EllwarpBlockModelTime(e->Lb, T, &e->bmodel));
+    e->smodel_us = EllwarpBlockModelScalarTime(e->sbytes);
+  }
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
   PetscCall(PetscTime(&t2));
   e->bbytes = EllwarpBlockBytesMult(e->Lb);
   {
-    const PetscReal nnz = (PetscReal)e->L->nnz, save = 1.0 - e->bbytes / e->sbytes;
-    const PetscInt  walk = e->Lb->maxrowlen * bs * bs;
-    char            sizes[64];
+    const PetscReal nnz = (PetscReal)e->L->nnz, save = 1.0 - e->bmodel.time_us / e->smodel_us;
+    const PetscInt  T = e->Lb->lanes, walk = (e->Lb->maxrowlen + T - 1) / T * bs * bs;
+    char            sizes[96];
 
-    PetscCall(PetscSNPrintf(sizes, sizeof(sizes), "block size %" PetscInt_FMT "%s", bs, detected ? " (detected from the pattern)" : ""));
+    PetscCall(PetscSNPrintf(sizes, sizeof(sizes), "block size %" PetscInt_FMT "%s, T = %" PetscInt_FMT " lanes per block row%s", bs, detected ? " (detected from the pattern)" : "", T, e->blocklanes ? " (-mat_ellwarp_block_lanes)" : " (model)"));
     if (e->blockmode == 1) {
       use = PETSC_TRUE;
-      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: -mat_ellwarp_block on; %.2f bytes per nonzero against %.2f scalar", sizes, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz)));
+      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: -mat_ellwarp_block on; %.2f bytes per nonzero against %.2f scalar; model %.1f us against %.1f", sizes, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), (double)e->bmodel.time_us, (double)e->smodel_us));
     } else if (walk > ELLWARP_BLOCK_MAXROW) {
-      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: a block row of %" PetscInt_FMT " blocks (%" PetscInt_FMT " values for one thread) is longer than the blocked kernels take (%d); blocked %.2f, scalar %.2f bytes per nonzero, %s", e->Lb->maxrowlen, walk, ELLWARP_BLOCK_MAXROW, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), sizes));
-    } else if (e->L->meanrowlen > 0 && e->L->stdrowlen > ELLWARP_BLOCK_MAX_CV * e->L->meanrowlen) {
-      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: row lengths vary (std/mean %.2f > %.2f: one thread per block row waits on the longest rows of its slice); blocked %.2f, scalar %.2f bytes per nonzero, %s", (double)(e->L->stdrowlen / e->L->meanrowlen), (double)ELLWARP_BLOCK_MAX_CV, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), sizes));
+      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: a block row of %" PetscInt_FMT " blocks (%" PetscInt_FMT " values for one lane) is longer than the blocked kernels take (%d); blocked %.2f, scalar %.2f bytes per nonzero, %s", e->Lb->maxrowlen, walk, ELLWARP_BLOCK_MAXROW, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), sizes));
     } else if (save < ELLWARP_BLOCK_MIN_SAVING) {
-      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: blocked %.2f bytes per nonzero against %.2f scalar saves %.1f %% < %.0f %% (-mat_ellwarp_block auto), %s", (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), (double)(100 * save), 100 * ELLWARP_BLOCK_MIN_SAVING, sizes));
+      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: blocked model %.1f us (%s) against scalar %.1f us saves %.1f %% < %.0f %%; %.2f against %.2f bytes per nonzero, %s (-mat_ellwarp_block auto)", (double)e->bmodel.time_us, e->bmodel.time_us > e->bmodel.bytes_us ? "latency bound" : "bandwidth bound", (double)e->smodel_us, (double)(100 * save), 100 * ELLWARP_BLOCK_MIN_SAVING, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), sizes));
     } else {
       use = PETSC_TRUE;
-      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: %.2f bytes per nonzero against %.2f scalar, %.1f %% fewer (-mat_ellwarp_block auto)", sizes, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), (double)(100 * save)));
+      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: model %.1f us against scalar %.1f us, %.1f %% less; %.2f bytes per nonzero against %.2f scalar (-mat_ellwarp_block auto)", sizes, (double)e->bmodel.time_us, (double)e->smodel_us, (double)(100 * save), (double)(e->bbytes / nnz), (double)(e->sbytes / nnz)));
     }
   }
   PetscCall(PetscInfo(A, "Products: %s\n", e->bwhy));
@@ -188,7 +209,8 @@ PetscErrorCode MatSeqELLWARPBlockSync(Mat A, PetscBool trans, PetscBool *use)
     PetscCall(EllwarpLayoutTranspose(A->rmap->n, A->cmap->n, a->i, a->j, &bi, &bj, &map));
     PetscCall(EllwarpBlockDetect(A->cmap->n, A->rmap->n, bi, bj, e->Lb->bs, &blocked));
     PetscCheck(blocked, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the transpose of a %" PetscInt_FMT "-blocked pattern is not blocked", e->Lb->bs);
-    PetscCall(EllwarpBlockLayoutCreate(A->cmap->n, A->rmap->n, e->Lb->bs, bi, bj, map, e->Lb->sortwindow, e->par.compress, e->par.compressbias, &e->Lbt));
+    /* the same lanes as the products by A (a blocked FE operator's transpose has the same block-row lengths) */
+    PetscCall(EllwarpBlockLayoutCreateLanes(A->cmap->n, A->rmap->n, e->Lb->bs, bi, bj, map, e->Lb->sortwindow, e->par.compress, e->par.compressbias, e->Lb->lanes, 0, &e->Lbt));
     PetscCall(PetscFree(bi));
     PetscCall(PetscFree2(bj, map));
     PetscCall(e->kb->create(e->Lbt, &e->Sbt));
@@ -229,8 +251,9 @@ PetscErrorCode MatSeqELLWARPBlockView(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  products: %s\n", e->bwhy));
   if (e->Lb) {
     const EllwarpBlockLayout *L = e->Lb;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked layout: %" PetscInt_FMT " block rows, %" PetscCount_FMT " blocks in %" PetscInt_FMT " slices of %d block rows (padding ratio %.4f, not read), %" PetscInt_FMT " slices with 16-bit block columns (%" PetscInt_FMT " of them from the block row plus a bias per step), longest block row %" PetscInt_FMT ", sort window %" PetscInt_FMT ", thread mapping %s\n", L->mb, L->nnzb, L->nslices, ELLWARP_LANES,
-                                     L->nnzb ? (double)L->nslots / (double)L->nnzb : 1.0, L->n16, L->nbias, L->maxrowlen, L->sortwindow, EllwarpBlockMaps[e->blockmap == ELLWARP_BLOCK_MAP_LANE ? ELLWARP_BLOCK_MAP_LANE : ELLWARP_BLOCK_MAP_ROW]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked layout: %" PetscInt_FMT " block rows, %" PetscCount_FMT " blocks in %" PetscInt_FMT " slices of %" PetscInt_FMT " block rows, T = %" PetscInt_FMT " lanes per block row (padding ratio %.4f, not read), %" PetscInt_FMT " slices with 16-bit block columns (%" PetscInt_FMT " of them from the block row plus a bias per step and lane), longest block row %" PetscInt_FMT ", sort window %" PetscInt_FMT ", thread mapping %s\n", L->mb, L->nnzb, L->nslices, L->rows, L->lanes,
+                                     L->nnzb ? (double)L->nslots / (double)L->nnzb : 1.0, L->n16, L->nbias, L->maxrowlen, L->sortwindow, L->lanes > 1 ? "lanes (T lanes per block row, shuffle reduction)" : EllwarpBlockMaps[e->blockmap == ELLWARP_BLOCK_MAP_LANE ? ELLWARP_BLOCK_MAP_LANE : ELLWARP_BLOCK_MAP_ROW]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked lanes model: %.1f us (bytes %.1f, widest slice of %" PetscInt_FMT " steps %.1f, rounds %.1f) against scalar %.1f us\n", (double)e->bmodel.time_us, (double)e->bmodel.bytes_us, e->bmodel.maxwidth, (double)e->bmodel.widest_us, (double)e->bmodel.rounds_us, (double)e->smodel_us));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
