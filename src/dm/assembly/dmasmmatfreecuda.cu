@@ -15,7 +15,7 @@
    Small n, q in 3-D (n, q <= 4: p <= 2, and p = 3 with q = p+1): SumFact3DSmall instead (see its comment): the
    basis a kernel argument (constant-bank FMA operands), each contraction in the thread layout that makes its basis
    index uniform or its data register-resident, z and z^T in registers, 3 barriers; at p = 2 about 4x fewer shared
-   loads (PTX 191 -> 56; SumFact3D sat at one shared load an FMA there, a quarter of FP64 peak).
+   loads (PTX 191 -> 52; SumFact3D sat at one shared load an FMA there, a quarter of FP64 peak).
    Geometry: the factors stored per element and Gauss point (coalesced: [e][ng][nq]), or recomputed at each point
    from the element's corner coordinates in shared memory (-dm_assembly_matfree_geometry recompute: 24 doubles an
    element instead of 6 q^3): 2-D by DMAsmMFGeoMultilinear, the host reference's function; 3-D by the same sums
@@ -298,7 +298,8 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
   constexpr int NF = POISSON ? 2 : 1, NZ = POISSON ? 3 : 1;
   __shared__ PetscReal                 sB[Q * N], sD[Q * N];
   __shared__ __align__(16) PetscScalar s[E][NF + NZ][TB];
-  __shared__ PetscReal                 sX[E][24], sG[2 * Q]; /* recompute: the corners, the 1-D Gauss points and weights */
+  __shared__ __align__(16) PetscReal   sX[E][24];
+  __shared__ PetscReal                 sG[2 * Q]; /* recompute: the corners (read with 128-bit loads), the 1-D Gauss points and weights */
   const int      tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z, l = tx + T * ty;
   const PetscInt e      = (PetscInt)blockIdx.x * E + tz;
   const bool     active = e < nelem;
@@ -374,7 +375,9 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
       /* recompute: as SumFact3D (J's z column constant along the column, its x and y columns a + zeta b) */
       PetscReal a0[3] = {0, 0, 0}, b0[3] = {0, 0, 0}, a1[3] = {0, 0, 0}, b1[3] = {0, 0, 0}, j2[3] = {0, 0, 0}, wxy = 0;
       if (RECOMP) {
-        const PetscReal *X = sX[tz], xi = sG[tx], eta = sG[ty];
+        const PetscReal xi = sG[tx], eta = sG[ty];
+        PetscReal       X[24];
+        MFLoadRow<24>(sX[tz], X);
         wxy = sG[Q + tx] * sG[Q + ty];
         #pragma unroll
         for (int v = 0; v < 8; v++) {
