@@ -52,6 +52,7 @@
 /* ellwarp_add_test(matfree.gpu_hex_q -dim 3 -orders 3,6 -faces 2 -bc -types sumfact,sumfact_recompute -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 600) */
 /* ellwarp_add_test(matfree.gpu_solve -dim 3 -orders 2 -faces 3 -solve -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 /* ellwarp_add_test(matfree.gpu_hex_bp3 -dim 3 -orders 4,6 -faces 3 -perturb 0.2 -qextra 1 -bc -types sumfact,sumfact_recompute,sumfact_gather -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS" TIMEOUT 600) */
+/* ellwarp_add_test(matfree.gpu_hex_small -dim 3 -orders 1,2,3 -faces 3 -bc -perturb 0.2 -qextra 1 -types sumfact,sumfact_recompute,sumfact_gather,sumfact_gather_recompute -gpu GPU PASS_REGULAR_EXPRESSION "matfree: PASS") */
 
 static void g0_one(PetscInt dim, PetscInt Nf, PetscInt NfAux, const PetscInt uOff[], const PetscInt uOff_x[], const PetscScalar u[], const PetscScalar u_t[], const PetscScalar u_x[], const PetscInt aOff[], const PetscInt aOff_x[], const PetscScalar a[], const PetscScalar a_t[], const PetscScalar a_x[], PetscReal t, PetscReal u_tShift, const PetscReal x[], PetscInt numConstants, const PetscScalar constants[], PetscScalar g0[])
 {

@@ -12,6 +12,10 @@
    direction in registers (stored and recomputed geometry separate instances as in 3-D).  n and q are template
    parameters (q = n or n + 1: p+1 or p+2 Gauss points per direction), so the register arrays are sized at compile
    time.
+   Small n, q in 3-D (n, q <= 4: p <= 2, and p = 3 with q = p+1): SumFact3DSmall instead (see its comment): the
+   basis a kernel argument (constant-bank FMA operands), each contraction in the thread layout that makes its basis
+   index uniform or its data register-resident, z and z^T in registers, 3 barriers; at p = 2 about 4x fewer shared
+   loads (PTX 191 -> 52; SumFact3D sat at one shared load an FMA there, a quarter of FP64 peak).
    Geometry: the factors stored per element and Gauss point (coalesced: [e][ng][nq]), or recomputed at each point
    from the element's corner coordinates in shared memory (-dm_assembly_matfree_geometry recompute: 24 doubles an
    element instead of 6 q^3): 2-D by DMAsmMFGeoMultilinear, the host reference's function; 3-D by the same sums
@@ -241,6 +245,251 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
     }
 }
 
+/* 3-D sum factorisation for small n and q (MFSmall3: T = max(n, q) <= 4, i.e. p <= 2, and p = 3 with q = p+1).
+   Why a second kernel: SumFact3D issues about one 64-bit shared load (LDS) per FP64 FMA at these sizes (p = 2,
+   q = 4, PTX: 191 ld.shared, 222 fma); an SM's shared memory serves one wavefront (128 B) a clock while its FP64
+   units retire 64 FMAs (two warp instructions) a clock, so that kernel is held near a quarter of FP64 peak.  Here
+   (1) the 1-D B, D and the Gauss points and weights are a kernel argument (MFBasis3, 2 q (n+1) doubles: the constant
+   bank), so every contraction whose basis index is the same for all threads (fully unrolled loops over the line
+   that a thread owns) reads the basis as a constant operand of the FMA, no load at all; (2) every contraction is
+   done by the thread layout that makes its basis index uniform or keeps the data in registers: x by one thread
+   per (y, z) line, its n inputs gathered straight from x into registers (no shared round trip); y as SumFact3D
+   (thread (qx, qy), its B and D rows, 2n values, loaded once), whose results stay in registers for z, the pointwise
+   product and z^T with the qz loop unrolled (the basis no longer costs registers) and the three z^T columns
+   accumulated in registers (no column written and read back); y^T by one thread per (qx, z) line and x^T by one
+   thread per (y, z) line, each reading its line with 128-bit loads (rows padded to an even length R) and reusing
+   each loaded value for all n outputs (and for B and D); (3) separate buffers for the forward (x -> y) and
+   backward (z -> y^T, y^T -> x^T) data: 3 barriers instead of 6.  p = 2 Poisson, PTX: see the README.  Larger n, q
+   keep SumFact3D unchanged (their registers would not hold the line arrays, and they meet the target). */
+template <int N, int Q>
+struct MFSmall3 {
+  static constexpr bool value = N <= 4 && Q <= 4;
+  /* 4 blocks an SM (<= 128 registers, ptxas: no spills) except p = 3 with recomputed geometry (128 capped: 16 B of
+     spills; 3 blocks, as SumFact3D's instance) */
+  static constexpr int minblocks(bool recomp) { return recomp && N * Q > 12 ? MF_MINBLOCKS3R : MF_MINBLOCKS3; }
+};
+
+template <int N, int Q>
+struct MFBasis3 {
+  PetscReal B[Q * N], D[Q * N], xg[Q], wg[Q]; /* B, D: q x n row-major, as mf->B, mf->D */
+};
+
+/* a line of L values from a 16-byte aligned row: L/2 128-bit loads (and one 64-bit load for odd L) */
+template <int L>
+__device__ __forceinline__ void MFLoadRow(const PetscScalar *__restrict__ p, PetscScalar *r)
+{
+  #pragma unroll
+  for (int k = 0; k + 1 < L; k += 2) {
+    const double2 v = *reinterpret_cast<const double2 *>(p + k);
+    r[k]            = v.x;
+    r[k + 1]        = v.y;
+  }
+  if (L % 2) r[L - 1] = p[L - 1];
+}
+
+template <int N, int Q, bool POISSON, bool RECOMP>
+__global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<N, Q>::E3, MFSmall3<N, Q>::minblocks(RECOMP)) SumFact3DSmall(const MFBasis3<N, Q> P, PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
+{
+  static_assert(sizeof(PetscScalar) == sizeof(double), "SumFact3DSmall: real double scalars (128-bit row loads)");
+  constexpr int T = MFShape<N, Q>::T, E = MFShape<N, Q>::E3, NEN = MFShape<N, Q>::NEN3, NQ = MFShape<N, Q>::NQ3;
+  constexpr int R = (T + 1) & ~1, TB = R * T * T; /* row length (even: 16-byte aligned rows), buffer size */
+  /* buffers: F (x -> y: [z][qx][y], y fastest; reused by y^T -> x^T: [z][y][qx], qx fastest), 1 or 2 components;
+     Z (z^T -> y^T: [z][qx][qy], qy fastest), 1 or 3 */
+  constexpr int NF = POISSON ? 2 : 1, NZ = POISSON ? 3 : 1;
+  __shared__ PetscReal                 sB[Q * N], sD[Q * N];
+  __shared__ __align__(16) PetscScalar s[E][NF + NZ][TB];
+  __shared__ __align__(16) PetscReal   sX[E][24];
+  __shared__ PetscReal                 sG[2 * Q]; /* recompute: the corners (read with 128-bit loads), the 1-D Gauss points and weights */
+  const int      tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z, l = tx + T * ty;
+  const PetscInt e      = (PetscInt)blockIdx.x * E + tz;
+  const bool     active = e < nelem;
+  PetscScalar   *F0 = s[tz][0], *F1 = s[tz][NF - 1], *Z0 = s[tz][NF], *Z1 = s[tz][NF + (POISSON ? 1 : 0)], *Z2 = s[tz][NF + (POISSON ? 2 : 0)];
+  PetscScalar    rB[N], rDy[N], rdB[N];
+
+  for (int k = tx + T * (ty + T * tz); k < Q * N; k += T * T * E) {
+    sB[k] = gB[k];
+    sD[k] = gD[k];
+  }
+  if (RECOMP) {
+    for (int k = tx + T * (ty + T * tz); k < 2 * Q; k += T * T * E) sG[k] = gw[k];
+    if (active)
+      for (int k = l; k < 24; k += T * T) sX[tz][k] = xv[e * 24 + k];
+  }
+  /* x: thread l < n^2 owns the line (y, z) = (l % n, l / n): its n values gathered into registers, the q values of
+     B u and D u written to F0, F1 at [z][qx][y] */
+  if (l < N * N) {
+    const int   yy = l % N, zz = l / N;
+    PetscScalar u[N];
+    #pragma unroll
+    for (int i = 0; i < N; i++) {
+      const PetscInt d = active ? edof[e * NEN + N * l + i] : -1;
+      u[i]             = d >= 0 ? x[d] : 0;
+    }
+    #pragma unroll
+    for (int qx = 0; qx < Q; qx++) {
+      PetscScalar sb = 0, sd = 0;
+      #pragma unroll
+      for (int i = 0; i < N; i++) {
+        sb += P.B[qx * N + i] * u[i];
+        if (POISSON) sd += P.D[qx * N + i] * u[i];
+      }
+      F0[yy + R * (qx + T * zz)] = sb;
+      if (POISSON) F1[yy + R * (qx + T * zz)] = sd;
+    }
+  }
+  __syncthreads();
+  /* y: thread (qx, qy) = (tx, ty), its B and D rows in registers; the n values of F at (qx, z) one row each (the
+     same address for all qy: a broadcast) */
+  #pragma unroll
+  for (int z = 0; z < N; z++) rB[z] = rDy[z] = rdB[z] = 0;
+  if (tx < Q && ty < Q) {
+    PetscReal bq[N], dq[N];
+    #pragma unroll
+    for (int j = 0; j < N; j++) {
+      bq[j] = sB[ty * N + j];
+      if (POISSON) dq[j] = sD[ty * N + j];
+    }
+    #pragma unroll
+    for (int z = 0; z < N; z++) {
+      PetscScalar a[N], b[N];
+      MFLoadRow<N>(F0 + R * (tx + T * z), a);
+      if (POISSON) MFLoadRow<N>(F1 + R * (tx + T * z), b);
+      #pragma unroll
+      for (int j = 0; j < N; j++) {
+        rB[z] += bq[j] * a[j];
+        if (POISSON) {
+          rDy[z] += dq[j] * a[j];
+          rdB[z] += bq[j] * b[j];
+        }
+      }
+    }
+  }
+  /* z, the pointwise product and z^T in the thread's (qx, qy) column, qz unrolled, the basis from the constant bank;
+     the z^T columns (w0, w1, w2) accumulate in registers and go to Z at [z][qx][qy].  Inactive elements: zeros */
+  if (tx < Q && ty < Q) {
+    PetscScalar w0[N], w1[N], w2[N];
+    #pragma unroll
+    for (int z = 0; z < N; z++) w0[z] = w1[z] = w2[z] = 0;
+    if (active) {
+      const PetscReal *ge = RECOMP ? NULL : geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * ty;
+      /* recompute: as SumFact3D (J's z column constant along the column, its x and y columns a + zeta b) */
+      PetscReal a0[3] = {0, 0, 0}, b0[3] = {0, 0, 0}, a1[3] = {0, 0, 0}, b1[3] = {0, 0, 0}, j2[3] = {0, 0, 0}, wxy = 0;
+      if (RECOMP) {
+        const PetscReal xi = sG[tx], eta = sG[ty];
+        PetscReal       X[24];
+        MFLoadRow<24>(sX[tz], X);
+        wxy = sG[Q + tx] * sG[Q + ty];
+        #pragma unroll
+        for (int v = 0; v < 8; v++) {
+          const PetscReal sx = (v & 1) ? 1.0 : -1.0, sy = (v & 2) ? 1.0 : -1.0, sz = (v & 4) ? 1.0 : -1.0;
+          #pragma unroll
+          for (int i = 0; i < 3; i++) {
+            if (!(v & 1)) {
+              const PetscReal c = 0.25 * (1.0 + sy * eta), d = X[(v + 1) * 3 + i] - X[v * 3 + i];
+              a0[i] += 0.5 * c * d;
+              b0[i] += 0.5 * sz * c * d;
+            }
+            if (!(v & 2)) {
+              const PetscReal c = 0.25 * (1.0 + sx * xi), d = X[(v + 2) * 3 + i] - X[v * 3 + i];
+              a1[i] += 0.5 * c * d;
+              b1[i] += 0.5 * sz * c * d;
+            }
+            if (!(v & 4)) j2[i] += 0.125 * (1.0 + sx * xi) * (1.0 + sy * eta) * (X[(v + 4) * 3 + i] - X[v * 3 + i]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int qz = 0; qz < Q; qz++) {
+        PetscScalar u[3] = {0, 0, 0}, v[3];
+        PetscReal   gl[6];
+        #pragma unroll
+        for (int z = 0; z < N; z++) {
+          if (POISSON) {
+            u[0] += P.B[qz * N + z] * rdB[z];
+            u[1] += P.B[qz * N + z] * rDy[z];
+            u[2] += P.D[qz * N + z] * rB[z];
+          } else u[0] += P.B[qz * N + z] * rB[z];
+        }
+        if (RECOMP) {
+          const PetscReal zeta = P.xg[qz];
+          const PetscReal J[3][3] = {{a0[0] + zeta * b0[0], a1[0] + zeta * b1[0], j2[0]}, {a0[1] + zeta * b0[1], a1[1] + zeta * b1[1], j2[1]}, {a0[2] + zeta * b0[2], a1[2] + zeta * b1[2], j2[2]}};
+          DMAsmMFGeoFromJ(3, POISSON, J, wxy * P.wg[qz], gl);
+        } else {
+          #pragma unroll
+          for (int c = 0; c < (POISSON ? 6 : 1); c++) gl[c] = ge[c * NQ + Q * Q * qz];
+        }
+        DMAsmMFPoint(3, POISSON, gl, 1, u, v);
+        #pragma unroll
+        for (int z = 0; z < N; z++) {
+          w0[z] += P.B[qz * N + z] * v[0];
+          if (POISSON) {
+            w1[z] += P.B[qz * N + z] * v[1];
+            w2[z] += P.D[qz * N + z] * v[2];
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int z = 0; z < N; z++) {
+      Z0[ty + R * (tx + T * z)] = w0[z];
+      if (POISSON) {
+        Z1[ty + R * (tx + T * z)] = w1[z];
+        Z2[ty + R * (tx + T * z)] = w2[z];
+      }
+    }
+  }
+  __syncthreads();
+  /* y^T: thread l < q n owns the line (qx, z) = (l % q, l / q): its q values of each Z component (128-bit loads),
+     the n outputs (constant-bank basis) to F at [z][y][qx]: F0 towards D^T in x (the d/dx part), F1 towards B^T */
+  if (l < Q * N) {
+    const int   qx = l % Q, zz = l / Q;
+    PetscScalar c0[Q], c1[Q], c2[Q];
+    MFLoadRow<Q>(Z0 + R * (qx + T * zz), c0);
+    if (POISSON) {
+      MFLoadRow<Q>(Z1 + R * (qx + T * zz), c1);
+      MFLoadRow<Q>(Z2 + R * (qx + T * zz), c2);
+    }
+    #pragma unroll
+    for (int yy = 0; yy < N; yy++) {
+      PetscScalar pd = 0, pb = 0;
+      #pragma unroll
+      for (int j = 0; j < Q; j++) {
+        if (POISSON) {
+          pd += P.B[j * N + yy] * c0[j];
+          pb += P.D[j * N + yy] * c1[j] + P.B[j * N + yy] * c2[j];
+        } else pb += P.B[j * N + yy] * c0[j];
+      }
+      if (POISSON) {
+        F0[qx + R * (yy + T * zz)] = pd;
+        F1[qx + R * (yy + T * zz)] = pb;
+      } else F0[qx + R * (yy + T * zz)] = pb;
+    }
+  }
+  __syncthreads();
+  /* x^T and the output: thread l < n^2 owns the line (y, z) = (l % n, l / n) (128-bit loads of its q values) */
+  if (active && l < N * N) {
+    const int   yy = l % N, zz = l / N;
+    PetscScalar a[Q], b[Q];
+    MFLoadRow<Q>(F0 + R * (yy + T * zz), a);
+    if (POISSON) MFLoadRow<Q>(F1 + R * (yy + T * zz), b);
+    #pragma unroll
+    for (int xo = 0; xo < N; xo++) {
+      PetscScalar r = 0;
+      #pragma unroll
+      for (int i = 0; i < Q; i++) {
+        if (POISSON) r += P.D[i * N + xo] * a[i] + P.B[i * N + xo] * b[i];
+        else r += P.B[i * N + xo] * a[i];
+      }
+      const int li = xo + N * l;
+      if (ye) ye[e * NEN + li] = r;
+      else {
+        const PetscInt d = edof[e * NEN + li];
+        if (d >= 0) atomicAdd(&y[d], r);
+      }
+    }
+  }
+}
+
 template <int N, int Q, bool POISSON, bool RECOMP>
 __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2D(PetscInt nelem, const PetscReal *__restrict__ gB, const PetscReal *__restrict__ gD, const PetscReal *__restrict__ geo, const PetscInt *__restrict__ edof, const PetscReal *__restrict__ xv, const PetscReal *__restrict__ gw, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ ye)
 {
@@ -330,6 +579,40 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::E2) SumFact2
     }
 }
 
+/* 3-D: SumFact3DSmall where MFSmall3 (if constexpr: the other instances are not compiled for it, and SumFact3D is not
+   compiled for the small sizes), else SumFact3D */
+template <int N, int Q>
+static PetscErrorCode LaunchSumFact3D(DMAsmMatFree mf, cudaStream_t stream, const PetscScalar *x, PetscScalar *y, PetscScalar *ye)
+{
+  typedef MFShape<N, Q> S;
+  const PetscBool       poisson = (PetscBool)(mf->op == DMASMMF_POISSON);
+  const dim3            b(S::T, S::T, S::E3);
+  const unsigned        g = (unsigned)((mf->nelem + S::E3 - 1) / S::E3);
+
+  PetscFunctionBegin;
+  if constexpr (MFSmall3<N, Q>::value) {
+    MFBasis3<N, Q> P; /* the kernel argument: constant-bank operands */
+    for (int k = 0; k < Q * N; k++) {
+      P.B[k] = mf->B[k];
+      P.D[k] = mf->D[k];
+    }
+    for (int k = 0; k < Q; k++) {
+      P.xg[k] = mf->xg[k];
+      P.wg[k] = mf->wg[k];
+    }
+    if (poisson && mf->recompute) SumFact3DSmall<N, Q, true, true><<<g, b, 0, stream>>>(P, mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else if (poisson) SumFact3DSmall<N, Q, true, false><<<g, b, 0, stream>>>(P, mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
+    else if (mf->recompute) SumFact3DSmall<N, Q, false, true><<<g, b, 0, stream>>>(P, mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else SumFact3DSmall<N, Q, false, false><<<g, b, 0, stream>>>(P, mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
+  } else {
+    if (poisson && mf->recompute) SumFact3D<N, Q, true, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else if (poisson) SumFact3D<N, Q, true, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
+    else if (mf->recompute) SumFact3D<N, Q, false, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
+    else SumFact3D<N, Q, false, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <int N, int Q>
 static PetscErrorCode LaunchSumFact(DMAsmMatFree mf, cudaStream_t stream, const PetscScalar *x, PetscScalar *y, PetscScalar *ye)
 {
@@ -337,14 +620,8 @@ static PetscErrorCode LaunchSumFact(DMAsmMatFree mf, cudaStream_t stream, const 
   const PetscBool       poisson = (PetscBool)(mf->op == DMASMMF_POISSON);
 
   PetscFunctionBegin;
-  if (mf->dim == 3) {
-    const dim3 b(S::T, S::T, S::E3);
-    const unsigned g = (unsigned)((mf->nelem + S::E3 - 1) / S::E3);
-    if (poisson && mf->recompute) SumFact3D<N, Q, true, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
-    else if (poisson) SumFact3D<N, Q, true, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
-    else if (mf->recompute) SumFact3D<N, Q, false, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
-    else SumFact3D<N, Q, false, false><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, NULL, mf->dgw, x, y, ye);
-  } else {
+  if (mf->dim == 3) PetscCall(LaunchSumFact3D<N, Q>(mf, stream, x, y, ye));
+  else {
     const dim3 b(S::T, S::E2);
     const unsigned g = (unsigned)((mf->nelem + S::E2 - 1) / S::E2);
     if (poisson && mf->recompute) SumFact2D<N, Q, true, true><<<g, b, 0, stream>>>(mf->nelem, mf->dB, mf->dD, mf->dgeo, mf->dedof, mf->dxv, mf->dgw, x, y, ye);
