@@ -28,9 +28,6 @@
 /* ellwarp_add_test(integration.prism -elem prism -faces 3) */
 /* ellwarp_add_test(integration.prism_omp2 -elem prism -faces 2 ENVIRONMENT OMP_NUM_THREADS=2) */
 /* ellwarp_add_test(integration.prism_base -elem prism -faces 2 -dm_assembly_integration_host_isa base) */
-/* ellwarp_add_test(integration.prism_prefetch -elem prism -faces 3 -dm_assembly_integration_host_prefetch 3) */
-/* ellwarp_add_test(integration.tet_prefetch -elem tet -faces 2 -dm_assembly_integration_host_prefetch 16 ENVIRONMENT OMP_NUM_THREADS=2) */
-/* ellwarp_add_test(integration.bad_prefetch -elem tet -faces 1 -dm_assembly_integration_host_prefetch -1 EXPECT_ERROR "0 .none. to 1024 groups ahead") */
 /* ellwarp_add_test(integration.prism_gmsh -mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/integration/prisms_v22.msh) */
 /* ellwarp_add_test(integration.gpu_tet -elem tet -faces 4 -gpu GPU) */
 /* ellwarp_add_test(integration.gpu_prism -elem prism -faces 5 -gpu GPU) */

@@ -128,7 +128,6 @@ static PetscErrorCode RunCase(DMPolytopeType ct, DMAssemblyIntegrationProblem pr
   PetscFunctionBegin;
   PetscCall(PetscFECreateLagrangeByCell(PETSC_COMM_SELF, 3, 1, ct, 1, PETSC_DETERMINE, &fe));
   PetscCall(DMAssemblyIntegrationCreate(fe, prob, &ig));
-  PetscCall(DMAssemblyIntegrationSetFromOptions(ig, NULL)); /* -dm_assembly_integration_host_prefetch; the variants are set below */
   PetscCall(DMAssemblyIntegrationGetSizes(ig, NULL, NULL, &ncoef));
   PetscCall(MakeData(ct, ncoef, n, mt, &D));
   for (int v = 0; v < 3; v++) {
@@ -183,7 +182,6 @@ static PetscErrorCode RunCase(DMPolytopeType ct, DMAssemblyIntegrationProblem pr
     PetscLogDouble               bytes, flops;
     char                         cfg[64];
     PetscCall(DMAssemblyIntegrationCreate(fe, prob, &ia));
-  PetscCall(DMAssemblyIntegrationSetFromOptions(ia, NULL)); /* -dm_assembly_integration_host_prefetch; the variants are set below */
     PetscCall(DMAssemblyIntegrationSetVariant(ia, DMASSEMBLY_INTEGRATION_AUTO, -1, 0));
     PetscCall(DMAssemblyIntegrationTune(ia, mt, DMASSEMBLY_INTEGRATION_OUT_AB, D.n, D.xe, D.coef, D.n, NULL, D.ke, D.fe));
     PetscCall(TimeApply(ia, &D, reps, &tauto));

@@ -377,7 +377,7 @@ static const int DMAsmIGFlops[3][2][2] = {
      FMA:  the roofline's FMA loop with the same flags (returns the flops done, all threads; sink keeps it alive)
      Copy: the roofline's copy y = x (stream: streaming stores; x, y 64-byte aligned, n a multiple of 8) */
   #define DMASM_IG_HOST_DECLARE(S) \
-    PETSC_INTERN int    DMAsmIGHostRun##S(const DMAsmIntegRef *, int, int, int, int, int, int, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *); \
+    PETSC_INTERN int    DMAsmIGHostRun##S(const DMAsmIntegRef *, int, int, int, int, int, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *); \
     PETSC_INTERN double DMAsmIGHostFMA##S(int, double *); \
     PETSC_INTERN void   DMAsmIGHostCopy##S(PetscInt, const double *, double *, int)
 DMASM_IG_HOST_DECLARE(Base);

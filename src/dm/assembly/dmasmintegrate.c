@@ -30,7 +30,7 @@ static const int IGBlocks[IG_NBLOCK] = {64, 128, 256};
 #define IG_NISA 3
 typedef struct {
   int lanes; /* elements per call (SIMD lanes) */
-  int (*run)(const DMAsmIntegRef *, int, int, int, int, int, int, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *);
+  int (*run)(const DMAsmIntegRef *, int, int, int, int, int, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *);
   double (*fma)(int, double *);
   void (*copy)(PetscInt, const double *, double *, int);
 } IGHostISA;
@@ -88,7 +88,6 @@ struct _n_DMAssemblyIntegration {
   PetscInt                     block;   /* device: threads per block, 0 = searched */
   PetscInt                     hisa;    /* host: instruction set (IG_NISA), -1 = searched among those the CPU has */
   PetscInt                     hstore;  /* host: 0 regular, 1 streaming stores, -1 = searched */
-  PetscInt                     hprefetch; /* host: software prefetch distance of the input streams in vector groups (0: none) */
   /* the choice in use and how it was made */
   PetscBool    tunedhost, tuneddev;
   int          hvar, hisac, hstorec, hstreamed, dvar, dplace, dblock;
@@ -250,7 +249,6 @@ PetscErrorCode DMAssemblyIntegrationCreate(PetscFE fe, DMAssemblyIntegrationProb
 . -dm_assembly_integration_block <n> - device: threads per block (64, 128, 256; 0: searched)
 . -dm_assembly_integration_host_isa <base,avx2,avx512,auto> - host: the instruction set of the loop bodies (auto: searched among those the CPU has)
 . -dm_assembly_integration_host_stores <regular,streaming,auto> - host: streaming (non-temporal) stores of A^e, b^e or not (auto: searched)
-. -dm_assembly_integration_host_prefetch <n> - host: software prefetch of the coordinate and coefficient streams n groups of vector-width elements ahead (0: none, the default)
 - -dm_assembly_integration_view - `DMAssemblyIntegrationView()` after each search (what was chosen, the timings)
 
   Level: intermediate
@@ -272,14 +270,12 @@ PetscErrorCode DMAssemblyIntegrationSetFromOptions(DMAssemblyIntegration ig, con
   PetscCall(PetscOptionsInt("-dm_assembly_integration_block", "Device: threads per block (64, 128, 256; 0: searched)", "DMAssemblyIntegrationSetVariant", ig->block, &ig->block, NULL));
   PetscCall(PetscOptionsEList("-dm_assembly_integration_host_isa", "Host: instruction set of the loop bodies (auto: searched among those the CPU has)", "DMAssemblyIntegrationSetHost", isas, IG_NISA + 1, isas[hisa], &hisa, NULL));
   PetscCall(PetscOptionsEList("-dm_assembly_integration_host_stores", "Host: regular or streaming (non-temporal) stores of the element data (auto: searched)", "DMAssemblyIntegrationSetHost", stores, 3, stores[hstore], &hstore, NULL));
-  PetscCall(PetscOptionsInt("-dm_assembly_integration_host_prefetch", "Host: software prefetch of the input streams, this many groups of vector-width elements ahead (0: none)", "DMAssemblyIntegrationSetFromOptions", ig->hprefetch, &ig->hprefetch, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_integration_view", "View the choice (and the search's timings) after each search", "DMAssemblyIntegrationView", ig->view, &ig->view, NULL));
   PetscOptionsEnd();
   ig->place  = place == DMASM_IG_NPLACE ? -1 : place;
   ig->hisa   = hisa == IG_NISA ? -1 : hisa;
   ig->hstore = hstore == 2 ? -1 : hstore;
   PetscCall(CheckHostISA(ig->hisa));
-  PetscCheck(ig->hprefetch >= 0 && ig->hprefetch <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_integration_host_prefetch: 0 (none) to 1024 groups ahead, got %" PetscInt_FMT, ig->hprefetch);
   PetscCheck(ig->block == 0 || ig->block == 64 || ig->block == 128 || ig->block == 256, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_integration_block: 64, 128, 256 or 0 (searched), got %" PetscInt_FMT, ig->block);
   ig->tunedhost = ig->tuneddev = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -462,7 +458,7 @@ PetscErrorCode DMAssemblyIntegrationGetCounts(DMAssemblyIntegration ig, DMAssemb
 /* the host back end: the instance of the instruction set isa (dmasmintegratehost.c); returns whether the stores streamed */
 static int HostRun(DMAssemblyIntegration ig, int var, int isa, int store, int mode, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
-  return IGHost[isa].run(&ig->R, ig->elem, ig->prob, var, mode, store, (int)ig->hprefetch, nelem, xe, coef, cstride, ue, ke, fe);
+  return IGHost[isa].run(&ig->R, ig->elem, ig->prob, var, mode, store, nelem, xe, coef, cstride, ue, ke, fe);
 }
 
 static PetscErrorCode CheckArgs(DMAssemblyIntegration ig, DMAssemblyIntegrationOutput out, PetscInt nelem, PetscInt cstride, const PetscScalar ue[], PetscScalar ke[], PetscScalar fe[])
@@ -681,7 +677,6 @@ PetscErrorCode DMAssemblyIntegrationView(DMAssemblyIntegration ig, PetscViewer v
         if (ig->hms[v][i][0] > 0 || ig->hms[v][i][1] > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  %s %-6s: %.4g regular, %.4g streaming\n", DMAssemblyIntegrationVariants[v], DMAssemblyIntegrationHostISAs[i], (double)ig->hms[v][i][0], (double)ig->hms[v][i][1]));
   } else
     PetscCall(PetscViewerASCIIPrintf(viewer, "host (%" PetscInt_FMT " OpenMP threads; the CPU runs up to %s): %s, %s, %s stores (auto: searched at the first call)\n", ig->nthreads, DMAssemblyIntegrationHostISAs[IGHostWidest()], DMAssemblyIntegrationVariants[ig->variant], ig->hisa < 0 ? "auto" : DMAssemblyIntegrationHostISAs[ig->hisa], ig->hstore < 0 ? "auto" : StoreNames[ig->hstore]));
-  if (ig->hprefetch) PetscCall(PetscViewerASCIIPrintf(viewer, "host: software prefetch of the input streams %" PetscInt_FMT " vector groups ahead (-dm_assembly_integration_host_prefetch)\n", ig->hprefetch));
   if (ig->tuneddev) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "device: %s, shared memory: %s, %d threads per block: the fastest of the search (ms per launch):\n", DMAssemblyIntegrationVariants[ig->dvar], PlaceNames[ig->dplace], ig->dblock));
     for (int v = 0; v < 3; v++)

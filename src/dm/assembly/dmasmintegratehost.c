@@ -212,24 +212,6 @@ DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const int modest, con
     else DMAsmIGElement(R, EL, PR, VA, MODEST, E, NE, XE, CO, CS, UE, KE, FE, CF, 1, PH, 1, AE, 1); \
   } while (0)
 
-/* Software prefetch of the input streams, pf groups of elements ahead (0: none; -dm_assembly_integration_host_prefetch),
-   once per cache line of each stream (vector instances only).  Why: an element reads 3 NS coordinate streams and NC coefficient streams and writes NS^2 + NS
-   output streams (entry-major arrays): 66 streams for a conv-diff prism, more than a core's hardware prefetchers
-   track, so without it the reads of a prism run at the latency of memory (one build-host core: 72 ns per prism
-   Poisson element from L2, 110 ns from memory; 528 B in 110 ns is 5 GB/s of a core's ~15) */
-#if defined(DMASM_IG_SCALAR)
-  #define IG_PREFETCH(EL, PR, g) ((void)pf)
-#else
-  #define IG_PREFETCH(EL, PR, g) \
-    do { \
-      if (pf && ((g) * DMASM_IG_LANES) % 8 == 0) { \
-        const PetscInt pe_ = ((g) + pf) * DMASM_IG_LANES, ns_ = (EL) == DMASM_IG_TET ? 4 : 6; \
-        for (PetscInt k_ = 0; k_ < 3 * ns_; k_++) __builtin_prefetch(xe + k_ * nelem + pe_, 0, 0); \
-        for (PetscInt k_ = 0; k_ < ((PR) == DMASM_IG_POISSON ? ns_ : DMASM_IG_NCDR); k_++) __builtin_prefetch(coef + k_ * cstride + pe_, 0, 0); \
-      } \
-    } while (0)
-#endif
-
 /* DMASM_IG_LANES consecutive elements per call; the last incomplete group through padded copies (the padding lanes
    repeat the group's first element: valid geometry, results dropped; regular stores) */
 #define IG_HOST_LOOP(EL, PR, VA) \
@@ -240,7 +222,6 @@ DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const int modest, con
       IG_OMP_FOR \
       for (PetscInt g = 0; g < ng; g++) { \
         DMAsmIGV cf[DMASM_IG_NCDR], ph[4 * DMASM_IG_MAXS], ae[DMASM_IG_MAXS * DMASM_IG_MAXS + DMASM_IG_MAXS]; \
-        IG_PREFETCH(EL, PR, g); \
         IG_ELEMENT(EL, PR, VA, mode | st, g * W, nelem, xe, coef, cstride, ue, ke, fe, cf, ph, ae); \
       } \
       if (st) IG_FENCE(); \
@@ -292,9 +273,8 @@ static int IG_SFX(CanStream)(PetscInt nelem, const PetscScalar *ke, const PetscS
 #endif
 }
 
-/* integrates nelem elements; stream: streaming stores if possible (returns whether they were used); pf: software
-   prefetch distance in groups of DMASM_IG_LANES elements (0: none) */
-PETSC_INTERN int IG_SFX(DMAsmIGHostRun)(const DMAsmIntegRef *R, int elem, int prob, int var, int mode, int stream, int pf, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+/* integrates nelem elements; stream: streaming stores if possible (returns whether they were used) */
+PETSC_INTERN int IG_SFX(DMAsmIGHostRun)(const DMAsmIntegRef *R, int elem, int prob, int var, int mode, int stream, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   const int st = stream && IG_SFX(CanStream)(nelem, mode == DMASM_IG_MODE_RES ? NULL : ke, mode == DMASM_IG_MODE_JAC ? NULL : fe) ? DMASM_IG_MODE_STREAM : 0;
 
