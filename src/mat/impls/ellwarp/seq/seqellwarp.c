@@ -38,7 +38,7 @@ static const PetscEllwarpTuneKey TuneKeys[] = {
   {"long_row",           NULL,   "rows longer than this are summed by whole thread blocks in chunks of 2048 (0: automatic, -1: never)"                   },
   {"compress_columns",   NULL,   "16-bit column offsets in the slices where they fit (default 1)"                                                        },
   {"compress_bias",      NULL,   "with compressed columns: 16-bit offsets from the row plus a bias per entry position where row-relative ones do not fit (default 1)"},
-  {"compress_dict",      NULL,   "with compressed columns: 16-bit codes into a per-slice dictionary of 512-column windows where neither 16-bit offset mode fits and it saves bytes (default 1)"},
+  {"compress_dict",      NULL,   "with compressed columns: 16-bit codes into a per-slice dictionary of 512-column windows where neither 16-bit offset mode fits and it saves bytes (default 0: measured slower)"},
   {"analysis",           NULL,   "where the pattern analysis runs: device or host (the reference; default: device with the cuda backend)"               },
   {"analysis_drop_host", NULL,   "test hook: after a host analysis the matrix keeps only the layout's scalars, as after a device analysis"              },
   {"block_size",         "cuda", "threads per CUDA block, a multiple of 32 up to 1024 (0: automatic)"                                                   },
@@ -389,7 +389,7 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  row length: min %" PetscInt_FMT " mean %.2f std %.2f max %" PetscInt_FMT "\n", info.minrowlen, (double)info.meanrowlen, (double)info.stdrowlen, info.maxrowlen));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  padded slots %" PetscCount_FMT " (padding ratio %.4f), %" PetscInt_FMT " slices split over several lanes, %" PetscInt_FMT " with 16-bit columns\n", info.nslots, info.nnz ? (double)info.nslots / (double)info.nnz : 1.0, info.nsplit, info.n16));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  column modes: %" PetscInt_FMT " slices 16-bit from the row, %" PetscInt_FMT " 16-bit from the row plus a bias per entry position%s, %" PetscInt_FMT " 16-bit dictionary codes (%.1f %% of the slices%s), %" PetscInt_FMT " 32-bit\n", info.n16 - info.nbias - info.ndict, info.nbias, e->par.compress && !e->par.compressbias ? " (off: -mat_ellwarp_tune compress_bias=0)" : "", info.ndict,
-                                     info.nslices ? 100.0 * (double)info.ndict / (double)info.nslices : 0.0, e->par.compress && !e->par.compressdict ? "; off: -mat_ellwarp_tune compress_dict=0" : "", info.nslices - info.n16));
+                                     info.nslices ? 100.0 * (double)info.ndict / (double)info.nslices : 0.0, e->par.compress && !e->par.compressdict ? "; off by default, measured slower: -mat_ellwarp_tune compress_dict=1 turns it on" : "", info.nslices - info.n16));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " long rows (over %" PetscInt_FMT " entries) summed in %" PetscInt_FMT " chunks of %d\n", info.nlong, e->L->longrow, e->L->nchunks, ELLWARP_CHUNK));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel %s (requested %s), threshold %" PetscInt_FMT ", block size %" PetscInt_FMT ", sort window %" PetscInt_FMT "%s\n", MatEllwarpKernels[info.kernel], MatEllwarpKernels[e->par.kernel], info.threshold, info.blocksize, info.sortwindow, info.sortwindow ? "" : " (whole matrix)"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%s layout, %.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult, info.block > 1 ? "blocked" : "scalar",
@@ -483,7 +483,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   e->par.kernel   = MAT_ELLWARP_KERNEL_AUTO;
   e->par.compress   = PETSC_TRUE;
   e->par.compressbias = PETSC_TRUE;
-  e->par.compressdict = PETSC_TRUE;
+  e->par.compressdict = PETSC_FALSE; /* the dictionary mode moves fewer bytes but ran slower on the H100 (gmsh LV P1 scalar: 1.00x AIJCUSPARSE against 1.07x without it; benchmarks/results/spmv-h100-dmplex/dictionary-mode): opt-in */
   e->par.sortwindow = -1;
   e->par.analysis   = -1; /* the device with the cuda backend */
   e->bdecided       = -1; /* the blocked layout: chosen at the first product (seqellwarpblock.c) */
