@@ -46,6 +46,50 @@ struct MFShape {
   static constexpr int NEN3 = N * N * N, NQ3 = Q * Q * Q, NEN2 = N * N, NQ2 = Q * Q;
 };
 
+/* The trilinear map's Jacobian along one thread column (xi, eta fixed; the corners X[8][3] in the reference order):
+   J's z column is constant along it and its x and y columns are linear in zeta, J[:,0] = a0 + zeta b0,
+   J[:,1] = a1 + zeta b1, J[:,2] = j2 -- DMAsmMFGeoMultilinear's sums regrouped, set up once per column so that a
+   point costs 6 FMAs (MFColumnJ) before DMAsmMFGeoFromJ.  Shared by SumFact3D and SumFact3DSmall. */
+struct MFColumnJac {
+  PetscReal a0[3], b0[3], a1[3], b1[3], j2[3];
+};
+
+__device__ __forceinline__ void MFColumnJacSetUp(const PetscReal *X, PetscReal xi, PetscReal eta, MFColumnJac &C)
+{
+  #pragma unroll
+  for (int i = 0; i < 3; i++) C.a0[i] = C.b0[i] = C.a1[i] = C.b1[i] = C.j2[i] = 0;
+  #pragma unroll
+  for (int v = 0; v < 8; v++) {
+    const PetscReal sx = (v & 1) ? 1.0 : -1.0, sy = (v & 2) ? 1.0 : -1.0, sz = (v & 4) ? 1.0 : -1.0;
+    #pragma unroll
+    for (int i = 0; i < 3; i++) {
+      if (!(v & 1)) { /* edge along x: weight 0.5 (1 + sy eta) 0.5 (1 + sz zeta), times 0.5 */
+        const PetscReal c = 0.25 * (1.0 + sy * eta), d = X[(v + 1) * 3 + i] - X[v * 3 + i];
+        C.a0[i] += 0.5 * c * d;
+        C.b0[i] += 0.5 * sz * c * d;
+      }
+      if (!(v & 2)) { /* along y: 0.5 (1 + sx xi) 0.5 (1 + sz zeta) */
+        const PetscReal c = 0.25 * (1.0 + sx * xi), d = X[(v + 2) * 3 + i] - X[v * 3 + i];
+        C.a1[i] += 0.5 * c * d;
+        C.b1[i] += 0.5 * sz * c * d;
+      }
+      if (!(v & 4)) /* along z: 0.5 (1 + sx xi) 0.5 (1 + sy eta) */
+        C.j2[i] += 0.125 * (1.0 + sx * xi) * (1.0 + sy * eta) * (X[(v + 4) * 3 + i] - X[v * 3 + i]);
+    }
+  }
+}
+
+/* J at zeta on the column of C */
+__device__ __forceinline__ void MFColumnJ(const MFColumnJac &C, PetscReal zeta, PetscReal J[3][3])
+{
+  #pragma unroll
+  for (int i = 0; i < 3; i++) {
+    J[i][0] = C.a0[i] + zeta * C.b0[i];
+    J[i][1] = C.a1[i] + zeta * C.b1[i];
+    J[i][2] = C.j2[i];
+  }
+}
+
 /* RECOMP: geometry recomputed from the corners (xv) or stored (geo): separate instances, so the stored one does not
    carry the recomputation's registers */
 template <int N, int Q, bool POISSON, bool RECOMP>
@@ -116,35 +160,12 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
        registers: 255 and spills); the next point's geometry factors are loaded one iteration ahead */
     const PetscReal *ge = RECOMP ? NULL : geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * ty;
     PetscReal        gn[6];
-    /* recompute: along the thread's column (xi, eta fixed) the trilinear J's z column is constant and its x and y
-       columns are linear in zeta: J[:,0] = a0 + zeta b0, J[:,1] = a1 + zeta b1, J[:,2] = j2, set up once from the
-       edges (DMAsmMFGeoMultilinear's sums, regrouped); per point 6 FMAs and DMAsmMFGeoFromJ */
-    PetscReal a0[3] = {0, 0, 0}, b0[3] = {0, 0, 0}, a1[3] = {0, 0, 0}, b1[3] = {0, 0, 0}, j2[3] = {0, 0, 0};
+    /* recompute: the Jacobian along the thread's column set up once (MFColumnJacSetUp), per point MFColumnJ */
+    MFColumnJac C;
     if (!RECOMP)
       #pragma unroll
       for (int c = 0; c < (POISSON ? 6 : 1); c++) gn[c] = ge[c * NQ];
-    else {
-      const PetscReal *X = sX[tz], xi = sG[tx], eta = sG[ty];
-      #pragma unroll
-      for (int v = 0; v < 8; v++) {
-        const PetscReal sx = (v & 1) ? 1.0 : -1.0, sy = (v & 2) ? 1.0 : -1.0, sz = (v & 4) ? 1.0 : -1.0;
-        #pragma unroll
-        for (int i = 0; i < 3; i++) {
-          if (!(v & 1)) { /* edge along x: weight 0.5 (1 + sy eta) 0.5 (1 + sz zeta), times 0.5 */
-            const PetscReal c = 0.25 * (1.0 + sy * eta), d = X[(v + 1) * 3 + i] - X[v * 3 + i];
-            a0[i] += 0.5 * c * d;
-            b0[i] += 0.5 * sz * c * d;
-          }
-          if (!(v & 2)) { /* along y: 0.5 (1 + sx xi) 0.5 (1 + sz zeta) */
-            const PetscReal c = 0.25 * (1.0 + sx * xi), d = X[(v + 2) * 3 + i] - X[v * 3 + i];
-            a1[i] += 0.5 * c * d;
-            b1[i] += 0.5 * sz * c * d;
-          }
-          if (!(v & 4)) /* along z: 0.5 (1 + sx xi) 0.5 (1 + sy eta) */
-            j2[i] += 0.125 * (1.0 + sx * xi) * (1.0 + sy * eta) * (X[(v + 4) * 3 + i] - X[v * 3 + i]);
-        }
-      }
-    }
+    else MFColumnJacSetUp(sX[tz], sG[tx], sG[ty], C);
     #pragma unroll 1
     for (int qz = 0; qz < Q; qz++) {
       PetscScalar u[3] = {0, 0, 0}, v[3];
@@ -158,8 +179,8 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
         } else u[0] += sB[qz * N + z] * rB[z];
       }
       if (RECOMP) {
-        const PetscReal zeta = sG[qz];
-        const PetscReal J[3][3] = {{a0[0] + zeta * b0[0], a1[0] + zeta * b1[0], j2[0]}, {a0[1] + zeta * b0[1], a1[1] + zeta * b1[1], j2[1]}, {a0[2] + zeta * b0[2], a1[2] + zeta * b1[2], j2[2]}};
+        PetscReal J[3][3];
+        MFColumnJ(C, sG[qz], J);
         DMAsmMFGeoFromJ(3, POISSON, J, sG[Q + tx] * sG[Q + ty] * sG[Q + qz], gl);
       } else {
         #pragma unroll
@@ -372,31 +393,15 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
     for (int z = 0; z < N; z++) w0[z] = w1[z] = w2[z] = 0;
     if (active) {
       const PetscReal *ge = RECOMP ? NULL : geo + (size_t)e * (POISSON ? 6 : 1) * NQ + tx + Q * ty;
-      /* recompute: as SumFact3D (J's z column constant along the column, its x and y columns a + zeta b) */
-      PetscReal a0[3] = {0, 0, 0}, b0[3] = {0, 0, 0}, a1[3] = {0, 0, 0}, b1[3] = {0, 0, 0}, j2[3] = {0, 0, 0}, wxy = 0;
+      /* recompute: as SumFact3D (MFColumnJacSetUp, MFColumnJ) */
+      MFColumnJac C;
+      PetscReal   wxy = 0;
       if (RECOMP) {
         const PetscReal xi = sG[tx], eta = sG[ty];
         PetscReal       X[24];
         MFLoadRow<24>(sX[tz], X);
         wxy = sG[Q + tx] * sG[Q + ty];
-        #pragma unroll
-        for (int v = 0; v < 8; v++) {
-          const PetscReal sx = (v & 1) ? 1.0 : -1.0, sy = (v & 2) ? 1.0 : -1.0, sz = (v & 4) ? 1.0 : -1.0;
-          #pragma unroll
-          for (int i = 0; i < 3; i++) {
-            if (!(v & 1)) {
-              const PetscReal c = 0.25 * (1.0 + sy * eta), d = X[(v + 1) * 3 + i] - X[v * 3 + i];
-              a0[i] += 0.5 * c * d;
-              b0[i] += 0.5 * sz * c * d;
-            }
-            if (!(v & 2)) {
-              const PetscReal c = 0.25 * (1.0 + sx * xi), d = X[(v + 2) * 3 + i] - X[v * 3 + i];
-              a1[i] += 0.5 * c * d;
-              b1[i] += 0.5 * sz * c * d;
-            }
-            if (!(v & 4)) j2[i] += 0.125 * (1.0 + sx * xi) * (1.0 + sy * eta) * (X[(v + 4) * 3 + i] - X[v * 3 + i]);
-          }
-        }
+        MFColumnJacSetUp(X, xi, eta, C);
       }
       #pragma unroll
       for (int qz = 0; qz < Q; qz++) {
@@ -411,8 +416,8 @@ __global__ void __launch_bounds__(MFShape<N, Q>::T * MFShape<N, Q>::T * MFShape<
           } else u[0] += P.B[qz * N + z] * rB[z];
         }
         if (RECOMP) {
-          const PetscReal zeta = P.xg[qz];
-          const PetscReal J[3][3] = {{a0[0] + zeta * b0[0], a1[0] + zeta * b1[0], j2[0]}, {a0[1] + zeta * b0[1], a1[1] + zeta * b1[1], j2[1]}, {a0[2] + zeta * b0[2], a1[2] + zeta * b1[2], j2[2]}};
+          PetscReal J[3][3];
+          MFColumnJ(C, P.xg[qz], J);
           DMAsmMFGeoFromJ(3, POISSON, J, wxy * P.wg[qz], gl);
         } else {
           #pragma unroll

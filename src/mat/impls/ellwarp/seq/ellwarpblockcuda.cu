@@ -164,13 +164,28 @@ static PetscErrorCode CUDAGather(EllwarpBlockStore *S, const PetscScalar *csr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the block column of step k of lane q of a slice whose indices start at cb, for block row ib; bias: the slice's
-   biases (a biased 16-bit slice; the warp's lanes load the same address, a broadcast), else NULL */
-__device__ __forceinline__ PetscInt BlockColumn(const DevBlock &d, bool c16, const int *bias, PetscCount cb, int k, int q, PetscInt ib)
+/* the block column of step k of lane slot q of a slice whose indices start at cb, for block row ib; bias: the slice's
+   biases (a biased 16-bit slice), else NULL, and bk the entry of this step: k with one lane per block row (the
+   warp's lanes load the same address, a broadcast), k T + t for lane t of T */
+__device__ __forceinline__ PetscInt BlockColumn(const DevBlock &d, bool c16, const int *bias, PetscCount cb, int k, int q, PetscInt ib, int bk)
 {
   const PetscCount o = cb + (PetscCount)k * ELLWARP_LANES + q;
   if (!c16) return (PetscInt)__ldcs(d.col32 + o);
-  return ib + (bias ? __ldg(bias + k) : 0) + (PetscInt)__ldcs(d.col16 + o);
+  return ib + (bias ? __ldg(bias + bk) : 0) + (PetscInt)__ldcs(d.col16 + o);
+}
+
+/* acc[r] += sum_c v[(k bs^2 + r bs + c) 32] x_b[c]: the block of step k (its values 32 lanes apart) times the bs
+   values of x at xb, the block's columns in order (the host reference's order) */
+template <int BS>
+__device__ __forceinline__ void BlockStep(const PetscScalar *v, int k, const PetscScalar *xb, PetscScalar *acc)
+{
+  PetscScalar xv[BS];
+#pragma unroll
+  for (int c = 0; c < BS; c++) xv[c] = __ldg(xb + c);
+#pragma unroll
+  for (int r = 0; r < BS; r++)
+#pragma unroll
+    for (int c = 0; c < BS; c++) acc[r] += __ldcs(v + (PetscCount)(k * BS * BS + r * BS + c) * ELLWARP_LANES) * xv[c];
 }
 
 /* the biases of slice s (w T of them, (step k, lane t) at k T + t), or NULL when it has none */
@@ -201,14 +216,7 @@ __global__ static void __launch_bounds__(256) BlockMultRow(DevBlock d, const Pet
   for (int r = 0; r < BS; r++) acc[r] = 0.0;
 #pragma unroll 2
   for (int k = 0; k < len; k++) {
-    const PetscScalar *xb = x + BlockColumn(d, c16, bias, cb, k, q, ib) * BS;
-    PetscScalar        xv[BS];
-#pragma unroll
-    for (int c = 0; c < BS; c++) xv[c] = __ldg(xb + c);
-#pragma unroll
-    for (int r = 0; r < BS; r++)
-#pragma unroll
-      for (int c = 0; c < BS; c++) acc[r] += __ldcs(v + (PetscCount)(k * BS2 + r * BS + c) * ELLWARP_LANES) * xv[c];
+    BlockStep<BS>(v, k, x + BlockColumn(d, c16, bias, cb, k, q, ib, k) * BS, acc);
   }
 #pragma unroll
   for (int r = 0; r < BS; r++) y[ib * BS + r] = ADD ? z[ib * BS + r] + acc[r] : acc[r];
@@ -235,7 +243,7 @@ __global__ static void __launch_bounds__(1024) BlockMultLane(DevBlock d, const P
   PetscScalar        acc = 0.0;
 #pragma unroll 4
   for (int k = 0; k < len; k++) {
-    const PetscScalar *xb = x + BlockColumn(d, c16, bias, cb, k, q, ib) * BS;
+    const PetscScalar *xb = x + BlockColumn(d, c16, bias, cb, k, q, ib, k) * BS;
 #pragma unroll
     for (int c = 0; c < BS; c++) acc += __ldg(v + (PetscCount)(k * BS2 + c) * ELLWARP_LANES) * __ldg(xb + c);
   }
@@ -267,17 +275,7 @@ __global__ static void __launch_bounds__(128, BS <= 5 ? 12 : 10) BlockMultLanes(
   for (int r = 0; r < BS; r++) acc[r] = 0.0;
 #pragma unroll 2
   for (int k = 0; k < nk; k++) {
-    /* the block column: as BlockColumn(), with the bias of (step k, lane t) in a biased slice */
-    const PetscCount   o  = cb + (PetscCount)k * ELLWARP_LANES + g;
-    const PetscInt     bc = c16 ? ib + (bias ? __ldg(bias + k * T + t) : 0) + (PetscInt)__ldcs(d.col16 + o) : (PetscInt)__ldcs(d.col32 + o);
-    const PetscScalar *xb = x + bc * BS;
-    PetscScalar        xv[BS];
-#pragma unroll
-    for (int c = 0; c < BS; c++) xv[c] = __ldg(xb + c);
-#pragma unroll
-    for (int r = 0; r < BS; r++)
-#pragma unroll
-      for (int c = 0; c < BS; c++) acc[r] += __ldcs(v + (PetscCount)(k * BS2 + r * BS + c) * ELLWARP_LANES) * xv[c];
+    BlockStep<BS>(v, k, x + BlockColumn(d, c16, bias, cb, k, g, ib, k * T + t) * BS, acc);
   }
   /* the butterfly: lane t adds lane t ^ o's sums (o = T/2, ..., 1; partners are in the same block row) */
 #pragma unroll
