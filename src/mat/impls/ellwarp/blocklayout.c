@@ -370,10 +370,15 @@ PetscLogDouble EllwarpBlockBytesMult(const EllwarpBlockLayout *L)
    81 / 138 / 138 / 283 / 93 us for 163 / 306 / 306 / 665 / 227 MB, are LAUNCH + bytes / BW within 3 % (gmsh: 13 %
    over) with BW 2.45 TB/s and LAUNCH 12 us (the cold product's fixed cost: README of that directory).  WARPS:
    BlockMultLanes is bounded to 40 registers for bs <= 5 (48 for bs 6; `nvcc -Xptxas -v`, sm_90, no spills), so 48
-   resident warps of 128-thread blocks per SM (40 for bs 6), 132 SMs.  START (a slice's metadata loads) is then 2.  The T > 1 terms are unmeasured: to be
-   calibrated by the T sweep of benchmarks/results/spmv-h100-dmplex/run-blocklanes.sh. */
+   resident warps of 128-thread blocks per SM (40 for bs 6), 132 SMs.  START (a slice's metadata loads) is then 2.
+   Re-fit of the T = 1 kernel (benchmarks/results/spmv-h100-dmplex/blocked-lanes-recalibrated, every T forced): since
+   BlockMultRow shares BlockStep/BlockColumn with the lanes kernel its steps are cheaper (box P2 251 -> 163 us, Q2
+   419 -> 280 us, both widest-bound: (163 - 12) / 77 and (280 - 12) / 127 steps = 1.96 and 2.11 us a step), so T = 1
+   has its own step, STEP1_US = 2.0; the lanes kernel (T >= 2, shuffle reductions) keeps 3.2 (its T = 4 times, 73 / 114
+   / 107 / 232 / 84 us modelled, were measured 78 / 114 / 107 / 247 / 89 us). */
 #define ELLWARP_BLOCK_MODEL_BW        2.45e6 /* bytes per microsecond */
-#define ELLWARP_BLOCK_MODEL_STEP_US   3.2    /* one latency-bound step of a warp of the blocked kernel */
+#define ELLWARP_BLOCK_MODEL_STEP_US   3.2    /* one latency-bound step of a warp of the lanes kernel (T >= 2) */
+#define ELLWARP_BLOCK_MODEL_STEP1_US  2.0    /* one latency-bound step of a warp of the T = 1 kernel (BlockMultRow) */
 #define ELLWARP_BLOCK_MODEL_START     2      /* steps a slice costs besides its width (metadata loads, y stores) */
 #define ELLWARP_BLOCK_MODEL_LAUNCH_US 12.0   /* a cold product's fixed cost */
 #define ELLWARP_BLOCK_MODEL_WARPS     6336.0 /* resident warps: 132 SMs x 48 */
@@ -404,8 +409,9 @@ PetscReal EllwarpBlockModelScalarTime(PetscLogDouble sbytes)
 @*/
 PetscErrorCode EllwarpBlockModelTime(const EllwarpBlockLayout *L, PetscInt T, EllwarpBlockModel *M)
 {
-  const PetscInt R = ELLWARP_LANES / T;
-  PetscInt       l2 = 0, maxw = 0, ns;
+  const PetscInt  R    = ELLWARP_LANES / T;
+  const PetscReal step = T == 1 ? ELLWARP_BLOCK_MODEL_STEP1_US : ELLWARP_BLOCK_MODEL_STEP_US;
+  PetscInt        l2 = 0, maxw = 0, ns;
   PetscReal      steps = 0;
   PetscLogDouble bytes;
 
@@ -425,8 +431,8 @@ PetscErrorCode EllwarpBlockModelTime(const EllwarpBlockLayout *L, PetscInt T, El
   M->nslices   = ns;
   M->maxwidth  = maxw;
   M->bytes_us  = (PetscReal)bytes / ELLWARP_BLOCK_MODEL_BW;
-  M->widest_us = (ELLWARP_BLOCK_MODEL_START + l2 + maxw) * ELLWARP_BLOCK_MODEL_STEP_US;
-  M->rounds_us = steps * ELLWARP_BLOCK_MODEL_STEP_US / ELLWARP_BLOCK_MODEL_WARPS;
+  M->widest_us = (ELLWARP_BLOCK_MODEL_START + l2 + maxw) * step;
+  M->rounds_us = steps * step / ELLWARP_BLOCK_MODEL_WARPS;
   M->time_us   = ELLWARP_BLOCK_MODEL_LAUNCH_US + PetscMax(M->bytes_us, PetscMax(M->widest_us, M->rounds_us));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -438,17 +444,18 @@ PetscErrorCode EllwarpBlockModelTime(const EllwarpBlockLayout *L, PetscInt T, El
 . L - a blocked layout of the matrix (any lanes)
 
   Output Parameters:
-+ T - 4 unless T = 1's `EllwarpBlockModelTime()` is at least 2 % less
++ T - 1 unless T = 4's `EllwarpBlockModelTime()` is at least 2 % less
 - M - (optional, 6 entries) the model of T = 1, 2, 4, ..., 32 (the -info lines print all of them)
 
   Notes:
   Why only 1 and 4: measured on an H100 (benchmarks/results/spmv-h100-dmplex/blocked-lanes, five DMPlex elasticity
-  matrices in the default numbering, every T forced), T = 2, 8 and 16 never won and ran 10-50 % behind T = 4 on
-  matrices the model ranked them first on; T = 4 was the fastest or within 3 % of it on four of the five, T = 1 on
-  box P1 (short, even block rows: 6 % ahead of T = 4), T = 32 never ahead of T = 4 by more than 0.3 %.  The model's
-  T = 1 and T = 4 times differ by less than 1 % on both box P1 and box Q1, where the measured order is opposite, so
-  near-ties go to T = 4 (its loss on P1 is 6 %, T = 1's on Q1 also 6 %, but T = 1 loses 17-120 % wherever block rows
-  vary).  Any T stays available by -mat_ellwarp_block_lanes.
+  matrices in the default numbering, every T forced), T = 2, 8 and 16 never won by more than 3 % and ran 10-50 %
+  behind T = 4 on matrices the model ranked them first on; T = 32 never ahead of T = 4 by more than 0.3 %.  Since the
+  T = 1 kernel got faster (blocked-lanes-recalibrated) T = 1 wins on box P1, Q1 and the gmsh LV (by 21, 10 and 3.5 %
+  against T = 4), T = 4 on P2 (30 %), T = 4 within 3 % of the best (T = 16) on Q2.  Near-ties of the model (Q1: T = 1
+  107.0, T = 4 107.1 us) go to T = 1, which won all three matrices where the model had them within 10 %; T = 1 loses
+  40-70 % only where block rows vary (P2, Q2), where its modelled widest slice is far above T = 4's.  Any T stays
+  available by -mat_ellwarp_block_lanes.
 
   Level: developer
 
@@ -466,7 +473,7 @@ PetscErrorCode EllwarpBlockChooseLanes(const EllwarpBlockLayout *L, PetscInt *T,
     if (t == 1) t1 = m.time_us;
     if (t == 4) t4 = m.time_us;
   }
-  *T = t1 < 0.98 * t4 ? 1 : 4;
+  *T = t4 <= 0.98 * t1 ? 4 : 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
