@@ -23,7 +23,20 @@
    and the model's times. */
 #include <petscellwarp/private/matellwarpimpl.h>
 
-#define ELLWARP_BLOCK_WINDOW      256  /* default sort window in block rows (the scalar layout's window is 256 rows) */
+#define ELLWARP_BLOCK_WINDOW      256  /* sort window in block rows of larger matrices (the scalar layout's window is 256 rows) */
+#define ELLWARP_BLOCK_WHOLE_MB    152064 /* up to this many block rows the whole matrix is one sort window */
+/* Why a whole-matrix sort for small matrices: with up to ~3 rounds of resident warps (132 SMs x 48) the last, partial
+   round decides the time, and a whole sort (longest block rows first) leaves it the narrowest slices, where a
+   256-block-row window leaves each window's widest anywhere (the scalar layout's ELLWARP_WHOLE_ROUNDS, layout.c, for the
+   same reason).  152064 block rows = 3 x 6336 warps x 8 block rows a slice at T = 4.  H100, DMPlex default numbering,
+   0.35-0.43 M rows, cold (benchmarks/results/spmv-h100-dmplex/blocked-window/): box Q2 elasticity 247.4 -> 232.4 us,
+   gmsh LV P1 elasticity T = 4 88.7 -> 81.3 and T = 1 86.1 -> 81.6 us, box P1/P2/Q1 within 1 % (either way).  Larger
+   matrices keep the window: there the tail is a small part of the time and a window keeps a warp's rows (x, y) near. */
+static PetscInt BlockSortWindow(PetscInt mb, PetscInt user)
+{
+  if (user) return user;
+  return mb <= ELLWARP_BLOCK_WHOLE_MB ? PetscMax(ELLWARP_LANES, (mb + ELLWARP_LANES - 1) / ELLWARP_LANES * ELLWARP_LANES) : ELLWARP_BLOCK_WINDOW;
+}
 #define ELLWARP_BLOCK_MIN_SAVING  0.03 /* auto: the blocked layout's modelled time must be at least 3 % less */
 #define ELLWARP_BLOCK_MAXROW      8192 /* auto: values one lane walks in the longest block row (bs^2 x its blocks / T) */
 /* The former rule (one thread per block row) also required row lengths with std/mean <= 0.2: H100, DMPlex-built
@@ -114,7 +127,7 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
-  PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, e->blockwindow ? e->blockwindow : ELLWARP_BLOCK_WINDOW, e->par.compress, e->par.compressbias, e->blocklanes ? e->blocklanes : 1, 0, &e->Lb));
+  PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, BlockSortWindow(A->rmap->n / bs, e->blockwindow), e->par.compress, e->par.compressbias, e->blocklanes ? e->blocklanes : 1, 0, &e->Lb));
   {
     /* the lanes: forced, or the model's (from the sorted lengths of the layout just built, which are every T's) */
     EllwarpBlockModel M[6];
@@ -128,7 +141,7 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
     PetscCall(PetscInfo(A, "Blocked lanes model (us: bytes, widest slice, rounds -> time): T=1 %.1f %.1f %.1f -> %.1f, T=2 -> %.1f, T=4 -> %.1f, T=8 -> %.1f, T=16 -> %.1f, T=32 -> %.1f (longest block row %" PetscInt_FMT "); %s\n", (double)M[0].bytes_us, (double)M[0].widest_us, (double)M[0].rounds_us, (double)M[0].time_us, (double)M[1].time_us, (double)M[2].time_us, (double)M[3].time_us, (double)M[4].time_us, (double)M[5].time_us, e->Lb->maxrowlen, why));
     if (T != e->Lb->lanes) {
       PetscCall(EllwarpBlockLayoutDestroy(&e->Lb));
-      PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, e->blockwindow ? e->blockwindow : ELLWARP_BLOCK_WINDOW, e->par.compress, e->par.compressbias, T, 0, &e->Lb));
+      PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, BlockSortWindow(A->rmap->n / bs, e->blockwindow), e->par.compress, e->par.compressbias, T, 0, &e->Lb));
     }
     PetscCall(EllwarpBlockModelTime(e->Lb, T, &e->bmodel));
     e->smodel_us = EllwarpBlockModelScalarTime(e->sbytes);
