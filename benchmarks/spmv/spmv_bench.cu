@@ -710,6 +710,34 @@ static PetscErrorCode RunEllwarpConfig(Mat A, Vec xh, Vec yref, int kernel, int 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ELLWARP with the options the caller has set (their text in r.note): a PETSc error is recorded in r, not raised; the
+   bytes per product from the layout; "pattern not blocked" noted where the blocked layout was asked for (blocked) but
+   the pattern fell back to the scalar layout.  Restores the user's options and appends r to res->f.  Used by the
+   forced layouts of -formats block and blocklanes. */
+static PetscErrorCode RunEllwarpForced(Mat A, Vec xh, Vec yref, PetscBool blocked, FormatResult r, MatrixResult *res)
+{
+  Mat            B = NULL;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = RunPetscFormat(A, MATSEQELLWARP, xh, yref, g_products, g_repeats, PETSC_TRUE, &r, &B);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) {
+    r.status = ST_ERROR;
+    r.note += " (PETSc error " + std::to_string((int)ierr) + ")";
+  } else {
+    MatEllwarpInfo bi;
+    PetscCall(MatEllwarpGetInfo(B, &bi));
+    r.bytes = (double)bi.bytes_mult;
+    if (blocked && bi.block == 1) r.note += " (pattern not blocked: scalar layout)";
+  }
+  PetscCall(MatDestroy(&B));
+  PetscCall(EwRestoreUserOptions());
+  res->f.push_back(r);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode RunSweep(Mat A, Vec xh, Vec yref, double budget, MatrixResult *res)
 {
   const int      thr[] = {4, 8, 16, 32, 64, 128}, bsz[] = {64, 128, 256, 512}, swin[] = {0, 256, 4096};
@@ -1040,7 +1068,6 @@ int main(int argc, char **argv)
       const char *names[3] = {"ellwarp_block_row", "ellwarp_block_lane", "ellwarp_scalar"};
       for (int k = 0; k < 3; k++) {
         FormatResult r;
-        Mat          B = NULL;
         r.name = names[k];
         PetscCall(EwRestoreUserOptions());
         if (k < 2) {
@@ -1052,21 +1079,7 @@ int main(int argc, char **argv)
           PetscCall(PetscOptionsSetValue(NULL, EwKeys[2], "off"));
           r.note = "-mat_ellwarp_block off";
         }
-        PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-        ierr = RunPetscFormat(A, MATSEQELLWARP, xh, yref, g_products, g_repeats, PETSC_TRUE, &r, &B);
-        PetscCall(PetscPopErrorHandler());
-        if (ierr) {
-          r.status = ST_ERROR;
-          r.note += " (PETSc error " + std::to_string((int)ierr) + ")";
-        } else {
-          MatEllwarpInfo bi;
-          PetscCall(MatEllwarpGetInfo(B, &bi));
-          r.bytes = (double)bi.bytes_mult;
-          if (k < 2 && bi.block == 1) r.note += " (pattern not blocked: scalar layout)";
-        }
-        PetscCall(MatDestroy(&B));
-        PetscCall(EwRestoreUserOptions());
-        res.f.push_back(r);
+        PetscCall(RunEllwarpForced(A, xh, yref, k < 2 ? PETSC_TRUE : PETSC_FALSE, r, &res));
       }
     }
     /* 2. ELLWARP exhaustive */
@@ -1155,7 +1168,6 @@ int main(int argc, char **argv)
     if (want("blocklanes") && res.bs >= 2 && res.bs <= 6) {
       for (int T = 1; T <= 32; T *= 2) {
         FormatResult r;
-        Mat          B = NULL;
         char         t[8];
         r.name = "ellwarp_block_T" + std::to_string(T);
         PetscCall(EwRestoreUserOptions());
@@ -1163,21 +1175,7 @@ int main(int argc, char **argv)
         PetscCall(PetscSNPrintf(t, sizeof(t), "%d", T));
         PetscCall(PetscOptionsSetValue(NULL, EwKeys[3], t));
         r.note = std::string("-mat_ellwarp_block on -mat_ellwarp_block_lanes ") + t;
-        PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-        ierr = RunPetscFormat(A, MATSEQELLWARP, xh, yref, g_products, g_repeats, PETSC_TRUE, &r, &B);
-        PetscCall(PetscPopErrorHandler());
-        if (ierr) {
-          r.status = ST_ERROR;
-          r.note += " (PETSc error " + std::to_string((int)ierr) + ")";
-        } else {
-          MatEllwarpInfo bi;
-          PetscCall(MatEllwarpGetInfo(B, &bi));
-          r.bytes = (double)bi.bytes_mult;
-          if (bi.block == 1) r.note += " (pattern not blocked: scalar layout)";
-        }
-        PetscCall(MatDestroy(&B));
-        PetscCall(EwRestoreUserOptions());
-        res.f.push_back(r);
+        PetscCall(RunEllwarpForced(A, xh, yref, PETSC_TRUE, r, &res));
       }
     }
     /* table */

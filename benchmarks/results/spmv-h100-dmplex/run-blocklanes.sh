@@ -15,26 +15,14 @@ source scripts/gpu-env.sh
 B=$ELLWARP_GPU_BUILD
 ROWS=${ROWS:-320000}
 M=${TMPDIR:-/tmp}/ellwarp-blocklanes-mats
-rm -rf "$M"; mkdir -p "$M"
 L=$OUT/gen.log
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv,noheader > $L
-nproc >> $L
-xz -dc examples/cardiac/data/lv_coarse.msh.xz > "$M/lv_coarse.msh"
+GEN_TIMEOUT=200
+source benchmarks/results/spmv-h100-dmplex/gen-matrices.sh
+gen_begin
 # 1. the matrices, one process each
-pids=""
-gen() { # name, then plex_matrices options
-  local n=$1; shift
-  timeout 200 stdbuf -oL $B/benchmarks/spmv/plex_matrices -rows $ROWS -out_dir "$M" "$@" > "$M/gen-$n.log" 2>&1 &
-  pids="$pids $!"
-}
-for k in p1v q1v p2v q2v; do gen box-$k-default -kinds $k -orders default; done
-gen gmsh-p1v-default -kinds p1v -orders default -gmsh "$M/lv_coarse.msh"
-for p in $pids; do wait $p; echo "pid $p rc=$?" >> $L; done
-cat "$M"/gen-*.log >> $L
-grep -h "^# STATS" "$M"/gen-box-p1v-default.log | head -1 > $OUT/stats.txt
-grep -h "^STATS" "$M"/gen-*.log | sort >> $OUT/stats.txt
-ls -la "$M" >> $L
-BIN=$(grep -h "^# wrote" "$M"/gen-*.log | awk '{print $3}' | sort | paste -sd, -)
+gen_matrices box default p1v q1v p2v q2v
+gen_matrices gmsh default p1v
+gen_finish $OUT/stats.txt
 # 2. the bench: automatic choice, every T forced, the T = 1 mappings, scalar, AIJCUSPARSE, BSR
 timeout 170 stdbuf -oL $B/benchmarks/spmv/spmv_bench -suite none -bin "$BIN" -formats ellwarp,blocklanes,block,aijcusparse,bsr -products 100 -repeats 3 -peak_gbs 2990 -json $OUT/spmv.json > $OUT/spmv.log 2>&1
 echo "spmv_bench rc=$?" >> $OUT/spmv.log

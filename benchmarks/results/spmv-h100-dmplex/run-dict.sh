@@ -11,23 +11,13 @@ source scripts/gpu-env.sh
 B=$ELLWARP_GPU_BUILD
 ROWS=${ROWS:-320000}
 M=${TMPDIR:-/tmp}/ellwarp-dict-mats
-rm -rf "$M"; mkdir -p "$M"
 L=$OUT/gen.log
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv,noheader > $L
-xz -dc examples/cardiac/data/lv_coarse.msh.xz > "$M/lv_coarse.msh"
-pids=""
-gen() { # name, then plex_matrices options
-  local n=$1; shift
-  timeout 200 stdbuf -oL $B/benchmarks/spmv/plex_matrices -rows $ROWS -out_dir "$M" "$@" > "$M/gen-$n.log" 2>&1 &
-  pids="$pids $!"
-}
-gen gmsh-p1v -kinds p1v -orders default -gmsh "$M/lv_coarse.msh"
-gen gmsh-p1s -kinds p1s -orders default -gmsh "$M/lv_coarse.msh"
-gen gmsh-p2v -kinds p2v -orders default -gmsh "$M/lv_coarse.msh"
-gen box-p1s -kinds p1s -orders default
-for p in $pids; do wait $p; echo "pid $p rc=$?" >> $L; done
-cat "$M"/gen-*.log >> $L
-BIN=$(grep -h "^# wrote" "$M"/gen-*.log | awk '{print $3}' | sort | paste -sd, -)
+GEN_TIMEOUT=200
+source benchmarks/results/spmv-h100-dmplex/gen-matrices.sh
+gen_begin
+gen_matrices gmsh default p1v p1s p2v
+gen_matrices box default p1s
+gen_finish  # stats.txt here: index_stats below, not the generation's STATS lines
 timeout 60 stdbuf -oL $B/benchmarks/layout/index_stats -bin "$BIN" -aligned > $OUT/stats.txt 2>&1
 echo "index_stats rc=$?" >> $OUT/stats.txt
 for d in 0 1; do

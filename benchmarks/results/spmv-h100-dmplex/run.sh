@@ -17,34 +17,18 @@ source scripts/gpu-env.sh
 B=$ELLWARP_GPU_BUILD
 ROWS=${ROWS:-320000}
 M=${TMPDIR:-/tmp}/ellwarp-dmplex-mats
-rm -rf "$M"; mkdir -p "$M"
 L=$OUT/gen.log
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv,noheader > $L
-nproc >> $L
-xz -dc examples/cardiac/data/lv_coarse.msh.xz > "$M/lv_coarse.msh"
+GEN_TIMEOUT=240
+source benchmarks/results/spmv-h100-dmplex/gen-matrices.sh
+gen_begin
 # 1. the matrices: one process per (kind, numbering); stats lines (STATS ...) in each process's log
-pids=""
-gen() { # name, then plex_matrices options
-  local n=$1; shift
-  timeout 240 stdbuf -oL $B/benchmarks/spmv/plex_matrices -rows $ROWS -out_dir "$M" "$@" > "$M/gen-$n.log" 2>&1 &
-  pids="$pids $!"
-}
-for k in p1s p1v p2s p2v q1s q1v q2s q2v; do
-  gen box-$k-default -kinds $k -orders default
-  gen box-$k-rcm -kinds $k -orders rcm
-done
+gen_matrices box "default rcm" p1s p1v p2s p2v q1s q1v q2s q2v
 # higher order: DMPlex RCM leaves the section's vertex/edge/face dofs in separate ranges; the matrix's own RCM does not
-for k in p2s p2v q2s q2v; do gen box-$k-matrcm -kinds $k -orders matrcm; done
+gen_matrices box matrcm p2s p2v q2s q2v
 # the case: the gmsh LV refined by DMRefine, P1 elasticity pattern (refined once: 3 x ~150 k rows)
-gen gmsh-p1v-default -kinds p1v -orders default -gmsh "$M/lv_coarse.msh"
-gen gmsh-p1v-rcm -kinds p1v -orders rcm -gmsh "$M/lv_coarse.msh"
-for p in $pids; do wait $p; echo "pid $p rc=$?" >> $L; done
-cat "$M"/gen-*.log >> $L
-grep -h "^# STATS" "$M"/gen-box-p1s-default.log | head -1 > $OUT/stats.txt
-grep -h "^STATS" "$M"/gen-*.log | sort >> $OUT/stats.txt
-ls -la "$M" >> $L
-# only the matrices whose writing finished (a generation cut by its timeout leaves no "# wrote" line)
-BIN=$(grep -h "^# wrote" "$M"/gen-*.log | awk '{print $3}' | sort | paste -sd, -)
+gen_matrices gmsh "default rcm" p1v
+# BIN: only the matrices whose writing finished
+gen_finish $OUT/stats.txt
 # 2. the peers on them, in one process (no ELLWARP sweep: -formats without sweep)
 timeout 200 stdbuf -oL $B/benchmarks/spmv/spmv_bench -suite none -bin "$BIN" -formats ellwarp,block,aijcusparse,cusparse,sell32,sellcuda,bsr -sell_mode inline -products 100 -repeats 3 -peak_gbs 2990 -json $OUT/spmv.json > $OUT/spmv.log 2>&1
 echo "spmv_bench rc=$?" >> $OUT/spmv.log

@@ -143,15 +143,44 @@ static inline int EllwarpBiasOf(int mn, int mx)
   return (int)((long long)mn + (((long long)mx - (long long)mn) >> 1));
 }
 
+/* Dictionary slices (meta bit 6): the column of code (the slot's col16 entry, any integer type holding its 16 bits,
+   read as unsigned 16 bits; not ELLWARP_DICT_PAD), table = colbias + biasbase[s] the slice's window bases:
+   table[u >> ELLWARP_DICT_SHIFT] + (u & mask).  The one decode of the host reference (EllwarpSliceCol) and the CUDA
+   kernels (seq/ellwarpmultcuda.cu: MultKernel, MultKernelV; seq/ellwarpopscuda.cu: SLICE_LANE_PROLOGUE).  ldg (device
+   code only): the table through the read-only data cache (__ldg: the products, whose slice table stays in L1 over the
+   steps), else a plain load; host code loads plainly.
+   Why a template in C++: the code's type is the caller's (MultKernel's unsigned short, MultKernelV's sign-extended int),
+   and the conversion to unsigned short happens here, so each kernel compiles to the integer operations it had with the
+   decode written out (16-bit shift and mask; MultKernelV: 32-bit mask and shift).  With a fixed parameter type the
+   callee is simplified before it is inlined and one of them changes; C (the host files) sees a plain function. */
+#if defined(__cplusplus)
+template <typename EllwarpDictCode>
+#else
+typedef unsigned short EllwarpDictCode;
+#endif
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline int EllwarpDictCol(const int *table, EllwarpDictCode code, int ldg)
+{
+  const unsigned short u = (unsigned short)code;
+  const int           *p = table + (u >> ELLWARP_DICT_SHIFT);
+#if defined(__CUDA_ARCH__)
+  return (ldg ? __ldg(p) : *p) + (int)(u & ((1u << ELLWARP_DICT_SHIFT) - 1));
+#else
+  (void)ldg;
+  return *p + (int)(u & ((1u << ELLWARP_DICT_SHIFT) - 1));
+#endif
+}
+
 /* column of the slot at offset off inside slice s, for the lane whose (original) row is row */
 static inline int EllwarpSliceCol(const EllwarpLayout *L, PetscInt s, PetscCount off, PetscInt row)
 {
   if (L->meta[s] & 16) {
     short d = L->col16[L->colbase[s] + off];
     if (L->meta[s] & 64) { /* dictionary code */
-      const unsigned short u = (unsigned short)d;
       if (d == ELLWARP_DICT_PAD) return -1;
-      return L->colbias[L->biasbase[s] + (u >> ELLWARP_DICT_SHIFT)] + (int)(u & ((1u << ELLWARP_DICT_SHIFT) - 1));
+      return EllwarpDictCol(L->colbias + L->biasbase[s], (unsigned short)d, 0);
     }
     if (d == ELLWARP_PAD16) return -1;
     if (L->meta[s] & 32) { /* entry position (off / 32) << l2 + (lane & (tpr - 1)) */

@@ -107,7 +107,7 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, DevBias b
     for (int k = 0; k < w; k++) {
       const unsigned short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
       const PetscScalar    vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
-      if (cc != (unsigned short)ELLWARP_DICT_PAD) sum += (ABS ? fabs(vv) : vv) * __ldg(x + (__ldg(tb + (cc >> ELLWARP_DICT_SHIFT)) + (int)(cc & ((1u << ELLWARP_DICT_SHIFT) - 1))));
+      if (cc != (unsigned short)ELLWARP_DICT_PAD) sum += (ABS ? fabs(vv) : vv) * __ldg(x + EllwarpDictCol(tb, cc, 1));
     }
   } else if (meta & 16) {
     const short *c = d.col16 + d.colbase[s] + lane;
@@ -367,8 +367,7 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, DevBias 
       LdValsR<R, NC>(v + (size_t)k * ELLWARP_LANES, vv);
 #pragma unroll
       for (int j = 0; j < R; j++) {
-        const unsigned u = (unsigned)cc[j] & 0xffffu;
-        if (cc[j] != ELLWARP_DICT_PAD) acc[j][a] += vv[j] * __ldg(x + (__ldg(tb + (u >> ELLWARP_DICT_SHIFT)) + (int)(u & ((1u << ELLWARP_DICT_SHIFT) - 1))));
+        if (cc[j] != ELLWARP_DICT_PAD) acc[j][a] += vv[j] * __ldg(x + EllwarpDictCol(tb, cc[j], 1));
       }
     });
   } else if (meta & 16) {

@@ -28,7 +28,7 @@
     if (meta & 16) { /* bit 5: from row + bias[k * tpr + j] */ \
       const short cc = d.col16[d.colbase[s] + off]; \
       if (meta & 64) /* bit 6: a dictionary code (window, column in it) */ \
-        col = cc == ELLWARP_DICT_PAD ? -1 : bz.colbias[bz.biasbase[s] + ((unsigned short)cc >> ELLWARP_DICT_SHIFT)] + (int)((unsigned short)cc & ((1u << ELLWARP_DICT_SHIFT) - 1)); \
+        col = cc == ELLWARP_DICT_PAD ? -1 : EllwarpDictCol(bz.colbias + bz.biasbase[s], (unsigned short)cc, 0); \
       else col = cc == ELLWARP_PAD16 ? -1 : (int)(row + ((meta & 32) ? bz.colbias[bz.biasbase[s] + (k << (meta & 15)) + (lane & ((1 << (meta & 15)) - 1))] : 0) + cc); \
     } else col = d.col32[d.colbase[s] + off]; \
     if (col < 0) continue; \
