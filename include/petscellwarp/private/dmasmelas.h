@@ -37,6 +37,9 @@ typedef enum {
   DMASM_KIRAN_OWNER,     /* (not in the paper) write-once: a warp per node walks the node's elements, recomputes their
                             geometry, sums the node's 3 block rows in shared memory and stores each value once; no
                             colouring, no atomics, no read-modify-write */
+  DMASM_KIRAN_OWNERGEO,  /* (not in the paper) owner's stores with the geometry computed once per element: a geometry
+                            kernel writes each element's scaled gradients G (DMASM_OWNERGEO_G doubles), the owner kernel
+                            reads them instead of recomputing the geometry per node-element pair */
   DMASM_KIRAN_NSTRATEGIES
 } DMAsmKiranStrategy;
 
@@ -227,6 +230,12 @@ DMASM_ELAS_HD void DMAsmKiranPut16(PetscScalar *dst, int base, unsigned short o,
    row, ELLWARP's groups of tpr slots and the node's 3 neighbouring rows in a slice) as (t - base) << 16 | acc index. */
 #define DMASM_OWNER_MAXNB 40 /* neighbour slots: 8 warps x 9 x 40 doubles of shared memory (23 kB) beside the geometry's 25 kB */
 
+/* ownergeo's per-element geometry G[e][q][b][d] (element-major, 8 x 8 x 3 doubles = 1536 B): the physical gradient d
+   of vertex b's basis at Gauss point q times sqrt(w_q |det J_q|), so that g_a,i g_b,k sums to the weighted integrand
+   and lambda, mu multiply the whole element matrix (DMAsmOwnerPoint with wl = lambda, wm = mu).  Double: float's 1e-7
+   would miss the 1e-13 against PETSc's FE Jacobian. */
+#define DMASM_OWNERGEO_G 192
+
 DMASM_ELAS_HD int DMAsmOwnerAcc(int maxnb, int i, int j, int k)
 {
   return i * 3 * maxnb + 3 * j + k;
@@ -293,5 +302,9 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, int tr, PetscInt nelem, con
    untouched values; the assembly (a warp per node) */
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst);
+/* ownergeo: the geometry kernel (a warp per element into G; *bad = 1 where an element's det J is 0, not finite, or
+   changes sign between its Gauss points; with check the flag is read back and such an element is an error) then the
+   owner kernel reading G */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscReal *G, int *bad, PetscBool check, PetscScalar *dst);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif
