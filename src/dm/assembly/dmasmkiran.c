@@ -24,8 +24,8 @@
      ownergeo   (not in the paper) owner's stores with the geometry computed once per element instead of once per
                 node-element pair: a geometry kernel (a warp per element) writes each element's physical gradients
                 scaled by sqrt(w |det J|) at its 8 Gauss points (G, 1536 B an element, DMASM_OWNERGEO_G), then owner's
-                warp per node reads them (from L2 mostly) and sums its 3 rows; ~1/4 of owner's instructions, 3 kB more
-                DRAM traffic per element (G written and read)
+                warp per node reads them (from L2 mostly) and sums its 3 rows; ~0.6 x owner's instructions (the
+                geometry, half of them, once instead of 8 times), 3 kB more DRAM traffic per element (G written and read)
    The elements are coloured greedily on the host (no two of a colour share a vertex; time in View), reordered by
    colour with their coordinates (and material) laid out for the strategy, and a per-element index map into the
    target's value array (ELLWARP slots, CSR values: MatGetAssemblyTarget) is precomputed in the order the
@@ -697,8 +697,8 @@ static PetscLogDouble KiranOwnerFlopsPerPair(void)
 
 /* ownergeo per element: the geometry once (8 x (Jacobian 144 + inverse ~40 + gradients 144 + the scaling 24 and its
    square root ~2)) and 8 node-element pairs of owner's column step (8 x 24 x 24 + 72): 2.8 + 37.4 = ~40 kflop, 0.69 x
-   owner's 58 kflop; the column step's instructions (~150 a lane a pair, gradients from shared memory) are ~1/4 of
-   owner's ~570 */
+   owner's 58 kflop.  Warp instructions (the README's issue estimate): owner ~570 a pair (geometry ~290, columns ~280),
+   ownergeo ~300 a pair (columns + 12 to stage G) + ~300 an element for the geometry kernel: ~0.6 x owner's */
 static PetscLogDouble KiranOwnerGeoFlopsPerElement(void)
 {
   return 8 * (144.0 + 40 + 144 + 24 + 2) + 8 * (8 * 24 * 24.0 + 72);
