@@ -172,8 +172,10 @@ static PetscInt HostKiranOwnerGeometry(PetscInt nelem, const PetscReal *ref, con
 
 /* owner: node v's 3 rows: the geometry of each of its elements (all 8 Gauss points), the 24 columns of its rows summed
    into acc[9 maxnb], then each value stored once by the store list (the device: KiranOwnerKernel, a warp per node, the
-   24 columns by lanes 0-23).  ownergeo (G != NULL): the geometry read from G, prescaled (weight 1; the device:
-   KiranOwnerGeoKernel) */
+   24 columns by lanes 0-23).  ownergeo (G != NULL): the geometry read from G, prescaled by sqrt(w |det J|), so lambda
+   and mu factor out of the Gauss sum: per column node b the 3 x 3 M_ab = sum_q g_a g_b^T, K[(a,i),(b,k)] = lambda
+   M[i][k] + mu M[k][i] + mu delta_ik tr M (the device: KiranOwnerGeoKernel, lane 3b + k sums column k of M_ab and gets
+   row k and the trace from the 3 lanes of b by shuffles) */
 static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, const PetscReal *G, PetscScalar *dst)
 {
   const PetscInt cap = 9 * k->maxnb, nelem = k->npair / 8;
@@ -185,15 +187,30 @@ static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, cons
       const int                e = k->adj[pr] >> 3, a = k->adj[pr] & 7;
       const unsigned long long sl = k->jsl[(PetscCount)a * nelem + e];
       const PetscReal          lam = k->lmk ? k->lmk[2 * e] : k->c->lam, mu = k->lmk ? k->lmk[2 * e + 1] : k->c->mu;
-      const PetscReal         *ge  = G ? G + (PetscCount)e * DMASM_OWNERGEO_G : g;
-      if (!G)
-        for (int q = 0; q < 8; q++) det[q] = DMAsmElasGeom(3, 8, ref + 8 + q * 24, k->xk + (PetscCount)24 * e, g + q * 24);
+      if (G) { /* ownergeo: per column node b, M_ab = sum_q g_a g_b^T (column kk: DMAsmOwnerGeoPoint), then the entries */
+        const PetscReal *ge = G + (PetscCount)e * DMASM_OWNERGEO_G;
+        for (int b = 0; b < 8; b++) {
+          const int j = (int)((sl >> (8 * b)) & 0xff);
+          PetscReal M[3][3], tr; /* M[kk][i] = M_ab[i][kk]: column kk */
+          for (int kk = 0; kk < 3; kk++) {
+            for (int i = 0; i < 3; i++) M[kk][i] = 0;
+            for (int q = 0; q < 8; q++) DMAsmOwnerGeoPoint(ge + 24 * q, a, b, kk, M[kk]);
+          }
+          tr = M[0][0] + M[1][1] + M[2][2];
+          for (int kk = 0; kk < 3; kk++) {
+            const PetscReal row[3] = {M[0][kk], M[1][kk], M[2][kk]}; /* M_ab[kk][i] */
+            for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc((int)k->maxnb, i, j, kk)] += DMAsmOwnerGeoEntry(M[kk], row, tr, lam, mu, i, kk);
+          }
+        }
+        continue;
+      }
+      for (int q = 0; q < 8; q++) det[q] = DMAsmElasGeom(3, 8, ref + 8 + q * 24, k->xk + (PetscCount)24 * e, g + q * 24);
       for (int l = 0; l < 24; l++) {
         const int b = l / 3, kk = l % 3, j = (int)((sl >> (8 * b)) & 0xff);
         PetscReal c[3] = {0, 0, 0};
         for (int q = 0; q < 8; q++) {
-          const PetscReal wd = G ? 1.0 : ref[q] * PetscAbsReal(det[q]);
-          DMAsmOwnerPoint(ge + 24 * q, wd * lam, wd * mu, a, b, kk, c);
+          const PetscReal wd = ref[q] * PetscAbsReal(det[q]);
+          DMAsmOwnerPoint(g + 24 * q, wd * lam, wd * mu, a, b, kk, c);
         }
         for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc((int)k->maxnb, i, j, kk)] += c[i];
       }
@@ -696,12 +713,14 @@ static PetscLogDouble KiranOwnerFlopsPerPair(void)
 }
 
 /* ownergeo per element: the geometry once (8 x (Jacobian 144 + inverse ~40 + gradients 144 + the scaling 24 and its
-   square root ~2)) and 8 node-element pairs of owner's column step (8 x 24 x 24 + 72): 2.8 + 37.4 = ~40 kflop, 0.69 x
-   owner's 58 kflop.  Warp instructions (the README's issue estimate): owner ~570 a pair (geometry ~290, columns ~280),
-   ownergeo ~300 a pair (columns + 12 to stage G) + ~300 an element for the geometry kernel: ~0.6 x owner's */
+   square root ~2)) and 8 node-element pairs of the M-form column step: 8 points x 24 columns x 3 FMAs (a column of
+   M_ab), then per column 16 (the trace 2, 3 entries lambda M[i][k] + mu M[k][i] 9, the diagonal 2, 3 additions into
+   the accumulators): 2 832 + 8 x 1 536 = ~15 kflop, 0.26 x owner's 58 kflop.  Warp instructions (the README's issue
+   estimate): owner ~570 a pair (geometry ~290, columns ~280), ownergeo ~120 a pair (8 x (4 shared loads + 3 FMAs), 4
+   double shuffles, the accumulators, staging G) + ~300 an element for the geometry kernel: ~0.28 x owner's */
 static PetscLogDouble KiranOwnerGeoFlopsPerElement(void)
 {
-  return 8 * (144.0 + 40 + 144 + 24 + 2) + 8 * (8 * 24 * 24.0 + 72);
+  return 8 * (144.0 + 40 + 144 + 24 + 2) + 8 * (8 * 24 * 6.0 + 24 * 16);
 }
 
 static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)

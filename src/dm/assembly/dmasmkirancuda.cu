@@ -294,12 +294,10 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, DMASM_KIRAN_ROW_MINBL
   }
 }
 
-/* owner's column step (shared by owner and ownergeo): lane l = 3b + k < 24 sums column (b, k) of the 3 rows of the
-   node's vertex a in element e over the 8 Gauss points from the gradients sg[q][b][d] (owner: physical gradients,
-   weights w |det J| from sdet; ownergeo, SCALED: gradients already times sqrt(w |det J|), weight 1) and adds them to the
-   node's accumulators at the neighbour slot of vertex b (jsl).  The 24 lanes touch 72 distinct accumulators: no
-   atomics (the caller's warp barrier orders one element's additions before the next's). */
-template <bool SCALED>
+/* owner's column step: lane l = 3b + k < 24 sums column (b, k) of the 3 rows of the node's vertex a in element e over
+   the 8 Gauss points from the physical gradients sg[q][b][d] and weights w |det J| and adds them to the node's
+   accumulators at the neighbour slot of vertex b (jsl).  The 24 lanes touch 72 distinct accumulators: no atomics (the
+   caller's warp barrier orders one element's additions before the next's). */
 __device__ __forceinline__ void OwnerColumns(int lane, const PetscReal *sg, const PetscReal *sw, const PetscReal *sdet, PetscReal lam, PetscReal mu, int a, unsigned long long sl, int maxnb, PetscReal *acc)
 {
   if (lane < 24) {
@@ -307,11 +305,46 @@ __device__ __forceinline__ void OwnerColumns(int lane, const PetscReal *sg, cons
     PetscReal c[3] = {0, 0, 0};
 #pragma unroll 1 /* unrolled, the 8 points' gradient loads are hoisted: more spill at 64 registers */
     for (int q = 0; q < 8; q++) {
-      const PetscReal wd = SCALED ? 1.0 : sw[q] * fabs(sdet[q]);
+      const PetscReal wd = sw[q] * fabs(sdet[q]);
       DMAsmOwnerPoint(sg + 24 * q, wd * lam, wd * mu, a, b, k, c);
     }
 #pragma unroll
     for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += c[i];
+  }
+}
+
+__device__ __forceinline__ PetscReal Sel3(const PetscReal m[3], int i)
+{
+  return i == 0 ? m[0] : i == 1 ? m[1] : m[2];
+}
+
+/* ownergeo's column step (the M form, DMAsmOwnerGeoPoint/Entry): lane l = 3b + k < 24 sums column k of
+   M_ab = sum_q g_a g_b^T over the 8 points (prescaled gradients sg[q][b][d]: 4 shared loads and 3 FMAs a point), gets
+   row k of M_ab (M[k][i] is column i's entry k, held by lane 3b + i) and its diagonal from the other 2 lanes of b by 4
+   shuffles (lanes 0-23 only), and adds lambda M[i][k] + mu M[k][i] + mu delta_ik tr M to the node's accumulators.  Row
+   k by rotation: in round r (1, 2) lane 3b + j supplies its M[(j + 3 - r) % 3][j] and lane 3b + k reads lane
+   3b + (k + r) % 3, i.e. M[k][(k + r) % 3]. */
+__device__ __forceinline__ void OwnerGeoColumns(int lane, const PetscReal *sg, PetscReal lam, PetscReal mu, int a, unsigned long long sl, int maxnb, PetscReal *acc)
+{
+  if (lane < 24) {
+    const unsigned mask = 0x00ffffffu;
+    const int      b = lane / 3, k = lane % 3, k1 = (k + 1) % 3, k2 = (k + 2) % 3, j = (int)((sl >> (8 * b)) & 0xff);
+    PetscReal      m[3] = {0, 0, 0}, row[3], tr;
+#pragma unroll
+    for (int q = 0; q < 8; q++) DMAsmOwnerGeoPoint(sg + 24 * q, a, b, k, m);
+    {
+      const PetscReal dk = Sel3(m, k);
+      const PetscReal r1 = __shfl_sync(mask, Sel3(m, k2), 3 * b + k1); /* M[k][k1] */
+      const PetscReal r2 = __shfl_sync(mask, Sel3(m, k1), 3 * b + k2); /* M[k][k2] */
+      const PetscReal d1 = __shfl_sync(mask, dk, 3 * b + k1), d2 = __shfl_sync(mask, dk, 3 * b + k2);
+      /* the trace summed in one order by all 3 lanes (M00 + M11 + M22, as the host reference) */
+      const PetscReal t0 = k == 0 ? dk : k1 == 0 ? d1 : d2, t1 = k == 1 ? dk : k1 == 1 ? d1 : d2, t2 = k == 2 ? dk : k1 == 2 ? d1 : d2;
+      tr = t0 + t1 + t2;
+#pragma unroll
+      for (int i = 0; i < 3; i++) row[i] = i == k ? dk : i == k1 ? r1 : r2;
+    }
+#pragma unroll
+    for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += DMAsmOwnerGeoEntry(m, row, tr, lam, mu, i, k);
   }
 }
 
@@ -362,7 +395,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerKerne
     if (lane < 24) sx[w][lane] = xk[(PetscCount)e * 24 + lane];
     __syncwarp();
     WarpGeometryOwner(lane, sx[w], sdN, sJ[w], sJi[w], sdet[w], sg[w]);
-    OwnerColumns<false>(lane, sg[w], sw, sdet[w], lam, mu, a, lane < 24 ? jsl[(PetscCount)a * nelem + e] : 0, maxnb, acc);
+    OwnerColumns(lane, sg[w], sw, sdet[w], lam, mu, a, lane < 24 ? jsl[(PetscCount)a * nelem + e] : 0, maxnb, acc);
   }
   __syncwarp();
   OwnerStore(lane, obase[v], ocnt[v], olist + (PetscCount)v * cap, acc, dst);
@@ -433,7 +466,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKe
 #pragma unroll
       for (int j = 0; j < 6; j++) nx[j] = G[(PetscCount)(pe >> 3) * DMASM_OWNERGEO_G + j * 32 + lane];
     }
-    OwnerColumns<true>(lane, sg[w], NULL, NULL, lam, mu, a, lane < 24 ? jsl[(PetscCount)a * nelem + e] : 0, maxnb, acc);
+    OwnerGeoColumns(lane, sg[w], lam, mu, a, lane < 24 ? jsl[(PetscCount)a * nelem + e] : 0, maxnb, acc);
   }
   __syncwarp();
   OwnerStore(lane, obase[v], ocnt[v], olist + (PetscCount)v * cap, acc, dst);
