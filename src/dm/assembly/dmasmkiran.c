@@ -24,8 +24,8 @@
      ownergeo   (not in the paper) owner's stores with the geometry computed once per element instead of once per
                 node-element pair: a geometry kernel (a warp per element) writes each element's physical gradients
                 scaled by sqrt(w |det J|) at its 8 Gauss points (G, 1536 B an element, DMASM_OWNERGEO_G), then owner's
-                warp per node reads them (from L2 mostly) and sums its 3 rows; ~0.6 x owner's instructions (the
-                geometry, half of them, once instead of 8 times), 3 kB more DRAM traffic per element (G written and read)
+                warp per node reads them (from L2 mostly) and sums its 3 rows (lambda, mu factored out of the Gauss sum: 3 FMAs a point and column);
+                ~0.3 x owner's instructions, 3 kB more DRAM traffic per element (G written and read)
    The elements are coloured greedily on the host (no two of a colour share a vertex; time in View), reordered by
    colour with their coordinates (and material) laid out for the strategy, and a per-element index map into the
    target's value array (ELLWARP slots, CSR values: MatGetAssemblyTarget) is precomputed in the order the
@@ -793,7 +793,7 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s      = (PetscEnum)k->order;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_store_order", "ppnirow: store steps along element-matrix columns (row) or rows (transposed, by symmetry); auto: the one with more consecutive target values", "DMAssemblyKiranSetStrategy", KiranStoreOrders, s, &s, NULL));
   k->order = (PetscInt)s;
-  PetscCall(PetscOptionsInt("-dm_assembly_kiran_owner_blocks", "owner, ownergeo (device): the node kernel compiled for 2 blocks of 8 warps an SM (owner: 88 registers, no spill) or 4 (owner: 64 registers, 28 B of spill; ownergeo: 60 registers, no spill)", "DMAssemblyKiranSetStrategy", k->ownerblocks, &k->ownerblocks, NULL));
+  PetscCall(PetscOptionsInt("-dm_assembly_kiran_owner_blocks", "owner, ownergeo (device): the node kernel compiled for 2 blocks of 8 warps an SM (owner 88 registers, ownergeo 86, no spill) or 4 (owner 64 registers with 28 B of spill; ownergeo 60, no spill)", "DMAssemblyKiranSetStrategy", k->ownerblocks, &k->ownerblocks, NULL));
   PetscCheck(k->ownerblocks == 2 || k->ownerblocks == 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_owner_blocks: 2 or 4, not %" PetscInt_FMT, k->ownerblocks);
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();

@@ -435,8 +435,8 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranOwnerGeometryKer
    pair's G is loaded into registers while the current pair's columns are summed (6 doubles a lane), hiding the L2
    latency.  Shared memory: the gradients of one element a warp (12 kB a block) + the accumulators.  Why G and not
    J^{-1} and w|det J| (8 x 10 doubles = 640 B): the gradients would be rebuilt per pair (8 x 24 x 3 FMAs, ~60 warp
-   instructions a pair, +20 % on the column step's ~280) to save 1.8 kB of DRAM per element (0.6 ns at 2.99 TB/s);
-   owner was issue-bound, not byte-bound.  Reference: HostKiranOwner with G. */
+   instructions a pair, +50 % on the M-form column step's ~120) to save 1.8 kB of DRAM per element (0.6 ns at
+   2.99 TB/s); owner was issue-bound, not byte-bound, and G prescaled lets lambda, mu leave the Gauss sum.  Reference: HostKiranOwner with G. */
 template <int MINB>
 __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKernel(PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
 {
