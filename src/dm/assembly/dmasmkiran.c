@@ -175,7 +175,7 @@ static PetscInt HostKiranOwnerGeometry(PetscInt nelem, const PetscReal *ref, con
    24 columns by lanes 0-23).  ownergeo (G != NULL): the geometry read from G, prescaled by sqrt(w |det J|), so lambda
    and mu factor out of the Gauss sum: per column node b the 3 x 3 M_ab = sum_q g_a g_b^T, K[(a,i),(b,k)] = lambda
    M[i][k] + mu M[k][i] + mu delta_ik tr M (the device: KiranOwnerGeoKernel, lane 3b + k sums column k of M_ab and gets
-   row k and the trace from the 3 lanes of b by shuffles) */
+   row k and the diagonal of M_ab from the 3 lanes of b through shared memory) */
 static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, const PetscReal *G, PetscScalar *dst)
 {
   const PetscInt cap = 9 * k->maxnb, nelem = k->npair / 8;
@@ -716,8 +716,9 @@ static PetscLogDouble KiranOwnerFlopsPerPair(void)
    square root ~2)) and 8 node-element pairs of the M-form column step: 8 points x 24 columns x 3 FMAs (a column of
    M_ab), then per column 16 (the trace 2, 3 entries lambda M[i][k] + mu M[k][i] 9, the diagonal 2, 3 additions into
    the accumulators): 2 832 + 8 x 1 536 = ~15 kflop, 0.26 x owner's 58 kflop.  Warp instructions (the README's issue
-   estimate): owner ~570 a pair (geometry ~290, columns ~280), ownergeo ~120 a pair (8 x (4 shared loads + 3 FMAs), 4
-   double shuffles, the accumulators, staging G) + ~300 an element for the geometry kernel: ~0.28 x owner's */
+   estimate): owner ~570 a pair (geometry ~290, columns ~280), ownergeo ~150 a pair (8 x (4 shared loads + 3 FMAs), M
+   through shared memory, the accumulators, staging G, the loop) + ~350 an element for the geometry kernel: ~1 550 an
+   element, ~0.34 x owner's */
 static PetscLogDouble KiranOwnerGeoFlopsPerElement(void)
 {
   return 8 * (144.0 + 40 + 144 + 24 + 2) + 8 * (8 * 24 * 6.0 + 24 * 16);
@@ -793,7 +794,7 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s      = (PetscEnum)k->order;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_store_order", "ppnirow: store steps along element-matrix columns (row) or rows (transposed, by symmetry); auto: the one with more consecutive target values", "DMAssemblyKiranSetStrategy", KiranStoreOrders, s, &s, NULL));
   k->order = (PetscInt)s;
-  PetscCall(PetscOptionsInt("-dm_assembly_kiran_owner_blocks", "owner, ownergeo (device): the node kernel compiled for 2 blocks of 8 warps an SM (owner 88 registers, ownergeo 86, no spill) or 4 (owner 64 registers with 28 B of spill; ownergeo 60, no spill)", "DMAssemblyKiranSetStrategy", k->ownerblocks, &k->ownerblocks, NULL));
+  PetscCall(PetscOptionsInt("-dm_assembly_kiran_owner_blocks", "owner, ownergeo (device): the node kernel compiled for 2 blocks of 8 warps an SM (owner 88 registers, ownergeo 91, no spill) or 4 (owner 64 registers with 28 B of spill; ownergeo 62, no spill)", "DMAssemblyKiranSetStrategy", k->ownerblocks, &k->ownerblocks, NULL));
   PetscCheck(k->ownerblocks == 2 || k->ownerblocks == 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_owner_blocks: 2 or 4, not %" PetscInt_FMT, k->ownerblocks);
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();

@@ -313,41 +313,6 @@ __device__ __forceinline__ void OwnerColumns(int lane, const PetscReal *sg, cons
   }
 }
 
-__device__ __forceinline__ PetscReal Sel3(const PetscReal m[3], int i)
-{
-  return i == 0 ? m[0] : i == 1 ? m[1] : m[2];
-}
-
-/* ownergeo's column step (the M form, DMAsmOwnerGeoPoint/Entry): lane l = 3b + k < 24 sums column k of
-   M_ab = sum_q g_a g_b^T over the 8 points (prescaled gradients sg[q][b][d]: 4 shared loads and 3 FMAs a point), gets
-   row k of M_ab (M[k][i] is column i's entry k, held by lane 3b + i) and its diagonal from the other 2 lanes of b by 4
-   shuffles (lanes 0-23 only), and adds lambda M[i][k] + mu M[k][i] + mu delta_ik tr M to the node's accumulators.  Row
-   k by rotation: in round r (1, 2) lane 3b + j supplies its M[(j + 3 - r) % 3][j] and lane 3b + k reads lane
-   3b + (k + r) % 3, i.e. M[k][(k + r) % 3]. */
-__device__ __forceinline__ void OwnerGeoColumns(int lane, const PetscReal *sg, PetscReal lam, PetscReal mu, int a, unsigned long long sl, int maxnb, PetscReal *acc)
-{
-  if (lane < 24) {
-    const unsigned mask = 0x00ffffffu;
-    const int      b = lane / 3, k = lane % 3, k1 = (k + 1) % 3, k2 = (k + 2) % 3, j = (int)((sl >> (8 * b)) & 0xff);
-    PetscReal      m[3] = {0, 0, 0}, row[3], tr;
-#pragma unroll
-    for (int q = 0; q < 8; q++) DMAsmOwnerGeoPoint(sg + 24 * q, a, b, k, m);
-    {
-      const PetscReal dk = Sel3(m, k);
-      const PetscReal r1 = __shfl_sync(mask, Sel3(m, k2), 3 * b + k1); /* M[k][k1] */
-      const PetscReal r2 = __shfl_sync(mask, Sel3(m, k1), 3 * b + k2); /* M[k][k2] */
-      const PetscReal d1 = __shfl_sync(mask, dk, 3 * b + k1), d2 = __shfl_sync(mask, dk, 3 * b + k2);
-      /* the trace summed in one order by all 3 lanes (M00 + M11 + M22, as the host reference) */
-      const PetscReal t0 = k == 0 ? dk : k1 == 0 ? d1 : d2, t1 = k == 1 ? dk : k1 == 1 ? d1 : d2, t2 = k == 2 ? dk : k1 == 2 ? d1 : d2;
-      tr = t0 + t1 + t2;
-#pragma unroll
-      for (int i = 0; i < 3; i++) row[i] = i == k ? dk : i == k1 ? r1 : r2;
-    }
-#pragma unroll
-    for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += DMAsmOwnerGeoEntry(m, row, tr, lam, mu, i, k);
-  }
-}
-
 /* owner's stores (owner and ownergeo): lane s stores value s of the node's store list, sorted by target (consecutive
    lanes store consecutive values where the layout keeps them together), each value once and nothing read back */
 __device__ __forceinline__ void OwnerStore(int lane, int base, int n, const unsigned *__restrict__ l, const PetscReal *acc, PetscScalar *__restrict__ dst)
@@ -355,6 +320,33 @@ __device__ __forceinline__ void OwnerStore(int lane, int base, int n, const unsi
   for (int s = lane; s < n; s += 32) {
     const unsigned m = l[s];
     dst[base + (int)(m >> 16)] = acc[m & 0xffff];
+  }
+}
+
+/* ownergeo's column step (the M form, DMAsmOwnerGeoPoint/Entry): lane l = 3b + k < 24 sums column k of
+   M_ab = sum_q g_a g_b^T over the 8 points (prescaled gradients sg[q][b][d]: 4 shared loads and 3 FMAs a point), then
+   the 24 columns go through shared memory (sg, the gradients no longer needed by any lane: sg[3 l + i] = M_ab[i][k]),
+   where lane l reads row k of M_ab (M[k][i] is column i's entry k, lane 3b + i's) and the diagonal, and adds
+   lambda M[i][k] + mu M[k][i] + mu delta_ik tr M to the node's accumulators.  (Shuffles instead: 4 double shuffles and
+   ~40 selects on the runtime k a pair, against 3 stores, 6 loads and 2 warp barriers here.)  The caller's warp barrier
+   at the next pair orders these reads before the next element's G is staged into sg. */
+__device__ __forceinline__ void OwnerGeoColumns(int lane, PetscReal *sg, PetscReal lam, PetscReal mu, int a, unsigned long long sl, int maxnb, PetscReal *acc)
+{
+  if (lane < 24) {
+    const unsigned mask = 0x00ffffffu; /* lanes 0-23 */
+    const int      b = lane / 3, k = lane % 3, j = (int)((sl >> (8 * b)) & 0xff);
+    PetscReal      m[3] = {0, 0, 0}, row[3], tr;
+#pragma unroll
+    for (int q = 0; q < 8; q++) DMAsmOwnerGeoPoint(sg + 24 * q, a, b, k, m);
+    __syncwarp(mask); /* every lane is done with the gradients */
+#pragma unroll
+    for (int i = 0; i < 3; i++) sg[3 * lane + i] = m[i];
+    __syncwarp(mask);
+#pragma unroll
+    for (int i = 0; i < 3; i++) row[i] = sg[3 * (3 * b + i) + k];
+    tr = sg[3 * (3 * b) + 0] + sg[3 * (3 * b + 1) + 1] + sg[3 * (3 * b + 2) + 2]; /* M00 + M11 + M22, as the host */
+#pragma unroll
+    for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += DMAsmOwnerGeoEntry(m, row, tr, lam, mu, i, k);
   }
 }
 
@@ -435,7 +427,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranOwnerGeometryKer
    pair's G is loaded into registers while the current pair's columns are summed (6 doubles a lane), hiding the L2
    latency.  Shared memory: the gradients of one element a warp (12 kB a block) + the accumulators.  Why G and not
    J^{-1} and w|det J| (8 x 10 doubles = 640 B): the gradients would be rebuilt per pair (8 x 24 x 3 FMAs, ~60 warp
-   instructions a pair, +50 % on the M-form column step's ~120) to save 1.8 kB of DRAM per element (0.6 ns at
+   instructions a pair, +40 % on the M-form pair's ~150) to save 1.8 kB of DRAM per element (0.6 ns at
    2.99 TB/s); owner was issue-bound, not byte-bound, and G prescaled lets lambda, mu leave the Gauss sum.  Reference: HostKiranOwner with G. */
 template <int MINB>
 __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKernel(PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
