@@ -332,16 +332,21 @@ __device__ __forceinline__ void OwnerStore(int lane, int base, int n, const unsi
    at the next pair orders these reads before the next element's G is staged into sg. */
 __device__ __forceinline__ void OwnerGeoColumns(int lane, PetscReal *sg, PetscReal lam, PetscReal mu, int a, unsigned long long sl, int maxnb, PetscReal *acc)
 {
+  const int b = lane / 3, k = lane % 3; /* lanes 24-31 only pass the warp barriers (the same barriers for all lanes) */
+  PetscReal m[3] = {0, 0, 0};
   if (lane < 24) {
-    const unsigned mask = 0x00ffffffu; /* lanes 0-23 */
-    const int      b = lane / 3, k = lane % 3, j = (int)((sl >> (8 * b)) & 0xff);
-    PetscReal      m[3] = {0, 0, 0}, row[3], tr;
 #pragma unroll
     for (int q = 0; q < 8; q++) DMAsmOwnerGeoPoint(sg + 24 * q, a, b, k, m);
-    __syncwarp(mask); /* every lane is done with the gradients */
+  }
+  __syncwarp(); /* every lane is done with the gradients */
+  if (lane < 24) {
 #pragma unroll
     for (int i = 0; i < 3; i++) sg[3 * lane + i] = m[i];
-    __syncwarp(mask);
+  }
+  __syncwarp();
+  if (lane < 24) {
+    const int j = (int)((sl >> (8 * b)) & 0xff);
+    PetscReal row[3], tr;
 #pragma unroll
     for (int i = 0; i < 3; i++) row[i] = sg[3 * (3 * b + i) + k];
     tr = sg[3 * (3 * b) + 0] + sg[3 * (3 * b + 1) + 1] + sg[3 * (3 * b + 2) + 2]; /* M00 + M11 + M22, as the host */

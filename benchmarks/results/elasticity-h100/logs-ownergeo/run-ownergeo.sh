@@ -22,7 +22,7 @@ echo "racecheck rc=$?" >> $L
 mkdir -p $OUT/small $OUT/large
 timeout 90 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -meshes 192x24x24 -repeats 5 -peak_bw 2990 -cpu_max_elements 0 -check_max_elements 120000 -methods kiran:element,kiran:owner,kiran:ownergeo -o $OUT/small > $OUT/bench-small.log 2>&1
 echo "bench rc=$?" >> $OUT/bench-small.log
-# ownergeo's node kernel compiled for 2 blocks an SM (91 registers) instead of 4 (62 registers; neither spills)
+# ownergeo's node kernel compiled for 2 blocks an SM (88 registers) instead of 4 (60 registers; neither spills)
 echo "# kiran:ownergeo -dm_assembly_kiran_owner_blocks 2" >> $OUT/bench-small.log
 timeout 20 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -meshes 192x24x24 -repeats 5 -peak_bw 2990 -cpu_max_elements 0 -check_max_elements 0 -peer_max_elements 0 -methods kiran:ownergeo -dm_assembly_kiran_owner_blocks 2 >> $OUT/bench-small.log 2>&1
 echo "bench rc=$?" >> $OUT/bench-small.log
