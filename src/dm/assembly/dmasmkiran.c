@@ -70,7 +70,6 @@ typedef struct {
   int           *untouched, *duntouched;
   PetscReal     *geo, *dgeo;                /* two kernels: [nelem][KIRAN_GEO]; ownergeo: G [nelem][DMASM_OWNERGEO_G] */
   int           *dgeobad;                   /* ownergeo (device): set by the geometry kernel where an element is inverted or degenerate */
-  PetscBool      geochecked;                /* ownergeo (device): the flag was read (at the first assembly: the coordinates do not change) */
   /* owner: node v (rows 3v..3v+2) -> its elements, nptr[v] .. nptr[v+1]: adj = e*8 + a (vertex a of element e is v) */
   PetscInt            nnode, npair, maxnb;
   PetscInt           *nptr, *dnptr;
@@ -374,7 +373,6 @@ static PetscErrorCode FreeData(DMAssembly_Kiran *k)
   if (k->dgeobad) PetscCall(DMAsmCUDAFree((void **)&k->dgeobad));
 #endif
   k->dgeobad    = NULL;
-  k->geochecked = PETSC_FALSE;
   k->duntouched = NULL;
   PetscCall(PetscFree(k->untouched));
   k->dcolelem = NULL;
@@ -434,7 +432,12 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
     }
   }
   if (k->strategy == DMASM_KIRAN_TWOKERNEL && as->mtype == PETSC_MEMTYPE_HOST) PetscCall(PetscMalloc1((size_t)KIRAN_GEO * nelem, &k->geo));
-  if (k->strategy == DMASM_KIRAN_OWNERGEO && as->mtype == PETSC_MEMTYPE_HOST) PetscCall(PetscMalloc1((size_t)DMASM_OWNERGEO_G * nelem, &k->geo));
+  if (k->strategy == DMASM_KIRAN_OWNERGEO && as->mtype == PETSC_MEMTYPE_HOST) { /* a tangled element: an error here, before any matrix is touched */
+    PetscInt bad;
+    PetscCall(PetscMalloc1((size_t)DMASM_OWNERGEO_G * nelem, &k->geo));
+    bad = HostKiranOwnerGeometry(nelem, k->c->ref, k->xk, k->geo);
+    PetscCheck(bad < 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONG, "DMAssembly kiran ownergeo: element %" PetscInt_FMT " is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)", k->colelem ? k->colelem[bad] : bad);
+  }
   k->dcolelem = k->colelem;
   k->dxk      = k->xk;
   k->dlmk     = k->lmk;
@@ -469,13 +472,12 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
       PetscCall(PetscFree(k->lmk));
     }
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * KIRAN_GEO * nelem));
-    if (k->strategy == DMASM_KIRAN_OWNERGEO) {
+    if (k->strategy == DMASM_KIRAN_OWNERGEO) { /* the geometry kernel once here: a tangled element is an error at set-up */
+      PetscBool ok;
       PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * DMASM_OWNERGEO_G * nelem));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dgeobad, sizeof(int)));
-      {
-        const int zero = 0;
-        PetscCall(DMAsmCUDAUpload(k->dgeobad, &zero, sizeof(int)));
-      }
+      PetscCall(DMAsmCUDAKiranOwnerGeometry(nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, &ok));
+      PetscCheck(ok, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONG, "DMAssembly kiran ownergeo: an element is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)");
     }
   }
 #endif
@@ -754,10 +756,8 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
     } else {
 #if defined(ELLWARP_HAVE_CUDA)
       PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
-      /* the inverted/degenerate flag read once (a synchronisation): the coordinates are set-up's, later assemblies
-         compute the same geometry */
-      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nnode, (int)k->maxnb, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, k->dgeobad, (PetscBool)!k->geochecked, dst));
-      k->geochecked = PETSC_TRUE;
+      /* set-up checked the elements (the same coordinates): the flag is not read again */
+      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nnode, (int)k->maxnb, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, k->dgeobad, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
 #endif
     }
@@ -959,7 +959,7 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    The residual goes through the element buffers and the packed reduction (globalnz's).  Other kernels or elements
    are refused at set-up with an error.  owner and ownergeo need vertex-major dofs (3v, 3v+1, 3v+2) and at most 40
    neighbours a vertex; `DMAssemblyGetColoring()` is an error with them (they colour nothing); ownergeo refuses an
-   inverted or degenerate element (det J zero or changing sign inside it) with an error at the first assembly.
+   inverted or degenerate element (det J zero or changing sign inside it) with an error at set-up.
 
 .seealso: `DMAssembly`, `DMAssemblySetType()`, `DMAssemblyKiranSetStrategy()`, `DMAssemblyElasticityKernels()`, `DMASSEMBLYCOLOR`
 M*/

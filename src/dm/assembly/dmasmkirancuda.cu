@@ -487,7 +487,7 @@ PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscReal *G, int *bad, PetscBool check, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscReal *G, int *bad, PetscScalar *dst)
 {
   cudaStream_t s;
   const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb;
@@ -506,11 +506,23 @@ PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, con
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran ownergeo: %d blocks an SM, 2 or 4", blocks);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
-  if (check) {
-    int hbad = 0;
-    PetscCall(PetscEllwarpDeviceDownload(&hbad, bad, sizeof(hbad)));
-    PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "DMAssembly kiran ownergeo: an element is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMAsmCUDAKiranOwnerGeometry(PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok)
+{
+  cudaStream_t s;
+  int          hbad = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCallCUDA(cudaMemsetAsync(bad, 0, sizeof(int), s));
+  if (nelem) {
+    KiranOwnerGeometryKernel<<<PetscEllwarpBlocks(nelem, KIRAN_WARPS), KIRAN_WARPS * 32, 0, s>>>(nelem, dref, xk, G, bad);
+    PetscCallCUDA(cudaGetLastError());
   }
+  PetscCall(PetscEllwarpDeviceDownload(&hbad, bad, sizeof(hbad)));
+  *ok = hbad ? PETSC_FALSE : PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
