@@ -82,6 +82,9 @@ typedef struct {
   DMAsmElasCtx  *c;
 } DMAssembly_Kiran;
 
+/* ownergeo's geometry kernel (and its host reference) in -log_view apart from the node kernel (DMAsmReduce holds both) */
+static PetscLogEvent DMASM_KiranGeometry;
+
 /* owner and ownergeo share the node -> element adjacency, the store lists and the write-once stores */
 static inline PetscBool KiranIsOwner(const DMAssembly_Kiran *k)
 {
@@ -748,7 +751,10 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
     }
   } else if (k->strategy == DMASM_KIRAN_OWNERGEO) { /* the geometry once per element into G, then owner reading G */
     if (as->mtype == PETSC_MEMTYPE_HOST) {
-      const PetscInt bad = HostKiranOwnerGeometry(as->nelem, k->c->ref, k->xk, k->geo);
+      PetscInt bad;
+      PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
+      bad = HostKiranOwnerGeometry(as->nelem, k->c->ref, k->xk, k->geo);
+      PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
       PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "DMAssembly kiran ownergeo: element %" PetscInt_FMT " is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)", bad);
       for (PetscCount i = 0; i < k->nuntouched; i++) dst[k->untouched[i]] = 0;
       HostKiranOwner(k, k->c->ref, k->geo, dst);
@@ -757,7 +763,10 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
 #if defined(ELLWARP_HAVE_CUDA)
       PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
       /* set-up checked the elements (the same coordinates): the flag is not read again */
-      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nnode, (int)k->maxnb, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, k->dgeobad, dst));
+      PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
+      PetscCall(DMAsmCUDAKiranOwnerGeometry(as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
+      PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
+      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
 #endif
     }
@@ -968,6 +977,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   DMAssembly_Kiran *k;
 
   PetscFunctionBegin;
+  if (!DMASM_KiranGeometry) PetscCall(PetscLogEventRegister("DMAsmKiranGeom", DMASSEMBLY_CLASSID, &DMASM_KiranGeometry));
   PetscCall(PetscNew(&k));
   k->strategy             = DMASM_KIRAN_PPNI4;
   k->map16                = PETSC_TRUE;

@@ -487,7 +487,7 @@ PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscReal *G, int *bad, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst)
 {
   cudaStream_t s;
   const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb;
@@ -497,10 +497,6 @@ PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, con
   PetscCheck(maxnb <= DMASM_OWNER_MAXNB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran ownergeo: %d neighbours a node, at most %d", maxnb, DMASM_OWNER_MAXNB);
   PetscCall(PetscEllwarpGetStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
-  if (nelem) {
-    KiranOwnerGeometryKernel<<<PetscEllwarpBlocks(nelem, KIRAN_WARPS), KIRAN_WARPS * 32, 0, s>>>(nelem, dref, xk, G, bad);
-    PetscCallCUDA(cudaGetLastError());
-  }
   if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
   else if (blocks == 4) KiranOwnerGeoKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran ownergeo: %d blocks an SM, 2 or 4", blocks);
@@ -516,13 +512,17 @@ PetscErrorCode DMAsmCUDAKiranOwnerGeometry(PetscInt nelem, const PetscReal *dref
 
   PetscFunctionBegin;
   PetscCall(PetscEllwarpGetStream(&s));
-  PetscCallCUDA(cudaMemsetAsync(bad, 0, sizeof(int), s));
+  if (ok) PetscCallCUDA(cudaMemsetAsync(bad, 0, sizeof(int), s));
   if (nelem) {
+    PetscCall(PetscLogGpuTimeBegin());
     KiranOwnerGeometryKernel<<<PetscEllwarpBlocks(nelem, KIRAN_WARPS), KIRAN_WARPS * 32, 0, s>>>(nelem, dref, xk, G, bad);
     PetscCallCUDA(cudaGetLastError());
+    PetscCall(PetscLogGpuTimeEnd());
   }
-  PetscCall(PetscEllwarpDeviceDownload(&hbad, bad, sizeof(hbad)));
-  *ok = hbad ? PETSC_FALSE : PETSC_TRUE;
+  if (ok) {
+    PetscCall(PetscEllwarpDeviceDownload(&hbad, bad, sizeof(hbad)));
+    *ok = hbad ? PETSC_FALSE : PETSC_TRUE;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
