@@ -28,7 +28,7 @@ timeout 20 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -meshes 192x24x2
 echo "bench rc=$?" >> $OUT/bench-small.log
 # the split of ownergeo's time: -log_view's DMAsmKiranGeom (the geometry kernel) inside DMAsmReduce (both kernels)
 echo "# kiran:ownergeo -log_view (DMAsmKiranGeom: the geometry kernel; DMAsmReduce: geometry + node kernel)" >> $OUT/bench-small.log
-timeout 20 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -meshes 192x24x24 -targets ellwarp -repeats 5 -peak_bw 2990 -cpu_max_elements 0 -check_max_elements 0 -peer_max_elements 0 -methods kiran:ownergeo -log_view 2>&1 | grep -E "^kiran|^DMAsm(Reduce|KiranGeom)|^ *Device|GPU" | head -12 >> $OUT/bench-small.log
+timeout 20 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -meshes 192x24x24 -targets ellwarp -repeats 5 -peak_bw 2990 -cpu_max_elements 0 -check_max_elements 0 -peer_max_elements 0 -methods kiran:ownergeo -log_view -log_view_gpu_time 2>&1 | grep -E "^kiran|^DMAsm(Reduce|KiranGeom)|^ *Device|GPU" | head -12 >> $OUT/bench-small.log
 timeout 60 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -meshes 400x50x50 -targets ellwarp -repeats 10 -peak_bw 2990 -peer_max_elements 0 -check_max_elements 0 -methods kiran:element,kiran:owner,kiran:ownergeo -o $OUT/large > $OUT/bench-large.log 2>&1
 echo "bench rc=$?" >> $OUT/bench-large.log
 tail -3 $L; grep -E "Failed|Timeout|ERROR SUMMARY|RACECHECK SUMMARY|rc=" $L | head -20; grep -E "^# summary|^# -dm|^# kiran|^kiran|^peer|^DMAsm|rc=" $OUT/bench-small.log $OUT/bench-large.log | cut -c1-220
