@@ -152,7 +152,8 @@ typedef enum {
   DMASSEMBLY_KIRAN_PPNI8,
   DMASSEMBLY_KIRAN_TWOKERNEL,
   DMASSEMBLY_KIRAN_PPNIROW,
-  DMASSEMBLY_KIRAN_OWNER
+  DMASSEMBLY_KIRAN_OWNER,
+  DMASSEMBLY_KIRAN_OWNERGEO
 } DMAssemblyKiranStrategy;
 PETSC_EXTERN const char *const DMAssemblyKiranStrategies[];
 PETSC_EXTERN PetscErrorCode    DMAssemblyKiranSetStrategy(DMAssembly, DMAssemblyKiranStrategy);

@@ -1,6 +1,6 @@
 /* Vector fields in DMAssembly (issue 18): isotropic linear elasticity (DMAssemblyElasticityKernels) on a
    dim-component P1/Q1 Lagrange field, and the kiran type's strategies (Kiran, Sharma, Gautam: element, warp4,
-   warp8, ppni4, ppni8, twokernel; ppnirow; owner, write-once by node) on 8-node hexahedra, against PETSc's own assembly on the same DM and PetscFE:
+   warp8, ppni4, ppni8, twokernel; ppnirow; owner, write-once by node; ownergeo, owner with the geometry once per element) on 8-node hexahedra, against PETSc's own assembly on the same DM and PetscFE:
    DMPlexSNESComputeJacobianFEM with a PetscDS g3[i][j][k][l] = lambda d_ij d_kl + mu (d_ik d_jl + d_il d_jk)
    (the same quadrature: the PetscFE's).
    For every method (host, globalnz, atomic, color through the element buffers; kiran:<strategy> on hexahedra) x
@@ -13,10 +13,12 @@
    kiran:ppnirow picks the transposed store order into CSR (DMAssemblyView), -dm_assembly_kiran_store_order forces
    row/transposed (both orders tested); its index map is 16-bit where every store step fits (default), 32-bit with
    -dm_assembly_kiran_map16 0 or where a step spreads over more than 32767 values (row order into ELLWARP at -faces 9);
-   kiran:owner (no colouring) stores every value once: the stale values of the reassembly check above catch a value it
+   kiran:owner and kiran:ownergeo (no colouring) store every value once: the stale values of the reassembly check above catch a value it
    misses, and a value written by two nodes would carry only one node's sum (the error check);
    kiran: the colouring is valid (every element in one colour, no two elements of a colour share a dof) and per-cell
    E, nu (random) equal the host method with the same per-cell material.
+   kiran:ownergeo refuses a tangled element (det J changing sign inside it: -kiran_inverted moves an interior vertex
+   past its neighbours) with an error at set-up, never a wrong matrix.
    Options: -elem hex|quad|tet, -faces n (-faces 1: a single element), -distort (a non-affine mesh), -gpu, and the
    assembler's (-dm_assembly_setup_on_host: the host-built plans and index map with the device kernels). */
 #include <petscellwarp.h>
@@ -35,6 +37,8 @@
 /* ellwarp_add_test(assembly_elasticity.quad -elem quad -faces 4 -distort) */
 /* ellwarp_add_test(assembly_elasticity.tet -elem tet -faces 2) */
 /* ellwarp_add_test(assembly_elasticity.refused -elem quad -faces 2 -kiran_refused PASS_REGULAR_EXPRESSION "refused with an error") */
+/* ellwarp_add_test(assembly_elasticity.ownergeo_inverted -elem hex -faces 2 -kiran_inverted PASS_REGULAR_EXPRESSION "refused with an error") */
+/* ellwarp_add_test(assembly_elasticity.gpu_ownergeo_inverted -elem hex -faces 2 -kiran_inverted -gpu GPU PASS_REGULAR_EXPRESSION "refused with an error") */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex -elem hex -faces 5 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_single -elem hex -faces 1 -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_order_row -elem hex -faces 9 -distort -gpu -dm_assembly_kiran_store_order row GPU) */
@@ -133,7 +137,7 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscReal E, Pe
   if (colon) {
     PetscInt s;
     PetscBool found;
-    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_OWNER + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
+    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_OWNERGEO + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown strategy %s", colon + 1);
     type[colon - type] = 0;
     PetscCall(DMAssemblySetType(*as, type));
@@ -256,15 +260,15 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:ppnirow    into %-11s %s\n", target, found ? found : "FAIL: store order not the expected one"));
     if (!found) *fail = PETSC_TRUE;
   }
-  if (!strcmp(method, "kiran:owner") && strcmp(target, MATELLWARP)) { /* into CSR every value belongs to an element entry:
+  if ((!strcmp(method, "kiran:owner") || !strcmp(method, "kiran:ownergeo")) && strcmp(target, MATELLWARP)) { /* into CSR every value belongs to an element entry:
                                                                         every one is in a node's store list */
     char buf[8192], *found;
     PetscCall(ViewText(as, buf, sizeof(buf)));
     PetscCall(PetscStrstr(buf, "(each written once; 0 of", &found));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:owner      into %-11s %s\n", target, found ? "every value in one node's store list (0 untouched)" : "FAIL: values outside the store lists"));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s %s\n", method, target, found ? "every value in one node's store list (0 untouched)" : "FAIL: values outside the store lists"));
     if (!found) *fail = PETSC_TRUE;
   }
-  if (kiran && strcmp(method, "kiran:owner") && !strcmp(target, MATELLWARP)) { /* owner colours nothing */
+  if (kiran && strcmp(method, "kiran:owner") && strcmp(method, "kiran:ownergeo") && !strcmp(target, MATELLWARP)) { /* owner, ownergeo colour nothing */
       PetscInt nrows;
       PetscCall(MatGetLocalSize(Jref, &nrows, NULL));
       PetscCall(CheckColoring(as, nrows, fail));
@@ -357,18 +361,61 @@ static PetscErrorCode CheckRefused(DM dm, PetscBool *fail)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ownergeo must refuse a tangled element (at set-up, before any matrix is touched): an interior vertex (x = 1) of the
+   -faces 2 box moved to x = 4, past the elements' far faces (x = 2): det J changes sign inside the elements on its
+   right.  The same mesh without the move sets up (the check is not a blanket refusal). */
+static PetscErrorCode CheckInverted(DM dm, PetscBool gpu, PetscBool *fail)
+{
+  Vec            cv;
+  PetscScalar   *x;
+  PetscInt       n, moved = -1;
+  PetscErrorCode ierr[2];
+
+  PetscFunctionBegin;
+  PetscCall(DMGetCoordinatesLocal(dm, &cv));
+  PetscCall(VecGetLocalSize(cv, &n));
+  for (int pass = 0; pass < 2; pass++) { /* 0: as built, 1: tangled */
+    DMAssembly               as;
+    DMAssemblyElementKernels k;
+    if (pass == 1) {
+      PetscCall(VecGetArray(cv, &x));
+      for (PetscInt i = 0; i < n; i += 3)
+        if (moved < 0 && PetscAbsReal(PetscRealPart(x[i]) - 1.0) < 1e-12 && PetscRealPart(x[i + 1]) > 1e-12 && PetscRealPart(x[i + 1]) < 1.0 - 1e-12 && PetscRealPart(x[i + 2]) > 1e-12 && PetscRealPart(x[i + 2]) < 1.3 - 1e-12) {
+          x[i] += 3.0;
+          moved = i / 3;
+        }
+      PetscCall(VecRestoreArray(cv, &x));
+      PetscCall(DMSetCoordinatesLocal(dm, cv));
+      PetscCheck(moved >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no interior vertex at x = 1 (use -elem hex -faces 2)");
+    }
+    PetscCall(DMAssemblyCreate(dm, &as));
+    PetscCall(DMAssemblySetType(as, DMASSEMBLYKIRAN));
+    PetscCall(DMAssemblyKiranSetStrategy(as, DMASSEMBLY_KIRAN_OWNERGEO));
+    PetscCall(DMAssemblySetFromOptions(as));
+    PetscCall(DMAssemblyElasticityKernels(as, 200e9, 0.333, NULL, NULL, &k));
+    PetscCall(DMAssemblySetElementKernels(as, &k));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr[pass] = DMAssemblySetUp(as);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(DMAssemblyDestroy(&as));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:ownergeo%s: the box sets up (%s); vertex %" PetscInt_FMT " moved, a tangled hexahedron: %s\n", gpu ? " (GPU run)" : "", ierr[0] ? "FAILED" : "ok", moved, ierr[1] == PETSC_ERR_ARG_WRONG ? "refused with an error, as it must" : "NOT REFUSED"));
+  if (ierr[0] || ierr[1] != PETSC_ERR_ARG_WRONG) *fail = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        elem[16] = "hex";
   PetscInt    faces = 3, nelem, ndof;
-  PetscBool   gpu = PETSC_FALSE, distort = PETSC_FALSE, refused = PETSC_FALSE, fail = PETSC_FALSE, hex;
+  PetscBool   gpu = PETSC_FALSE, distort = PETSC_FALSE, refused = PETSC_FALSE, inverted = PETSC_FALSE, fail = PETSC_FALSE, hex;
   DM          dm;
   Mat         Jref;
   Vec         U;
   PetscRandom rnd;
   PetscReal   E = 200e9, nu = 0.333, lam, mu;
   const char *generic[] = {"host", DMASSEMBLYGLOBALNZ, DMASSEMBLYATOMIC, DMASSEMBLYCOLOR};
-  const char *kiran[]   = {"kiran:element", "kiran:warp4", "kiran:warp8", "kiran:ppni4", "kiran:ppni8", "kiran:twokernel", "kiran:ppnirow", "kiran:owner"};
+  const char *kiran[]   = {"kiran:element", "kiran:warp4", "kiran:warp8", "kiran:ppni4", "kiran:ppni8", "kiran:twokernel", "kiran:ppnirow", "kiran:owner", "kiran:ownergeo"};
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -378,10 +425,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-distort", &distort, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-kiran_refused", &refused, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-kiran_inverted", &inverted, NULL));
   PetscCall(PetscStrcmp(elem, "hex", &hex));
   PetscCall(CreateProblem(elem, faces, distort, &dm));
   if (refused) {
     PetscCall(CheckRefused(dm, &fail));
+  } else if (inverted) {
+    PetscCall(CheckInverted(dm, gpu, &fail));
   } else {
     const char *targets[2];
     {

@@ -1,7 +1,8 @@
 static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, Gautam, Fig. 12/14, Table 4): the stiffness matrix of the\n"
                            "16 x 2 x 2 m cantilever (E = 200 GPa, nu = 0.333) on DMPlex boxes of Q1 hexahedra (Table 3 meshes), assembled by\n"
                            "each kiran strategy (element, warp4, warp8, ppni4, ppni8, twokernel, ppnirow: colouring + per-element index map,\n"
-                           "no atomics; owner: a warp per node writes each of its rows' values once, no colouring)\n"
+                           "no atomics; owner: a warp per node writes each of its rows' values once, no colouring; ownergeo: owner with the\n"
+                           "geometry computed once per element by a geometry kernel)\n"
                            "and by the generic methods with the same element kernel through the element buffers (globalnz: by nonzero, fixed\n"
                            "order; atomic; color), into MATSEQELLWARP and MATSEQAIJCUSPARSE; the COO peer (the same device element matrices\n"
                            "through MatSetValuesCOO into AIJCUSPARSE, MatSetPreallocationCOO once); one CPU core (the host method) and\n"
@@ -22,8 +23,12 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
      kiran:owner: values written once 8 B x nnz / nelem + store lists 4 B x nnz / nelem + per node 8 B (base, count)
             + adjacency 8 x (4 B + 8 B) (node-element pairs, neighbour slots) + coordinates 192 B (each element's
             once from DRAM: its 8 nodes' warps reread them from L2).
+     kiran:ownergeo: owner's bytes + the per-element geometry G (8 x 8 x 3 doubles, 1536 B) written once and read once
+            from DRAM (its 8 nodes' warps reread it from L2: box meshes number nodes and elements by planes).
    Flops per element: 8 Gauss points x (Jacobian 288 + inverse ~40 + gradients 288 + 64 blocks x 60) + 576 additions;
-   kiran:owner recomputes the geometry per node: 8 pairs x (8 x (144 + 40 + 144) + 8 x 24 x 24 + 72) (its own model). */
+   kiran:owner recomputes the geometry per node: 8 pairs x (8 x (144 + 40 + 144) + 8 x 24 x 24 + 72) (its own model);
+   kiran:ownergeo computes it once: 8 x (144 + 40 + 144 + 24 + 2) + 8 pairs x (8 x 24 x 6 + 24 x 16) (the M form:
+   lambda, mu out of the Gauss sum). */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscdmplex.h>
@@ -138,7 +143,7 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
   if (colon) {
     PetscInt  s;
     PetscBool found;
-    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_OWNER + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
+    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_OWNERGEO + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown kiran strategy %s", colon + 1);
     PetscCall(DMAssemblyKiranSetStrategy(*as, (DMAssemblyKiranStrategy)s));
   }
@@ -158,13 +163,19 @@ static double OwnerFlopsPerElement(void)
   return 8 * (8 * (144.0 + 40 + 144) + 8 * 24 * 24.0 + 72); /* dmasmkiran.c's KiranOwnerFlopsPerPair x 8 pairs */
 }
 
+static double OwnerGeoFlopsPerElement(void)
+{
+  return 8 * (144.0 + 40 + 144 + 24 + 2) + 8 * (8 * 24 * 6.0 + 24 * 16); /* dmasmkiran.c's KiranOwnerGeoFlopsPerElement */
+}
+
 static double BytesPerElement(const char *method, double nnzpe, double nodepe, PetscBool *isk, PetscBool *two)
 {
-  PetscBool kiran, twok, gnz, atomic, row, owner;
+  PetscBool kiran, twok, gnz, atomic, row, owner, ownergeo;
   PetscStrncmp(method, "kiran", 5, &kiran);
   PetscStrcmp(method, "kiran:ppnirow", &row);
   PetscStrcmp(method, "kiran:twokernel", &twok);
   PetscStrcmp(method, "kiran:owner", &owner);
+  PetscStrcmp(method, "kiran:ownergeo", &ownergeo);
   PetscStrcmp(method, "globalnz", &gnz);
   PetscStrcmp(method, "atomic", &atomic);
   *isk = kiran;
@@ -172,6 +183,7 @@ static double BytesPerElement(const char *method, double nnzpe, double nodepe, P
   /* first touches stored (8 B), the rest read-modify-write; ppnirow's 16-bit map (a 4 B base + 24 x 2 B per store step:
      1248 B; the box meshes fit, DMAssemblyView says where a mesh falls back to 32 bits) */
   if (owner) return 192 + 8 * 12.0 + 8 * nodepe + 12 * nnzpe; /* write-once: no read-modify-write, no zeroing */
+  if (ownergeo) return 192 + 2 * 1536.0 + 8 * 12.0 + 8 * nodepe + 12 * nnzpe; /* + G written and read once */
   if (kiran) return 192 + (row && map16 ? 4.0 * 24 + 2.0 * NK : 4.0 * NK) + 16.0 * NK - 8 * nnzpe + (twok ? 1280 : 0);
   if (gnz) return 192 + 8.0 * NK + 4.0 * NK + 8.0 * NK + 8 * nnzpe;
   return 192 + 8.0 * NK + NK * (4 + 8 + 16.0) + 8 * nnzpe; /* atomic, color */
@@ -200,7 +212,7 @@ int main(int argc, char **argv)
   PetscBool  flg, device = PETSC_FALSE;
   FILE      *js = NULL;
   const char *defmeshes = "192x24x24,256x32x32,400x50x50,512x64x64";
-  const char *defmethods = "kiran:element,kiran:warp4,kiran:warp8,kiran:ppni4,kiran:ppni8,kiran:twokernel,kiran:ppnirow,kiran:owner,globalnz,atomic,color";
+  const char *defmethods = "kiran:element,kiran:warp4,kiran:warp8,kiran:ppni4,kiran:ppni8,kiran:twokernel,kiran:ppnirow,kiran:owner,kiran:ownergeo,globalnz,atomic,color";
   const double flopspe = 8 * (4.0 * 8 * 9 + 40 + 64 * (6 + 54)) + NK;
 
   PetscFunctionBeginUser;
@@ -313,7 +325,7 @@ int main(int argc, char **argv)
           PetscCall(PetscStrncmp(methods[m], "kiran", 5, &isk));
           if (isk) PetscCall(DMAssemblyKiranGetColoringTime(c.as, &ctime));
           bpe  = BytesPerElement(methods[m], (double)nnz / nelem, (double)ndof / 3 / nelem, &isk, &two);
-          fpe  = strcmp(methods[m], "kiran:owner") ? flopspe : OwnerFlopsPerElement();
+          fpe  = !strcmp(methods[m], "kiran:owner") ? OwnerFlopsPerElement() : !strcmp(methods[m], "kiran:ownergeo") ? OwnerGeoFlopsPerElement() : flopspe;
           if (nelem <= checkmax) {
             if (!Jref) PetscCall(MatConvert(J, MATSEQAIJ, MAT_INITIAL_MATRIX, &Jref)); /* the first method's matrix */
             else PetscCall(RelErr(J, Jref, &err));
@@ -324,7 +336,7 @@ int main(int argc, char **argv)
           first = PETSC_FALSE;
           if (it == 0) {
             if (!strcmp(methods[m], "kiran:element")) tbyelem[0] = t;
-            if (!strcmp(methods[m], "kiran:ppni4") || !strcmp(methods[m], "kiran:warp4") || !strcmp(methods[m], "kiran:ppni8") || !strcmp(methods[m], "kiran:warp8") || !strcmp(methods[m], "kiran:twokernel") || !strcmp(methods[m], "kiran:ppnirow") || !strcmp(methods[m], "kiran:owner")) tbyelem[1] = tbyelem[1] < 0 ? t : PetscMin(tbyelem[1], t);
+            if (!strcmp(methods[m], "kiran:ppni4") || !strcmp(methods[m], "kiran:warp4") || !strcmp(methods[m], "kiran:ppni8") || !strcmp(methods[m], "kiran:warp8") || !strcmp(methods[m], "kiran:twokernel") || !strcmp(methods[m], "kiran:ppnirow") || !strcmp(methods[m], "kiran:owner") || !strcmp(methods[m], "kiran:ownergeo")) tbyelem[1] = tbyelem[1] < 0 ? t : PetscMin(tbyelem[1], t);
           }
           PetscCall(VecDestroy(&c.U));
           PetscCall(DMAssemblyDestroy(&c.as));

@@ -37,6 +37,9 @@ typedef enum {
   DMASM_KIRAN_OWNER,     /* (not in the paper) write-once: a warp per node walks the node's elements, recomputes their
                             geometry, sums the node's 3 block rows in shared memory and stores each value once; no
                             colouring, no atomics, no read-modify-write */
+  DMASM_KIRAN_OWNERGEO,  /* (not in the paper) owner's stores with the geometry computed once per element: a geometry
+                            kernel writes each element's scaled gradients G (DMASM_OWNERGEO_G doubles), the owner kernel
+                            reads them instead of recomputing the geometry per node-element pair */
   DMASM_KIRAN_NSTRATEGIES
 } DMAsmKiranStrategy;
 
@@ -227,6 +230,12 @@ DMASM_ELAS_HD void DMAsmKiranPut16(PetscScalar *dst, int base, unsigned short o,
    row, ELLWARP's groups of tpr slots and the node's 3 neighbouring rows in a slice) as (t - base) << 16 | acc index. */
 #define DMASM_OWNER_MAXNB 40 /* neighbour slots: 8 warps x 9 x 40 doubles of shared memory (23 kB) beside the geometry's 25 kB */
 
+/* ownergeo's per-element geometry G[e][q][b][d] (element-major, 8 x 8 x 3 doubles = 1536 B): the physical gradient d
+   of vertex b's basis at Gauss point q times sqrt(w_q |det J_q|), so that g_a,i g_b,k sums to the weighted integrand
+   and lambda, mu multiply the whole element matrix (DMAsmOwnerPoint with wl = lambda, wm = mu).  Double: float's 1e-7
+   would miss the 1e-13 against PETSc's FE Jacobian. */
+#define DMASM_OWNERGEO_G 192
+
 DMASM_ELAS_HD int DMAsmOwnerAcc(int maxnb, int i, int j, int k)
 {
   return i * 3 * maxnb + 3 * j + k;
@@ -241,6 +250,22 @@ DMASM_ELAS_HD void DMAsmOwnerPoint(const PetscReal *g, PetscReal wl, PetscReal w
   const PetscReal *ga = g + 3 * a, *gb = g + 3 * b;
   const PetscReal  dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2], lk = wl * gb[k], mk = wm * ga[k];
   for (int i = 0; i < 3; i++) c[i] += ga[i] * lk + gb[i] * mk + (i == k ? wm * dot : 0);
+}
+
+/* ownergeo: with the gradients prescaled by sqrt(w |det J|) (DMASM_OWNERGEO_G) and lambda, mu constant on the element,
+   the Gauss sum factors: K[(a,i),(b,k)] = lambda M[i][k] + mu M[k][i] + mu delta_ik tr M with the 3 x 3
+   M_ab = sum_q g_a(q) g_b(q)^T, 3 FMAs a point per column (b, k) instead of DMAsmOwnerPoint's ~12 flops.
+   DMAsmOwnerGeoPoint adds one point to column k of M_ab (m[i] = M[i][k]); DMAsmOwnerGeoEntry: the entry (i, k) from
+   column k (col[i] = M[i][k]), row k (row[i] = M[k][i]) and the trace */
+DMASM_ELAS_HD void DMAsmOwnerGeoPoint(const PetscReal *g, int a, int b, int k, PetscReal m[3])
+{
+  const PetscReal gbk = g[3 * b + k];
+  for (int i = 0; i < 3; i++) m[i] += g[3 * a + i] * gbk;
+}
+
+DMASM_ELAS_HD PetscReal DMAsmOwnerGeoEntry(const PetscReal col[3], const PetscReal row[3], PetscReal tr, PetscReal lam, PetscReal mu, int i, int k)
+{
+  return lam * col[i] + mu * row[i] + (i == k ? mu * tr : 0);
 }
 
 /* one node's store list from tgt[cap] (acc index -> target value, -1: none; cap = 9 maxnb): the 3 row runs acc[i][.]
@@ -293,5 +318,10 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, int tr, PetscInt nelem, con
    untouched values; the assembly (a warp per node) */
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst);
+/* ownergeo: the geometry kernel (a warp per element into G; *bad = 1 where an element's det J is 0, not finite, or
+   changes sign between its Gauss points; with ok, the flag zeroed first and read back, *ok: no such element, at
+   set-up), then the node kernel reading G */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeometry(PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

@@ -21,6 +21,11 @@
                 at its 8 Gauss points at once (PPNI's layout; the Jacobians as 8-term sums, not shuffles), sums the node's 3 x 3 maxnb values in shared memory and stores each value once, sorted by
                 target (a 16-bit offset and the accumulator index per value): no colouring, no atomics, no
                 read-modify-write, ~8 + 4 B per nonzero instead of the others' ~30 B (View's bytes model)
+     ownergeo   (not in the paper) owner's stores with the geometry computed once per element instead of once per
+                node-element pair: a geometry kernel (a warp per element) writes each element's physical gradients
+                scaled by sqrt(w |det J|) at its 8 Gauss points (G, 1536 B an element, DMASM_OWNERGEO_G), then owner's
+                warp per node reads them (from L2 mostly) and sums its 3 rows (lambda, mu factored out of the Gauss sum: 3 FMAs a point and column);
+                ~0.3 x owner's instructions, 3 kB more DRAM traffic per element (G written and read)
    The elements are coloured greedily on the host (no two of a colour share a vertex; time in View), reordered by
    colour with their coordinates (and material) laid out for the strategy, and a per-element index map into the
    target's value array (ELLWARP slots, CSR values: MatGetAssemblyTarget) is precomputed in the order the
@@ -35,7 +40,7 @@
 
 PETSC_INTERN PetscErrorCode DMAsmElasGetCtx(DMAssembly, DMAsmElasCtx **);
 
-const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "ppnirow", "owner", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
+const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "ppnirow", "owner", "ownergeo", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
 /* the Jacobian of warp4/warp8 (Kiran et al., Table 1) */
 static const char *const KiranJacobians[] = {"shuffle", "shared", "atomic", "KiranJacobian", "KIRAN_JAC_", NULL};
 /* ppnirow's store order: the one with more consecutive targets in a store step (auto), or forced (tests run both) */
@@ -63,7 +68,8 @@ typedef struct {
   PetscCount     nval;                      /* length of the target's value array */
   PetscCount     nuntouched;                /* values no element touches (zeroed by each assembly; the others are stored by their first colour) */
   int           *untouched, *duntouched;
-  PetscReal     *geo, *dgeo;                /* two kernels: [nelem][KIRAN_GEO] */
+  PetscReal     *geo, *dgeo;                /* two kernels: [nelem][KIRAN_GEO]; ownergeo: G [nelem][DMASM_OWNERGEO_G] */
+  int           *dgeobad;                   /* ownergeo (device): set by the geometry kernel where an element is inverted or degenerate */
   /* owner: node v (rows 3v..3v+2) -> its elements, nptr[v] .. nptr[v+1]: adj = e*8 + a (vertex a of element e is v) */
   PetscInt            nnode, npair, maxnb;
   PetscInt           *nptr, *dnptr;
@@ -75,6 +81,15 @@ typedef struct {
   unsigned           *olist, *dolist;                /* [nnode][9 maxnb] store list: (t - base) << 16 | acc index */
   DMAsmElasCtx  *c;
 } DMAssembly_Kiran;
+
+/* ownergeo's geometry kernel (and its host reference) in -log_view apart from the node kernel (DMAsmReduce holds both) */
+static PetscLogEvent DMASM_KiranGeometry;
+
+/* owner and ownergeo share the node -> element adjacency, the store lists and the write-once stores */
+static inline PetscBool KiranIsOwner(const DMAssembly_Kiran *k)
+{
+  return (PetscBool)(k->strategy == DMASM_KIRAN_OWNER || k->strategy == DMASM_KIRAN_OWNERGEO);
+}
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* plain-C references of the device kernels, on the same layouts                                              */
@@ -137,10 +152,33 @@ static void HostKiranColor(const DMAssembly_Kiran *k, PetscInt p0, PetscInt n, P
   }
 }
 
+/* ownergeo's geometry kernel (KiranOwnerGeometryKernel): per element and Gauss point the physical gradients times
+   sqrt(w |det J|), G[e][q][b][d]; returns the first element that is degenerate or inverted (det J 0, not finite, or of
+   another sign than at its first point), -1 if none */
+static PetscInt HostKiranOwnerGeometry(PetscInt nelem, const PetscReal *ref, const PetscReal *xk, PetscReal *G)
+{
+  PetscInt bad = -1;
+
+  for (PetscInt e = 0; e < nelem; e++) {
+    PetscReal det0 = 0;
+    for (int q = 0; q < 8; q++) {
+      PetscReal      *g   = G + (PetscCount)e * DMASM_OWNERGEO_G + 24 * q;
+      const PetscReal det = DMAsmElasGeom(3, 8, ref + 8 + q * 24, xk + (PetscCount)24 * e, g), s = PetscSqrtReal(ref[q] * PetscAbsReal(det));
+      if (q == 0) det0 = det;
+      if (!(det * det0 > 0) && bad < 0) bad = e;
+      for (int j = 0; j < 24; j++) g[j] *= s;
+    }
+  }
+  return bad;
+}
+
 /* owner: node v's 3 rows: the geometry of each of its elements (all 8 Gauss points), the 24 columns of its rows summed
    into acc[9 maxnb], then each value stored once by the store list (the device: KiranOwnerKernel, a warp per node, the
-   24 columns by lanes 0-23) */
-static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, PetscScalar *dst)
+   24 columns by lanes 0-23).  ownergeo (G != NULL): the geometry read from G, prescaled by sqrt(w |det J|), so lambda
+   and mu factor out of the Gauss sum: per column node b the 3 x 3 M_ab = sum_q g_a g_b^T, K[(a,i),(b,k)] = lambda
+   M[i][k] + mu M[k][i] + mu delta_ik tr M (the device: KiranOwnerGeoKernel, lane 3b + k sums column k of M_ab and gets
+   row k and the diagonal of M_ab from the 3 lanes of b through shared memory) */
+static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, const PetscReal *G, PetscScalar *dst)
 {
   const PetscInt cap = 9 * k->maxnb, nelem = k->npair / 8;
   PetscReal      acc[9 * DMASM_OWNER_MAXNB], g[8 * 24], det[8];
@@ -151,6 +189,23 @@ static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, Pets
       const int                e = k->adj[pr] >> 3, a = k->adj[pr] & 7;
       const unsigned long long sl = k->jsl[(PetscCount)a * nelem + e];
       const PetscReal          lam = k->lmk ? k->lmk[2 * e] : k->c->lam, mu = k->lmk ? k->lmk[2 * e + 1] : k->c->mu;
+      if (G) { /* ownergeo: per column node b, M_ab = sum_q g_a g_b^T (column kk: DMAsmOwnerGeoPoint), then the entries */
+        const PetscReal *ge = G + (PetscCount)e * DMASM_OWNERGEO_G;
+        for (int b = 0; b < 8; b++) {
+          const int j = (int)((sl >> (8 * b)) & 0xff);
+          PetscReal M[3][3], tr; /* M[kk][i] = M_ab[i][kk]: column kk */
+          for (int kk = 0; kk < 3; kk++) {
+            for (int i = 0; i < 3; i++) M[kk][i] = 0;
+            for (int q = 0; q < 8; q++) DMAsmOwnerGeoPoint(ge + 24 * q, a, b, kk, M[kk]);
+          }
+          tr = M[0][0] + M[1][1] + M[2][2];
+          for (int kk = 0; kk < 3; kk++) {
+            const PetscReal row[3] = {M[0][kk], M[1][kk], M[2][kk]}; /* M_ab[kk][i] */
+            for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc((int)k->maxnb, i, j, kk)] += DMAsmOwnerGeoEntry(M[kk], row, tr, lam, mu, i, kk);
+          }
+        }
+        continue;
+      }
       for (int q = 0; q < 8; q++) det[q] = DMAsmElasGeom(3, 8, ref + 8 + q * 24, k->xk + (PetscCount)24 * e, g + q * 24);
       for (int l = 0; l < 24; l++) {
         const int b = l / 3, kk = l % 3, j = (int)((sl >> (8 * b)) & 0xff);
@@ -318,7 +373,9 @@ static PetscErrorCode FreeData(DMAssembly_Kiran *k)
   if (k->dmoff != k->moff) PetscCall(DMAsmCUDAFree((void **)&k->dmoff));
   if (k->dgeo != k->geo) PetscCall(DMAsmCUDAFree((void **)&k->dgeo));
   if (k->duntouched != k->untouched) PetscCall(DMAsmCUDAFree((void **)&k->duntouched));
+  if (k->dgeobad) PetscCall(DMAsmCUDAFree((void **)&k->dgeobad));
 #endif
+  k->dgeobad    = NULL;
   k->duntouched = NULL;
   PetscCall(PetscFree(k->untouched));
   k->dcolelem = NULL;
@@ -350,7 +407,7 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
   PetscCheck(k->c->nq == 8, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: 2 x 2 x 2 Gauss points (the Q1 PetscFE's default quadrature), the PetscFE has %" PetscInt_FMT " points", k->c->nq);
   PetscCheck(!as->mpi, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: one process only");
   PetscCall(FreeData(k));
-  if (k->strategy == DMASM_KIRAN_OWNER) { /* no colouring: the node -> element adjacency, the inputs in element order */
+  if (KiranIsOwner(k)) { /* no colouring: the node -> element adjacency, the inputs in element order */
     k->ncolors   = 0;
     k->colortime = 0;
     PetscCall(OwnerAdjacency(as, k));
@@ -378,6 +435,12 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
     }
   }
   if (k->strategy == DMASM_KIRAN_TWOKERNEL && as->mtype == PETSC_MEMTYPE_HOST) PetscCall(PetscMalloc1((size_t)KIRAN_GEO * nelem, &k->geo));
+  if (k->strategy == DMASM_KIRAN_OWNERGEO && as->mtype == PETSC_MEMTYPE_HOST) { /* a tangled element: an error here, before any matrix is touched */
+    PetscInt bad;
+    PetscCall(PetscMalloc1((size_t)DMASM_OWNERGEO_G * nelem, &k->geo));
+    bad = HostKiranOwnerGeometry(nelem, k->c->ref, k->xk, k->geo);
+    PetscCheck(bad < 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONG, "DMAssembly kiran ownergeo: element %" PetscInt_FMT " is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)", k->colelem ? k->colelem[bad] : bad);
+  }
   k->dcolelem = k->colelem;
   k->dxk      = k->xk;
   k->dlmk     = k->lmk;
@@ -412,9 +475,16 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
       PetscCall(PetscFree(k->lmk));
     }
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * KIRAN_GEO * nelem));
+    if (k->strategy == DMASM_KIRAN_OWNERGEO) { /* the geometry kernel once here: a tangled element is an error at set-up */
+      PetscBool ok;
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * DMASM_OWNERGEO_G * nelem));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dgeobad, sizeof(int)));
+      PetscCall(DMAsmCUDAKiranOwnerGeometry(nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, &ok));
+      PetscCheck(ok, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONG, "DMAssembly kiran ownergeo: an element is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)");
+    }
   }
 #endif
-  if (k->strategy == DMASM_KIRAN_OWNER) PetscCall(PetscInfo(as, "kiran owner: %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, adjacency %.3f s on the host\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime));
+  if (KiranIsOwner(k)) PetscCall(PetscInfo(as, "kiran %s: %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, adjacency %.3f s on the host\n", DMAssemblyKiranStrategies[k->strategy], k->nnode, k->npair, k->maxnb, (double)k->adjtime));
   else PetscCall(PetscInfo(as, "kiran %s: %" PetscInt_FMT " colours (largest vertex valence %" PetscInt_FMT "), greedy colouring %.3f s on the host\n", DMAssemblyKiranStrategies[k->strategy], k->ncolors, k->maxval, (double)k->colortime));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -525,7 +595,7 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
-  if (k->strategy == DMASM_KIRAN_OWNER) {
+  if (KiranIsOwner(k)) {
     PetscCall(OwnerPlan(as, k, q2t));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -587,7 +657,7 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
 #if defined(ELLWARP_HAVE_CUDA)
-  if (k->strategy == DMASM_KIRAN_OWNER) {
+  if (KiranIsOwner(k)) {
     const PetscCount cap = 9 * k->maxnb;
     PetscCall(DMAsmCUDAMalloc((void **)&k->dobase, sizeof(int) * k->nnode));
     PetscCall(DMAsmCUDAMalloc((void **)&k->docnt, sizeof(int) * k->nnode));
@@ -647,6 +717,18 @@ static PetscLogDouble KiranOwnerFlopsPerPair(void)
   return 8 * (144.0 + 40 + 144) + 8 * 24 * 24.0 + 72;
 }
 
+/* ownergeo per element: the geometry once (8 x (Jacobian 144 + inverse ~40 + gradients 144 + the scaling 24 and its
+   square root ~2)) and 8 node-element pairs of the M-form column step: 8 points x 24 columns x 3 FMAs (a column of
+   M_ab), then per column 16 (the trace 2, 3 entries lambda M[i][k] + mu M[k][i] 9, the diagonal 2, 3 additions into
+   the accumulators): 2 832 + 8 x 1 536 = ~15 kflop, 0.26 x owner's 58 kflop.  Warp instructions (the README's issue
+   estimate): owner ~570 a pair (geometry ~290, columns ~280), ownergeo ~150 a pair (8 x (4 shared loads + 3 FMAs), M
+   through shared memory, the accumulators, staging G, the loop) + ~350 an element for the geometry kernel: ~1 550 an
+   element, ~0.34 x owner's */
+static PetscLogDouble KiranOwnerGeoFlopsPerElement(void)
+{
+  return 8 * (144.0 + 40 + 144 + 24 + 2) + 8 * (8 * 24 * 6.0 + 24 * 16);
+}
+
 static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScalar *u, PetscScalar *dst)
 {
   DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
@@ -658,13 +740,34 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
   if (k->strategy == DMASM_KIRAN_OWNER) { /* the untouched values zeroed, every other value stored once by its row's node */
     if (as->mtype == PETSC_MEMTYPE_HOST) {
       for (PetscCount i = 0; i < k->nuntouched; i++) dst[k->untouched[i]] = 0;
-      HostKiranOwner(k, k->c->ref, dst);
+      HostKiranOwner(k, k->c->ref, NULL, dst);
       PetscCall(PetscLogFlops(KiranOwnerFlopsPerPair() * k->npair));
     } else {
 #if defined(ELLWARP_HAVE_CUDA)
       PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
       PetscCall(DMAsmCUDAKiranOwner((int)k->ownerblocks, k->nnode, (int)k->maxnb, k->c->dref, k->dxk, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerFlopsPerPair() * k->npair));
+#endif
+    }
+  } else if (k->strategy == DMASM_KIRAN_OWNERGEO) { /* the geometry once per element into G, then owner reading G */
+    if (as->mtype == PETSC_MEMTYPE_HOST) {
+      PetscInt bad;
+      PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
+      bad = HostKiranOwnerGeometry(as->nelem, k->c->ref, k->xk, k->geo);
+      PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
+      PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "DMAssembly kiran ownergeo: element %" PetscInt_FMT " is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)", bad);
+      for (PetscCount i = 0; i < k->nuntouched; i++) dst[k->untouched[i]] = 0;
+      HostKiranOwner(k, k->c->ref, k->geo, dst);
+      PetscCall(PetscLogFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
+    } else {
+#if defined(ELLWARP_HAVE_CUDA)
+      PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
+      /* set-up checked the elements (the same coordinates): the flag is not read again */
+      PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
+      PetscCall(DMAsmCUDAKiranOwnerGeometry(as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
+      PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
+      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
+      PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
 #endif
     }
   } else if (as->mtype == PETSC_MEMTYPE_HOST) {
@@ -691,7 +794,7 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "DMAssembly kiran");
-  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_strategy", "hex8 elasticity: one thread per element, a warp per element (4/8 threads a row, PPNI), two kernels, or a warp per node writing each value once (owner)", "DMAssemblyKiranSetStrategy", DMAssemblyKiranStrategies, s, &s, NULL));
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_strategy", "hex8 elasticity: one thread per element, a warp per element (4/8 threads a row, PPNI), two kernels, or a warp per node writing each value once (owner; ownergeo: with the geometry once per element)", "DMAssemblyKiranSetStrategy", DMAssemblyKiranStrategies, s, &s, NULL));
   PetscCheck(!as->setupcalled || (PetscInt)s == k->strategy, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly kiran: -dm_assembly_kiran_strategy must be set before DMAssemblySetUp() (the inputs are laid out for the strategy)");
   k->strategy = (PetscInt)s;
   s           = (PetscEnum)k->jac;
@@ -700,7 +803,7 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s      = (PetscEnum)k->order;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_store_order", "ppnirow: store steps along element-matrix columns (row) or rows (transposed, by symmetry); auto: the one with more consecutive target values", "DMAssemblyKiranSetStrategy", KiranStoreOrders, s, &s, NULL));
   k->order = (PetscInt)s;
-  PetscCall(PetscOptionsInt("-dm_assembly_kiran_owner_blocks", "owner (device): the kernel compiled for 2 blocks of 8 warps an SM (88 registers, no spill) or 4 (64 registers, 28 B of spill)", "DMAssemblyKiranSetStrategy", k->ownerblocks, &k->ownerblocks, NULL));
+  PetscCall(PetscOptionsInt("-dm_assembly_kiran_owner_blocks", "owner, ownergeo (device): the node kernel compiled for 2 blocks of 8 warps an SM (owner 88 registers, ownergeo 88, no spill) or 4 (owner 64 registers with 28 B of spill; ownergeo 60, no spill)", "DMAssemblyKiranSetStrategy", k->ownerblocks, &k->ownerblocks, NULL));
   PetscCheck(k->ownerblocks == 2 || k->ownerblocks == 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_owner_blocks: 2 or 4, not %" PetscInt_FMT, k->ownerblocks);
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
@@ -710,19 +813,21 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
 static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
 {
   DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
-  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values", "write-once: a warp per node walks the node's elements, recomputes their geometry (all Gauss points at once), sums the node's 3 block rows in shared memory and stores each of its values once, sorted by target"};
+  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values", "write-once: a warp per node walks the node's elements, recomputes their geometry (all Gauss points at once), sums the node's 3 block rows in shared memory and stores each of its values once, sorted by target", "write-once with the geometry once per element: a geometry kernel (a warp per element) writes the element's gradients scaled by sqrt(w |det J|) at its 8 Gauss points (1536 B), then owner's warp per node reads them instead of recomputing them, sums its 3 block rows in shared memory and stores each value once"};
 
   PetscFunctionBegin;
-  if (k->strategy == DMASM_KIRAN_OWNER) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy owner: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", what[k->strategy], k->ownerblocks));
+  if (KiranIsOwner(k)) {
+    const PetscBool geo = (PetscBool)(k->strategy == DMASM_KIRAN_OWNERGEO);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy], k->ownerblocks));
     if (as->setupcalled) {
       const double ne = as->nelem ? (double)as->nelem : 1.0;
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
-      if (k->nval) { /* DRAM bytes: every element's coordinates once (its 8 nodes' warps re-read them from L2) */
-        const double nw = (double)(k->nval - k->nuntouched), in = 192.0 + (k->dlmk ? 16 : 0), adj = (4.0 * k->npair + 8.0 * k->npair + 4.0 * (k->nnode + 1)) / ne;
+      if (k->nval) { /* DRAM bytes: every element's coordinates once (its 8 nodes' warps re-read them from L2); ownergeo: + G
+                        written once and read once (its 8 node warps re-read it from L2) */
+        const double nw = (double)(k->nval - k->nuntouched), in = 192.0 + (k->dlmk ? 16 : 0) + (geo ? 2 * 8.0 * DMASM_OWNERGEO_G : 0), adj = (4.0 * k->npair + 8.0 * k->npair + 4.0 * (k->nnode + 1)) / ne;
         const double lists = (4.0 * nw + 8.0 * k->nnode) / ne, vals = 8.0 * (double)k->nval / ne;
-        PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: coordinates %.0f + adjacency %.0f + store lists %.0f (4 B a value, base and count 8 B a node) + values %.0f (each written once; %" PetscCount_FMT " of %" PetscCount_FMT " untouched, zeroed) = %.0f B; %.0f flops per element (geometry recomputed per node)\n", in, adj, lists, vals, k->nuntouched, k->nval, in + adj + lists + vals, KiranOwnerFlopsPerPair() * k->npair / ne));
-      } else PetscCall(PetscViewerASCIIPrintf(viewer, "store lists: built at the first DMAssemblyComputeJacobian(); %.0f flops per node-element pair\n", KiranOwnerFlopsPerPair()));
+        PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: coordinates%s %.0f + adjacency %.0f + store lists %.0f (4 B a value, base and count 8 B a node) + values %.0f (each written once; %" PetscCount_FMT " of %" PetscCount_FMT " untouched, zeroed) = %.0f B; %.0f flops per element (%s)\n", geo ? " and G (written, read)" : "", in, adj, lists, vals, k->nuntouched, k->nval, in + adj + lists + vals, geo ? KiranOwnerGeoFlopsPerElement() : KiranOwnerFlopsPerPair() * k->npair / ne, geo ? "geometry once per element" : "geometry recomputed per node"));
+      } else PetscCall(PetscViewerASCIIPrintf(viewer, "store lists: built at the first DMAssemblyComputeJacobian(); %.0f flops per %s\n", geo ? KiranOwnerGeoFlopsPerElement() : KiranOwnerFlopsPerPair(), geo ? "element" : "node-element pair"));
     }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -754,7 +859,7 @@ static PetscErrorCode GetColoring_Kiran(DMAssembly as, PetscInt *ncolors, const 
   const DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
 
   PetscFunctionBegin;
-  PetscCheck(k->strategy != DMASM_KIRAN_OWNER, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONGSTATE, "DMAssemblyGetColoring: kiran's owner strategy colours nothing (each node writes its own rows)");
+  PetscCheck(!KiranIsOwner(k), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONGSTATE, "DMAssemblyGetColoring: kiran's %s strategy colours nothing (each node writes its own rows)", DMAssemblyKiranStrategies[k->strategy]);
   if (ncolors) *ncolors = k->ncolors;
   if (colptr) *colptr = k->colptr;
   if (colelem) *colelem = k->colelem;
@@ -794,10 +899,10 @@ static PetscErrorCode Destroy_Kiran(DMAssembly as)
 
   Input Parameters:
 + as - the assembler (type `DMASSEMBLYKIRAN`; other types ignore the call)
-- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8`, `_TWOKERNEL`, `_PPNIROW` or `_OWNER`
+- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8`, `_TWOKERNEL`, `_PPNIROW`, `_OWNER` or `_OWNERGEO`
 
   Options Database Key:
-. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow,owner> - the strategy (default ppni4)
+. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow,owner,ownergeo> - the strategy (default ppni4)
 
   Level: intermediate
 
@@ -842,26 +947,28 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    (ELLWARP slots or CSR) read coalesced, no atomics.
 
    Options Database Keys:
-+  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow,owner> - one thread per element; a warp per
++  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow,owner,ownergeo> - one thread per element; a warp per
    element with 4 or 8 threads per element-matrix row, the Jacobian by warp shuffle; the same with the geometry of
    all Gauss points at once (PPNI); a geometry kernel then one thread per entry; PPNI with a lane per element-matrix
    row and stores ordered for consecutive target values; owner: a warp per node (its 3 rows) over its elements,
-   each matrix value written once, no colouring (default ppni4)
+   each matrix value written once, no colouring; ownergeo: owner with the geometry computed once per element by a
+   geometry kernel (default ppni4)
 .  -dm_assembly_kiran_jacobian <shuffle,shared,atomic> - warp4/warp8 on the device: the Jacobian by warp shuffle, shared
    memory or shared-memory atomics (Kiran et al., Table 1; atomic is not bitwise reproducible; default shuffle)
 .  -dm_assembly_kiran_store_order <auto,row,transposed> - ppnirow: a store step writes a column of the element matrix
    (row) or, by symmetry, a row (transposed); auto takes the one with more consecutive target values (default)
 .  -dm_assembly_kiran_map16 <bool> - ppnirow: the index map as a 32-bit base and 24 16-bit offsets per store step where
    every step fits, else 32-bit (default true)
--  -dm_assembly_kiran_owner_blocks <2,4> - owner on the device: the kernel compiled for 2 blocks of 8 warps an SM (no
+-  -dm_assembly_kiran_owner_blocks <2,4> - owner and ownergeo on the device: the kernel compiled for 2 blocks of 8 warps an SM (no
    register spill) or 4 (64 registers, some spill to L1; default 4)
 
    Level: intermediate
 
    Notes:
    The residual goes through the element buffers and the packed reduction (globalnz's).  Other kernels or elements
-   are refused at set-up with an error.  owner needs vertex-major dofs (3v, 3v+1, 3v+2) and at most 40 neighbours a
-   vertex; `DMAssemblyGetColoring()` is an error with it (it colours nothing).
+   are refused at set-up with an error.  owner and ownergeo need vertex-major dofs (3v, 3v+1, 3v+2) and at most 40
+   neighbours a vertex; `DMAssemblyGetColoring()` is an error with them (they colour nothing); ownergeo refuses an
+   inverted or degenerate element (det J zero or changing sign inside it) with an error at set-up.
 
 .seealso: `DMAssembly`, `DMAssemblySetType()`, `DMAssemblyKiranSetStrategy()`, `DMAssemblyElasticityKernels()`, `DMASSEMBLYCOLOR`
 M*/
@@ -870,6 +977,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   DMAssembly_Kiran *k;
 
   PetscFunctionBegin;
+  if (!DMASM_KiranGeometry) PetscCall(PetscLogEventRegister("DMAsmKiranGeom", DMASSEMBLY_CLASSID, &DMASM_KiranGeometry));
   PetscCall(PetscNew(&k));
   k->strategy             = DMASM_KIRAN_PPNI4;
   k->map16                = PETSC_TRUE;
