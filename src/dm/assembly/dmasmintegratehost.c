@@ -57,17 +57,31 @@
    (DMAsmIGElement, which the CUDA back end keeps using unchanged), staged so that the work of one integration point is
    not live at the same time as all of A^e.  The header's body keeps xl (18 vectors), iJ (9), the point's derivatives
    (18) and the 27 accumulators of A^e (upper triangle) and b^e live over the point loop: more than the 32 vector
-   registers of AVX-512, so the compiler spilled and reloaded inside the innermost statements (43 % of the FMA peak on
-   the GPU host).  Here:
-     1. per point q: J, its adjugate adj(J) = det(J) J^{-1} and h_a = adj(J)^T grad_ref phi_a (= det(J) grad phi_a)
-        -> P[q][d][a] (L1), the test side s_q h_a -> L[q][d][a] with s_q = w_q / |det J_q| (then
-        sum_q L[q] . P[q] = sum_q w_q |det J_q| grad phi_a . grad phi_b: no division of the 9 iJ entries by det, no
-        scaling of both sides), b^e accumulated in registers;
+   registers of AVX-512, so the compiler spills and reloads inside the innermost statements.  Here:
+     1. per point q: J, its adjugate adj(J) = det(J) J^{-1}, scaled by c_q = sqrt(w_q / |det J_q|), and
+        g_a = c_q adj(J)^T grad_ref phi_a (= c_q det(J) grad phi_a) -> G[q][d][a] (L1, 18 vectors a point); then
+        g_a . g_b = w_q |det J_q| grad phi_a . grad phi_b: ONE staged array for both sides (a symmetric product), so
+        no division of the 9 adjugate entries by det, no scaling of a second copy; b^e accumulated in registers;
      2. the 21 entries of the upper triangle of A^e as 21 independent register accumulators over all points at once:
-        A_ab = sum_q sum_d L[q][d][a] P[q][d][b] (18 fused multiply-adds each), then mirrored and stored.
-   Every loop is fully unrolled (6 nodes, 6 points; only the prism QSS instances per instruction set).  The conv-diff
-   prism: IGHostPrismCDRQSS below. */
-#define IG_UNR _Pragma("GCC unroll 64")
+        A_ab = sum_q sum_d G[q][d][a] G[q][d][b] (18 fused multiply-adds each); a step loads the 6 vectors of one
+        (q, d) and does 21 fused multiply-adds: 21 + 6 = 27 of the 32 zmm registers, so nothing spills;
+        then stored, the lower triangle from the same registers.
+   The point loop and the (q, d) loop are NOT unrolled (IG_NOUNR): fully unrolled, the compiler interleaved the six
+   points' work and the 18 steps and spilled (prism Poisson AVX-512 QSS: 3611 instructions a group of 8 elements, 1424
+   of them vmovapd -- 554 stores to and 487 loads from the stack); rolled, the live set of one iteration is what fits.
+   The flops done are fewer than the paper counts for QSS (the roofline's bound stays the paper's count).  The
+   conv-diff prism: IGHostPrismCDRQSS below. */
+#define IG_UNR   _Pragma("GCC unroll 64")
+#define IG_NOUNR _Pragma("GCC unroll 1")
+#if DMASM_IG_HOST_ISA == 2
+  #define IG_SQRT(x) ((DMAsmIGV)_mm512_sqrt_pd((__m512d)(x)))
+#elif DMASM_IG_HOST_ISA == 1
+  #include <immintrin.h>
+  #define IG_SQRT(x) ((DMAsmIGV)_mm256_sqrt_pd((__m256d)(x)))
+#else
+  #include <math.h>
+  #define IG_SQRT(x) sqrt(x)
+#endif
 DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   enum {
@@ -75,60 +89,52 @@ DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const int modest,
     NQ = 6
   };
   const int mode = modest & 3, st = modest & DMASM_IG_MODE_STREAM;
-  DMAsmIGV  xl[3 * NS], P[NQ][3][NS], L[NQ][3][NS], bv[NS], A[NS * NS], acc[NS][NS];
+  DMAsmIGV  xl[3 * NS], G[NQ * 3][NS], bv[NS], acc[NS * (NS + 1) / 2];
 
   (void)st;
   IG_UNR
   for (int k = 0; k < 3 * NS; k++) xl[k] = DMASM_IG_LD(xe + k * nelem + e);
   IG_UNR
   for (int a = 0; a < NS; a++) bv[a] = DMASM_IG_ZERO;
-  IG_UNR
+  IG_NOUNR
   for (int q = 0; q < NQ; q++) { /* stage 1 */
-    DMAsmIGV iJ[9], det, s, f;
-    det = DMASM_IG_ABS(DMAsmIGAdjugate(R, NS, q, xl, iJ)); /* iJ: the adjugate, det(J) J^{-1} */
-    s     = R->w[q] / det;                                   /* w_q / |det|: both h's carry det */
-    f     = (det * R->w[q]) * DMASM_IG_LD(coef + q * cstride + e); /* vol_q times the source at q */
+    DMAsmIGV adj[9], det, c, f;
+    det = DMASM_IG_ABS(DMAsmIGAdjugate(R, NS, q, xl, adj)); /* adj: det(J) J^{-1} */
+    c   = IG_SQRT(R->w[q] / det);                             /* both sides carry det: c^2 det^2 = w |det| */
+    f   = (det * R->w[q]) * DMASM_IG_LD(coef + q * cstride + e); /* vol_q times the source at q */
+    IG_UNR
+    for (int k = 0; k < 9; k++) adj[k] *= c;
     IG_UNR
     for (int a = 0; a < NS; a++) {
       const PetscReal *dp = R->dphi[q][a];
       IG_UNR
-      for (int d = 0; d < 3; d++) {
-        const DMAsmIGV h = dp[0] * iJ[d] + dp[1] * iJ[3 + d] + dp[2] * iJ[6 + d];
-        P[q][d][a]       = h;
-        L[q][d][a]       = s * h;
-      }
+      for (int d = 0; d < 3; d++) G[q * 3 + d][a] = dp[0] * adj[d] + dp[1] * adj[3 + d] + dp[2] * adj[6 + d];
       bv[a] += f * R->phi[q][a];
     }
   }
   IG_UNR
-  for (int a = 0; a < NS; a++) { /* stage 2: the upper triangle, 21 accumulators */
+  for (int k = 0; k < NS * (NS + 1) / 2; k++) acc[k] = DMASM_IG_ZERO;
+  IG_NOUNR
+  for (int qd = 0; qd < NQ * 3; qd++) { /* stage 2: the upper triangle, 21 accumulators */
+    DMAsmIGV g[NS];
+    int      k = 0;
     IG_UNR
-    for (int b = a; b < NS; b++) acc[a][b] = DMASM_IG_ZERO;
-  }
-  IG_UNR
-  for (int q = 0; q < NQ; q++) {
+    for (int a = 0; a < NS; a++) g[a] = G[qd][a];
     IG_UNR
-    for (int d = 0; d < 3; d++) {
+    for (int a = 0; a < NS; a++) {
       IG_UNR
-      for (int a = 0; a < NS; a++) {
-        const DMAsmIGV t = L[q][d][a];
-        IG_UNR
-        for (int b = a; b < NS; b++) acc[a][b] += t * P[q][d][b];
-      }
+      for (int b = a; b < NS; b++) acc[k++] += g[a] * g[b];
     }
   }
   IG_UNR
-  for (int a = 0; a < NS; a++) {
-    IG_UNR
-    for (int b = a; b < NS; b++) A[a * NS + b] = A[b * NS + a] = acc[a][b];
-  }
-  IG_UNR
-  for (int a = 0; a < NS; a++) { /* the output as the header's body writes it */
+  for (int a = 0; a < NS; a++) { /* the output as the header's body writes it: A^e row-major, entry-major streams */
     DMAsmIGV r = DMASM_IG_ZERO;
     IG_UNR
     for (int b = 0; b < NS; b++) {
-      if (mode != DMASM_IG_MODE_RES) DMASM_IG_ST(ke + (a * NS + b) * nelem + e, A[a * NS + b]);
-      else r += A[a * NS + b] * DMASM_IG_LD(ue + b * nelem + e);
+      const int      i = a <= b ? a : b, j = a <= b ? b : a;
+      const DMAsmIGV v = acc[i * NS - i * (i - 1) / 2 + (j - i)]; /* upper-triangle index of (i, j), i <= j */
+      if (mode != DMASM_IG_MODE_RES) DMASM_IG_ST(ke + (a * NS + b) * nelem + e, v);
+      else r += v * DMASM_IG_LD(ue + b * nelem + e);
     }
     if (mode == DMASM_IG_MODE_AB) DMASM_IG_ST(fe + a * nelem + e, bv[a]);
     else if (mode == DMASM_IG_MODE_RES) DMASM_IG_ST(fe + a * nelem + e, r - bv[a]);
