@@ -103,6 +103,8 @@ DMASM_IG_FN DMAsmIGV IGRsqrt(DMAsmIGV x)
    duplicates.  Computed once per Apply (DMAsmIGHostRun); the body computes the nu distinct columns first (18 fused
    multiply-adds each: 126 instead of the 324 of all 18). */
 typedef struct {
+  int zs;        /* the reference derivatives of every point sum to zero over the shape functions (within 1e-14 of the
+                    largest: a partition of unity, as every Lagrange element's) */
   int nu;        /* the distinct columns: (uq[u], uk[u]), u < nu */
   int uq[18], uk[18];
   int src[6][3]; /* the point whose column k point q uses */
@@ -115,6 +117,13 @@ static void IG_SFX(IGPrismPlanBuild)(const DMAsmIntegRef *R, IGPrismPlan *pp)
   for (int q = 0; q < 6; q++)
     for (int a = 0; a < 6; a++)
       for (int k = 0; k < 3; k++) mx = PetscMax(mx, PetscAbsReal(R->dphi[q][a][k]));
+  pp->zs = 1;
+  for (int q = 0; q < 6; q++)
+    for (int k = 0; k < 3; k++) {
+      PetscReal sum = 0;
+      for (int a = 0; a < 6; a++) sum += R->dphi[q][a][k];
+      pp->zs = pp->zs && PetscAbsReal(sum) <= 1e-14 * mx;
+    }
   pp->nu = 0;
   for (int q = 0; q < 6; q++)
     for (int k = 0; k < 3; k++) {
@@ -179,30 +188,71 @@ DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const IGPrismPlan
     adj[7] = J[1] * J[6] - J[0] * J[7];
     adj[8] = J[0] * J[4] - J[1] * J[3];
     det    = DMASM_IG_ABS(J[0] * adj[0] + J[1] * adj[3] + J[2] * adj[6]);
-    c   = IGRsqrt(det * (1.0 / R->w[q]));                     /* sqrt(w_q / |det|): both sides carry det */
-    f   = (det * R->w[q]) * DMASM_IG_LD(coef + q * cstride + e); /* vol_q times the source at q */
+    c      = IGRsqrt(det * (1.0 / R->w[q]));                     /* sqrt(w_q / |det|): both sides carry det */
+    f      = (det * R->w[q]) * DMASM_IG_LD(coef + q * cstride + e); /* vol_q times the source at q */
     IG_UNR
     for (int k = 0; k < 9; k++) adj[k] *= c;
     IG_UNR
     for (int a = 0; a < NS; a++) {
       const PetscReal *dp = R->dphi[q][a];
-      IG_UNR
-      for (int d = 0; d < 3; d++) G[q * 3 + d][a] = dp[0] * adj[d] + dp[1] * adj[3 + d] + dp[2] * adj[6 + d];
+      if (a < NS - 1 || !pp->zs) { /* with zero row sums stage 2 does not read the last shape function's */
+        IG_UNR
+        for (int d = 0; d < 3; d++) G[q * 3 + d][a] = dp[0] * adj[d] + dp[1] * adj[3 + d] + dp[2] * adj[6 + d];
+      }
       bv[a] += f * R->phi[q][a];
     }
   }
   IG_UNR
   for (int k = 0; k < NS * (NS + 1) / 2; k++) acc[k] = DMASM_IG_ZERO;
-  IG_NOUNR
-  for (int qd = 0; qd < NQ * 3; qd++) { /* stage 2: the upper triangle, 21 accumulators */
-    DMAsmIGV g[NS];
-    int      k = 0;
+  if (pp->zs) { /* stage 2 with zero row sums: the 15 entries of rows and columns 0..4, 15 accumulators ... */
+    DMAsmIGV A5[NS], full[NS * (NS + 1) / 2];
+    int      k = 0, m = 0;
+    IG_NOUNR
+    for (int qd = 0; qd < NQ * 3; qd++) {
+      DMAsmIGV g[NS - 1];
+      int      l = 0;
+      IG_UNR
+      for (int a = 0; a < NS - 1; a++) g[a] = G[qd][a];
+      IG_UNR
+      for (int a = 0; a < NS - 1; a++) {
+        IG_UNR
+        for (int b = a; b < NS - 1; b++) acc[l++] += g[a] * g[b];
+      }
+    }
+    /* ... and the last column from them: A_a5 = -sum_{b<5} A_ab, A_55 = -sum_{a<5} A_a5 */
     IG_UNR
-    for (int a = 0; a < NS; a++) g[a] = G[qd][a];
+    for (int a = 0; a < NS; a++) A5[a] = DMASM_IG_ZERO;
+    IG_UNR
+    for (int a = 0; a < NS - 1; a++) {
+      IG_UNR
+      for (int b = a; b < NS - 1; b++) {
+        A5[a] -= acc[k];
+        if (b != a) A5[b] -= acc[k];
+        k++;
+      }
+    }
+    IG_UNR
+    for (int a = 0; a < NS - 1; a++) A5[NS - 1] -= A5[a];
+    k = 0;
     IG_UNR
     for (int a = 0; a < NS; a++) {
       IG_UNR
-      for (int b = a; b < NS; b++) acc[k++] += g[a] * g[b];
+      for (int b = a; b < NS; b++) full[m++] = b < NS - 1 ? acc[k++] : A5[a];
+    }
+    IG_UNR
+    for (int i = 0; i < NS * (NS + 1) / 2; i++) acc[i] = full[i];
+  } else { /* stage 2: the upper triangle, 21 accumulators */
+    IG_NOUNR
+    for (int qd = 0; qd < NQ * 3; qd++) {
+      DMAsmIGV g[NS];
+      int      l = 0;
+      IG_UNR
+      for (int a = 0; a < NS; a++) g[a] = G[qd][a];
+      IG_UNR
+      for (int a = 0; a < NS; a++) {
+        IG_UNR
+        for (int b = a; b < NS; b++) acc[l++] += g[a] * g[b];
+      }
     }
   }
   IG_UNR
