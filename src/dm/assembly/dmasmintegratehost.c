@@ -142,6 +142,47 @@ static void IG_SFX(IGPrismPlanBuild)(const DMAsmIntegRef *R, IGPrismPlan *pp)
     }
 }
 
+/* stage 0 of the prism bodies: the distinct Jacobian columns, Jc[q][k][d] = J_q[d][k] */
+DMASM_IG_FN void IGPrismJacobianColumns(const DMAsmIntegRef *R, const IGPrismPlan *pp, const DMAsmIGV *xl, DMAsmIGV Jc[6][3][3])
+{
+  IG_NOUNR
+  for (int u = 0; u < pp->nu; u++) {
+    const int q = pp->uq[u], k = pp->uk[u];
+    DMAsmIGV  j[3] = {DMASM_IG_ZERO, DMASM_IG_ZERO, DMASM_IG_ZERO};
+    IG_UNR
+    for (int a = 0; a < 6; a++) {
+      const PetscReal dk = R->dphi[q][a][k];
+      IG_UNR
+      for (int d = 0; d < 3; d++) j[d] += xl[a * 3 + d] * dk;
+    }
+    IG_UNR
+    for (int d = 0; d < 3; d++) Jc[q][k][d] = j[d];
+  }
+}
+
+/* J_q from the staged columns and its adjugate adj(J) = det(J) J^{-1} -> adj[k*3+d] (as the header's
+   DMAsmIGAdjugate); returns det(J) (signed) */
+DMASM_IG_FN DMAsmIGV IGPrismAdjugate(const IGPrismPlan *pp, DMAsmIGV Jc[6][3][3], const int q, DMAsmIGV *adj)
+{
+  DMAsmIGV J[9];
+
+  IG_UNR
+  for (int k = 0; k < 3; k++) {
+    IG_UNR
+    for (int d = 0; d < 3; d++) J[d * 3 + k] = Jc[pp->src[q][k]][k][d];
+  }
+  adj[0] = J[4] * J[8] - J[5] * J[7];
+  adj[1] = J[2] * J[7] - J[1] * J[8];
+  adj[2] = J[1] * J[5] - J[2] * J[4];
+  adj[3] = J[5] * J[6] - J[3] * J[8];
+  adj[4] = J[0] * J[8] - J[2] * J[6];
+  adj[5] = J[2] * J[3] - J[0] * J[5];
+  adj[6] = J[3] * J[7] - J[4] * J[6];
+  adj[7] = J[1] * J[6] - J[0] * J[7];
+  adj[8] = J[0] * J[4] - J[1] * J[3];
+  return J[0] * adj[0] + J[1] * adj[3] + J[2] * adj[6];
+}
+
 DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const IGPrismPlan *pp, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   enum {
@@ -156,40 +197,13 @@ DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const IGPrismPlan
   for (int k = 0; k < 3 * NS; k++) xl[k] = DMASM_IG_LD(xe + k * nelem + e);
   IG_UNR
   for (int a = 0; a < NS; a++) bv[a] = DMASM_IG_ZERO;
-  IG_NOUNR
-  for (int u = 0; u < pp->nu; u++) { /* stage 0: the distinct Jacobian columns, Jc[q][k][d] = J_q[d][k] */
-    const int q = pp->uq[u], k = pp->uk[u];
-    DMAsmIGV  j[3] = {DMASM_IG_ZERO, DMASM_IG_ZERO, DMASM_IG_ZERO};
-    IG_UNR
-    for (int a = 0; a < NS; a++) {
-      const PetscReal dk = R->dphi[q][a][k];
-      IG_UNR
-      for (int d = 0; d < 3; d++) j[d] += xl[a * 3 + d] * dk;
-    }
-    IG_UNR
-    for (int d = 0; d < 3; d++) Jc[q][k][d] = j[d];
-  }
+  IGPrismJacobianColumns(R, pp, xl, Jc); /* stage 0 */
   IG_NOUNR
   for (int q = 0; q < NQ; q++) { /* stage 1 */
-    DMAsmIGV J[9], adj[9], det, c, f;
-    IG_UNR
-    for (int k = 0; k < 3; k++) {
-      IG_UNR
-      for (int d = 0; d < 3; d++) J[d * 3 + k] = Jc[pp->src[q][k]][k][d];
-    }
-    /* adj: det(J) J^{-1} (as the header's DMAsmIGAdjugate, from the staged J) */
-    adj[0] = J[4] * J[8] - J[5] * J[7];
-    adj[1] = J[2] * J[7] - J[1] * J[8];
-    adj[2] = J[1] * J[5] - J[2] * J[4];
-    adj[3] = J[5] * J[6] - J[3] * J[8];
-    adj[4] = J[0] * J[8] - J[2] * J[6];
-    adj[5] = J[2] * J[3] - J[0] * J[5];
-    adj[6] = J[3] * J[7] - J[4] * J[6];
-    adj[7] = J[1] * J[6] - J[0] * J[7];
-    adj[8] = J[0] * J[4] - J[1] * J[3];
-    det    = DMASM_IG_ABS(J[0] * adj[0] + J[1] * adj[3] + J[2] * adj[6]);
-    c      = IGRsqrt(det * (1.0 / R->w[q]));                     /* sqrt(w_q / |det|): both sides carry det */
-    f      = (det * R->w[q]) * DMASM_IG_LD(coef + q * cstride + e); /* vol_q times the source at q */
+    DMAsmIGV adj[9], det, c, f;
+    det = DMASM_IG_ABS(IGPrismAdjugate(pp, Jc, q, adj));
+    c   = IGRsqrt(det * (1.0 / R->w[q]));                     /* sqrt(w_q / |det|): both sides carry det */
+    f   = (det * R->w[q]) * DMASM_IG_LD(coef + q * cstride + e); /* vol_q times the source at q */
     IG_UNR
     for (int k = 0; k < 9; k++) adj[k] *= c;
     IG_UNR
@@ -275,14 +289,14 @@ DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const IGPrismPlan
    accumulators over the points: the row's test side s_j = vol_q sum_i phi_i^a c^{i;j} (the header's DMAsmIGRowFactor)
    and 4 fused multiply-adds per entry (DMAsmIGRowAcc), the values phi read from the reference data.  (Precomputing the
    test sides of all rows and points into L1 as for Poisson measured slower: 200 vs 146 ns per element.) */
-DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const IGPrismPlan *pp, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   enum {
     NS = 6,
     NQ = 6
   };
   const int mode = modest & 3, st = modest & DMASM_IG_MODE_STREAM;
-  DMAsmIGV  xl[3 * NS], cf[DMASM_IG_NCDR], P[NQ][3][NS], vq[NQ], bv[NS];
+  DMAsmIGV  xl[3 * NS], Jc[NQ][3][3], cf[DMASM_IG_NCDR], P[NQ][3][NS], vq[NQ], bv[NS];
 
   (void)st;
   IG_UNR
@@ -291,10 +305,15 @@ DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const int modest, con
   for (int k = 0; k < DMASM_IG_NCDR; k++) cf[k] = DMASM_IG_LD(coef + k * cstride + e);
   IG_UNR
   for (int a = 0; a < NS; a++) bv[a] = DMASM_IG_ZERO;
+  IGPrismJacobianColumns(R, pp, xl, Jc); /* stage 0 */
   IG_UNR
   for (int q = 0; q < NQ; q++) { /* stage 1 */
-    DMAsmIGV iJ[9], vol;
-    vol   = DMAsmIGJacobian(R, NS, q, xl, iJ) * R->w[q];
+    DMAsmIGV iJ[9], vol, det, idet;
+    det  = IGPrismAdjugate(pp, Jc, q, iJ);
+    idet = 1.0 / det;
+    IG_UNR
+    for (int k = 0; k < 9; k++) iJ[k] *= idet; /* as the header's DMAsmIGJacobian */
+    vol   = DMASM_IG_ABS(det) * R->w[q];
     vq[q] = vol;
     IG_UNR
     for (int a = 0; a < NS; a++) {
@@ -343,7 +362,7 @@ DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const int modest, con
 #define IG_ELEMENT(EL, PR, VA, MODEST, E, NE, XE, CO, CS, UE, KE, FE, CF, PH, AE) \
   do { \
     if ((EL) == DMASM_IG_PRISM && (PR) == DMASM_IG_POISSON && (VA) == DMASM_IG_QSS) IGHostPrismPoissonQSS(R, &pp, MODEST, E, NE, XE, CO, CS, UE, KE, FE); \
-    else if (IG_STAGED_CDR && (EL) == DMASM_IG_PRISM && (VA) == DMASM_IG_QSS) IGHostPrismCDRQSS(R, MODEST, E, NE, XE, CO, CS, UE, KE, FE); \
+    else if (IG_STAGED_CDR && (EL) == DMASM_IG_PRISM && (VA) == DMASM_IG_QSS) IGHostPrismCDRQSS(R, &pp, MODEST, E, NE, XE, CO, CS, UE, KE, FE); \
     else DMAsmIGElement(R, EL, PR, VA, MODEST, E, NE, XE, CO, CS, UE, KE, FE, CF, 1, PH, 1, AE, 1); \
   } while (0)
 
