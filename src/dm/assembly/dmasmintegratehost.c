@@ -57,20 +57,25 @@
    (DMAsmIGElement, which the CUDA back end keeps using unchanged), staged so that the work of one integration point is
    not live at the same time as all of A^e.  The header's body keeps xl (18 vectors), iJ (9), the point's derivatives
    (18) and the 27 accumulators of A^e (upper triangle) and b^e live over the point loop: more than the 32 vector
-   registers of AVX-512, so the compiler spills and reloads inside the innermost statements.  Here:
-     1. per point q: J, its adjugate adj(J) = det(J) J^{-1}, scaled by c_q = sqrt(w_q / |det J_q|), and
+   registers of AVX-512, so the compiler spills and reloads inside the innermost statements.  Here (IGHostPrismPoissonQSS
+   below, with the reference data's plan IGPrismPlan):
+     0. the 7 distinct columns of the 6 points' Jacobians (IGPrismJacobianColumns: 126 multiply-adds, not 324);
+     1. per point q: J from them, its adjugate adj(J) = det(J) J^{-1}, scaled by c_q = sqrt(w_q / |det J_q|), and
         g_a = c_q adj(J)^T grad_ref phi_a (= c_q det(J) grad phi_a) -> G[q][d][a] (L1, 18 vectors a point); then
         g_a . g_b = w_q |det J_q| grad phi_a . grad phi_b: ONE staged array for both sides (a symmetric product), so
         no division of the 9 adjugate entries by det, no scaling of a second copy; b^e accumulated in registers;
-     2. the 21 entries of the upper triangle of A^e as 21 independent register accumulators over all points at once:
-        A_ab = sum_q sum_d G[q][d][a] G[q][d][b] (18 fused multiply-adds each); a step loads the 6 vectors of one
-        (q, d) and does 21 fused multiply-adds: 21 + 6 = 27 of the 32 zmm registers, so nothing spills;
-        then stored, the lower triangle from the same registers.
+     2. the upper triangle of A^e as independent register accumulators over all points at once:
+        A_ab = sum_q sum_d G[q][d][a] G[q][d][b]; a step loads the vectors of one (q, d) and does one fused
+        multiply-add per entry.  The reference derivatives of a point sum to zero (a partition of unity; checked in
+        the plan), so do the g_a and the rows of A^e: the 15 entries of rows and columns 0..4 accumulated (15 + 5
+        registers), the last column as minus their row sums (without the zero sums: all 21, 21 + 6 = 27 of the 32 zmm
+        registers; nothing spills either way); stored, the lower triangle from the same registers.
    The point loop and the (q, d) loop are NOT unrolled (IG_NOUNR): fully unrolled, the compiler interleaved the six
-   points' work and the 18 steps and spilled (prism Poisson AVX-512 QSS: 3611 instructions a group of 8 elements, 1424
-   of them vmovapd -- 554 stores to and 487 loads from the stack); rolled, the live set of one iteration is what fits.
-   The flops done are fewer than the paper counts for QSS (the roofline's bound stays the paper's count).  The
-   conv-diff prism: IGHostPrismCDRQSS below. */
+   points' work and the 18 steps and spilled (the previous body, AVX-512: 3611 instructions a group of 8 elements, 1424
+   of them vmovapd -- 554 stores to and 487 loads from the stack); rolled, the live set of one iteration is what fits
+   (now, AVX-512, a group: stage 0 7 x 41 instructions, stage 1 6 x 162, stage 2 18 x 23 (15 FMAs, 5 loads), about
+   1800 in all).  The flops done are fewer than the paper counts for QSS (2700 per element; the roofline's bound stays
+   the paper's count).  The conv-diff prism: IGHostPrismCDRQSS below (stage 0 the same). */
 #define IG_UNR   _Pragma("GCC unroll 64")
 #define IG_NOUNR _Pragma("GCC unroll 1")
 /* 1 / sqrt(x) of a vector of positive x.  AVX-512: the 14-bit estimate (vrsqrt14pd) and two Newton steps
@@ -284,7 +289,8 @@ DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const IGPrismPlan
   }
 }
 
-/* QSS for the prism conv-diff problem, host only, staged the same way: per point J, iJ and the global derivatives
+/* QSS for the prism conv-diff problem, host only, staged the same way: the distinct Jacobian columns (stage 0, as
+   above), then per point J, iJ and the global derivatives
    -> P[q][d][a] (L1), the volume -> vq[q], b^e in registers; then one row a of A^e at a time as 6 register
    accumulators over the points: the row's test side s_j = vol_q sum_i phi_i^a c^{i;j} (the header's DMAsmIGRowFactor)
    and 4 fused multiply-adds per entry (DMAsmIGRowAcc), the values phi read from the reference data.  (Precomputing the
@@ -431,7 +437,7 @@ static int IG_SFX(CanStream)(PetscInt nelem, const PetscScalar *ke, const PetscS
 PETSC_INTERN int IG_SFX(DMAsmIGHostRun)(const DMAsmIntegRef *R, int elem, int prob, int var, int mode, int stream, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   const int   st = stream && IG_SFX(CanStream)(nelem, mode == DMASM_IG_MODE_RES ? NULL : ke, mode == DMASM_IG_MODE_JAC ? NULL : fe) ? DMASM_IG_MODE_STREAM : 0;
-  IGPrismPlan pp = {0};
+  IGPrismPlan pp = {0}; /* the prism bodies' plan of the reference data (once per call: 324 comparisons) */
 
   if (elem == DMASM_IG_PRISM) IG_SFX(IGPrismPlanBuild)(R, &pp);
 
