@@ -57,97 +57,252 @@
    (DMAsmIGElement, which the CUDA back end keeps using unchanged), staged so that the work of one integration point is
    not live at the same time as all of A^e.  The header's body keeps xl (18 vectors), iJ (9), the point's derivatives
    (18) and the 27 accumulators of A^e (upper triangle) and b^e live over the point loop: more than the 32 vector
-   registers of AVX-512, so the compiler spilled and reloaded inside the innermost statements (43 % of the FMA peak on
-   the GPU host).  Here:
-     1. per point q: J, its adjugate adj(J) = det(J) J^{-1} and h_a = adj(J)^T grad_ref phi_a (= det(J) grad phi_a)
-        -> P[q][d][a] (L1), the test side s_q h_a -> L[q][d][a] with s_q = w_q / |det J_q| (then
-        sum_q L[q] . P[q] = sum_q w_q |det J_q| grad phi_a . grad phi_b: no division of the 9 iJ entries by det, no
-        scaling of both sides), b^e accumulated in registers;
-     2. the 21 entries of the upper triangle of A^e as 21 independent register accumulators over all points at once:
-        A_ab = sum_q sum_d L[q][d][a] P[q][d][b] (18 fused multiply-adds each), then mirrored and stored.
-   Every loop is fully unrolled (6 nodes, 6 points; only the prism QSS instances per instruction set).  The conv-diff
-   prism: IGHostPrismCDRQSS below. */
-#define IG_UNR _Pragma("GCC unroll 64")
-DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+   registers of AVX-512, so the compiler spills and reloads inside the innermost statements.  Here (IGHostPrismPoissonQSS
+   below, with the reference data's plan IGPrismPlan):
+     0. the 7 distinct columns of the 6 points' Jacobians (IGPrismJacobianColumns: 126 multiply-adds, not 324);
+     1. per point q: J from them, its adjugate adj(J) = det(J) J^{-1}, scaled by c_q = sqrt(w_q / |det J_q|), and
+        g_a = c_q adj(J)^T grad_ref phi_a (= c_q det(J) grad phi_a) -> G[q][d][a] (L1, 18 vectors a point); then
+        g_a . g_b = w_q |det J_q| grad phi_a . grad phi_b: ONE staged array for both sides (a symmetric product), so
+        no division of the 9 adjugate entries by det, no scaling of a second copy; b^e accumulated in registers;
+     2. the upper triangle of A^e as independent register accumulators over all points at once:
+        A_ab = sum_q sum_d G[q][d][a] G[q][d][b]; a step loads the vectors of one (q, d) and does one fused
+        multiply-add per entry.  The reference derivatives of a point sum to zero (a partition of unity; checked in
+        the plan), so do the g_a and the rows of A^e: the 15 entries of rows and columns 0..4 accumulated (15 + 5
+        registers), the last column as minus their row sums (without the zero sums: all 21, 21 + 6 = 27 of the 32 zmm
+        registers; nothing spills either way); stored, the lower triangle from the same registers.
+   The point loop and the (q, d) loop are NOT unrolled (IG_NOUNR): fully unrolled, the compiler interleaved the six
+   points' work and the 18 steps and spilled (the previous body, AVX-512: 3611 instructions a group of 8 elements, 1424
+   of them vmovapd -- 554 stores to and 487 loads from the stack); rolled, the live set of one iteration is what fits
+   (now, AVX-512, a group: stage 0 7 x 41 instructions, stage 1 6 x 162, stage 2 18 x 23 (15 FMAs, 5 loads), about
+   1800 in all).  The flops done are fewer than the paper counts for QSS (2700 per element; the roofline's bound stays
+   the paper's count).  The conv-diff prism: IGHostPrismCDRQSS below (stage 0 the same). */
+#define IG_UNR   _Pragma("GCC unroll 64")
+#define IG_NOUNR _Pragma("GCC unroll 1")
+/* 1 / sqrt(x) of a vector of positive x.  AVX-512: the 14-bit estimate (vrsqrt14pd) and two Newton steps
+   y <- y (3/2 - x/2 y^2) (14 -> 28 -> 55 bits; 8 fused multiply-adds and multiplies on the FMA ports instead of a
+   vsqrtpd and a vdivpd on the divider, which measured 8 % of the prism Poisson body on one build-host core); the
+   other instances: the correctly rounded division of a square root */
+#if DMASM_IG_HOST_ISA == 2
+DMASM_IG_FN DMAsmIGV IGRsqrt(DMAsmIGV x)
+{
+  const DMAsmIGV h = 0.5 * x;
+  DMAsmIGV       y = (DMAsmIGV)_mm512_rsqrt14_pd((__m512d)x);
+
+  y = y * (1.5 - h * y * y);
+  y = y * (1.5 - h * y * y);
+  return y;
+}
+#elif DMASM_IG_HOST_ISA == 1
+  #include <immintrin.h>
+  #define IGRsqrt(x) (1.0 / (DMAsmIGV)_mm256_sqrt_pd((__m256d)(x)))
+#else
+  #include <math.h>
+  #define IGRsqrt(x) (1.0 / sqrt(x))
+#endif
+/* The distinct columns of the Jacobians of the prism's integration points.  J_q[d][k] = sum_a x_a[d] dphi_q[a][k],
+   and column k depends only on the reference derivatives dphi_q[.][k]: for PETSc's prism (a triangle times a segment,
+   the points a triangle rule times a segment rule) d/dxi and d/deta of the shape functions depend only on the point's
+   zeta, d/dzeta only on its (xi, eta) -- of the 18 columns of the 6 points, 7 are distinct (2 + 2 + 3).  Found from
+   the tabulated values, not assumed (another rule or element only finds fewer duplicates): columns equal to
+   rounding, within 4 units of rounding of the largest entry (PETSc's tabulation of PETSc's prism gives 11 bitwise
+   distinct columns, 7 to rounding), are computed once.  Computed once per Apply (DMAsmIGHostRun); the body computes the nu distinct columns first (18 fused
+   multiply-adds each: 126 instead of the 324 of all 18). */
+typedef struct {
+  int zs;        /* the reference derivatives of every point sum to zero over the shape functions (within 8 units of
+                    rounding of the largest: a partition of unity, as every Lagrange element's) */
+  int nu;        /* the distinct columns: (uq[u], uk[u]), u < nu */
+  int uq[18], uk[18];
+  int src[6][3]; /* the point whose column k point q uses */
+} IGPrismPlan;
+
+static void IG_SFX(IGPrismPlanBuild)(const DMAsmIntegRef *R, IGPrismPlan *pp)
+{
+  PetscReal mx = 0;
+
+  for (int q = 0; q < 6; q++)
+    for (int a = 0; a < 6; a++)
+      for (int k = 0; k < 3; k++) mx = PetscMax(mx, PetscAbsReal(R->dphi[q][a][k]));
+  pp->zs = 1;
+  for (int q = 0; q < 6; q++)
+    for (int k = 0; k < 3; k++) {
+      PetscReal sum = 0;
+      for (int a = 0; a < 6; a++) sum += R->dphi[q][a][k];
+      pp->zs = pp->zs && PetscAbsReal(sum) <= 8 * PETSC_MACHINE_EPSILON * mx;
+    }
+  pp->nu = 0;
+  for (int q = 0; q < 6; q++)
+    for (int k = 0; k < 3; k++) {
+      int s = q;
+      for (int r = 0; r < q && s == q; r++) {
+        int same = 1;
+        for (int a = 0; a < 6; a++) same = same && PetscAbsReal(R->dphi[q][a][k] - R->dphi[r][a][k]) <= 4 * PETSC_MACHINE_EPSILON * mx;
+        if (same) s = pp->src[r][k];
+      }
+      pp->src[q][k] = s;
+      if (s == q) {
+        pp->uq[pp->nu] = q;
+        pp->uk[pp->nu] = k;
+        pp->nu++;
+      }
+    }
+}
+
+/* stage 0 of the prism bodies: the distinct Jacobian columns, Jc[q][k][d] = J_q[d][k] */
+DMASM_IG_FN void IGPrismJacobianColumns(const DMAsmIntegRef *R, const IGPrismPlan *pp, const DMAsmIGV *xl, DMAsmIGV Jc[6][3][3])
+{
+  IG_NOUNR
+  for (int u = 0; u < pp->nu; u++) {
+    const int q = pp->uq[u], k = pp->uk[u];
+    DMAsmIGV  j[3] = {DMASM_IG_ZERO, DMASM_IG_ZERO, DMASM_IG_ZERO};
+    IG_UNR
+    for (int a = 0; a < 6; a++) {
+      const PetscReal dk = R->dphi[q][a][k];
+      IG_UNR
+      for (int d = 0; d < 3; d++) j[d] += xl[a * 3 + d] * dk;
+    }
+    IG_UNR
+    for (int d = 0; d < 3; d++) Jc[q][k][d] = j[d];
+  }
+}
+
+/* J_q from the staged columns and its adjugate adj(J) = det(J) J^{-1} -> adj[k*3+d] (as the header's
+   DMAsmIGAdjugate); returns det(J) (signed) */
+DMASM_IG_FN DMAsmIGV IGPrismAdjugate(const IGPrismPlan *pp, DMAsmIGV Jc[6][3][3], const int q, DMAsmIGV *adj)
+{
+  DMAsmIGV J[9];
+
+  IG_UNR
+  for (int k = 0; k < 3; k++) {
+    IG_UNR
+    for (int d = 0; d < 3; d++) J[d * 3 + k] = Jc[pp->src[q][k]][k][d];
+  }
+  adj[0] = J[4] * J[8] - J[5] * J[7];
+  adj[1] = J[2] * J[7] - J[1] * J[8];
+  adj[2] = J[1] * J[5] - J[2] * J[4];
+  adj[3] = J[5] * J[6] - J[3] * J[8];
+  adj[4] = J[0] * J[8] - J[2] * J[6];
+  adj[5] = J[2] * J[3] - J[0] * J[5];
+  adj[6] = J[3] * J[7] - J[4] * J[6];
+  adj[7] = J[1] * J[6] - J[0] * J[7];
+  adj[8] = J[0] * J[4] - J[1] * J[3];
+  return J[0] * adj[0] + J[1] * adj[3] + J[2] * adj[6];
+}
+
+DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const IGPrismPlan *pp, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   enum {
     NS = 6,
     NQ = 6
   };
   const int mode = modest & 3, st = modest & DMASM_IG_MODE_STREAM;
-  DMAsmIGV  xl[3 * NS], P[NQ][3][NS], L[NQ][3][NS], bv[NS], A[NS * NS], acc[NS][NS];
+  DMAsmIGV  xl[3 * NS], Jc[NQ][3][3], G[NQ * 3][NS], bv[NS], acc[NS * (NS + 1) / 2];
 
   (void)st;
   IG_UNR
   for (int k = 0; k < 3 * NS; k++) xl[k] = DMASM_IG_LD(xe + k * nelem + e);
   IG_UNR
   for (int a = 0; a < NS; a++) bv[a] = DMASM_IG_ZERO;
-  IG_UNR
+  IGPrismJacobianColumns(R, pp, xl, Jc); /* stage 0 */
+  IG_NOUNR
   for (int q = 0; q < NQ; q++) { /* stage 1 */
-    DMAsmIGV iJ[9], det, s, f;
-    det = DMASM_IG_ABS(DMAsmIGAdjugate(R, NS, q, xl, iJ)); /* iJ: the adjugate, det(J) J^{-1} */
-    s     = R->w[q] / det;                                   /* w_q / |det|: both h's carry det */
-    f     = (det * R->w[q]) * DMASM_IG_LD(coef + q * cstride + e); /* vol_q times the source at q */
+    DMAsmIGV adj[9], det, c, f;
+    det = DMASM_IG_ABS(IGPrismAdjugate(pp, Jc, q, adj));
+    c   = IGRsqrt(det * (1.0 / R->w[q]));                     /* sqrt(w_q / |det|): both sides carry det */
+    f   = (det * R->w[q]) * DMASM_IG_LD(coef + q * cstride + e); /* vol_q times the source at q */
+    IG_UNR
+    for (int k = 0; k < 9; k++) adj[k] *= c;
     IG_UNR
     for (int a = 0; a < NS; a++) {
       const PetscReal *dp = R->dphi[q][a];
-      IG_UNR
-      for (int d = 0; d < 3; d++) {
-        const DMAsmIGV h = dp[0] * iJ[d] + dp[1] * iJ[3 + d] + dp[2] * iJ[6 + d];
-        P[q][d][a]       = h;
-        L[q][d][a]       = s * h;
+      if (a < NS - 1 || !pp->zs) { /* with zero row sums stage 2 does not read the last shape function's */
+        IG_UNR
+        for (int d = 0; d < 3; d++) G[q * 3 + d][a] = dp[0] * adj[d] + dp[1] * adj[3 + d] + dp[2] * adj[6 + d];
       }
       bv[a] += f * R->phi[q][a];
     }
   }
   IG_UNR
-  for (int a = 0; a < NS; a++) { /* stage 2: the upper triangle, 21 accumulators */
+  for (int k = 0; k < NS * (NS + 1) / 2; k++) acc[k] = DMASM_IG_ZERO;
+  if (pp->zs) { /* stage 2 with zero row sums: the 15 entries of rows and columns 0..4, 15 accumulators ... */
+    DMAsmIGV A5[NS], full[NS * (NS + 1) / 2];
+    int      k = 0, m = 0;
+    IG_NOUNR
+    for (int qd = 0; qd < NQ * 3; qd++) {
+      DMAsmIGV g[NS - 1];
+      int      l = 0;
+      IG_UNR
+      for (int a = 0; a < NS - 1; a++) g[a] = G[qd][a];
+      IG_UNR
+      for (int a = 0; a < NS - 1; a++) {
+        IG_UNR
+        for (int b = a; b < NS - 1; b++) acc[l++] += g[a] * g[b];
+      }
+    }
+    /* ... and the last column from them: A_a5 = -sum_{b<5} A_ab, A_55 = -sum_{a<5} A_a5 */
     IG_UNR
-    for (int b = a; b < NS; b++) acc[a][b] = DMASM_IG_ZERO;
-  }
-  IG_UNR
-  for (int q = 0; q < NQ; q++) {
+    for (int a = 0; a < NS; a++) A5[a] = DMASM_IG_ZERO;
     IG_UNR
-    for (int d = 0; d < 3; d++) {
+    for (int a = 0; a < NS - 1; a++) {
+      IG_UNR
+      for (int b = a; b < NS - 1; b++) {
+        A5[a] -= acc[k];
+        if (b != a) A5[b] -= acc[k];
+        k++;
+      }
+    }
+    IG_UNR
+    for (int a = 0; a < NS - 1; a++) A5[NS - 1] -= A5[a];
+    k = 0;
+    IG_UNR
+    for (int a = 0; a < NS; a++) {
+      IG_UNR
+      for (int b = a; b < NS; b++) full[m++] = b < NS - 1 ? acc[k++] : A5[a];
+    }
+    IG_UNR
+    for (int i = 0; i < NS * (NS + 1) / 2; i++) acc[i] = full[i];
+  } else { /* stage 2: the upper triangle, 21 accumulators */
+    IG_NOUNR
+    for (int qd = 0; qd < NQ * 3; qd++) {
+      DMAsmIGV g[NS];
+      int      l = 0;
+      IG_UNR
+      for (int a = 0; a < NS; a++) g[a] = G[qd][a];
       IG_UNR
       for (int a = 0; a < NS; a++) {
-        const DMAsmIGV t = L[q][d][a];
         IG_UNR
-        for (int b = a; b < NS; b++) acc[a][b] += t * P[q][d][b];
+        for (int b = a; b < NS; b++) acc[l++] += g[a] * g[b];
       }
     }
   }
   IG_UNR
-  for (int a = 0; a < NS; a++) {
-    IG_UNR
-    for (int b = a; b < NS; b++) A[a * NS + b] = A[b * NS + a] = acc[a][b];
-  }
-  IG_UNR
-  for (int a = 0; a < NS; a++) { /* the output as the header's body writes it */
+  for (int a = 0; a < NS; a++) { /* the output as the header's body writes it: A^e row-major, entry-major streams */
     DMAsmIGV r = DMASM_IG_ZERO;
     IG_UNR
     for (int b = 0; b < NS; b++) {
-      if (mode != DMASM_IG_MODE_RES) DMASM_IG_ST(ke + (a * NS + b) * nelem + e, A[a * NS + b]);
-      else r += A[a * NS + b] * DMASM_IG_LD(ue + b * nelem + e);
+      const int      i = a <= b ? a : b, j = a <= b ? b : a;
+      const DMAsmIGV v = acc[i * NS - i * (i - 1) / 2 + (j - i)]; /* upper-triangle index of (i, j), i <= j */
+      if (mode != DMASM_IG_MODE_RES) DMASM_IG_ST(ke + (a * NS + b) * nelem + e, v);
+      else r += v * DMASM_IG_LD(ue + b * nelem + e);
     }
     if (mode == DMASM_IG_MODE_AB) DMASM_IG_ST(fe + a * nelem + e, bv[a]);
     else if (mode == DMASM_IG_MODE_RES) DMASM_IG_ST(fe + a * nelem + e, r - bv[a]);
   }
 }
 
-/* QSS for the prism conv-diff problem, host only, staged the same way: per point J, iJ and the global derivatives
+/* QSS for the prism conv-diff problem, host only, staged the same way: the distinct Jacobian columns (stage 0, as
+   above), then per point J, iJ and the global derivatives
    -> P[q][d][a] (L1), the volume -> vq[q], b^e in registers; then one row a of A^e at a time as 6 register
    accumulators over the points: the row's test side s_j = vol_q sum_i phi_i^a c^{i;j} (the header's DMAsmIGRowFactor)
    and 4 fused multiply-adds per entry (DMAsmIGRowAcc), the values phi read from the reference data.  (Precomputing the
    test sides of all rows and points into L1 as for Poisson measured slower: 200 vs 146 ns per element.) */
-DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const IGPrismPlan *pp, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
   enum {
     NS = 6,
     NQ = 6
   };
   const int mode = modest & 3, st = modest & DMASM_IG_MODE_STREAM;
-  DMAsmIGV  xl[3 * NS], cf[DMASM_IG_NCDR], P[NQ][3][NS], vq[NQ], bv[NS];
+  DMAsmIGV  xl[3 * NS], Jc[NQ][3][3], cf[DMASM_IG_NCDR], P[NQ][3][NS], vq[NQ], bv[NS];
 
   (void)st;
   IG_UNR
@@ -156,10 +311,15 @@ DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const int modest, con
   for (int k = 0; k < DMASM_IG_NCDR; k++) cf[k] = DMASM_IG_LD(coef + k * cstride + e);
   IG_UNR
   for (int a = 0; a < NS; a++) bv[a] = DMASM_IG_ZERO;
+  IGPrismJacobianColumns(R, pp, xl, Jc); /* stage 0 */
   IG_UNR
   for (int q = 0; q < NQ; q++) { /* stage 1 */
-    DMAsmIGV iJ[9], vol;
-    vol   = DMAsmIGJacobian(R, NS, q, xl, iJ) * R->w[q];
+    DMAsmIGV iJ[9], vol, det, idet;
+    det  = IGPrismAdjugate(pp, Jc, q, iJ);
+    idet = 1.0 / det;
+    IG_UNR
+    for (int k = 0; k < 9; k++) iJ[k] *= idet; /* as the header's DMAsmIGJacobian */
+    vol   = DMASM_IG_ABS(det) * R->w[q];
     vq[q] = vol;
     IG_UNR
     for (int a = 0; a < NS; a++) {
@@ -207,8 +367,8 @@ DMASM_IG_FN void IGHostPrismCDRQSS(const DMAsmIntegRef *R, const int modest, con
 #endif
 #define IG_ELEMENT(EL, PR, VA, MODEST, E, NE, XE, CO, CS, UE, KE, FE, CF, PH, AE) \
   do { \
-    if ((EL) == DMASM_IG_PRISM && (PR) == DMASM_IG_POISSON && (VA) == DMASM_IG_QSS) IGHostPrismPoissonQSS(R, MODEST, E, NE, XE, CO, CS, UE, KE, FE); \
-    else if (IG_STAGED_CDR && (EL) == DMASM_IG_PRISM && (VA) == DMASM_IG_QSS) IGHostPrismCDRQSS(R, MODEST, E, NE, XE, CO, CS, UE, KE, FE); \
+    if ((EL) == DMASM_IG_PRISM && (PR) == DMASM_IG_POISSON && (VA) == DMASM_IG_QSS) IGHostPrismPoissonQSS(R, &pp, MODEST, E, NE, XE, CO, CS, UE, KE, FE); \
+    else if (IG_STAGED_CDR && (EL) == DMASM_IG_PRISM && (VA) == DMASM_IG_QSS) IGHostPrismCDRQSS(R, &pp, MODEST, E, NE, XE, CO, CS, UE, KE, FE); \
     else DMAsmIGElement(R, EL, PR, VA, MODEST, E, NE, XE, CO, CS, UE, KE, FE, CF, 1, PH, 1, AE, 1); \
   } while (0)
 
@@ -276,7 +436,10 @@ static int IG_SFX(CanStream)(PetscInt nelem, const PetscScalar *ke, const PetscS
 /* integrates nelem elements; stream: streaming stores if possible (returns whether they were used) */
 PETSC_INTERN int IG_SFX(DMAsmIGHostRun)(const DMAsmIntegRef *R, int elem, int prob, int var, int mode, int stream, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
-  const int st = stream && IG_SFX(CanStream)(nelem, mode == DMASM_IG_MODE_RES ? NULL : ke, mode == DMASM_IG_MODE_JAC ? NULL : fe) ? DMASM_IG_MODE_STREAM : 0;
+  const int   st = stream && IG_SFX(CanStream)(nelem, mode == DMASM_IG_MODE_RES ? NULL : ke, mode == DMASM_IG_MODE_JAC ? NULL : fe) ? DMASM_IG_MODE_STREAM : 0;
+  IGPrismPlan pp = {0}; /* the prism bodies' plan of the reference data (once per call: 324 comparisons) */
+
+  if (elem == DMASM_IG_PRISM) IG_SFX(IGPrismPlanBuild)(R, &pp);
 
   if (elem == DMASM_IG_TET) {
     if (prob == DMASM_IG_POISSON) IG_HOST_VAR(DMASM_IG_TET, DMASM_IG_POISSON);
