@@ -143,7 +143,7 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
   if (colon) {
     PetscInt  s;
     PetscBool found;
-    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_OWNERGEO + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
+    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_AUTO + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown kiran strategy %s", colon + 1);
     PetscCall(DMAssemblyKiranSetStrategy(*as, (DMAssemblyKiranStrategy)s));
   }

@@ -827,7 +827,7 @@ __global__ static void KiranOwnerMarkKernel(PetscInt nnode, int maxnb, const int
   }
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched)
+PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched, PetscBool *ok)
 {
   cudaStream_t        s;
   int                *tgt, *first, *dbad, bad = 0;
@@ -855,7 +855,14 @@ PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb
   }
   PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
   PetscCheck(bad != 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: two elements name different targets for one matrix entry");
-  PetscCheck(bad != 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly kiran owner: the values of a node's rows spread over more than 65536 positions of the target (16-bit offsets); use ppnirow");
+  *ok = (PetscBool)(bad != 2);
+  if (!*ok) { /* the 16-bit store lists do not fit: the caller errors (an explicit request) or falls back (auto) */
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt));
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (nnode) {
     KiranOwnerMarkKernel<<<gl, 256, 0, s>>>(nnode, maxnb, dobase, docnt, dolist, first, dbad);
     PetscCallCUDA(cudaGetLastError());
