@@ -45,6 +45,10 @@ const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "p
 static const char *const KiranJacobians[] = {"shuffle", "shared", "atomic", "KiranJacobian", "KIRAN_JAC_", NULL};
 /* ppnirow's store order: the one with more consecutive targets in a store step (auto), or forced (tests run both) */
 static const char *const KiranStoreOrders[] = {"auto", "row", "transposed", "KiranStoreOrder", "KIRAN_ORDER_", NULL};
+/* ownergeo's geometry kernel on the device: a warp per element (measured) or a thread per (element, Gauss point) */
+static const char *const KiranGeometryKernels[] = {"warp", "point", "KiranGeometryKernel", "KIRAN_GEOMETRY_", NULL};
+/* ownergeo's stores on the device: owner's loop (a list load, then its store, 32 values a round) or all list loads first */
+static const char *const KiranOwnerStores[] = {"loop", "batched", "KiranOwnerStore", "KIRAN_OWNER_STORE_", NULL};
 
 #define KIRAN_GEO 80 /* two kernels: per element 8 x (inverse Jacobian 9 + w|det J| 1) */
 
@@ -64,6 +68,8 @@ typedef struct {
   PetscInt       order;                     /* ppnirow: KiranStoreOrders (0 auto, 1 row, 2 transposed) */
   PetscBool      tr;                        /* ppnirow: stores in the transposed order (DMAsmKiranMapPos) */
   PetscCount     ordercnt[2];               /* ppnirow: consecutive targets in a store step, row / transposed order */
+  PetscInt       geokernel;                 /* ownergeo (device): KiranGeometryKernels (0 warp, 1 point) */
+  PetscInt       storebatch;                /* ownergeo (device): KiranOwnerStores (0 loop, 1 batched) */
   PetscInt       ownerblocks;               /* owner (device): blocks of 8 warps an SM the kernel is compiled for (2: no spill, 4: 64 registers) */
   PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
   int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
@@ -514,7 +520,7 @@ static PetscErrorCode SetUpStrategy(DMAssembly as, DMAssembly_Kiran *k, PetscBoo
       PetscBool gok;
       PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * DMASM_OWNERGEO_G * nelem));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dgeobad, sizeof(int)));
-      PetscCall(DMAsmCUDAKiranOwnerGeometry(nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, &gok));
+      PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, &gok));
       if (!gok) {
         PetscCall(PetscStrncpy(k->why, "an element is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)", sizeof(k->why)));
         PetscCall(KiranRefuse(as, k, PETSC_ERR_ARG_WRONG, 2, ok));
@@ -857,9 +863,9 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
       PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
       /* set-up checked the elements (the same coordinates): the flag is not read again */
       PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
-      PetscCall(DMAsmCUDAKiranOwnerGeometry(as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
+      PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
       PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
-      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
+      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, (int)k->storebatch, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
 #endif
     }
@@ -898,6 +904,12 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   k->order = (PetscInt)s;
   PetscCall(PetscOptionsInt("-dm_assembly_kiran_owner_blocks", "owner, ownergeo (device): the node kernel compiled for 2 blocks of 8 warps an SM (owner 88 registers, ownergeo 88, no spill) or 4 (owner 64 registers with 28 B of spill; ownergeo 60, no spill)", "DMAssemblyKiranSetStrategy", k->ownerblocks, &k->ownerblocks, NULL));
   PetscCheck(k->ownerblocks == 2 || k->ownerblocks == 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_owner_blocks: 2 or 4, not %" PetscInt_FMT, k->ownerblocks);
+  s = (PetscEnum)k->geokernel;
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_geometry_kernel", "ownergeo (device): the geometry kernel, a warp per element or a thread per (element, Gauss point)", "DMAssemblyKiranSetStrategy", KiranGeometryKernels, s, &s, NULL));
+  k->geokernel = (PetscInt)s;
+  s            = (PetscEnum)k->storebatch;
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_owner_store", "ownergeo (device): the node's stores by owner's loop or with all store-list loads issued first (one memory latency a node)", "DMAssemblyKiranSetStrategy", KiranOwnerStores, s, &s, NULL));
+  k->storebatch = (PetscInt)s;
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -920,6 +932,7 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   if (KiranIsOwner(k)) {
     const PetscBool geo = (PetscBool)(k->strategy == DMASM_KIRAN_OWNERGEO);
     PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy], k->ownerblocks));
+    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); stores: %s (-dm_assembly_kiran_owner_store)\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", k->storebatch ? "batched, every store-list load first" : "owner's loop"));
     if (as->setupcalled) {
       const double ne = as->nelem ? (double)as->nelem : 1.0;
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
@@ -1068,8 +1081,12 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    (row) or, by symmetry, a row (transposed); auto takes the one with more consecutive target values (default)
 .  -dm_assembly_kiran_map16 <bool> - ppnirow: the index map as a 32-bit base and 24 16-bit offsets per store step where
    every step fits, else 32-bit (default true)
--  -dm_assembly_kiran_owner_blocks <2,4> - owner and ownergeo on the device: the kernel compiled for 2 blocks of 8 warps an SM (no
+.  -dm_assembly_kiran_owner_blocks <2,4> - owner and ownergeo on the device: the kernel compiled for 2 blocks of 8 warps an SM (no
    register spill) or 4 (64 registers, some spill to L1; default 4)
+.  -dm_assembly_kiran_geometry_kernel <warp,point> - ownergeo on the device: its geometry kernel, a warp per element
+   (default) or a thread per element and Gauss point (G staged per warp so that each store writes 64 B runs)
+-  -dm_assembly_kiran_owner_store <loop,batched> - ownergeo on the device: the node's stores by owner's loop (default) or
+   with every store-list load issued before the stores
 
    Level: intermediate
 
