@@ -482,7 +482,7 @@ __global__ static void __launch_bounds__(KIRAN_GEOPT_ELEMS * 8, 3) KiranOwnerGeo
     for (int r = 0; r < 8; r++) { /* value idx = 8 l + i of the chunk: thread l's (element 4w + l/8, point l%8) entry 8c + i */
       const int      idx = r * 32 + lane, l = idx >> 3, i = idx & 7;
       const PetscInt ee  = e0 + 4 * w + (l >> 3);
-      if (ee < n) G[ee * DMASM_OWNERGEO_G + (l & 7) * 24 + 8 * c + i] = stage[w][l * 9 + i];
+      if (ee < n) G[(PetscCount)ee * DMASM_OWNERGEO_G + (l & 7) * 24 + 8 * c + i] = stage[w][l * 9 + i];
     }
   }
 }
