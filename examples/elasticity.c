@@ -1,6 +1,6 @@
 static const char help[] = "The 3-D cantilever of Kiran, Sharma and Gautam (Table 2): 16 x 2 x 2 m, E = 200 GPa, nu = 0.333, fixed at x = 0,\n"
                            "a load P at the free end, on a DMPlex box of Q1 hexahedra (Table 3 meshes: -nx 192 -ny 24 -nz 24, 256 32 32,\n"
-                           "400 50 50, 512 64 64).  The stiffness matrix is assembled by DMAssembly (default: kiran, ppni4, into ELLWARP\n"
+                           "400 50 50, 512 64 64).  The stiffness matrix is assembled by DMAssembly (default: kiran, auto: ownergeo, into ELLWARP\n"
                            "on the GPU), Dirichlet rows by MatZeroRowsColumns, solved by CG + GAMG with the rigid-body near-null space;\n"
                            "the tip deflection is compared with Euler-Bernoulli and Timoshenko beam theory.\n"
                            "Options: -nx -ny -nz (cells), -L -b -h (m), -mesh <file> (e.g. gmsh hexahedra, the beam from x = 0; the tip load shared\n"

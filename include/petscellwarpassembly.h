@@ -153,7 +153,8 @@ typedef enum {
   DMASSEMBLY_KIRAN_TWOKERNEL,
   DMASSEMBLY_KIRAN_PPNIROW,
   DMASSEMBLY_KIRAN_OWNER,
-  DMASSEMBLY_KIRAN_OWNERGEO
+  DMASSEMBLY_KIRAN_OWNERGEO,
+  DMASSEMBLY_KIRAN_AUTO /* the default: ownergeo where its requirements hold, else owner or ppnirow (DMAssemblyView says why) */
 } DMAssemblyKiranStrategy;
 PETSC_EXTERN const char *const DMAssemblyKiranStrategies[];
 PETSC_EXTERN PetscErrorCode    DMAssemblyKiranSetStrategy(DMAssembly, DMAssemblyKiranStrategy);

@@ -143,7 +143,7 @@ static PetscErrorCode CreateAssembler(DM dm, const char *method, PetscBool host,
   if (colon) {
     PetscInt  s;
     PetscBool found;
-    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_OWNERGEO + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
+    PetscCall(PetscEListFind(DMASSEMBLY_KIRAN_AUTO + 1, DMAssemblyKiranStrategies, colon + 1, &s, &found));
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "unknown kiran strategy %s", colon + 1);
     PetscCall(DMAssemblyKiranSetStrategy(*as, (DMAssemblyKiranStrategy)s));
   }
@@ -176,6 +176,7 @@ static double BytesPerElement(const char *method, double nnzpe, double nodepe, P
   PetscStrcmp(method, "kiran:twokernel", &twok);
   PetscStrcmp(method, "kiran:owner", &owner);
   PetscStrcmp(method, "kiran:ownergeo", &ownergeo);
+  if (!strcmp(method, "kiran:auto")) ownergeo = PETSC_TRUE; /* the default strategy takes ownergeo on the box meshes (its View says so) */
   PetscStrcmp(method, "globalnz", &gnz);
   PetscStrcmp(method, "atomic", &atomic);
   *isk = kiran;
@@ -325,7 +326,7 @@ int main(int argc, char **argv)
           PetscCall(PetscStrncmp(methods[m], "kiran", 5, &isk));
           if (isk) PetscCall(DMAssemblyKiranGetColoringTime(c.as, &ctime));
           bpe  = BytesPerElement(methods[m], (double)nnz / nelem, (double)ndof / 3 / nelem, &isk, &two);
-          fpe  = !strcmp(methods[m], "kiran:owner") ? OwnerFlopsPerElement() : !strcmp(methods[m], "kiran:ownergeo") ? OwnerGeoFlopsPerElement() : flopspe;
+          fpe  = !strcmp(methods[m], "kiran:owner") ? OwnerFlopsPerElement() : !strcmp(methods[m], "kiran:ownergeo") || !strcmp(methods[m], "kiran:auto") ? OwnerGeoFlopsPerElement() : flopspe;
           if (nelem <= checkmax) {
             if (!Jref) PetscCall(MatConvert(J, MATSEQAIJ, MAT_INITIAL_MATRIX, &Jref)); /* the first method's matrix */
             else PetscCall(RelErr(J, Jref, &err));
@@ -336,7 +337,7 @@ int main(int argc, char **argv)
           first = PETSC_FALSE;
           if (it == 0) {
             if (!strcmp(methods[m], "kiran:element")) tbyelem[0] = t;
-            if (!strcmp(methods[m], "kiran:ppni4") || !strcmp(methods[m], "kiran:warp4") || !strcmp(methods[m], "kiran:ppni8") || !strcmp(methods[m], "kiran:warp8") || !strcmp(methods[m], "kiran:twokernel") || !strcmp(methods[m], "kiran:ppnirow") || !strcmp(methods[m], "kiran:owner") || !strcmp(methods[m], "kiran:ownergeo")) tbyelem[1] = tbyelem[1] < 0 ? t : PetscMin(tbyelem[1], t);
+            if (!strcmp(methods[m], "kiran:ppni4") || !strcmp(methods[m], "kiran:warp4") || !strcmp(methods[m], "kiran:ppni8") || !strcmp(methods[m], "kiran:warp8") || !strcmp(methods[m], "kiran:twokernel") || !strcmp(methods[m], "kiran:ppnirow") || !strcmp(methods[m], "kiran:owner") || !strcmp(methods[m], "kiran:ownergeo") || !strcmp(methods[m], "kiran:auto")) tbyelem[1] = tbyelem[1] < 0 ? t : PetscMin(tbyelem[1], t);
           }
           PetscCall(VecDestroy(&c.U));
           PetscCall(DMAssemblyDestroy(&c.as));

@@ -40,6 +40,8 @@ typedef enum {
   DMASM_KIRAN_OWNERGEO,  /* (not in the paper) owner's stores with the geometry computed once per element: a geometry
                             kernel writes each element's scaled gradients G (DMASM_OWNERGEO_G doubles), the owner kernel
                             reads them instead of recomputing the geometry per node-element pair */
+  DMASM_KIRAN_AUTO,      /* a request only (the default): set-up picks ownergeo where its requirements hold, else owner
+                            (only the tangled-element requirement failed) or ppnirow */
   DMASM_KIRAN_NSTRATEGIES
 } DMAsmKiranStrategy;
 
@@ -315,13 +317,15 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranGeometry(PetscInt nelem, const PetscRe
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOrder(PetscInt nelem, const PetscInt *dq2t, PetscCount cnt[2]);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, int tr, PetscInt nelem, const PetscInt *dcolelem, const PetscInt *dq2t, PetscCount nval, int *dmap, PetscCount *nuntouched, int **duntouched);
 /* owner: the store lists from the device element targets (a thread per element entry, then one per node) and the
-   untouched values; the assembly (a warp per node) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched);
+   untouched values (*ok = PETSC_FALSE, nothing else done, where a node's 16-bit store list does not fit); the
+   assembly (a warp per node) */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst);
 /* ownergeo: the geometry kernel (a warp per element into G; *bad = 1 where an element's det J is 0, not finite, or
    changes sign between its Gauss points; with ok, the flag zeroed first and read back, *ok: no such element, at
-   set-up), then the node kernel reading G */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst);
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeometry(PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok);
+   set-up; kind 0 a warp per element, 1 a thread per (element, Gauss point): -dm_assembly_kiran_geometry_kernel), then
+   the node kernel reading G */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

@@ -40,16 +40,23 @@
 
 PETSC_INTERN PetscErrorCode DMAsmElasGetCtx(DMAssembly, DMAsmElasCtx **);
 
-const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "ppnirow", "owner", "ownergeo", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
+const char *const DMAssemblyKiranStrategies[] = {"element", "warp4", "warp8", "ppni4", "ppni8", "twokernel", "ppnirow", "owner", "ownergeo", "auto", "DMAssemblyKiranStrategy", "DMASSEMBLY_KIRAN_", NULL};
 /* the Jacobian of warp4/warp8 (Kiran et al., Table 1) */
 static const char *const KiranJacobians[] = {"shuffle", "shared", "atomic", "KiranJacobian", "KIRAN_JAC_", NULL};
 /* ppnirow's store order: the one with more consecutive targets in a store step (auto), or forced (tests run both) */
 static const char *const KiranStoreOrders[] = {"auto", "row", "transposed", "KiranStoreOrder", "KIRAN_ORDER_", NULL};
+/* ownergeo's geometry kernel on the device: a warp per element (measured) or a thread per (element, Gauss point) */
+static const char *const KiranGeometryKernels[] = {"warp", "point", "KiranGeometryKernel", "KIRAN_GEOMETRY_", NULL};
+/* ownergeo's stores on the device: owner's loop (a list load, then its store, 32 values a round) or all list loads first */
+static const char *const KiranOwnerStores[] = {"loop", "batched", "KiranOwnerStore", "KIRAN_OWNER_STORE_", NULL};
 
 #define KIRAN_GEO 80 /* two kernels: per element 8 x (inverse Jacobian 9 + w|det J| 1) */
 
 typedef struct {
-  PetscInt       strategy;                  /* DMAsmKiranStrategy */
+  PetscInt       request;                   /* DMAsmKiranStrategy asked for (DMASM_KIRAN_AUTO: chosen at set-up) */
+  PetscInt       strategy;                  /* DMAsmKiranStrategy in use (the request, or auto's choice) */
+  int            refused;                   /* auto: 0 ownergeo taken, 1 an owner requirement failed (ppnirow), 2 only the untangled-element one (owner) */
+  char           why[256];                  /* auto: the requirement that failed (View) */
   PetscInt       jac;                       /* warp4/warp8: the Jacobian by warp shuffle (0), shared memory (1), atomics (2) */
   PetscInt       ncolors, *colptr, *colelem; /* colour c: colour-ordered positions colptr[c] .. colptr[c+1]; colelem[p]: its element */
   PetscInt      *dcolelem;
@@ -61,6 +68,8 @@ typedef struct {
   PetscInt       order;                     /* ppnirow: KiranStoreOrders (0 auto, 1 row, 2 transposed) */
   PetscBool      tr;                        /* ppnirow: stores in the transposed order (DMAsmKiranMapPos) */
   PetscCount     ordercnt[2];               /* ppnirow: consecutive targets in a store step, row / transposed order */
+  PetscInt       geokernel;                 /* ownergeo (device): KiranGeometryKernels (0 warp, 1 point) */
+  PetscInt       storebatch;                /* ownergeo (device): KiranOwnerStores (0 loop, 1 batched) */
   PetscInt       ownerblocks;               /* owner (device): blocks of 8 warps an SM the kernel is compiled for (2: no spill, 4: 64 registers) */
   PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
   int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
@@ -89,6 +98,18 @@ static PetscLogEvent DMASM_KiranGeometry;
 static inline PetscBool KiranIsOwner(const DMAssembly_Kiran *k)
 {
   return (PetscBool)(k->strategy == DMASM_KIRAN_OWNER || k->strategy == DMASM_KIRAN_OWNERGEO);
+}
+
+/* a requirement of owner/ownergeo failed (k->why says which): an error for an explicit request (never a silent
+   fallback), for auto the reason its choice falls back (*ok = PETSC_FALSE, refused: 1 owner's requirements, 2 the
+   untangled elements of ownergeo only) */
+static PetscErrorCode KiranRefuse(DMAssembly as, DMAssembly_Kiran *k, PetscErrorCode code, int refused, PetscBool *ok)
+{
+  PetscFunctionBegin;
+  PetscCheck(k->request == DMASM_KIRAN_AUTO, PetscObjectComm((PetscObject)as), code, "DMAssembly kiran %s: %s", DMAssemblyKiranStrategies[k->strategy], k->why);
+  k->refused = refused;
+  *ok        = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -227,16 +248,25 @@ static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, cons
 /* ---------------------------------------------------------------------------------------------------------- */
 
 /* owner: the node -> element CSR and each element vertex's neighbour slots in the nodes of the element's vertices */
-static PetscErrorCode OwnerAdjacency(DMAssembly as, DMAssembly_Kiran *k)
+static PetscErrorCode OwnerAdjacency(DMAssembly as, DMAssembly_Kiran *k, PetscBool *ok)
 {
   const PetscInt nelem = as->nelem, nnode = as->ndof / 3;
   PetscInt      *cnt, *nb, maxnb = 0;
   PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
+  *ok = PETSC_TRUE;
   PetscCall(PetscTime(&t0));
-  PetscCheck(as->ncomp == 3 && as->ndof % 3 == 0, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran owner: a 3-component field with every vertex's 3 dofs consecutive");
-  PetscCheck((PetscCount)nelem * 8 < PETSC_INT32_MAX, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran owner: at most 2^28 elements");
+  if (!(as->ncomp == 3 && as->ndof % 3 == 0)) {
+    PetscCall(PetscSNPrintf(k->why, sizeof(k->why), "a 3-component field with every vertex's 3 dofs consecutive is needed (the field has %" PetscInt_FMT " components, %" PetscInt_FMT " dofs)", as->ncomp, as->ndof));
+    PetscCall(KiranRefuse(as, k, PETSC_ERR_SUP, 1, ok));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!((PetscCount)nelem * 8 < PETSC_INT32_MAX)) {
+    PetscCall(PetscSNPrintf(k->why, sizeof(k->why), "at most 2^28 elements (32-bit node-element pairs), the mesh has %" PetscInt_FMT, nelem));
+    PetscCall(KiranRefuse(as, k, PETSC_ERR_SUP, 1, ok));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   k->nnode = nnode;
   k->npair = 8 * nelem;
   PetscCall(PetscCalloc1(nnode + 1, &k->nptr));
@@ -244,7 +274,11 @@ static PetscErrorCode OwnerAdjacency(DMAssembly as, DMAssembly_Kiran *k)
   for (PetscInt e = 0; e < nelem; e++)
     for (PetscInt a = 0; a < 8; a++) {
       const PetscInt d = as->edof[a * 3 * nelem + e];
-      PetscCheck(d % 3 == 0 && as->edof[(a * 3 + 1) * nelem + e] == d + 1 && as->edof[(a * 3 + 2) * nelem + e] == d + 2, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran owner: the dofs of a vertex must be 3v, 3v+1, 3v+2 (vertex-major numbering without constraints)");
+      if (!(d % 3 == 0 && as->edof[(a * 3 + 1) * nelem + e] == d + 1 && as->edof[(a * 3 + 2) * nelem + e] == d + 2)) { /* the rest is freed by FreeData() */
+        PetscCall(PetscSNPrintf(k->why, sizeof(k->why), "the dofs of a vertex must be 3v, 3v+1, 3v+2 (vertex-major numbering without constraints): vertex %" PetscInt_FMT " of element %" PetscInt_FMT " has dofs %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT, a, e, d, as->edof[(a * 3 + 1) * nelem + e], as->edof[(a * 3 + 2) * nelem + e]));
+        PetscCall(KiranRefuse(as, k, PETSC_ERR_SUP, 1, ok));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
       k->vnode[a * nelem + e] = (int)(d / 3);
       k->nptr[d / 3 + 1]++;
     }
@@ -261,7 +295,12 @@ static PetscErrorCode OwnerAdjacency(DMAssembly as, DMAssembly_Kiran *k)
         PetscInt       loc;
         PetscCall(PetscFindInt(u, n, nb, &loc));
         if (loc >= 0) continue;
-        PetscCheck(n < DMASM_OWNER_MAXNB, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran owner: vertex %" PetscInt_FMT " has more than %d neighbours (its accumulators are in shared memory); use ppnirow", v, DMASM_OWNER_MAXNB);
+        if (n >= DMASM_OWNER_MAXNB) {
+          PetscCall(PetscFree2(cnt, nb));
+          PetscCall(PetscSNPrintf(k->why, sizeof(k->why), "vertex %" PetscInt_FMT " has more than %d neighbours (DMASM_OWNER_MAXNB: the accumulators are in shared memory); use ppnirow", v, DMASM_OWNER_MAXNB));
+          PetscCall(KiranRefuse(as, k, PETSC_ERR_SUP, 1, ok));
+          PetscFunctionReturn(PETSC_SUCCESS);
+        }
         for (PetscInt m = n; m > -(loc + 1); m--) nb[m] = nb[m - 1];
         nb[-(loc + 1)] = u;
         n++;
@@ -395,22 +434,20 @@ static PetscErrorCode FreeData(DMAssembly_Kiran *k)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SetUp_Kiran(DMAssembly as)
+/* the set-up of strategy k->strategy (everything freed first); *ok = PETSC_FALSE where auto's ownergeo or owner
+   does not apply (KiranRefuse: k->why) */
+static PetscErrorCode SetUpStrategy(DMAssembly as, DMAssembly_Kiran *k, PetscBool *ok)
 {
-  DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
-  const PetscInt    nelem = as->nelem;
+  const PetscInt nelem = as->nelem;
 
   PetscFunctionBegin;
-  PetscCall(DMAsmElasGetCtx(as, &k->c));
-  PetscCheck(k->c, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran computes the hexahedral elasticity element inside its kernels: set DMAssemblyElasticityKernels(); for other kernels use globalnz, atomic or color");
-  PetscCheck(as->dim == 3 && as->nvert == 8 && as->nen == 24, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: 8-node hexahedra with 3 dofs a node only, the mesh has %s (%" PetscInt_FMT " dofs per element); use globalnz, atomic or color", as->ename, as->nen);
-  PetscCheck(k->c->nq == 8, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: 2 x 2 x 2 Gauss points (the Q1 PetscFE's default quadrature), the PetscFE has %" PetscInt_FMT " points", k->c->nq);
-  PetscCheck(!as->mpi, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: one process only");
+  *ok = PETSC_TRUE;
   PetscCall(FreeData(k));
   if (KiranIsOwner(k)) { /* no colouring: the node -> element adjacency, the inputs in element order */
     k->ncolors   = 0;
     k->colortime = 0;
-    PetscCall(OwnerAdjacency(as, k));
+    PetscCall(OwnerAdjacency(as, k, ok));
+    if (!*ok) PetscFunctionReturn(PETSC_SUCCESS);
   } else {
     PetscCall(PetscLogEventBegin(DMASSEMBLY_Color, as, 0, 0, 0));
     PetscCall(Colour(as, k));
@@ -439,7 +476,11 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
     PetscInt bad;
     PetscCall(PetscMalloc1((size_t)DMASM_OWNERGEO_G * nelem, &k->geo));
     bad = HostKiranOwnerGeometry(nelem, k->c->ref, k->xk, k->geo);
-    PetscCheck(bad < 0, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONG, "DMAssembly kiran ownergeo: element %" PetscInt_FMT " is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)", k->colelem ? k->colelem[bad] : bad);
+    if (bad >= 0) {
+      PetscCall(PetscSNPrintf(k->why, sizeof(k->why), "element %" PetscInt_FMT " is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)", bad));
+      PetscCall(KiranRefuse(as, k, PETSC_ERR_ARG_WRONG, 2, ok));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
   }
   k->dcolelem = k->colelem;
   k->dxk      = k->xk;
@@ -476,16 +517,59 @@ static PetscErrorCode SetUp_Kiran(DMAssembly as)
     }
     if (k->strategy == DMASM_KIRAN_TWOKERNEL) PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * KIRAN_GEO * nelem));
     if (k->strategy == DMASM_KIRAN_OWNERGEO) { /* the geometry kernel once here: a tangled element is an error at set-up */
-      PetscBool ok;
+      PetscBool gok;
       PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * DMASM_OWNERGEO_G * nelem));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dgeobad, sizeof(int)));
-      PetscCall(DMAsmCUDAKiranOwnerGeometry(nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, &ok));
-      PetscCheck(ok, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_WRONG, "DMAssembly kiran ownergeo: an element is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)");
+      PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, &gok));
+      if (!gok) {
+        PetscCall(PetscStrncpy(k->why, "an element is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)", sizeof(k->why)));
+        PetscCall(KiranRefuse(as, k, PETSC_ERR_ARG_WRONG, 2, ok));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
     }
   }
 #endif
   if (KiranIsOwner(k)) PetscCall(PetscInfo(as, "kiran %s: %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, adjacency %.3f s on the host\n", DMAssemblyKiranStrategies[k->strategy], k->nnode, k->npair, k->maxnb, (double)k->adjtime));
   else PetscCall(PetscInfo(as, "kiran %s: %" PetscInt_FMT " colours (largest vertex valence %" PetscInt_FMT "), greedy colouring %.3f s on the host\n", DMAssemblyKiranStrategies[k->strategy], k->ncolors, k->maxval, (double)k->colortime));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* auto's fallback: ownergeo refused only for a tangled element -> owner (the same stores, |det J| per pair, no such
+   requirement; 14.4 ns/element on the H100's mesh 1 against ppnirow's 17.9); any other owner requirement -> ppnirow
+   (the fastest colouring strategy measured: logs-ppnirow/, 1.04x twokernel, faster than ppni4/ppni8) */
+static PetscErrorCode AutoFallBack(DMAssembly as, DMAssembly_Kiran *k)
+{
+  PetscBool ok;
+
+  PetscFunctionBegin;
+  k->strategy = k->refused == 2 ? DMASM_KIRAN_OWNER : DMASM_KIRAN_PPNIROW;
+  PetscCall(SetUpStrategy(as, k, &ok));
+  if (!ok) { /* owner refused too (it has all of ownergeo's requirements but one): ppnirow has none of them */
+    k->refused  = 1;
+    k->strategy = DMASM_KIRAN_PPNIROW;
+    PetscCall(SetUpStrategy(as, k, &ok));
+  }
+  PetscCheck(ok, PetscObjectComm((PetscObject)as), PETSC_ERR_PLIB, "DMAssembly kiran auto: ppnirow refused");
+  PetscCall(PetscInfo(as, "kiran auto: ownergeo refused (%s), took %s\n", k->why, DMAssemblyKiranStrategies[k->strategy]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetUp_Kiran(DMAssembly as)
+{
+  DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
+  PetscBool         ok;
+
+  PetscFunctionBegin;
+  PetscCall(DMAsmElasGetCtx(as, &k->c));
+  PetscCheck(k->c, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran computes the hexahedral elasticity element inside its kernels: set DMAssemblyElasticityKernels(); for other kernels use globalnz, atomic or color");
+  PetscCheck(as->dim == 3 && as->nvert == 8 && as->nen == 24, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: 8-node hexahedra with 3 dofs a node only, the mesh has %s (%" PetscInt_FMT " dofs per element); use globalnz, atomic or color", as->ename, as->nen);
+  PetscCheck(k->c->nq == 8, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: 2 x 2 x 2 Gauss points (the Q1 PetscFE's default quadrature), the PetscFE has %" PetscInt_FMT " points", k->c->nq);
+  PetscCheck(!as->mpi, PetscObjectComm((PetscObject)as), PETSC_ERR_SUP, "DMAssembly kiran: one process only");
+  k->refused  = 0;
+  k->why[0]   = 0;
+  k->strategy = k->request == DMASM_KIRAN_AUTO ? DMASM_KIRAN_OWNERGEO : k->request; /* auto: the fastest measured first */
+  PetscCall(SetUpStrategy(as, k, &ok));
+  if (!ok) PetscCall(AutoFallBack(as, k));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -537,7 +621,7 @@ static PetscErrorCode UntouchedFromBT(DMAssembly_Kiran *k, PetscBT *seen)
 /* owner's store lists from q2t: each element entry's target into its row node's accumulator slot tgt[v][acc] (every
    element sharing the entry must name the same target), then per node the list sorted by target (DMAsmOwnerPack);
    the loop order and checks of the device builder (KiranOwnerScatterKernel, KiranOwnerPackKernel) */
-static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscInt *q2t)
+static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscInt *q2t, PetscBool *ok)
 {
   const PetscInt cap = 9 * k->maxnb, nelem = as->nelem;
   int           *tgt;
@@ -556,7 +640,14 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscI
     }
   }
   PetscCall(PetscMalloc3(k->nnode, &k->obase, k->nnode, &k->ocnt, (size_t)cap * k->nnode, &k->olist));
-  for (PetscInt v = 0; v < k->nnode; v++) PetscCheck(DMAsmOwnerPack((int)k->maxnb, tgt + (PetscCount)v * cap, k->obase + v, k->ocnt + v, k->olist + (PetscCount)v * cap), PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly kiran owner: the values of node %" PetscInt_FMT "'s rows spread over more than 65536 positions of the target (16-bit offsets); use ppnirow", v);
+  *ok = PETSC_TRUE;
+  for (PetscInt v = 0; v < k->nnode; v++)
+    if (!DMAsmOwnerPack((int)k->maxnb, tgt + (PetscCount)v * cap, k->obase + v, k->ocnt + v, k->olist + (PetscCount)v * cap)) {
+      PetscCall(PetscFree(tgt));
+      PetscCall(PetscSNPrintf(k->why, sizeof(k->why), "the values of node %" PetscInt_FMT "'s rows spread over more than 65536 positions of the target (16-bit store lists); use ppnirow", v));
+      PetscCall(KiranRefuse(as, k, PETSC_ERR_SUP, 1, ok));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
   PetscCall(PetscFree(tgt));
   PetscCall(PetscBTCreate(k->nval, &seen));
   for (PetscInt v = 0; v < k->nnode; v++)
@@ -596,8 +687,11 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
   if (KiranIsOwner(k)) {
-    PetscCall(OwnerPlan(as, k, q2t));
-    PetscFunctionReturn(PETSC_SUCCESS);
+    PetscBool ok;
+    PetscCall(OwnerPlan(as, k, q2t, &ok));
+    if (ok) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(AutoFallBack(as, k)); /* auto only (an explicit request errored): the 16-bit lists are the one requirement known only with the target */
+    PetscCall(CheckTarget(as, B));
   }
   if (k->strategy == DMASM_KIRAN_PPNIROW) {
     for (PetscInt e = 0; e < nelem; e++)
@@ -659,11 +753,16 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
 #if defined(ELLWARP_HAVE_CUDA)
   if (KiranIsOwner(k)) {
     const PetscCount cap = 9 * k->maxnb;
+    PetscBool        ok;
     PetscCall(DMAsmCUDAMalloc((void **)&k->dobase, sizeof(int) * k->nnode));
     PetscCall(DMAsmCUDAMalloc((void **)&k->docnt, sizeof(int) * k->nnode));
     PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
-    PetscCall(DMAsmCUDAKiranOwnerPlan(as->nelem, k->nnode, (int)k->maxnb, k->dvnode, k->djsl, dq2t, k->nval, k->dobase, k->docnt, k->dolist, &k->nuntouched, &k->duntouched));
-    PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(DMAsmCUDAKiranOwnerPlan(as->nelem, k->nnode, (int)k->maxnb, k->dvnode, k->djsl, dq2t, k->nval, k->dobase, k->docnt, k->dolist, &k->nuntouched, &k->duntouched, &ok));
+    if (ok) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PetscStrncpy(k->why, "the values of a node's rows spread over more than 65536 positions of the target (16-bit store lists)", sizeof(k->why)));
+    PetscCall(KiranRefuse(as, k, PETSC_ERR_SUP, 1, &ok));
+    PetscCall(AutoFallBack(as, k)); /* auto only: ppnirow, its set-up again, then its map below */
+    PetscCall(CheckTarget(as, B));
   }
   if (k->strategy == DMASM_KIRAN_PPNIROW) {
     PetscCall(DMAsmCUDAKiranOrder(as->nelem, dq2t, k->ordercnt));
@@ -764,9 +863,9 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
       PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
       /* set-up checked the elements (the same coordinates): the flag is not read again */
       PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
-      PetscCall(DMAsmCUDAKiranOwnerGeometry(as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
+      PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
       PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
-      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
+      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, (int)k->storebatch, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
 #endif
     }
@@ -790,13 +889,13 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
 static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems PetscOptionsObject)
 {
   DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
-  PetscEnum         s = (PetscEnum)k->strategy;
+  PetscEnum         s = (PetscEnum)k->request;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "DMAssembly kiran");
-  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_strategy", "hex8 elasticity: one thread per element, a warp per element (4/8 threads a row, PPNI), two kernels, or a warp per node writing each value once (owner; ownergeo: with the geometry once per element)", "DMAssemblyKiranSetStrategy", DMAssemblyKiranStrategies, s, &s, NULL));
-  PetscCheck(!as->setupcalled || (PetscInt)s == k->strategy, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly kiran: -dm_assembly_kiran_strategy must be set before DMAssemblySetUp() (the inputs are laid out for the strategy)");
-  k->strategy = (PetscInt)s;
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_strategy", "hex8 elasticity: one thread per element, a warp per element (4/8 threads a row, PPNI), two kernels, or a warp per node writing each value once (owner; ownergeo: with the geometry once per element); auto: ownergeo where its requirements hold, else owner or ppnirow", "DMAssemblyKiranSetStrategy", DMAssemblyKiranStrategies, s, &s, NULL));
+  PetscCheck(!as->setupcalled || (PetscInt)s == k->request, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssembly kiran: -dm_assembly_kiran_strategy must be set before DMAssemblySetUp() (the inputs are laid out for the strategy)");
+  k->request = (PetscInt)s;
   s           = (PetscEnum)k->jac;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_jacobian", "warp4/warp8 (device): the Jacobian by warp shuffle, shared memory or shared-memory atomics (Kiran et al., Table 1)", "DMAssemblyKiranSetStrategy", KiranJacobians, s, &s, NULL));
   k->jac = (PetscInt)s;
@@ -805,6 +904,12 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   k->order = (PetscInt)s;
   PetscCall(PetscOptionsInt("-dm_assembly_kiran_owner_blocks", "owner, ownergeo (device): the node kernel compiled for 2 blocks of 8 warps an SM (owner 88 registers, ownergeo 88, no spill) or 4 (owner 64 registers with 28 B of spill; ownergeo 60, no spill)", "DMAssemblyKiranSetStrategy", k->ownerblocks, &k->ownerblocks, NULL));
   PetscCheck(k->ownerblocks == 2 || k->ownerblocks == 4, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_owner_blocks: 2 or 4, not %" PetscInt_FMT, k->ownerblocks);
+  s = (PetscEnum)k->geokernel;
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_geometry_kernel", "ownergeo (device): the geometry kernel, a warp per element or a thread per (element, Gauss point)", "DMAssemblyKiranSetStrategy", KiranGeometryKernels, s, &s, NULL));
+  k->geokernel = (PetscInt)s;
+  s            = (PetscEnum)k->storebatch;
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_owner_store", "ownergeo (device): the node's stores by owner's loop or with all store-list loads issued first (one memory latency a node)", "DMAssemblyKiranSetStrategy", KiranOwnerStores, s, &s, NULL));
+  k->storebatch = (PetscInt)s;
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -816,9 +921,18 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values", "write-once: a warp per node walks the node's elements, recomputes their geometry (all Gauss points at once), sums the node's 3 block rows in shared memory and stores each of its values once, sorted by target", "write-once with the geometry once per element: a geometry kernel (a warp per element) writes the element's gradients scaled by sqrt(w |det J|) at its 8 Gauss points (1536 B), then owner's warp per node reads them instead of recomputing them, sums its 3 block rows in shared memory and stores each value once"};
 
   PetscFunctionBegin;
+  if (k->request == DMASM_KIRAN_AUTO) { /* which strategy auto took, and why */
+    if (!as->setupcalled) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy auto: decided at set-up: ownergeo where its requirements hold (3 components, vertex-major dofs 3v..3v+2, at most %d neighbours a vertex, no tangled element; 16-bit store lists into the target, at the first Jacobian), else owner (only the tangled elements fail) or ppnirow\n", DMASM_OWNER_MAXNB));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    if (!k->refused) PetscCall(PetscViewerASCIIPrintf(viewer, "strategy auto chose ownergeo (the fastest measured): its requirements hold: 3 components with vertex-major dofs 3v..3v+2, at most %" PetscInt_FMT " neighbours a vertex (limit %d), no tangled element%s\n", k->maxnb, DMASM_OWNER_MAXNB, k->nval ? ", 16-bit store lists into the target" : "; the 16-bit store lists are checked at the first Jacobian (else ppnirow)"));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "strategy auto chose %s: ownergeo refused: %s; %s\n", DMAssemblyKiranStrategies[k->strategy], k->why, k->strategy == DMASM_KIRAN_OWNER ? "owner has no such requirement (|det J| per node-element pair) and is the fastest after ownergeo (H100, mesh 1: 14.4 ns/element, ppnirow 17.9)" : "ppnirow has none of owner's requirements and is the fastest colouring strategy measured (H100, mesh 1: 17.9 ns/element)"));
+  }
   if (KiranIsOwner(k)) {
     const PetscBool geo = (PetscBool)(k->strategy == DMASM_KIRAN_OWNERGEO);
     PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy], k->ownerblocks));
+    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); stores: %s (-dm_assembly_kiran_owner_store)\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", k->storebatch ? "batched, every store-list load first" : "owner's loop"));
     if (as->setupcalled) {
       const double ne = as->nelem ? (double)as->nelem : 1.0;
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
@@ -869,8 +983,8 @@ static PetscErrorCode GetColoring_Kiran(DMAssembly as, PetscInt *ncolors, const 
 static PetscErrorCode SetStrategy_Kiran(DMAssembly as, DMAssemblyKiranStrategy s)
 {
   PetscFunctionBegin;
-  PetscCheck(!as->setupcalled || (PetscInt)s == ((DMAssembly_Kiran *)as->data)->strategy, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblyKiranSetStrategy: call it before DMAssemblySetUp()");
-  ((DMAssembly_Kiran *)as->data)->strategy = (PetscInt)s;
+  PetscCheck(!as->setupcalled || (PetscInt)s == ((DMAssembly_Kiran *)as->data)->request, PetscObjectComm((PetscObject)as), PETSC_ERR_ORDER, "DMAssemblyKiranSetStrategy: call it before DMAssemblySetUp()");
+  ((DMAssembly_Kiran *)as->data)->request = (PetscInt)s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -899,12 +1013,19 @@ static PetscErrorCode Destroy_Kiran(DMAssembly as)
 
   Input Parameters:
 + as - the assembler (type `DMASSEMBLYKIRAN`; other types ignore the call)
-- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8`, `_TWOKERNEL`, `_PPNIROW`, `_OWNER` or `_OWNERGEO`
+- s  - `DMASSEMBLY_KIRAN_ELEMENT`, `_WARP4`, `_WARP8`, `_PPNI4`, `_PPNI8`, `_TWOKERNEL`, `_PPNIROW`, `_OWNER`, `_OWNERGEO` or `_AUTO`
 
   Options Database Key:
-. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow,owner,ownergeo> - the strategy (default ppni4)
+. -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow,owner,ownergeo,auto> - the strategy (default auto)
 
   Level: intermediate
+
+  Note:
+  `DMASSEMBLY_KIRAN_AUTO` decides at `DMAssemblySetUp()`: ownergeo (the fastest measured) where its requirements hold (3
+  components, vertex-major dofs 3v..3v+2, at most 40 neighbours a vertex, no tangled element), else owner where only
+  the tangled-element one fails, else ppnirow; the 16-bit store lists of owner/ownergeo are checked with the target at
+  the first `DMAssemblyComputeJacobian()` (ppnirow where they do not fit).  `DMAssemblyView()` says which and why.  An
+  explicitly requested strategy whose requirements fail is an error, never replaced.
 
 .seealso: `DMAssembly`, `DMASSEMBLYKIRAN`, `DMAssemblyElasticityKernels()`
 @*/
@@ -947,20 +1068,25 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    (ELLWARP slots or CSR) read coalesced, no atomics.
 
    Options Database Keys:
-+  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow,owner,ownergeo> - one thread per element; a warp per
++  -dm_assembly_kiran_strategy <element,warp4,warp8,ppni4,ppni8,twokernel,ppnirow,owner,ownergeo,auto> - one thread per element; a warp per
    element with 4 or 8 threads per element-matrix row, the Jacobian by warp shuffle; the same with the geometry of
    all Gauss points at once (PPNI); a geometry kernel then one thread per entry; PPNI with a lane per element-matrix
    row and stores ordered for consecutive target values; owner: a warp per node (its 3 rows) over its elements,
    each matrix value written once, no colouring; ownergeo: owner with the geometry computed once per element by a
-   geometry kernel (default ppni4)
+   geometry kernel; auto: ownergeo where its requirements hold, else owner (tangled elements) or ppnirow, decided at
+   set-up (`DMAssemblyView()` says which and why; default auto)
 .  -dm_assembly_kiran_jacobian <shuffle,shared,atomic> - warp4/warp8 on the device: the Jacobian by warp shuffle, shared
    memory or shared-memory atomics (Kiran et al., Table 1; atomic is not bitwise reproducible; default shuffle)
 .  -dm_assembly_kiran_store_order <auto,row,transposed> - ppnirow: a store step writes a column of the element matrix
    (row) or, by symmetry, a row (transposed); auto takes the one with more consecutive target values (default)
 .  -dm_assembly_kiran_map16 <bool> - ppnirow: the index map as a 32-bit base and 24 16-bit offsets per store step where
    every step fits, else 32-bit (default true)
--  -dm_assembly_kiran_owner_blocks <2,4> - owner and ownergeo on the device: the kernel compiled for 2 blocks of 8 warps an SM (no
+.  -dm_assembly_kiran_owner_blocks <2,4> - owner and ownergeo on the device: the kernel compiled for 2 blocks of 8 warps an SM (no
    register spill) or 4 (64 registers, some spill to L1; default 4)
+.  -dm_assembly_kiran_geometry_kernel <warp,point> - ownergeo on the device: its geometry kernel, a warp per element
+   (default) or a thread per element and Gauss point (G staged per warp so that each store writes 64 B runs)
+-  -dm_assembly_kiran_owner_store <loop,batched> - ownergeo on the device: the node's stores by owner's loop (default) or
+   with every store-list load issued before the stores
 
    Level: intermediate
 
@@ -968,7 +1094,8 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    The residual goes through the element buffers and the packed reduction (globalnz's).  Other kernels or elements
    are refused at set-up with an error.  owner and ownergeo need vertex-major dofs (3v, 3v+1, 3v+2) and at most 40
    neighbours a vertex; `DMAssemblyGetColoring()` is an error with them (they colour nothing); ownergeo refuses an
-   inverted or degenerate element (det J zero or changing sign inside it) with an error at set-up.
+   inverted or degenerate element (det J zero or changing sign inside it) with an error at set-up.  Asked for
+   explicitly, a strategy whose requirements fail is an error; auto falls back instead and says why.
 
 .seealso: `DMAssembly`, `DMAssemblySetType()`, `DMAssemblyKiranSetStrategy()`, `DMAssemblyElasticityKernels()`, `DMASSEMBLYCOLOR`
 M*/
@@ -979,7 +1106,8 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   PetscFunctionBegin;
   if (!DMASM_KiranGeometry) PetscCall(PetscLogEventRegister("DMAsmKiranGeom", DMASSEMBLY_CLASSID, &DMASM_KiranGeometry));
   PetscCall(PetscNew(&k));
-  k->strategy             = DMASM_KIRAN_PPNI4;
+  k->request              = DMASM_KIRAN_AUTO;
+  k->strategy             = DMASM_KIRAN_OWNERGEO; /* auto's first choice until set-up decides */
   k->map16                = PETSC_TRUE;
   k->ownerblocks          = 4;
   as->data                = k;

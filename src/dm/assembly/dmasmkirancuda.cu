@@ -323,6 +323,23 @@ __device__ __forceinline__ void OwnerStore(int lane, int base, int n, const unsi
   }
 }
 
+/* ownergeo's stores, batched (-dm_assembly_kiran_owner_store batched): OwnerStore's loop issues a list load, waits for
+   it (DRAM: the lists are read once), stores, and only then the next 32 values' load, unless the compiler pipelines a
+   loop of runtime length; a node's ~250 values are 8 such rounds, 8 memory latencies at the end of every node warp
+   (~3 us against the ~5 us of its 8 pairs, if not hidden by the other warps).  Here every lane loads its up to
+   OWNER_STORE_R entries first (fully unrolled: the loads are all in flight at once, one latency a node), then stores.
+   The registers are those the pair loop no longer uses (its state is in shared memory). */
+#define OWNER_STORE_R ((9 * DMASM_OWNER_MAXNB + 31) / 32)
+__device__ __forceinline__ void OwnerStoreBatched(int lane, int base, int n, const unsigned *__restrict__ l, const PetscReal *acc, PetscScalar *__restrict__ dst)
+{
+  unsigned m[OWNER_STORE_R];
+#pragma unroll
+  for (int r = 0; r < OWNER_STORE_R; r++) m[r] = lane + 32 * r < n ? l[lane + 32 * r] : 0;
+#pragma unroll
+  for (int r = 0; r < OWNER_STORE_R; r++)
+    if (lane + 32 * r < n) dst[base + (int)(m[r] >> 16)] = acc[m[r] & 0xffff];
+}
+
 /* ownergeo's column step (the M form, DMAsmOwnerGeoPoint/Entry): lane l = 3b + k < 24 sums column k of
    M_ab = sum_q g_a g_b^T over the 8 points (prescaled gradients sg[q][b][d]: 4 shared loads and 3 FMAs a point), then
    the 24 columns go through shared memory (sg, the gradients no longer needed by any lane: sg[3 l + i] = M_ab[i][k]),
@@ -426,6 +443,50 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranOwnerGeometryKer
   }
 }
 
+/* ownergeo, first kernel, the point variant (-dm_assembly_kiran_geometry_kernel point): a thread per (element, Gauss
+   point), a block of 256 threads = 32 elements.  Why: the warp kernel (a warp per element) spends ~350 warp instructions
+   an element on 3 Jacobian passes, 27-lane inverses, 6 gradient passes and 7 warp barriers with 25.6 kB of shared memory
+   a block, and measured 40 % of the bandwidth (H100, mesh 1: 1.44 ns/element for 1 728 B).  Here each thread computes
+   its point's Jacobian (72 FMAs), inverse and 24 scaled gradients in registers (DMAsmElasJacInv/DMAsmElasGrad: the
+   host reference's functions): ~400 thread instructions a point, ~100 warp instructions an element, so the kernel is
+   left with its bytes: the block's 32 x 192 B of coordinates are read in 3 coalesced passes (sx, elements padded to 25
+   doubles and sdN's points to 25: conflict-free shared loads), and G is written through a per-warp staging buffer in 3
+   chunks of 8 gradients a thread, so that each warp store instruction writes 4 aligned runs of 64 B (8 full sectors)
+   instead of the 32 sectors of a 192 B-strided store.  Registers and shared memory: nvcc -Xptxas -v (README).  The
+   sign check of det J: the 8 threads of an element are 8 consecutive lanes, det at point 0 by a shuffle. */
+#define KIRAN_GEOPT_ELEMS 32 /* elements a block (8 threads each) */
+__global__ static void __launch_bounds__(KIRAN_GEOPT_ELEMS * 8, 3) KiranOwnerGeometryPointKernel(PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, PetscReal *__restrict__ G, int *__restrict__ bad)
+{
+  __shared__ PetscReal sw[8], sdN[8 * 25], sx[KIRAN_GEOPT_ELEMS * 25], stage[8][32 * 9];
+  const int            t = threadIdx.x, lane = t & 31, w = t >> 5, el = t >> 3, q = t & 7;
+  const PetscInt       e0 = blockIdx.x * (PetscInt)KIRAN_GEOPT_ELEMS, e = e0 + el;
+  const int            nb = (int)(n - e0 < KIRAN_GEOPT_ELEMS ? n - e0 : KIRAN_GEOPT_ELEMS);
+  for (int i = t; i < 200; i += blockDim.x) {
+    if (i < 8) sw[i] = ref[i];
+    else sdN[((i - 8) / 24) * 25 + (i - 8) % 24] = ref[i];
+  }
+  for (int i = t; i < KIRAN_GEOPT_ELEMS * 24; i += blockDim.x) sx[(i / 24) * 25 + i % 24] = i < nb * 24 ? xk[(PetscCount)e0 * 24 + i] : 0; /* coalesced */
+  __syncthreads();
+  const PetscReal *x = sx + el * 25, *dN = sdN + q * 25; /* read from shared memory where used: fewer live registers */
+  PetscReal        Ji[9], g[24];
+  const PetscReal  det = DMAsmElasJacInv(3, 8, dN, x, Ji), d0 = __shfl_sync(0xffffffffu, det, lane & ~7), sc = sqrt(sw[q] * fabs(det));
+  if (e < n && !(det * d0 > 0)) *bad = 1;
+  DMAsmElasGrad(3, 8, dN, Ji, g);
+#pragma unroll
+  for (int c = 0; c < 3; c++) { /* chunk c: gradients 8c .. 8c+7 of every thread of the warp */
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < 8; i++) stage[w][lane * 9 + i] = g[8 * c + i] * sc;
+    __syncwarp();
+#pragma unroll
+    for (int r = 0; r < 8; r++) { /* value idx = 8 l + i of the chunk: thread l's (element 4w + l/8, point l%8) entry 8c + i */
+      const int      idx = r * 32 + lane, l = idx >> 3, i = idx & 7;
+      const PetscInt ee  = e0 + 4 * w + (l >> 3);
+      if (ee < n) G[(PetscCount)ee * DMASM_OWNERGEO_G + (l & 7) * 24 + 8 * c + i] = stage[w][l * 9 + i];
+    }
+  }
+}
+
 /* ownergeo, second kernel: owner's warp per node with the element's geometry read from G (1536 B, 6 coalesced loads a
    lane; the 8 node warps of an element read it, mostly from L2: box-mesh nodes and elements are numbered by planes, so
    an element's nodes are at most a plane of elements apart, ~7 MB of G on mesh 1) instead of recomputed.  The next
@@ -435,7 +496,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranOwnerGeometryKer
    instructions a pair, +40 % on the M-form pair's ~150) to save 1.8 kB of DRAM per element (0.6 ns at
    2.99 TB/s); owner was issue-bound, not byte-bound, and G prescaled lets lambda, mu leave the Gauss sum.  Reference: HostKiranOwner with G. */
 template <int MINB>
-__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKernel(PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKernel(int batch, PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
 {
   extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] */
   __shared__ PetscReal        sg[KIRAN_WARPS][DMASM_OWNERGEO_G];
@@ -444,6 +505,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKe
   if (v >= nnode) return; /* no block barrier in this kernel */
   PetscReal     *acc = sacc + w * cap;
   const PetscInt p0 = nptr[v], p1 = nptr[v + 1];
+  const int      ob = obase[v], oc = ocnt[v]; /* loaded now: ready for the stores */
   int            pe = p0 < p1 ? adj[p0] : 0;
   PetscReal      nx[6];
   for (int x = lane; x < cap; x += 32) acc[x] = 0;
@@ -466,7 +528,8 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKe
     OwnerGeoColumns(lane, sg[w], lam, mu, a, lane < 24 ? jsl[(PetscCount)a * nelem + e] : 0, maxnb, acc);
   }
   __syncwarp();
-  OwnerStore(lane, obase[v], ocnt[v], olist + (PetscCount)v * cap, acc, dst);
+  if (batch) OwnerStoreBatched(lane, ob, oc, olist + (PetscCount)v * cap, acc, dst);
+  else OwnerStore(lane, ob, oc, olist + (PetscCount)v * cap, acc, dst);
 }
 
 PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst)
@@ -487,7 +550,7 @@ PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst)
 {
   cudaStream_t s;
   const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb;
@@ -497,15 +560,15 @@ PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, PetscInt nnode, int maxnb, con
   PetscCheck(maxnb <= DMASM_OWNER_MAXNB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran ownergeo: %d neighbours a node, at most %d", maxnb, DMASM_OWNER_MAXNB);
   PetscCall(PetscEllwarpGetStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
-  if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
-  else if (blocks == 4) KiranOwnerGeoKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  else if (blocks == 4) KiranOwnerGeoKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran ownergeo: %d blocks an SM, 2 or 4", blocks);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerGeometry(PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok)
+PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok)
 {
   cudaStream_t s;
   int          hbad = 0;
@@ -515,7 +578,8 @@ PetscErrorCode DMAsmCUDAKiranOwnerGeometry(PetscInt nelem, const PetscReal *dref
   if (ok) PetscCallCUDA(cudaMemsetAsync(bad, 0, sizeof(int), s));
   if (nelem) {
     PetscCall(PetscLogGpuTimeBegin());
-    KiranOwnerGeometryKernel<<<PetscEllwarpBlocks(nelem, KIRAN_WARPS), KIRAN_WARPS * 32, 0, s>>>(nelem, dref, xk, G, bad);
+    if (kind == 1) KiranOwnerGeometryPointKernel<<<PetscEllwarpBlocks(nelem, KIRAN_GEOPT_ELEMS), KIRAN_GEOPT_ELEMS * 8, 0, s>>>(nelem, dref, xk, G, bad);
+    else KiranOwnerGeometryKernel<<<PetscEllwarpBlocks(nelem, KIRAN_WARPS), KIRAN_WARPS * 32, 0, s>>>(nelem, dref, xk, G, bad);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(PetscLogGpuTimeEnd());
   }
@@ -827,7 +891,7 @@ __global__ static void KiranOwnerMarkKernel(PetscInt nnode, int maxnb, const int
   }
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched)
+PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched, PetscBool *ok)
 {
   cudaStream_t        s;
   int                *tgt, *first, *dbad, bad = 0;
@@ -855,7 +919,14 @@ PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb
   }
   PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
   PetscCheck(bad != 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: two elements name different targets for one matrix entry");
-  PetscCheck(bad != 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly kiran owner: the values of a node's rows spread over more than 65536 positions of the target (16-bit offsets); use ppnirow");
+  *ok = (PetscBool)(bad != 2);
+  if (!*ok) { /* the 16-bit store lists do not fit: the caller errors (an explicit request) or falls back (auto) */
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt));
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (nnode) {
     KiranOwnerMarkKernel<<<gl, 256, 0, s>>>(nnode, maxnb, dobase, docnt, dolist, first, dbad);
     PetscCallCUDA(cudaGetLastError());
