@@ -30,7 +30,7 @@ static const int IGBlocks[IG_NBLOCK] = {64, 128, 256};
 #define IG_NISA 3
 typedef struct {
   int lanes; /* elements per call (SIMD lanes) */
-  int (*run)(const DMAsmIntegRef *, int, int, int, int, int, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *);
+  int (*run)(const DMAsmIntegRef *, int, int, int, int, int, int, double *, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *);
   double (*fma)(int, double *);
   void (*copy)(PetscInt, const double *, double *, int);
 } IGHostISA;
@@ -88,6 +88,9 @@ struct _n_DMAssemblyIntegration {
   PetscInt                     block;   /* device: threads per block, 0 = searched */
   PetscInt                     hisa;    /* host: instruction set (IG_NISA), -1 = searched among those the CPU has */
   PetscInt                     hstore;  /* host: 0 regular, 1 streaming stores, -1 = searched */
+  PetscInt                     hchunk;  /* host: element groups per chunk of the staged loop, 0 = direct (HostWork) */
+  double                      *hwork;   /* host: the chunk buffers of all threads (hworkn doubles, 64-byte aligned inside) */
+  size_t                       hworkn;
   /* the choice in use and how it was made */
   PetscBool    tunedhost, tuneddev;
   int          hvar, hisac, hstorec, hstreamed, dvar, dplace, dblock;
@@ -249,6 +252,7 @@ PetscErrorCode DMAssemblyIntegrationCreate(PetscFE fe, DMAssemblyIntegrationProb
 . -dm_assembly_integration_block <n> - device: threads per block (64, 128, 256; 0: searched)
 . -dm_assembly_integration_host_isa <base,avx2,avx512,auto> - host: the instruction set of the loop bodies (auto: searched among those the CPU has)
 . -dm_assembly_integration_host_stores <regular,streaming,auto> - host: streaming (non-temporal) stores of A^e, b^e or not (auto: searched)
+. -dm_assembly_integration_host_chunk <n> - host: n > 0: each thread integrates n vector groups of elements at a time through its own buffer, reading and writing the element streams one at a time; 0 (default): the element streams directly
 - -dm_assembly_integration_view - `DMAssemblyIntegrationView()` after each search (what was chosen, the timings)
 
   Level: intermediate
@@ -270,12 +274,14 @@ PetscErrorCode DMAssemblyIntegrationSetFromOptions(DMAssemblyIntegration ig, con
   PetscCall(PetscOptionsInt("-dm_assembly_integration_block", "Device: threads per block (64, 128, 256; 0: searched)", "DMAssemblyIntegrationSetVariant", ig->block, &ig->block, NULL));
   PetscCall(PetscOptionsEList("-dm_assembly_integration_host_isa", "Host: instruction set of the loop bodies (auto: searched among those the CPU has)", "DMAssemblyIntegrationSetHost", isas, IG_NISA + 1, isas[hisa], &hisa, NULL));
   PetscCall(PetscOptionsEList("-dm_assembly_integration_host_stores", "Host: regular or streaming (non-temporal) stores of the element data (auto: searched)", "DMAssemblyIntegrationSetHost", stores, 3, stores[hstore], &hstore, NULL));
+  PetscCall(PetscOptionsInt("-dm_assembly_integration_host_chunk", "Host: vector groups of elements per chunk staged through a per-thread buffer (0: direct)", "DMAssemblyIntegrationSetFromOptions", ig->hchunk, &ig->hchunk, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_integration_view", "View the choice (and the search's timings) after each search", "DMAssemblyIntegrationView", ig->view, &ig->view, NULL));
   PetscOptionsEnd();
   ig->place  = place == DMASM_IG_NPLACE ? -1 : place;
   ig->hisa   = hisa == IG_NISA ? -1 : hisa;
   ig->hstore = hstore == 2 ? -1 : hstore;
   PetscCall(CheckHostISA(ig->hisa));
+  PetscCheck(ig->hchunk >= 0 && ig->hchunk <= 4096, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_integration_host_chunk: 0 (direct) to 4096 vector groups, got %" PetscInt_FMT, ig->hchunk);
   PetscCheck(ig->block == 0 || ig->block == 64 || ig->block == 128 || ig->block == 256, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_integration_block: 64, 128, 256 or 0 (searched), got %" PetscInt_FMT, ig->block);
   ig->tunedhost = ig->tuneddev = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -458,7 +464,29 @@ PetscErrorCode DMAssemblyIntegrationGetCounts(DMAssemblyIntegration ig, DMAssemb
 /* the host back end: the instance of the instruction set isa (dmasmintegratehost.c); returns whether the stores streamed */
 static int HostRun(DMAssemblyIntegration ig, int var, int isa, int store, int mode, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
 {
-  return IGHost[isa].run(&ig->R, ig->elem, ig->prob, var, mode, store, nelem, xe, coef, cstride, ue, ke, fe);
+  double *w = ig->hwork ? (double *)(((uintptr_t)ig->hwork + 63) / 64 * 64) : NULL;
+  return IGHost[isa].run(&ig->R, ig->elem, ig->prob, var, mode, store, w ? (int)ig->hchunk : 0, w, nelem, xe, coef, cstride, ue, ke, fe);
+}
+
+/* the chunked host loop's buffers (-dm_assembly_integration_host_chunk): for the widest vectors and today's thread
+   count, kept between calls (allocated once: fresh pages every call would be faulted in every call) */
+static PetscErrorCode HostWork(DMAssemblyIntegration ig)
+{
+  int    nt = 1;
+  size_t n;
+
+  PetscFunctionBegin;
+  if (!ig->hchunk) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(_OPENMP)
+  nt = omp_get_max_threads();
+#endif
+  n = (size_t)nt * DMASM_IG_CHUNK_WORDS * (size_t)ig->hchunk * 8 + 8;
+  if (n > ig->hworkn) {
+    PetscCall(PetscFree(ig->hwork));
+    PetscCall(PetscMalloc1(n, &ig->hwork));
+    ig->hworkn = n;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CheckArgs(DMAssemblyIntegration ig, DMAssemblyIntegrationOutput out, PetscInt nelem, PetscInt cstride, const PetscScalar ue[], PetscScalar ke[], PetscScalar fe[])
@@ -509,6 +537,7 @@ PetscErrorCode DMAssemblyIntegrationTune(DMAssemblyIntegration ig, PetscMemType 
     PetscReal best = PETSC_MAX_REAL;
     int       cand[3 * IG_NISA * 2][3], nc = 0;
     PetscCall(CheckHostISA(ig->hisa));
+    PetscCall(HostWork(ig));
     for (int v = 0; v < 3; v++)
       for (int i = 0; i < IG_NISA; i++) ig->hms[v][i][0] = ig->hms[v][i][1] = 0;
     /* the candidates, each run once untimed (warm-up: first touch of the output pages, the instruction cache, and
@@ -625,6 +654,7 @@ PetscErrorCode DMAssemblyIntegrationApply(DMAssemblyIntegration ig, PetscMemType
   if (PetscMemTypeHost(mtype)) {
     int v = (int)ig->variant, i = (int)ig->hisa, st = (int)ig->hstore;
     PetscCall(CheckHostISA(ig->hisa));
+    PetscCall(HostWork(ig));
     if (ig->variant == DMASSEMBLY_INTEGRATION_AUTO || i < 0 || st < 0) {
       if (!ig->tunedhost) PetscCall(DMAssemblyIntegrationTune(ig, mtype, out, nelem, xe, coef, cstride, ue, ke, fe));
       v  = ig->hvar;
@@ -670,6 +700,8 @@ PetscErrorCode DMAssemblyIntegrationView(DMAssemblyIntegration ig, PetscViewer v
   if (!viewer) PetscCall(PetscViewerASCIIGetStdout(PETSC_COMM_SELF, &viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "element integration (Banas et al.): %s, %s, %" PetscInt_FMT " shape functions, %" PetscInt_FMT " points (%s), %" PetscInt_FMT " coefficients per element\n", DMPolytopeTypes[ig->ct], ig->prob == DMASM_IG_POISSON ? "Poisson" : "conv-diff", ig->ns, ig->nq, ig->elem == DMASM_IG_TET ? "geo_linear" : "geo_generic", ig->ncoef));
   PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (ig->hchunk) PetscCall(PetscViewerASCIIPrintf(viewer, "host element loop: chunks of %" PetscInt_FMT " vector groups through per-thread buffers (-dm_assembly_integration_host_chunk; each stream read and written one at a time)\n", ig->hchunk));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "host element loop: direct (-dm_assembly_integration_host_chunk 0)\n"));
   if (ig->tunedhost) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "host (%" PetscInt_FMT " OpenMP threads; the CPU runs up to %s): %s, %s (%d elements per vector), %s stores%s: the fastest of the search on %" PetscInt_FMT " elements (ms; streaming only where the arrays are aligned to the vectors):\n", ig->nthreads, DMAssemblyIntegrationHostISAs[IGHostWidest()], DMAssemblyIntegrationVariants[ig->hvar], DMAssemblyIntegrationHostISAs[ig->hisac], IGHost[ig->hisac].lanes, StoreNames[ig->hstorec], ig->hstorec && !ig->hstreamed ? " (requested; the last call could not: unaligned)" : "", ig->tunenelem));
     for (int v = 0; v < 3; v++)
@@ -699,6 +731,7 @@ PetscErrorCode DMAssemblyIntegrationDestroy(DMAssemblyIntegration *ig)
   PetscFunctionBegin;
   if (!*ig) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscQuadratureDestroy(&(*ig)->quad));
+  PetscCall(PetscFree((*ig)->hwork));
   PetscCall(PetscFree(*ig));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
