@@ -33,6 +33,7 @@
 /* ellwarp_add_test(integration.prism_chunk -elem prism -faces 3 -dm_assembly_integration_host_chunk 4) */
 /* ellwarp_add_test(integration.prism_chunk_omp2 -elem prism -faces 3 -dm_assembly_integration_host_chunk 1 ENVIRONMENT OMP_NUM_THREADS=2) */
 /* ellwarp_add_test(integration.tet_chunk -elem tet -faces 2 -dm_assembly_integration_host_chunk 3) */
+/* ellwarp_add_test(integration.prism_chunk_search -elem prism -faces 2 -dm_assembly_integration_host_chunk -1) */
 /* ellwarp_add_test(integration.prism_gmsh -mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/integration/prisms_v22.msh) */
 /* ellwarp_add_test(integration.gpu_tet -elem tet -faces 4 -gpu GPU) */
 /* ellwarp_add_test(integration.gpu_prism -elem prism -faces 5 -gpu GPU) */

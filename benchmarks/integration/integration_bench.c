@@ -305,7 +305,7 @@ int main(int argc, char **argv)
   {
     PetscInt chunk = 0;
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_assembly_integration_host_chunk", &chunk, NULL));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# host arrays: %s; host element loop: %s (-dm_assembly_integration_host_chunk %" PetscInt_FMT ")\n", hugepages ? "2 MiB aligned, MADV_HUGEPAGE (-host_hugepages)" : "PetscMalloc (4 KiB pages unless the kernel's transparent huge pages are always on)", chunk ? "chunked through per-thread buffers" : "direct", chunk));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# host arrays: %s; host element loop: %s (-dm_assembly_integration_host_chunk %" PetscInt_FMT ")\n", hugepages ? "2 MiB aligned, MADV_HUGEPAGE (-host_hugepages)" : "PetscMalloc (4 KiB pages unless the kernel's transparent huge pages are always on)", chunk < 0 ? "searched by the auto object: direct or chunked (the configurations timed singly: each searched between the two)" : chunk ? "chunked through per-thread buffers" : "direct", chunk));
   }
   if (havedev) {
     PetscCall(DMAssemblyIntegrationRoofline(PETSC_MEMTYPE_DEVICE, 1 << 27, &dbw, &dfl));

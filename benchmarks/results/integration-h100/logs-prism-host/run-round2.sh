@@ -2,9 +2,10 @@
 # issue 20, round 2: host prism integration on the GPU host's 16 cores.  The integration tests (host and device, every
 # variant x instruction set x stores, direct and chunked host loops, against PETSc's PetscFE), then integration_bench
 # on the prism cases twice as round 1 ran it (direct loop, PetscMalloc'd arrays), then the A/B of round 2's two options:
-#   -dm_assembly_integration_host_chunk 32  the host element loop chunked through per-thread buffers (each element
-#                                           stream read and written one at a time, 2 KiB runs)
-#   -host_hugepages                         the bench's host arrays in transparent huge pages (MADV_HUGEPAGE)
+#   -dm_assembly_integration_host_chunk n  the host element loop chunked through per-thread buffers, n vector groups
+#                                          of 8 elements at a time (each element stream read and written one at a
+#                                          time: 512 B runs for n = 8, 2 KiB for 32); -1: searched (direct or 8)
+#   -host_hugepages                        the bench's host arrays in transparent huge pages (MADV_HUGEPAGE)
 # every run's whole output in prism-runs.log, the host lines in prism-round2.log; each prism run ~12 s (device and host), 6 runs: under 2 minutes with the tests.
 cd "$(dirname "$0")/../../../.."  # the repository root (a copy carrying .gpu/, after scripts/gpu-pack.sh)
 source scripts/gpu-env.sh
@@ -21,14 +22,14 @@ run() { # name, extra options
   echo "== $1: $2" >> $OUT/prism-runs.log
   timeout 40 stdbuf -oL $X $2 > $OUT/tmp.log 2>&1; echo "rc=$?" >> $OUT/tmp.log
   cat $OUT/tmp.log >> $OUT/prism-runs.log
-  grep -E '^# host (arrays|roofline \(measured)|^host .*prism .*(qss|auto|paired)|^rc=' $OUT/tmp.log >> $L
+  grep -E '^# host (arrays|roofline \(measured)|^host .*prism .*(qss|auto|paired)|^rc=|host element loop' $OUT/tmp.log >> $L
   rm -f $OUT/tmp.log
 }
 run base-1 ""
-run chunk32-1 "-dm_assembly_integration_host_chunk 32"
-run huge-1 "-host_hugepages"
+run chunk8 "-dm_assembly_integration_host_chunk 8"
+run huge "-host_hugepages"
+run chunk32 "-dm_assembly_integration_host_chunk 32"
 run base-2 ""
-run chunk32-huge-1 "-dm_assembly_integration_host_chunk 32 -host_hugepages"
-run chunk32-2 "-dm_assembly_integration_host_chunk 32"
+run search-huge "-dm_assembly_integration_host_chunk -1 -host_hugepages -dm_assembly_integration_view"
 tail -3 $OUT/integration-tests.log
 cat $L
