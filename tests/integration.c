@@ -354,6 +354,12 @@ static PetscErrorCode CheckElement(Problem *P, PetscFE fe, PetscMemType mt, DMAs
   if (mt == PETSC_MEMTYPE_HOST) {
     PetscCall(DMAssemblyIntegrationApply(ig, mt, DMASSEMBLY_INTEGRATION_OUT_JAC, P->nelem, P->xe, P->coefS, P->nelem, NULL, K, NULL));
     PetscCall(DMAssemblyIntegrationApply(ig, mt, DMASSEMBLY_INTEGRATION_OUT_RES, P->nelem, P->xe, P->coefS, P->nelem, P->ue, NULL, F));
+    { /* the loop that ran: as set by -dm_assembly_integration_host_chunk, or after a search one of direct (0) and chunked */
+      PetscInt chunk, set = 0;
+      PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_assembly_integration_host_chunk", &set, NULL));
+      PetscCall(DMAssemblyIntegrationGetHostChunk(ig, &chunk));
+      PetscCheck(set >= 0 ? chunk == set : chunk >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "host chunk %" PetscInt_FMT " after an Apply with -dm_assembly_integration_host_chunk %" PetscInt_FMT, chunk, set);
+    }
   } else {
     Vec          vx, vc, vu, vk, vf;
     PetscScalar *dx, *dc, *du, *dk, *df;

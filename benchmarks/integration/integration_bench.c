@@ -238,7 +238,11 @@ static PetscErrorCode RunCase(DMPolytopeType ct, DMAssemblyIntegrationProblem pr
     PetscCall(DMAssemblyIntegrationGetCounts(ia, va, &bytes, &flops));
     bauto = PetscMax(bytes / bw, flops / fl);
     if (dev) PetscCall(PetscSNPrintf(cfg, sizeof(cfg), "%s %s", DMAssemblyIntegrationVariants[va], pl[pa]));
-    else PetscCall(PetscSNPrintf(cfg, sizeof(cfg), "%s %s %s", DMAssemblyIntegrationVariants[va], DMAssemblyIntegrationHostISAs[ha], sa ? "streaming" : "regular"));
+    else {
+      PetscInt ca;
+      PetscCall(DMAssemblyIntegrationGetHostChunk(ia, &ca));
+      PetscCall(PetscSNPrintf(cfg, sizeof(cfg), "%s %s %s%s", DMAssemblyIntegrationVariants[va], DMAssemblyIntegrationHostISAs[ha], sa ? "streaming" : "regular", ca > 0 ? " chunked" : ""));
+    }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-6s | %-5s | %-7s | auto | chose %s | %8.3f ns/elem | %5.1f %% of bound | %+.1f %% vs best measured\n", where, ename, DMAssemblyIntegrationProblems[prob], cfg, 1e9 * tauto / n, 100 * bauto * n / tauto, 100 * (tauto - best) / best));
     if (dev) PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   (auto: %" PetscInt_FMT " threads per block)\n", ba));
     { /* paired re-timing: the automatic choice and the best configuration measured above, alternately, PAIRED_ROUNDS

@@ -393,6 +393,27 @@ PetscErrorCode DMAssemblyIntegrationGetHost(DMAssemblyIntegration ig, PetscInt *
 }
 
 /*@C
+  DMAssemblyIntegrationGetHostChunk - the host element loop in use: direct, or chunked through per-thread buffers
+
+  Not Collective
+
+  Output Parameter:
+. chunk - vector groups of elements per chunk (the vector instances; the scalar base one runs direct); 0 the direct loop; -1 searched and not yet run
+          (`-dm_assembly_integration_host_chunk`)
+
+  Level: advanced
+
+.seealso: `DMAssemblyIntegrationSetFromOptions()`, `DMAssemblyIntegrationGetHost()`
+@*/
+PetscErrorCode DMAssemblyIntegrationGetHostChunk(DMAssemblyIntegration ig, PetscInt *chunk)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(chunk, 2);
+  *chunk = ig->hchunk >= 0 ? ig->hchunk : ig->tunedhost ? (ig->hchunkc ? IG_CHUNK : 0) : -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   DMAssemblyIntegrationHostISASupported - whether the host back end can run an instruction set here (compiled into
   the library and run by this CPU)
 
