@@ -38,6 +38,7 @@ PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationGetVariant(DMAssemblyIntegratio
 PETSC_EXTERN const char *const DMAssemblyIntegrationHostISAs[]; /* "base", "avx2", "avx512" (index = the isa argument) */
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationSetHost(DMAssemblyIntegration, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationGetHost(DMAssemblyIntegration, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationGetHostChunk(DMAssemblyIntegration, PetscInt *);
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationHostISASupported(PetscInt, PetscBool *);
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationRooflineHost(PetscInt, PetscInt, PetscReal *, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode DMAssemblyIntegrationGetSizes(DMAssemblyIntegration, PetscInt *, PetscInt *, PetscInt *);

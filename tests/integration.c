@@ -12,7 +12,9 @@
       ELLWARP targets, AIJCUSPARSE/ELLWARP cuda on the device) against DMPlexSNESComputeJacobianFEM /
       DMPlexSNESComputeResidualFEM: rel. error <= 1e-13.
    Options: -elem tet|prism, -faces n, -mesh file (a gmsh file of one cell type instead: tests/data/integration/
-   prisms_v22.msh, 24 bent prisms), -gpu (the device path: the GPU label). */
+   prisms_v22.msh, 24 bent prisms), -gpu (the device path: the GPU label), -dm_assembly_integration_host_chunk n (the
+   host element loop chunked through per-thread buffers: every host check above runs it; small n: several chunks, the
+   last one partial). */
 #include <petscellwarp.h>
 #include <petscellwarpassembly.h>
 #include <petscellwarpintegrate.h>
@@ -28,6 +30,10 @@
 /* ellwarp_add_test(integration.prism -elem prism -faces 3) */
 /* ellwarp_add_test(integration.prism_omp2 -elem prism -faces 2 ENVIRONMENT OMP_NUM_THREADS=2) */
 /* ellwarp_add_test(integration.prism_base -elem prism -faces 2 -dm_assembly_integration_host_isa base) */
+/* ellwarp_add_test(integration.prism_chunk -elem prism -faces 3 -dm_assembly_integration_host_chunk 4) */
+/* ellwarp_add_test(integration.prism_chunk_omp2 -elem prism -faces 3 -dm_assembly_integration_host_chunk 1 ENVIRONMENT OMP_NUM_THREADS=2) */
+/* ellwarp_add_test(integration.tet_chunk -elem tet -faces 2 -dm_assembly_integration_host_chunk 3) */
+/* ellwarp_add_test(integration.prism_chunk_search -elem prism -faces 2 -dm_assembly_integration_host_chunk -1) */
 /* ellwarp_add_test(integration.prism_gmsh -mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/integration/prisms_v22.msh) */
 /* ellwarp_add_test(integration.gpu_tet -elem tet -faces 4 -gpu GPU) */
 /* ellwarp_add_test(integration.gpu_prism -elem prism -faces 5 -gpu GPU) */
@@ -341,12 +347,19 @@ static PetscErrorCode CheckElement(Problem *P, PetscFE fe, PetscMemType mt, DMAs
 
   PetscFunctionBegin;
   PetscCall(DMAssemblyIntegrationCreate(fe, P->prob, &ig));
+  PetscCall(DMAssemblyIntegrationSetFromOptions(ig, NULL)); /* -dm_assembly_integration_host_chunk; the rest set below */
   PetscCall(DMAssemblyIntegrationSetVariant(ig, v, place, block));
   PetscCall(DMAssemblyIntegrationSetHost(ig, isa, store));
   PetscCall(PetscMalloc2(nK, &K, nF, &F));
   if (mt == PETSC_MEMTYPE_HOST) {
     PetscCall(DMAssemblyIntegrationApply(ig, mt, DMASSEMBLY_INTEGRATION_OUT_JAC, P->nelem, P->xe, P->coefS, P->nelem, NULL, K, NULL));
     PetscCall(DMAssemblyIntegrationApply(ig, mt, DMASSEMBLY_INTEGRATION_OUT_RES, P->nelem, P->xe, P->coefS, P->nelem, P->ue, NULL, F));
+    { /* the loop that ran: as set by -dm_assembly_integration_host_chunk, or after a search one of direct (0) and chunked */
+      PetscInt chunk, set = 0;
+      PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_assembly_integration_host_chunk", &set, NULL));
+      PetscCall(DMAssemblyIntegrationGetHostChunk(ig, &chunk));
+      PetscCheck(set >= 0 ? chunk == set : chunk >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "host chunk %" PetscInt_FMT " after an Apply with -dm_assembly_integration_host_chunk %" PetscInt_FMT, chunk, set);
+    }
   } else {
     Vec          vx, vc, vu, vk, vf;
     PetscScalar *dx, *dc, *du, *dk, *df;

@@ -9,7 +9,8 @@
        -L$ELLWARP_PETSC_PREFIX/lib -lpetsc -ldl -Wl,-rpath,$ELLWARP_PETSC_PREFIX/lib
      OMP_NUM_THREADS=1 taskset -c 1 /tmp/integration_ab -a /tmp/old/libpetscellwarp.so -b build/lib/libpetscellwarp.so.0.1.0
    Options: -a, -b the two library files; -n prisms (1024); -reps (2000); -prob 0 Poisson, 1 conv-diff; -var 0 qss,
-   1 sqs, 2 ssq; -isa 0 base, 1 avx2, 2 avx512; -st 1 streaming stores. */
+   1 sqs, 2 ssq; -isa 0 base, 1 avx2, 2 avx512; -st 1 streaming stores; each object reads its options with the
+   prefix a_ or b_ (DMAssemblyIntegrationSetFromOptions), e.g. the same library twice, -b_dm_assembly_integration_host_chunk 32. */
 #include <petscellwarpintegrate.h>
 #include <petscfe.h>
 #include <petsctime.h>
@@ -20,6 +21,7 @@ typedef PetscErrorCode (*IGCreateFn)(PetscFE, DMAssemblyIntegrationProblem, DMAs
 typedef PetscErrorCode (*IGSetVariantFn)(DMAssemblyIntegration, DMAssemblyIntegrationVariant, PetscInt, PetscInt);
 typedef PetscErrorCode (*IGSetHostFn)(DMAssemblyIntegration, PetscInt, PetscInt);
 typedef PetscErrorCode (*IGApplyFn)(DMAssemblyIntegration, PetscMemType, DMAssemblyIntegrationOutput, PetscInt, const PetscReal[], const PetscReal[], PetscInt, const PetscScalar[], PetscScalar[], PetscScalar[]);
+typedef PetscErrorCode (*IGSetFromOptionsFn)(DMAssemblyIntegration, const char[]);
 typedef PetscErrorCode (*IGGetSizesFn)(DMAssemblyIntegration, PetscInt *, PetscInt *, PetscInt *);
 
 int main(int argc, char **argv)
@@ -50,6 +52,7 @@ int main(int argc, char **argv)
     void *h = dlopen(lib[i], RTLD_NOW | RTLD_LOCAL); /* by path: a second copy loads beside the first */
     PetscCheck(h, PETSC_COMM_SELF, PETSC_ERR_LIB, "dlopen %s: %s", lib[i], dlerror());
     PetscCall(((IGCreateFn)dlsym(h, "DMAssemblyIntegrationCreate"))(fe, (DMAssemblyIntegrationProblem)prob, &ig[i]));
+    if (dlsym(h, "DMAssemblyIntegrationSetFromOptions")) PetscCall(((IGSetFromOptionsFn)dlsym(h, "DMAssemblyIntegrationSetFromOptions"))(ig[i], i ? "b_" : "a_"));
     PetscCall(((IGSetVariantFn)dlsym(h, "DMAssemblyIntegrationSetVariant"))(ig[i], (DMAssemblyIntegrationVariant)var, 0, 64));
     PetscCall(((IGSetHostFn)dlsym(h, "DMAssemblyIntegrationSetHost"))(ig[i], isa, st));
     PetscCall(((IGGetSizesFn)dlsym(h, "DMAssemblyIntegrationGetSizes"))(ig[i], NULL, NULL, &ncoef));

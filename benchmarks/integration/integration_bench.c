@@ -13,11 +13,18 @@
    stores), both with the element loop's thread placement.  Element data are synthetic (random valid elements, entry-major as in the assembler).
    Options: -n elements on the device (default 2^21), -host_n on the host (default n/4; 0: no host runs),
    -reps timed launches (10), -elems tet,prism, -problems poisson,cdr, -host_roofline_runs the host roofline measured
-   that many times, each printed, the median used (1). */
+   that many times, each printed, the median used (1), -host_hugepages the host arrays in transparent huge pages
+   (false), -dm_assembly_integration_host_chunk n the host loop chunked (0: direct; DMAssemblyIntegrationSetFromOptions).
+   The host arrays are first touched by one thread (the random inputs) or by the first Apply (the outputs): the GPU
+   host has one NUMA node, where first touch decides nothing. */
 #include <petscellwarpintegrate.h>
 #include <petscfe.h>
 #include <petsctime.h>
 #include <stdint.h>
+#include <stdlib.h>
+#if defined(__linux__)
+  #include <sys/mman.h>
+#endif
 #if defined(ELLWARP_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
@@ -27,8 +34,28 @@ typedef struct {
   PetscReal   *xe, *coef;
   PetscScalar *ke, *fe;
   PetscScalar *kefe; /* host: the allocation of ke and fe (aligned to 64 bytes inside it: streaming stores) */
+  void        *huge[2]; /* host with -host_hugepages: the allocations of (xe, coef) and of (ke, fe) */
   PetscMemType mt;
 } Data;
+
+/* -host_hugepages: the host arrays 2 MiB aligned and madvise(MADV_HUGEPAGE)'d (where the kernel's transparent huge
+   pages are in "madvise" mode, as on the build host, they are otherwise 4 KiB pages: a prism group's 60-80 entry-major
+   streams each cross a 4 KiB page every 64 groups of 8 elements, and the L2 prefetchers stop at page boundaries) */
+static PetscBool hugepages = PETSC_FALSE;
+
+static PetscErrorCode HugeAlloc(size_t nd, void **p)
+{
+  const size_t al = (size_t)2 << 20, bytes = (sizeof(double) * nd + al - 1) / al * al;
+
+  PetscFunctionBegin;
+  PetscCheck(posix_memalign(p, al, bytes) == 0, PETSC_COMM_SELF, PETSC_ERR_MEM, "-host_hugepages: posix_memalign of %zu bytes failed", bytes);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  PetscCheck(madvise(*p, bytes, MADV_HUGEPAGE) == 0, PETSC_COMM_SELF, PETSC_ERR_SYS, "-host_hugepages: madvise(MADV_HUGEPAGE) failed (transparent huge pages disabled in this kernel?)");
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-host_hugepages: madvise(MADV_HUGEPAGE) is Linux only");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode MakeData(DMPolytopeType ct, PetscInt ncoef, PetscInt n, PetscMemType mt, Data *D)
 {
@@ -44,7 +71,12 @@ static PetscErrorCode MakeData(DMPolytopeType ct, PetscInt ncoef, PetscInt n, Pe
   D->mt = mt;
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
   PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));
-  PetscCall(PetscMalloc2((size_t)3 * ns * n, &xe, (size_t)ncoef * n, &coef));
+  D->huge[0] = D->huge[1] = NULL;
+  if (mt == PETSC_MEMTYPE_HOST && hugepages) { /* 2 MiB aligned, transparent huge pages asked for (MADV_HUGEPAGE) */
+    PetscCall(HugeAlloc((size_t)(3 * ns + ncoef) * n, &D->huge[0]));
+    xe   = (PetscReal *)D->huge[0];
+    coef = xe + (size_t)3 * ns * n;
+  } else PetscCall(PetscMalloc2((size_t)3 * ns * n, &xe, (size_t)ncoef * n, &coef));
   for (PetscInt e = 0; e < n; e++)
     for (PetscInt a = 0; a < ns; a++)
       for (PetscInt d = 0; d < 3; d++) {
@@ -59,7 +91,10 @@ static PetscErrorCode MakeData(DMPolytopeType ct, PetscInt ncoef, PetscInt n, Pe
     D->coef = coef;
     /* ke and fe 64-byte aligned (PETSc aligns to PETSC_MEMALIGN): the host's streaming stores need whole aligned
        vectors; their pages are first touched by the first Apply, with the static schedule of every later one */
-    PetscCall(PetscMalloc1((size_t)(ns * ns + ns) * n + 24, &D->kefe));
+    if (hugepages) {
+      PetscCall(HugeAlloc((size_t)(ns * ns + ns) * n + 24, &D->huge[1]));
+      D->kefe = (PetscScalar *)D->huge[1];
+    } else PetscCall(PetscMalloc1((size_t)(ns * ns + ns) * n + 24, &D->kefe));
     D->ke = (PetscScalar *)(((uintptr_t)D->kefe + 63) / 64 * 64);
     D->fe = D->ke + (size_t)ns * ns * n;
     D->fe = (PetscScalar *)(((uintptr_t)D->fe + 63) / 64 * 64);
@@ -81,8 +116,10 @@ static PetscErrorCode FreeData(Data *D)
 {
   PetscFunctionBegin;
   if (D->mt == PETSC_MEMTYPE_HOST) {
-    PetscCall(PetscFree2(D->xe, D->coef));
-    PetscCall(PetscFree(D->kefe));
+    if (D->huge[0]) free(D->huge[0]);
+    else PetscCall(PetscFree2(D->xe, D->coef));
+    if (D->huge[1]) free(D->huge[1]);
+    else PetscCall(PetscFree(D->kefe));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     PetscCallCUDA(cudaFree(D->xe));
@@ -132,6 +169,7 @@ static PetscErrorCode RunCase(DMPolytopeType ct, DMAssemblyIntegrationProblem pr
   PetscFunctionBegin;
   PetscCall(PetscFECreateLagrangeByCell(PETSC_COMM_SELF, 3, 1, ct, 1, PETSC_DETERMINE, &fe));
   PetscCall(DMAssemblyIntegrationCreate(fe, prob, &ig));
+  PetscCall(DMAssemblyIntegrationSetFromOptions(ig, NULL)); /* -dm_assembly_integration_host_chunk (the A/B); the loop below sets the rest */
   PetscCall(DMAssemblyIntegrationGetSizes(ig, NULL, NULL, &ncoef));
   PetscCall(MakeData(ct, ncoef, n, mt, &D));
   for (int v = 0; v < 3; v++) {
@@ -191,6 +229,7 @@ static PetscErrorCode RunCase(DMPolytopeType ct, DMAssemblyIntegrationProblem pr
     PetscLogDouble               bytes, flops;
     char                         cfg[64];
     PetscCall(DMAssemblyIntegrationCreate(fe, prob, &ia));
+    PetscCall(DMAssemblyIntegrationSetFromOptions(ia, NULL));
     PetscCall(DMAssemblyIntegrationSetVariant(ia, DMASSEMBLY_INTEGRATION_AUTO, -1, 0));
     PetscCall(DMAssemblyIntegrationTune(ia, mt, DMASSEMBLY_INTEGRATION_OUT_AB, D.n, D.xe, D.coef, D.n, NULL, D.ke, D.fe));
     PetscCall(TimeApply(ia, &D, reps, &tauto));
@@ -199,7 +238,11 @@ static PetscErrorCode RunCase(DMPolytopeType ct, DMAssemblyIntegrationProblem pr
     PetscCall(DMAssemblyIntegrationGetCounts(ia, va, &bytes, &flops));
     bauto = PetscMax(bytes / bw, flops / fl);
     if (dev) PetscCall(PetscSNPrintf(cfg, sizeof(cfg), "%s %s", DMAssemblyIntegrationVariants[va], pl[pa]));
-    else PetscCall(PetscSNPrintf(cfg, sizeof(cfg), "%s %s %s", DMAssemblyIntegrationVariants[va], DMAssemblyIntegrationHostISAs[ha], sa ? "streaming" : "regular"));
+    else {
+      PetscInt ca;
+      PetscCall(DMAssemblyIntegrationGetHostChunk(ia, &ca));
+      PetscCall(PetscSNPrintf(cfg, sizeof(cfg), "%s %s %s%s", DMAssemblyIntegrationVariants[va], DMAssemblyIntegrationHostISAs[ha], sa ? "streaming" : "regular", ca > 0 ? " chunked" : ""));
+    }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-6s | %-5s | %-7s | auto | chose %s | %8.3f ns/elem | %5.1f %% of bound | %+.1f %% vs best measured\n", where, ename, DMAssemblyIntegrationProblems[prob], cfg, 1e9 * tauto / n, 100 * bauto * n / tauto, 100 * (tauto - best) / best));
     if (dev) PetscCall(PetscPrintf(PETSC_COMM_SELF, "#   (auto: %" PetscInt_FMT " threads per block)\n", ba));
     { /* paired re-timing: the automatic choice and the best configuration measured above, alternately, PAIRED_ROUNDS
@@ -241,6 +284,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-host_n", &hn, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-host_hugepages", &hugepages, NULL));
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-elems", elems, &ne, &fe));
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-problems", probs, &np, &fp));
   if (!fe) {
@@ -262,6 +306,11 @@ int main(int argc, char **argv)
   }
 #endif
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "# element integration (Banas et al., Tables 6-7): %" PetscInt_FMT " elements on the device%s, %" PetscInt_FMT " on the host, %" PetscInt_FMT " timed launches\n", n, havedev ? "" : " (no device: skipped)", hn, reps));
+  {
+    PetscInt chunk = 0;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_assembly_integration_host_chunk", &chunk, NULL));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# host arrays: %s; host element loop: %s (-dm_assembly_integration_host_chunk %" PetscInt_FMT ")\n", hugepages ? "2 MiB aligned, MADV_HUGEPAGE (-host_hugepages)" : "PetscMalloc (4 KiB pages unless the kernel's transparent huge pages are always on)", chunk < 0 ? "searched by the auto object: direct or chunked (the configurations timed singly: each searched between the two)" : chunk ? "chunked through per-thread buffers" : "direct", chunk));
+  }
   if (havedev) {
     PetscCall(DMAssemblyIntegrationRoofline(PETSC_MEMTYPE_DEVICE, 1 << 27, &dbw, &dfl));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "# device roofline (measured): copy %.1f GB/s, FMA %.2f TFLOP/s, limiting intensity %.1f flop/word\n", dbw / 1e9, dfl / 1e12, 8 * dfl / dbw));

@@ -89,6 +89,7 @@ DMASM_IG_FN void DMAsmIGStoreV(double *p, DMAsmIGV v)
 #define DMASM_IG_MAXS 6
 #define DMASM_IG_MAXQ 6
 #define DMASM_IG_NCDR 20
+#define DMASM_IG_CHUNK_WORDS (3 * DMASM_IG_MAXS + DMASM_IG_NCDR + DMASM_IG_MAXS + DMASM_IG_MAXS * DMASM_IG_MAXS + DMASM_IG_MAXS) /* a chunk buffer's words per element (host) */
 
 enum {
   DMASM_IG_TET   = 0,
@@ -373,11 +374,13 @@ static const int DMAsmIGFlops[3][2][2] = {
 /* the host back end (src/dm/assembly/dmasmintegratehost.c), one copy per instruction set, chosen at run time by
    dmasmintegrate.c: Base (the library's flags; every CPU), AVX2 (-mavx2 -mfma), AVX512 (-mavx512f/dq/vl); the latter
    two exist where CMake compiled them (x86-64: ELLWARP_IG_HOST_AVX2, ELLWARP_IG_HOST_AVX512).
-     Run:  integrates nelem elements (mode: DMASM_IG_MODE_*), stream: streaming stores where possible (returns 1 if used)
+     Run:  integrates nelem elements (mode: DMASM_IG_MODE_*), stream: streaming stores where possible (returns 1 if used);
+           chunk > 0: through per-thread buffers, chunk groups of lanes elements at a time (work: omp_get_max_threads() x
+           DMASM_IG_CHUNK_WORDS x chunk x lanes doubles, 64-byte aligned), 0: directly
      FMA:  the roofline's FMA loop with the same flags (returns the flops done, all threads; sink keeps it alive)
      Copy: the roofline's copy y = x (stream: streaming stores; x, y 64-byte aligned, n a multiple of 8) */
   #define DMASM_IG_HOST_DECLARE(S) \
-    PETSC_INTERN int    DMAsmIGHostRun##S(const DMAsmIntegRef *, int, int, int, int, int, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *); \
+    PETSC_INTERN int    DMAsmIGHostRun##S(const DMAsmIntegRef *, int, int, int, int, int, int, double *, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *); \
     PETSC_INTERN double DMAsmIGHostFMA##S(int, double *); \
     PETSC_INTERN void   DMAsmIGHostCopy##S(PetscInt, const double *, double *, int)
 DMASM_IG_HOST_DECLARE(Base);

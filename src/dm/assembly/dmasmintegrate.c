@@ -28,9 +28,11 @@ static const int IGBlocks[IG_NBLOCK] = {64, 128, 256};
 
 /* ---- the host back end's instruction sets: dmasmintegratehost.c compiled once per set, the CPU asked at run time --- */
 #define IG_NISA 3
+#define IG_CHUNK 8 /* the chunk the search tries (-dm_assembly_integration_host_chunk -1): 8 groups, with 8 lanes 64 elements,
+                      a buffer of 44 KiB a thread (the L1 of the build host's and GPU host's cores: 48 KiB) */
 typedef struct {
   int lanes; /* elements per call (SIMD lanes) */
-  int (*run)(const DMAsmIntegRef *, int, int, int, int, int, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *);
+  int (*run)(const DMAsmIntegRef *, int, int, int, int, int, int, double *, PetscInt, const PetscReal *, const PetscReal *, PetscInt, const PetscScalar *, PetscScalar *, PetscScalar *);
   double (*fma)(int, double *);
   void (*copy)(PetscInt, const double *, double *, int);
 } IGHostISA;
@@ -88,11 +90,14 @@ struct _n_DMAssemblyIntegration {
   PetscInt                     block;   /* device: threads per block, 0 = searched */
   PetscInt                     hisa;    /* host: instruction set (IG_NISA), -1 = searched among those the CPU has */
   PetscInt                     hstore;  /* host: 0 regular, 1 streaming stores, -1 = searched */
+  PetscInt                     hchunk;  /* host: vector groups per chunk of the staged loop, 0 = direct, -1 = searched (0 or IG_CHUNK) */
+  double                      *hwork;   /* host: the chunk buffers of all threads (hworkn doubles, 64-byte aligned inside) */
+  size_t                       hworkn;
   /* the choice in use and how it was made */
   PetscBool    tunedhost, tuneddev;
-  int          hvar, hisac, hstorec, hstreamed, dvar, dplace, dblock;
+  int          hvar, hisac, hstorec, hchunkc, hstreamed, dvar, dplace, dblock;
   PetscBool    applied; /* a host Apply ran (hstreamed: whether its stores streamed) */
-  PetscReal    hms[3][IG_NISA][2], dms[3][DMASM_IG_NPLACE][IG_NBLOCK]; /* the search's timings (ms; 0: not timed) */
+  PetscReal    hms[3][IG_NISA][4], dms[3][DMASM_IG_NPLACE][IG_NBLOCK]; /* the search's timings (ms; 0: not timed) */
   PetscInt     tunenelem;
   PetscInt     nthreads;
   PetscBool    view; /* -dm_assembly_integration_view: View after each search */
@@ -249,6 +254,7 @@ PetscErrorCode DMAssemblyIntegrationCreate(PetscFE fe, DMAssemblyIntegrationProb
 . -dm_assembly_integration_block <n> - device: threads per block (64, 128, 256; 0: searched)
 . -dm_assembly_integration_host_isa <base,avx2,avx512,auto> - host: the instruction set of the loop bodies (auto: searched among those the CPU has)
 . -dm_assembly_integration_host_stores <regular,streaming,auto> - host: streaming (non-temporal) stores of A^e, b^e or not (auto: searched)
+. -dm_assembly_integration_host_chunk <n> - host: n > 0: each thread integrates n vector groups of elements at a time through its own buffer, reading and writing the element streams one at a time; 0 (default): the element streams directly; -1: searched (direct or 8 groups)
 - -dm_assembly_integration_view - `DMAssemblyIntegrationView()` after each search (what was chosen, the timings)
 
   Level: intermediate
@@ -270,12 +276,14 @@ PetscErrorCode DMAssemblyIntegrationSetFromOptions(DMAssemblyIntegration ig, con
   PetscCall(PetscOptionsInt("-dm_assembly_integration_block", "Device: threads per block (64, 128, 256; 0: searched)", "DMAssemblyIntegrationSetVariant", ig->block, &ig->block, NULL));
   PetscCall(PetscOptionsEList("-dm_assembly_integration_host_isa", "Host: instruction set of the loop bodies (auto: searched among those the CPU has)", "DMAssemblyIntegrationSetHost", isas, IG_NISA + 1, isas[hisa], &hisa, NULL));
   PetscCall(PetscOptionsEList("-dm_assembly_integration_host_stores", "Host: regular or streaming (non-temporal) stores of the element data (auto: searched)", "DMAssemblyIntegrationSetHost", stores, 3, stores[hstore], &hstore, NULL));
+  PetscCall(PetscOptionsInt("-dm_assembly_integration_host_chunk", "Host: vector groups of elements per chunk staged through a per-thread buffer (0: direct, -1: searched)", "DMAssemblyIntegrationSetFromOptions", ig->hchunk, &ig->hchunk, NULL));
   PetscCall(PetscOptionsBool("-dm_assembly_integration_view", "View the choice (and the search's timings) after each search", "DMAssemblyIntegrationView", ig->view, &ig->view, NULL));
   PetscOptionsEnd();
   ig->place  = place == DMASM_IG_NPLACE ? -1 : place;
   ig->hisa   = hisa == IG_NISA ? -1 : hisa;
   ig->hstore = hstore == 2 ? -1 : hstore;
   PetscCall(CheckHostISA(ig->hisa));
+  PetscCheck(ig->hchunk >= -1 && ig->hchunk <= 4096, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_integration_host_chunk: 0 (direct), 1 to 4096 vector groups or -1 (searched), got %" PetscInt_FMT, ig->hchunk);
   PetscCheck(ig->block == 0 || ig->block == 64 || ig->block == 128 || ig->block == 256, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_integration_block: 64, 128, 256 or 0 (searched), got %" PetscInt_FMT, ig->block);
   ig->tunedhost = ig->tuneddev = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -385,6 +393,27 @@ PetscErrorCode DMAssemblyIntegrationGetHost(DMAssemblyIntegration ig, PetscInt *
 }
 
 /*@C
+  DMAssemblyIntegrationGetHostChunk - the host element loop in use: direct, or chunked through per-thread buffers
+
+  Not Collective
+
+  Output Parameter:
+. chunk - vector groups of elements per chunk (the vector instances; the scalar base one runs direct); 0 the direct loop; -1 searched and not yet run
+          (`-dm_assembly_integration_host_chunk`)
+
+  Level: advanced
+
+.seealso: `DMAssemblyIntegrationSetFromOptions()`, `DMAssemblyIntegrationGetHost()`
+@*/
+PetscErrorCode DMAssemblyIntegrationGetHostChunk(DMAssemblyIntegration ig, PetscInt *chunk)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(chunk, 2);
+  *chunk = ig->hchunk >= 0 ? ig->hchunk : ig->tunedhost ? (ig->hchunkc ? IG_CHUNK : 0) : -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   DMAssemblyIntegrationHostISASupported - whether the host back end can run an instruction set here (compiled into
   the library and run by this CPU)
 
@@ -455,10 +484,39 @@ PetscErrorCode DMAssemblyIntegrationGetCounts(DMAssemblyIntegration ig, DMAssemb
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the host back end: the instance of the instruction set isa (dmasmintegratehost.c); returns whether the stores streamed */
-static int HostRun(DMAssemblyIntegration ig, int var, int isa, int store, int mode, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+/* the chunk size of the chunked host loop: as set, or the searched one */
+static int HostChunk(DMAssemblyIntegration ig)
 {
-  return IGHost[isa].run(&ig->R, ig->elem, ig->prob, var, mode, store, nelem, xe, coef, cstride, ue, ke, fe);
+  return ig->hchunk > 0 ? (int)ig->hchunk : ig->hchunk < 0 ? IG_CHUNK : 0;
+}
+
+/* the host back end: the instance of the instruction set isa (dmasmintegratehost.c); sc: bit 0 streaming stores,
+   bit 1 the chunked loop (HostChunk groups); returns whether the stores streamed */
+static int HostRun(DMAssemblyIntegration ig, int var, int isa, int sc, int mode, PetscInt nelem, const PetscReal *xe, const PetscReal *coef, PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
+{
+  double *w = ig->hwork && (sc & 2) ? (double *)(((uintptr_t)ig->hwork + 63) / 64 * 64) : NULL;
+  return IGHost[isa].run(&ig->R, ig->elem, ig->prob, var, mode, sc & 1, w ? HostChunk(ig) : 0, w, nelem, xe, coef, cstride, ue, ke, fe);
+}
+
+/* the chunked host loop's buffers (-dm_assembly_integration_host_chunk): for the widest vectors and today's thread
+   count, kept between calls (allocated once: fresh pages every call would be faulted in every call) */
+static PetscErrorCode HostWork(DMAssemblyIntegration ig)
+{
+  int    nt = 1;
+  size_t n;
+
+  PetscFunctionBegin;
+  if (!ig->hchunk) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(_OPENMP)
+  nt = omp_get_max_threads();
+#endif
+  n = (size_t)nt * DMASM_IG_CHUNK_WORDS * (size_t)HostChunk(ig) * 8 + 8;
+  if (n > ig->hworkn) {
+    PetscCall(PetscFree(ig->hwork));
+    PetscCall(PetscMalloc1(n, &ig->hwork));
+    ig->hworkn = n;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CheckArgs(DMAssemblyIntegration ig, DMAssemblyIntegrationOutput out, PetscInt nelem, PetscInt cstride, const PetscScalar ue[], PetscScalar ke[], PetscScalar fe[])
@@ -506,25 +564,30 @@ PetscErrorCode DMAssemblyIntegrationTune(DMAssemblyIntegration ig, PetscMemType 
   if (PetscMemTypeHost(mtype)) {
     const int i0 = ig->hisa < 0 ? 0 : (int)ig->hisa, i1 = ig->hisa < 0 ? IG_NISA - 1 : (int)ig->hisa;
     const int s0 = ig->hstore < 0 ? 0 : (int)ig->hstore, s1 = ig->hstore < 0 ? 1 : (int)ig->hstore;
+    const int k0 = ig->hchunk < 0 ? 0 : ig->hchunk > 0, k1 = ig->hchunk < 0 ? 1 : ig->hchunk > 0; /* direct, chunked */
     PetscReal best = PETSC_MAX_REAL;
-    int       cand[3 * IG_NISA * 2][3], nc = 0;
+    int       cand[3 * IG_NISA * 4][3], nc = 0;
     PetscCall(CheckHostISA(ig->hisa));
+    PetscCall(HostWork(ig));
     for (int v = 0; v < 3; v++)
-      for (int i = 0; i < IG_NISA; i++) ig->hms[v][i][0] = ig->hms[v][i][1] = 0;
+      for (int i = 0; i < IG_NISA; i++)
+        for (int sc = 0; sc < 4; sc++) ig->hms[v][i][sc] = 0;
     /* the candidates, each run once untimed (warm-up: first touch of the output pages, the instruction cache, and
        whether streaming stores are possible here) */
     for (int v = v0; v <= v1; v++)
       for (int i = i0; i <= i1; i++)
-        for (int st = s0; st <= s1; st++) {
-          int streamed;
-          if (!IGHostHas(i)) continue;
-          if (ig->hisa < 0 && i == 0 && IGHostWidest() > 0) continue; /* base (scalar) left out where vectors exist: 4-9x slower measured */
-          streamed = HostRun(ig, v, i, st, (int)out, nelem, xe, coef, cstride, ue, ke, fe);
-          if (st && !streamed && ig->hstore < 0) continue; /* streaming impossible here: the same as regular */
-          cand[nc][0]   = v;
-          cand[nc][1]   = i;
-          cand[nc++][2] = st;
-        }
+        for (int ch = k0; ch <= k1; ch++)
+          for (int st = s0; st <= s1; st++) {
+            int streamed;
+            if (!IGHostHas(i)) continue;
+            if (ig->hisa < 0 && i == 0 && IGHostWidest() > 0) continue; /* base (scalar) left out where vectors exist: 4-9x slower measured */
+            if (ch && i == 0 && ig->hchunk < 0) continue;               /* the scalar instance has no chunked loop */
+            streamed = HostRun(ig, v, i, st | ch << 1, (int)out, nelem, xe, coef, cstride, ue, ke, fe);
+            if (st && !streamed && ig->hstore < 0) continue; /* streaming impossible here: the same as regular */
+            cand[nc][0]   = v;
+            cand[nc][1]   = i;
+            cand[nc++][2] = st | ch << 1;
+          }
     /* timed in 2 rounds over all candidates; in each round a candidate runs once untimed (its own cache state, the
        one the calls after the search will see: they repeat the chosen configuration) and twice timed; the median of
        its 4 timings is kept.  Why not the single fastest of 3 timings right after one warm-up (the search before): a
@@ -532,7 +595,7 @@ PetscErrorCode DMAssemblyIntegrationTune(DMAssemblyIntegration ig, PetscMemType 
        run, and the repeated calls after the search ran at its typical speed: on the GPU host its choice for the tets
        was timed 15-31 % slower than the best measured. */
     {
-      PetscReal tm[3 * IG_NISA * 2][4];
+      PetscReal tm[3 * IG_NISA * 4][4];
       for (int r = 0; r < 2; r++)
         for (int c = 0; c < nc; c++) {
           const int v = cand[c][0], i = cand[c][1], st = cand[c][2];
@@ -553,12 +616,13 @@ PetscErrorCode DMAssemblyIntegrationTune(DMAssemblyIntegration ig, PetscMemType 
           best        = ig->hms[v][i][st];
           ig->hvar    = v;
           ig->hisac   = i;
-          ig->hstorec = st;
+          ig->hstorec = st & 1;
+          ig->hchunkc = st >> 1;
         }
       }
     }
     ig->tunedhost = PETSC_TRUE;
-    PetscCall(PetscInfo(NULL, "DMAssemblyIntegration host search on %" PetscInt_FMT " elements: %s, %s, %s stores (%g ms)\n", nelem, DMAssemblyIntegrationVariants[ig->hvar], DMAssemblyIntegrationHostISAs[ig->hisac], StoreNames[ig->hstorec], (double)best));
+    PetscCall(PetscInfo(NULL, "DMAssemblyIntegration host search on %" PetscInt_FMT " elements: %s, %s, %s stores, %s loop (%g ms)\n", nelem, DMAssemblyIntegrationVariants[ig->hvar], DMAssemblyIntegrationHostISAs[ig->hisac], StoreNames[ig->hstorec], ig->hchunkc ? "chunked" : "direct", (double)best));
   } else {
 #if defined(ELLWARP_HAVE_CUDA)
     const int p0 = ig->place < 0 ? 0 : (int)ig->place, p1 = ig->place < 0 ? DMASM_IG_NPLACE - 1 : (int)ig->place;
@@ -625,13 +689,16 @@ PetscErrorCode DMAssemblyIntegrationApply(DMAssemblyIntegration ig, PetscMemType
   if (PetscMemTypeHost(mtype)) {
     int v = (int)ig->variant, i = (int)ig->hisa, st = (int)ig->hstore;
     PetscCall(CheckHostISA(ig->hisa));
-    if (ig->variant == DMASSEMBLY_INTEGRATION_AUTO || i < 0 || st < 0) {
+    PetscCall(HostWork(ig));
+    int ch = ig->hchunk > 0;
+    if (ig->variant == DMASSEMBLY_INTEGRATION_AUTO || i < 0 || st < 0 || ig->hchunk < 0) {
       if (!ig->tunedhost) PetscCall(DMAssemblyIntegrationTune(ig, mtype, out, nelem, xe, coef, cstride, ue, ke, fe));
       v  = ig->hvar;
       i  = ig->hisac;
       st = ig->hstorec;
+      ch = ig->hchunkc;
     }
-    ig->hstreamed = HostRun(ig, v, i, st, (int)out, nelem, xe, coef, cstride, ue, ke, fe);
+    ig->hstreamed = HostRun(ig, v, i, st | ch << 1, (int)out, nelem, xe, coef, cstride, ue, ke, fe);
     ig->applied   = PETSC_TRUE;
     flops = DMAsmIGFlops[v][ig->elem][ig->prob];
     PetscCall(PetscLogFlops(flops * nelem));
@@ -670,11 +737,15 @@ PetscErrorCode DMAssemblyIntegrationView(DMAssemblyIntegration ig, PetscViewer v
   if (!viewer) PetscCall(PetscViewerASCIIGetStdout(PETSC_COMM_SELF, &viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "element integration (Banas et al.): %s, %s, %" PetscInt_FMT " shape functions, %" PetscInt_FMT " points (%s), %" PetscInt_FMT " coefficients per element\n", DMPolytopeTypes[ig->ct], ig->prob == DMASM_IG_POISSON ? "Poisson" : "conv-diff", ig->ns, ig->nq, ig->elem == DMASM_IG_TET ? "geo_linear" : "geo_generic", ig->ncoef));
   PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (ig->hchunk < 0) PetscCall(PetscViewerASCIIPrintf(viewer, "host element loop: %s (-dm_assembly_integration_host_chunk -1: searched, direct or chunks of %d vector groups through per-thread buffers, each stream read and written one at a time)\n", ig->tunedhost ? (ig->hchunkc ? "chunked" : "direct") : "searched at the first call", IG_CHUNK));
+  else if (ig->hchunk) PetscCall(PetscViewerASCIIPrintf(viewer, "host element loop: chunks of %" PetscInt_FMT " vector groups through per-thread buffers (-dm_assembly_integration_host_chunk; each stream read and written one at a time)\n", ig->hchunk));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "host element loop: direct (-dm_assembly_integration_host_chunk 0)\n"));
   if (ig->tunedhost) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "host (%" PetscInt_FMT " OpenMP threads; the CPU runs up to %s): %s, %s (%d elements per vector), %s stores%s: the fastest of the search on %" PetscInt_FMT " elements (ms; streaming only where the arrays are aligned to the vectors):\n", ig->nthreads, DMAssemblyIntegrationHostISAs[IGHostWidest()], DMAssemblyIntegrationVariants[ig->hvar], DMAssemblyIntegrationHostISAs[ig->hisac], IGHost[ig->hisac].lanes, StoreNames[ig->hstorec], ig->hstorec && !ig->hstreamed ? " (requested; the last call could not: unaligned)" : "", ig->tunenelem));
     for (int v = 0; v < 3; v++)
       for (int i = 0; i < IG_NISA; i++)
-        if (ig->hms[v][i][0] > 0 || ig->hms[v][i][1] > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  %s %-6s: %.4g regular, %.4g streaming\n", DMAssemblyIntegrationVariants[v], DMAssemblyIntegrationHostISAs[i], (double)ig->hms[v][i][0], (double)ig->hms[v][i][1]));
+        for (int ch = 0; ch < 2; ch++)
+          if (ig->hms[v][i][2 * ch] > 0 || ig->hms[v][i][2 * ch + 1] > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  %s %-6s%s: %.4g regular, %.4g streaming\n", DMAssemblyIntegrationVariants[v], DMAssemblyIntegrationHostISAs[i], ch ? " chunked" : "", (double)ig->hms[v][i][2 * ch], (double)ig->hms[v][i][2 * ch + 1]));
   } else
     PetscCall(PetscViewerASCIIPrintf(viewer, "host (%" PetscInt_FMT " OpenMP threads; the CPU runs up to %s): %s, %s, %s stores (auto: searched at the first call)\n", ig->nthreads, DMAssemblyIntegrationHostISAs[IGHostWidest()], DMAssemblyIntegrationVariants[ig->variant], ig->hisa < 0 ? "auto" : DMAssemblyIntegrationHostISAs[ig->hisa], ig->hstore < 0 ? "auto" : StoreNames[ig->hstore]));
   if (ig->tuneddev) {
@@ -699,6 +770,7 @@ PetscErrorCode DMAssemblyIntegrationDestroy(DMAssemblyIntegration *ig)
   PetscFunctionBegin;
   if (!*ig) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscQuadratureDestroy(&(*ig)->quad));
+  PetscCall(PetscFree((*ig)->hwork));
   PetscCall(PetscFree(*ig));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
