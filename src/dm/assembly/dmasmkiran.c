@@ -1084,7 +1084,7 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
 .  -dm_assembly_kiran_owner_blocks <2,4> - owner and ownergeo on the device: the kernel compiled for 2 blocks of 8 warps an SM (no
    register spill) or 4 (64 registers, some spill to L1; default 4)
 .  -dm_assembly_kiran_geometry_kernel <warp,point> - ownergeo on the device: its geometry kernel, a warp per element
-   (default) or a thread per element and Gauss point (G staged per warp so that each store writes 64 B runs)
+   or a thread per element and Gauss point (default; G staged per warp so that each store writes 64 B runs)
 -  -dm_assembly_kiran_owner_store <loop,batched> - ownergeo on the device: the node's stores by owner's loop (default) or
    with every store-list load issued before the stores
 
@@ -1110,6 +1110,9 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   k->strategy             = DMASM_KIRAN_OWNERGEO; /* auto's first choice until set-up decides */
   k->map16                = PETSC_TRUE;
   k->ownerblocks          = 4;
+  k->geokernel            = 1; /* point: H100, mesh 1 into ELLWARP, the geometry kernel 1.44 -> 0.93 ns/element, ownergeo
+                                  5.80 -> 5.22 ns (benchmarks/results/elasticity-h100/logs-ownergeo/round2/); the batched
+                                  stores measured no gain (5.33 / 5.73 ns) and stay off */
   as->data                = k;
   as->ops->reduce         = DMAsmReducePacked;
   as->ops->fusedactive    = FusedActive_Kiran;
