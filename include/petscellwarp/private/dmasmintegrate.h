@@ -130,6 +130,22 @@ typedef struct {
   PetscReal dphi[DMASM_IG_MAXQ][DMASM_IG_MAXS][3];
 } DMAsmIntegRef;
 
+/* the adjugate adj(J) = det(J) J^{-1} of a 3x3 J (row-major) -> adj[k*3+d]; returns det(J) (signed).  One copy for
+   DMAsmIGAdjugate and the host prism bodies' IGPrismAdjugate, which build J differently */
+DMASM_IG_FN DMAsmIGV DMAsmIGAdjugateOf(const DMAsmIGV *J, DMAsmIGV *adj)
+{
+  adj[0] = J[4] * J[8] - J[5] * J[7];
+  adj[1] = J[2] * J[7] - J[1] * J[8];
+  adj[2] = J[1] * J[5] - J[2] * J[4];
+  adj[3] = J[5] * J[6] - J[3] * J[8];
+  adj[4] = J[0] * J[8] - J[2] * J[6];
+  adj[5] = J[2] * J[3] - J[0] * J[5];
+  adj[6] = J[3] * J[7] - J[4] * J[6];
+  adj[7] = J[1] * J[6] - J[0] * J[7];
+  adj[8] = J[0] * J[4] - J[1] * J[3];
+  return J[0] * adj[0] + J[1] * adj[3] + J[2] * adj[6];
+}
+
 /* J = dx/dxi at point q and its adjugate adj(J) = det(J) J^{-1} -> adj[k*3+d]; returns det(J) (signed) */
 DMASM_IG_FN DMAsmIGV DMAsmIGAdjugate(const DMAsmIntegRef *R, const int NS, const int q, const DMAsmIGV *xl, DMAsmIGV *adj)
 {
@@ -145,16 +161,7 @@ DMASM_IG_FN DMAsmIGV DMAsmIGAdjugate(const DMAsmIntegRef *R, const int NS, const
       for (int k = 0; k < 3; k++) J[d * 3 + k] += xl[a * 3 + d] * R->dphi[q][a][k];
     }
   }
-  adj[0] = J[4] * J[8] - J[5] * J[7];
-  adj[1] = J[2] * J[7] - J[1] * J[8];
-  adj[2] = J[1] * J[5] - J[2] * J[4];
-  adj[3] = J[5] * J[6] - J[3] * J[8];
-  adj[4] = J[0] * J[8] - J[2] * J[6];
-  adj[5] = J[2] * J[3] - J[0] * J[5];
-  adj[6] = J[3] * J[7] - J[4] * J[6];
-  adj[7] = J[1] * J[6] - J[0] * J[7];
-  adj[8] = J[0] * J[4] - J[1] * J[3];
-  return J[0] * adj[0] + J[1] * adj[3] + J[2] * adj[6];
+  return DMAsmIGAdjugateOf(J, adj);
 }
 
 /* Jacobian terms at point q: dxi_k/dx_d -> iJ[k*3+d]; returns |det dx/dxi| */

@@ -176,16 +176,7 @@ DMASM_IG_FN DMAsmIGV IGPrismAdjugate(const IGPrismPlan *pp, DMAsmIGV Jc[6][3][3]
     IG_UNR
     for (int d = 0; d < 3; d++) J[d * 3 + k] = Jc[pp->src[q][k]][k][d];
   }
-  adj[0] = J[4] * J[8] - J[5] * J[7];
-  adj[1] = J[2] * J[7] - J[1] * J[8];
-  adj[2] = J[1] * J[5] - J[2] * J[4];
-  adj[3] = J[5] * J[6] - J[3] * J[8];
-  adj[4] = J[0] * J[8] - J[2] * J[6];
-  adj[5] = J[2] * J[3] - J[0] * J[5];
-  adj[6] = J[3] * J[7] - J[4] * J[6];
-  adj[7] = J[1] * J[6] - J[0] * J[7];
-  adj[8] = J[0] * J[4] - J[1] * J[3];
-  return J[0] * adj[0] + J[1] * adj[3] + J[2] * adj[6];
+  return DMAsmIGAdjugateOf(J, adj);
 }
 
 DMASM_IG_FN void IGHostPrismPoissonQSS(const DMAsmIntegRef *R, const IGPrismPlan *pp, const int modest, const PetscInt e, const PetscInt nelem, const PetscReal *xe, const PetscReal *coef, const PetscInt cstride, const PetscScalar *ue, PetscScalar *ke, PetscScalar *fe)
