@@ -217,6 +217,17 @@ static PetscErrorCode CheckColoring(DMAssembly as, PetscInt ndof, PetscBool *fai
 }
 
 /* DMAssemblyView's text (through a file of this process only: tests may run in parallel) */
+/* ends the string s (a line found in ViewText's output, or NULL) at its newline, for printing that line alone */
+static PetscErrorCode CutAtNewline(char *s)
+{
+  char *nl = NULL;
+
+  PetscFunctionBegin;
+  if (s) PetscCall(PetscStrchr(s, '\n', &nl));
+  if (nl) *nl = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ViewText(DMAssembly as, char *buf, size_t n)
 {
   PetscViewer sv;
@@ -287,11 +298,7 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
     PetscCall(PetscSNPrintf(want, sizeof(want), "strategy auto chose %s", autochoice + 6));
     PetscCall(ViewText(as, buf, sizeof(buf)));
     PetscCall(PetscStrstr(buf, want, &found));
-    if (found) {
-      char *nl;
-      PetscCall(PetscStrchr(found, '\n', &nl));
-      if (nl) *nl = 0;
-    }
+    PetscCall(CutAtNewline(found));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:auto       into %-11s %s\n", target, found ? found : "FAIL: auto did not choose the expected strategy"));
     if (!found) *fail = PETSC_TRUE;
     method = autochoice;
@@ -304,11 +311,7 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
     want = !strcmp(order, "row") ? "store order: row" : !strcmp(order, "transposed") || strcmp(target, MATELLWARP) ? "store order: transposed" : "store order:";
     PetscCall(ViewText(as, buf, sizeof(buf)));
     PetscCall(PetscStrstr(buf, want, &found));
-    if (found) {
-      char *nl;
-      PetscCall(PetscStrchr(found, '\n', &nl));
-      if (nl) *nl = 0;
-    }
+    PetscCall(CutAtNewline(found));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:ppnirow    into %-11s %s\n", target, found ? found : "FAIL: store order not the expected one"));
     if (!found) *fail = PETSC_TRUE;
   }
@@ -474,11 +477,7 @@ static PetscErrorCode CheckInverted(DM dm, PetscBool gpu, PetscBool *fail)
     PetscCall(ViewText(as[0], buf, sizeof(buf)));
     PetscCall(PetscStrstr(buf, "strategy auto chose owner: ownergeo refused", &found));
     PetscCall(PetscStrstr(buf, "inverted or degenerate", &why));
-    if (found) {
-      char *nl;
-      PetscCall(PetscStrchr(found, '\n', &nl));
-      if (nl) *nl = 0;
-    }
+    PetscCall(CutAtNewline(found));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "kiran:auto on the tangled mesh: %s; %s; %s\n", found ? found : "FAIL: not owner", why ? "View says why" : "FAIL: View does not name the inverted element", same ? "owner's matrix bit for bit" : "FAIL: not owner's matrix"));
     if (!found || !why || !same) *fail = PETSC_TRUE;
     for (int i = 0; i < 2; i++) {

@@ -687,10 +687,9 @@ PetscErrorCode DMAssemblyIntegrationApply(DMAssemblyIntegration ig, PetscMemType
   if (!nelem) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(DMASM_Integrate, 0, 0, 0, 0));
   if (PetscMemTypeHost(mtype)) {
-    int v = (int)ig->variant, i = (int)ig->hisa, st = (int)ig->hstore;
+    int v = (int)ig->variant, i = (int)ig->hisa, st = (int)ig->hstore, ch = ig->hchunk > 0;
     PetscCall(CheckHostISA(ig->hisa));
     PetscCall(HostWork(ig));
-    int ch = ig->hchunk > 0;
     if (ig->variant == DMASSEMBLY_INTEGRATION_AUTO || i < 0 || st < 0 || ig->hchunk < 0) {
       if (!ig->tunedhost) PetscCall(DMAssemblyIntegrationTune(ig, mtype, out, nelem, xe, coef, cstride, ue, ke, fe));
       v  = ig->hvar;

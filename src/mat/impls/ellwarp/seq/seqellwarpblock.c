@@ -98,7 +98,7 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
   Mat_SeqAIJ     *a = (Mat_SeqAIJ *)A->data;
-  PetscInt        bs;
+  PetscInt        bs, W; /* W: the sort window of the blocked layout (BlockSortWindow) */
   PetscBool       detected, use = PETSC_FALSE;
   const char     *mode = MatEllwarpBlockModes[e->blockmode];
   PetscLogDouble  t0, t1, t2, t3;
@@ -127,7 +127,8 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
-  PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, BlockSortWindow(A->rmap->n / bs, e->blockwindow), e->par.compress, e->par.compressbias, e->blocklanes ? e->blocklanes : 1, 0, &e->Lb));
+  W = BlockSortWindow(A->rmap->n / bs, e->blockwindow);
+  PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, W, e->par.compress, e->par.compressbias, e->blocklanes ? e->blocklanes : 1, 0, &e->Lb));
   {
     /* the lanes: forced, or the model's (from the sorted lengths of the layout just built, which are every T's) */
     EllwarpBlockModel M[6];
@@ -141,7 +142,7 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
     PetscCall(PetscInfo(A, "Blocked lanes model (us: bytes, widest slice, rounds -> time): T=1 %.1f %.1f %.1f -> %.1f, T=2 -> %.1f, T=4 -> %.1f, T=8 -> %.1f, T=16 -> %.1f, T=32 -> %.1f (longest block row %" PetscInt_FMT "); %s\n", (double)M[0].bytes_us, (double)M[0].widest_us, (double)M[0].rounds_us, (double)M[0].time_us, (double)M[1].time_us, (double)M[2].time_us, (double)M[3].time_us, (double)M[4].time_us, (double)M[5].time_us, e->Lb->maxrowlen, why));
     if (T != e->Lb->lanes) {
       PetscCall(EllwarpBlockLayoutDestroy(&e->Lb));
-      PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, BlockSortWindow(A->rmap->n / bs, e->blockwindow), e->par.compress, e->par.compressbias, T, 0, &e->Lb));
+      PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, W, e->par.compress, e->par.compressbias, T, 0, &e->Lb));
     }
     PetscCall(EllwarpBlockModelTime(e->Lb, T, &e->bmodel));
     e->smodel_us = EllwarpBlockModelScalarTime(e->sbytes);
