@@ -49,6 +49,7 @@ static const char *const KiranStoreOrders[] = {"auto", "row", "transposed", "Kir
 static const char *const KiranGeometryKernels[] = {"warp", "point", "KiranGeometryKernel", "KIRAN_GEOMETRY_", NULL};
 /* ownergeo's stores on the device: owner's loop (a list load, then its store, 32 values a round) or all list loads first */
 static const char *const KiranOwnerStores[] = {"loop", "batched", "KiranOwnerStore", "KIRAN_OWNER_STORE_", NULL};
+static const char *const KiranNodeKernels[] = {"staged", "register", "KiranNodeKernel", "KIRAN_NODE_KERNEL_", NULL};
 
 #define KIRAN_GEO 80 /* two kernels: per element 8 x (inverse Jacobian 9 + w|det J| 1) */
 
@@ -70,6 +71,7 @@ typedef struct {
   PetscCount     ordercnt[2];               /* ppnirow: consecutive targets in a store step, row / transposed order */
   PetscInt       geokernel;                 /* ownergeo (device): KiranGeometryKernels (0 warp, 1 point) */
   PetscInt       storebatch;                /* ownergeo (device): KiranOwnerStores (0 loop, 1 batched) */
+  PetscInt       nodekernel;                /* ownergeo (device): KiranNodeKernels (0 staged, 1 register) */
   PetscInt       ownerblocks;               /* owner (device): blocks of 8 warps an SM the kernel is compiled for (2: no spill, 4: 64 registers) */
   PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
   int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
@@ -865,7 +867,7 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
       PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
       PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
       PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
-      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, (int)k->storebatch, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
+      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, (int)k->nodekernel, (int)k->storebatch, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
 #endif
     }
@@ -910,6 +912,10 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s            = (PetscEnum)k->storebatch;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_owner_store", "ownergeo (device): the node's stores by owner's loop or with all store-list loads issued first (one memory latency a node)", "DMAssemblyKiranSetStrategy", KiranOwnerStores, s, &s, NULL));
   k->storebatch = (PetscInt)s;
+  s             = (PetscEnum)k->nodekernel;
+  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_node_kernel", "ownergeo (device): the node kernel with G staged in shared memory, or with each lane's column of G in registers and the M exchange by shuffles (less shared-memory traffic)", "DMAssemblyKiranSetStrategy", KiranNodeKernels, s, &s, NULL));
+  k->nodekernel = (PetscInt)s;
+  PetscCheck(!(k->nodekernel && k->storebatch), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "-dm_assembly_kiran_owner_store batched is a variant of the staged node kernel: use it with -dm_assembly_kiran_node_kernel staged");
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -932,7 +938,7 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   if (KiranIsOwner(k)) {
     const PetscBool geo = (PetscBool)(k->strategy == DMASM_KIRAN_OWNERGEO);
     PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy], k->ownerblocks));
-    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); stores: %s (-dm_assembly_kiran_owner_store)\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", k->storebatch ? "batched, every store-list load first" : "owner's loop"));
+    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); node kernel: %s (-dm_assembly_kiran_node_kernel); stores: %s (-dm_assembly_kiran_owner_store)\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", k->nodekernel ? "register, a lane's column of G in registers, the M exchange by shuffles" : "staged, G through shared memory", k->storebatch ? "batched, every store-list load first" : "owner's loop"));
     if (as->setupcalled) {
       const double ne = as->nelem ? (double)as->nelem : 1.0;
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
@@ -1085,8 +1091,10 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    register spill) or 4 (64 registers, some spill to L1; default 4)
 .  -dm_assembly_kiran_geometry_kernel <warp,point> - ownergeo on the device: its geometry kernel, a warp per element
    or a thread per element and Gauss point (default; G staged per warp so that each store writes 64 B runs)
--  -dm_assembly_kiran_owner_store <loop,batched> - ownergeo on the device: the node's stores by owner's loop (default) or
-   with every store-list load issued before the stores
+.  -dm_assembly_kiran_owner_store <loop,batched> - ownergeo on the device, staged node kernel: the node's stores by owner's
+   loop (default) or with every store-list load issued before the stores
+-  -dm_assembly_kiran_node_kernel <staged,register> - ownergeo on the device: the node kernel with G staged in shared
+   memory, or (default) each lane's column of G in registers and the M exchange by warp shuffles
 
    Level: intermediate
 
@@ -1110,6 +1118,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   k->strategy             = DMASM_KIRAN_OWNERGEO; /* auto's first choice until set-up decides */
   k->map16                = PETSC_TRUE;
   k->ownerblocks          = 4;
+  k->nodekernel           = 1; /* register: see KiranOwnerGeoRegKernel */
   k->geokernel            = 1; /* point: H100, mesh 1 into ELLWARP, the geometry kernel 1.44 -> 0.93 ns/element, ownergeo
                                   5.80 -> 5.22 ns (benchmarks/results/elasticity-h100/logs-ownergeo/round2/); the batched
                                   stores measured no gain (5.33 / 5.73 ns) and stay off */

@@ -532,6 +532,97 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKe
   else OwnerStore(lane, ob, oc, olist + (PetscCount)v * cap, acc, dst);
 }
 
+/* ownergeo, second kernel, the register variant (-dm_assembly_kiran_node_kernel register): the same sums as
+   KiranOwnerGeoKernel (bitwise: the same FMAs in the same order), with less shared-memory traffic.  Why: that kernel's
+   SASS (nvcc 13.0, sm_90) has per pair 6 STS.64 staging G, 32 LDS.64 in the column step, 3 STS.64 + 9 LDS.64 for the
+   M exchange and 3 + 3 for the accumulators, ~85 shared wavefronts a pair; at one wavefront a clock an SM, 8 pairs a
+   node are ~700 of the ~970 SM clocks a node measured (H100, mesh 1: 4.0-4.3 ns/node), so the shared-memory pipe,
+   not DRAM or the FMA units, bounds it.  Here:
+   - lane l = 3b + k < 24 loads its column of G, G[e][q][l] for the 8 points, straight into registers (8 coalesced
+     192 B loads; the next pair's in flight during this pair's step), so the gradients are neither staged nor re-read;
+   - the 24 values g_a(q)[i] that every lane needs are in lanes 3a + i: they write them to a per-warp buffer
+     (2 x 24 doubles, alternating pairs: one warp barrier a pair) as 4 16-byte stores, and every lane reads them back
+     with 12 16-byte broadcast loads (one wavefront each);
+   - the M exchange by shuffles: lane (b, k) holds column k of M_ab (m[i] = M[i][k]); the shuffle r = 1, 2 from lane
+     3b + (k + r) % 3, whose source lane (b, s) sends m[(s - r) % 3] = M[(s - r) % 3][s], brings M[k][(k + r) % 3] (row
+     k), and two more bring the other two diagonal entries; 8 32-bit shuffles instead of 3 stores and 9 loads.
+   ~45 wavefronts a pair.  Lanes 24-31 compute on zeros and only pass the shuffles and barriers. */
+template <int MINB>
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRegKernel(PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
+{
+  extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] */
+  __shared__ double2          sga[KIRAN_WARPS][2][12]; /* [buffer][i][q / 2]: (g_a(q)[i], g_a(q + 1)[i]) */
+  const int                   lane = threadIdx.x & 31, w = threadIdx.x >> 5, cap = 9 * maxnb;
+  const PetscInt              v    = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
+  if (v >= nnode) return; /* no block barrier in this kernel */
+  const int      k = lane % 3, g0 = lane - k, s1 = g0 + (k + 1) % 3, s2 = g0 + (k + 2) % 3;
+  PetscReal     *acc = sacc + w * cap;
+  const PetscInt p0 = nptr[v], p1 = nptr[v + 1];
+  const int      ob = obase[v], oc = ocnt[v]; /* loaded now: ready for the stores */
+  int            pe = p0 < p1 ? adj[p0] : 0;
+  PetscReal      nx[8];
+  for (int x = lane; x < cap; x += 32) acc[x] = 0;
+#pragma unroll
+  for (int q = 0; q < 8; q++) nx[q] = 0;
+  if (p0 < p1 && lane < 24) {
+    const PetscReal *gn = G + (PetscCount)(pe >> 3) * DMASM_OWNERGEO_G + lane;
+#pragma unroll
+    for (int q = 0; q < 8; q++) nx[q] = gn[24 * q];
+  }
+  for (PetscInt pr = p0; pr < p1; pr++) {
+    const int       e = pe >> 3, a = pe & 7, buf = (int)((pr - p0) & 1);
+    const PetscReal lam = lmk ? lmk[2 * e] : lam0, mu = lmk ? lmk[2 * e + 1] : mu0;
+    PetscReal       c[8];
+#pragma unroll
+    for (int q = 0; q < 8; q++) c[q] = nx[q];
+    if (lane >= 3 * a && lane < 3 * a + 3) { /* lanes 3a + i: g_a(.)[i] for every lane */
+#pragma unroll
+      for (int p = 0; p < 4; p++) sga[w][buf][4 * (lane - 3 * a) + p] = make_double2(c[2 * p], c[2 * p + 1]);
+    }
+    __syncwarp(); /* this buffer written; the previous pair's adders to acc are done (and the pair before's readers of this buffer) */
+    pe = pr + 1 < p1 ? adj[pr + 1] : pe; /* the next pair's column in flight during this pair's step (no branch: a
+                                            conditional block here was scheduled after the step; the last pair reloads
+                                            its own column, unused) */
+    if (lane < 24) {
+      const PetscReal *gn = G + (PetscCount)(pe >> 3) * DMASM_OWNERGEO_G + lane;
+#pragma unroll
+      for (int q = 0; q < 8; q++) nx[q] = gn[24 * q];
+    }
+    PetscReal m[3] = {0, 0, 0};
+#pragma unroll
+    for (int p = 0; p < 4; p++) {
+      double2 ga[3];
+#pragma unroll
+      for (int i = 0; i < 3; i++) ga[i] = sga[w][buf][4 * i + p];
+#pragma unroll
+      for (int i = 0; i < 3; i++) m[i] += ga[i].x * c[2 * p]; /* DMAsmOwnerGeoPoint, point 2p */
+#pragma unroll
+      for (int i = 0; i < 3; i++) m[i] += ga[i].y * c[2 * p + 1];
+    }
+    { /* row k of M_ab and its trace from the 3 lanes of b (the caller of DMAsmOwnerGeoEntry: col = m) */
+      const PetscReal mk = k == 0 ? m[0] : (k == 1 ? m[1] : m[2]);
+      const PetscReal o1 = k == 0 ? m[2] : (k == 1 ? m[0] : m[1]); /* m[(k - 1) % 3]: for the lane 3b + (k - 1) % 3 */
+      const PetscReal o2 = k == 0 ? m[1] : (k == 1 ? m[2] : m[0]); /* m[(k - 2) % 3] */
+      const PetscReal t1 = __shfl_sync(0xffffffffu, o1, s1), t2 = __shfl_sync(0xffffffffu, o2, s2);
+      const PetscReal d1 = __shfl_sync(0xffffffffu, mk, s1), d2 = __shfl_sync(0xffffffffu, mk, s2);
+      PetscReal       row[3], dg[3];
+#pragma unroll
+      for (int i = 0; i < 3; i++) {
+        row[i] = i == k ? mk : (i == (k + 1) % 3 ? t1 : t2);
+        dg[i]  = i == k ? mk : (i == (k + 1) % 3 ? d1 : d2);
+      }
+      const PetscReal tr = dg[0] + dg[1] + dg[2]; /* M00 + M11 + M22, as the host */
+      if (lane < 24) {
+        const int j = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * (lane / 3))) & 0xff);
+#pragma unroll
+        for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += DMAsmOwnerGeoEntry(m, row, tr, lam, mu, i, k);
+      }
+    }
+  }
+  __syncwarp();
+  OwnerStore(lane, ob, oc, olist + (PetscCount)v * cap, acc, dst);
+}
+
 PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst)
 {
   cudaStream_t s;
@@ -550,7 +641,7 @@ PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int reg, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst)
 {
   cudaStream_t s;
   const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb;
@@ -560,7 +651,9 @@ PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int batch, PetscInt nnode, int
   PetscCheck(maxnb <= DMASM_OWNER_MAXNB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran ownergeo: %d neighbours a node, at most %d", maxnb, DMASM_OWNER_MAXNB);
   PetscCall(PetscEllwarpGetStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
-  if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  if (reg && blocks == 2) KiranOwnerGeoRegKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  else if (reg && blocks == 4) KiranOwnerGeoRegKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  else if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
   else if (blocks == 4) KiranOwnerGeoKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran ownergeo: %d blocks an SM, 2 or 4", blocks);
   PetscCallCUDA(cudaGetLastError());
