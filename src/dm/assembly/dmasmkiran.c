@@ -72,6 +72,7 @@ typedef struct {
   PetscInt       geokernel;                 /* ownergeo (device): KiranGeometryKernels (0 warp, 1 point) */
   PetscInt       storebatch;                /* ownergeo (device): KiranOwnerStores (0 loop, 1 batched) */
   PetscInt       nodekernel;                /* ownergeo (device): KiranNodeKernels (0 staged, 1 register) */
+  PetscInt       nodechunk;                 /* register node kernel: pairs whose adjacency a warp loads at once (32) */
   PetscInt       ownerblocks;               /* owner (device): blocks of 8 warps an SM the kernel is compiled for (2: no spill, 4: 64 registers) */
   PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
   int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
@@ -867,7 +868,7 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
       PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
       PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
       PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
-      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, (int)k->nodekernel, (int)k->storebatch, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
+      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nodekernel ? (int)k->nodechunk : 0, (int)k->storebatch, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
 #endif
     }
@@ -915,6 +916,8 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s             = (PetscEnum)k->nodekernel;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_node_kernel", "ownergeo (device): the node kernel with G staged in shared memory, or with each lane's column of G in registers and the M exchange by shuffles (less shared-memory traffic)", "DMAssemblyKiranSetStrategy", KiranNodeKernels, s, &s, NULL));
   k->nodekernel = (PetscInt)s;
+  PetscCall(PetscOptionsInt("-dm_assembly_kiran_node_chunk", "register node kernel: the node-element pairs whose adjacency and neighbour slots a warp loads at once (a power of 2 up to 32; smaller only to test nodes of more pairs than that)", "DMAssemblyKiranSetStrategy", k->nodechunk, &k->nodechunk, NULL));
+  PetscCheck(k->nodechunk >= 1 && k->nodechunk <= 32 && !(k->nodechunk & (k->nodechunk - 1)), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_node_chunk: a power of 2 from 1 to 32, not %" PetscInt_FMT, k->nodechunk);
   PetscCheck(!(k->nodekernel && k->storebatch), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "-dm_assembly_kiran_owner_store batched is a variant of the staged node kernel: use it with -dm_assembly_kiran_node_kernel staged");
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
@@ -1119,6 +1122,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   k->map16                = PETSC_TRUE;
   k->ownerblocks          = 4;
   k->nodekernel           = 1; /* register: see KiranOwnerGeoRegKernel */
+  k->nodechunk            = 32;
   k->geokernel            = 1; /* point: H100, mesh 1 into ELLWARP, the geometry kernel 1.44 -> 0.93 ns/element, ownergeo
                                   5.80 -> 5.22 ns (benchmarks/results/elasticity-h100/logs-ownergeo/round2/); the batched
                                   stores measured no gain (5.33 / 5.73 ns) and stay off */

@@ -2,6 +2,7 @@
    strategies (dmasmkiran.c, where the plain-C references of the same layouts are).  Double precision.
    Reference data ref = {w[8], dN[8][8][3]} (Gauss weights, reference gradients of the vertex basis) are loaded
    into shared memory once per block, as in Kiran et al. */
+#include <cuda_pipeline.h>
 #include <petscellwarp/private/dmassemblyimpl.h>
 #include <petscellwarp/private/dmasmelas.h>
 #include <petscdevice_cuda.h>
@@ -532,36 +533,56 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKe
   else OwnerStore(lane, ob, oc, olist + (PetscCount)v * cap, acc, dst);
 }
 
-/* ownergeo, second kernel, the register variant (-dm_assembly_kiran_node_kernel register): the same sums as
-   KiranOwnerGeoKernel (bitwise: the same FMAs in the same order), with less shared-memory traffic.  Why: that kernel's
-   SASS (nvcc 13.0, sm_90) has per pair 6 STS.64 staging G, 32 LDS.64 in the column step, 3 STS.64 + 9 LDS.64 for the
-   M exchange and 3 + 3 for the accumulators, ~85 shared wavefronts a pair; at one wavefront a clock an SM, 8 pairs a
-   node are ~700 of the ~970 SM clocks a node measured (H100, mesh 1: 4.0-4.3 ns/node), so the shared-memory pipe,
-   not DRAM or the FMA units, bounds it.  Here:
+/* ownergeo, second kernel, the register variant (-dm_assembly_kiran_node_kernel register, the default): the same sums
+   as KiranOwnerGeoKernel (bitwise: the same FMAs in the same order), with fewer waits and less shared-memory traffic.
+   Why: KiranOwnerGeoKernel with 2 blocks an SM (16 warps) takes 1.4x the time of 4 blocks (32 warps): its warps mostly
+   wait.  Per node it waits for nptr, adj, the first G, then per pair for adj (the next pair's G address) and jsl, then
+   per 32 stored values for the store list (8 rounds): ~27 memory latencies a node.  Here ~3:
+   - the node's adjacency entries and neighbour slots are loaded at once, lane t the pair t of a chunk of 32, and
+     shuffled to the warp pair by pair;
+   - the store list goes to shared memory by cp.async while the pairs run (no registers, no wait at the end);
    - lane l = 3b + k < 24 loads its column of G, G[e][q][l] for the 8 points, straight into registers (8 coalesced
-     192 B loads; the next pair's in flight during this pair's step), so the gradients are neither staged nor re-read;
+     192 B loads, the next pair's in flight during this pair's step), so the gradients are neither staged nor re-read;
    - the 24 values g_a(q)[i] that every lane needs are in lanes 3a + i: they write them to a per-warp buffer
      (2 x 24 doubles, alternating pairs: one warp barrier a pair) as 4 16-byte stores, and every lane reads them back
-     with 12 16-byte broadcast loads (one wavefront each);
+     with 12 16-byte broadcast loads (one wavefront each; the staged kernel's column step has 32 8-byte loads);
    - the M exchange by shuffles: lane (b, k) holds column k of M_ab (m[i] = M[i][k]); the shuffle r = 1, 2 from lane
      3b + (k + r) % 3, whose source lane (b, s) sends m[(s - r) % 3] = M[(s - r) % 3][s], brings M[k][(k + r) % 3] (row
      k), and two more bring the other two diagonal entries; 8 32-bit shuffles instead of 3 stores and 9 loads.
-   ~45 wavefronts a pair.  Lanes 24-31 compute on zeros and only pass the shuffles and barriers. */
+   Lanes 24-31 compute on zeros and only pass the shuffles and barriers.  Shared memory: the accumulators and store
+   lists (12 B x 9 maxnb a warp) and the g_a buffers (3 kB a block). */
 template <int MINB>
-__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRegKernel(PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRegKernel(int nch, PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
 {
-  extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] */
+  extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] accumulators, then [KIRAN_WARPS][9 maxnb] store lists */
   __shared__ double2          sga[KIRAN_WARPS][2][12]; /* [buffer][i][q / 2]: (g_a(q)[i], g_a(q + 1)[i]) */
   const int                   lane = threadIdx.x & 31, w = threadIdx.x >> 5, cap = 9 * maxnb;
   const PetscInt              v    = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   if (v >= nnode) return; /* no block barrier in this kernel */
   const int      k = lane % 3, g0 = lane - k, s1 = g0 + (k + 1) % 3, s2 = g0 + (k + 2) % 3;
-  PetscReal     *acc = sacc + w * cap;
+  PetscReal     *acc  = sacc + w * cap;
+  unsigned      *slst = reinterpret_cast<unsigned *>(sacc + KIRAN_WARPS * cap) + w * cap;
   const PetscInt p0 = nptr[v], p1 = nptr[v + 1];
-  const int      ob = obase[v], oc = ocnt[v]; /* loaded now: ready for the stores */
-  int            pe = p0 < p1 ? adj[p0] : 0;
-  PetscReal      nx[8];
+  const int      ob = obase[v], oc = ocnt[v];
+  /* the store list copied to shared memory while the pairs run (cp.async: no registers, no latency at the end) */
+  for (int x = lane; x < oc; x += 32) __pipeline_memcpy_async(slst + x, olist + (PetscCount)v * cap + x, sizeof(unsigned));
+  __pipeline_commit();
   for (int x = lane; x < cap; x += 32) acc[x] = 0;
+  /* lane t < nch holds pair p0 + c + t of the current chunk of nch (32; smaller only to test the chunk change on meshes
+     of at most 8 elements a node): its adjacency entry and neighbour slots, so that no pair waits for these loads (they
+     are shuffled to the warp); a per-element material is loaded at the pair's start */
+  int                mpe = 0;
+  unsigned long long msl = 0;
+  PetscReal          nx[8];
+#define KIRAN_REG_CHUNK(c0) \
+  do { \
+    if (lane < nch && (c0) + lane < p1) { \
+      mpe = adj[(c0) + lane]; \
+      msl = jsl[(PetscCount)(mpe & 7) * nelem + (mpe >> 3)]; \
+    } \
+  } while (0)
+  KIRAN_REG_CHUNK(p0);
+  int pe = __shfl_sync(0xffffffffu, mpe, 0);
 #pragma unroll
   for (int q = 0; q < 8; q++) nx[q] = 0;
   if (p0 < p1 && lane < 24) {
@@ -570,9 +591,11 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRe
     for (int q = 0; q < 8; q++) nx[q] = gn[24 * q];
   }
   for (PetscInt pr = p0; pr < p1; pr++) {
-    const int       e = pe >> 3, a = pe & 7, buf = (int)((pr - p0) & 1);
-    const PetscReal lam = lmk ? lmk[2 * e] : lam0, mu = lmk ? lmk[2 * e + 1] : mu0;
-    PetscReal       c[8];
+    const int t = (int)(pr - p0) & (nch - 1), e = pe >> 3, a = pe & 7, buf = (int)((pr - p0) & 1);
+    const PetscReal lam = lmk ? lmk[2 * e] : lam0, mu = lmk ? lmk[2 * e + 1] : mu0; /* used at the pair's end */
+    if (t == 0 && pr > p0) KIRAN_REG_CHUNK(pr); /* nodes of more than nch elements */
+    const unsigned long long sl  = __shfl_sync(0xffffffffu, msl, t);
+    PetscReal                c[8];
 #pragma unroll
     for (int q = 0; q < 8; q++) c[q] = nx[q];
     if (lane >= 3 * a && lane < 3 * a + 3) { /* lanes 3a + i: g_a(.)[i] for every lane */
@@ -580,9 +603,12 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRe
       for (int p = 0; p < 4; p++) sga[w][buf][4 * (lane - 3 * a) + p] = make_double2(c[2 * p], c[2 * p + 1]);
     }
     __syncwarp(); /* this buffer written; the previous pair's adders to acc are done (and the pair before's readers of this buffer) */
-    pe = pr + 1 < p1 ? adj[pr + 1] : pe; /* the next pair's column in flight during this pair's step (no branch: a
-                                            conditional block here was scheduled after the step; the last pair reloads
-                                            its own column, unused) */
+    { /* the next pair's column in flight during this pair's step (no branch around the loads: a conditional block here
+         was scheduled after the step; the last pair reloads its own column, unused) */
+      int pn = __shfl_sync(0xffffffffu, mpe, (t + 1) & 31);
+      if (t == nch - 1) pn = pr + 1 < p1 ? adj[pr + 1] : pe; /* the next chunk's first pair */
+      pe = pr + 1 < p1 ? pn : pe;
+    }
     if (lane < 24) {
       const PetscReal *gn = G + (PetscCount)(pe >> 3) * DMASM_OWNERGEO_G + lane;
 #pragma unroll
@@ -613,14 +639,19 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRe
       }
       const PetscReal tr = dg[0] + dg[1] + dg[2]; /* M00 + M11 + M22, as the host */
       if (lane < 24) {
-        const int j = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * (lane / 3))) & 0xff);
+        const int j = (int)((sl >> (8 * (lane / 3))) & 0xff);
 #pragma unroll
         for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += DMAsmOwnerGeoEntry(m, row, tr, lam, mu, i, k);
       }
     }
   }
-  __syncwarp();
-  OwnerStore(lane, ob, oc, olist + (PetscCount)v * cap, acc, dst);
+#undef KIRAN_REG_CHUNK
+  __pipeline_wait_prior(0);
+  __syncwarp(); /* every lane's accumulators and list entries are in place */
+  for (int x = lane; x < oc; x += 32) {
+    const unsigned mm = slst[x];
+    dst[ob + (int)(mm >> 16)] = acc[mm & 0xffff];
+  }
 }
 
 PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst)
@@ -641,18 +672,18 @@ PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int reg, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst)
 {
   cudaStream_t s;
-  const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb;
+  const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb, smemreg = (sizeof(PetscReal) + sizeof(unsigned)) * KIRAN_WARPS * 9 * (size_t)maxnb;
 
   PetscFunctionBegin;
   if (!nnode) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(maxnb <= DMASM_OWNER_MAXNB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran ownergeo: %d neighbours a node, at most %d", maxnb, DMASM_OWNER_MAXNB);
   PetscCall(PetscEllwarpGetStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
-  if (reg && blocks == 2) KiranOwnerGeoRegKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
-  else if (reg && blocks == 4) KiranOwnerGeoRegKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  if (nch && blocks == 2) KiranOwnerGeoRegKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smemreg, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  else if (nch && blocks == 4) KiranOwnerGeoRegKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smemreg, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
   else if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
   else if (blocks == 4) KiranOwnerGeoKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran ownergeo: %d blocks an SM, 2 or 4", blocks);
