@@ -57,6 +57,8 @@
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_round2 -elem hex -faces 5 -distort -gpu -dm_assembly_kiran_geometry_kernel point -dm_assembly_kiran_node_kernel staged -dm_assembly_kiran_owner_store batched GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_staged -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_node_kernel staged GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_register_blocks2 -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_node_kernel register -dm_assembly_kiran_owner_blocks 2 GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_geometry_blocks3 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_geometry_blocks 3 GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_geometry_blocks6 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_geometry_blocks 6 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_node_chunk -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_node_chunk 2 GPU) */
 /* ellwarp_add_test(assembly_elasticity.node_kernel_batched_refused -elem hex -faces 2 -dm_assembly_kiran_owner_store batched EXPECT_ERROR "use it with -dm_assembly_kiran_node_kernel staged") */
 /* ellwarp_add_test(assembly_elasticity.gpu_ownergeo_inverted_point -elem hex -faces 2 -kiran_inverted -gpu -dm_assembly_kiran_geometry_kernel point GPU PASS_REGULAR_EXPRESSION "refused with an error") */

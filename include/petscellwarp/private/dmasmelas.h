@@ -323,10 +323,11 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nno
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst);
 /* ownergeo: the geometry kernel (a warp per element into G; *bad = 1 where an element's det J is 0, not finite, or
    changes sign between its Gauss points; with ok, the flag zeroed first and read back, *ok: no such element, at
-   set-up; kind 0 a warp per element, 1 a thread per (element, Gauss point): -dm_assembly_kiran_geometry_kernel), then
+   set-up; kind 0 a warp per element, 1 a thread per (element, Gauss point): -dm_assembly_kiran_geometry_kernel, compiled
+   for blocks 3, 5 or 6 blocks an SM: -dm_assembly_kiran_geometry_blocks), then
    the node kernel reading G (nch 0: the staged kernel, batch its batched stores; nch > 0: the register kernel with
    chunks of nch pairs, -dm_assembly_kiran_node_kernel, -dm_assembly_kiran_node_chunk) */
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst);
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, int blocks, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

@@ -70,6 +70,7 @@ typedef struct {
   PetscBool      tr;                        /* ppnirow: stores in the transposed order (DMAsmKiranMapPos) */
   PetscCount     ordercnt[2];               /* ppnirow: consecutive targets in a store step, row / transposed order */
   PetscInt       geokernel;                 /* ownergeo (device): KiranGeometryKernels (0 warp, 1 point) */
+  PetscInt       geoblocks;                 /* ownergeo, point geometry kernel: compiled for 3, 5 or 6 blocks an SM */
   PetscInt       storebatch;                /* ownergeo (device): KiranOwnerStores (0 loop, 1 batched) */
   PetscInt       nodekernel;                /* ownergeo (device): KiranNodeKernels (0 staged, 1 register) */
   PetscInt       nodechunk;                 /* register node kernel: pairs whose adjacency a warp loads at once (32) */
@@ -523,7 +524,7 @@ static PetscErrorCode SetUpStrategy(DMAssembly as, DMAssembly_Kiran *k, PetscBoo
       PetscBool gok;
       PetscCall(DMAsmCUDAMalloc((void **)&k->dgeo, sizeof(PetscReal) * DMASM_OWNERGEO_G * nelem));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dgeobad, sizeof(int)));
-      PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, &gok));
+      PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, (int)k->geoblocks, nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, &gok));
       if (!gok) {
         PetscCall(PetscStrncpy(k->why, "an element is inverted or degenerate (det J zero, not finite, or of different signs at its Gauss points)", sizeof(k->why)));
         PetscCall(KiranRefuse(as, k, PETSC_ERR_ARG_WRONG, 2, ok));
@@ -866,7 +867,7 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
       PetscCall(DMAsmCUDAKiranZeroList(k->nuntouched, k->duntouched, dst));
       /* set-up checked the elements (the same coordinates): the flag is not read again */
       PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
-      PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
+      PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, (int)k->geoblocks, as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
       PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
       PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nodekernel ? (int)k->nodechunk : 0, (int)k->storebatch, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
@@ -910,6 +911,8 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   s = (PetscEnum)k->geokernel;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_geometry_kernel", "ownergeo (device): the geometry kernel, a warp per element or a thread per (element, Gauss point)", "DMAssemblyKiranSetStrategy", KiranGeometryKernels, s, &s, NULL));
   k->geokernel = (PetscInt)s;
+  PetscCall(PetscOptionsInt("-dm_assembly_kiran_geometry_blocks", "ownergeo (device), point geometry kernel: compiled for 3 (75 registers), 5 (48) or 6 (40) blocks of 256 threads an SM", "DMAssemblyKiranSetStrategy", k->geoblocks, &k->geoblocks, NULL));
+  PetscCheck(k->geoblocks == 3 || k->geoblocks == 5 || k->geoblocks == 6, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_geometry_blocks: 3, 5 or 6, not %" PetscInt_FMT, k->geoblocks);
   s            = (PetscEnum)k->storebatch;
   PetscCall(PetscOptionsEnum("-dm_assembly_kiran_owner_store", "ownergeo (device): the node's stores by owner's loop or with all store-list loads issued first (one memory latency a node)", "DMAssemblyKiranSetStrategy", KiranOwnerStores, s, &s, NULL));
   k->storebatch = (PetscInt)s;
@@ -1094,6 +1097,8 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    register spill) or 4 (64 registers, some spill to L1; default 4)
 .  -dm_assembly_kiran_geometry_kernel <warp,point> - ownergeo on the device: its geometry kernel, a warp per element
    or a thread per element and Gauss point (default; G staged per warp so that each store writes 64 B runs)
+.  -dm_assembly_kiran_geometry_blocks <3,5,6> - ownergeo on the device, point geometry kernel: compiled for 3, 5
+   (default) or 6 blocks of 256 threads an SM
 .  -dm_assembly_kiran_owner_store <loop,batched> - ownergeo on the device, staged node kernel: the node's stores by owner's
    loop (default) or with every store-list load issued before the stores
 -  -dm_assembly_kiran_node_kernel <staged,register> - ownergeo on the device: the node kernel with G staged in shared
@@ -1123,6 +1128,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   k->ownerblocks          = 4;
   k->nodekernel           = 1; /* register: see KiranOwnerGeoRegKernel */
   k->nodechunk            = 32;
+  k->geoblocks            = 5; /* the gradients computed 8 at a time fit 48 registers */
   k->geokernel            = 1; /* point: H100, mesh 1 into ELLWARP, the geometry kernel 1.44 -> 0.93 ns/element, ownergeo
                                   5.80 -> 5.22 ns (benchmarks/results/elasticity-h100/logs-ownergeo/round2/); the batched
                                   stores measured no gain (5.33 / 5.73 ns) and stay off */

@@ -456,7 +456,8 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32) KiranOwnerGeometryKer
    instead of the 32 sectors of a 192 B-strided store.  Registers and shared memory: nvcc -Xptxas -v (README).  The
    sign check of det J: the 8 threads of an element are 8 consecutive lanes, det at point 0 by a shuffle. */
 #define KIRAN_GEOPT_ELEMS 32 /* elements a block (8 threads each) */
-__global__ static void __launch_bounds__(KIRAN_GEOPT_ELEMS * 8, 3) KiranOwnerGeometryPointKernel(PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, PetscReal *__restrict__ G, int *__restrict__ bad)
+template <int MINB> /* blocks an SM (-dm_assembly_kiran_geometry_blocks; nvcc 13.0, sm_90: 3 blocks 75 registers, 5 blocks 48, 6 blocks 40, no spill) */
+__global__ static void __launch_bounds__(KIRAN_GEOPT_ELEMS * 8, MINB) KiranOwnerGeometryPointKernel(PetscInt n, const PetscReal *__restrict__ ref, const PetscReal *__restrict__ xk, PetscReal *__restrict__ G, int *__restrict__ bad)
 {
   __shared__ PetscReal sw[8], sdN[8 * 25], sx[KIRAN_GEOPT_ELEMS * 25], stage[8][32 * 9];
   const int            t = threadIdx.x, lane = t & 31, w = t >> 5, el = t >> 3, q = t & 7;
@@ -469,15 +470,21 @@ __global__ static void __launch_bounds__(KIRAN_GEOPT_ELEMS * 8, 3) KiranOwnerGeo
   for (int i = t; i < KIRAN_GEOPT_ELEMS * 24; i += blockDim.x) sx[(i / 24) * 25 + i % 24] = i < nb * 24 ? xk[(PetscCount)e0 * 24 + i] : 0; /* coalesced */
   __syncthreads();
   const PetscReal *x = sx + el * 25, *dN = sdN + q * 25; /* read from shared memory where used: fewer live registers */
-  PetscReal        Ji[9], g[24];
+  PetscReal        Ji[9];
   const PetscReal  det = DMAsmElasJacInv(3, 8, dN, x, Ji), d0 = __shfl_sync(0xffffffffu, det, lane & ~7), sc = sqrt(sw[q] * fabs(det));
   if (e < n && !(det * d0 > 0)) *bad = 1;
-  DMAsmElasGrad(3, 8, dN, Ji, g);
 #pragma unroll
-  for (int c = 0; c < 3; c++) { /* chunk c: gradients 8c .. 8c+7 of every thread of the warp */
+  for (int c = 0; c < 3; c++) { /* chunk c: gradients 8c .. 8c+7 of every thread of the warp, computed chunk by chunk
+                                   (DMAsmElasGrad's sums, 8 at a time: 16 registers instead of all 24 gradients' 48) */
     __syncwarp();
 #pragma unroll
-    for (int i = 0; i < 8; i++) stage[w][lane * 9 + i] = g[8 * c + i] * sc;
+    for (int i = 0; i < 8; i++) {
+      const int gi = 8 * c + i, a = gi / 3, d = gi % 3;
+      PetscReal sg = 0;
+#pragma unroll
+      for (int kk = 0; kk < 3; kk++) sg += dN[a * 3 + kk] * Ji[kk * 3 + d];
+      stage[w][lane * 9 + i] = sg * sc;
+    }
     __syncwarp();
 #pragma unroll
     for (int r = 0; r < 8; r++) { /* value idx = 8 l + i of the chunk: thread l's (element 4w + l/8, point l%8) entry 8c + i */
@@ -692,7 +699,7 @@ PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt n
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok)
+PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, int blocks, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok)
 {
   cudaStream_t s;
   int          hbad = 0;
@@ -702,7 +709,10 @@ PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, PetscInt nelem, const Petsc
   if (ok) PetscCallCUDA(cudaMemsetAsync(bad, 0, sizeof(int), s));
   if (nelem) {
     PetscCall(PetscLogGpuTimeBegin());
-    if (kind == 1) KiranOwnerGeometryPointKernel<<<PetscEllwarpBlocks(nelem, KIRAN_GEOPT_ELEMS), KIRAN_GEOPT_ELEMS * 8, 0, s>>>(nelem, dref, xk, G, bad);
+    if (kind == 1 && blocks == 3) KiranOwnerGeometryPointKernel<3><<<PetscEllwarpBlocks(nelem, KIRAN_GEOPT_ELEMS), KIRAN_GEOPT_ELEMS * 8, 0, s>>>(nelem, dref, xk, G, bad);
+    else if (kind == 1 && blocks == 5) KiranOwnerGeometryPointKernel<5><<<PetscEllwarpBlocks(nelem, KIRAN_GEOPT_ELEMS), KIRAN_GEOPT_ELEMS * 8, 0, s>>>(nelem, dref, xk, G, bad);
+    else if (kind == 1 && blocks == 6) KiranOwnerGeometryPointKernel<6><<<PetscEllwarpBlocks(nelem, KIRAN_GEOPT_ELEMS), KIRAN_GEOPT_ELEMS * 8, 0, s>>>(nelem, dref, xk, G, bad);
+    else if (kind == 1) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran ownergeo: the point geometry kernel for %d blocks an SM: 3, 5 or 6", blocks);
     else KiranOwnerGeometryKernel<<<PetscEllwarpBlocks(nelem, KIRAN_WARPS), KIRAN_WARPS * 32, 0, s>>>(nelem, dref, xk, G, bad);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(PetscLogGpuTimeEnd());
