@@ -59,6 +59,8 @@
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_register_blocks2 -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_node_kernel register -dm_assembly_kiran_owner_blocks 2 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_geometry_blocks3 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_geometry_blocks 3 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_geometry_blocks6 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_geometry_blocks 6 GPU) */
+/* ellwarp_add_test(assembly_elasticity.hex_node_lists -elem hex -faces 3 -distort -dm_assembly_kiran_block_store 0) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_node_lists -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_block_store 0 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_node_chunk -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_node_chunk 2 GPU) */
 /* ellwarp_add_test(assembly_elasticity.node_kernel_batched_refused -elem hex -faces 2 -dm_assembly_kiran_owner_store batched EXPECT_ERROR "use it with -dm_assembly_kiran_node_kernel staged") */
 /* ellwarp_add_test(assembly_elasticity.gpu_ownergeo_inverted_point -elem hex -faces 2 -kiran_inverted -gpu -dm_assembly_kiran_geometry_kernel point GPU PASS_REGULAR_EXPRESSION "refused with an error") */
@@ -327,6 +329,20 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
     PetscCall(ViewText(as, buf, sizeof(buf)));
     PetscCall(PetscStrstr(buf, "(each written once; 0 of", &found));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s %s\n", method, target, found ? "every value in one node's store list (0 untouched)" : "FAIL: values outside the store lists"));
+    if (!found) *fail = PETSC_TRUE;
+  }
+  if (!strcmp(method, "kiran:ownergeo") && (!gpu || mt == PETSC_MEMTYPE_DEVICE)) { /* the stores: by block lists (CSR and ELLWARP keep a row's values in
+                                                                                     column order), node lists with -dm_assembly_kiran_block_store 0 or the staged kernel */
+    char       buf[8192], nk[16] = "", *found;
+    PetscBool  bs = PETSC_TRUE;
+    const char *want;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_assembly_kiran_block_store", &bs, NULL));
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_assembly_kiran_node_kernel", nk, sizeof(nk), NULL));
+    want = bs && (mt == PETSC_MEMTYPE_HOST || strcmp(nk, "staged")) ? "stores: by block lists" : "stores: by node lists";
+    PetscCall(ViewText(as, buf, sizeof(buf)));
+    PetscCall(PetscStrstr(buf, want, &found));
+    PetscCall(CutAtNewline(found));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s %s\n", method, target, found ? found : "FAIL: not the expected stores"));
     if (!found) *fail = PETSC_TRUE;
   }
   if (kiran && strcmp(method, "kiran:owner") && strcmp(method, "kiran:ownergeo") && !strcmp(target, MATELLWARP)) { /* owner, ownergeo colour nothing */

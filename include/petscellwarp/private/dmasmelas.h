@@ -302,6 +302,47 @@ DMASM_ELAS_HD int DMAsmOwnerPack(int maxnb, const int *tgt, int *base, int *cnt,
   return 1;
 }
 
+/* ownergeo's block store lists: the nodes of one node-kernel block (DMASM_OWNER_BLOCK consecutive nodes, one warp each)
+   store their values together after a block barrier, thread x of the block the block list's entry x, sorted by target:
+   consecutive threads write consecutive values across the nodes (ELLWARP: a slot's 24 rows of the block in one run of
+   192 B instead of 8 runs of 24 B; CSR: the block's 24 rows in one run).  Entry: (t - bbase) << 12 | (node - v0) cap +
+   accumulator index (cap = 9 maxnb <= 360: 8 cap < 4096).  Built from the node lists, which must ascend by target
+   (DMAsmOwnerListSorted; DMAsmOwnerPack merges 3 row runs that ascend where the target keeps a row's values in column
+   order, CSR and ELLWARP): entry s of node v goes to s + the number of the block's other entries with a smaller target
+   (targets are distinct: write-once), a binary search in each other node's list.  DMAsmOwnerBlockEntry returns 0
+   where t - bbase does not fit 20 bits (the caller keeps the node lists). */
+#define DMASM_OWNER_BLOCK 8
+
+DMASM_ELAS_HD int DMAsmOwnerListSorted(int base, int cnt, const unsigned *list)
+{
+  for (int s = 1; s < cnt; s++)
+    if ((list[s] >> 16) <= (list[s - 1] >> 16)) return 0;
+  (void)base;
+  return 1;
+}
+
+/* obase, ocnt, olist: the block's first node's (nb nodes, lists cap apart); bbase: the smallest target of the block */
+DMASM_ELAS_HD int DMAsmOwnerBlockEntry(int cap, int nb, const int *obase, const int *ocnt, const unsigned *olist, int bbase, int v, int s, int *rank, unsigned *entry)
+{
+  const unsigned m = olist[v * cap + s];
+  const int      t = obase[v] + (int)(m >> 16);
+  int            r = s;
+  for (int u = 0; u < nb; u++) {
+    int lo = 0, hi = ocnt[u];
+    if (u == v) continue;
+    while (lo < hi) { /* the entries of node u with a smaller target */
+      const int mid = (lo + hi) / 2;
+      if (obase[u] + (int)(olist[u * cap + mid] >> 16) < t) lo = mid + 1;
+      else hi = mid;
+    }
+    r += lo;
+  }
+  *rank = r;
+  if (t - bbase >= (1 << 20)) return 0;
+  *entry = ((unsigned)(t - bbase) << 12) | (unsigned)(v * cap + (int)(m & 0xffff));
+  return 1;
+}
+
 /* device side (dmasmkirancuda.cu); the plain-C references are in dmasmelas.c and dmasmkiran.c */
 PETSC_INTERN PetscErrorCode DMAsmElasCtxDevice(DMAsmElasCtx *);
 #if defined(ELLWARP_HAVE_CUDA)
@@ -326,8 +367,11 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int 
    set-up; kind 0 a warp per element, 1 a thread per (element, Gauss point): -dm_assembly_kiran_geometry_kernel, compiled
    for blocks 3, 5 or 6 blocks an SM: -dm_assembly_kiran_geometry_blocks), then
    the node kernel reading G (nch 0: the staged kernel, batch its batched stores; nch > 0: the register kernel with
-   chunks of nch pairs, -dm_assembly_kiran_node_kernel, -dm_assembly_kiran_node_chunk) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst);
+   chunks of nch pairs, -dm_assembly_kiran_node_kernel, -dm_assembly_kiran_node_chunk, storing by the block lists
+   bbase, bcnt, blist where given, else by the node lists) */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bbase, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst);
+/* the block store lists on the device from the node lists (*ok false where they do not fit: nothing else done) */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, int blocks, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

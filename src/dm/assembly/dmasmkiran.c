@@ -74,6 +74,7 @@ typedef struct {
   PetscInt       storebatch;                /* ownergeo (device): KiranOwnerStores (0 loop, 1 batched) */
   PetscInt       nodekernel;                /* ownergeo (device): KiranNodeKernels (0 staged, 1 register) */
   PetscInt       nodechunk;                 /* register node kernel: pairs whose adjacency a warp loads at once (32) */
+  PetscBool      blockstore;                /* owner plans: the block store lists (host reference, register node kernel) */
   PetscInt       ownerblocks;               /* owner (device): blocks of 8 warps an SM the kernel is compiled for (2: no spill, 4: 64 registers) */
   PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
   int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
@@ -92,6 +93,11 @@ typedef struct {
   PetscLogDouble      adjtime;        /* host seconds of the adjacency */
   int                *obase, *dobase, *ocnt, *docnt; /* [nnode] the node's smallest target and its number of values */
   unsigned           *olist, *dolist;                /* [nnode][9 maxnb] store list: (t - base) << 16 | acc index */
+  /* the block store lists (DMAsmOwnerBlockEntry; NULL where they do not fit): [nblk] the block's smallest target and
+     its number of values, [nblk][DMASM_OWNER_BLOCK 9 maxnb] entries; the host reference and the register node kernel */
+  PetscInt  nblk;
+  int      *bbase, *dbbase, *bcnt, *dbcnt;
+  unsigned *blist, *dblist;
   DMAsmElasCtx  *c;
 } DMAssembly_Kiran;
 
@@ -202,13 +208,15 @@ static PetscInt HostKiranOwnerGeometry(PetscInt nelem, const PetscReal *ref, con
    24 columns by lanes 0-23).  ownergeo (G != NULL): the geometry read from G, prescaled by sqrt(w |det J|), so lambda
    and mu factor out of the Gauss sum: per column node b the 3 x 3 M_ab = sum_q g_a g_b^T, K[(a,i),(b,k)] = lambda
    M[i][k] + mu M[k][i] + mu delta_ik tr M (the device: KiranOwnerGeoKernel, lane 3b + k sums column k of M_ab and gets
-   row k and the diagonal of M_ab from the 3 lanes of b through shared memory) */
+   row k and the diagonal of M_ab from the 3 lanes of b through shared memory).  Stores: by the block lists where there
+   are (the values of DMASM_OWNER_BLOCK nodes at once, as KiranOwnerGeoRegKernel), else by each node's list */
 static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, const PetscReal *G, PetscScalar *dst)
 {
   const PetscInt cap = 9 * k->maxnb, nelem = k->npair / 8;
-  PetscReal      acc[9 * DMASM_OWNER_MAXNB], g[8 * 24], det[8];
+  PetscReal      accb[DMASM_OWNER_BLOCK * 9 * DMASM_OWNER_MAXNB], g[8 * 24], det[8];
 
   for (PetscInt v = 0; v < k->nnode; v++) {
+    PetscReal *acc = accb + (v % DMASM_OWNER_BLOCK) * cap; /* the node's accumulators in its block's (the device's shared memory) */
     for (PetscInt x = 0; x < cap; x++) acc[x] = 0;
     for (PetscInt pr = k->nptr[v]; pr < k->nptr[v + 1]; pr++) {
       const int                e = k->adj[pr] >> 3, a = k->adj[pr] & 7;
@@ -242,9 +250,17 @@ static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, cons
         for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc((int)k->maxnb, i, j, kk)] += c[i];
       }
     }
-    for (int s = 0; s < k->ocnt[v]; s++) {
-      const unsigned m = k->olist[(PetscCount)v * cap + s];
-      dst[k->obase[v] + (int)(m >> 16)] = acc[m & 0xffff];
+    if (!k->blist) {
+      for (int s = 0; s < k->ocnt[v]; s++) {
+        const unsigned m = k->olist[(PetscCount)v * cap + s];
+        dst[k->obase[v] + (int)(m >> 16)] = acc[m & 0xffff];
+      }
+    } else if (v % DMASM_OWNER_BLOCK == DMASM_OWNER_BLOCK - 1 || v == k->nnode - 1) { /* the block's values, by its list */
+      const PetscInt B = v / DMASM_OWNER_BLOCK;
+      for (int x = 0; x < k->bcnt[B]; x++) {
+        const unsigned m = k->blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + x];
+        dst[k->bbase[B] + (int)(m >> 12)] = accb[m & 0xfff];
+      }
     }
   }
 }
@@ -376,6 +392,58 @@ static PetscErrorCode Colour(DMAssembly as, DMAssembly_Kiran *k)
 }
 
 /* owner's store lists (per target) */
+static PetscErrorCode FreeBlockLists(DMAssembly_Kiran *k)
+{
+  PetscFunctionBegin;
+#if defined(ELLWARP_HAVE_CUDA)
+  if (k->dbbase != k->bbase) PetscCall(DMAsmCUDAFree((void **)&k->dbbase));
+  if (k->dbcnt != k->bcnt) PetscCall(DMAsmCUDAFree((void **)&k->dbcnt));
+  if (k->dblist != k->blist) PetscCall(DMAsmCUDAFree((void **)&k->dblist));
+#endif
+  k->dbbase = NULL;
+  k->dbcnt  = NULL;
+  k->dblist = NULL;
+  PetscCall(PetscFree3(k->bbase, k->bcnt, k->blist));
+  k->nblk = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the block store lists from the host node lists (the loops of the device builder, KiranOwnerBlockKernel); none where
+   a node list does not ascend by target or a block's targets spread over 2^20 values */
+static PetscErrorCode OwnerBlockLists(DMAssembly_Kiran *k, const int *obase, const int *ocnt, const unsigned *olist)
+{
+  const int cap = 9 * (int)k->maxnb;
+  PetscBool ok  = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
+  PetscCall(PetscMalloc3(k->nblk, &k->bbase, k->nblk, &k->bcnt, (size_t)k->nblk * DMASM_OWNER_BLOCK * cap, &k->blist));
+  for (PetscInt v = 0; v < k->nnode && ok; v++) ok = (PetscBool)DMAsmOwnerListSorted(obase[v], ocnt[v], olist + (PetscCount)v * cap);
+  for (PetscInt B = 0; B < k->nblk && ok; B++) {
+    const PetscInt v0 = B * DMASM_OWNER_BLOCK;
+    const int      nb = (int)PetscMin(DMASM_OWNER_BLOCK, k->nnode - v0);
+    int            b = -1, n = 0;
+    for (int v = 0; v < nb; v++) {
+      if (ocnt[v0 + v] && (b < 0 || obase[v0 + v] < b)) b = obase[v0 + v];
+      n += ocnt[v0 + v];
+    }
+    k->bbase[B] = b < 0 ? 0 : b;
+    k->bcnt[B]  = n;
+    for (int v = 0; v < nb && ok; v++)
+      for (int x = 0; x < ocnt[v0 + v] && ok; x++) {
+        int      r;
+        unsigned m;
+        ok = (PetscBool)DMAsmOwnerBlockEntry(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, k->bbase[B], v, x, &r, &m);
+        if (ok) k->blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + r] = m;
+      }
+  }
+  if (!ok) {
+    PetscCall(PetscInfo(NULL, "kiran owner: no block store lists (a node list does not ascend by target, or a block's targets spread over 2^20 values): each node stores its own\n"));
+    PetscCall(FreeBlockLists(k));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FreeOwnerPlan(DMAssembly_Kiran *k)
 {
   PetscFunctionBegin;
@@ -388,6 +456,7 @@ static PetscErrorCode FreeOwnerPlan(DMAssembly_Kiran *k)
   k->docnt  = NULL;
   k->dolist = NULL;
   PetscCall(PetscFree3(k->obase, k->ocnt, k->olist));
+  PetscCall(FreeBlockLists(k));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -660,6 +729,10 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscI
       PetscCheck(!PetscBTLookupSet(seen, t), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: value %" PetscInt_FMT " is in two store lists", t);
     }
   PetscCall(UntouchedFromBT(k, &seen));
+  if (k->blockstore) PetscCall(OwnerBlockLists(k, k->obase, k->ocnt, k->olist));
+  k->dbbase     = k->bbase;
+  k->dbcnt      = k->bcnt;
+  k->dblist     = k->blist;
   k->dobase     = k->obase;
   k->docnt      = k->ocnt;
   k->dolist     = k->olist;
@@ -676,6 +749,16 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscI
     PetscCall(DMAsmCUDAMalloc((void **)&k->duntouched, sizeof(int) * (k->nuntouched ? k->nuntouched : 1)));
     PetscCall(DMAsmCUDAUpload(k->duntouched, k->untouched, sizeof(int) * k->nuntouched));
     PetscCall(PetscFree(k->untouched));
+    if (k->blist) {
+      const size_t nl = (size_t)k->nblk * DMASM_OWNER_BLOCK * cap;
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dbbase, sizeof(int) * k->nblk));
+      PetscCall(DMAsmCUDAUpload(k->dbbase, k->bbase, sizeof(int) * k->nblk));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dbcnt, sizeof(int) * k->nblk));
+      PetscCall(DMAsmCUDAUpload(k->dbcnt, k->bcnt, sizeof(int) * k->nblk));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dblist, sizeof(unsigned) * nl));
+      PetscCall(DMAsmCUDAUpload(k->dblist, k->blist, sizeof(unsigned) * nl));
+      PetscCall(PetscFree3(k->bbase, k->bcnt, k->blist));
+    }
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -762,6 +845,18 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
     PetscCall(DMAsmCUDAMalloc((void **)&k->docnt, sizeof(int) * k->nnode));
     PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
     PetscCall(DMAsmCUDAKiranOwnerPlan(as->nelem, k->nnode, (int)k->maxnb, k->dvnode, k->djsl, dq2t, k->nval, k->dobase, k->docnt, k->dolist, &k->nuntouched, &k->duntouched, &ok));
+    if (ok && k->blockstore && k->strategy == DMASM_KIRAN_OWNERGEO && k->nodekernel) { /* the block lists, for the register node kernel */
+      PetscBool bok;
+      k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dbbase, sizeof(int) * k->nblk));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dbcnt, sizeof(int) * k->nblk));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dblist, sizeof(unsigned) * cap * DMASM_OWNER_BLOCK * k->nblk));
+      PetscCall(DMAsmCUDAKiranOwnerBlockPlan(k->nnode, (int)k->maxnb, k->dobase, k->docnt, k->dolist, k->dbbase, k->dbcnt, k->dblist, &bok));
+      if (!bok) {
+        PetscCall(PetscInfo(as, "kiran ownergeo: no block store lists (a node list does not ascend by target, or a block's targets spread over 2^20 values): each node stores its own\n"));
+        PetscCall(FreeBlockLists(k));
+      }
+    }
     if (ok) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(PetscStrncpy(k->why, "the values of a node's rows spread over more than 65536 positions of the target (16-bit store lists)", sizeof(k->why)));
     PetscCall(KiranRefuse(as, k, PETSC_ERR_SUP, 1, &ok));
@@ -869,7 +964,7 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
       PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
       PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, (int)k->geoblocks, as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
       PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
-      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nodekernel ? (int)k->nodechunk : 0, (int)k->storebatch, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dgeo, dst));
+      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nodekernel ? (int)k->nodechunk : 0, (int)k->storebatch, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dbbase, k->dbcnt, k->dblist, k->dgeo, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
 #endif
     }
@@ -921,6 +1016,7 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   k->nodekernel = (PetscInt)s;
   PetscCall(PetscOptionsInt("-dm_assembly_kiran_node_chunk", "register node kernel: the node-element pairs whose adjacency and neighbour slots a warp loads at once (a power of 2 up to 32; smaller only to test nodes of more pairs than that)", "DMAssemblyKiranSetStrategy", k->nodechunk, &k->nodechunk, NULL));
   PetscCheck(k->nodechunk >= 1 && k->nodechunk <= 32 && !(k->nodechunk & (k->nodechunk - 1)), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_node_chunk: a power of 2 from 1 to 32, not %" PetscInt_FMT, k->nodechunk);
+  PetscCall(PetscOptionsBool("-dm_assembly_kiran_block_store", "ownergeo, register node kernel (and the host reference of owner/ownergeo): the values of 8 nodes stored together by a block list sorted by target (coalesced across the nodes' rows), else each node's own", "DMAssemblyKiranSetStrategy", k->blockstore, &k->blockstore, NULL));
   PetscCheck(!(k->nodekernel && k->storebatch), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "-dm_assembly_kiran_owner_store batched is a variant of the staged node kernel: use it with -dm_assembly_kiran_node_kernel staged");
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
@@ -944,7 +1040,7 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   if (KiranIsOwner(k)) {
     const PetscBool geo = (PetscBool)(k->strategy == DMASM_KIRAN_OWNERGEO);
     PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy], k->ownerblocks));
-    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); node kernel: %s (-dm_assembly_kiran_node_kernel); stores: %s (-dm_assembly_kiran_owner_store)\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", k->nodekernel ? "register, a lane's column of G in registers, the M exchange by shuffles" : "staged, G through shared memory", k->storebatch ? "batched, every store-list load first" : "owner's loop"));
+    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); node kernel: %s (-dm_assembly_kiran_node_kernel); stores: %s\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", k->nodekernel ? "register, a lane's column of G in registers, the M exchange by shuffles" : "staged, G through shared memory", k->dblist && (as->mtype == PETSC_MEMTYPE_HOST || k->nodekernel) ? "by block lists, the values of 8 nodes together sorted by target (-dm_assembly_kiran_block_store)" : k->storebatch ? "by node lists, batched: every store-list load first (-dm_assembly_kiran_owner_store)" : "by node lists"));
     if (as->setupcalled) {
       const double ne = as->nelem ? (double)as->nelem : 1.0;
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
@@ -1101,8 +1197,10 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    (default) or 6 blocks of 256 threads an SM
 .  -dm_assembly_kiran_owner_store <loop,batched> - ownergeo on the device, staged node kernel: the node's stores by owner's
    loop (default) or with every store-list load issued before the stores
--  -dm_assembly_kiran_node_kernel <staged,register> - ownergeo on the device: the node kernel with G staged in shared
+.  -dm_assembly_kiran_node_kernel <staged,register> - ownergeo on the device: the node kernel with G staged in shared
    memory, or (default) each lane's column of G in registers and the M exchange by warp shuffles
+-  -dm_assembly_kiran_block_store <bool> - ownergeo's register node kernel (and owner's host reference): the values of
+   the 8 nodes of a block stored together, sorted by target, where the target allows (default true)
 
    Level: intermediate
 
@@ -1128,6 +1226,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   k->ownerblocks          = 4;
   k->nodekernel           = 1; /* register: see KiranOwnerGeoRegKernel */
   k->nodechunk            = 32;
+  k->blockstore           = PETSC_TRUE;
   k->geoblocks            = 5; /* the gradients computed 8 at a time fit 48 registers */
   k->geokernel            = 1; /* point: H100, mesh 1 into ELLWARP, the geometry kernel 1.44 -> 0.93 ns/element, ownergeo
                                   5.80 -> 5.22 ns (benchmarks/results/elasticity-h100/logs-ownergeo/round2/); the batched

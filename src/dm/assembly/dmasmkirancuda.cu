@@ -559,20 +559,26 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKe
    Lanes 24-31 compute on zeros and only pass the shuffles and barriers.  Shared memory: the accumulators and store
    lists (12 B x 9 maxnb a warp) and the g_a buffers (3 kB a block). */
 template <int MINB>
-__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRegKernel(int nch, PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRegKernel(int nch, PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, const int *__restrict__ bbase, const int *__restrict__ bcnt, const unsigned *__restrict__ blist, PetscScalar *__restrict__ dst)
 {
-  extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] accumulators, then [KIRAN_WARPS][9 maxnb] store lists */
+  extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] accumulators, then [KIRAN_WARPS][9 maxnb] store lists (or the block's) */
   __shared__ double2          sga[KIRAN_WARPS][2][12]; /* [buffer][i][q / 2]: (g_a(q)[i], g_a(q + 1)[i]) */
   const int                   lane = threadIdx.x & 31, w = threadIdx.x >> 5, cap = 9 * maxnb;
   const PetscInt              v    = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
-  if (v >= nnode) return; /* no block barrier in this kernel */
+  const bool                  live = v < nnode; /* no return: the block lists' stores follow a block barrier */
   const int      k = lane % 3, g0 = lane - k, s1 = g0 + (k + 1) % 3, s2 = g0 + (k + 2) % 3;
   PetscReal     *acc  = sacc + w * cap;
   unsigned      *slst = reinterpret_cast<unsigned *>(sacc + KIRAN_WARPS * cap) + w * cap;
-  const PetscInt p0 = nptr[v], p1 = nptr[v + 1];
-  const int      ob = obase[v], oc = ocnt[v];
-  /* the store list copied to shared memory while the pairs run (cp.async: no registers, no latency at the end) */
-  for (int x = lane; x < oc; x += 32) __pipeline_memcpy_async(slst + x, olist + (PetscCount)v * cap + x, sizeof(unsigned));
+  const PetscInt p0 = live ? nptr[v] : 0, p1 = live ? nptr[v + 1] : 0;
+  const int      ob = live ? obase[v] : 0, oc = live ? ocnt[v] : 0;
+  /* the store list (the block's, else the node's) copied to shared memory while the pairs run (cp.async: no registers,
+     no latency at the end) */
+  if (blist) {
+    const unsigned *bl = blist + (PetscCount)blockIdx.x * DMASM_OWNER_BLOCK * cap;
+    unsigned       *sb = reinterpret_cast<unsigned *>(sacc + KIRAN_WARPS * cap);
+    for (int x = threadIdx.x, n = bcnt[blockIdx.x]; x < n; x += blockDim.x) __pipeline_memcpy_async(sb + x, bl + x, sizeof(unsigned));
+  } else
+    for (int x = lane; x < oc; x += 32) __pipeline_memcpy_async(slst + x, olist + (PetscCount)v * cap + x, sizeof(unsigned));
   __pipeline_commit();
   for (int x = lane; x < cap; x += 32) acc[x] = 0;
   /* lane t < nch holds pair p0 + c + t of the current chunk of nch (32; smaller only to test the chunk change on meshes
@@ -654,6 +660,16 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRe
   }
 #undef KIRAN_REG_CHUNK
   __pipeline_wait_prior(0);
+  if (blist) { /* the block's values by its list: consecutive threads, consecutive targets across the block's nodes */
+    const unsigned *sb = reinterpret_cast<const unsigned *>(sacc + KIRAN_WARPS * cap);
+    const int       bb = bbase[blockIdx.x];
+    __syncthreads(); /* every warp's accumulators and the list are in place */
+    for (int x = threadIdx.x, n = bcnt[blockIdx.x]; x < n; x += blockDim.x) {
+      const unsigned mm = sb[x];
+      dst[bb + (int)(mm >> 12)] = sacc[mm & 0xfff];
+    }
+    return;
+  }
   __syncwarp(); /* every lane's accumulators and list entries are in place */
   for (int x = lane; x < oc; x += 32) {
     const unsigned mm = slst[x];
@@ -679,7 +695,7 @@ PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const PetscReal *G, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bbase, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst)
 {
   cudaStream_t s;
   const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb, smemreg = (sizeof(PetscReal) + sizeof(unsigned)) * KIRAN_WARPS * 9 * (size_t)maxnb;
@@ -689,8 +705,8 @@ PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt n
   PetscCheck(maxnb <= DMASM_OWNER_MAXNB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran ownergeo: %d neighbours a node, at most %d", maxnb, DMASM_OWNER_MAXNB);
   PetscCall(PetscEllwarpGetStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
-  if (nch && blocks == 2) KiranOwnerGeoRegKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smemreg, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
-  else if (nch && blocks == 4) KiranOwnerGeoRegKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smemreg, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  if (nch && blocks == 2) KiranOwnerGeoRegKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smemreg, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, bbase, bcnt, blist, dst);
+  else if (nch && blocks == 4) KiranOwnerGeoRegKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smemreg, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, bbase, bcnt, blist, dst);
   else if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
   else if (blocks == 4) KiranOwnerGeoKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran ownergeo: %d blocks an SM, 2 or 4", blocks);
@@ -1023,6 +1039,72 @@ __global__ static void KiranOwnerMarkKernel(PetscInt nnode, int maxnb, const int
     const PetscInt v = (PetscInt)(t / cap);
     if (t % cap < ocnt[v] && atomicExch(first + obase[v] + (int)(olist[t] >> 16), 0) == 0) *bad = 3;
   }
+}
+
+/* the block store lists from the node lists (the host's OwnerBlockLists, same loops): bad = 1 where a node list does not
+   ascend by target, 2 where a block's targets spread over 2^20 values */
+__global__ static void KiranOwnerSortedKernel(PetscInt nnode, int maxnb, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, int *__restrict__ bad)
+{
+  const PetscCount cap = 9 * maxnb;
+  for (PetscInt v = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; v < nnode; v += (PetscInt)gridDim.x * blockDim.x)
+    if (!DMAsmOwnerListSorted(obase[v], ocnt[v], olist + v * cap)) *bad = 1;
+}
+
+__global__ static void KiranOwnerBlockHeadKernel(PetscInt nnode, PetscInt nblk, const int *__restrict__ obase, const int *__restrict__ ocnt, int *__restrict__ bbase, int *__restrict__ bcnt)
+{
+  for (PetscInt B = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; B < nblk; B += (PetscInt)gridDim.x * blockDim.x) {
+    const PetscInt v0 = B * DMASM_OWNER_BLOCK;
+    const int      nb = (int)(nnode - v0 < DMASM_OWNER_BLOCK ? nnode - v0 : DMASM_OWNER_BLOCK);
+    int            b = -1, n = 0;
+    for (int v = 0; v < nb; v++) {
+      if (ocnt[v0 + v] && (b < 0 || obase[v0 + v] < b)) b = obase[v0 + v];
+      n += ocnt[v0 + v];
+    }
+    bbase[B] = b < 0 ? 0 : b;
+    bcnt[B]  = n;
+  }
+}
+
+__global__ static void KiranOwnerBlockKernel(PetscInt nnode, int maxnb, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, const int *__restrict__ bbase, unsigned *__restrict__ blist, int *__restrict__ bad)
+{
+  const int cap = 9 * maxnb;
+  for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < (PetscCount)nnode * cap; t += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscInt v = (PetscInt)(t / cap), B = v / DMASM_OWNER_BLOCK, v0 = B * DMASM_OWNER_BLOCK;
+    const int      x = (int)(t % cap), nb = (int)(nnode - v0 < DMASM_OWNER_BLOCK ? nnode - v0 : DMASM_OWNER_BLOCK);
+    int            r;
+    unsigned       m;
+    if (x >= ocnt[v]) continue;
+    if (DMAsmOwnerBlockEntry(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, bbase[B], (int)(v - v0), x, &r, &m)) blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + r] = m;
+    else *bad = 2;
+  }
+}
+
+PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist, PetscBool *ok)
+{
+  cudaStream_t     s;
+  int             *dbad, bad = 0;
+  const PetscCount cap  = 9 * maxnb;
+  const PetscInt   nblk = (nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
+
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE;
+  if (!nnode) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dbad, 1, "DMAssembly kiran owner block lists (flag)"));
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
+  KiranOwnerSortedKernel<<<PetscEllwarpBlocks(nnode, 128), 128, 0, s>>>(nnode, maxnb, obase, ocnt, olist, dbad);
+  PetscCallCUDA(cudaGetLastError());
+  KiranOwnerBlockHeadKernel<<<PetscEllwarpBlocks(nblk, 128), 128, 0, s>>>(nnode, nblk, obase, ocnt, bbase, bcnt);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
+  if (!bad) {
+    KiranOwnerBlockKernel<<<PetscEllwarpBlocks(nnode * cap, 256), 256, 0, s>>>(nnode, maxnb, obase, ocnt, olist, bbase, blist, dbad);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
+  }
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
+  *ok = bad ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched, PetscBool *ok)
