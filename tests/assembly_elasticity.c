@@ -59,6 +59,8 @@
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_register_blocks2 -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_node_kernel register -dm_assembly_kiran_owner_blocks 2 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_geometry_blocks3 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_geometry_blocks 3 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_geometry_blocks6 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_geometry_blocks 6 GPU) */
+/* ellwarp_add_test(assembly_elasticity.hex_block_span -elem hex -faces 4 -distort -dm_assembly_kiran_block_span 1500) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_block_span -elem hex -faces 5 -distort -gpu -dm_assembly_kiran_block_span 1500 GPU) */
 /* ellwarp_add_test(assembly_elasticity.hex_node_lists -elem hex -faces 3 -distort -dm_assembly_kiran_block_store 0) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_node_lists -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_block_store 0 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_node_chunk -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_node_chunk 2 GPU) */
@@ -344,6 +346,22 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
     PetscCall(CutAtNewline(found));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s %s\n", method, target, found ? found : "FAIL: not the expected stores"));
     if (!found) *fail = PETSC_TRUE;
+    if (found && strstr(want, "block")) { /* how many blocks store by their list; with a small -dm_assembly_kiran_block_span some must not */
+      PetscInt span = 0, nfit = -1, nblk = -1;
+      PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_assembly_kiran_block_span", &span, NULL));
+      PetscCall(ViewText(as, buf, sizeof(buf)));
+      PetscCall(PetscStrstr(buf, "block lists: ", &found));
+      if (found) {
+        long a, b;
+        if (sscanf(found, "block lists: %ld of %ld", &a, &b) == 2) {
+          nfit = (PetscInt)a;
+          nblk = (PetscInt)b;
+        }
+      }
+      PetscCall(CutAtNewline(found));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s %s%s\n", method, target, found ? found : "FAIL: no block-list count", span && !(nfit >= 0 && nfit < nblk) ? " FAIL: with a small span some blocks must store by node lists" : ""));
+      if (!found || nblk <= 0 || (span && !(nfit >= 0 && nfit < nblk))) *fail = PETSC_TRUE;
+    }
   }
   if (kiran && strcmp(method, "kiran:owner") && strcmp(method, "kiran:ownergeo") && !strcmp(target, MATELLWARP)) { /* owner, ownergeo colour nothing */
       PetscInt nrows;

@@ -323,6 +323,7 @@ int main(int argc, char **argv)
           PetscCall(DMCreateGlobalVector(dm, &c.U));
           c.J = J;
           PetscCall(Median(OpJac, &c, repeats, device, &t));
+          PetscCall(PetscObjectViewFromOptions((PetscObject)c.as, NULL, "-dm_assembly_view")); /* what the method chose (after its plan) */
           PetscCall(PetscStrncmp(methods[m], "kiran", 5, &isk));
           if (isk) PetscCall(DMAssemblyKiranGetColoringTime(c.as, &ctime));
           bpe  = BytesPerElement(methods[m], (double)nnz / nelem, (double)ndof / 3 / nelem, &isk, &two);

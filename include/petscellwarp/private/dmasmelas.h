@@ -291,6 +291,31 @@ DMASM_ELAS_HD int DMAsmOwnerPack(int maxnb, const int *tgt, int *base, int *cnt,
     do h[best]++;
     while (h[best] < (best + 1) * run && tgt[h[best]] < 0);
   }
+  { /* where the runs do not ascend (an ELLWARP layout that splits rows over lanes interleaves a row's values) the merge
+       leaves the list unsorted: a heapsort by target then (stores in target order; the block lists need sorted lists) */
+    int sorted = 1;
+    for (int s = 1; s < n && sorted; s++) sorted = tgt[list[s]] > tgt[list[s - 1]];
+    if (!sorted) {
+      for (int m = n; m > 1; m--) {
+        for (int r = (m == n ? n / 2 - 1 : 0); r >= 0; r--) { /* heapify at r (all of them on the first pass, then the root) */
+          int p = r;
+          for (;;) {
+            int c = 2 * p + 1;
+            if (c >= m) break;
+            if (c + 1 < m && tgt[list[c + 1]] > tgt[list[c]]) c++;
+            if (tgt[list[c]] <= tgt[list[p]]) break;
+            const unsigned x = list[c];
+            list[c] = list[p];
+            list[p] = x;
+            p       = c;
+          }
+        }
+        const unsigned x = list[0]; /* the largest to the end */
+        list[0]          = list[m - 1];
+        list[m - 1]      = x;
+      }
+    }
+  }
   for (int s = 0; s < n; s++) b = (b < 0 || tgt[list[s]] < b) ? tgt[list[s]] : b;
   *base = b < 0 ? 0 : b;
   *cnt  = n;
@@ -310,7 +335,7 @@ DMASM_ELAS_HD int DMAsmOwnerPack(int maxnb, const int *tgt, int *base, int *cnt,
    (DMAsmOwnerListSorted; DMAsmOwnerPack merges 3 row runs that ascend where the target keeps a row's values in column
    order, CSR and ELLWARP): entry s of node v goes to s + the number of the block's other entries with a smaller target
    (targets are distinct: write-once), a binary search in each other node's list.  DMAsmOwnerBlockEntry returns 0
-   where t - bbase does not fit 20 bits (the caller keeps the node lists). */
+   where t - bbase does not fit 20 bits (that block's nodes store by their own lists). */
 #define DMASM_OWNER_BLOCK 8
 
 DMASM_ELAS_HD int DMAsmOwnerListSorted(int base, int cnt, const unsigned *list)
@@ -321,8 +346,9 @@ DMASM_ELAS_HD int DMAsmOwnerListSorted(int base, int cnt, const unsigned *list)
   return 1;
 }
 
-/* obase, ocnt, olist: the block's first node's (nb nodes, lists cap apart); bbase: the smallest target of the block */
-DMASM_ELAS_HD int DMAsmOwnerBlockEntry(int cap, int nb, const int *obase, const int *ocnt, const unsigned *olist, int bbase, int v, int s, int *rank, unsigned *entry)
+/* obase, ocnt, olist: the block's first node's (nb nodes, lists cap apart); bbase: the smallest target of the block;
+   span: the largest t - bbase + 1 allowed (2^20; smaller only in tests of the fallback, -dm_assembly_kiran_block_span) */
+DMASM_ELAS_HD int DMAsmOwnerBlockEntry(int cap, int nb, const int *obase, const int *ocnt, const unsigned *olist, int bbase, int span, int v, int s, int *rank, unsigned *entry)
 {
   const unsigned m = olist[v * cap + s];
   const int      t = obase[v] + (int)(m >> 16);
@@ -338,7 +364,7 @@ DMASM_ELAS_HD int DMAsmOwnerBlockEntry(int cap, int nb, const int *obase, const 
     r += lo;
   }
   *rank = r;
-  if (t - bbase >= (1 << 20)) return 0;
+  if (t - bbase >= span) return 0; /* span <= 2^20 */
   *entry = ((unsigned)(t - bbase) << 12) | (unsigned)(v * cap + (int)(m & 0xffff));
   return 1;
 }
@@ -371,7 +397,7 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int 
    bbase, bcnt, blist where given, else by the node lists) */
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bbase, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst);
 /* the block store lists on the device from the node lists (*ok false where they do not fit: nothing else done) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist, PetscBool *ok);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, int blocks, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

@@ -35,6 +35,7 @@
    reference walking the same layouts (the host path). */
 #include <petscellwarp/private/dmassemblyimpl.h>
 #include <petscellwarp/private/dmasmelas.h>
+#include <petscellwarp/private/ellwarpdevice.h>
 #include <petsctime.h>
 #include <petscbt.h>
 
@@ -75,6 +76,8 @@ typedef struct {
   PetscInt       nodekernel;                /* ownergeo (device): KiranNodeKernels (0 staged, 1 register) */
   PetscInt       nodechunk;                 /* register node kernel: pairs whose adjacency a warp loads at once (32) */
   PetscBool      blockstore;                /* owner plans: the block store lists (host reference, register node kernel) */
+  PetscInt       blockspan;                 /* the largest target spread of a block list (2^20; smaller in tests) */
+  PetscInt       nblkfit;                   /* blocks that store by their block list (the others by node lists) */
   PetscInt       ownerblocks;               /* owner (device): blocks of 8 warps an SM the kernel is compiled for (2: no spill, 4: 64 registers) */
   PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
   int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
@@ -250,7 +253,7 @@ static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, cons
         for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc((int)k->maxnb, i, j, kk)] += c[i];
       }
     }
-    if (!k->blist) {
+    if (!k->blist || k->bcnt[v / DMASM_OWNER_BLOCK] < 0) {
       for (int s = 0; s < k->ocnt[v]; s++) {
         const unsigned m = k->olist[(PetscCount)v * cap + s];
         dst[k->obase[v] + (int)(m >> 16)] = acc[m & 0xffff];
@@ -409,7 +412,8 @@ static PetscErrorCode FreeBlockLists(DMAssembly_Kiran *k)
 }
 
 /* the block store lists from the host node lists (the loops of the device builder, KiranOwnerBlockKernel); none where
-   a node list does not ascend by target or a block's targets spread over 2^20 values */
+   a node list does not ascend by target; bcnt[B] = -1 where block B's targets spread over 2^20 values (its nodes store
+   by their own lists: a block of boundary and interior rows in a whole-sorted ELLWARP) */
 static PetscErrorCode OwnerBlockLists(DMAssembly_Kiran *k, const int *obase, const int *ocnt, const unsigned *olist)
 {
   const int cap = 9 * (int)k->maxnb;
@@ -429,16 +433,18 @@ static PetscErrorCode OwnerBlockLists(DMAssembly_Kiran *k, const int *obase, con
     }
     k->bbase[B] = b < 0 ? 0 : b;
     k->bcnt[B]  = n;
-    for (int v = 0; v < nb && ok; v++)
-      for (int x = 0; x < ocnt[v0 + v] && ok; x++) {
+    for (int v = 0; v < nb && k->bcnt[B] >= 0; v++)
+      for (int x = 0; x < ocnt[v0 + v] && k->bcnt[B] >= 0; x++) {
         int      r;
         unsigned m;
-        ok = (PetscBool)DMAsmOwnerBlockEntry(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, k->bbase[B], v, x, &r, &m);
-        if (ok) k->blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + r] = m;
+        if (DMAsmOwnerBlockEntry(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, k->bbase[B], (int)k->blockspan, v, x, &r, &m)) k->blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + r] = m;
+        else k->bcnt[B] = -1; /* this block's targets spread over 2^20 values: its nodes store by their own lists */
       }
   }
+  k->nblkfit = 0;
+  for (PetscInt B = 0; B < k->nblk && ok; B++) k->nblkfit += k->bcnt[B] >= 0;
   if (!ok) {
-    PetscCall(PetscInfo(NULL, "kiran owner: no block store lists (a node list does not ascend by target, or a block's targets spread over 2^20 values): each node stores its own\n"));
+    PetscCall(PetscInfo(NULL, "kiran owner: no block store lists (a node list does not ascend by target): each node stores its own\n"));
     PetscCall(FreeBlockLists(k));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -851,10 +857,17 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
       PetscCall(DMAsmCUDAMalloc((void **)&k->dbbase, sizeof(int) * k->nblk));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dbcnt, sizeof(int) * k->nblk));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dblist, sizeof(unsigned) * cap * DMASM_OWNER_BLOCK * k->nblk));
-      PetscCall(DMAsmCUDAKiranOwnerBlockPlan(k->nnode, (int)k->maxnb, k->dobase, k->docnt, k->dolist, k->dbbase, k->dbcnt, k->dblist, &bok));
+      PetscCall(DMAsmCUDAKiranOwnerBlockPlan(k->nnode, (int)k->maxnb, (int)k->blockspan, k->dobase, k->docnt, k->dolist, k->dbbase, k->dbcnt, k->dblist, &bok));
       if (!bok) {
-        PetscCall(PetscInfo(as, "kiran ownergeo: no block store lists (a node list does not ascend by target, or a block's targets spread over 2^20 values): each node stores its own\n"));
+        PetscCall(PetscInfo(as, "kiran ownergeo: no block store lists (a node list does not ascend by target): each node stores its own\n"));
         PetscCall(FreeBlockLists(k));
+      } else {
+        int *hc;
+        PetscCall(PetscMalloc1(k->nblk, &hc));
+        PetscCall(PetscEllwarpDeviceDownload(hc, k->dbcnt, sizeof(int) * k->nblk));
+        k->nblkfit = 0;
+        for (PetscInt B = 0; B < k->nblk; B++) k->nblkfit += hc[B] >= 0;
+        PetscCall(PetscFree(hc));
       }
     }
     if (ok) PetscFunctionReturn(PETSC_SUCCESS);
@@ -1017,6 +1030,8 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   PetscCall(PetscOptionsInt("-dm_assembly_kiran_node_chunk", "register node kernel: the node-element pairs whose adjacency and neighbour slots a warp loads at once (a power of 2 up to 32; smaller only to test nodes of more pairs than that)", "DMAssemblyKiranSetStrategy", k->nodechunk, &k->nodechunk, NULL));
   PetscCheck(k->nodechunk >= 1 && k->nodechunk <= 32 && !(k->nodechunk & (k->nodechunk - 1)), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_node_chunk: a power of 2 from 1 to 32, not %" PetscInt_FMT, k->nodechunk);
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_block_store", "ownergeo, register node kernel (and the host reference of owner/ownergeo): the values of 8 nodes stored together by a block list sorted by target (coalesced across the nodes' rows), else each node's own", "DMAssemblyKiranSetStrategy", k->blockstore, &k->blockstore, NULL));
+  PetscCall(PetscOptionsInt("-dm_assembly_kiran_block_span", "block store lists: the largest target spread of a block's list (2^20, the entry's 20 bits; smaller only to test the fallback of the blocks beyond it to node lists)", "DMAssemblyKiranSetStrategy", k->blockspan, &k->blockspan, NULL));
+  PetscCheck(k->blockspan >= 1 && k->blockspan <= (1 << 20), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_block_span: 1 to 2^20, not %" PetscInt_FMT, k->blockspan);
   PetscCheck(!(k->nodekernel && k->storebatch), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "-dm_assembly_kiran_owner_store batched is a variant of the staged node kernel: use it with -dm_assembly_kiran_node_kernel staged");
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
@@ -1040,7 +1055,8 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   if (KiranIsOwner(k)) {
     const PetscBool geo = (PetscBool)(k->strategy == DMASM_KIRAN_OWNERGEO);
     PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy], k->ownerblocks));
-    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); node kernel: %s (-dm_assembly_kiran_node_kernel); stores: %s\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", k->nodekernel ? "register, a lane's column of G in registers, the M exchange by shuffles" : "staged, G through shared memory", k->dblist && (as->mtype == PETSC_MEMTYPE_HOST || k->nodekernel) ? "by block lists, the values of 8 nodes together sorted by target (-dm_assembly_kiran_block_store)" : k->storebatch ? "by node lists, batched: every store-list load first (-dm_assembly_kiran_owner_store)" : "by node lists"));
+    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); node kernel: %s (-dm_assembly_kiran_node_kernel); stores: %s\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", k->nodekernel ? "register, a lane's column of G in registers, the M exchange by shuffles" : "staged, G through shared memory", !k->dolist ? "by block or node lists, decided with the store lists at the first Jacobian" : k->dblist && (as->mtype == PETSC_MEMTYPE_HOST || k->nodekernel) ? "by block lists, the values of 8 nodes together sorted by target (-dm_assembly_kiran_block_store)" : k->storebatch ? "by node lists, batched: every store-list load first (-dm_assembly_kiran_owner_store)" : "by node lists"));
+    if (geo && k->dblist && (as->mtype == PETSC_MEMTYPE_HOST || k->nodekernel)) PetscCall(PetscViewerASCIIPrintf(viewer, "block lists: %" PetscInt_FMT " of %" PetscInt_FMT " blocks of 8 nodes; the others' targets spread over %" PetscInt_FMT " values (their nodes store by their own lists)\n", k->nblkfit, k->nblk, k->blockspan));
     if (as->setupcalled) {
       const double ne = as->nelem ? (double)as->nelem : 1.0;
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
@@ -1227,6 +1243,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   k->nodekernel           = 1; /* register: see KiranOwnerGeoRegKernel */
   k->nodechunk            = 32;
   k->blockstore           = PETSC_TRUE;
+  k->blockspan            = 1 << 20;
   k->geoblocks            = 5; /* the gradients computed 8 at a time fit 48 registers */
   k->geokernel            = 1; /* point: H100, mesh 1 into ELLWARP, the geometry kernel 1.44 -> 0.93 ns/element, ownergeo
                                   5.80 -> 5.22 ns (benchmarks/results/elasticity-h100/logs-ownergeo/round2/); the batched

@@ -573,10 +573,10 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRe
   const int      ob = live ? obase[v] : 0, oc = live ? ocnt[v] : 0;
   /* the store list (the block's, else the node's) copied to shared memory while the pairs run (cp.async: no registers,
      no latency at the end) */
-  if (blist) {
+  if (blist && bcnt[blockIdx.x] >= 0) { /* bcnt -1: this block's nodes store by their own lists */
     const unsigned *bl = blist + (PetscCount)blockIdx.x * DMASM_OWNER_BLOCK * cap;
     unsigned       *sb = reinterpret_cast<unsigned *>(sacc + KIRAN_WARPS * cap);
-    for (int x = threadIdx.x, n = bcnt[blockIdx.x]; x < n; x += blockDim.x) __pipeline_memcpy_async(sb + x, bl + x, sizeof(unsigned));
+    for (int x = threadIdx.x, bc = bcnt[blockIdx.x]; x < bc; x += blockDim.x) __pipeline_memcpy_async(sb + x, bl + x, sizeof(unsigned));
   } else
     for (int x = lane; x < oc; x += 32) __pipeline_memcpy_async(slst + x, olist + (PetscCount)v * cap + x, sizeof(unsigned));
   __pipeline_commit();
@@ -660,11 +660,12 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRe
   }
 #undef KIRAN_REG_CHUNK
   __pipeline_wait_prior(0);
-  if (blist) { /* the block's values by its list: consecutive threads, consecutive targets across the block's nodes */
+  if (blist && bcnt[blockIdx.x] >= 0) { /* the block's values by its list: consecutive threads, consecutive targets across
+                                           the block's nodes (bcnt loaded again, not held through the pairs: registers) */
     const unsigned *sb = reinterpret_cast<const unsigned *>(sacc + KIRAN_WARPS * cap);
-    const int       bb = bbase[blockIdx.x];
-    __syncthreads(); /* every warp's accumulators and the list are in place */
-    for (int x = threadIdx.x, n = bcnt[blockIdx.x]; x < n; x += blockDim.x) {
+    const int       bb = bbase[blockIdx.x], bc = bcnt[blockIdx.x];
+    __syncthreads(); /* every warp's accumulators and the list are in place (bc is the same for the whole block) */
+    for (int x = threadIdx.x; x < bc; x += blockDim.x) {
       const unsigned mm = sb[x];
       dst[bb + (int)(mm >> 12)] = sacc[mm & 0xfff];
     }
@@ -1042,7 +1043,7 @@ __global__ static void KiranOwnerMarkKernel(PetscInt nnode, int maxnb, const int
 }
 
 /* the block store lists from the node lists (the host's OwnerBlockLists, same loops): bad = 1 where a node list does not
-   ascend by target, 2 where a block's targets spread over 2^20 values */
+   ascend by target; bcnt[B] = -1 where block B's targets spread over 2^20 values (its nodes store by their own lists) */
 __global__ static void KiranOwnerSortedKernel(PetscInt nnode, int maxnb, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, int *__restrict__ bad)
 {
   const PetscCount cap = 9 * maxnb;
@@ -1065,7 +1066,7 @@ __global__ static void KiranOwnerBlockHeadKernel(PetscInt nnode, PetscInt nblk, 
   }
 }
 
-__global__ static void KiranOwnerBlockKernel(PetscInt nnode, int maxnb, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, const int *__restrict__ bbase, unsigned *__restrict__ blist, int *__restrict__ bad)
+__global__ static void KiranOwnerBlockKernel(PetscInt nnode, int maxnb, int span, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, const int *__restrict__ bbase, int *bcnt, unsigned *__restrict__ blist)
 {
   const int cap = 9 * maxnb;
   for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < (PetscCount)nnode * cap; t += (PetscCount)gridDim.x * blockDim.x) {
@@ -1074,12 +1075,12 @@ __global__ static void KiranOwnerBlockKernel(PetscInt nnode, int maxnb, const in
     int            r;
     unsigned       m;
     if (x >= ocnt[v]) continue;
-    if (DMAsmOwnerBlockEntry(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, bbase[B], (int)(v - v0), x, &r, &m)) blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + r] = m;
-    else *bad = 2;
+    if (DMAsmOwnerBlockEntry(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, bbase[B], span, (int)(v - v0), x, &r, &m)) blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + r] = m;
+    else bcnt[B] = -1; /* this block's nodes store by their own lists */
   }
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist, PetscBool *ok)
+PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist, PetscBool *ok)
 {
   cudaStream_t     s;
   int             *dbad, bad = 0;
@@ -1098,9 +1099,8 @@ PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, const int
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
   if (!bad) {
-    KiranOwnerBlockKernel<<<PetscEllwarpBlocks(nnode * cap, 256), 256, 0, s>>>(nnode, maxnb, obase, ocnt, olist, bbase, blist, dbad);
+    KiranOwnerBlockKernel<<<PetscEllwarpBlocks(nnode * cap, 256), 256, 0, s>>>(nnode, maxnb, span, obase, ocnt, olist, bbase, bcnt, blist);
     PetscCallCUDA(cudaGetLastError());
-    PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
   }
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
   *ok = bad ? PETSC_FALSE : PETSC_TRUE;

@@ -33,8 +33,10 @@ for mesh in 192x24x24 400x50x50; do
     done
   done
 done
+echo "# what ownergeo chose on mesh 1 (DMAssemblyView)" >> $R
+timeout 60 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -targets ellwarp,aijcusparse -repeats 1 -cpu_max_elements 0 -check_max_elements 0 -meshes 192x24x24 -peer_max_elements 0 -methods kiran:ownergeo -dm_assembly_view 2>&1 | grep -E "stores:|block lists:" | grep -v "first Jacobian" | sed -e 's/.*stores:/  stores:/' >> $R
 echo "# the default (kiran:auto), checked against the host reference" >> $R
 mkdir -p $OUT/default
 timeout 90 stdbuf -oL $B/benchmarks/elasticity/elasticity_bench -meshes 192x24x24 -repeats 5 -peak_bw 2990 -cpu_max_elements 0 -check_max_elements 120000 -peer_max_elements 0 -methods kiran:auto -o $OUT/default >> $R 2>&1
 echo "bench rc=$?" >> $R
-grep -E "tests passed|Failed|ERROR SUMMARY|RACECHECK SUMMARY|rc=" $L | head; grep -E "^#|^kiran|^DMAsm|^peer" $R | cut -c1-200
+grep -E "tests passed|Failed|ERROR SUMMARY|RACECHECK SUMMARY|rc=" $L | head; grep -E "^#|^kiran|^DMAsm|^peer|stores:|block lists:" $R | cut -c1-200
