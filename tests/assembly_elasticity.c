@@ -54,9 +54,8 @@
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_shared -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian shared GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_jac_atomic -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_jacobian atomic GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_owner_blocks2 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_owner_blocks 2 GPU) */
-/* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_round2 -elem hex -faces 5 -distort -gpu -dm_assembly_kiran_geometry_kernel point -dm_assembly_kiran_node_kernel staged -dm_assembly_kiran_owner_store batched GPU) */
-/* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_staged -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_node_kernel staged GPU) */
-/* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_register_blocks2 -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_node_kernel register -dm_assembly_kiran_owner_blocks 2 GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_round2 -elem hex -faces 5 -distort -gpu -dm_assembly_kiran_geometry_kernel point GPU) */
+/* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_blocks2 -elem hex -faces 3 -distort -gpu -dm_assembly_kiran_owner_blocks 2 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_geometry_blocks3 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_geometry_blocks 3 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_geometry_blocks6 -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_geometry_blocks 6 GPU) */
 /* ellwarp_add_test(assembly_elasticity.hex_block_span -elem hex -faces 4 -distort -dm_assembly_kiran_block_span 1500) */
@@ -64,7 +63,6 @@
 /* ellwarp_add_test(assembly_elasticity.hex_node_lists -elem hex -faces 3 -distort -dm_assembly_kiran_block_store 0) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_node_lists -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_block_store 0 GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_hex_ownergeo_node_chunk -elem hex -faces 4 -distort -gpu -dm_assembly_kiran_node_chunk 2 GPU) */
-/* ellwarp_add_test(assembly_elasticity.node_kernel_batched_refused -elem hex -faces 2 -dm_assembly_kiran_owner_store batched EXPECT_ERROR "use it with -dm_assembly_kiran_node_kernel staged") */
 /* ellwarp_add_test(assembly_elasticity.gpu_ownergeo_inverted_point -elem hex -faces 2 -kiran_inverted -gpu -dm_assembly_kiran_geometry_kernel point GPU PASS_REGULAR_EXPRESSION "refused with an error") */
 /* ellwarp_add_test(assembly_elasticity.gpu_quad -elem quad -faces 6 -distort -gpu GPU) */
 /* ellwarp_add_test(assembly_elasticity.gpu_tet -elem tet -faces 3 -gpu GPU) */
@@ -333,14 +331,13 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s %s\n", method, target, found ? "every value in one node's store list (0 untouched)" : "FAIL: values outside the store lists"));
     if (!found) *fail = PETSC_TRUE;
   }
-  if (!strcmp(method, "kiran:ownergeo") && (!gpu || mt == PETSC_MEMTYPE_DEVICE)) { /* the stores: by block lists (CSR and ELLWARP keep a row's values in
-                                                                                     column order), node lists with -dm_assembly_kiran_block_store 0 or the staged kernel */
-    char       buf[8192], nk[16] = "", *found;
+  if (!strcmp(method, "kiran:ownergeo") && (!gpu || mt == PETSC_MEMTYPE_DEVICE)) { /* the stores: by block lists (the node lists sorted by target),
+                                                                                     node lists with -dm_assembly_kiran_block_store 0 */
+    char       buf[8192], *found;
     PetscBool  bs = PETSC_TRUE;
     const char *want;
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_assembly_kiran_block_store", &bs, NULL));
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_assembly_kiran_node_kernel", nk, sizeof(nk), NULL));
-    want = bs && (mt == PETSC_MEMTYPE_HOST || strcmp(nk, "staged")) ? "stores: by block lists" : "stores: by node lists";
+    want = bs ? "stores: by block lists" : "stores: by node lists";
     PetscCall(ViewText(as, buf, sizeof(buf)));
     PetscCall(PetscStrstr(buf, want, &found));
     PetscCall(CutAtNewline(found));

@@ -392,10 +392,9 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int 
    changes sign between its Gauss points; with ok, the flag zeroed first and read back, *ok: no such element, at
    set-up; kind 0 a warp per element, 1 a thread per (element, Gauss point): -dm_assembly_kiran_geometry_kernel, compiled
    for blocks 3, 5 or 6 blocks an SM: -dm_assembly_kiran_geometry_blocks), then
-   the node kernel reading G (nch 0: the staged kernel, batch its batched stores; nch > 0: the register kernel with
-   chunks of nch pairs, -dm_assembly_kiran_node_kernel, -dm_assembly_kiran_node_chunk, storing by the block lists
-   bbase, bcnt, blist where given, else by the node lists) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bbase, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst);
+   the node kernel reading G (chunks of nch pairs: -dm_assembly_kiran_node_chunk; storing by the block lists bbase,
+   bcnt, blist where given, else by the node lists) */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bbase, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst);
 /* the block store lists on the device from the node lists (*ok false where they do not fit: nothing else done) */
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, int blocks, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok);

@@ -49,8 +49,6 @@ static const char *const KiranStoreOrders[] = {"auto", "row", "transposed", "Kir
 /* ownergeo's geometry kernel on the device: a warp per element (measured) or a thread per (element, Gauss point) */
 static const char *const KiranGeometryKernels[] = {"warp", "point", "KiranGeometryKernel", "KIRAN_GEOMETRY_", NULL};
 /* ownergeo's stores on the device: owner's loop (a list load, then its store, 32 values a round) or all list loads first */
-static const char *const KiranOwnerStores[] = {"loop", "batched", "KiranOwnerStore", "KIRAN_OWNER_STORE_", NULL};
-static const char *const KiranNodeKernels[] = {"staged", "register", "KiranNodeKernel", "KIRAN_NODE_KERNEL_", NULL};
 
 #define KIRAN_GEO 80 /* two kernels: per element 8 x (inverse Jacobian 9 + w|det J| 1) */
 
@@ -72,10 +70,8 @@ typedef struct {
   PetscCount     ordercnt[2];               /* ppnirow: consecutive targets in a store step, row / transposed order */
   PetscInt       geokernel;                 /* ownergeo (device): KiranGeometryKernels (0 warp, 1 point) */
   PetscInt       geoblocks;                 /* ownergeo, point geometry kernel: compiled for 3, 5 or 6 blocks an SM */
-  PetscInt       storebatch;                /* ownergeo (device): KiranOwnerStores (0 loop, 1 batched) */
-  PetscInt       nodekernel;                /* ownergeo (device): KiranNodeKernels (0 staged, 1 register) */
-  PetscInt       nodechunk;                 /* register node kernel: pairs whose adjacency a warp loads at once (32) */
-  PetscBool      blockstore;                /* owner plans: the block store lists (host reference, register node kernel) */
+  PetscInt       nodechunk;                 /* ownergeo's node kernel: pairs whose adjacency a warp loads at once (32) */
+  PetscBool      blockstore;                /* owner plans: the block store lists (host reference, ownergeo's node kernel) */
   PetscInt       blockspan;                 /* the largest target spread of a block list (2^20; smaller in tests) */
   PetscInt       nblkfit;                   /* blocks that store by their block list (the others by node lists) */
   PetscInt       ownerblocks;               /* owner (device): blocks of 8 warps an SM the kernel is compiled for (2: no spill, 4: 64 registers) */
@@ -97,7 +93,7 @@ typedef struct {
   int                *obase, *dobase, *ocnt, *docnt; /* [nnode] the node's smallest target and its number of values */
   unsigned           *olist, *dolist;                /* [nnode][9 maxnb] store list: (t - base) << 16 | acc index */
   /* the block store lists (DMAsmOwnerBlockEntry; NULL where they do not fit): [nblk] the block's smallest target and
-     its number of values, [nblk][DMASM_OWNER_BLOCK 9 maxnb] entries; the host reference and the register node kernel */
+     its number of values, [nblk][DMASM_OWNER_BLOCK 9 maxnb] entries; the host reference and ownergeo's node kernel */
   PetscInt  nblk;
   int      *bbase, *dbbase, *bcnt, *dbcnt;
   unsigned *blist, *dblist;
@@ -212,7 +208,7 @@ static PetscInt HostKiranOwnerGeometry(PetscInt nelem, const PetscReal *ref, con
    and mu factor out of the Gauss sum: per column node b the 3 x 3 M_ab = sum_q g_a g_b^T, K[(a,i),(b,k)] = lambda
    M[i][k] + mu M[k][i] + mu delta_ik tr M (the device: KiranOwnerGeoKernel, lane 3b + k sums column k of M_ab and gets
    row k and the diagonal of M_ab from the 3 lanes of b through shared memory).  Stores: by the block lists where there
-   are (the values of DMASM_OWNER_BLOCK nodes at once, as KiranOwnerGeoRegKernel), else by each node's list */
+   are (the values of DMASM_OWNER_BLOCK nodes at once, as KiranOwnerGeoKernel), else by each node's list */
 static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, const PetscReal *G, PetscScalar *dst)
 {
   const PetscInt cap = 9 * k->maxnb, nelem = k->npair / 8;
@@ -735,7 +731,7 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscI
       PetscCheck(!PetscBTLookupSet(seen, t), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: value %" PetscInt_FMT " is in two store lists", t);
     }
   PetscCall(UntouchedFromBT(k, &seen));
-  if (k->blockstore) PetscCall(OwnerBlockLists(k, k->obase, k->ocnt, k->olist));
+  if (k->blockstore && (as->mtype == PETSC_MEMTYPE_HOST || k->strategy == DMASM_KIRAN_OWNERGEO)) PetscCall(OwnerBlockLists(k, k->obase, k->ocnt, k->olist)); /* owner's device kernel stores by node lists */
   k->dbbase     = k->bbase;
   k->dbcnt      = k->bcnt;
   k->dblist     = k->blist;
@@ -851,7 +847,7 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
     PetscCall(DMAsmCUDAMalloc((void **)&k->docnt, sizeof(int) * k->nnode));
     PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
     PetscCall(DMAsmCUDAKiranOwnerPlan(as->nelem, k->nnode, (int)k->maxnb, k->dvnode, k->djsl, dq2t, k->nval, k->dobase, k->docnt, k->dolist, &k->nuntouched, &k->duntouched, &ok));
-    if (ok && k->blockstore && k->strategy == DMASM_KIRAN_OWNERGEO && k->nodekernel) { /* the block lists, for the register node kernel */
+    if (ok && k->blockstore && k->strategy == DMASM_KIRAN_OWNERGEO) { /* the block lists, for ownergeo's node kernel */
       PetscBool bok;
       k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
       PetscCall(DMAsmCUDAMalloc((void **)&k->dbbase, sizeof(int) * k->nblk));
@@ -977,7 +973,7 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
       PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
       PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, (int)k->geoblocks, as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
       PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
-      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, k->nodekernel ? (int)k->nodechunk : 0, (int)k->storebatch, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dbbase, k->dbcnt, k->dblist, k->dgeo, dst));
+      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, (int)k->nodechunk, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dbbase, k->dbcnt, k->dblist, k->dgeo, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
 #endif
     }
@@ -1021,18 +1017,11 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   k->geokernel = (PetscInt)s;
   PetscCall(PetscOptionsInt("-dm_assembly_kiran_geometry_blocks", "ownergeo (device), point geometry kernel: compiled for 3 (75 registers), 5 (48) or 6 (40) blocks of 256 threads an SM", "DMAssemblyKiranSetStrategy", k->geoblocks, &k->geoblocks, NULL));
   PetscCheck(k->geoblocks == 3 || k->geoblocks == 5 || k->geoblocks == 6, PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_geometry_blocks: 3, 5 or 6, not %" PetscInt_FMT, k->geoblocks);
-  s            = (PetscEnum)k->storebatch;
-  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_owner_store", "ownergeo (device): the node's stores by owner's loop or with all store-list loads issued first (one memory latency a node)", "DMAssemblyKiranSetStrategy", KiranOwnerStores, s, &s, NULL));
-  k->storebatch = (PetscInt)s;
-  s             = (PetscEnum)k->nodekernel;
-  PetscCall(PetscOptionsEnum("-dm_assembly_kiran_node_kernel", "ownergeo (device): the node kernel with G staged in shared memory, or with each lane's column of G in registers and the M exchange by shuffles (less shared-memory traffic)", "DMAssemblyKiranSetStrategy", KiranNodeKernels, s, &s, NULL));
-  k->nodekernel = (PetscInt)s;
-  PetscCall(PetscOptionsInt("-dm_assembly_kiran_node_chunk", "register node kernel: the node-element pairs whose adjacency and neighbour slots a warp loads at once (a power of 2 up to 32; smaller only to test nodes of more pairs than that)", "DMAssemblyKiranSetStrategy", k->nodechunk, &k->nodechunk, NULL));
+  PetscCall(PetscOptionsInt("-dm_assembly_kiran_node_chunk", "ownergeo's node kernel (device): the node-element pairs whose adjacency and neighbour slots a warp loads at once (a power of 2 up to 32; smaller only to test nodes of more pairs than that)", "DMAssemblyKiranSetStrategy", k->nodechunk, &k->nodechunk, NULL));
   PetscCheck(k->nodechunk >= 1 && k->nodechunk <= 32 && !(k->nodechunk & (k->nodechunk - 1)), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_node_chunk: a power of 2 from 1 to 32, not %" PetscInt_FMT, k->nodechunk);
-  PetscCall(PetscOptionsBool("-dm_assembly_kiran_block_store", "ownergeo, register node kernel (and the host reference of owner/ownergeo): the values of 8 nodes stored together by a block list sorted by target (coalesced across the nodes' rows), else each node's own", "DMAssemblyKiranSetStrategy", k->blockstore, &k->blockstore, NULL));
+  PetscCall(PetscOptionsBool("-dm_assembly_kiran_block_store", "ownergeo's node kernel (and the host reference of owner/ownergeo): the values of 8 nodes stored together by a block list sorted by target (coalesced across the nodes' rows), else each node's own", "DMAssemblyKiranSetStrategy", k->blockstore, &k->blockstore, NULL));
   PetscCall(PetscOptionsInt("-dm_assembly_kiran_block_span", "block store lists: the largest target spread of a block's list (2^20, the entry's 20 bits; smaller only to test the fallback of the blocks beyond it to node lists)", "DMAssemblyKiranSetStrategy", k->blockspan, &k->blockspan, NULL));
   PetscCheck(k->blockspan >= 1 && k->blockspan <= (1 << 20), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_block_span: 1 to 2^20, not %" PetscInt_FMT, k->blockspan);
-  PetscCheck(!(k->nodekernel && k->storebatch), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_INCOMP, "-dm_assembly_kiran_owner_store batched is a variant of the staged node kernel: use it with -dm_assembly_kiran_node_kernel staged");
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1055,8 +1044,8 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   if (KiranIsOwner(k)) {
     const PetscBool geo = (PetscBool)(k->strategy == DMASM_KIRAN_OWNERGEO);
     PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy], k->ownerblocks));
-    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); node kernel: %s (-dm_assembly_kiran_node_kernel); stores: %s\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", k->nodekernel ? "register, a lane's column of G in registers, the M exchange by shuffles" : "staged, G through shared memory", !k->dolist ? "by block or node lists, decided with the store lists at the first Jacobian" : k->dblist && (as->mtype == PETSC_MEMTYPE_HOST || k->nodekernel) ? "by block lists, the values of 8 nodes together sorted by target (-dm_assembly_kiran_block_store)" : k->storebatch ? "by node lists, batched: every store-list load first (-dm_assembly_kiran_owner_store)" : "by node lists"));
-    if (geo && k->dblist && (as->mtype == PETSC_MEMTYPE_HOST || k->nodekernel)) PetscCall(PetscViewerASCIIPrintf(viewer, "block lists: %" PetscInt_FMT " of %" PetscInt_FMT " blocks of 8 nodes; the others' targets spread over %" PetscInt_FMT " values (their nodes store by their own lists)\n", k->nblkfit, k->nblk, k->blockspan));
+    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); node kernel: a lane's column of G in registers, the M exchange by shuffles; stores: %s\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", !k->dolist ? "by block or node lists, decided with the store lists at the first Jacobian" : k->dblist ? "by block lists, the values of 8 nodes together sorted by target (-dm_assembly_kiran_block_store)" : "by node lists"));
+    if (geo && k->dblist) PetscCall(PetscViewerASCIIPrintf(viewer, "block lists: %" PetscInt_FMT " of %" PetscInt_FMT " blocks of 8 nodes; the others' targets spread over %" PetscInt_FMT " values (their nodes store by their own lists)\n", k->nblkfit, k->nblk, k->blockspan));
     if (as->setupcalled) {
       const double ne = as->nelem ? (double)as->nelem : 1.0;
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
@@ -1211,12 +1200,8 @@ PetscErrorCode DMAssemblyKiranGetColoringTime(DMAssembly as, PetscLogDouble *t)
    or a thread per element and Gauss point (default; G staged per warp so that each store writes 64 B runs)
 .  -dm_assembly_kiran_geometry_blocks <3,5,6> - ownergeo on the device, point geometry kernel: compiled for 3, 5
    (default) or 6 blocks of 256 threads an SM
-.  -dm_assembly_kiran_owner_store <loop,batched> - ownergeo on the device, staged node kernel: the node's stores by owner's
-   loop (default) or with every store-list load issued before the stores
-.  -dm_assembly_kiran_node_kernel <staged,register> - ownergeo on the device: the node kernel with G staged in shared
-   memory, or (default) each lane's column of G in registers and the M exchange by warp shuffles
--  -dm_assembly_kiran_block_store <bool> - ownergeo's register node kernel (and owner's host reference): the values of
-   the 8 nodes of a block stored together, sorted by target, where the target allows (default true)
+-  -dm_assembly_kiran_block_store <bool> - ownergeo's node kernel (and owner's host reference): the values of the 8 nodes
+   of a block stored together, sorted by target, where the target allows (default true)
 
    Level: intermediate
 
@@ -1240,14 +1225,12 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   k->strategy             = DMASM_KIRAN_OWNERGEO; /* auto's first choice until set-up decides */
   k->map16                = PETSC_TRUE;
   k->ownerblocks          = 4;
-  k->nodekernel           = 1; /* register: see KiranOwnerGeoRegKernel */
   k->nodechunk            = 32;
   k->blockstore           = PETSC_TRUE;
   k->blockspan            = 1 << 20;
   k->geoblocks            = 5; /* the gradients computed 8 at a time fit 48 registers */
   k->geokernel            = 1; /* point: H100, mesh 1 into ELLWARP, the geometry kernel 1.44 -> 0.93 ns/element, ownergeo
-                                  5.80 -> 5.22 ns (benchmarks/results/elasticity-h100/logs-ownergeo/round2/); the batched
-                                  stores measured no gain (5.33 / 5.73 ns) and stay off */
+                                  5.80 -> 5.22 ns (benchmarks/results/elasticity-h100/logs-ownergeo/round2/) */
   as->data                = k;
   as->ops->reduce         = DMAsmReducePacked;
   as->ops->fusedactive    = FusedActive_Kiran;

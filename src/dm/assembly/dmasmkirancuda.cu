@@ -324,55 +324,6 @@ __device__ __forceinline__ void OwnerStore(int lane, int base, int n, const unsi
   }
 }
 
-/* ownergeo's stores, batched (-dm_assembly_kiran_owner_store batched): OwnerStore's loop issues a list load, waits for
-   it (DRAM: the lists are read once), stores, and only then the next 32 values' load, unless the compiler pipelines a
-   loop of runtime length; a node's ~250 values are 8 such rounds, 8 memory latencies at the end of every node warp
-   (~3 us against the ~5 us of its 8 pairs, if not hidden by the other warps).  Here every lane loads its up to
-   OWNER_STORE_R entries first (fully unrolled: the loads are all in flight at once, one latency a node), then stores.
-   The registers are those the pair loop no longer uses (its state is in shared memory). */
-#define OWNER_STORE_R ((9 * DMASM_OWNER_MAXNB + 31) / 32)
-__device__ __forceinline__ void OwnerStoreBatched(int lane, int base, int n, const unsigned *__restrict__ l, const PetscReal *acc, PetscScalar *__restrict__ dst)
-{
-  unsigned m[OWNER_STORE_R];
-#pragma unroll
-  for (int r = 0; r < OWNER_STORE_R; r++) m[r] = lane + 32 * r < n ? l[lane + 32 * r] : 0;
-#pragma unroll
-  for (int r = 0; r < OWNER_STORE_R; r++)
-    if (lane + 32 * r < n) dst[base + (int)(m[r] >> 16)] = acc[m[r] & 0xffff];
-}
-
-/* ownergeo's column step (the M form, DMAsmOwnerGeoPoint/Entry): lane l = 3b + k < 24 sums column k of
-   M_ab = sum_q g_a g_b^T over the 8 points (prescaled gradients sg[q][b][d]: 4 shared loads and 3 FMAs a point), then
-   the 24 columns go through shared memory (sg, the gradients no longer needed by any lane: sg[3 l + i] = M_ab[i][k]),
-   where lane l reads row k of M_ab (M[k][i] is column i's entry k, lane 3b + i's) and the diagonal, and adds
-   lambda M[i][k] + mu M[k][i] + mu delta_ik tr M to the node's accumulators.  (Shuffles instead: 4 double shuffles and
-   ~40 selects on the runtime k a pair, against 3 stores, 6 loads and 2 warp barriers here.)  The caller's warp barrier
-   at the next pair orders these reads before the next element's G is staged into sg. */
-__device__ __forceinline__ void OwnerGeoColumns(int lane, PetscReal *sg, PetscReal lam, PetscReal mu, int a, unsigned long long sl, int maxnb, PetscReal *acc)
-{
-  const int b = lane / 3, k = lane % 3; /* lanes 24-31 only pass the warp barriers (the same barriers for all lanes) */
-  PetscReal m[3] = {0, 0, 0};
-  if (lane < 24) {
-#pragma unroll
-    for (int q = 0; q < 8; q++) DMAsmOwnerGeoPoint(sg + 24 * q, a, b, k, m);
-  }
-  __syncwarp(); /* every lane is done with the gradients */
-  if (lane < 24) {
-#pragma unroll
-    for (int i = 0; i < 3; i++) sg[3 * lane + i] = m[i];
-  }
-  __syncwarp();
-  if (lane < 24) {
-    const int j = (int)((sl >> (8 * b)) & 0xff);
-    PetscReal row[3], tr;
-#pragma unroll
-    for (int i = 0; i < 3; i++) row[i] = sg[3 * (3 * b + i) + k];
-    tr = sg[3 * (3 * b) + 0] + sg[3 * (3 * b + 1) + 1] + sg[3 * (3 * b + 2) + 2]; /* M00 + M11 + M22, as the host */
-#pragma unroll
-    for (int i = 0; i < 3; i++) acc[DMAsmOwnerAcc(maxnb, i, j, k)] += DMAsmOwnerGeoEntry(m, row, tr, lam, mu, i, k);
-  }
-}
-
 /* kiran owner (write-once): a warp per node v, which owns matrix rows 3v..3v+2.  For each of its elements (nptr: the
    node -> element CSR; adj = e*8 + a, a the node's vertex in e) the warp loads the element's 24 coordinates (one
    coalesced 192 B read; the node's neighbours load the same element: L2 hits), computes its geometry at the 8 Gauss
@@ -495,56 +446,16 @@ __global__ static void __launch_bounds__(KIRAN_GEOPT_ELEMS * 8, MINB) KiranOwner
   }
 }
 
-/* ownergeo, second kernel: owner's warp per node with the element's geometry read from G (1536 B, 6 coalesced loads a
-   lane; the 8 node warps of an element read it, mostly from L2: box-mesh nodes and elements are numbered by planes, so
-   an element's nodes are at most a plane of elements apart, ~7 MB of G on mesh 1) instead of recomputed.  The next
-   pair's G is loaded into registers while the current pair's columns are summed (6 doubles a lane), hiding the L2
-   latency.  Shared memory: the gradients of one element a warp (12 kB a block) + the accumulators.  Why G and not
-   J^{-1} and w|det J| (8 x 10 doubles = 640 B): the gradients would be rebuilt per pair (8 x 24 x 3 FMAs, ~60 warp
-   instructions a pair, +40 % on the M-form pair's ~150) to save 1.8 kB of DRAM per element (0.6 ns at
-   2.99 TB/s); owner was issue-bound, not byte-bound, and G prescaled lets lambda, mu leave the Gauss sum.  Reference: HostKiranOwner with G. */
-template <int MINB>
-__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKernel(int batch, PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, PetscScalar *__restrict__ dst)
-{
-  extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] */
-  __shared__ PetscReal        sg[KIRAN_WARPS][DMASM_OWNERGEO_G];
-  const int                   lane = threadIdx.x & 31, w = threadIdx.x >> 5, cap = 9 * maxnb;
-  const PetscInt              v    = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
-  if (v >= nnode) return; /* no block barrier in this kernel */
-  PetscReal     *acc = sacc + w * cap;
-  const PetscInt p0 = nptr[v], p1 = nptr[v + 1];
-  const int      ob = obase[v], oc = ocnt[v]; /* loaded now: ready for the stores */
-  int            pe = p0 < p1 ? adj[p0] : 0;
-  PetscReal      nx[6];
-  for (int x = lane; x < cap; x += 32) acc[x] = 0;
-  if (p0 < p1) {
-#pragma unroll
-    for (int j = 0; j < 6; j++) nx[j] = G[(PetscCount)(pe >> 3) * DMASM_OWNERGEO_G + j * 32 + lane];
-  }
-  for (PetscInt pr = p0; pr < p1; pr++) {
-    const int       e = pe >> 3, a = pe & 7;
-    const PetscReal lam = lmk ? lmk[2 * e] : lam0, mu = lmk ? lmk[2 * e + 1] : mu0;
-    __syncwarp(); /* the previous element's readers of sg and adders to acc are done */
-#pragma unroll
-    for (int j = 0; j < 6; j++) sg[w][j * 32 + lane] = nx[j];
-    __syncwarp();
-    if (pr + 1 < p1) { /* the next pair's geometry in flight during this pair's columns */
-      pe = adj[pr + 1];
-#pragma unroll
-      for (int j = 0; j < 6; j++) nx[j] = G[(PetscCount)(pe >> 3) * DMASM_OWNERGEO_G + j * 32 + lane];
-    }
-    OwnerGeoColumns(lane, sg[w], lam, mu, a, lane < 24 ? jsl[(PetscCount)a * nelem + e] : 0, maxnb, acc);
-  }
-  __syncwarp();
-  if (batch) OwnerStoreBatched(lane, ob, oc, olist + (PetscCount)v * cap, acc, dst);
-  else OwnerStore(lane, ob, oc, olist + (PetscCount)v * cap, acc, dst);
-}
-
-/* ownergeo, second kernel, the register variant (-dm_assembly_kiran_node_kernel register, the default): the same sums
-   as KiranOwnerGeoKernel (bitwise: the same FMAs in the same order), with fewer waits and less shared-memory traffic.
-   Why: KiranOwnerGeoKernel with 2 blocks an SM (16 warps) takes 1.4x the time of 4 blocks (32 warps): its warps mostly
-   wait.  Per node it waits for nptr, adj, the first G, then per pair for adj (the next pair's G address) and jsl, then
-   per 32 stored values for the store list (8 rounds): ~27 memory latencies a node.  Here ~3:
+/* ownergeo, second kernel: owner's warp per node with the element's geometry read from G (1536 B; the 8 node warps of
+   an element read it, mostly from L2: box-mesh nodes and elements are numbered by planes, so an element's nodes are at
+   most a plane of elements apart) instead of recomputed.  Why G and not J^{-1} and w|det J| (8 x 10 doubles = 640 B):
+   the gradients would be rebuilt per pair (8 x 24 x 3 FMAs, ~60 warp instructions a pair) to save 1.8 kB of DRAM per
+   element; G prescaled lets lambda, mu leave the Gauss sum.  How, and why so (H100, benchmarks/results/elasticity-h100/
+   logs-ownergeo/node-register/: this kernel replaced one that staged G through shared memory, 4.64-4.75 against
+   5.14-5.18 ns/element on mesh 1, both with the geometry kernel).
+   The staged kernel with 2 blocks an SM (16 warps) took 1.4x the time of 4 blocks (32 warps): its warps mostly waited.
+   Per node it waited for nptr, adj, the first G, then per pair for adj (the next pair's G address) and jsl, then per
+   32 stored values for the store list (8 rounds): ~27 memory latencies a node.  Here ~3:
    - the node's adjacency entries and neighbour slots are loaded at once, lane t the pair t of a chunk of 32, and
      shuffled to the warp pair by pair;
    - the store list goes to shared memory by cp.async while the pairs run (no registers, no wait at the end);
@@ -552,14 +463,16 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKe
      192 B loads, the next pair's in flight during this pair's step), so the gradients are neither staged nor re-read;
    - the 24 values g_a(q)[i] that every lane needs are in lanes 3a + i: they write them to a per-warp buffer
      (2 x 24 doubles, alternating pairs: one warp barrier a pair) as 4 16-byte stores, and every lane reads them back
-     with 12 16-byte broadcast loads (one wavefront each; the staged kernel's column step has 32 8-byte loads);
+     with 12 16-byte broadcast loads (one wavefront each; the staged kernel's column step had 32 8-byte loads);
    - the M exchange by shuffles: lane (b, k) holds column k of M_ab (m[i] = M[i][k]); the shuffle r = 1, 2 from lane
      3b + (k + r) % 3, whose source lane (b, s) sends m[(s - r) % 3] = M[(s - r) % 3][s], brings M[k][(k + r) % 3] (row
-     k), and two more bring the other two diagonal entries; 8 32-bit shuffles instead of 3 stores and 9 loads.
+     k), and two more bring the other two diagonal entries; 8 32-bit shuffles instead of 3 stores and 9 loads;
+   - the values of the block's 8 nodes are stored together by the block's list where there is one (DMAsmOwnerBlockEntry:
+     sorted by target, consecutive threads write consecutive values across the nodes' rows), else each node its own.
    Lanes 24-31 compute on zeros and only pass the shuffles and barriers.  Shared memory: the accumulators and store
    lists (12 B x 9 maxnb a warp) and the g_a buffers (3 kB a block). */
 template <int MINB>
-__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoRegKernel(int nch, PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, const int *__restrict__ bbase, const int *__restrict__ bcnt, const unsigned *__restrict__ blist, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKernel(int nch, PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, const int *__restrict__ bbase, const int *__restrict__ bcnt, const unsigned *__restrict__ blist, PetscScalar *__restrict__ dst)
 {
   extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] accumulators, then [KIRAN_WARPS][9 maxnb] store lists (or the block's) */
   __shared__ double2          sga[KIRAN_WARPS][2][12]; /* [buffer][i][q / 2]: (g_a(q)[i], g_a(q + 1)[i]) */
@@ -696,20 +609,18 @@ PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, int batch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bbase, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bbase, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst)
 {
   cudaStream_t s;
-  const size_t smem = sizeof(PetscReal) * KIRAN_WARPS * 9 * (size_t)maxnb, smemreg = (sizeof(PetscReal) + sizeof(unsigned)) * KIRAN_WARPS * 9 * (size_t)maxnb;
+  const size_t smem = (sizeof(PetscReal) + sizeof(unsigned)) * KIRAN_WARPS * 9 * (size_t)maxnb; /* accumulators and store lists */
 
   PetscFunctionBegin;
   if (!nnode) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(maxnb <= DMASM_OWNER_MAXNB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran ownergeo: %d neighbours a node, at most %d", maxnb, DMASM_OWNER_MAXNB);
   PetscCall(PetscEllwarpGetStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
-  if (nch && blocks == 2) KiranOwnerGeoRegKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smemreg, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, bbase, bcnt, blist, dst);
-  else if (nch && blocks == 4) KiranOwnerGeoRegKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smemreg, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, bbase, bcnt, blist, dst);
-  else if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
-  else if (blocks == 4) KiranOwnerGeoKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(batch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, dst);
+  if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, bbase, bcnt, blist, dst);
+  else if (blocks == 4) KiranOwnerGeoKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, bbase, bcnt, blist, dst);
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran ownergeo: %d blocks an SM, 2 or 4", blocks);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
