@@ -338,12 +338,23 @@ DMASM_ELAS_HD int DMAsmOwnerPack(int maxnb, const int *tgt, int *base, int *cnt,
    where t - bbase does not fit 20 bits (that block's nodes store by their own lists). */
 #define DMASM_OWNER_BLOCK 8
 
-DMASM_ELAS_HD int DMAsmOwnerListSorted(int base, int cnt, const unsigned *list)
+DMASM_ELAS_HD int DMAsmOwnerListSorted(int cnt, const unsigned *list)
 {
   for (int s = 1; s < cnt; s++)
     if ((list[s] >> 16) <= (list[s - 1] >> 16)) return 0;
-  (void)base;
   return 1;
+}
+
+/* a block's smallest target and number of values (nb nodes from obase, ocnt) */
+DMASM_ELAS_HD void DMAsmOwnerBlockHead(int nb, const int *obase, const int *ocnt, int *bbase, int *bcnt)
+{
+  int b = -1, n = 0;
+  for (int v = 0; v < nb; v++) {
+    if (ocnt[v] && (b < 0 || obase[v] < b)) b = obase[v];
+    n += ocnt[v];
+  }
+  *bbase = b < 0 ? 0 : b;
+  *bcnt  = n;
 }
 
 /* obase, ocnt, olist: the block's first node's (nb nodes, lists cap apart); bbase: the smallest target of the block;

@@ -418,17 +418,11 @@ static PetscErrorCode OwnerBlockLists(DMAssembly_Kiran *k, const int *obase, con
   PetscFunctionBegin;
   k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
   PetscCall(PetscMalloc3(k->nblk, &k->bbase, k->nblk, &k->bcnt, (size_t)k->nblk * DMASM_OWNER_BLOCK * cap, &k->blist));
-  for (PetscInt v = 0; v < k->nnode && ok; v++) ok = (PetscBool)DMAsmOwnerListSorted(obase[v], ocnt[v], olist + (PetscCount)v * cap);
+  for (PetscInt v = 0; v < k->nnode && ok; v++) ok = (PetscBool)DMAsmOwnerListSorted(ocnt[v], olist + (PetscCount)v * cap);
   for (PetscInt B = 0; B < k->nblk && ok; B++) {
     const PetscInt v0 = B * DMASM_OWNER_BLOCK;
     const int      nb = (int)PetscMin(DMASM_OWNER_BLOCK, k->nnode - v0);
-    int            b = -1, n = 0;
-    for (int v = 0; v < nb; v++) {
-      if (ocnt[v0 + v] && (b < 0 || obase[v0 + v] < b)) b = obase[v0 + v];
-      n += ocnt[v0 + v];
-    }
-    k->bbase[B] = b < 0 ? 0 : b;
-    k->bcnt[B]  = n;
+    DMAsmOwnerBlockHead(nb, obase + v0, ocnt + v0, k->bbase + B, k->bcnt + B);
     for (int v = 0; v < nb && k->bcnt[B] >= 0; v++)
       for (int x = 0; x < ocnt[v0 + v] && k->bcnt[B] >= 0; x++) {
         int      r;

@@ -959,21 +959,14 @@ __global__ static void KiranOwnerSortedKernel(PetscInt nnode, int maxnb, const i
 {
   const PetscCount cap = 9 * maxnb;
   for (PetscInt v = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; v < nnode; v += (PetscInt)gridDim.x * blockDim.x)
-    if (!DMAsmOwnerListSorted(obase[v], ocnt[v], olist + v * cap)) *bad = 1;
+    if (!DMAsmOwnerListSorted(ocnt[v], olist + v * cap)) *bad = 1;
 }
 
 __global__ static void KiranOwnerBlockHeadKernel(PetscInt nnode, PetscInt nblk, const int *__restrict__ obase, const int *__restrict__ ocnt, int *__restrict__ bbase, int *__restrict__ bcnt)
 {
   for (PetscInt B = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; B < nblk; B += (PetscInt)gridDim.x * blockDim.x) {
     const PetscInt v0 = B * DMASM_OWNER_BLOCK;
-    const int      nb = (int)(nnode - v0 < DMASM_OWNER_BLOCK ? nnode - v0 : DMASM_OWNER_BLOCK);
-    int            b = -1, n = 0;
-    for (int v = 0; v < nb; v++) {
-      if (ocnt[v0 + v] && (b < 0 || obase[v0 + v] < b)) b = obase[v0 + v];
-      n += ocnt[v0 + v];
-    }
-    bbase[B] = b < 0 ? 0 : b;
-    bcnt[B]  = n;
+    DMAsmOwnerBlockHead((int)(nnode - v0 < DMASM_OWNER_BLOCK ? nnode - v0 : DMASM_OWNER_BLOCK), obase + v0, ocnt + v0, bbase + B, bcnt + B);
   }
 }
 
