@@ -271,9 +271,10 @@ DMASM_ELAS_HD PetscReal DMAsmOwnerGeoEntry(const PetscReal col[3], const PetscRe
 }
 
 /* one node's store list from tgt[cap] (acc index -> target value, -1: none; cap = 9 maxnb): the 3 row runs acc[i][.]
-   are merged by target (each run ascends where the target keeps a row's values in column order: CSR and ELLWARP;
-   elsewhere the list is merely less coalesced, still one store per value).  Returns 0 where a target lies 65536 or
-   more values past the node's smallest (the 16-bit offset does not fit). */
+   are merged by target (each run ascends where the target keeps a row's values in column order: CSR and most
+   ELLWARP layouts), and heapsorted where that leaves it unsorted: the list ascends by target (consecutive lanes store
+   consecutive values; the block lists rank by it).  Returns 0 where a target lies 65536 or more values past the
+   node's smallest (the 16-bit offset does not fit). */
 DMASM_ELAS_HD int DMAsmOwnerPack(int maxnb, const int *tgt, int *base, int *cnt, unsigned *list)
 {
   const int run = 3 * maxnb;
@@ -331,19 +332,11 @@ DMASM_ELAS_HD int DMAsmOwnerPack(int maxnb, const int *tgt, int *base, int *cnt,
    store their values together after a block barrier, thread x of the block the block list's entry x, sorted by target:
    consecutive threads write consecutive values across the nodes (ELLWARP: a slot's 24 rows of the block in one run of
    192 B instead of 8 runs of 24 B; CSR: the block's 24 rows in one run).  Entry: (t - bbase) << 12 | (node - v0) cap +
-   accumulator index (cap = 9 maxnb <= 360: 8 cap < 4096).  Built from the node lists, which must ascend by target
-   (DMAsmOwnerListSorted; DMAsmOwnerPack merges 3 row runs that ascend where the target keeps a row's values in column
-   order, CSR and ELLWARP): entry s of node v goes to s + the number of the block's other entries with a smaller target
+   accumulator index (cap = 9 maxnb <= 360: 8 cap < 4096).  Built from the node lists, which ascend by target
+   (DMAsmOwnerPack sorts them): entry s of node v goes to s + the number of the block's other entries with a smaller target
    (targets are distinct: write-once), a binary search in each other node's list.  DMAsmOwnerBlockEntry returns 0
    where t - bbase does not fit 20 bits (that block's nodes store by their own lists). */
 #define DMASM_OWNER_BLOCK 8
-
-DMASM_ELAS_HD int DMAsmOwnerListSorted(int cnt, const unsigned *list)
-{
-  for (int s = 1; s < cnt; s++)
-    if ((list[s] >> 16) <= (list[s - 1] >> 16)) return 0;
-  return 1;
-}
 
 /* a block's smallest target and number of values (nb nodes from obase, ocnt) */
 DMASM_ELAS_HD void DMAsmOwnerBlockHead(int nb, const int *obase, const int *ocnt, int *bbase, int *bcnt)
@@ -406,8 +399,8 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int 
    the node kernel reading G (chunks of nch pairs: -dm_assembly_kiran_node_chunk; storing by the block lists bbase,
    bcnt, blist where given, else by the node lists) */
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bbase, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst);
-/* the block store lists on the device from the node lists (*ok false where they do not fit: nothing else done) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist, PetscBool *ok);
+/* the block store lists on the device from the node lists (bcnt[B] = -1 where block B's targets spread over span) */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, int blocks, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

@@ -22,9 +22,10 @@
                 target (a 16-bit offset and the accumulator index per value): no colouring, no atomics, no
                 read-modify-write, ~8 + 4 B per nonzero instead of the others' ~30 B (View's bytes model)
      ownergeo   (not in the paper) owner's stores with the geometry computed once per element instead of once per
-                node-element pair: a geometry kernel (a warp per element) writes each element's physical gradients
+                node-element pair: a geometry kernel (a thread per element and Gauss point) writes each element's physical gradients
                 scaled by sqrt(w |det J|) at its 8 Gauss points (G, 1536 B an element, DMASM_OWNERGEO_G), then owner's
-                warp per node reads them (from L2 mostly) and sums its 3 rows (lambda, mu factored out of the Gauss sum: 3 FMAs a point and column);
+                warp per node reads them (from L2 mostly) and sums its 3 rows (lambda, mu factored out of the Gauss sum: 3 FMAs a point and column),
+                the values of 8 nodes stored together where the target allows (block store lists);
                 ~0.3 x owner's instructions, 3 kB more DRAM traffic per element (G written and read)
    The elements are coloured greedily on the host (no two of a colour share a vertex; time in View), reordered by
    colour with their coordinates (and material) laid out for the strategy, and a per-element index map into the
@@ -48,7 +49,6 @@ static const char *const KiranJacobians[] = {"shuffle", "shared", "atomic", "Kir
 static const char *const KiranStoreOrders[] = {"auto", "row", "transposed", "KiranStoreOrder", "KIRAN_ORDER_", NULL};
 /* ownergeo's geometry kernel on the device: a warp per element (measured) or a thread per (element, Gauss point) */
 static const char *const KiranGeometryKernels[] = {"warp", "point", "KiranGeometryKernel", "KIRAN_GEOMETRY_", NULL};
-/* ownergeo's stores on the device: owner's loop (a list load, then its store, 32 values a round) or all list loads first */
 
 #define KIRAN_GEO 80 /* two kernels: per element 8 x (inverse Jacobian 9 + w|det J| 1) */
 
@@ -92,7 +92,7 @@ typedef struct {
   PetscLogDouble      adjtime;        /* host seconds of the adjacency */
   int                *obase, *dobase, *ocnt, *docnt; /* [nnode] the node's smallest target and its number of values */
   unsigned           *olist, *dolist;                /* [nnode][9 maxnb] store list: (t - base) << 16 | acc index */
-  /* the block store lists (DMAsmOwnerBlockEntry; NULL where they do not fit): [nblk] the block's smallest target and
+  /* the block store lists (DMAsmOwnerBlockEntry; NULL where not built): [nblk] the block's smallest target and
      its number of values, [nblk][DMASM_OWNER_BLOCK 9 maxnb] entries; the host reference and ownergeo's node kernel */
   PetscInt  nblk;
   int      *bbase, *dbbase, *bcnt, *dbcnt;
@@ -407,19 +407,17 @@ static PetscErrorCode FreeBlockLists(DMAssembly_Kiran *k)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the block store lists from the host node lists (the loops of the device builder, KiranOwnerBlockKernel); none where
-   a node list does not ascend by target; bcnt[B] = -1 where block B's targets spread over 2^20 values (its nodes store
-   by their own lists: a block of boundary and interior rows in a whole-sorted ELLWARP) */
+/* the block store lists from the host node lists, which DMAsmOwnerPack sorted by target (the loops of the device
+   builder, KiranOwnerBlockKernel); bcnt[B] = -1 where block B's targets spread over 2^20 values (its nodes store by
+   their own lists: a block of boundary and interior rows in a whole-sorted ELLWARP) */
 static PetscErrorCode OwnerBlockLists(DMAssembly_Kiran *k, const int *obase, const int *ocnt, const unsigned *olist)
 {
   const int cap = 9 * (int)k->maxnb;
-  PetscBool ok  = PETSC_TRUE;
 
   PetscFunctionBegin;
   k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
   PetscCall(PetscMalloc3(k->nblk, &k->bbase, k->nblk, &k->bcnt, (size_t)k->nblk * DMASM_OWNER_BLOCK * cap, &k->blist));
-  for (PetscInt v = 0; v < k->nnode && ok; v++) ok = (PetscBool)DMAsmOwnerListSorted(ocnt[v], olist + (PetscCount)v * cap);
-  for (PetscInt B = 0; B < k->nblk && ok; B++) {
+  for (PetscInt B = 0; B < k->nblk; B++) {
     const PetscInt v0 = B * DMASM_OWNER_BLOCK;
     const int      nb = (int)PetscMin(DMASM_OWNER_BLOCK, k->nnode - v0);
     DMAsmOwnerBlockHead(nb, obase + v0, ocnt + v0, k->bbase + B, k->bcnt + B);
@@ -432,11 +430,7 @@ static PetscErrorCode OwnerBlockLists(DMAssembly_Kiran *k, const int *obase, con
       }
   }
   k->nblkfit = 0;
-  for (PetscInt B = 0; B < k->nblk && ok; B++) k->nblkfit += k->bcnt[B] >= 0;
-  if (!ok) {
-    PetscCall(PetscInfo(NULL, "kiran owner: no block store lists (a node list does not ascend by target): each node stores its own\n"));
-    PetscCall(FreeBlockLists(k));
-  }
+  for (PetscInt B = 0; B < k->nblk; B++) k->nblkfit += k->bcnt[B] >= 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -842,23 +836,17 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
     PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
     PetscCall(DMAsmCUDAKiranOwnerPlan(as->nelem, k->nnode, (int)k->maxnb, k->dvnode, k->djsl, dq2t, k->nval, k->dobase, k->docnt, k->dolist, &k->nuntouched, &k->duntouched, &ok));
     if (ok && k->blockstore && k->strategy == DMASM_KIRAN_OWNERGEO) { /* the block lists, for ownergeo's node kernel */
-      PetscBool bok;
+      int *hc;
       k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
       PetscCall(DMAsmCUDAMalloc((void **)&k->dbbase, sizeof(int) * k->nblk));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dbcnt, sizeof(int) * k->nblk));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dblist, sizeof(unsigned) * cap * DMASM_OWNER_BLOCK * k->nblk));
-      PetscCall(DMAsmCUDAKiranOwnerBlockPlan(k->nnode, (int)k->maxnb, (int)k->blockspan, k->dobase, k->docnt, k->dolist, k->dbbase, k->dbcnt, k->dblist, &bok));
-      if (!bok) {
-        PetscCall(PetscInfo(as, "kiran ownergeo: no block store lists (a node list does not ascend by target): each node stores its own\n"));
-        PetscCall(FreeBlockLists(k));
-      } else {
-        int *hc;
-        PetscCall(PetscMalloc1(k->nblk, &hc));
-        PetscCall(PetscEllwarpDeviceDownload(hc, k->dbcnt, sizeof(int) * k->nblk));
-        k->nblkfit = 0;
-        for (PetscInt B = 0; B < k->nblk; B++) k->nblkfit += hc[B] >= 0;
-        PetscCall(PetscFree(hc));
-      }
+      PetscCall(DMAsmCUDAKiranOwnerBlockPlan(k->nnode, (int)k->maxnb, (int)k->blockspan, k->dobase, k->docnt, k->dolist, k->dbbase, k->dbcnt, k->dblist));
+      PetscCall(PetscMalloc1(k->nblk, &hc)); /* how many blocks store by their list (View) */
+      PetscCall(PetscEllwarpDeviceDownload(hc, k->dbcnt, sizeof(int) * k->nblk));
+      k->nblkfit = 0;
+      for (PetscInt B = 0; B < k->nblk; B++) k->nblkfit += hc[B] >= 0;
+      PetscCall(PetscFree(hc));
     }
     if (ok) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(PetscStrncpy(k->why, "the values of a node's rows spread over more than 65536 positions of the target (16-bit store lists)", sizeof(k->why)));
@@ -1024,7 +1012,7 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
 static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
 {
   DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
-  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values", "write-once: a warp per node walks the node's elements, recomputes their geometry (all Gauss points at once), sums the node's 3 block rows in shared memory and stores each of its values once, sorted by target", "write-once with the geometry once per element: a geometry kernel (a warp per element) writes the element's gradients scaled by sqrt(w |det J|) at its 8 Gauss points (1536 B), then owner's warp per node reads them instead of recomputing them, sums its 3 block rows in shared memory and stores each value once"};
+  static const char *what[] = {"one thread per element, the 24 x 24 element matrix in local memory (Kiran et al.'s baseline)", "a warp per element, 4 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 8 threads per element-matrix row (18 entries a lane in registers), Jacobian by warp shuffle", "a warp per element, 4 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "a warp per element, 8 threads a row, PPNI: the geometry of all 8 Gauss points at once in shared memory", "two kernels: the geometry (a warp per element), then 576 threads per element, one entry each", "a warp per element, PPNI, lane l < 24 owns element-matrix row l (24 entries in registers); a store instruction writes one column of the element matrix (or, transposed by symmetry, one row) so that its targets are runs of consecutive values", "write-once: a warp per node walks the node's elements, recomputes their geometry (all Gauss points at once), sums the node's 3 block rows in shared memory and stores each of its values once, sorted by target", "write-once with the geometry once per element: a geometry kernel (-dm_assembly_kiran_geometry_kernel) writes the element's gradients scaled by sqrt(w |det J|) at its 8 Gauss points (1536 B), then owner's warp per node reads them instead of recomputing them, sums its 3 block rows in shared memory and stores each value once"};
 
   PetscFunctionBegin;
   if (k->request == DMASM_KIRAN_AUTO) { /* which strategy auto took, and why */

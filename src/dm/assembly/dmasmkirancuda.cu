@@ -953,15 +953,8 @@ __global__ static void KiranOwnerMarkKernel(PetscInt nnode, int maxnb, const int
   }
 }
 
-/* the block store lists from the node lists (the host's OwnerBlockLists, same loops): bad = 1 where a node list does not
-   ascend by target; bcnt[B] = -1 where block B's targets spread over 2^20 values (its nodes store by their own lists) */
-__global__ static void KiranOwnerSortedKernel(PetscInt nnode, int maxnb, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, int *__restrict__ bad)
-{
-  const PetscCount cap = 9 * maxnb;
-  for (PetscInt v = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; v < nnode; v += (PetscInt)gridDim.x * blockDim.x)
-    if (!DMAsmOwnerListSorted(ocnt[v], olist + v * cap)) *bad = 1;
-}
-
+/* the block store lists from the node lists (the host's OwnerBlockLists, same loops): bcnt[B] = -1 where block B's
+   targets spread over more than span values (its nodes store by their own lists) */
 __global__ static void KiranOwnerBlockHeadKernel(PetscInt nnode, PetscInt nblk, const int *__restrict__ obase, const int *__restrict__ ocnt, int *__restrict__ bbase, int *__restrict__ bcnt)
 {
   for (PetscInt B = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; B < nblk; B += (PetscInt)gridDim.x * blockDim.x) {
@@ -984,30 +977,19 @@ __global__ static void KiranOwnerBlockKernel(PetscInt nnode, int maxnb, int span
   }
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist, PetscBool *ok)
+PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist)
 {
   cudaStream_t     s;
-  int             *dbad, bad = 0;
   const PetscCount cap  = 9 * maxnb;
   const PetscInt   nblk = (nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
 
   PetscFunctionBegin;
-  *ok = PETSC_TRUE;
   if (!nnode) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpGetStream(&s));
-  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dbad, 1, "DMAssembly kiran owner block lists (flag)"));
-  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
-  KiranOwnerSortedKernel<<<PetscEllwarpBlocks(nnode, 128), 128, 0, s>>>(nnode, maxnb, obase, ocnt, olist, dbad);
-  PetscCallCUDA(cudaGetLastError());
   KiranOwnerBlockHeadKernel<<<PetscEllwarpBlocks(nblk, 128), 128, 0, s>>>(nnode, nblk, obase, ocnt, bbase, bcnt);
   PetscCallCUDA(cudaGetLastError());
-  PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
-  if (!bad) {
-    KiranOwnerBlockKernel<<<PetscEllwarpBlocks(nnode * cap, 256), 256, 0, s>>>(nnode, maxnb, span, obase, ocnt, olist, bbase, bcnt, blist);
-    PetscCallCUDA(cudaGetLastError());
-  }
-  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
-  *ok = bad ? PETSC_FALSE : PETSC_TRUE;
+  KiranOwnerBlockKernel<<<PetscEllwarpBlocks(nnode * cap, 256), 256, 0, s>>>(nnode, maxnb, span, obase, ocnt, olist, bbase, bcnt, blist);
+  PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
