@@ -17,6 +17,9 @@
    misses, and a value written by two nodes would carry only one node's sum (the error check);
    kiran: the colouring is valid (every element in one colour, no two elements of a colour share a dof) and per-cell
    E, nu (random) equal the host method with the same per-cell material.
+   kiran: the target's padding holds 0 after the reassembly (the plans leave it to the target where the elements touch
+   every CSR entry), and a CSR entry no element touches (an extra entry of the pattern, set to 3 first) is zeroed
+   (ownergeo's store lists and ppnirow's index map; View counts it).
    kiran:ownergeo refuses a tangled element (det J changing sign inside it: -kiran_inverted moves an interior vertex
    past its neighbours) with an error at set-up, never a wrong matrix.
    kiran:auto (the default strategy) takes ownergeo on the box meshes (DMAssemblyView says so; then every check above);
@@ -255,6 +258,33 @@ static PetscErrorCode ViewText(DMAssembly as, char *buf, size_t n)
 }
 
 /* what kiran:auto must choose on this run's mesh (main: ownergeo on the boxes, ppnirow on -elem fan) */
+/* the target's padding (value slots no CSR entry maps to: MatAssemblyBlock) holds 0 after the reassemblies: the kiran
+   plans leave it to the target (no zeroing where the elements touch every CSR entry), so a store into it shows here */
+static PetscErrorCode CheckPadding(Mat J, const char *method, const char *target, PetscBool *fail)
+{
+  MatAssemblyTarget T;
+  PetscBT           mapped;
+  PetscCount        npad = 0, nbad = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetAssemblyTarget(J, PETSC_MEMTYPE_HOST, &T));
+  {
+    const MatAssemblyBlock *B = &T.block[0];
+    PetscCall(PetscBTCreate(B->nval, &mapped));
+    for (PetscInt k = 0; k < B->i[B->m]; k++) PetscCall(PetscBTSet(mapped, B->csr2val ? B->csr2val[k] : k));
+    for (PetscCount t = 0; t < B->nval; t++)
+      if (!PetscBTLookup(mapped, t)) {
+        npad++;
+        nbad += B->val[t] != 0;
+      }
+    PetscCall(PetscBTDestroy(&mapped));
+  }
+  PetscCall(MatRestoreAssemblyTarget(J, &T));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s padding: %" PetscCount_FMT " slots, %" PetscCount_FMT " not 0 %s\n", method, target, npad, nbad, nbad ? "FAIL" : "ok"));
+  if (nbad) *fail = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static const char *autochoice = "kiran:ownergeo";
 
 static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target, PetscReal E, PetscReal nu, Mat Jref, Vec U, PetscBool gpu, PetscBool *fail)
@@ -292,6 +322,7 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
   PetscCall(MatShift(J, 5.0));
   PetscCall(DMAssemblyComputeJacobian(as, Ux, J)); /* reassembly: the same plan */
   PetscCall(RelErrMat(J, Jref, &err2));
+  if (kiran) PetscCall(CheckPadding(J, method, target, fail));
   PetscCall(DMAssemblyComputeJacobian(as, Ux, J2));
   PetscCall(SameBits(J, J2, &same));
   PetscCall(VecDuplicate(Ux, &F));
@@ -375,6 +406,65 @@ static PetscErrorCode CheckMethod(DM dm, const char *method, const char *target,
 }
 
 /* per-cell material: kiran against the host method with the same random E, nu */
+/* a target whose pattern holds an entry no element touches (set to 3 before the assembly, as a user's preallocation
+   might): the plan must zero it (View: untouched values zeroed, none left to the target as padding) */
+static PetscErrorCode CheckExtraEntry(DM dm, const char *method, const char *target, PetscReal E, PetscReal nu, Mat Jref, Vec U, PetscBool gpu, PetscBool *fail)
+{
+  DMAssembly   as;
+  PetscMemType mt;
+  Mat          A, J;
+  Vec          Ux;
+  PetscInt     n, c;
+  PetscReal    err;
+  char         buf[8192], *found;
+
+  PetscFunctionBegin;
+  PetscCall(CreateAssembler(dm, method, E, nu, NULL, NULL, &as));
+  PetscCall(DMAssemblyGetMemType(as, &mt));
+  PetscCall(CreateTarget(dm, MATAIJ, PETSC_MEMTYPE_HOST, &A));
+  PetscCall(MatGetSize(A, &n, NULL));
+  { /* the last column outside row 0's pattern (none on a single element: nothing to check) */
+    const PetscInt *cols;
+    PetscInt        nc;
+    c = n - 1;
+    PetscCall(MatGetRow(A, 0, &nc, &cols, NULL));
+    for (PetscInt x = nc - 1; x >= 0 && cols[x] == c; x--) c--;
+    PetscCall(MatRestoreRow(A, 0, &nc, &cols, NULL));
+  }
+  if (c < 0) {
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s with an entry no element touches: none (every dof couples to dof 0)\n", method, target));
+    PetscCall(MatDestroy(&A));
+    PetscCall(DMAssemblyDestroy(&as));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatSetValue(A, 0, c, 3.0, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(A, target, MAT_INITIAL_MATRIX, &J));
+  if (!strcmp(target, MATELLWARP)) PetscCall(MatEllwarpSetBackend(J, mt == PETSC_MEMTYPE_HOST ? MAT_ELLWARP_BACKEND_HOST : MAT_ELLWARP_BACKEND_CUDA));
+  PetscCall(CreateVecLike(U, mt, &Ux));
+  PetscCall(CopyValues(U, Ux));
+  PetscCall(DMAssemblyComputeJacobian(as, Ux, J));
+  PetscCall(RelErrMat(J, Jref, &err)); /* the extra entry's 3 would show here */
+  PetscCall(ViewText(as, buf, sizeof(buf)));
+  { /* View: untouched values zeroed (the entry, and into ELLWARP the padding with it), none left to the target */
+    char *zero0, *zero1;
+    PetscCall(PetscStrstr(buf, "; 0 padding slots left to the target", &found));
+    PetscCall(PetscStrstr(buf, "once; 0 of", &zero0));
+    PetscCall(PetscStrstr(buf, "add; 0 of", &zero1));
+    if (zero0 || zero1) found = NULL;
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s with an entry no element touches: J rel. error %.2e %s; %s\n", method, target, (double)err, err <= 1e-13 ? "ok" : "FAIL", found ? "the untouched values zeroed, none left to the target (View)" : "FAIL: View does not count the untouched entry"));
+  if (err > 1e-13 || !found) *fail = PETSC_TRUE;
+  PetscCall(CheckPadding(J, method, target, fail));
+  PetscCall(VecDestroy(&Ux));
+  PetscCall(MatDestroy(&J));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMAssemblyDestroy(&as));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CheckPerCell(DM dm, const char *method, const char *target, PetscBool *fail)
 {
   DMAssembly   as, ref;
@@ -610,6 +700,10 @@ int main(int argc, char **argv)
       for (size_t m = 0; m < PETSC_STATIC_ARRAY_LENGTH(generic); m++) PetscCall(CheckMethod(dm, generic[m], targets[t], E, nu, Jref, U, gpu, &fail));
       if (hex)
         for (size_t m = 0; m < PETSC_STATIC_ARRAY_LENGTH(kiran); m++) PetscCall(CheckMethod(dm, kiran[m], targets[t], E, nu, Jref, U, gpu, &fail));
+      if (hex) { /* an untouched CSR entry: zeroed by the owner plans' and the colour plans' lists */
+        PetscCall(CheckExtraEntry(dm, "kiran:ownergeo", targets[t], E, nu, Jref, U, gpu, &fail));
+        PetscCall(CheckExtraEntry(dm, "kiran:ppnirow", targets[t], E, nu, Jref, U, gpu, &fail));
+      }
     }
     if (hex)
       for (size_t m = 0; m < PETSC_STATIC_ARRAY_LENGTH(kiran); m++) PetscCall(CheckPerCell(dm, kiran[m], MATELLWARP, &fail));

@@ -80,6 +80,8 @@ typedef struct {
   unsigned short *moff, *dmoff;             /* ... and 16-bit offsets [576 nelem] (NULL: the 32-bit map) */
   PetscCount     nval;                      /* length of the target's value array */
   PetscCount     nuntouched;                /* values no element touches (zeroed by each assembly; the others are stored by their first colour) */
+  PetscCount     ncsr;                      /* the target's CSR entries (its values less the padding) */
+  PetscCount     npad;                      /* padding slots left to the target (no list: MatAssemblyBlock keeps them 0) */
   int           *untouched, *duntouched;
   PetscReal     *geo, *dgeo;                /* two kernels: [nelem][KIRAN_GEO]; ownergeo: G [nelem][DMASM_OWNERGEO_G] */
   int           *dgeobad;                   /* ownergeo (device): set by the geometry kernel where an element is inverted or degenerate */
@@ -643,6 +645,8 @@ static PetscErrorCode CheckTarget(DMAssembly as, const MatAssemblyBlock *B)
   PetscFunctionBegin;
   PetscCheck(B->nval <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly kiran: the index map holds 32-bit positions, the target has %" PetscCount_FMT " values", B->nval);
   k->nval = B->nval;
+  k->ncsr = B->i[B->m];
+  k->npad = 0;
 #if defined(ELLWARP_HAVE_CUDA)
   if (k->dmap != k->map) PetscCall(DMAsmCUDAFree((void **)&k->dmap));
 #endif
@@ -667,7 +671,30 @@ static PetscErrorCode CheckTarget(DMAssembly as, const MatAssemblyBlock *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the values not set in seen (no element / no node writes them: zeroed by each assembly); destroys seen */
+/* Every element writes CSR entries only, so the untouched values are the target's padding plus any CSR entry no element
+   touches.  Where the elements touch every CSR entry (nval - nuntouched == ncsr: the DM's own pattern) the untouched are
+   exactly the padding, which MatAssemblyBlock keeps at 0 (no product reads it): no list, no zeroing kernel at each
+   assembly (on a K2 ELLWARP layout, 3 % of the slots, each sharing a sector with stored values).  Otherwise every
+   untouched value is zeroed, padding included (the list does not tell padding from CSR entries: correct, a few
+   bytes more).  Frees the host list (set-up on the host) or the device list (dl, from the device builders). */
+static PetscErrorCode UntouchedPaddingOnly(DMAssembly_Kiran *k, int **hl, int **dl)
+{
+  PetscFunctionBegin;
+  if (k->nuntouched && k->nval - k->nuntouched == k->ncsr) {
+    k->npad       = k->nuntouched;
+    k->nuntouched = 0;
+    if (hl) PetscCall(PetscFree(*hl));
+#if defined(ELLWARP_HAVE_CUDA)
+    if (dl) PetscCall(DMAsmCUDAFree((void **)dl));
+#else
+    (void)dl;
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the values not set in seen (no element / no node writes them: zeroed by each assembly, unless they are only the
+   padding: UntouchedPaddingOnly); destroys seen */
 static PetscErrorCode UntouchedFromBT(DMAssembly_Kiran *k, PetscBT *seen)
 {
   PetscFunctionBegin;
@@ -678,6 +705,7 @@ static PetscErrorCode UntouchedFromBT(DMAssembly_Kiran *k, PetscBT *seen)
   for (PetscCount t = 0; t < k->nval; t++)
     if (!PetscBTLookup(*seen, t)) k->untouched[k->nuntouched++] = (int)t;
   PetscCall(PetscBTDestroy(seen));
+  PetscCall(UntouchedPaddingOnly(k, &k->untouched, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -835,6 +863,7 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
     PetscCall(DMAsmCUDAMalloc((void **)&k->docnt, sizeof(int) * k->nnode));
     PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
     PetscCall(DMAsmCUDAKiranOwnerPlan(as->nelem, k->nnode, (int)k->maxnb, k->dvnode, k->djsl, dq2t, k->nval, k->dobase, k->docnt, k->dolist, &k->nuntouched, &k->duntouched, &ok));
+    if (ok) PetscCall(UntouchedPaddingOnly(k, NULL, &k->duntouched));
     if (ok && k->blockstore && k->strategy == DMASM_KIRAN_OWNERGEO) { /* the block lists, for ownergeo's node kernel */
       int *hc;
       k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
@@ -860,6 +889,7 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
   }
   PetscCall(DMAsmCUDAMalloc((void **)&k->dmap, sizeof(int) * DMASM_HEX_NK * as->nelem));
   PetscCall(DMAsmCUDAKiranMap((int)k->strategy, (int)k->tr, as->nelem, k->dcolelem, dq2t, k->nval, k->dmap, &k->nuntouched, &k->duntouched));
+  PetscCall(UntouchedPaddingOnly(k, NULL, &k->duntouched));
   if (k->strategy == DMASM_KIRAN_PPNIROW && k->map16) {
     PetscBool ok;
     PetscCall(DMAsmCUDAMalloc((void **)&k->dmbase, sizeof(int) * DMASM_HEX_NEN * as->nelem));
@@ -1033,9 +1063,9 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
       if (k->nval) { /* DRAM bytes: every element's coordinates once (its 8 nodes' warps re-read them from L2); ownergeo: + G
                         written once and read once (its 8 node warps re-read it from L2) */
-        const double nw = (double)(k->nval - k->nuntouched), in = 192.0 + (k->dlmk ? 16 : 0) + (geo ? 2 * 8.0 * DMASM_OWNERGEO_G : 0), adj = (4.0 * k->npair + 8.0 * k->npair + 4.0 * (k->nnode + 1)) / ne;
-        const double lists = (4.0 * nw + 8.0 * k->nnode) / ne, vals = 8.0 * (double)k->nval / ne;
-        PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: coordinates%s %.0f + adjacency %.0f + store lists %.0f (4 B a value, base and count 8 B a node) + values %.0f (each written once; %" PetscCount_FMT " of %" PetscCount_FMT " untouched, zeroed) = %.0f B; %.0f flops per element (%s)\n", geo ? " and G (written, read)" : "", in, adj, lists, vals, k->nuntouched, k->nval, in + adj + lists + vals, geo ? KiranOwnerGeoFlopsPerElement() : KiranOwnerFlopsPerPair() * k->npair / ne, geo ? "geometry once per element" : "geometry recomputed per node"));
+        const double nw = (double)(k->nval - k->nuntouched - k->npad), in = 192.0 + (k->dlmk ? 16 : 0) + (geo ? 2 * 8.0 * DMASM_OWNERGEO_G : 0), adj = (4.0 * k->npair + 8.0 * k->npair + 4.0 * (k->nnode + 1)) / ne;
+        const double lists = (4.0 * nw + 8.0 * k->nnode) / ne, vals = 8.0 * (double)(k->nval - k->npad) / ne;
+        PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: coordinates%s %.0f + adjacency %.0f + store lists %.0f (4 B a value, base and count 8 B a node) + values %.0f (each written once; %" PetscCount_FMT " of %" PetscCount_FMT " untouched, zeroed; %" PetscCount_FMT " padding slots left to the target, which keeps them 0) = %.0f B; %.0f flops per element (%s)\n", geo ? " and G (written, read)" : "", in, adj, lists, vals, k->nuntouched, k->nval, k->npad, in + adj + lists + vals, geo ? KiranOwnerGeoFlopsPerElement() : KiranOwnerFlopsPerPair() * k->npair / ne, geo ? "geometry once per element" : "geometry recomputed per node"));
       } else PetscCall(PetscViewerASCIIPrintf(viewer, "store lists: built at the first DMAssemblyComputeJacobian(); %.0f flops per %s\n", geo ? KiranOwnerGeoFlopsPerElement() : KiranOwnerFlopsPerPair(), geo ? "element" : "node-element pair"));
     }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -1048,9 +1078,9 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   }
   if (as->setupcalled) {
     const PetscLogDouble map = k->dmbase ? 4.0 * DMASM_HEX_NEN + 2.0 * DMASM_HEX_NK : 4.0 * DMASM_HEX_NK, in = 24 * 8 + (k->dlmk ? 16 : 0) + (k->strategy == DMASM_KIRAN_TWOKERNEL ? 2 * 8 * KIRAN_GEO : 0);
-    const PetscLogDouble rmw = k->nval ? (16.0 * DMASM_HEX_NK * as->nelem - 8.0 * (k->nval - k->nuntouched)) / as->nelem : 16.0 * DMASM_HEX_NK;
+    const PetscLogDouble rmw = k->nval ? (16.0 * DMASM_HEX_NK * as->nelem - 8.0 * (k->nval - k->nuntouched - k->npad)) / as->nelem : 16.0 * DMASM_HEX_NK;
     PetscCall(PetscViewerASCIIPrintf(viewer, "element colouring (greedy, host): %" PetscInt_FMT " colours, largest vertex valence %" PetscInt_FMT ", %.3f s; material %s\n", k->ncolors, k->maxval, (double)k->colortime, k->dlmk ? "per element" : "constant"));
-    if (k->nval) PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: inputs %.0f + index map %.0f + values %.0f (the first colour touching a value stores it, the others add; %" PetscCount_FMT " of %" PetscCount_FMT " values untouched, zeroed) = %.0f B; %.0f flops per element\n", (double)in, (double)map, (double)rmw, k->nuntouched, k->nval, (double)(in + map + rmw), (double)KiranFlops()));
+    if (k->nval) PetscCall(PetscViewerASCIIPrintf(viewer, "bytes per element: inputs %.0f + index map %.0f + values %.0f (the first colour touching a value stores it, the others add; %" PetscCount_FMT " of %" PetscCount_FMT " values untouched, zeroed; %" PetscCount_FMT " padding slots left to the target, which keeps them 0) = %.0f B; %.0f flops per element\n", (double)in, (double)map, (double)rmw, k->nuntouched, k->nval, k->npad, (double)(in + map + rmw), (double)KiranFlops()));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "index map: built at the first DMAssemblyComputeJacobian(); %.0f flops per element\n", (double)KiranFlops()));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
