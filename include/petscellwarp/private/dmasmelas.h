@@ -331,31 +331,61 @@ DMASM_ELAS_HD int DMAsmOwnerPack(int maxnb, const int *tgt, int *base, int *cnt,
 /* ownergeo's block store lists: the nodes of one node-kernel block (DMASM_OWNER_BLOCK consecutive nodes, one warp each)
    store their values together after a block barrier, thread x of the block the block list's entry x, sorted by target:
    consecutive threads write consecutive values across the nodes (ELLWARP: a slot's 24 rows of the block in one run of
-   192 B instead of 8 runs of 24 B; CSR: the block's 24 rows in one run).  Entry: (t - bbase) << 12 | (node - v0) cap +
-   accumulator index (cap = 9 maxnb <= 360: 8 cap < 4096).  Built from the node lists, which ascend by target
-   (DMAsmOwnerPack sorts them): entry s of node v goes to s + the number of the block's other entries with a smaller target
-   (targets are distinct: write-once), a binary search in each other node's list.  DMAsmOwnerBlockEntry returns 0
-   where t - bbase does not fit 20 bits (that block's nodes store by their own lists). */
-#define DMASM_OWNER_BLOCK 8
+   192 B instead of 8 runs of 24 B; CSR: the block's 24 rows in one run).  The block's targets may lie far apart (an
+   ELLWARP layout sorted by row length puts a boundary node's rows away from its interior neighbours'), so an entry is
+   relative to one of up to DMASM_OWNER_BLOCK windows of the block: entry = (t - wbase[w]) << 15 | w << 12 | (node - v0)
+   cap + accumulator index (cap = 9 maxnb <= 360: 8 cap < 4096; t - wbase[w] < span <= 2^17).  Windows (DMAsmOwnerBlockHead):
+   the nodes taken by increasing smallest target, a node opens a new window (based at its smallest target) unless its
+   largest target lies within span of the current window's base; a node's window is the last one based at or below its
+   smallest target (DMAsmOwnerBlockWindow: its targets lie within span of that base too).  A node's targets spread over
+   at most 65536 values (its 16-bit list), so with span = 2^17 every block has a list; a smaller span (tests,
+   -dm_assembly_kiran_block_span) can leave a block without one (its nodes store by their own lists).  Entry s of node v
+   goes to s + the number of the block's other entries with a smaller target (targets are distinct: write-once), a
+   binary search in each other node's list; the node lists ascend by target (DMAsmOwnerPack sorts them). */
+#define DMASM_OWNER_BLOCK     8
+#define DMASM_OWNER_SPAN_BITS 17
 
-/* a block's smallest target and number of values (nb nodes from obase, ocnt) */
-DMASM_ELAS_HD void DMAsmOwnerBlockHead(int nb, const int *obase, const int *ocnt, int *bbase, int *bcnt)
+/* a block's windows and number of values (nb nodes from obase, ocnt, olist; lists cap apart): wbase[0..nw) the windows'
+   bases, the rest INT_MAX; returns nw, or 0 where a node's own targets spread over span or more (*bcnt -1: no list) */
+DMASM_ELAS_HD int DMAsmOwnerBlockHead(int cap, int nb, const int *obase, const int *ocnt, const unsigned *olist, int span, int *wbase, int *bcnt)
 {
-  int b = -1, n = 0;
-  for (int v = 0; v < nb; v++) {
-    if (ocnt[v] && (b < 0 || obase[v] < b)) b = obase[v];
+  int order[DMASM_OWNER_BLOCK], no = 0, nw = 0, n = 0;
+  for (int w = 0; w < DMASM_OWNER_BLOCK; w++) wbase[w] = 2147483647;
+  for (int v = 0; v < nb; v++) { /* the nodes with values, by smallest target (insertion: at most 8) */
+    int p = no++;
     n += ocnt[v];
+    if (!ocnt[v]) {
+      no--;
+      continue;
+    }
+    for (; p > 0 && obase[order[p - 1]] > obase[v]; p--) order[p] = order[p - 1];
+    order[p] = v;
   }
-  *bbase = b < 0 ? 0 : b;
-  *bcnt  = n;
+  for (int o = 0; o < no; o++) {
+    const int v = order[o], last = obase[v] + (int)(olist[v * cap + ocnt[v] - 1] >> 16);
+    if (last - obase[v] >= span) {
+      *bcnt = -1;
+      return 0;
+    }
+    if (!nw || last - wbase[nw - 1] >= span) wbase[nw++] = obase[v];
+  }
+  *bcnt = n;
+  return nw;
 }
 
-/* obase, ocnt, olist: the block's first node's (nb nodes, lists cap apart); bbase: the smallest target of the block;
-   span: the largest t - bbase + 1 allowed (2^20; smaller only in tests of the fallback, -dm_assembly_kiran_block_span) */
-DMASM_ELAS_HD int DMAsmOwnerBlockEntry(int cap, int nb, const int *obase, const int *ocnt, const unsigned *olist, int bbase, int span, int v, int s, int *rank, unsigned *entry)
+/* the window of a node whose smallest target is ob: the last window based at or below it */
+DMASM_ELAS_HD int DMAsmOwnerBlockWindow(const int *wbase, int ob)
+{
+  int w = 0;
+  for (int x = 1; x < DMASM_OWNER_BLOCK; x++) w = wbase[x] <= ob ? x : w;
+  return w;
+}
+
+/* obase, ocnt, olist: the block's first node's (nb nodes, lists cap apart); wbase: the block's windows */
+DMASM_ELAS_HD void DMAsmOwnerBlockEntry(int cap, int nb, const int *obase, const int *ocnt, const unsigned *olist, const int *wbase, int v, int s, int *rank, unsigned *entry)
 {
   const unsigned m = olist[v * cap + s];
-  const int      t = obase[v] + (int)(m >> 16);
+  const int      t = obase[v] + (int)(m >> 16), w = DMAsmOwnerBlockWindow(wbase, obase[v]);
   int            r = s;
   for (int u = 0; u < nb; u++) {
     int lo = 0, hi = ocnt[u];
@@ -367,10 +397,14 @@ DMASM_ELAS_HD int DMAsmOwnerBlockEntry(int cap, int nb, const int *obase, const 
     }
     r += lo;
   }
-  *rank = r;
-  if (t - bbase >= span) return 0; /* span <= 2^20 */
-  *entry = ((unsigned)(t - bbase) << 12) | (unsigned)(v * cap + (int)(m & 0xffff));
-  return 1;
+  *rank  = r;
+  *entry = ((unsigned)(t - wbase[w]) << 15) | ((unsigned)w << 12) | (unsigned)(v * cap + (int)(m & 0xffff));
+}
+
+/* the target of block entry m (wbase: the block's windows) */
+DMASM_ELAS_HD int DMAsmOwnerBlockTarget(const int *wbase, unsigned m)
+{
+  return wbase[(m >> 12) & 7] + (int)(m >> 15);
 }
 
 /* device side (dmasmkirancuda.cu); the plain-C references are in dmasmelas.c and dmasmkiran.c */
@@ -396,11 +430,12 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int 
    changes sign between its Gauss points; with ok, the flag zeroed first and read back, *ok: no such element, at
    set-up; kind 0 a warp per element, 1 a thread per (element, Gauss point): -dm_assembly_kiran_geometry_kernel, compiled
    for blocks 3, 5 or 6 blocks an SM: -dm_assembly_kiran_geometry_blocks), then
-   the node kernel reading G (chunks of nch pairs: -dm_assembly_kiran_node_chunk; storing by the block lists bbase,
-   bcnt, blist where given, else by the node lists) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bbase, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst);
-/* the block store lists on the device from the node lists (bcnt[B] = -1 where block B's targets spread over span) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist);
+   the node kernel reading G (chunks of nch pairs: -dm_assembly_kiran_node_chunk; storing by the block lists bwin
+   (DMASM_OWNER_BLOCK window bases a block), bcnt, blist where given, else by the node lists) */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bwin, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst);
+/* the block store lists on the device from the node lists (bcnt[B] = -1 where a node of block B spreads over span: tests
+   only); *nfit the blocks with a list, *nmulti those of several windows (a synchronisation: set-up) */
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bwin, int *bcnt, unsigned *blist, PetscInt *nfit, PetscInt *nmulti);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerGeometry(int kind, int blocks, PetscInt nelem, const PetscReal *dref, const PetscReal *xk, PetscReal *G, int *bad, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranZeroList(PetscCount n, const int *list, PetscScalar *dst);
 #endif

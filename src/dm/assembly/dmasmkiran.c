@@ -72,8 +72,8 @@ typedef struct {
   PetscInt       geoblocks;                 /* ownergeo, point geometry kernel: compiled for 3, 5 or 6 blocks an SM */
   PetscInt       nodechunk;                 /* ownergeo's node kernel: pairs whose adjacency a warp loads at once (32) */
   PetscBool      blockstore;                /* owner plans: the block store lists (host reference, ownergeo's node kernel) */
-  PetscInt       blockspan;                 /* the largest target spread of a block list (2^20; smaller in tests) */
-  PetscInt       nblkfit;                   /* blocks that store by their block list (the others by node lists) */
+  PetscInt       blockspan;                 /* a block list window's span (2^17; smaller in tests) */
+  PetscInt       nblkfit, nblkmulti;        /* blocks that store by their block list (the others by node lists), those of several windows */
   PetscInt       ownerblocks;               /* owner (device): blocks of 8 warps an SM the kernel is compiled for (2: no spill, 4: 64 registers) */
   PetscBool      map16;                     /* ppnirow: compress the index map where every step fits (DMAsmKiranMap16) */
   int           *mbase, *dmbase;            /* ppnirow's compressed map: a base per store step [24 nelem] ... */
@@ -97,7 +97,7 @@ typedef struct {
   /* the block store lists (DMAsmOwnerBlockEntry; NULL where not built): [nblk] the block's smallest target and
      its number of values, [nblk][DMASM_OWNER_BLOCK 9 maxnb] entries; the host reference and ownergeo's node kernel */
   PetscInt  nblk;
-  int      *bbase, *dbbase, *bcnt, *dbcnt;
+  int      *bwin, *dbwin, *bcnt, *dbcnt;
   unsigned *blist, *dblist;
   DMAsmElasCtx  *c;
 } DMAssembly_Kiran;
@@ -260,7 +260,7 @@ static void HostKiranOwner(const DMAssembly_Kiran *k, const PetscReal *ref, cons
       const PetscInt B = v / DMASM_OWNER_BLOCK;
       for (int x = 0; x < k->bcnt[B]; x++) {
         const unsigned m = k->blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + x];
-        dst[k->bbase[B] + (int)(m >> 12)] = accb[m & 0xfff];
+        dst[DMAsmOwnerBlockTarget(k->bwin + B * DMASM_OWNER_BLOCK, m)] = accb[m & 0xfff];
       }
     }
   }
@@ -397,42 +397,46 @@ static PetscErrorCode FreeBlockLists(DMAssembly_Kiran *k)
 {
   PetscFunctionBegin;
 #if defined(ELLWARP_HAVE_CUDA)
-  if (k->dbbase != k->bbase) PetscCall(DMAsmCUDAFree((void **)&k->dbbase));
+  if (k->dbwin != k->bwin) PetscCall(DMAsmCUDAFree((void **)&k->dbwin));
   if (k->dbcnt != k->bcnt) PetscCall(DMAsmCUDAFree((void **)&k->dbcnt));
   if (k->dblist != k->blist) PetscCall(DMAsmCUDAFree((void **)&k->dblist));
 #endif
-  k->dbbase = NULL;
+  k->dbwin = NULL;
   k->dbcnt  = NULL;
   k->dblist = NULL;
-  PetscCall(PetscFree3(k->bbase, k->bcnt, k->blist));
+  PetscCall(PetscFree3(k->bwin, k->bcnt, k->blist));
   k->nblk = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the block store lists from the host node lists, which DMAsmOwnerPack sorted by target (the loops of the device
-   builder, KiranOwnerBlockKernel); bcnt[B] = -1 where block B's targets spread over 2^20 values (its nodes store by
-   their own lists: a block of boundary and interior rows in a whole-sorted ELLWARP) */
+   builder, KiranOwnerBlockHeadKernel and KiranOwnerBlockKernel): a block of boundary and interior rows in an ELLWARP
+   layout sorted whole by row length spreads over several windows (DMAsmOwnerBlockHead); bcnt[B] = -1 only where a
+   node spreads over a window (a test's small span: its nodes store by their own lists) */
 static PetscErrorCode OwnerBlockLists(DMAssembly_Kiran *k, const int *obase, const int *ocnt, const unsigned *olist)
 {
   const int cap = 9 * (int)k->maxnb;
 
   PetscFunctionBegin;
   k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
-  PetscCall(PetscMalloc3(k->nblk, &k->bbase, k->nblk, &k->bcnt, (size_t)k->nblk * DMASM_OWNER_BLOCK * cap, &k->blist));
+  PetscCall(PetscMalloc3((size_t)k->nblk * DMASM_OWNER_BLOCK, &k->bwin, k->nblk, &k->bcnt, (size_t)k->nblk * DMASM_OWNER_BLOCK * cap, &k->blist));
+  k->nblkfit = k->nblkmulti = 0;
   for (PetscInt B = 0; B < k->nblk; B++) {
     const PetscInt v0 = B * DMASM_OWNER_BLOCK;
     const int      nb = (int)PetscMin(DMASM_OWNER_BLOCK, k->nnode - v0);
-    DMAsmOwnerBlockHead(nb, obase + v0, ocnt + v0, k->bbase + B, k->bcnt + B);
-    for (int v = 0; v < nb && k->bcnt[B] >= 0; v++)
-      for (int x = 0; x < ocnt[v0 + v] && k->bcnt[B] >= 0; x++) {
+    int *const     wb = k->bwin + B * DMASM_OWNER_BLOCK;
+    const int      nw = DMAsmOwnerBlockHead(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, (int)k->blockspan, wb, k->bcnt + B);
+    if (k->bcnt[B] < 0) continue; /* a node spreads over span (tests): the block's nodes store by their own lists */
+    k->nblkfit++;
+    k->nblkmulti += nw > 1;
+    for (int v = 0; v < nb; v++)
+      for (int x = 0; x < ocnt[v0 + v]; x++) {
         int      r;
         unsigned m;
-        if (DMAsmOwnerBlockEntry(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, k->bbase[B], (int)k->blockspan, v, x, &r, &m)) k->blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + r] = m;
-        else k->bcnt[B] = -1; /* this block's targets spread over 2^20 values: its nodes store by their own lists */
+        DMAsmOwnerBlockEntry(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, wb, v, x, &r, &m);
+        k->blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + r] = m;
       }
   }
-  k->nblkfit = 0;
-  for (PetscInt B = 0; B < k->nblk; B++) k->nblkfit += k->bcnt[B] >= 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -748,7 +752,7 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscI
     }
   PetscCall(UntouchedFromBT(k, &seen));
   if (k->blockstore && (as->mtype == PETSC_MEMTYPE_HOST || k->strategy == DMASM_KIRAN_OWNERGEO)) PetscCall(OwnerBlockLists(k, k->obase, k->ocnt, k->olist)); /* owner's device kernel stores by node lists */
-  k->dbbase     = k->bbase;
+  k->dbwin      = k->bwin;
   k->dbcnt      = k->bcnt;
   k->dblist     = k->blist;
   k->dobase     = k->obase;
@@ -769,13 +773,13 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscI
     PetscCall(PetscFree(k->untouched));
     if (k->blist) {
       const size_t nl = (size_t)k->nblk * DMASM_OWNER_BLOCK * cap;
-      PetscCall(DMAsmCUDAMalloc((void **)&k->dbbase, sizeof(int) * k->nblk));
-      PetscCall(DMAsmCUDAUpload(k->dbbase, k->bbase, sizeof(int) * k->nblk));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dbwin, sizeof(int) * DMASM_OWNER_BLOCK * k->nblk));
+      PetscCall(DMAsmCUDAUpload(k->dbwin, k->bwin, sizeof(int) * DMASM_OWNER_BLOCK * k->nblk));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dbcnt, sizeof(int) * k->nblk));
       PetscCall(DMAsmCUDAUpload(k->dbcnt, k->bcnt, sizeof(int) * k->nblk));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dblist, sizeof(unsigned) * nl));
       PetscCall(DMAsmCUDAUpload(k->dblist, k->blist, sizeof(unsigned) * nl));
-      PetscCall(PetscFree3(k->bbase, k->bcnt, k->blist));
+      PetscCall(PetscFree3(k->bwin, k->bcnt, k->blist));
     }
   }
 #endif
@@ -865,17 +869,11 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
     PetscCall(DMAsmCUDAKiranOwnerPlan(as->nelem, k->nnode, (int)k->maxnb, k->dvnode, k->djsl, dq2t, k->nval, k->dobase, k->docnt, k->dolist, &k->nuntouched, &k->duntouched, &ok));
     if (ok) PetscCall(UntouchedPaddingOnly(k, NULL, &k->duntouched));
     if (ok && k->blockstore && k->strategy == DMASM_KIRAN_OWNERGEO) { /* the block lists, for ownergeo's node kernel */
-      int *hc;
       k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
-      PetscCall(DMAsmCUDAMalloc((void **)&k->dbbase, sizeof(int) * k->nblk));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dbwin, sizeof(int) * DMASM_OWNER_BLOCK * k->nblk));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dbcnt, sizeof(int) * k->nblk));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dblist, sizeof(unsigned) * cap * DMASM_OWNER_BLOCK * k->nblk));
-      PetscCall(DMAsmCUDAKiranOwnerBlockPlan(k->nnode, (int)k->maxnb, (int)k->blockspan, k->dobase, k->docnt, k->dolist, k->dbbase, k->dbcnt, k->dblist));
-      PetscCall(PetscMalloc1(k->nblk, &hc)); /* how many blocks store by their list (View) */
-      PetscCall(PetscEllwarpDeviceDownload(hc, k->dbcnt, sizeof(int) * k->nblk));
-      k->nblkfit = 0;
-      for (PetscInt B = 0; B < k->nblk; B++) k->nblkfit += hc[B] >= 0;
-      PetscCall(PetscFree(hc));
+      PetscCall(DMAsmCUDAKiranOwnerBlockPlan(k->nnode, (int)k->maxnb, (int)k->blockspan, k->dobase, k->docnt, k->dolist, k->dbwin, k->dbcnt, k->dblist, &k->nblkfit, &k->nblkmulti));
     }
     if (ok) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(PetscStrncpy(k->why, "the values of a node's rows spread over more than 65536 positions of the target (16-bit store lists)", sizeof(k->why)));
@@ -985,7 +983,7 @@ static PetscErrorCode Fused_Kiran(DMAssembly as, PetscBool jac, const PetscScala
       PetscCall(PetscLogEventBegin(DMASM_KiranGeometry, as, 0, 0, 0));
       PetscCall(DMAsmCUDAKiranOwnerGeometry((int)k->geokernel, (int)k->geoblocks, as->nelem, k->c->dref, k->dxk, k->dgeo, k->dgeobad, NULL));
       PetscCall(PetscLogEventEnd(DMASM_KiranGeometry, as, 0, 0, 0));
-      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, (int)k->nodechunk, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dbbase, k->dbcnt, k->dblist, k->dgeo, dst));
+      PetscCall(DMAsmCUDAKiranOwnerGeo((int)k->ownerblocks, (int)k->nodechunk, k->nnode, (int)k->maxnb, k->dlmk, k->c->lam, k->c->mu, k->dnptr, k->dadj, as->nelem, k->djsl, k->dobase, k->docnt, k->dolist, k->dbwin, k->dbcnt, k->dblist, k->dgeo, dst));
       PetscCall(PetscLogGpuFlops(KiranOwnerGeoFlopsPerElement() * as->nelem));
 #endif
     }
@@ -1032,8 +1030,8 @@ static PetscErrorCode SetFromOptions_Kiran(DMAssembly as, PetscOptionItems Petsc
   PetscCall(PetscOptionsInt("-dm_assembly_kiran_node_chunk", "ownergeo's node kernel (device): the node-element pairs whose adjacency and neighbour slots a warp loads at once (a power of 2 up to 32; smaller only to test nodes of more pairs than that)", "DMAssemblyKiranSetStrategy", k->nodechunk, &k->nodechunk, NULL));
   PetscCheck(k->nodechunk >= 1 && k->nodechunk <= 32 && !(k->nodechunk & (k->nodechunk - 1)), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_node_chunk: a power of 2 from 1 to 32, not %" PetscInt_FMT, k->nodechunk);
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_block_store", "ownergeo's node kernel (and the host reference of owner/ownergeo): the values of 8 nodes stored together by a block list sorted by target (coalesced across the nodes' rows), else each node's own", "DMAssemblyKiranSetStrategy", k->blockstore, &k->blockstore, NULL));
-  PetscCall(PetscOptionsInt("-dm_assembly_kiran_block_span", "block store lists: the largest target spread of a block's list (2^20, the entry's 20 bits; smaller only to test the fallback of the blocks beyond it to node lists)", "DMAssemblyKiranSetStrategy", k->blockspan, &k->blockspan, NULL));
-  PetscCheck(k->blockspan >= 1 && k->blockspan <= (1 << 20), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_block_span: 1 to 2^20, not %" PetscInt_FMT, k->blockspan);
+  PetscCall(PetscOptionsInt("-dm_assembly_kiran_block_span", "block store lists: the span of a window of a block's list (2^17, the entry's 17 bits; smaller only to test blocks of several windows and those without a list)", "DMAssemblyKiranSetStrategy", k->blockspan, &k->blockspan, NULL));
+  PetscCheck(k->blockspan >= 1 && k->blockspan <= (1 << DMASM_OWNER_SPAN_BITS), PetscObjectComm((PetscObject)as), PETSC_ERR_ARG_OUTOFRANGE, "-dm_assembly_kiran_block_span: 1 to 2^17, not %" PetscInt_FMT, k->blockspan);
   PetscCall(PetscOptionsBool("-dm_assembly_kiran_map16", "ppnirow: index map as a 32-bit base and 16-bit offsets per store step where they fit (1248 B per element instead of 2304 B)", "DMAssemblyKiranSetStrategy", k->map16, &k->map16, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1057,7 +1055,7 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
     const PetscBool geo = (PetscBool)(k->strategy == DMASM_KIRAN_OWNERGEO);
     PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy], k->ownerblocks));
     if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); node kernel: a lane's column of G in registers, the M exchange by shuffles; stores: %s\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", !k->dolist ? "by block or node lists, decided with the store lists at the first Jacobian" : k->dblist ? "by block lists, the values of 8 nodes together sorted by target (-dm_assembly_kiran_block_store)" : "by node lists"));
-    if (geo && k->dblist) PetscCall(PetscViewerASCIIPrintf(viewer, "block lists: %" PetscInt_FMT " of %" PetscInt_FMT " blocks of 8 nodes; the others' targets spread over %" PetscInt_FMT " values (their nodes store by their own lists)\n", k->nblkfit, k->nblk, k->blockspan));
+    if (geo && k->dblist) PetscCall(PetscViewerASCIIPrintf(viewer, "block lists: %" PetscInt_FMT " of %" PetscInt_FMT " blocks of 8 nodes, %" PetscInt_FMT " of them over several windows of %" PetscInt_FMT " values (a base each); the others' nodes store by their own lists (a node spreads over a window)\n", k->nblkfit, k->nblk, k->nblkmulti, k->blockspan));
     if (as->setupcalled) {
       const double ne = as->nelem ? (double)as->nelem : 1.0;
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
@@ -1239,7 +1237,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   k->ownerblocks          = 4;
   k->nodechunk            = 32;
   k->blockstore           = PETSC_TRUE;
-  k->blockspan            = 1 << 20;
+  k->blockspan            = 1 << DMASM_OWNER_SPAN_BITS;
   k->geoblocks            = 5; /* the gradients computed 8 at a time fit 48 registers */
   k->geokernel            = 1; /* point: H100, mesh 1 into ELLWARP, the geometry kernel 1.44 -> 0.93 ns/element, ownergeo
                                   5.80 -> 5.22 ns (benchmarks/results/elasticity-h100/logs-ownergeo/round2/) */

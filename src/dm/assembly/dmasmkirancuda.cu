@@ -472,10 +472,11 @@ __global__ static void __launch_bounds__(KIRAN_GEOPT_ELEMS * 8, MINB) KiranOwner
    Lanes 24-31 compute on zeros and only pass the shuffles and barriers.  Shared memory: the accumulators and store
    lists (12 B x 9 maxnb a warp) and the g_a buffers (3 kB a block). */
 template <int MINB>
-__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKernel(int nch, PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, const int *__restrict__ bbase, const int *__restrict__ bcnt, const unsigned *__restrict__ blist, PetscScalar *__restrict__ dst)
+__global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKernel(int nch, PetscInt nnode, int maxnb, const PetscReal *__restrict__ G, const PetscReal *__restrict__ lmk, PetscReal lam0, PetscReal mu0, const PetscInt *__restrict__ nptr, const int *__restrict__ adj, PetscInt nelem, const unsigned long long *__restrict__ jsl, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, const int *__restrict__ bwin, const int *__restrict__ bcnt, const unsigned *__restrict__ blist, PetscScalar *__restrict__ dst)
 {
   extern __shared__ PetscReal sacc[]; /* [KIRAN_WARPS][9 maxnb] accumulators, then [KIRAN_WARPS][9 maxnb] store lists (or the block's) */
   __shared__ double2          sga[KIRAN_WARPS][2][12]; /* [buffer][i][q / 2]: (g_a(q)[i], g_a(q + 1)[i]) */
+  __shared__ int              swin[DMASM_OWNER_BLOCK]; /* the block list's window bases */
   const int                   lane = threadIdx.x & 31, w = threadIdx.x >> 5, cap = 9 * maxnb;
   const PetscInt              v    = blockIdx.x * (PetscInt)KIRAN_WARPS + w;
   const bool                  live = v < nnode; /* no return: the block lists' stores follow a block barrier */
@@ -490,6 +491,7 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKe
     const unsigned *bl = blist + (PetscCount)blockIdx.x * DMASM_OWNER_BLOCK * cap;
     unsigned       *sb = reinterpret_cast<unsigned *>(sacc + KIRAN_WARPS * cap);
     for (int x = threadIdx.x, bc = bcnt[blockIdx.x]; x < bc; x += blockDim.x) __pipeline_memcpy_async(sb + x, bl + x, sizeof(unsigned));
+    if (threadIdx.x < DMASM_OWNER_BLOCK) __pipeline_memcpy_async(swin + threadIdx.x, bwin + (PetscCount)blockIdx.x * DMASM_OWNER_BLOCK + threadIdx.x, sizeof(int));
   } else
     for (int x = lane; x < oc; x += 32) __pipeline_memcpy_async(slst + x, olist + (PetscCount)v * cap + x, sizeof(unsigned));
   __pipeline_commit();
@@ -576,11 +578,11 @@ __global__ static void __launch_bounds__(KIRAN_WARPS * 32, MINB) KiranOwnerGeoKe
   if (blist && bcnt[blockIdx.x] >= 0) { /* the block's values by its list: consecutive threads, consecutive targets across
                                            the block's nodes (bcnt loaded again, not held through the pairs: registers) */
     const unsigned *sb = reinterpret_cast<const unsigned *>(sacc + KIRAN_WARPS * cap);
-    const int       bb = bbase[blockIdx.x], bc = bcnt[blockIdx.x];
-    __syncthreads(); /* every warp's accumulators and the list are in place (bc is the same for the whole block) */
+    const int       bc = bcnt[blockIdx.x];
+    __syncthreads(); /* every warp's accumulators, the list and the windows are in place (bc is the same for the whole block) */
     for (int x = threadIdx.x; x < bc; x += blockDim.x) {
       const unsigned mm = sb[x];
-      dst[bb + (int)(mm >> 12)] = sacc[mm & 0xfff];
+      dst[DMAsmOwnerBlockTarget(swin, mm)] = sacc[mm & 0xfff];
     }
     return;
   }
@@ -609,7 +611,7 @@ PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bbase, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst)
+PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, PetscInt nnode, int maxnb, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, const int *bwin, const int *bcnt, const unsigned *blist, const PetscReal *G, PetscScalar *dst)
 {
   cudaStream_t s;
   const size_t smem = (sizeof(PetscReal) + sizeof(unsigned)) * KIRAN_WARPS * 9 * (size_t)maxnb; /* accumulators and store lists */
@@ -619,8 +621,8 @@ PetscErrorCode DMAsmCUDAKiranOwnerGeo(int blocks, int nch, PetscInt nnode, int m
   PetscCheck(maxnb <= DMASM_OWNER_MAXNB, PETSC_COMM_SELF, PETSC_ERR_PLIB, "kiran ownergeo: %d neighbours a node, at most %d", maxnb, DMASM_OWNER_MAXNB);
   PetscCall(PetscEllwarpGetStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
-  if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, bbase, bcnt, blist, dst);
-  else if (blocks == 4) KiranOwnerGeoKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, bbase, bcnt, blist, dst);
+  if (blocks == 2) KiranOwnerGeoKernel<2><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, bwin, bcnt, blist, dst);
+  else if (blocks == 4) KiranOwnerGeoKernel<4><<<PetscEllwarpBlocks(nnode, KIRAN_WARPS), KIRAN_WARPS * 32, smem, s>>>(nch, nnode, maxnb, G, lmk, lam, mu, nptr, adj, nelem, jsl, obase, ocnt, olist, bwin, bcnt, blist, dst);
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "kiran ownergeo: %d blocks an SM, 2 or 4", blocks);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
@@ -953,17 +955,21 @@ __global__ static void KiranOwnerMarkKernel(PetscInt nnode, int maxnb, const int
   }
 }
 
-/* the block store lists from the node lists (the host's OwnerBlockLists, same loops): bcnt[B] = -1 where block B's
-   targets spread over more than span values (its nodes store by their own lists) */
-__global__ static void KiranOwnerBlockHeadKernel(PetscInt nnode, PetscInt nblk, const int *__restrict__ obase, const int *__restrict__ ocnt, int *__restrict__ bbase, int *__restrict__ bcnt)
+/* the block store lists from the node lists (the host's OwnerBlockLists, same loops): a block's windows and count
+   (bcnt[B] = -1 where a node spreads over span: tests), counted into cnt[0] (blocks with a list), cnt[1] (of several
+   windows) */
+__global__ static void KiranOwnerBlockHeadKernel(PetscInt nnode, PetscInt nblk, int maxnb, int span, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, int *__restrict__ bwin, int *__restrict__ bcnt, unsigned long long *__restrict__ cnt)
 {
+  const int cap = 9 * maxnb;
   for (PetscInt B = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; B < nblk; B += (PetscInt)gridDim.x * blockDim.x) {
     const PetscInt v0 = B * DMASM_OWNER_BLOCK;
-    DMAsmOwnerBlockHead((int)(nnode - v0 < DMASM_OWNER_BLOCK ? nnode - v0 : DMASM_OWNER_BLOCK), obase + v0, ocnt + v0, bbase + B, bcnt + B);
+    const int      nw = DMAsmOwnerBlockHead(cap, (int)(nnode - v0 < DMASM_OWNER_BLOCK ? nnode - v0 : DMASM_OWNER_BLOCK), obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, span, bwin + B * DMASM_OWNER_BLOCK, bcnt + B);
+    if (bcnt[B] >= 0) atomicAdd(cnt, 1ULL);
+    if (nw > 1) atomicAdd(cnt + 1, 1ULL);
   }
 }
 
-__global__ static void KiranOwnerBlockKernel(PetscInt nnode, int maxnb, int span, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, const int *__restrict__ bbase, int *bcnt, unsigned *__restrict__ blist)
+__global__ static void KiranOwnerBlockKernel(PetscInt nnode, int maxnb, const int *__restrict__ obase, const int *__restrict__ ocnt, const unsigned *__restrict__ olist, const int *__restrict__ bwin, const int *__restrict__ bcnt, unsigned *__restrict__ blist)
 {
   const int cap = 9 * maxnb;
   for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < (PetscCount)nnode * cap; t += (PetscCount)gridDim.x * blockDim.x) {
@@ -971,25 +977,33 @@ __global__ static void KiranOwnerBlockKernel(PetscInt nnode, int maxnb, int span
     const int      x = (int)(t % cap), nb = (int)(nnode - v0 < DMASM_OWNER_BLOCK ? nnode - v0 : DMASM_OWNER_BLOCK);
     int            r;
     unsigned       m;
-    if (x >= ocnt[v]) continue;
-    if (DMAsmOwnerBlockEntry(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, bbase[B], span, (int)(v - v0), x, &r, &m)) blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + r] = m;
-    else bcnt[B] = -1; /* this block's nodes store by their own lists */
+    if (x >= ocnt[v] || bcnt[B] < 0) continue;
+    DMAsmOwnerBlockEntry(cap, nb, obase + v0, ocnt + v0, olist + (PetscCount)v0 * cap, bwin + B * DMASM_OWNER_BLOCK, (int)(v - v0), x, &r, &m);
+    blist[(PetscCount)B * DMASM_OWNER_BLOCK * cap + r] = m;
   }
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bbase, int *bcnt, unsigned *blist)
+PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span, const int *obase, const int *ocnt, const unsigned *olist, int *bwin, int *bcnt, unsigned *blist, PetscInt *nfit, PetscInt *nmulti)
 {
-  cudaStream_t     s;
-  const PetscCount cap  = 9 * maxnb;
-  const PetscInt   nblk = (nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
+  cudaStream_t        s;
+  const PetscCount    cap  = 9 * maxnb;
+  const PetscInt      nblk = (nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
+  unsigned long long *dcnt, cnt[2] = {0, 0};
 
   PetscFunctionBegin;
+  *nfit = *nmulti = 0;
   if (!nnode) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpGetStream(&s));
-  KiranOwnerBlockHeadKernel<<<PetscEllwarpBlocks(nblk, 128), 128, 0, s>>>(nnode, nblk, obase, ocnt, bbase, bcnt);
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dcnt, 2, "DMAssembly kiran block lists (counts)"));
+  PetscCallCUDA(cudaMemsetAsync(dcnt, 0, 2 * sizeof(*dcnt), s));
+  KiranOwnerBlockHeadKernel<<<PetscEllwarpBlocks(nblk, 128), 128, 0, s>>>(nnode, nblk, maxnb, span, obase, ocnt, olist, bwin, bcnt, dcnt);
   PetscCallCUDA(cudaGetLastError());
-  KiranOwnerBlockKernel<<<PetscEllwarpBlocks(nnode * cap, 256), 256, 0, s>>>(nnode, maxnb, span, obase, ocnt, olist, bbase, bcnt, blist);
+  KiranOwnerBlockKernel<<<PetscEllwarpBlocks(nnode * cap, 256), 256, 0, s>>>(nnode, maxnb, obase, ocnt, olist, bwin, bcnt, blist);
   PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscEllwarpDeviceDownload(cnt, dcnt, sizeof(cnt)));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
+  *nfit   = (PetscInt)cnt[0];
+  *nmulti = (PetscInt)cnt[1];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
