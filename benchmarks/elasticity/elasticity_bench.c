@@ -11,6 +11,8 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
                            "(kiran:warp4:shared, kiran:warp4:atomic: the Jacobian by shared memory or atomics instead of shuffles, Table 1)\n"
                            "-targets ellwarp,aijcusparse  -repeats r  -peer_max_elements n  -cpu_max_elements n  -check_max_elements n\n"
                            "-peak_bw GB/s  -peak_fp64 GFLOP/s (the device limits the achieved rates are stated against; H100 SXM defaults)\n"
+                           "-products: also time an assembly + the product after it and a product alone (the first product's extra cost:\n"
+                           "ELLWARP's blocked product layout re-gathered from the assembled values).\n"
                            "-o dir (dir/elasticity.json).  Without a GPU every method runs its host reference (smoke test).\n";
 /* Times: median of -repeats DMAssemblyComputeJacobian calls after a warm-up that builds the plan (CUDA events on the
    current stream; host: PetscTime).  The call includes zeroing the target values and, for twokernel, the geometry
@@ -45,7 +47,7 @@ static const char help[] = "Hex8 elasticity assembly (issue 18; Kiran, Sharma, G
 
 typedef struct {
   DMAssembly as;
-  Vec        U;
+  Vec        U, Y;
   Mat        J;
   DMAssemblyElementKernels k;
   PetscScalar     *dke;
@@ -59,6 +61,27 @@ static PetscErrorCode OpJac(void *ctx)
 
   PetscFunctionBegin;
   PetscCall(DMAssemblyComputeJacobian(c->as, c->U, c->J));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* an assembly and the product that follows it (a solver's first product after a new Jacobian: ELLWARP's blocked
+   product layout is re-gathered from the assembled values there) */
+static PetscErrorCode OpJacMult(void *ctx)
+{
+  Ctx *c = (Ctx *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(DMAssemblyComputeJacobian(c->as, c->U, c->J));
+  PetscCall(MatMult(c->J, c->U, c->Y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode OpMult(void *ctx)
+{
+  Ctx *c = (Ctx *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatMult(c->J, c->U, c->Y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -210,6 +233,7 @@ int main(int argc, char **argv)
   char      *meshes[16], *methods[32], *targets[4], odir[PETSC_MAX_PATH_LEN] = "";
   PetscInt   nmesh = 16, nmeth = 32, ntarg = 4, repeats = 10, peermax = 270000, cpumax = 120000, checkmax = 300000;
   PetscReal  peakbw = 3350, peakfp = 33500;
+  PetscBool  products = PETSC_FALSE;
   PetscBool  flg, device = PETSC_FALSE;
   FILE      *js = NULL;
   const char *defmeshes = "192x24x24,256x32x32,400x50x50,512x64x64";
@@ -260,6 +284,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-peak_bw", &peakbw, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_assembly_kiran_map16", &map16, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-peak_fp64", &peakfp, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-products", &products, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", odir, sizeof(odir), NULL));
   if (odir[0]) {
     char path[PETSC_MAX_PATH_LEN];
@@ -294,7 +319,7 @@ int main(int argc, char **argv)
           Ctx            c;
           DMAssemblyInfo info;
           PetscLogDouble s0, s1, ctime = -1;
-          double         t, bpe, fpe;
+          double         t, bpe, fpe, tjm = 0, tm = 0;
           PetscReal      err = -1;
           PetscBool      isk, two;
           MatType        jtype;
@@ -323,6 +348,12 @@ int main(int argc, char **argv)
           PetscCall(DMCreateGlobalVector(dm, &c.U));
           c.J = J;
           PetscCall(Median(OpJac, &c, repeats, device, &t));
+          if (products) { /* what the first product after an assembly costs beyond a product (-products) */
+            PetscCall(VecDuplicate(c.U, &c.Y));
+            PetscCall(Median(OpJacMult, &c, repeats, device, &tjm));
+            PetscCall(Median(OpMult, &c, repeats, device, &tm));
+            PetscCall(VecDestroy(&c.Y));
+          }
           PetscCall(PetscObjectViewFromOptions((PetscObject)c.as, NULL, "-dm_assembly_view")); /* what the method chose (after its plan) */
           PetscCall(PetscStrncmp(methods[m], "kiran", 5, &isk));
           if (isk) PetscCall(DMAssemblyKiranGetColoringTime(c.as, &ctime));
@@ -335,6 +366,7 @@ int main(int argc, char **argv)
           PetscCall(PetscObjectGetType((PetscObject)J, &jtype));
           PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-18s %-13s %10.2f %10.3f %10.4f %9.2f %9.1f %9.1f %9.1f %9.1f %9.1e\n", methods[m], jtype, s1 - s0, (double)ctime, 1e3 * t, 1e9 * t / nelem, bpe * nelem / t / 1e9, 100 * bpe * nelem / t / 1e9 / peakbw, fpe * nelem / t / 1e9, 100 * fpe * nelem / t / 1e9 / peakfp, (double)err));
           if (js) PetscCall(PetscFPrintf(PETSC_COMM_SELF, js, "%s    {\"method\": \"%s\", \"target\": \"%s\", \"setup_s\": %.4f, \"coloring_s\": %.4f, \"jacobian_s\": %.6e, \"bytes_per_element\": %.1f, \"flops_per_element\": %.1f, \"rel_err\": %.3e}", first ? "" : ",\n", methods[m], jtype, s1 - s0, (double)ctime, t, bpe, fpe, (double)err));
+          if (products) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# %s into %s: assembly + first product %.4f ms, a product %.4f ms: the first product after an assembly costs %.4f ms (%.2f ns/elem) beyond a product\n", methods[m], jtype, 1e3 * tjm, 1e3 * tm, 1e3 * (tjm - t - tm), 1e9 * (tjm - t - tm) / nelem));
           first = PETSC_FALSE;
           if (it == 0) {
             if (!strcmp(methods[m], "kiran:element")) tbyelem[0] = t;
