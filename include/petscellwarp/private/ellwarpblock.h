@@ -89,6 +89,10 @@ PETSC_EXTERN PetscReal      EllwarpBlockModelScalarTime(PetscLogDouble);
    lane t its blocks t, t + T, ... in order, the block's columns in order; then the lanes' partial sums combined as
    the warp's xor-shuffle butterfly does, offsets T/2, T/4, ..., 1; z added last) */
 PETSC_EXTERN void EllwarpBlockHostGather(const EllwarpBlockLayout *, const PetscScalar *, PetscScalar *);
+/* the refresh without the CSR staging copy: smap[o] = the scalar layout's slot holding blocked value o (-1: padding),
+   from the scalar layout's slot -> CSR map s2c (nsslots slots; CSR entries < 2^31 slots); then val[o] = sval[smap[o]].
+   EllwarpBlockHostSlotMap is the loop of EllwarpBlockHostGather with the scalar slot in place of the CSR value */
+PETSC_EXTERN PetscErrorCode EllwarpBlockHostSlotMap(const EllwarpBlockLayout *, PetscCount, const PetscInt[], int[]);
 PETSC_EXTERN void EllwarpBlockHostMult(const EllwarpBlockLayout *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 
 typedef struct _EllwarpBlockStore EllwarpBlockStore;
@@ -98,6 +102,9 @@ typedef struct {
   PetscErrorCode (*create)(const EllwarpBlockLayout *, EllwarpBlockStore **);
   PetscErrorCode (*destroy)(EllwarpBlockStore **);
   PetscErrorCode (*gather)(EllwarpBlockStore *, const PetscScalar *); /* val <- CSR values (the backend's staging copy) */
+  /* val <- the scalar layout's values sval (nsslots slots, slot -> CSR map s2c; the backend's memory), by the slot map
+     (EllwarpBlockHostSlotMap) built at the first call and kept with the store: one pass, no staging copy */
+  PetscErrorCode (*gatherslots)(EllwarpBlockStore *, PetscCount, const PetscInt *, const PetscScalar *);
   PetscErrorCode (*mult)(const EllwarpBlockStore *, EllwarpBlockMap, const PetscScalar *, const PetscScalar *, PetscScalar *); /* y = A x (+ z) */
 } EllwarpBlockOps;
 

@@ -127,9 +127,12 @@ PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockSync(Mat, PetscBool, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockMult(Mat, PetscBool, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockView(Mat, PetscViewer);
 
-/* the layout's value arrays (MatGetAssemblyTarget_SeqELLWARP, seqellwarptarget.c) */
-PETSC_INTERN PetscScalar   *EllwarpHostStoreValues(EllwarpStore *);
+/* the layout's value arrays (MatGetAssemblyTarget_SeqELLWARP, seqellwarptarget.c) and slot -> CSR maps (the blocked
+   layout's refresh, seqellwarpblock.c), in the backend's memory */
+PETSC_INTERN PetscScalar    *EllwarpHostStoreValues(EllwarpStore *);
+PETSC_INTERN const PetscInt *EllwarpHostStoreSlot2CSR(const EllwarpStore *);
 #if defined(ELLWARP_HAVE_CUDA)
-PETSC_INTERN PetscScalar   *EllwarpCUDAStoreValues(EllwarpStore *);
+PETSC_INTERN PetscScalar    *EllwarpCUDAStoreValues(EllwarpStore *);
+PETSC_INTERN const PetscInt *EllwarpCUDAStoreSlot2CSR(const EllwarpStore *);
 #endif
 PETSC_INTERN PetscErrorCode MatGetAssemblyTarget_SeqELLWARP(Mat, PetscMemType, MatAssemblyTarget *);

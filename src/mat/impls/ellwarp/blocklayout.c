@@ -503,6 +503,35 @@ void EllwarpBlockHostGather(const EllwarpBlockLayout *L, const PetscScalar *csr,
     }
 }
 
+PetscErrorCode EllwarpBlockHostSlotMap(const EllwarpBlockLayout *L, PetscCount nsslots, const PetscInt s2c[], int smap[])
+{
+  const PetscInt bs = L->bs, bs2 = bs * bs, T = L->lanes;
+  int           *c2s;
+
+  PetscFunctionBegin;
+  PetscCheck(nsslots <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "blocked ELLWARP slot map: %" PetscCount_FMT " scalar slots do not fit 32 bits", nsslots);
+  PetscCall(PetscMalloc1(L->nnz, &c2s));
+  for (PetscCount x = 0; x < L->nnz; x++) c2s[x] = -1;
+  for (PetscCount t = 0; t < nsslots; t++)
+    if (s2c[t] >= 0) c2s[s2c[t]] = (int)t;
+  for (PetscCount o = 0; o < L->nslots * bs2; o++) smap[o] = -1;
+  for (PetscInt s = 0; s < L->nslices; s++)
+    for (PetscInt q = 0; q < L->rows; q++) {
+      const PetscInt p = s * L->rows + q, len = L->rowlen[p];
+      for (PetscInt j = 0; j < len; j++) {
+        const PetscInt k = j / T, g = q * T + j % T;
+        int           *v = smap + L->sliceptr[s] * bs2 + g;
+        for (PetscInt r = 0; r < bs; r++)
+          for (PetscInt c = 0; c < bs; c++) {
+            const PetscCount e = L->rowstart[p] + (PetscCount)r * bs * len + (PetscCount)j * bs + c;
+            v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] = c2s[L->map ? L->map[e] : e];
+          }
+      }
+    }
+  PetscCall(PetscFree(c2s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* per lane t of a block row its partial sums over blocks t, t + T, ..., then the device's butterfly: at offset o
    every lane t adds lane t ^ o's sums to its own (T/2, ..., 1), so each lane ends with the same sums; lane 0's */
 void EllwarpBlockHostMult(const EllwarpBlockLayout *L, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
@@ -536,6 +565,7 @@ void EllwarpBlockHostMult(const EllwarpBlockLayout *L, const PetscScalar *val, c
 struct _EllwarpBlockStore {
   const EllwarpBlockLayout *L;
   PetscScalar              *val;
+  int                      *smap; /* blocked value -> scalar slot (gatherslots), made at its first call */
 };
 
 static PetscErrorCode HostCreate(const EllwarpBlockLayout *L, EllwarpBlockStore **S)
@@ -552,6 +582,7 @@ static PetscErrorCode HostDestroy(EllwarpBlockStore **S)
   PetscFunctionBegin;
   if (!*S) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree((*S)->val));
+  PetscCall(PetscFree((*S)->smap));
   PetscCall(PetscFree(*S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -560,6 +591,20 @@ static PetscErrorCode HostGather(EllwarpBlockStore *S, const PetscScalar *csr)
 {
   PetscFunctionBegin;
   EllwarpBlockHostGather(S->L, csr, S->val);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HostGatherSlots(EllwarpBlockStore *S, PetscCount nsslots, const PetscInt *s2c, const PetscScalar *sval)
+{
+  const PetscCount n = S->L->nslots * S->L->bs * S->L->bs;
+
+  PetscFunctionBegin;
+  if (!S->smap) {
+    PetscCall(PetscMalloc1(n, &S->smap));
+    PetscCall(EllwarpBlockHostSlotMap(S->L, nsslots, s2c, S->smap));
+  }
+  for (PetscCount o = 0; o < n; o++)
+    if (S->smap[o] >= 0) S->val[o] = sval[S->smap[o]];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -573,4 +618,4 @@ static PetscErrorCode HostMult(const EllwarpBlockStore *S, EllwarpBlockMap map, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpBlockOps EllwarpBlockHostOps = {HostCreate, HostDestroy, HostGather, HostMult};
+const EllwarpBlockOps EllwarpBlockHostOps = {HostCreate, HostDestroy, HostGather, HostGatherSlots, HostMult};

@@ -42,6 +42,7 @@ struct _EllwarpBlockStore {
   short                    *col16;
   unsigned char            *meta;
   PetscScalar              *val;
+  int                      *smap; /* blocked value -> scalar slot (gatherslots), made at its first call */
 };
 
 typedef struct {
@@ -122,6 +123,7 @@ static PetscErrorCode CUDADestroy(EllwarpBlockStore **S)
   PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->col16));
   PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->col32));
   PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->map));
+  PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->smap));
   PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->biasbase));
   PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->colbias));
   PetscCall(PetscEllwarpDeviceFreeArray(&(*S)->val));
@@ -160,6 +162,72 @@ static PetscErrorCode CUDAGather(EllwarpBlockStore *S, const PetscScalar *csr)
   if (!np) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpGetStream(&stream));
   BlockGatherKernel<<<PetscMin(PetscEllwarpBlocks(np, 256), 65535u), 256, 0, stream>>>(BView(S), (int)S->L->bs, csr, S->val);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The refresh by slot map (gatherslots): the inverse of the scalar layout's slot -> CSR map, then the map of
+   EllwarpBlockHostSlotMap (BlockGatherKernel's loop writing scalar slots), once; then each refresh is one pass in
+   blocked value order: coalesced map loads and value stores, the scalar values read from the same few slices of the
+   scalar layout per warp (neighbouring block rows are neighbouring rows there too).  Bytes: 4 + 8 + 8 a value, against
+   the staging path's scatter (a scattered 8-byte store per value, each a partial sector) plus this gather from it
+   (mesh 3 of the elasticity benchmark, 246 M values: 12.3 ms on the H100). */
+__global__ static void SlotInverseKernel(PetscCount nsslots, const PetscInt *__restrict__ s2c, int *__restrict__ c2s)
+{
+  for (PetscCount t = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; t < nsslots; t += (PetscCount)gridDim.x * blockDim.x)
+    if (s2c[t] >= 0) c2s[s2c[t]] = (int)t;
+}
+
+__global__ static void BlockSlotMapKernel(DevBlock d, int bs, const int *__restrict__ c2s, int *__restrict__ smap)
+{
+  const int bs2 = bs * bs, T = (int)d.lanes;
+  for (PetscCount p = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; p < (PetscCount)d.nslices * d.rows; p += (PetscCount)gridDim.x * blockDim.x) {
+    const PetscInt   s = (PetscInt)(p / d.rows), q = (PetscInt)(p % d.rows);
+    const int        len = d.rowlen[p];
+    const PetscCount r0  = d.rowstart[p];
+    for (int j = 0; j < len; j++) {
+      const int k = j / T, g = (int)q * T + j % T;
+      int      *v = smap + d.sliceptr[s] * bs2 + g;
+      for (int r = 0; r < bs; r++)
+        for (int c = 0; c < bs; c++) {
+          const PetscCount e                                   = r0 + (PetscCount)r * bs * len + (PetscCount)j * bs + c;
+          v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] = c2s[d.map ? d.map[e] : e];
+        }
+    }
+  }
+}
+
+__global__ static void BlockGatherSlotsKernel(PetscCount n, const int *__restrict__ smap, const PetscScalar *__restrict__ sval, PetscScalar *__restrict__ val)
+{
+  for (PetscCount o = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; o < n; o += (PetscCount)gridDim.x * blockDim.x) {
+    const int t = smap[o];
+    if (t >= 0) val[o] = sval[t];
+  }
+}
+
+static PetscErrorCode CUDAGatherSlots(EllwarpBlockStore *S, PetscCount nsslots, const PetscInt *s2c, const PetscScalar *sval)
+{
+  const PetscCount n = S->L->nslots * S->L->bs * S->L->bs;
+  cudaStream_t     stream;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&stream));
+  if (!S->smap) {
+    const PetscCount np = (PetscCount)S->L->nslices * S->L->rows;
+    int             *c2s;
+    PetscCheck(nsslots <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "blocked ELLWARP slot map: %" PetscCount_FMT " scalar slots do not fit 32 bits", nsslots);
+    PetscCall(PetscEllwarpDeviceMallocArray(&S->smap, n, "blocked ELLWARP slot map"));
+    PetscCall(PetscEllwarpDeviceMallocAsyncArray(&c2s, S->L->nnz ? S->L->nnz : 1, "blocked ELLWARP slot map (CSR -> scalar slot)"));
+    PetscCallCUDA(cudaMemsetAsync(S->smap, 0xff, sizeof(int) * n, stream)); /* -1: padding */
+    PetscCallCUDA(cudaMemsetAsync(c2s, 0xff, sizeof(int) * (S->L->nnz ? S->L->nnz : 1), stream));
+    if (nsslots) SlotInverseKernel<<<PetscMin(PetscEllwarpBlocks(nsslots, 256), 65535u), 256, 0, stream>>>(nsslots, s2c, c2s);
+    PetscCallCUDA(cudaGetLastError());
+    if (np) BlockSlotMapKernel<<<PetscMin(PetscEllwarpBlocks(np, 256), 65535u), 256, 0, stream>>>(BView(S), (int)S->L->bs, c2s, S->smap);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&c2s));
+  }
+  BlockGatherSlotsKernel<<<PetscMin(PetscEllwarpBlocks(n, 256), 65535u), 256, 0, stream>>>(n, S->smap, sval, S->val);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -344,4 +412,4 @@ static PetscErrorCode CUDAMult(const EllwarpBlockStore *S, EllwarpBlockMap map, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const EllwarpBlockOps EllwarpBlockCUDAOps = {CUDACreate, CUDADestroy, CUDAGather, CUDAMult};
+const EllwarpBlockOps EllwarpBlockCUDAOps = {CUDACreate, CUDADestroy, CUDAGather, CUDAGatherSlots, CUDAMult};

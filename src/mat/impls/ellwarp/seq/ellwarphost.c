@@ -271,3 +271,9 @@ PetscScalar *EllwarpHostStoreValues(EllwarpStore *S)
 {
   return S->val;
 }
+
+/* the layout's slot -> CSR map (host), for the blocked layout's refresh by slot map */
+const PetscInt *EllwarpHostStoreSlot2CSR(const EllwarpStore *S)
+{
+  return S->L->slot2csr;
+}

@@ -186,3 +186,9 @@ PetscScalar *EllwarpCUDAStoreValues(EllwarpStore *S)
 {
   return S->val;
 }
+
+/* the layout's slot -> CSR map (device), for the blocked layout's refresh by slot map */
+const PetscInt *EllwarpCUDAStoreSlot2CSR(const EllwarpStore *S)
+{
+  return S->slot2csr;
+}

@@ -3,11 +3,13 @@
    The scalar layout stays the matrix's store: every value operation (MatSetValues and the refresh, COO, the
    DMAssembly target, MatScale/Shift/DiagonalScale/ZeroRows(Columns), AXPY, Copy, norms, diagonal) keeps running on
    it unchanged.  The blocked layout is a second, derived copy of the values for the products only, as the
-   transpose layout is: built at the first product after an analysis, and re-gathered from the CSR staging copy
-   (after a scatter of the scalar layout when that is newer: seqellwarpops.c's SyncStaging) whenever the values
-   changed since (Mat_SeqELLWARP.valversion, incremented wherever the layout values change).  So it is never stale,
-   and no operation needs a blocked variant; the cost is a second copy of the values in memory and one more
-   gather per value change before the next product.
+   transpose layout is: built at the first product after an analysis, and re-gathered whenever the values changed
+   since (Mat_SeqELLWARP.valversion, incremented wherever the layout values change): straight from the scalar layout
+   by a slot map (blocked value -> scalar slot, 4 bytes a value, built at the first refresh: gatherslots), the
+   transpose from the CSR staging copy (after a scatter of the scalar layout when that is newer: seqellwarpops.c's
+   SyncStaging).  So it is never stale, and no operation needs a blocked variant; the cost is a second copy of the
+   values (and the map) in memory and one pass per value change before the next product (the first product after an
+   assembly; the staging path took 12.3 ms for mesh 3 of the elasticity benchmark, 3x the assembly).
 
    The choice (MatSeqELLWARPBlockChoose, once per analysis): the block size of MatSetBlockSize() when it is 2..6
    and the pattern is blocked by it (EllwarpBlockDetect: every bs x bs block dense or empty), else, with block size
@@ -235,11 +237,27 @@ PetscErrorCode MatSeqELLWARPBlockSync(Mat A, PetscBool trans, PetscBool *use)
   S   = trans ? &e->Sbt : &e->Sb;
   ver = trans ? &e->Sbtversion : &e->Sbversion;
   if (*ver != e->valversion) {
-    const PetscScalar *csr;
-
     PetscCall(PetscLogEventBegin(MAT_ELLWARP_Refresh, A, 0, 0, 0));
-    PetscCall(Staging(A, &csr));
-    PetscCall(e->kb->gather(*S, csr));
+    if (!trans) { /* straight from the scalar layout (current: synced above) by the slot map, one pass */
+      const PetscScalar *sval;
+      const PetscInt    *s2c;
+      if (e->backend == MAT_ELLWARP_BACKEND_HOST) {
+        sval = EllwarpHostStoreValues(e->S);
+        s2c  = EllwarpHostStoreSlot2CSR(e->S);
+      } else {
+#if defined(ELLWARP_HAVE_CUDA)
+        sval = EllwarpCUDAStoreValues(e->S);
+        s2c  = EllwarpCUDAStoreSlot2CSR(e->S);
+#else
+        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "MATSEQELLWARP: cuda backend without CUDA");
+#endif
+      }
+      PetscCall(e->kb->gatherslots(*S, e->L->nslots, s2c, sval));
+    } else { /* the transpose's values are a permutation of the CSR's: from the staging copy */
+      const PetscScalar *csr;
+      PetscCall(Staging(A, &csr));
+      PetscCall(e->kb->gather(*S, csr));
+    }
     PetscCall(PetscLogEventEnd(MAT_ELLWARP_Refresh, A, 0, 0, 0));
     *ver = e->valversion;
   }
