@@ -485,28 +485,32 @@ static inline PetscInt BlockCol(const EllwarpBlockLayout *L, PetscInt s, PetscIn
   return ib + ((L->meta[s] & 32) ? L->colbias[L->biasbase[s] + k * L->lanes + g % L->lanes] : 0) + L->col16[o];
 }
 
+/* the gather's loop (one block row at a time, its blocks' values from the CSR), for values and for the slot map */
+#define ELLWARP_BLOCK_GATHER(L, src, out) \
+  do { \
+    const PetscInt bs_ = (L)->bs, bs2_ = bs_ * bs_, T_ = (L)->lanes; \
+    for (PetscInt s_ = 0; s_ < (L)->nslices; s_++) \
+      for (PetscInt q_ = 0; q_ < (L)->rows; q_++) { \
+        const PetscInt p_ = s_ * (L)->rows + q_, len_ = (L)->rowlen[p_]; \
+        for (PetscInt j_ = 0; j_ < len_; j_++) { \
+          const PetscCount o_ = (L)->sliceptr[s_] * bs2_ + q_ * T_ + j_ % T_; \
+          for (PetscInt r_ = 0; r_ < bs_; r_++) \
+            for (PetscInt c_ = 0; c_ < bs_; c_++) { \
+              const PetscCount e_ = (L)->rowstart[p_] + (PetscCount)r_ * bs_ * len_ + (PetscCount)j_ * bs_ + c_; \
+              (out)[o_ + (PetscCount)((j_ / T_) * bs2_ + r_ * bs_ + c_) * ELLWARP_LANES] = (src)[(L)->map ? (L)->map[e_] : e_]; \
+            } \
+        } \
+      } \
+  } while (0)
+
 void EllwarpBlockHostGather(const EllwarpBlockLayout *L, const PetscScalar *csr, PetscScalar *val)
 {
-  const PetscInt bs = L->bs, bs2 = bs * bs, T = L->lanes;
-  for (PetscInt s = 0; s < L->nslices; s++)
-    for (PetscInt q = 0; q < L->rows; q++) {
-      const PetscInt p = s * L->rows + q, len = L->rowlen[p];
-      for (PetscInt j = 0; j < len; j++) {
-        const PetscInt k = j / T, g = q * T + j % T;
-        PetscScalar   *v = val + L->sliceptr[s] * bs2 + g;
-        for (PetscInt r = 0; r < bs; r++)
-          for (PetscInt c = 0; c < bs; c++) {
-            const PetscCount e = L->rowstart[p] + (PetscCount)r * bs * len + (PetscCount)j * bs + c;
-            v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] = csr[L->map ? L->map[e] : e];
-          }
-      }
-    }
+  ELLWARP_BLOCK_GATHER(L, csr, val);
 }
 
 PetscErrorCode EllwarpBlockHostSlotMap(const EllwarpBlockLayout *L, PetscCount nsslots, const PetscInt s2c[], int smap[])
 {
-  const PetscInt bs = L->bs, bs2 = bs * bs, T = L->lanes;
-  int           *c2s;
+  int *c2s;
 
   PetscFunctionBegin;
   PetscCheck(nsslots <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "blocked ELLWARP slot map: %" PetscCount_FMT " scalar slots do not fit 32 bits", nsslots);
@@ -514,20 +518,8 @@ PetscErrorCode EllwarpBlockHostSlotMap(const EllwarpBlockLayout *L, PetscCount n
   for (PetscCount x = 0; x < L->nnz; x++) c2s[x] = -1;
   for (PetscCount t = 0; t < nsslots; t++)
     if (s2c[t] >= 0) c2s[s2c[t]] = (int)t;
-  for (PetscCount o = 0; o < L->nslots * bs2; o++) smap[o] = -1;
-  for (PetscInt s = 0; s < L->nslices; s++)
-    for (PetscInt q = 0; q < L->rows; q++) {
-      const PetscInt p = s * L->rows + q, len = L->rowlen[p];
-      for (PetscInt j = 0; j < len; j++) {
-        const PetscInt k = j / T, g = q * T + j % T;
-        int           *v = smap + L->sliceptr[s] * bs2 + g;
-        for (PetscInt r = 0; r < bs; r++)
-          for (PetscInt c = 0; c < bs; c++) {
-            const PetscCount e = L->rowstart[p] + (PetscCount)r * bs * len + (PetscCount)j * bs + c;
-            v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] = c2s[L->map ? L->map[e] : e];
-          }
-      }
-    }
+  for (PetscCount o = 0; o < L->nslots * L->bs * L->bs; o++) smap[o] = -1;
+  ELLWARP_BLOCK_GATHER(L, c2s, smap);
   PetscCall(PetscFree(c2s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -133,8 +133,10 @@ static PetscErrorCode CUDADestroy(EllwarpBlockStore **S)
 
 /* one thread per sorted block row: its blocks' values from the CSR (bs rows of bs * len entries each); block j goes
    to step j / T of lane slot q T + j % T.  The stores of a warp are coalesced for T = 1 (lanes are neighbouring value
-   slots) and strided by T slots otherwise (a refresh, not a product); the CSR reads are row runs */
-__global__ static void BlockGatherKernel(DevBlock d, int bs, const PetscScalar *__restrict__ csr, PetscScalar *__restrict__ val)
+   slots) and strided by T slots otherwise (a refresh, not a product); the CSR reads are row runs.  T = int: the slot
+   map, src the CSR entry -> scalar slot map (the same positions, CUDAGatherSlots) */
+template <typename V>
+__global__ static void BlockGatherKernel(DevBlock d, int bs, const V *__restrict__ src, V *__restrict__ val)
 {
   const int bs2 = bs * bs, T = (int)d.lanes;
   for (PetscCount p = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; p < (PetscCount)d.nslices * d.rows; p += (PetscCount)gridDim.x * blockDim.x) {
@@ -142,12 +144,12 @@ __global__ static void BlockGatherKernel(DevBlock d, int bs, const PetscScalar *
     const int        len = d.rowlen[p];
     const PetscCount r0  = d.rowstart[p];
     for (int j = 0; j < len; j++) {
-      const int    k = j / T, g = (int)q * T + j % T;
-      PetscScalar *v = val + d.sliceptr[s] * bs2 + g;
+      const int k = j / T, g = (int)q * T + j % T;
+      V        *v = val + d.sliceptr[s] * bs2 + g;
       for (int r = 0; r < bs; r++)
         for (int c = 0; c < bs; c++) {
           const PetscCount e                                   = r0 + (PetscCount)r * bs * len + (PetscCount)j * bs + c;
-          v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] = csr[d.map ? d.map[e] : e];
+          v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] = src[d.map ? d.map[e] : e];
         }
     }
   }
@@ -161,7 +163,7 @@ static PetscErrorCode CUDAGather(EllwarpBlockStore *S, const PetscScalar *csr)
   PetscFunctionBegin;
   if (!np) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpGetStream(&stream));
-  BlockGatherKernel<<<PetscMin(PetscEllwarpBlocks(np, 256), 65535u), 256, 0, stream>>>(BView(S), (int)S->L->bs, csr, S->val);
+  BlockGatherKernel<PetscScalar><<<PetscMin(PetscEllwarpBlocks(np, 256), 65535u), 256, 0, stream>>>(BView(S), (int)S->L->bs, csr, S->val);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -176,25 +178,6 @@ __global__ static void SlotInverseKernel(PetscCount nsslots, const PetscInt *__r
 {
   for (PetscCount t = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; t < nsslots; t += (PetscCount)gridDim.x * blockDim.x)
     if (s2c[t] >= 0) c2s[s2c[t]] = (int)t;
-}
-
-__global__ static void BlockSlotMapKernel(DevBlock d, int bs, const int *__restrict__ c2s, int *__restrict__ smap)
-{
-  const int bs2 = bs * bs, T = (int)d.lanes;
-  for (PetscCount p = (PetscCount)blockIdx.x * blockDim.x + threadIdx.x; p < (PetscCount)d.nslices * d.rows; p += (PetscCount)gridDim.x * blockDim.x) {
-    const PetscInt   s = (PetscInt)(p / d.rows), q = (PetscInt)(p % d.rows);
-    const int        len = d.rowlen[p];
-    const PetscCount r0  = d.rowstart[p];
-    for (int j = 0; j < len; j++) {
-      const int k = j / T, g = (int)q * T + j % T;
-      int      *v = smap + d.sliceptr[s] * bs2 + g;
-      for (int r = 0; r < bs; r++)
-        for (int c = 0; c < bs; c++) {
-          const PetscCount e                                   = r0 + (PetscCount)r * bs * len + (PetscCount)j * bs + c;
-          v[(PetscCount)(k * bs2 + r * bs + c) * ELLWARP_LANES] = c2s[d.map ? d.map[e] : e];
-        }
-    }
-  }
 }
 
 __global__ static void BlockGatherSlotsKernel(PetscCount n, const int *__restrict__ smap, const PetscScalar *__restrict__ sval, PetscScalar *__restrict__ val)
@@ -223,7 +206,7 @@ static PetscErrorCode CUDAGatherSlots(EllwarpBlockStore *S, PetscCount nsslots, 
     PetscCallCUDA(cudaMemsetAsync(c2s, 0xff, sizeof(int) * (S->L->nnz ? S->L->nnz : 1), stream));
     if (nsslots) SlotInverseKernel<<<PetscMin(PetscEllwarpBlocks(nsslots, 256), 65535u), 256, 0, stream>>>(nsslots, s2c, c2s);
     PetscCallCUDA(cudaGetLastError());
-    if (np) BlockSlotMapKernel<<<PetscMin(PetscEllwarpBlocks(np, 256), 65535u), 256, 0, stream>>>(BView(S), (int)S->L->bs, c2s, S->smap);
+    if (np) BlockGatherKernel<int><<<PetscMin(PetscEllwarpBlocks(np, 256), 65535u), 256, 0, stream>>>(BView(S), (int)S->L->bs, c2s, S->smap);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(PetscEllwarpDeviceFreeAsyncArray(&c2s));
   }
