@@ -93,7 +93,7 @@ typedef struct {
   unsigned long long *jsl, *djsl;     /* [8][nelem] the neighbour slots of the 8 vertices of e in its vertex a's node (a byte each) */
   PetscLogDouble      adjtime;        /* host seconds of the adjacency */
   int                *obase, *dobase, *ocnt, *docnt; /* [nnode] the node's smallest target and its number of values */
-  unsigned           *olist, *dolist;                /* [nnode][9 maxnb] store list: (t - base) << 16 | acc index */
+  unsigned           *olist, *dolist;                /* [nnode][9 maxnb] store list: (t - base) << 16 | acc index (ownergeo on the device: not kept where every block has a block list) */
   /* the block store lists (DMAsmOwnerBlockEntry; NULL where not built): [nblk] the block's smallest target and
      its number of values, [nblk][DMASM_OWNER_BLOCK 9 maxnb] entries; the host reference and ownergeo's node kernel */
   PetscInt  nblk;
@@ -765,8 +765,11 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscI
     PetscCall(DMAsmCUDAUpload(k->dobase, k->obase, sizeof(int) * k->nnode));
     PetscCall(DMAsmCUDAMalloc((void **)&k->docnt, sizeof(int) * k->nnode));
     PetscCall(DMAsmCUDAUpload(k->docnt, k->ocnt, sizeof(int) * k->nnode));
-    PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
-    PetscCall(DMAsmCUDAUpload(k->dolist, k->olist, sizeof(unsigned) * cap * k->nnode));
+    if (k->blist && k->nblkfit == k->nblk) k->dolist = NULL; /* every block stores by its list: no node list on the device */
+    else {
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
+      PetscCall(DMAsmCUDAUpload(k->dolist, k->olist, sizeof(unsigned) * cap * k->nnode));
+    }
     PetscCall(PetscFree3(k->obase, k->ocnt, k->olist));
     PetscCall(DMAsmCUDAMalloc((void **)&k->duntouched, sizeof(int) * (k->nuntouched ? k->nuntouched : 1)));
     PetscCall(DMAsmCUDAUpload(k->duntouched, k->untouched, sizeof(int) * k->nuntouched));
@@ -874,6 +877,7 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
       PetscCall(DMAsmCUDAMalloc((void **)&k->dbcnt, sizeof(int) * k->nblk));
       PetscCall(DMAsmCUDAMalloc((void **)&k->dblist, sizeof(unsigned) * cap * DMASM_OWNER_BLOCK * k->nblk));
       PetscCall(DMAsmCUDAKiranOwnerBlockPlan(k->nnode, (int)k->maxnb, (int)k->blockspan, k->dobase, k->docnt, k->dolist, k->dbwin, k->dbcnt, k->dblist, &k->nblkfit, &k->nblkmulti));
+      if (k->nblkfit == k->nblk) PetscCall(DMAsmCUDAFree((void **)&k->dolist)); /* every block stores by its list: the node lists served only to build them */
     }
     if (ok) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(PetscStrncpy(k->why, "the values of a node's rows spread over more than 65536 positions of the target (16-bit store lists)", sizeof(k->why)));
@@ -909,7 +913,7 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
 static PetscBool HasJacPlan_Kiran(DMAssembly as)
 {
   const DMAssembly_Kiran *k = (const DMAssembly_Kiran *)as->data;
-  return (PetscBool)(k->dmap != NULL || k->dmbase != NULL || k->dolist != NULL);
+  return (PetscBool)(k->dmap != NULL || k->dmbase != NULL || k->dolist != NULL || k->dblist != NULL);
 }
 
 /* the Jacobian is always computed inside the strategy's kernels (set-up checked the kernels); the residual goes
@@ -1054,8 +1058,8 @@ static PetscErrorCode View_Kiran(DMAssembly as, PetscViewer viewer)
   if (KiranIsOwner(k)) {
     const PetscBool geo = (PetscBool)(k->strategy == DMASM_KIRAN_OWNERGEO);
     PetscCall(PetscViewerASCIIPrintf(viewer, "method kiran, strategy %s: %s; no colouring, no atomics, no read-modify-write; device kernel for %" PetscInt_FMT " blocks of 8 warps an SM (-dm_assembly_kiran_owner_blocks)\n", DMAssemblyKiranStrategies[k->strategy], what[k->strategy], k->ownerblocks));
-    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); node kernel: a lane's column of G in registers, the M exchange by shuffles; stores: %s\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", !k->dolist ? "by block or node lists, decided with the store lists at the first Jacobian" : k->dblist ? "by block lists, the values of 8 nodes together sorted by target (-dm_assembly_kiran_block_store)" : "by node lists"));
-    if (geo && k->dblist) PetscCall(PetscViewerASCIIPrintf(viewer, "block lists: %" PetscInt_FMT " of %" PetscInt_FMT " blocks of 8 nodes, %" PetscInt_FMT " of them over several windows of %" PetscInt_FMT " values (a base each); the others' nodes store by their own lists (a node spreads over a window)\n", k->nblkfit, k->nblk, k->nblkmulti, k->blockspan));
+    if (geo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometry kernel (device): %s (-dm_assembly_kiran_geometry_kernel); node kernel: a lane's column of G in registers, the M exchange by shuffles; stores: %s\n", k->geokernel ? "point, a thread per element and Gauss point, G staged per warp for 64 B runs" : "warp, a warp per element", !k->dolist && !k->dblist ? "by block or node lists, decided with the store lists at the first Jacobian" : k->dblist ? "by block lists, the values of 8 nodes together sorted by target (-dm_assembly_kiran_block_store)" : "by node lists"));
+    if (geo && k->dblist) PetscCall(PetscViewerASCIIPrintf(viewer, "block lists: %" PetscInt_FMT " of %" PetscInt_FMT " blocks of 8 nodes, %" PetscInt_FMT " of them over several windows of %" PetscInt_FMT " values (a base each); the others' nodes store by their own lists (a node spreads over a window)%s\n", k->nblkfit, k->nblk, k->nblkmulti, k->blockspan, as->mtype == PETSC_MEMTYPE_DEVICE && !k->dolist ? "; node lists not kept on the device (every block has a list: 4 B a value less)" : ""));
     if (as->setupcalled) {
       const double ne = as->nelem ? (double)as->nelem : 1.0;
       PetscCall(PetscViewerASCIIPrintf(viewer, "node -> element adjacency (host): %" PetscInt_FMT " nodes, %" PetscInt_FMT " node-element pairs, at most %" PetscInt_FMT " neighbours a node, %.3f s; material %s\n", k->nnode, k->npair, k->maxnb, (double)k->adjtime, k->dlmk ? "per element" : "constant"));
