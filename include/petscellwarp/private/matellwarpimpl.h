@@ -135,4 +135,5 @@ PETSC_INTERN const PetscInt *EllwarpHostStoreSlot2CSR(const EllwarpStore *);
 PETSC_INTERN PetscScalar    *EllwarpCUDAStoreValues(EllwarpStore *);
 PETSC_INTERN const PetscInt *EllwarpCUDAStoreSlot2CSR(const EllwarpStore *);
 #endif
+PETSC_INTERN PetscErrorCode MatSeqELLWARPStoreArrays(Mat, PetscScalar **, const PetscInt **); /* the two above for the matrix's backend */
 PETSC_INTERN PetscErrorCode MatGetAssemblyTarget_SeqELLWARP(Mat, PetscMemType, MatAssemblyTarget *);

@@ -94,8 +94,9 @@ typedef struct {
   PetscLogDouble      adjtime;        /* host seconds of the adjacency */
   int                *obase, *dobase, *ocnt, *docnt; /* [nnode] the node's smallest target and its number of values */
   unsigned           *olist, *dolist;                /* [nnode][9 maxnb] store list: (t - base) << 16 | acc index (ownergeo on the device: not kept where every block has a block list) */
-  /* the block store lists (DMAsmOwnerBlockEntry; NULL where not built): [nblk] the block's smallest target and
-     its number of values, [nblk][DMASM_OWNER_BLOCK 9 maxnb] entries; the host reference and ownergeo's node kernel */
+  /* the block store lists (DMAsmOwnerBlockHead/Entry; NULL where not built): [nblk][DMASM_OWNER_BLOCK] the block's
+     window bases, [nblk] its number of values (-1: no list), [nblk][DMASM_OWNER_BLOCK 9 maxnb] entries; the host
+     reference and ownergeo's node kernel */
   PetscInt  nblk;
   int      *bwin, *dbwin, *bcnt, *dbcnt;
   unsigned *blist, *dblist;

@@ -133,7 +133,7 @@ static PetscErrorCode CUDADestroy(EllwarpBlockStore **S)
 
 /* one thread per sorted block row: its blocks' values from the CSR (bs rows of bs * len entries each); block j goes
    to step j / T of lane slot q T + j % T.  The stores of a warp are coalesced for T = 1 (lanes are neighbouring value
-   slots) and strided by T slots otherwise (a refresh, not a product); the CSR reads are row runs.  T = int: the slot
+   slots) and strided by T slots otherwise (a refresh, not a product); the CSR reads are row runs.  V = int: the slot
    map, src the CSR entry -> scalar slot map (the same positions, CUDAGatherSlots) */
 template <typename V>
 __global__ static void BlockGatherKernel(DevBlock d, int bs, const V *__restrict__ src, V *__restrict__ val)
@@ -169,7 +169,7 @@ static PetscErrorCode CUDAGather(EllwarpBlockStore *S, const PetscScalar *csr)
 }
 
 /* The refresh by slot map (gatherslots): the inverse of the scalar layout's slot -> CSR map, then the map of
-   EllwarpBlockHostSlotMap (BlockGatherKernel's loop writing scalar slots), once; then each refresh is one pass in
+   EllwarpBlockHostSlotMap (BlockGatherKernel<int> from that inverse), once; then each refresh is one pass in
    blocked value order: coalesced map loads and value stores, the scalar values read from the same few slices of the
    scalar layout per warp (neighbouring block rows are neighbouring rows there too).  Bytes: 4 + 8 + 8 a value, against
    the staging path's scatter (a scattered 8-byte store per value, each a partial sector) plus this gather from it

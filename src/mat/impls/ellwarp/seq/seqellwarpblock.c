@@ -239,19 +239,9 @@ PetscErrorCode MatSeqELLWARPBlockSync(Mat A, PetscBool trans, PetscBool *use)
   if (*ver != e->valversion) {
     PetscCall(PetscLogEventBegin(MAT_ELLWARP_Refresh, A, 0, 0, 0));
     if (!trans) { /* straight from the scalar layout (current: synced above) by the slot map, one pass */
-      const PetscScalar *sval;
-      const PetscInt    *s2c;
-      if (e->backend == MAT_ELLWARP_BACKEND_HOST) {
-        sval = EllwarpHostStoreValues(e->S);
-        s2c  = EllwarpHostStoreSlot2CSR(e->S);
-      } else {
-#if defined(ELLWARP_HAVE_CUDA)
-        sval = EllwarpCUDAStoreValues(e->S);
-        s2c  = EllwarpCUDAStoreSlot2CSR(e->S);
-#else
-        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "MATSEQELLWARP: cuda backend without CUDA");
-#endif
-      }
+      PetscScalar    *sval;
+      const PetscInt *s2c;
+      PetscCall(MatSeqELLWARPStoreArrays(A, &sval, &s2c));
       PetscCall(e->kb->gatherslots(*S, e->L->nslots, s2c, sval));
     } else { /* the transpose's values are a permutation of the CSR's: from the staging copy */
       const PetscScalar *csr;

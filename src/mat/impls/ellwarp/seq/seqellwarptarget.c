@@ -34,6 +34,27 @@ static PetscErrorCode RestoreSeqELLWARP(Mat A, MatAssemblyTarget *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the scalar layout's value array and slot -> CSR map (s2c may be NULL) in the backend's memory: for the writers of
+   the slots (the DM assembler through MatGetAssemblyTarget) and the blocked layout's refresh (seqellwarpblock.c) */
+PetscErrorCode MatSeqELLWARPStoreArrays(Mat A, PetscScalar **val, const PetscInt **s2c)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+
+  PetscFunctionBegin;
+  if (e->backend == MAT_ELLWARP_BACKEND_HOST) {
+    *val = EllwarpHostStoreValues(e->S);
+    if (s2c) *s2c = EllwarpHostStoreSlot2CSR(e->S);
+  } else {
+#if defined(ELLWARP_HAVE_CUDA)
+    *val = EllwarpCUDAStoreValues(e->S);
+    if (s2c) *s2c = EllwarpCUDAStoreSlot2CSR(e->S);
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "MATSEQELLWARP: cuda backend without CUDA");
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PETSC_INTERN PetscErrorCode MatGetAssemblyTarget_SeqELLWARP(Mat A, PetscMemType mtype, MatAssemblyTarget *t)
 {
   Mat_SeqELLWARP   *e;
@@ -77,14 +98,7 @@ PETSC_INTERN PetscErrorCode MatGetAssemblyTarget_SeqELLWARP(Mat A, PetscMemType 
   b->sliceheight = ELLWARP_LANES;
   b->nslices     = L->nslices;
   b->sliceptr    = L->sliceptr;
-  if (e->backend == MAT_ELLWARP_BACKEND_HOST) b->val = EllwarpHostStoreValues(e->S);
-  else {
-#if defined(ELLWARP_HAVE_CUDA)
-    b->val = EllwarpCUDAStoreValues(e->S);
-#else
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "MATSEQELLWARP: cuda backend without CUDA");
-#endif
-  }
+  PetscCall(MatSeqELLWARPStoreArrays(A, &b->val, NULL));
   t->key[0]  = e->layoutstate;
   t->restore = RestoreSeqELLWARP;
   PetscFunctionReturn(PETSC_SUCCESS);
