@@ -88,6 +88,7 @@ typedef struct {
   PetscInt         block;       /* block size of the layout the products use: 1 the scalar layout, 2..6 the blocked one (-mat_ellwarp_block) */
   PetscLogDouble   bytes_mult_block; /* bytes one MatMult moves with the blocked layout (0: the pattern is not blocked or the choice is off) */
   PetscInt         block_lanes; /* lanes per block row of the blocked layout the products use (1..32; 0: the scalar layout) */
+  PetscBool        value_store; /* the scalar layout was built as the values' store only (K1, least padding): the products use the blocked layout whatever the scalar layout (-mat_ellwarp_tune store_layout) */
 } MatEllwarpInfo;
 PETSC_EXTERN PetscErrorCode MatEllwarpGetInfo(Mat, MatEllwarpInfo *);
 

@@ -38,6 +38,7 @@
    ellwarp_add_test(matops.host_block_on -backend host -blocked -mat_ellwarp_block on)
    ellwarp_add_test(matops.host_block_auto -backend host -blocked -mat_ellwarp_block auto)
    ellwarp_add_test(matops.host_block_off -backend host -blocked -mat_ellwarp_block off)
+   ellwarp_add_test(matops.host_block_on_nostore -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_tune store_layout=0)
    ellwarp_add_test(matops.host_block_uncompressed -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 1 -mat_ellwarp_tune compress_columns=0,block_sort_window=32)
    ellwarp_add_test(matops.host_block_lanes2 -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 2)
    ellwarp_add_test(matops.host_block_lanes8_uncompressed -backend host -blocked -mat_ellwarp_block on -mat_ellwarp_block_lanes 8 -mat_ellwarp_tune compress_columns=0,block_sort_window=32)
@@ -76,6 +77,7 @@ static PetscReal         tol = 1e-13;
 static MatEllwarpBackend backend;
 static MatEllwarpKernel  kernel;
 static PetscInt          threshold, sortwindow, blocksize;
+static PetscInt          nstores; /* matrices whose scalar layout was a value store (MatEllwarpInfo.value_store) */
 static PetscInt          nchecks;
 static PetscBool         expectbias; /* the matrix under test has stencil rows far from the diagonal */
 static PetscInt          expectblock; /* -blocked with -mat_ellwarp_block on (off): the products must use the blocked layout of this block size (the scalar one); 0: not checked */
@@ -347,9 +349,20 @@ static PetscErrorCode CheckAll(Mat A0, PetscRandom r, const char *mat)
       fclose(f);
       PetscCall(PetscSNPrintf(want, sizeof(want), "T = %" PetscInt_FMT " lanes per block row", info.block_lanes));
       if (viewblocked) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s", str));
-      PetscCheck(strstr(str, want) && strstr(str, "blocked lanes model:") && strstr(str, "products: blocked layout"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatView does not say '%s':\n%s", mat, want, str);
+      PetscCheck(strstr(str, want) && strstr(str, "blocked lanes model:") && strstr(str, "products: blocked layout") && (!info.value_store || strstr(str, "values' store")), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatView does not say '%s':\n%s", mat, want, str);
     }
     nchecks++;
+  }
+  {
+    /* the scalar layout is a value store (K1, sort window 256) exactly where the blocked layout was chosen before the
+       scalar analysis and nothing of the scalar layout was forced: always under -mat_ellwarp_block on (auto may
+       choose blocked only against the scalar layout's own bytes, which keeps the product rule's layout) */
+    PetscBool store = PETSC_TRUE;
+    PetscCall(TestTuneGetBool("store_layout", &store));
+    PetscCheck(!info.value_store || (info.block > 1 && info.kernel == MAT_ELLWARP_KERNEL_K1 && info.sortwindow == 256), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: value store reported with block size %" PetscInt_FMT ", kernel %s, sort window %" PetscInt_FMT, mat, info.block, MatEllwarpKernels[info.kernel], info.sortwindow);
+    PetscCheck(!info.value_store || (store && kernel == MAT_ELLWARP_KERNEL_AUTO && !threshold && !sortwindow), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the scalar layout was built as a value store although the options force it", mat);
+    if (expectblock > 1 && store && kernel == MAT_ELLWARP_KERNEL_AUTO && !threshold && !sortwindow) PetscCheck(info.value_store, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: blocked products (-mat_ellwarp_block on) but the scalar layout is not a value store", mat);
+    if (info.value_store) nstores++;
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: products on the %s layout (block size %" PetscInt_FMT ", %" PetscInt_FMT " lanes per block row), %.2f bytes per nonzero\n", mat, info.block > 1 ? "blocked" : "scalar", info.block, info.block_lanes, info.nnz ? info.bytes_mult / (double)info.nnz : 0.0));
   if (expectbias) { /* the stencil matrices: biased slices unless the options turn them off (or K2 with > 8 lanes per row) */
@@ -807,6 +820,34 @@ static PetscErrorCode CheckCOO(Mat A0, PetscRandom r, const char *mat)
 }
 
 /* the blocked layout (-blocked): every operation on bs-blocked matrices */
+/* The block mode changed after the analysis (MatSetFromOptions on an analysed matrix): the scalar layout, built as a
+   value store for blocked products, is analysed again as the products' layout under off, and a store again under on */
+static PetscErrorCode CheckBlockModeChange(PetscRandom r)
+{
+  Mat            A, B;
+  MatEllwarpInfo info;
+  const char    *modes[3] = {"on", "off", "on"};
+
+  PetscFunctionBegin;
+  PetscCall(TetMatrix(5, 3, PETSC_TRUE, r, &A));
+  PetscCall(ToEllwarp(A, &B));
+  PetscCall(MatSetOptionsPrefix(B, "modechange_"));
+  for (PetscInt k = 0; k < 3; k++) {
+    const PetscBool on = (PetscBool)(k != 1);
+    PetscCall(PetscOptionsSetValue(NULL, "-modechange_mat_ellwarp_block", modes[k]));
+    PetscCall(MatSetFromOptions(B));
+    PetscCall(MatEllwarpGetInfo(B, &info));
+    PetscCheck(info.block == (on ? 3 : 1) && info.value_store == on && info.nanalyses == k + 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_block %s after %" PetscInt_FMT " analyses: block %" PetscInt_FMT ", value store %d, analyses %" PetscInt_FMT, modes[k], k, info.block, (int)info.value_store, info.nanalyses);
+    PetscCheck(on || info.kernel != MAT_ELLWARP_KERNEL_K1 || info.sortwindow != 256, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_ellwarp_block off: the scalar layout kept the store's K1 with sort window 256");
+    PetscCall(CompareMult(A, B, r, "MatMult", "block-mode-change"));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-modechange_mat_ellwarp_block"));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  nchecks++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CheckBlocked(PetscRandom r, PetscInt mode)
 {
   struct {
@@ -879,6 +920,11 @@ static PetscErrorCode CheckBlocked(PetscRandom r, PetscInt mode)
   PetscCall(CheckBAIJ(A, r, "DMPlex-P2-elasticity-box"));
   PetscCall(CheckCOO(A, r, "DMPlex-P2-elasticity-box"));
   PetscCall(MatDestroy(&A));
+  if (mode == 1 && kernel == MAT_ELLWARP_KERNEL_AUTO && !threshold && !sortwindow) {
+    PetscBool store = PETSC_TRUE;
+    PetscCall(TestTuneGetBool("store_layout", &store));
+    if (store) PetscCall(CheckBlockModeChange(r));
+  }
   /* not blocked: the scalar layout whatever the mode */
   expectblock = mode ? 1 : 0;
   PetscCall(RandomMatrix(300, 300, 20, r, &A));
@@ -1138,7 +1184,7 @@ int main(int argc, char **argv)
     PetscBool set;
     PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_ellwarp_block", mode, sizeof(mode), &set));
     PetscCall(CheckBlocked(r, !strcmp(mode, "on") ? 1 : (!strcmp(mode, "off") ? 2 : 0)));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "matops: backend %s blocked (-mat_ellwarp_block %s): %" PetscInt_FMT " checks\n", b, mode, nchecks));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "matops: backend %s blocked (-mat_ellwarp_block %s): %" PetscInt_FMT " checks, %" PetscInt_FMT " scalar layouts built as value stores\n", b, mode, nchecks, nstores));
     PetscCall(PetscRandomDestroy(&r));
     PetscCall(PetscFinalize());
     return 0;

@@ -204,6 +204,7 @@ PETSC_EXTERN PetscErrorCode EllwarpLayoutDropArrays(EllwarpLayout *);
 PETSC_EXTERN PetscErrorCode EllwarpLayoutCopyArrays(EllwarpLayout *, const EllwarpLayout *);
 PETSC_EXTERN PetscErrorCode EllwarpLayoutTranspose(PetscInt, PetscInt, const PetscInt[], const PetscInt[], PetscInt **, PetscInt **, PetscInt **);
 PETSC_INTERN PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *);
+PETSC_INTERN PetscLogDouble EllwarpLayoutBytesMultMin(PetscInt, PetscInt, PetscCount);
 /* the dictionary mode's host analysis (dictlayout.c) */
 PETSC_INTERN PetscErrorCode EllwarpSliceDictWindows(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], PetscInt *, PetscInt *, int[]);
 PETSC_INTERN PetscBool      EllwarpSliceDictSaves(PetscCount, PetscInt);

@@ -95,11 +95,17 @@ typedef struct {
   PetscInt64              Sbversion, Sbtversion;
   PetscInt                bdecided;     /* e->nanalyses the choice was made for (-1: not made) */
   PetscInt                bmodedecided; /* the blockmode it was made with */
+  PetscInt                bpre, bpremode; /* the analysis (and blockmode) whose blocked layout MatSeqELLWARPBlockPrechoose
+                                           built before the scalar analysis, not decided yet (-1: none) */
+  PetscBool               storelayout;  /* -mat_ellwarp_tune store_layout (default 1): where the products use the blocked
+                                           layout, the scalar layout is built as a value store (seqellwarpops.c) */
+  PetscBool               storerole;    /* the scalar layout L was built as that value store */
   PetscInt                bsize;        /* block size found (set or detected; 1: none) */
   PetscLogDouble          bbytes, sbytes; /* bytes per MatMult of the blocked layout (0: not built) and the scalar one */
   EllwarpBlockModel       bmodel;       /* the lanes model of the blocked layout built (blocklayout.c) */
   PetscReal               smodel_us;    /* the scalar layout's time in that model */
   char                    bwhy[512];    /* why the products use the layout they use (MatView) */
+  char                    bsizes[128];  /* the blocked layout's block size and lanes, for bwhy */
 } Mat_SeqELLWARP;
 
 /* threads per CUDA block for a product with layout L: -mat_ellwarp_tune block_size, else the chooser's (layout.c) */
@@ -123,6 +129,7 @@ PETSC_INTERN PetscErrorCode MatSeqELLWARPSetCOOOps(Mat);
 PETSC_INTERN const char *const MatEllwarpBlockModes[]; /* -mat_ellwarp_block: auto, on, off */
 PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockFree(Mat);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockChoose(Mat);
+PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockPrechoose(Mat, PetscInt, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockSync(Mat, PetscBool, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockMult(Mat, PetscBool, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatSeqELLWARPBlockView(Mat, PetscViewer);

@@ -865,6 +865,13 @@ PetscLogDouble EllwarpLayoutBytesMult(const EllwarpLayout *L)
          (PetscLogDouble)L->nslices * (2 * sizeof(PetscCount) + sizeof(PetscInt) + 1) + (PetscLogDouble)(L->nbias + L->ndict) * sizeof(PetscCount) + (PetscLogDouble)L->nrows * (sizeof(PetscInt) + sizeof(PetscScalar)) + (PetscLogDouble)L->ncols * sizeof(PetscScalar);
 }
 
+/* the least EllwarpLayoutBytesMult of any layout of an m x n pattern with nnz entries: no padding, every column
+   16-bit, the slices' own arrays not counted (the blocked choice before the scalar analysis: seqellwarpblock.c) */
+PetscLogDouble EllwarpLayoutBytesMultMin(PetscInt m, PetscInt n, PetscCount nnz)
+{
+  return (PetscLogDouble)nnz * (sizeof(PetscScalar) + sizeof(short)) + (PetscLogDouble)m * (sizeof(PetscInt) + sizeof(PetscScalar)) + (PetscLogDouble)n * sizeof(PetscScalar);
+}
+
 void EllwarpHostRefresh(const EllwarpLayout *L, const PetscScalar *csr, PetscScalar *val)
 {
   /* padding (slot2csr -1) is zero from the store's creation on and is not written (as the device gather) */

@@ -40,6 +40,7 @@ static const PetscEllwarpTuneKey TuneKeys[] = {
   {"compress_bias",      NULL,   "with compressed columns: 16-bit offsets from the row plus a bias per entry position where row-relative ones do not fit (default 1)"},
   {"compress_dict",      NULL,   "with compressed columns: 16-bit codes into a per-slice dictionary of 512-column windows where neither 16-bit offset mode fits and it saves bytes (default 0: measured slower)"},
   {"analysis",           NULL,   "where the pattern analysis runs: device or host (the reference; default: device with the cuda backend)"               },
+  {"store_layout",       NULL,   "where the products use the blocked layout, build the scalar layout as a value store: K1, sort window 256, least padding (default 1)"},
   {"analysis_drop_host", NULL,   "test hook: after a host analysis the matrix keeps only the layout's scalars, as after a device analysis"              },
   {"block_size",         "cuda", "threads per CUDA block, a multiple of 32 up to 1024 (0: automatic)"                                                   },
   {"mult_lanes",         "cuda", "slice kernel: consecutive lanes (rows) per thread, 1, 2 or 4, with vector loads (0: automatic)"                       },
@@ -59,6 +60,8 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   Mat_SeqELLWARP      *e = (Mat_SeqELLWARP *)A->spptr;
   MatEllwarpBackend    b = e->backend;
   EllwarpParams        p = e->par;
+  PetscInt             blockmode   = e->blockmode;
+  PetscBool            storelayout = e->storelayout;
   PetscBool            set, tset;
   char                 tune[PETSC_MAX_PATH_LEN];
   PetscEllwarpTuneList T;
@@ -68,7 +71,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscOptionsHeadBegin(PetscOptionsObject, "MATSEQELLWARP options");
   PetscCall(PetscOptionsEnum("-mat_ellwarp_backend", "Where the layout lives and the kernels run", "MatEllwarpSetBackend", MatEllwarpBackends, (PetscEnum)b, (PetscEnum *)&b, &set));
   PetscCall(PetscOptionsEnum("-mat_ellwarp_kernel", "Kernel family (auto: chosen from row-length statistics)", "MatEllwarpSetKernel", MatEllwarpKernels, (PetscEnum)p.kernel, (PetscEnum *)&p.kernel, NULL));
-  PetscCall(PetscOptionsEList("-mat_ellwarp_block", "Products on the blocked layout for block size 2..6 (auto: where it moves fewer bytes; on: wherever the pattern is blocked; off)", "MATELLWARP", MatEllwarpBlockModes, 3, MatEllwarpBlockModes[e->blockmode], &e->blockmode, NULL));
+  PetscCall(PetscOptionsEList("-mat_ellwarp_block", "Products on the blocked layout for block size 2..6 (auto: where it moves fewer bytes; on: wherever the pattern is blocked; off)", "MATELLWARP", MatEllwarpBlockModes, 3, MatEllwarpBlockModes[blockmode], &blockmode, NULL));
   {
     PetscInt lanes = e->blocklanes;
     PetscCall(PetscOptionsInt("-mat_ellwarp_block_lanes", "Blocked layout: lanes per block row, 1, 2, 4, 8, 16 or 32 (0: the lanes model's choice)", "MATELLWARP", lanes, &lanes, NULL));
@@ -88,6 +91,7 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscEllwarpTuneListGetBool(&T, "compress_columns", &p.compress));
   PetscCall(PetscEllwarpTuneListGetBool(&T, "compress_bias", &p.compressbias));
   PetscCall(PetscEllwarpTuneListGetBool(&T, "compress_dict", &p.compressdict));
+  PetscCall(PetscEllwarpTuneListGetBool(&T, "store_layout", &storelayout));
   {
     static const char *const where[] = {"device", "host"};
     PetscCall(PetscEllwarpTuneListGetEList(&T, "analysis", where, 2, &p.analysis));
@@ -137,8 +141,12 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   }
   PetscCheck(p.sortwindow == -1 || (p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune sort_window=%" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
   PetscCheck(e->blocksize == 0 || (e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune block_size=%" PetscInt_FMT " must be 0 (automatic) or a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
-  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress || p.compressbias != e->par.compressbias || p.compressdict != e->par.compressdict || p.analysis != e->par.analysis) {
-    e->par = p;
+  /* a new block mode or store rule can change the scalar layout (a value store where the products use the blocked
+     one, seqellwarpops.c), so it re-analyses as new parameters do */
+  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress || p.compressbias != e->par.compressbias || p.compressdict != e->par.compressdict || p.analysis != e->par.analysis || blockmode != e->blockmode || storelayout != e->storelayout) {
+    e->par         = p;
+    e->blockmode   = blockmode;
+    e->storelayout = storelayout;
     if (e->L) { /* new parameters: the next use re-analyses */
       PetscCall(MatSeqELLWARPSyncHost(A));
       e->nzstate = -1;
@@ -309,6 +317,7 @@ static PetscErrorCode MatDuplicate_SeqELLWARP(Mat A, MatDuplicateOption op, Mat 
   em->backendset = e->backendset;
   em->drophost   = e->drophost;
   em->blockmode  = e->blockmode;
+  em->storelayout = e->storelayout;
   em->blockmap   = e->blockmap;
   em->blockwindow = e->blockwindow;
   em->blocklanes  = e->blocklanes;
@@ -364,6 +373,7 @@ static PetscErrorCode GetInfo(Mat A, MatEllwarpInfo *info)
   info->block            = e->Lb ? e->Lb->bs : 1;
   info->block_lanes      = e->Lb ? e->Lb->lanes : 0;
   info->bytes_mult_block = e->bbytes;
+  info->value_store      = e->storerole;
   if (e->Lb) info->bytes_mult = e->bbytes; /* what the products move */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -392,6 +402,7 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
                                      info.nslices ? 100.0 * (double)info.ndict / (double)info.nslices : 0.0, e->par.compress && !e->par.compressdict ? "; off by default, measured slower: -mat_ellwarp_tune compress_dict=1 turns it on" : "", info.nslices - info.n16));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " long rows (over %" PetscInt_FMT " entries) summed in %" PetscInt_FMT " chunks of %d\n", info.nlong, e->L->longrow, e->L->nchunks, ELLWARP_CHUNK));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel %s (requested %s), threshold %" PetscInt_FMT ", block size %" PetscInt_FMT ", sort window %" PetscInt_FMT "%s\n", MatEllwarpKernels[info.kernel], MatEllwarpKernels[e->par.kernel], info.threshold, info.blocksize, info.sortwindow, info.sortwindow ? "" : " (whole matrix)"));
+    if (e->storerole) PetscCall(PetscViewerASCIIPrintf(viewer, "  scalar layout built as the values' store (K1, rows sorted in windows of %" PetscInt_FMT ", the least padding): the products use the blocked layout against any scalar layout (-mat_ellwarp_tune store_layout=0 keeps the product rule's layout)\n", info.sortwindow));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend %s%s; bytes per MatMult %.4g (%s layout, %.2f per nonzero; CSR needs %.2f)\n", MatEllwarpBackends[e->backend], (e->backend == MAT_ELLWARP_BACKEND_HOST && !e->backendset) ? " (no usable CUDA device)" : "", info.bytes_mult, info.block > 1 ? "blocked" : "scalar",
                                      info.nnz ? info.bytes_mult / (double)info.nnz : 0.0, info.nnz ? (12.0 * (double)info.nnz + 8.0 * (info.nrows + info.ncols) + 4.0 * (info.nrows + 1)) / (double)info.nnz : 0.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  analyses %" PetscInt_FMT " (pattern analysis on the %s%s), value refreshes %" PetscInt_FMT "\n", e->nanalyses, e->L->analysedondevice ? "device" : "host", e->par.analysis < 0 ? ", the default for this backend" : ", requested", e->nrefreshes));
@@ -486,7 +497,9 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   e->par.compressdict = PETSC_FALSE; /* the dictionary mode moves fewer bytes but ran slower on the H100 (gmsh LV P1 scalar: 1.00x AIJCUSPARSE against 1.07x without it; benchmarks/results/spmv-h100-dmplex/dictionary-mode): opt-in */
   e->par.sortwindow = -1;
   e->par.analysis   = -1; /* the device with the cuda backend */
-  e->bdecided       = -1; /* the blocked layout: chosen at the first product (seqellwarpblock.c) */
+  e->bdecided       = -1; /* the blocked layout: chosen at the analysis or the first product (seqellwarpblock.c) */
+  e->bpre           = -1;
+  e->storelayout    = PETSC_TRUE;
   B->offloadmask = B->assembled ? PETSC_OFFLOAD_CPU : PETSC_OFFLOAD_UNALLOCATED;
   B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds new matrices to the CPU; the layout ops are ours */
   /* No I-node routines: PETSc's I-node kernels (LU numeric, SOR) read the host values directly instead of

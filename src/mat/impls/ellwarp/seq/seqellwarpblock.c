@@ -11,7 +11,9 @@
    values (and the map) in memory and one pass per value change before the next product (the first product after an
    assembly; the staging path took 12.3 ms for mesh 3 of the elasticity benchmark, 3x the assembly).
 
-   The choice (MatSeqELLWARPBlockChoose, once per analysis): the block size of MatSetBlockSize() when it is 2..6
+   The choice (once per analysis: MatSeqELLWARPBlockPrechoose before the scalar analysis where the blocked layout beats
+   the least bytes of any scalar layout, which is then built as a value store; else MatSeqELLWARPBlockChoose after
+   it, against the scalar layout's own bytes): the block size of MatSetBlockSize() when it is 2..6
    and the pattern is blocked by it (EllwarpBlockDetect: every bs x bs block dense or empty), else, with block size
    1, the largest of 6..2 that the pattern is blocked by (said with -info).  Lanes per block row T (1..32): those of
    -mat_ellwarp_block_lanes, else (0) EllwarpBlockChooseLanes(), the least time of the lanes model (blocklayout.c:
@@ -61,6 +63,7 @@ PetscErrorCode MatSeqELLWARPBlockFree(Mat A)
   PetscCall(EllwarpBlockLayoutDestroy(&e->Lb));
   e->kb       = NULL;
   e->bdecided = -1;
+  e->bpre     = -1;
   e->bbytes   = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -96,27 +99,25 @@ static PetscErrorCode FindBlockSize(Mat A, PetscInt *bs, PetscBool *detected)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
+/* The blocked layout of the pattern and its lanes model, no decision yet: e->bsize, e->Lb (NULL, with e->bwhy
+   saying why, when the products cannot use it), e->bmodel, e->bbytes, e->bsizes (for the decision's line) */
+static PetscErrorCode BlockAnalyse(Mat A)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
   Mat_SeqAIJ     *a = (Mat_SeqAIJ *)A->data;
   PetscInt        bs, W; /* W: the sort window of the blocked layout (BlockSortWindow) */
-  PetscBool       detected, use = PETSC_FALSE;
+  PetscBool       detected;
   const char     *mode = MatEllwarpBlockModes[e->blockmode];
-  PetscLogDouble  t0, t1, t2, t3;
+  PetscLogDouble  t0, t1, t2;
 
   PetscFunctionBegin;
-  if (e->bdecided == e->nanalyses && e->bmodedecided == e->blockmode) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqELLWARPBlockFree(A));
-  e->bdecided     = e->nanalyses;
-  e->bmodedecided = e->blockmode;
-  e->bsize        = 1;
-  e->sbytes       = EllwarpLayoutBytesMult(e->L);
+  e->bsize = 1;
   if (e->blockmode == 2) {
     PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: -mat_ellwarp_block off"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (!e->L->nnz) {
+  if (!a->nz) {
     PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: no entries"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -147,29 +148,55 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
       PetscCall(EllwarpBlockLayoutCreateLanes(A->rmap->n, A->cmap->n, bs, a->i, a->j, NULL, W, e->par.compress, e->par.compressbias, T, 0, &e->Lb));
     }
     PetscCall(EllwarpBlockModelTime(e->Lb, T, &e->bmodel));
-    e->smodel_us = EllwarpBlockModelScalarTime(e->sbytes);
   }
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
   PetscCall(PetscTime(&t2));
   e->bbytes = EllwarpBlockBytesMult(e->Lb);
-  {
-    const PetscReal nnz = (PetscReal)e->L->nnz, save = 1.0 - e->bmodel.time_us / e->smodel_us;
-    const PetscInt  T = e->Lb->lanes, walk = (e->Lb->maxrowlen + T - 1) / T * bs * bs;
-    char            sizes[96];
+  PetscCall(PetscSNPrintf(e->bsizes, sizeof(e->bsizes), "block size %" PetscInt_FMT "%s, T = %" PetscInt_FMT " lanes per block row%s", bs, detected ? " (detected from the pattern)" : "", e->Lb->lanes, e->blocklanes ? " (-mat_ellwarp_block_lanes)" : " (model)"));
+  PetscCall(PetscInfo(A, "Blocked layout analysis on the host: block-size check %.3f ms, layout %.3f ms\n", 1e3 * (t1 - t0), 1e3 * (t2 - t1)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-    PetscCall(PetscSNPrintf(sizes, sizeof(sizes), "block size %" PetscInt_FMT "%s, T = %" PetscInt_FMT " lanes per block row%s", bs, detected ? " (detected from the pattern)" : "", T, e->blocklanes ? " (-mat_ellwarp_block_lanes)" : " (model)"));
-    if (e->blockmode == 1) {
-      use = PETSC_TRUE;
-      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: -mat_ellwarp_block on; %.2f bytes per nonzero against %.2f scalar; model %.1f us against %.1f", sizes, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), (double)e->bmodel.time_us, (double)e->smodel_us));
-    } else if (walk > ELLWARP_BLOCK_MAXROW) {
-      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: a block row of %" PetscInt_FMT " blocks (%" PetscInt_FMT " values for one lane) is longer than the blocked kernels take (%d); blocked %.2f, scalar %.2f bytes per nonzero, %s", e->Lb->maxrowlen, walk, ELLWARP_BLOCK_MAXROW, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), sizes));
-    } else if (save < ELLWARP_BLOCK_MIN_SAVING) {
-      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: blocked model %.1f us (%s) against scalar %.1f us saves %.1f %% < %.0f %%; %.2f against %.2f bytes per nonzero, %s (-mat_ellwarp_block auto)", (double)e->bmodel.time_us, e->bmodel.time_us > e->bmodel.bytes_us ? "latency bound" : "bandwidth bound", (double)e->smodel_us, (double)(100 * save), 100 * ELLWARP_BLOCK_MIN_SAVING, (double)(e->bbytes / nnz), (double)(e->sbytes / nnz), sizes));
-    } else {
-      use = PETSC_TRUE;
-      PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: model %.1f us against scalar %.1f us, %.1f %% less; %.2f bytes per nonzero against %.2f scalar (-mat_ellwarp_block auto)", sizes, (double)e->bmodel.time_us, (double)e->smodel_us, (double)(100 * save), (double)(e->bbytes / nnz), (double)(e->sbytes / nnz)));
-    }
+/* The decision for e->Lb against a scalar layout of sbytes per product; bound: sbytes is the least any scalar layout
+   of the pattern moves (EllwarpLayoutBytesMultMin, before the scalar layout is built), so a "blocked" answer holds
+   for every scalar layout and a "scalar" one is not final */
+static PetscErrorCode BlockDecide(Mat A, PetscLogDouble sbytes, PetscBool bound, PetscBool *use)
+{
+  Mat_SeqELLWARP *e   = (Mat_SeqELLWARP *)A->spptr;
+  const PetscReal nnz = (PetscReal)((Mat_SeqAIJ *)A->data)->nz;
+  const PetscInt  T = e->Lb->lanes, walk = (e->Lb->maxrowlen + T - 1) / T * e->Lb->bs * e->Lb->bs;
+  const char     *sc  = bound ? "any scalar layout's least" : "scalar"; /* the bound: 16-bit columns, no padding */
+  PetscReal       save;
+
+  PetscFunctionBegin;
+  *use         = PETSC_FALSE;
+  e->sbytes    = sbytes;
+  e->smodel_us = EllwarpBlockModelScalarTime(sbytes);
+  save         = 1.0 - e->bmodel.time_us / e->smodel_us;
+  if (e->blockmode == 1) {
+    *use = PETSC_TRUE;
+    PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: -mat_ellwarp_block on; %.2f bytes per nonzero against %.2f %s; model %.1f us against %.1f", e->bsizes, (double)(e->bbytes / nnz), (double)(sbytes / nnz), sc, (double)e->bmodel.time_us, (double)e->smodel_us));
+  } else if (walk > ELLWARP_BLOCK_MAXROW) {
+    PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: a block row of %" PetscInt_FMT " blocks (%" PetscInt_FMT " values for one lane) is longer than the blocked kernels take (%d); blocked %.2f, %s %.2f bytes per nonzero, %s", e->Lb->maxrowlen, walk, ELLWARP_BLOCK_MAXROW, (double)(e->bbytes / nnz), sc, (double)(sbytes / nnz), e->bsizes));
+  } else if (save < ELLWARP_BLOCK_MIN_SAVING) {
+    PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "scalar layout: blocked model %.1f us (%s) against %s %.1f us saves %.1f %% < %.0f %%; %.2f against %.2f bytes per nonzero, %s (-mat_ellwarp_block auto)", (double)e->bmodel.time_us, e->bmodel.time_us > e->bmodel.bytes_us ? "latency bound" : "bandwidth bound", sc, (double)e->smodel_us, (double)(100 * save), 100 * ELLWARP_BLOCK_MIN_SAVING, (double)(e->bbytes / nnz), (double)(sbytes / nnz), e->bsizes));
+  } else {
+    *use = PETSC_TRUE;
+    PetscCall(PetscSNPrintf(e->bwhy, sizeof(e->bwhy), "blocked layout, %s: model %.1f us against %s %.1f us, %.1f %% less; %.2f bytes per nonzero against %.2f (-mat_ellwarp_block auto)", e->bsizes, (double)e->bmodel.time_us, sc, (double)e->smodel_us, (double)(100 * save), (double)(e->bbytes / nnz), (double)(sbytes / nnz)));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the decision made for analysis number `analysis`: the blocked store created, or the blocked layout dropped */
+static PetscErrorCode BlockFinish(Mat A, PetscBool use, PetscInt analysis)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  PetscLogDouble  t0, t1;
+
+  PetscFunctionBegin;
+  e->bdecided     = analysis;
+  e->bmodedecided = e->blockmode;
+  e->bpre         = -1;
   PetscCall(PetscInfo(A, "Products: %s\n", e->bwhy));
   if (!use) {
     PetscCall(EllwarpBlockLayoutDestroy(&e->Lb)); /* bbytes stays for MatView */
@@ -180,10 +207,47 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
 #else
   e->kb = &EllwarpBlockHostOps;
 #endif
+  PetscCall(PetscTime(&t0));
   PetscCall(e->kb->create(e->Lb, &e->Sb));
-  PetscCall(PetscTime(&t3));
-  PetscCall(PetscInfo(A, "Blocked layout set-up on the host: block-size check %.3f ms, layout %.3f ms, store %.3f ms\n", 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (t3 - t2)));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(A, "Blocked store created: %.3f ms\n", 1e3 * (t1 - t0)));
   e->Sbversion = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before the scalar analysis (MatSeqELLWARPAnalyse, whose number will be `analysis`): the blocked layout's analysis
+   and, where the blocked layout beats even the least any scalar layout moves, the final choice; *store then says
+   that the products will not read the scalar layout, which the analysis then builds as a value store
+   (seqellwarpops.c).  Otherwise MatSeqELLWARPBlockChoose decides after the scalar analysis, reusing this one. */
+PetscErrorCode MatSeqELLWARPBlockPrechoose(Mat A, PetscInt analysis, PetscBool *store)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  PetscBool       use;
+
+  PetscFunctionBegin;
+  *store = PETSC_FALSE;
+  PetscCall(BlockAnalyse(A));
+  e->bpre     = analysis;
+  e->bpremode = e->blockmode;
+  if (!e->Lb) PetscFunctionReturn(PETSC_SUCCESS); /* Choose says why (bwhy) */
+  PetscCall(BlockDecide(A, EllwarpLayoutBytesMultMin(A->rmap->n, A->cmap->n, ((Mat_SeqAIJ *)A->data)->nz), PETSC_TRUE, &use));
+  if (!use) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(BlockFinish(A, PETSC_TRUE, analysis));
+  *store = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
+{
+  Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
+  PetscBool       use = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (e->bdecided == e->nanalyses && e->bmodedecided == e->blockmode) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!(e->bpre == e->nanalyses && e->bpremode == e->blockmode)) PetscCall(BlockAnalyse(A)); /* else the prechoice's analysis */
+  if (e->Lb) PetscCall(BlockDecide(A, EllwarpLayoutBytesMult(e->L), PETSC_FALSE, &use));
+  else e->sbytes = EllwarpLayoutBytesMult(e->L);
+  PetscCall(BlockFinish(A, use, e->nanalyses));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -17,8 +17,8 @@ static PetscErrorCode AnalyseOnDevice(Mat A, PetscBool *dev)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the layout of a CSR pattern (host arrays) and its store, analysed on the device or on the host */
-static PetscErrorCode BuildLayoutStore(Mat A, PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], EllwarpLayout **L, EllwarpStore **S)
+/* the layout of a CSR pattern (host arrays) with parameters par and its store, analysed on the device or on the host */
+static PetscErrorCode BuildLayoutStore(Mat A, PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], const EllwarpParams *par, EllwarpLayout **L, EllwarpStore **S)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
   PetscBool       dev;
@@ -29,13 +29,13 @@ static PetscErrorCode BuildLayoutStore(Mat A, PetscInt m, PetscInt n, const Pets
   if (dev) {
     EllwarpDeviceArrays  d;
     EllwarpAnalysisTimes t;
-    PetscCall(EllwarpLayoutCreateCUDA(m, n, ai, aj, map, PETSC_MEMTYPE_HOST, &e->par, L, &d, &t));
+    PetscCall(EllwarpLayoutCreateCUDA(m, n, ai, aj, map, PETSC_MEMTYPE_HOST, par, L, &d, &t));
     PetscCall(EllwarpCUDACreateFromDevice(*L, &d, S));
     PetscCall(PetscInfo(A, "Device pattern analysis of %" PetscInt_FMT " x %" PetscInt_FMT ": %.3f ms (pattern upload %.3f ms, analysis %.3f ms)\n", m, n, 1e3 * (t.upload + t.analysis), 1e3 * t.upload, 1e3 * t.analysis));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
-  PetscCall(EllwarpLayoutCreate(m, n, ai, aj, map, &e->par, L));
+  PetscCall(EllwarpLayoutCreate(m, n, ai, aj, map, par, L));
   PetscCall(e->k->create(*L, S));
   if (e->drophost) { /* test hook: leave the matrix the state a device analysis leaves (scalars only on the host) */
     if (e->backend == MAT_ELLWARP_BACKEND_HOST) {
@@ -49,12 +49,12 @@ static PetscErrorCode BuildLayoutStore(Mat A, PetscInt m, PetscInt n, const Pets
 }
 
 /* ... and the store follows the matrix's kernel variants */
-static PetscErrorCode BuildLayout(Mat A, PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], EllwarpLayout **L, EllwarpStore **S)
+static PetscErrorCode BuildLayout(Mat A, PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscInt map[], const EllwarpParams *par, EllwarpLayout **L, EllwarpStore **S)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(BuildLayoutStore(A, m, n, ai, aj, map, L, S));
+  PetscCall(BuildLayoutStore(A, m, n, ai, aj, map, par, L, S));
   if (*S && e->k->settune) e->k->settune(*S, &e->tune);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -127,10 +127,27 @@ static PetscErrorCode InfoNumberingCost(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The scalar layout where the products use the blocked layout (MatSeqELLWARPBlockPrechoose): the products never
+   read it, so it only stores the values (assembly target, COO, MatSetValues, the value operations, the blocked
+   layout's refresh), and the layout that pads least while keeping rows near their neighbours suits that: one lane a
+   row (K1; K2 splits rows over lanes and pads each lane group), rows sorted by length within windows of 256. The
+   product rule's layout of an elasticity matrix is K2 (the lanes suit the product), with 3.2 % padding on the Q1
+   cantilever of 110 592 hexes; there an assembly writes the padded sectors too (benchmarks/results/elasticity-h100/
+   logs-ownergeo/README.md, round 4: 6 526 against 6 372 bytes an element; -mat_ellwarp_tune sort_window=256 gave
+   K1 with 0.4 % and 4.23-4.29 against 4.34-4.36 ns an element).  Only where the user forced nothing of the layout
+   (kernel, threshold, sort window); -mat_ellwarp_tune store_layout=0 keeps the product rule's. */
+#define ELLWARP_STORE_WINDOW 256
+static PetscBool StoreLayoutApplies(const Mat_SeqELLWARP *e)
+{
+  return (PetscBool)(e->storelayout && e->blockmode != 2 && e->par.kernel == MAT_ELLWARP_KERNEL_AUTO && e->par.threshold == 0 && e->par.sortwindow == -1);
+}
+
 static PetscErrorCode MatSeqELLWARPAnalyse(Mat A)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
   Mat_SeqAIJ     *a = (Mat_SeqAIJ *)A->data;
+  EllwarpParams   par = e->par;
+  PetscBool       store = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
@@ -139,15 +156,22 @@ static PetscErrorCode MatSeqELLWARPAnalyse(Mat A)
   PetscCall(EllwarpLayoutDestroy(&e->Lt));
   PetscCall(EllwarpLayoutDestroy(&e->L));
   PetscCall(e->k->csrfree(&e->csr));
-  PetscCall(BuildLayout(A, A->rmap->n, A->cmap->n, a->i, a->j, NULL, &e->L, &e->S));
+  /* the products' layout first: where they use the blocked one whatever the scalar layout is, the scalar layout is built as the values' store */
+  if (StoreLayoutApplies(e)) PetscCall(MatSeqELLWARPBlockPrechoose(A, e->nanalyses + 1, &store));
+  if (store) {
+    par.kernel     = MAT_ELLWARP_KERNEL_K1;
+    par.sortwindow = ELLWARP_STORE_WINDOW;
+  }
+  PetscCall(BuildLayout(A, A->rmap->n, A->cmap->n, a->i, a->j, NULL, &par, &e->L, &e->S));
   PetscCall(e->k->csralloc(e->L->nnz, &e->csr));
+  e->storerole   = store;
   e->nzstate     = A->nonzerostate;
   e->layoutstate = MatAssemblyTargetNewState();
   e->nanalyses++;
-  PetscCall(PetscInfo(A, "Analysed pattern on the %s (nonzero state %" PetscInt64_FMT ", analysis %" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " slices, padding %.3f, kernel %s threshold %" PetscInt_FMT ", backend %s\n", e->L->analysedondevice ? "device" : "host", (PetscInt64)A->nonzerostate, e->nanalyses,
-                      e->L->nrows, e->L->nnz, e->L->nslices, e->L->nnz ? (double)e->L->nslots / (double)e->L->nnz : 1.0, MatEllwarpKernels[e->L->kernel], e->L->threshold, MatEllwarpBackends[e->backend]));
+  PetscCall(PetscInfo(A, "Analysed pattern on the %s (nonzero state %" PetscInt64_FMT ", analysis %" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " slices, padding %.3f, kernel %s threshold %" PetscInt_FMT ", backend %s%s\n", e->L->analysedondevice ? "device" : "host", (PetscInt64)A->nonzerostate, e->nanalyses,
+                      e->L->nrows, e->L->nnz, e->L->nslices, e->L->nnz ? (double)e->L->nslots / (double)e->L->nnz : 1.0, MatEllwarpKernels[e->L->kernel], e->L->threshold, MatEllwarpBackends[e->backend], store ? "; a value store (the products use the blocked layout): K1, sort window 256" : ""));
   if (e->L->ndict) PetscCall(PetscInfo(A, "Dictionary column mode: %" PetscInt_FMT " of %" PetscInt_FMT " slices (%.1f %%) store 16-bit codes into per-slice tables of 512-column windows instead of 32-bit columns\n", e->L->ndict, e->L->nslices, 100.0 * (double)e->L->ndict / (double)e->L->nslices));
-  PetscCall(InfoNumberingCost(A));
+  if (!store) PetscCall(InfoNumberingCost(A));
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -263,7 +287,7 @@ static PetscErrorCode SyncTranspose(Mat A)
 
     PetscCall(PetscLogEventBegin(MAT_ELLWARP_Analysis, A, 0, 0, 0));
     PetscCall(EllwarpLayoutTranspose(A->rmap->n, A->cmap->n, a->i, a->j, &bi, &bj, &map));
-    PetscCall(BuildLayout(A, A->cmap->n, A->rmap->n, bi, bj, map, &e->Lt, &e->St));
+    PetscCall(BuildLayout(A, A->cmap->n, A->rmap->n, bi, bj, map, &e->par, &e->Lt, &e->St));
     PetscCall(PetscFree(bi));
     PetscCall(PetscFree2(bj, map));
     PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
