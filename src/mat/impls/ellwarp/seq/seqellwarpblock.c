@@ -191,7 +191,6 @@ static PetscErrorCode BlockDecide(Mat A, PetscLogDouble sbytes, PetscBool bound,
 static PetscErrorCode BlockFinish(Mat A, PetscBool use, PetscInt analysis)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
-  PetscLogDouble  t0, t1;
 
   PetscFunctionBegin;
   e->bdecided     = analysis;
@@ -207,10 +206,8 @@ static PetscErrorCode BlockFinish(Mat A, PetscBool use, PetscInt analysis)
 #else
   e->kb = &EllwarpBlockHostOps;
 #endif
-  PetscCall(PetscTime(&t0));
-  PetscCall(e->kb->create(e->Lb, &e->Sb));
-  PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(A, "Blocked store created: %.3f ms\n", 1e3 * (t1 - t0)));
+  /* the store (device memory for the values: 8 B a value) is created at the first product (MatSeqELLWARPBlockSync),
+     not here: a choice made at the analysis must not add to the memory of a set-up that never multiplies */
   e->Sbversion = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -280,6 +277,14 @@ PetscErrorCode MatSeqELLWARPBlockSync(Mat A, PetscBool trans, PetscBool *use)
   PetscCall(MatSeqELLWARPSyncLayout(A));
   PetscCall(MatSeqELLWARPBlockChoose(A));
   if (!e->Lb) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!e->Sb) {
+    PetscLogDouble t0, t1;
+    PetscCall(PetscTime(&t0));
+    PetscCall(e->kb->create(e->Lb, &e->Sb));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscInfo(A, "Blocked store created at the first product: %.3f ms\n", 1e3 * (t1 - t0)));
+    e->Sbversion = -1;
+  }
   if (trans && !e->Lbt) {
     Mat_SeqAIJ *a = (Mat_SeqAIJ *)A->data;
     PetscInt   *bi, *bj, *map;
