@@ -104,6 +104,7 @@ typedef struct {
   PetscLogDouble          bbytes, sbytes; /* bytes per MatMult of the blocked layout (0: not built) and the scalar one */
   EllwarpBlockModel       bmodel;       /* the lanes model of the blocked layout built (blocklayout.c) */
   PetscReal               smodel_us;    /* the scalar layout's time in that model */
+  PetscBool               sbound;       /* sbytes (and smodel_us) are the least of any scalar layout (the choice made before the scalar analysis) */
   char                    bwhy[512];    /* why the products use the layout they use (MatView) */
   char                    bsizes[128];  /* the blocked layout's block size and lanes, for bwhy */
 } Mat_SeqELLWARP;

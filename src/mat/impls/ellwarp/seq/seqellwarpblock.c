@@ -171,6 +171,7 @@ static PetscErrorCode BlockDecide(Mat A, PetscLogDouble sbytes, PetscBool bound,
   PetscFunctionBegin;
   *use         = PETSC_FALSE;
   e->sbytes    = sbytes;
+  e->sbound    = bound;
   e->smodel_us = EllwarpBlockModelScalarTime(sbytes);
   save         = 1.0 - e->bmodel.time_us / e->smodel_us;
   if (e->blockmode == 1) {
@@ -243,7 +244,10 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
   if (e->bdecided == e->nanalyses && e->bmodedecided == e->blockmode) PetscFunctionReturn(PETSC_SUCCESS);
   if (!(e->bpre == e->nanalyses && e->bpremode == e->blockmode)) PetscCall(BlockAnalyse(A)); /* else the prechoice's analysis */
   if (e->Lb) PetscCall(BlockDecide(A, EllwarpLayoutBytesMult(e->L), PETSC_FALSE, &use));
-  else e->sbytes = EllwarpLayoutBytesMult(e->L);
+  else {
+    e->sbytes = EllwarpLayoutBytesMult(e->L);
+    e->sbound = PETSC_FALSE;
+  }
   PetscCall(BlockFinish(A, use, e->nanalyses));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -344,7 +348,7 @@ PetscErrorCode MatSeqELLWARPBlockView(Mat A, PetscViewer viewer)
     const EllwarpBlockLayout *L = e->Lb;
     PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked layout: %" PetscInt_FMT " block rows, %" PetscCount_FMT " blocks in %" PetscInt_FMT " slices of %" PetscInt_FMT " block rows, T = %" PetscInt_FMT " lanes per block row (padding ratio %.4f, not read), %" PetscInt_FMT " slices with 16-bit block columns (%" PetscInt_FMT " of them from the block row plus a bias per step and lane), longest block row %" PetscInt_FMT ", sort window %" PetscInt_FMT ", thread mapping %s\n", L->mb, L->nnzb, L->nslices, L->rows, L->lanes,
                                      L->nnzb ? (double)L->nslots / (double)L->nnzb : 1.0, L->n16, L->nbias, L->maxrowlen, L->sortwindow, L->lanes > 1 ? "lanes (T lanes per block row, shuffle reduction)" : EllwarpBlockMaps[e->blockmap == ELLWARP_BLOCK_MAP_LANE ? ELLWARP_BLOCK_MAP_LANE : ELLWARP_BLOCK_MAP_ROW]));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked lanes model: %.1f us (bytes %.1f, widest slice of %" PetscInt_FMT " steps %.1f, rounds %.1f) against scalar %.1f us\n", (double)e->bmodel.time_us, (double)e->bmodel.bytes_us, e->bmodel.maxwidth, (double)e->bmodel.widest_us, (double)e->bmodel.rounds_us, (double)e->smodel_us));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked lanes model: %.1f us (bytes %.1f, widest slice of %" PetscInt_FMT " steps %.1f, rounds %.1f) against %s %.1f us\n", (double)e->bmodel.time_us, (double)e->bmodel.bytes_us, e->bmodel.maxwidth, (double)e->bmodel.widest_us, (double)e->bmodel.rounds_us, e->sbound ? "any scalar layout's least" : "scalar", (double)e->smodel_us));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
