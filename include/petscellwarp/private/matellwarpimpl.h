@@ -94,8 +94,7 @@ typedef struct {
   EllwarpBlockStore      *Sb, *Sbt;
   PetscInt64              Sbversion, Sbtversion;
   PetscInt                bdecided;     /* e->nanalyses the choice was made for (-1: not made) */
-  PetscInt                bmodedecided; /* the blockmode it was made with */
-  PetscInt                bpre, bpremode; /* the analysis (and blockmode) whose blocked layout MatSeqELLWARPBlockPrechoose
+  PetscInt                bpre;         /* the analysis whose blocked layout MatSeqELLWARPBlockPrechoose
                                            built before the scalar analysis, not decided yet (-1: none) */
   PetscBool               storelayout;  /* -mat_ellwarp_tune store_layout (default 1): where the products use the blocked
                                            layout, the scalar layout is built as a value store (seqellwarpops.c) */

@@ -194,9 +194,8 @@ static PetscErrorCode BlockFinish(Mat A, PetscBool use, PetscInt analysis)
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
 
   PetscFunctionBegin;
-  e->bdecided     = analysis;
-  e->bmodedecided = e->blockmode;
-  e->bpre         = -1;
+  e->bdecided = analysis;
+  e->bpre     = -1;
   PetscCall(PetscInfo(A, "Products: %s\n", e->bwhy));
   if (!use) {
     PetscCall(EllwarpBlockLayoutDestroy(&e->Lb)); /* bbytes stays for MatView */
@@ -225,8 +224,7 @@ PetscErrorCode MatSeqELLWARPBlockPrechoose(Mat A, PetscInt analysis, PetscBool *
   PetscFunctionBegin;
   *store = PETSC_FALSE;
   PetscCall(BlockAnalyse(A));
-  e->bpre     = analysis;
-  e->bpremode = e->blockmode;
+  e->bpre = analysis;
   if (!e->Lb) PetscFunctionReturn(PETSC_SUCCESS); /* Choose says why (bwhy) */
   PetscCall(BlockDecide(A, EllwarpLayoutBytesMultMin(A->rmap->n, A->cmap->n, ((Mat_SeqAIJ *)A->data)->nz), PETSC_TRUE, &use));
   if (!use) PetscFunctionReturn(PETSC_SUCCESS);
@@ -241,8 +239,9 @@ PetscErrorCode MatSeqELLWARPBlockChoose(Mat A)
   PetscBool       use = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (e->bdecided == e->nanalyses && e->bmodedecided == e->blockmode) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!(e->bpre == e->nanalyses && e->bpremode == e->blockmode)) PetscCall(BlockAnalyse(A)); /* else the prechoice's analysis */
+  /* a new -mat_ellwarp_block mode makes a new analysis (ReadOptions), so the analysis number names the decision */
+  if (e->bdecided == e->nanalyses) PetscFunctionReturn(PETSC_SUCCESS);
+  if (e->bpre != e->nanalyses) PetscCall(BlockAnalyse(A)); /* else the prechoice's analysis */
   if (e->Lb) PetscCall(BlockDecide(A, EllwarpLayoutBytesMult(e->L), PETSC_FALSE, &use));
   else {
     e->sbytes = EllwarpLayoutBytesMult(e->L);

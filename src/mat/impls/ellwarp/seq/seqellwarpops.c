@@ -169,7 +169,7 @@ static PetscErrorCode MatSeqELLWARPAnalyse(Mat A)
   e->layoutstate = MatAssemblyTargetNewState();
   e->nanalyses++;
   PetscCall(PetscInfo(A, "Analysed pattern on the %s (nonzero state %" PetscInt64_FMT ", analysis %" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscCount_FMT " nonzeros, %" PetscInt_FMT " slices, padding %.3f, kernel %s threshold %" PetscInt_FMT ", backend %s%s\n", e->L->analysedondevice ? "device" : "host", (PetscInt64)A->nonzerostate, e->nanalyses,
-                      e->L->nrows, e->L->nnz, e->L->nslices, e->L->nnz ? (double)e->L->nslots / (double)e->L->nnz : 1.0, MatEllwarpKernels[e->L->kernel], e->L->threshold, MatEllwarpBackends[e->backend], store ? "; a value store (the products use the blocked layout): K1, sort window 256" : ""));
+                      e->L->nrows, e->L->nnz, e->L->nslices, e->L->nnz ? (double)e->L->nslots / (double)e->L->nnz : 1.0, MatEllwarpKernels[e->L->kernel], e->L->threshold, MatEllwarpBackends[e->backend], store ? "; a value store (the products use the blocked layout): K1, sort window " PetscStringize(ELLWARP_STORE_WINDOW) : ""));
   if (e->L->ndict) PetscCall(PetscInfo(A, "Dictionary column mode: %" PetscInt_FMT " of %" PetscInt_FMT " slices (%.1f %%) store 16-bit codes into per-slice tables of 512-column windows instead of 32-bit columns\n", e->L->ndict, e->L->nslices, 100.0 * (double)e->L->ndict / (double)e->L->nslices));
   if (!store) PetscCall(InfoNumberingCost(A));
   PetscCall(PetscLogEventEnd(MAT_ELLWARP_Analysis, A, 0, 0, 0));
