@@ -666,6 +666,95 @@ static PetscErrorCode CheckFan(DM dm, const char *target, PetscReal E, PetscReal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The assembler's pattern of the vector field, built from the vertices (one key per element vertex pair, not per
+   element entry), is DMCreateMatrix()'s entry for entry.  The kiran owner strategies plan from the target's rows:
+   after their Jacobians DMAssemblyView says the element-entry map was never built, while globalnz (its plan reads the
+   element targets) builds it at its first Jacobian.  A target lacking an entry of the element pattern (3 x 3 diagonal
+   blocks only) is an error of the plan from the rows, never a matrix missing values. */
+static PetscErrorCode CheckPattern(DM dm, const char *target, PetscBool hex, PetscBool *fail)
+{
+  const char *methods[2] = {hex ? "kiran:ownergeo" : NULL, DMASSEMBLYGLOBALNZ};
+  const char *want[2]    = {"element-entry map: not built", "element-entry map: built ("};
+
+  PetscFunctionBegin;
+  for (int m = 0; m < 2; m++) {
+    DMAssembly      as;
+    PetscMemType    mt;
+    Mat             A, B, J;
+    Vec             U;
+    PetscInt        na, nb;
+    const PetscInt *ia, *ja, *ib, *jb;
+    PetscBool       da, db, same;
+    char            buf[8192], *found;
+
+    if (!methods[m]) continue;
+    PetscCall(CreateAssembler(dm, methods[m], 200e9, 0.333, NULL, NULL, &as));
+    PetscCall(DMAssemblyGetMemType(as, &mt));
+    PetscCall(DMSetMatType(dm, MATAIJ));
+    PetscCall(DMAssemblyCreateMatrix(as, &A));
+    PetscCall(DMCreateMatrix(dm, &B));
+    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &na, &ia, &ja, &da));
+    PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nb, &ib, &jb, &db));
+    same = (PetscBool)(da && db && na == nb);
+    if (same) PetscCall(PetscArraycmp(ia, ib, na + 1, &same));
+    if (same) PetscCall(PetscArraycmp(ja, jb, ia[na], &same));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s pattern of DMAssemblyCreateMatrix: %" PetscInt_FMT " nonzeros, %s\n", methods[m], same ? ia[na] : -1, same ? "equal to DMCreateMatrix's" : "FAIL: differs from DMCreateMatrix's"));
+    if (!same) *fail = PETSC_TRUE;
+    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &na, &ia, &ja, &da));
+    PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nb, &ib, &jb, &db));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&B));
+    PetscCall(CreateTarget(dm, target, mt, &J));
+    PetscCall(DMCreateGlobalVector(dm, &U));
+    PetscCall(VecZeroEntries(U));
+    {
+      Vec Ux;
+      PetscCall(CreateVecLike(U, mt, &Ux));
+      PetscCall(CopyValues(U, Ux));
+      PetscCall(DMAssemblyComputeJacobian(as, Ux, J));
+      PetscCall(VecDestroy(&Ux));
+    }
+    PetscCall(ViewText(as, buf, sizeof(buf)));
+    PetscCall(PetscStrstr(buf, want[m], &found));
+    PetscCall(CutAtNewline(found));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s %s\n", methods[m], target, found ? found : "FAIL: the element-entry map is not as expected"));
+    if (!found) *fail = PETSC_TRUE;
+    PetscCall(MatDestroy(&J));
+    if (m == 0) { /* a target without the off-diagonal blocks: an error of the owner plan */
+      PetscInt        n, *bi, *bj;
+      PetscErrorCode  ierr;
+      DMAssembly      as2;
+      Vec             Ux;
+      PetscBool       isell;
+      PetscCall(VecGetLocalSize(U, &n));
+      PetscCall(PetscMalloc2(n + 1, &bi, 3 * n, &bj));
+      for (PetscInt r = 0; r <= n; r++) bi[r] = 3 * r;
+      for (PetscInt r = 0; r < n; r++)
+        for (PetscInt c = 0; c < 3; c++) bj[3 * r + c] = 3 * (r / 3) + c;
+      PetscCall(MatCreate(PETSC_COMM_SELF, &J));
+      PetscCall(MatSetSizes(J, n, n, n, n));
+      PetscCall(MatSetType(J, target));
+      PetscCall(MatSeqAIJSetPreallocationCSR(J, bi, bj, NULL));
+      PetscCall(PetscStrcmp(target, MATELLWARP, &isell));
+      if (isell) PetscCall(MatEllwarpSetBackend(J, mt == PETSC_MEMTYPE_HOST ? MAT_ELLWARP_BACKEND_HOST : MAT_ELLWARP_BACKEND_CUDA));
+      PetscCall(PetscFree2(bi, bj));
+      PetscCall(CreateAssembler(dm, methods[m], 200e9, 0.333, NULL, NULL, &as2));
+      PetscCall(CreateVecLike(U, mt, &Ux));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = DMAssemblyComputeJacobian(as2, Ux, J);
+      PetscCall(PetscPopErrorHandler());
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s into %-11s lacking entries of the element pattern: %s\n", methods[m], target, ierr == PETSC_ERR_ARG_INCOMP ? "refused with an error, as it must" : "NOT REFUSED"));
+      if (ierr != PETSC_ERR_ARG_INCOMP) *fail = PETSC_TRUE;
+      PetscCall(VecDestroy(&Ux));
+      PetscCall(MatDestroy(&J));
+      PetscCall(DMAssemblyDestroy(&as2));
+    }
+    PetscCall(VecDestroy(&U));
+    PetscCall(DMAssemblyDestroy(&as));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        elem[16] = "hex";
@@ -719,6 +808,7 @@ int main(int argc, char **argv)
       for (size_t m = 0; m < PETSC_STATIC_ARRAY_LENGTH(generic); m++) PetscCall(CheckMethod(dm, generic[m], targets[t], E, nu, Jref, U, gpu, &fail));
       if (hex)
         for (size_t m = 0; m < PETSC_STATIC_ARRAY_LENGTH(kiran); m++) PetscCall(CheckMethod(dm, kiran[m], targets[t], E, nu, Jref, U, gpu, &fail));
+      PetscCall(CheckPattern(dm, targets[t], hex, &fail));
       if (hex) { /* an untouched CSR entry: zeroed by the owner plans' and the colour plans' lists */
         PetscCall(CheckExtraEntry(dm, "kiran:ownergeo", targets[t], E, nu, Jref, U, gpu, &fail));
         PetscCall(CheckExtraEntry(dm, "kiran:ppnirow", targets[t], E, nu, Jref, U, gpu, &fail));

@@ -424,7 +424,7 @@ PETSC_INTERN PetscErrorCode DMAsmCUDAKiranMap(int s, int tr, PetscInt nelem, con
 /* owner: the store lists from the device element targets (a thread per element entry, then one per node) and the
    untouched values (*ok = PETSC_FALSE, nothing else done, where a node's 16-bit store list does not fit); the
    assembly (a warp per node) */
-PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched, PetscBool *ok);
+PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, PetscInt m, const PetscInt *ia, const PetscInt *ja, const PetscInt *c2v, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched, PetscBool *ok);
 PETSC_INTERN PetscErrorCode DMAsmCUDAKiranOwner(int blocks, PetscInt nnode, int maxnb, const PetscReal *dref, const PetscReal *xk, const PetscReal *lmk, PetscReal lam, PetscReal mu, const PetscInt *nptr, const int *adj, PetscInt nelem, const unsigned long long *jsl, const int *obase, const int *ocnt, const unsigned *olist, PetscScalar *dst);
 /* ownergeo: the geometry kernel (a warp per element into G; *bad = 1 where an element's det J is 0, not finite, or
    changes sign between its Gauss points; with ok, the flag zeroed first and read back, *ok: no such element, at

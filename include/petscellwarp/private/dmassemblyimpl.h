@@ -150,6 +150,11 @@ struct _DMAssemblyOps {
      the host from a host q2t) */
   PetscErrorCode (*jacplandevice)(DMAssembly, const MatAssemblyBlock *, const PetscInt *);
   PetscBool (*hasjacplan)(DMAssembly);
+  /* the Jacobian plan from the target block's rows and the method's own adjacency, without the element-entry map
+     (e2nz, q2t: nen^2 entries an element, which on the largest meshes exceed the PetscInt range and the device's
+     memory).  Called first where set; *done = PETSC_FALSE: not for this method's strategy (or it fell back), so the
+     generic code builds q2t and calls jacplan/jacplandevice */
+  PetscErrorCode (*jacplanrows)(DMAssembly, const MatAssemblyBlock *, PetscBool *);
   PetscBool (*mpisupported)(DMAssembly); /* runs on a distributed DM with these kernels and options (NULL: no) */
   PetscErrorCode (*setfromoptions)(DMAssembly, PetscOptionItems); /* the type's own options, inside DMAssemblySetFromOptions()'s block */
   PetscErrorCode (*getinfo)(DMAssembly, DMAssemblyInfo *);         /* the type's plan statistics (DMAssemblyGetInfo()) */
@@ -187,7 +192,11 @@ struct _p_DMAssembly {
   PetscReal *xe;     /* [nen*dim][nelem] element coordinates */
   PetscInt  *pi, *pj; /* element-connectivity CSR pattern (ndof rows) */
   PetscCount nnz;
-  PetscInt  *e2nz;   /* [nen*nen][nelem] CSR nonzero of element entry (a,b) */
+  PetscInt  *e2nz;   /* [nen*nen][nelem] CSR nonzero of element entry (a,b); read through DMAsmEntryMap() (built at its first use
+                        where the pattern came from the vertices) */
+  PetscInt   bs;     /* > 1: a vector field with vertex-major dofs whose pattern was built from the vertices (DMAsmBuildBlockPattern): */
+  PetscInt  *bpi;    /* [ndof/bs + 1] the vertex pattern's rows, and */
+  PetscInt  *be2nz;  /* [nvert*nvert][nelem] its nonzero of each element vertex pair; e2nz follows from them */
   DMAsmPlan  jac, res; /* types with plans of their own (sharednz, localrow) keep only the key of their Jacobian plan in jac */
   PetscBool  reorder;      /* built-in kernels: elements numbered by their lowest dof (DMAsmReorderElements) */
   PetscInt  *eperm;        /* [nelem] assembler element -> mesh cell - cStart (NULL: identity) */
@@ -353,6 +362,9 @@ PETSC_INTERN PetscErrorCode DMAsmBuildMesh(DMAssembly);
 PETSC_INTERN PetscErrorCode DMAsmCellType(DM, PetscInt, PetscInt, PetscInt, DMPolytopeType *); /* without the cell-type label where it can */
 PETSC_INTERN PetscErrorCode DMAsmElements(DMAssembly, Vec, Vec, PetscBool);
 PETSC_INTERN PetscErrorCode DMAsmBuildPattern(DMAssembly, PetscInt, const PetscInt *, const PetscInt *, PetscInt);
+PETSC_INTERN PetscErrorCode DMAsmBuildBlockPattern(DMAssembly, PetscBool *);
+PETSC_INTERN PetscErrorCode DMAsmEntryMap(DMAssembly, const PetscInt **);
+PETSC_INTERN PetscErrorCode DMAsmElementMatrices(DMAssembly, PetscScalar **);
 PETSC_INTERN PetscErrorCode DMAsmP1ElementMap(DMAssembly, PetscSection, PetscBool, PetscInt);
 PETSC_INTERN PetscErrorCode DMAsmBuildPlan(DMAssembly, PetscInt, PetscCount, const PetscInt *, DMAsmPlan *);
 PETSC_INTERN PetscErrorCode DMAsmPlanDestroy(DMAsmPlan *);

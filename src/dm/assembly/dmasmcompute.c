@@ -37,20 +37,24 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const MatAssembly
   PetscInt                n = B->m, *nz2t, *q2t;
   const PetscInt         *ia = B->i, *ja = B->j;
   const PetscCount        nq = (PetscCount)as->nen * as->nen * as->nelem;
+  const PetscInt         *e2nz;
+  PetscBool               done = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)J, &id));
   if ((as->ops->hasjacplan ? as->ops->hasjacplan(as) : (PetscBool)(P->blkptr != NULL)) && P->id == id && P->state == T->state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
   PetscCheck(n == as->ndof, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_SIZ, "DMAssembly: the matrix has %" PetscInt_FMT " rows, the DM %" PetscInt_FMT " dofs", n, as->ndof);
-  if (DMAsmSetUpOnDevice(as) && as->ops->jacplandevice) { /* the element targets on the device, and the type's plan from them */
+  if (as->ops->jacplanrows) PetscCall((*as->ops->jacplanrows)(as, B, &done)); /* from the target's rows: no element-entry map */
+  if (!done && DMAsmSetUpOnDevice(as) && as->ops->jacplandevice) { /* the element targets on the device, and the type's plan from them */
 #if defined(ELLWARP_HAVE_CUDA)
     PetscInt *dq2t;
-    PetscCall(DMAsmCUDAElementTargets(n, nq, as->pi, as->pj, as->e2nz, B, &dq2t));
+    PetscCall(DMAsmEntryMap(as, &e2nz));
+    PetscCall(DMAsmCUDAElementTargets(n, nq, as->pi, as->pj, e2nz, B, &dq2t));
     PetscCall((*as->ops->jacplandevice)(as, B, dq2t));
     PetscCall(DMAsmCUDAFree((void **)&dq2t));
 #endif
-  } else {
+  } else if (!done) {
     PetscCall(PetscMalloc1(as->nnz, &nz2t));
     for (PetscInt i = 0; i < n; i++)
       for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) {
@@ -59,8 +63,9 @@ static PetscErrorCode EnsureJacobianPlan(DMAssembly as, Mat J, const MatAssembly
         PetscCheck(loc >= 0, PetscObjectComm((PetscObject)J), PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMCreateMatrix()", i, as->pj[k]);
         nz2t[k] = B->csr2val ? B->csr2val[ia[i] + loc] : ia[i] + loc;
       }
+    PetscCall(DMAsmEntryMap(as, &e2nz));
     PetscCall(PetscMalloc1(nq, &q2t));
-    for (PetscCount q = 0; q < nq; q++) q2t[q] = nz2t[as->e2nz[q]];
+    for (PetscCount q = 0; q < nq; q++) q2t[q] = nz2t[e2nz[q]];
     PetscCall(PetscFree(nz2t));
     PetscUseTypeMethod(as, jacplan, B, q2t);
     PetscCall(PetscFree(q2t));
@@ -93,6 +98,25 @@ PetscErrorCode DMAsmJacPlanPackedDevice(DMAssembly as, const MatAssemblyBlock *B
 #else
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
 #endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The element matrices ke ([nen^2][nelem], 576 values an element of a Q1^3 hexahedron) in the execution memory, made at
+   their first use: a method whose kernels compute and store the element inside (kiran, the fused scatters without a
+   tail) never holds them -- on the 21 M-dof cantilever 32 GB */
+PetscErrorCode DMAsmElementMatrices(DMAssembly as, PetscScalar **ke)
+{
+  const PetscCount n = (PetscCount)as->nen * as->nen * as->nelem;
+
+  PetscFunctionBegin;
+  if (!as->ke) {
+#if defined(ELLWARP_HAVE_CUDA)
+    if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAMalloc((void **)&as->ke, sizeof(PetscScalar) * n));
+    else
+#endif
+      PetscCall(PetscMalloc1(n, &as->ke));
+  }
+  *ke = as->ke;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,7 +178,11 @@ PetscErrorCode DMAsmElements(DMAssembly as, Vec u, Vec a, PetscBool jac)
     as->nodalu      = arr[0];
     as->nodala      = arr[1];
     as->nodalactive = as->nodal;
-    if (jac) PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, ue, ae, as->ke, as->k.ctx));
+    if (jac) {
+      PetscScalar *ke;
+      PetscCall(DMAsmElementMatrices(as, &ke));
+      PetscCall((*as->k.jacobian)(as->mtype, 0, as->nelem, as->dxe, ue, ae, ke, as->k.ctx));
+    }
     else PetscCall((*as->k.residual)(as->mtype, 0, as->nelem, as->dxe, ue, ae, as->fe, as->k.ctx));
     as->nodalactive = PETSC_FALSE;
     as->nodalu = as->nodala = NULL;
@@ -185,6 +213,10 @@ PetscErrorCode DMAsmFusedScatter(DMAssembly as, const DMAssembly_Color *col, con
   const PetscInt   nt   = col ? col->ntail : 0;
 
   PetscFunctionBegin;
+  if (jac && nt) { /* the tail's element matrices */
+    PetscScalar *ke;
+    PetscCall(DMAsmElementMatrices(as, &ke));
+  }
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Reduce, as, 0, 0, 0));
   if (as->hobuiltin && as->k.ctx == (void *)as->hobuiltin) PetscCall(DMAsmHOFused(as, col, P, jac, u, dst)); /* the Lagrange kernels (dmasmho.c) */
   else if (as->mtype == PETSC_MEMTYPE_HOST) {
@@ -349,16 +381,18 @@ PetscErrorCode DMAsmJacobianCOO(DMAssembly as, Mat J)
   PetscCall(PetscObjectGetId((PetscObject)J, &id));
   PetscCall(MatGetNonzeroState(J, &nz));
   if (id != as->cooid || nz != as->coostate) {
-    const PetscInt nrows = as->mpi ? as->nown : as->ndof, r0 = as->mpi ? as->rstart : 0;
-    PetscInt      *ci, *cj, *rowof;
+    const PetscInt  nrows = as->mpi ? as->nown : as->ndof, r0 = as->mpi ? as->rstart : 0;
+    PetscInt       *ci, *cj, *rowof;
+    const PetscInt *e2nz;
 
     PetscCall(PetscLogEventBegin(DMASSEMBLY_Plan, as, J, 0, 0));
+    PetscCall(DMAsmEntryMap(as, &e2nz));
     PetscCall(PetscMalloc1(as->nnz, &rowof));
     for (PetscInt i = 0; i < nrows; i++)
       for (PetscInt k = as->pi[i]; k < as->pi[i + 1]; k++) rowof[k] = r0 + i;
     PetscCall(PetscMalloc2(nq, &ci, nq, &cj));
     for (PetscCount q = 0; q < nq; q++) {
-      const PetscInt k = as->e2nz[q];
+      const PetscInt k = e2nz[q];
       ci[q]            = k >= 0 ? rowof[k] : -1;
       cj[q]            = k >= 0 ? as->pj[k] : -1;
     }

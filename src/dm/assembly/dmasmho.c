@@ -137,7 +137,7 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
   as->p1     = PETSC_FALSE;
   as->ncomp  = nc;
   PetscCall(PetscSNPrintf(as->ename, sizeof(as->ename), "%s%" PetscInt_FMT "%s %s", simplex ? "P" : "Q", deg, nc == 1 ? "" : nc == 2 ? "^2" : "^3", ct == DM_POLYTOPE_TRIANGLE ? "triangles" : ct == DM_POLYTOPE_TETRAHEDRON ? "tetrahedra" : ct == DM_POLYTOPE_QUADRILATERAL ? "quadrilaterals" : ct == DM_POLYTOPE_HEXAHEDRON ? "hexahedra" : ct == DM_POLYTOPE_TRI_PRISM ? "prisms" : "cells"));
-  PetscCheck((PetscCount)nb * nb * nelem < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: %" PetscInt_FMT " elements of %" PetscInt_FMT " nodes: element entries exceed the PetscInt range; configure PETSc with 64-bit indices", nelem, nb);
+  PetscCheck((PetscCount)nb * nelem < PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMAssembly: %" PetscInt_FMT " elements of %" PetscInt_FMT " nodes: the element map exceeds the PetscInt range; configure PETSc with 64-bit indices", nelem, nb);
   PetscCall(PetscMalloc2((size_t)nb * nelem, &as->edof, (size_t)nvert * dim * nelem, &as->xe));
   PetscCall(PetscLogEventBegin(DMASSEMBLY_ElementMap, as, 0, 0, 0));
   {
@@ -184,13 +184,21 @@ PetscErrorCode DMAsmBuildElementMapHO(DMAssembly as)
 pattern:
   PetscCall(PetscLogEventEnd(DMASSEMBLY_ElementMap, as, 0, 0, 0));
   PetscCall(PetscLogEventBegin(DMASSEMBLY_Pattern, as, 0, 0, 0));
-  if (DMAsmSetUpOnDevice(as)) { /* as DMAsmBuildMesh does for P1: the pattern sorted on the device, the element map stays there */
+  {
+    PetscBool blocked;
+    if (DMAsmSetUpOnDevice(as)) { /* as DMAsmBuildMesh does for P1: the element map stays on the device */
 #if defined(ELLWARP_HAVE_CUDA)
-    PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * nb * nelem));
-    PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * nb * nelem));
-    PetscCall(DMAsmCUDABuildPattern(nb, nelem, as->ndof, as->dedof, &as->pi, &as->pj, &as->nnz, &as->e2nz));
+      PetscCall(DMAsmCUDAMalloc((void **)&as->dedof, sizeof(PetscInt) * nb * nelem));
+      PetscCall(DMAsmCUDAUpload(as->dedof, as->edof, sizeof(PetscInt) * nb * nelem));
 #endif
-  } else PetscCall(DMAsmBuildPattern(as, as->ndof, NULL, NULL, 0));
+    }
+    PetscCall(DMAsmBuildBlockPattern(as, &blocked)); /* a vector field: the pattern from its vertices */
+    if (!blocked && DMAsmSetUpOnDevice(as)) {
+#if defined(ELLWARP_HAVE_CUDA)
+      PetscCall(DMAsmCUDABuildPattern(nb, nelem, as->ndof, as->dedof, &as->pi, &as->pj, &as->nnz, &as->e2nz)); /* sorted on the device */
+#endif
+    } else if (!blocked) PetscCall(DMAsmBuildPattern(as, as->ndof, NULL, NULL, 0));
+  }
   PetscCall(PetscLogEventEnd(DMASSEMBLY_Pattern, as, 0, 0, 0));
   PetscCall(PetscInfo(as, "Element map from the closure: %" PetscInt_FMT " %s, %" PetscInt_FMT " nodes per element, %" PetscInt_FMT " vertices\n", nelem, as->ename, nb, nvert));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -714,10 +714,12 @@ static PetscErrorCode UntouchedFromBT(DMAssembly_Kiran *k, PetscBT *seen)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* owner's store lists from q2t: each element entry's target into its row node's accumulator slot tgt[v][acc] (every
-   element sharing the entry must name the same target), then per node the list sorted by target (DMAsmOwnerPack);
-   the loop order and checks of the device builder (KiranOwnerScatterKernel, KiranOwnerPackKernel) */
-static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscInt *q2t, PetscBool *ok)
+/* owner's store lists from the target's rows (ops->jacplanrows: no element-entry map, whose nen^2 = 576 entries an
+   element exceed the 32-bit PetscInt on a 21 M-dof mesh): each element entry's target -- its column searched in its
+   row of B -- into its row node's accumulator slot tgt[v][acc] (every element sharing the entry names the same
+   target), then per node the list sorted by target (DMAsmOwnerPack); the loop order and checks of the device builder
+   (KiranOwnerScatterKernel, KiranOwnerPackKernel) */
+static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const MatAssemblyBlock *B, PetscBool *ok)
 {
   const PetscInt cap = 9 * k->maxnb, nelem = as->nelem;
   int           *tgt;
@@ -729,10 +731,16 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const PetscI
   for (int r = 0; r < DMASM_HEX_NK; r++) {
     const int row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, a = row / 3, i = row % 3, b = col / 3, kk = col % 3;
     for (PetscInt e = 0; e < nelem; e++) {
-      const int  t = (int)q2t[(PetscCount)r * nelem + e], j = (int)((k->jsl[a * nelem + e] >> (8 * b)) & 0xff);
-      int *const x = tgt + (PetscCount)k->vnode[a * nelem + e] * cap + DMAsmOwnerAcc((int)k->maxnb, i, j, kk);
-      PetscCheck(*x < 0 || *x == t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: two elements name different targets for one matrix entry");
-      *x = t;
+      const PetscInt gr = 3 * (PetscInt)k->vnode[a * nelem + e] + i, gc = 3 * (PetscInt)k->vnode[b * nelem + e] + kk;
+      const int      j  = (int)((k->jsl[a * nelem + e] >> (8 * b)) & 0xff);
+      int *const     x  = tgt + (PetscCount)k->vnode[a * nelem + e] * cap + DMAsmOwnerAcc((int)k->maxnb, i, j, kk);
+      PetscInt       loc, t;
+      PetscCall(PetscFindInt(gc, B->i[gr + 1] - B->i[gr], B->j + B->i[gr], &loc));
+      if (loc < 0) PetscCall(PetscFree(tgt)); /* nothing lost on error */
+      PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMAssemblyCreateMatrix() or DMCreateMatrix()", gr, gc);
+      t = B->csr2val ? B->csr2val[B->i[gr] + loc] : B->i[gr] + loc;
+      PetscCheck(*x < 0 || *x == (int)t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: two elements name different targets for one matrix entry");
+      *x = (int)t;
     }
   }
   PetscCall(PetscMalloc3(k->nnode, &k->obase, k->nnode, &k->ocnt, (size_t)cap * k->nnode, &k->olist));
@@ -799,13 +807,7 @@ static PetscErrorCode JacPlan_Kiran(DMAssembly as, const MatAssemblyBlock *B, co
 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
-  if (KiranIsOwner(k)) {
-    PetscBool ok;
-    PetscCall(OwnerPlan(as, k, q2t, &ok));
-    if (ok) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(AutoFallBack(as, k)); /* auto only (an explicit request errored): the 16-bit lists are the one requirement known only with the target */
-    PetscCall(CheckTarget(as, B));
-  }
+  PetscCheck(!KiranIsOwner(k), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran: owner plans come from the target's rows (JacPlanRows_Kiran)");
   if (k->strategy == DMASM_KIRAN_PPNIROW) {
     for (PetscInt e = 0; e < nelem; e++)
       for (int r = 0; r < DMASM_HEX_NK; r++) {
@@ -863,29 +865,8 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
 
   PetscFunctionBegin;
   PetscCall(CheckTarget(as, B));
+  PetscCheck(!KiranIsOwner(k), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran: owner plans come from the target's rows (JacPlanRows_Kiran)");
 #if defined(ELLWARP_HAVE_CUDA)
-  if (KiranIsOwner(k)) {
-    const PetscCount cap = 9 * k->maxnb;
-    PetscBool        ok;
-    PetscCall(DMAsmCUDAMalloc((void **)&k->dobase, sizeof(int) * k->nnode));
-    PetscCall(DMAsmCUDAMalloc((void **)&k->docnt, sizeof(int) * k->nnode));
-    PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
-    PetscCall(DMAsmCUDAKiranOwnerPlan(as->nelem, k->nnode, (int)k->maxnb, k->dvnode, k->djsl, dq2t, k->nval, k->dobase, k->docnt, k->dolist, &k->nuntouched, &k->duntouched, &ok));
-    if (ok) PetscCall(UntouchedPaddingOnly(k, NULL, &k->duntouched));
-    if (ok && k->blockstore && k->strategy == DMASM_KIRAN_OWNERGEO) { /* the block lists, for ownergeo's node kernel */
-      k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
-      PetscCall(DMAsmCUDAMalloc((void **)&k->dbwin, sizeof(int) * DMASM_OWNER_BLOCK * k->nblk));
-      PetscCall(DMAsmCUDAMalloc((void **)&k->dbcnt, sizeof(int) * k->nblk));
-      PetscCall(DMAsmCUDAMalloc((void **)&k->dblist, sizeof(unsigned) * cap * DMASM_OWNER_BLOCK * k->nblk));
-      PetscCall(DMAsmCUDAKiranOwnerBlockPlan(k->nnode, (int)k->maxnb, (int)k->blockspan, k->dobase, k->docnt, k->dolist, k->dbwin, k->dbcnt, k->dblist, &k->nblkfit, &k->nblkmulti));
-      if (k->nblkfit == k->nblk) PetscCall(DMAsmCUDAFree((void **)&k->dolist)); /* every block stores by its list: the node lists served only to build them */
-    }
-    if (ok) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(PetscStrncpy(k->why, "the values of a node's rows spread over more than 65536 positions of the target (16-bit store lists)", sizeof(k->why)));
-    PetscCall(KiranRefuse(as, k, PETSC_ERR_SUP, 1, &ok));
-    PetscCall(AutoFallBack(as, k)); /* auto only: ppnirow, its set-up again, then its map below */
-    PetscCall(CheckTarget(as, B));
-  }
   if (k->strategy == DMASM_KIRAN_PPNIROW) {
     PetscCall(DMAsmCUDAKiranOrder(as->nelem, dq2t, k->ordercnt));
     k->tr = (PetscBool)(k->order ? k->order == 2 : k->ordercnt[1] > k->ordercnt[0]);
@@ -908,6 +889,48 @@ static PetscErrorCode JacPlanDevice_Kiran(DMAssembly as, const MatAssemblyBlock 
   (void)dq2t;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
 #endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* owner and ownergeo (ops->jacplanrows): the store lists from the target's rows and the node adjacency, on the device
+   where the set-up runs there, so no element-entry map (nen^2 an element) is ever built for them.  Where the 16-bit
+   lists do not fit, auto falls back (an explicit request errored in KiranRefuse) and *done stays PETSC_FALSE: the
+   generic code then builds the element targets for the fallback's map (JacPlan_Kiran / JacPlanDevice_Kiran) */
+static PetscErrorCode JacPlanRows_Kiran(DMAssembly as, const MatAssemblyBlock *B, PetscBool *done)
+{
+  DMAssembly_Kiran *k = (DMAssembly_Kiran *)as->data;
+  PetscBool         ok;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (!KiranIsOwner(k)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(CheckTarget(as, B));
+  if (DMAsmSetUpOnDevice(as)) {
+#if defined(ELLWARP_HAVE_CUDA)
+    const PetscCount cap = 9 * k->maxnb;
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dobase, sizeof(int) * k->nnode));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->docnt, sizeof(int) * k->nnode));
+    PetscCall(DMAsmCUDAMalloc((void **)&k->dolist, sizeof(unsigned) * cap * k->nnode));
+    PetscCall(DMAsmCUDAKiranOwnerPlan(as->nelem, k->nnode, (int)k->maxnb, k->dvnode, k->djsl, B->m, B->i, B->j, B->csr2val, k->nval, k->dobase, k->docnt, k->dolist, &k->nuntouched, &k->duntouched, &ok));
+    if (ok) PetscCall(UntouchedPaddingOnly(k, NULL, &k->duntouched));
+    if (ok && k->blockstore && k->strategy == DMASM_KIRAN_OWNERGEO) { /* the block lists, for ownergeo's node kernel */
+      k->nblk = (k->nnode + DMASM_OWNER_BLOCK - 1) / DMASM_OWNER_BLOCK;
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dbwin, sizeof(int) * DMASM_OWNER_BLOCK * k->nblk));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dbcnt, sizeof(int) * k->nblk));
+      PetscCall(DMAsmCUDAMalloc((void **)&k->dblist, sizeof(unsigned) * cap * DMASM_OWNER_BLOCK * k->nblk));
+      PetscCall(DMAsmCUDAKiranOwnerBlockPlan(k->nnode, (int)k->maxnb, (int)k->blockspan, k->dobase, k->docnt, k->dolist, k->dbwin, k->dbcnt, k->dblist, &k->nblkfit, &k->nblkmulti));
+      if (k->nblkfit == k->nblk) PetscCall(DMAsmCUDAFree((void **)&k->dolist)); /* every block stores by its list: the node lists served only to build them */
+    }
+    if (!ok) {
+      PetscCall(PetscStrncpy(k->why, "the values of a node's rows spread over more than 65536 positions of the target (16-bit store lists)", sizeof(k->why)));
+      PetscCall(KiranRefuse(as, k, PETSC_ERR_SUP, 1, &ok));
+    }
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "DMAssembly: built without CUDA");
+#endif
+  } else PetscCall(OwnerPlan(as, k, B, &ok)); /* refuses there where the 16-bit lists do not fit */
+  if (ok) *done = PETSC_TRUE;
+  else PetscCall(AutoFallBack(as, k)); /* auto only (an explicit request errored): ppnirow, its set-up again, its map from the element targets */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1253,6 +1276,7 @@ PetscErrorCode DMAssemblyCreate_Kiran(DMAssembly as)
   as->ops->setup          = SetUp_Kiran;
   as->ops->jacplan        = JacPlan_Kiran;
   as->ops->jacplandevice  = JacPlanDevice_Kiran;
+  as->ops->jacplanrows    = JacPlanRows_Kiran;
   as->ops->hasjacplan     = HasJacPlan_Kiran;
   as->ops->view           = View_Kiran;
   as->ops->setfromoptions = SetFromOptions_Kiran;

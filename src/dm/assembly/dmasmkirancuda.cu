@@ -922,18 +922,37 @@ PetscErrorCode DMAsmCUDAKiranMap(int strategy, int tr, PetscInt nelem, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* owner's plan on the device (the host's OwnerPlan, same loops): each element entry's target into its row node's
-   accumulator slot (atomicCAS from -1: the elements sharing an entry must name the same target), then a thread per
-   node packs its store list (DMAsmOwnerPack), then the values no list names are listed for the zeroing */
-__global__ static void KiranOwnerScatterKernel(PetscInt nelem, int maxnb, const int *__restrict__ vnode, const unsigned long long *__restrict__ jsl, const PetscInt *__restrict__ q2t, int *__restrict__ tgt, int *__restrict__ bad)
+/* owner's plan on the device (the host's OwnerPlan, same loops): each element entry's target -- its column searched
+   in its row of the target (ia, ja; c2v: the slot of each CSR entry) -- into its row node's accumulator slot
+   (atomicCAS from -1: the elements sharing an entry must name the same target), then a thread per node packs its
+   store list (DMAsmOwnerPack), then the values no list names are listed for the zeroing.  A missing entry: *miss =
+   the smallest such element entry + 1 */
+__global__ static void KiranOwnerScatterKernel(PetscInt nelem, int maxnb, const int *__restrict__ vnode, const unsigned long long *__restrict__ jsl, const PetscInt *__restrict__ ia, const PetscInt *__restrict__ ja, const PetscInt *__restrict__ c2v, int *__restrict__ tgt, int *__restrict__ bad, unsigned long long *__restrict__ miss)
 {
   const PetscCount nq = (PetscCount)nelem * DMASM_HEX_NK, cap = 9 * maxnb;
   for (PetscCount t = blockIdx.x * (PetscCount)blockDim.x + threadIdx.x; t < nq; t += (PetscCount)gridDim.x * blockDim.x) {
     const int      r = (int)(t / nelem), row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, a = row / 3, i = row % 3, b = col / 3, k = col % 3;
-    const PetscInt e = (PetscInt)(t % nelem);
-    const int      tt = (int)q2t[t], j = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * b)) & 0xff);
-    const int      old = atomicCAS(tgt + (PetscCount)vnode[(PetscCount)a * nelem + e] * cap + DMAsmOwnerAcc(maxnb, i, j, k), -1, tt);
-    if (old != -1 && old != tt) *bad = 1;
+    const PetscInt e = (PetscInt)(t % nelem), gr = 3 * (PetscInt)vnode[(PetscCount)a * nelem + e] + i, gc = 3 * (PetscInt)vnode[(PetscCount)b * nelem + e] + k;
+    const int      j  = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * b)) & 0xff);
+    PetscInt       lo = ia[gr], hi = ia[gr + 1] - 1, at = -1;
+    while (lo <= hi) {
+      const PetscInt mid = lo + (hi - lo) / 2;
+      if (ja[mid] < gc) lo = mid + 1;
+      else if (ja[mid] > gc) hi = mid - 1;
+      else {
+        at = mid;
+        break;
+      }
+    }
+    if (at < 0) {
+      atomicMin(miss, (unsigned long long)t + 1);
+      continue;
+    }
+    {
+      const int tt  = (int)(c2v ? c2v[at] : at);
+      const int old = atomicCAS(tgt + (PetscCount)vnode[(PetscCount)a * nelem + e] * cap + DMAsmOwnerAcc(maxnb, i, j, k), -1, tt);
+      if (old != -1 && old != tt) *bad = 1;
+    }
   }
 }
 
@@ -1007,16 +1026,28 @@ PetscErrorCode DMAsmCUDAKiranOwnerBlockPlan(PetscInt nnode, int maxnb, int span,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, const PetscInt *dq2t, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched, PetscBool *ok)
+/* owner's plan from the target's host CSR (m rows: ia, ja; c2v: NULL or the slot of each entry), uploaded here */
+PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb, const int *dvnode, const unsigned long long *djsl, PetscInt m, const PetscInt *ia, const PetscInt *ja, const PetscInt *c2v, PetscCount nval, int *dobase, int *docnt, unsigned *dolist, PetscCount *nuntouched, int **duntouched, PetscBool *ok)
 {
   cudaStream_t        s;
   int                *tgt, *first, *dbad, bad = 0;
-  unsigned long long *dcnt;
-  const PetscCount    cap = 9 * maxnb;
+  unsigned long long *dcnt, *dmiss, miss = 0;
+  PetscInt           *dia, *dja, *dc2v = NULL;
+  const PetscCount    cap = 9 * maxnb, ncsr = ia[m];
   const unsigned      gq = PetscEllwarpBlocks((PetscCount)nelem * DMASM_HEX_NK, 256), gn = PetscEllwarpBlocks(nnode, 128), gl = PetscEllwarpBlocks(nnode * cap, 256);
 
   PetscFunctionBegin;
   PetscCall(PetscEllwarpGetStream(&s));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dia, m + 1, "DMAssembly kiran owner plan (matrix rows)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dja, ncsr, "DMAssembly kiran owner plan (matrix columns)"));
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dmiss, 1, "DMAssembly kiran owner plan (missing entry)"));
+  PetscCall(PetscEllwarpDeviceUpload(dia, ia, sizeof(PetscInt) * (m + 1)));
+  PetscCall(PetscEllwarpDeviceUpload(dja, ja, sizeof(PetscInt) * ncsr));
+  if (c2v) {
+    PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dc2v, ncsr, "DMAssembly kiran owner plan (matrix slots)"));
+    PetscCall(PetscEllwarpDeviceUpload(dc2v, c2v, sizeof(PetscInt) * ncsr));
+  }
+  PetscCallCUDA(cudaMemsetAsync(dmiss, 0xff, sizeof(*dmiss), s));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&tgt, nnode * cap, "DMAssembly kiran owner plan (targets)"));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&first, nval, "DMAssembly kiran owner plan (touched values)"));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dbad, 1, "DMAssembly kiran owner plan (flag)"));
@@ -1026,8 +1057,26 @@ PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb
   PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
   PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
   if (nelem) {
-    KiranOwnerScatterKernel<<<gq, 256, 0, s>>>(nelem, maxnb, dvnode, djsl, dq2t, tgt, dbad);
+    KiranOwnerScatterKernel<<<gq, 256, 0, s>>>(nelem, maxnb, dvnode, djsl, dia, dja, dc2v, tgt, dbad, dmiss);
     PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscEllwarpDeviceDownload(&miss, dmiss, sizeof(miss)));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dia));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dja));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dc2v));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dmiss));
+  if (miss != ~0ULL) { /* name the entry, then error with nothing left allocated */
+    const PetscCount t = (PetscCount)miss - 1;
+    const int        r = (int)(t / nelem), a = r / DMASM_HEX_NEN / 3, i = r / DMASM_HEX_NEN % 3, b = r % DMASM_HEX_NEN / 3, k = r % DMASM_HEX_NEN % 3;
+    const PetscInt   e = (PetscInt)(t % nelem);
+    int              va, vb;
+    PetscCall(PetscEllwarpDeviceDownload(&va, dvnode + (PetscCount)a * nelem + e, sizeof(int)));
+    PetscCall(PetscEllwarpDeviceDownload(&vb, dvnode + (PetscCount)b * nelem + e, sizeof(int)));
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt));
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
+    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMAssemblyCreateMatrix() or DMCreateMatrix()", 3 * (PetscInt)va + i, 3 * (PetscInt)vb + k);
   }
   if (nnode) {
     KiranOwnerPackKernel<<<gn, 128, 0, s>>>(nnode, maxnb, tgt, dobase, docnt, dolist, dbad);

@@ -555,8 +555,7 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
 #if defined(ELLWARP_HAVE_CUDA)
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
     if (!as->res.dpacked) PetscCall(DMAsmPlanUpload(&as->res)); /* built on the host */
-    PetscCall(DMAsmCUDAMalloc((void **)&as->fe, sizeof(PetscScalar) * ne)); /* ue, ae: at their first gather (dmasmcompute.c) */
-    PetscCall(DMAsmCUDAMalloc((void **)&as->ke, sizeof(PetscScalar) * ne * as->nen));
+    PetscCall(DMAsmCUDAMalloc((void **)&as->fe, sizeof(PetscScalar) * ne)); /* ue, ae: at their first gather; ke: at its first use (dmasmcompute.c) */
     PetscCall(DMAsmCUDAMalloc((void **)&as->dxe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim)); /* vertex coordinates (P1: nvert = nen) */
     PetscCall(DMAsmCUDAUpload(as->dxe, as->xe, sizeof(PetscReal) * as->nvert * as->nelem * as->dim));
     if (!as->dedof) {
@@ -566,7 +565,7 @@ PetscErrorCode DMAssemblySetUp(DMAssembly as)
 #endif
   } else {
     const PetscCount ne = (PetscCount)as->nen * as->nelem;
-    PetscCall(PetscMalloc3(ne, &as->ue, ne, &as->fe, ne * as->nen, &as->ke)); /* ae: at its first gather */
+    PetscCall(PetscMalloc2(ne, &as->ue, ne, &as->fe)); /* ae: at its first gather; ke: at its first use */
     as->dxe   = as->xe;
     as->dedof = as->edof;
   }
@@ -830,6 +829,7 @@ PetscErrorCode DMAssemblyView(DMAssembly as, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "runs on the %s%s\n", as->mtype == PETSC_MEMTYPE_DEVICE ? "device (CUDA)" : "host", as->nodevice ? " (no CUDA device usable: host reference path)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "mesh: %" PetscInt_FMT " %s, %" PetscInt_FMT " dofs, pattern %" PetscCount_FMT " nonzeros, %" PetscCount_FMT " element-matrix entries\n", as->nelem, as->ename, as->ndof, as->nnz, (PetscCount)as->nen * as->nen * as->nelem));
   if (as->mpi) PetscCall(DMAsmMPIView(as, viewer));
+  if (as->bs > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "pattern: from the vertices (block size %" PetscInt_FMT ", %" PetscInt_FMT " vertex pairs an element); element-entry map: %s\n", as->bs, as->nvert * as->nvert, as->e2nz ? "built (this method's plans read it)" : "not built (no plan so far has read it)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "set-up: pattern and packed plans built on the %s\n", DMAsmSetUpOnDevice(as) ? "device (CUB sorts; -dm_assembly_setup_on_host: on the host)" : as->mtype == PETSC_MEMTYPE_DEVICE ? (as->mpi ? "host (distributed mesh)" : "host (-dm_assembly_setup_on_host)") : "host (the method runs there)"));
   PetscCall(DMAsmOrderingView(as, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "element order: %s\n", as->eperm ? "by lowest dof (built-in kernels; -dm_assembly_reorder 0: mesh order)" : "the mesh's cell order"));
@@ -896,13 +896,16 @@ PetscErrorCode DMAssemblyDestroy(DMAssembly *as)
     PetscCall(DMAsmCUDAFree((void **)&a->dedof));
 #endif
   } else {
-    PetscCall(PetscFree3(a->ue, a->fe, a->ke));
+    PetscCall(PetscFree2(a->ue, a->fe));
+    PetscCall(PetscFree(a->ke));
     PetscCall(PetscFree(a->ae));
   }
   PetscCall(PetscFree2(a->edof, a->xe));
   PetscCall(PetscFree(a->pi));
   PetscCall(PetscFree(a->pj));
   PetscCall(PetscFree(a->e2nz));
+  PetscCall(PetscFree(a->bpi));
+  PetscCall(PetscFree(a->be2nz));
   PetscCall(VecDestroy(&a->aux));
   PetscCall(DMDestroy(&a->dm));
   PetscCall(PetscHeaderDestroy(as));
