@@ -1049,11 +1049,9 @@ PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb
   }
   PetscCallCUDA(cudaMemsetAsync(dmiss, 0xff, sizeof(*dmiss), s));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&tgt, nnode * cap, "DMAssembly kiran owner plan (targets)"));
-  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&first, nval, "DMAssembly kiran owner plan (touched values)"));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dbad, 1, "DMAssembly kiran owner plan (flag)"));
   PetscCall(PetscEllwarpDeviceMallocAsyncArray(&dcnt, 1, "DMAssembly kiran owner plan (count)"));
   PetscCallCUDA(cudaMemsetAsync(tgt, 0xff, sizeof(int) * nnode * cap, s)); /* -1 */
-  PetscCallCUDA(cudaMemsetAsync(first, 0x7f, sizeof(int) * nval, s));     /* KIRAN_NOBODY */
   PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
   PetscCallCUDA(cudaMemsetAsync(dcnt, 0, sizeof(*dcnt), s));
   if (nelem) {
@@ -1073,7 +1071,6 @@ PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb
     PetscCall(PetscEllwarpDeviceDownload(&va, dvnode + (PetscCount)a * nelem + e, sizeof(int)));
     PetscCall(PetscEllwarpDeviceDownload(&vb, dvnode + (PetscCount)b * nelem + e, sizeof(int)));
     PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt));
-    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
     PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
     PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMAssemblyCreateMatrix() or DMCreateMatrix()", 3 * (PetscInt)va + i, 3 * (PetscInt)vb + k);
@@ -1083,15 +1080,16 @@ PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCall(PetscEllwarpDeviceDownload(&bad, dbad, sizeof(bad)));
+  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt)); /* packed: the peak holds the CSR and tgt, or the lists and first, never all */
   PetscCheck(bad != 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: two elements name different targets for one matrix entry");
   *ok = (PetscBool)(bad != 2);
   if (!*ok) { /* the 16-bit store lists do not fit: the caller errors (an explicit request) or falls back (auto) */
-    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt));
-    PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
     PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
     PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscEllwarpDeviceMallocAsyncArray(&first, nval, "DMAssembly kiran owner plan (touched values)"));
+  PetscCallCUDA(cudaMemsetAsync(first, 0x7f, sizeof(int) * nval, s)); /* KIRAN_NOBODY */
   if (nnode) {
     KiranOwnerMarkKernel<<<gl, 256, 0, s>>>(nnode, maxnb, dobase, docnt, dolist, first, dbad);
     PetscCallCUDA(cudaGetLastError());
@@ -1099,7 +1097,6 @@ PetscErrorCode DMAsmCUDAKiranOwnerPlan(PetscInt nelem, PetscInt nnode, int maxnb
     PetscCheck(bad != 3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: a value is in two store lists");
   }
   PetscCall(UntouchedList(s, nval, first, dcnt, nuntouched, duntouched));
-  PetscCall(PetscEllwarpDeviceFreeAsyncArray(&tgt));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&first));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dbad));
   PetscCall(PetscEllwarpDeviceFreeAsyncArray(&dcnt));
