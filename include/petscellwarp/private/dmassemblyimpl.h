@@ -132,6 +132,25 @@ typedef struct {
   PetscBool  symchecked;
 } DMAsmP1Ctx;
 
+/* The position of column c among the sorted columns ja[lo..hi] of a CSR row, -1 where it is absent: the search of an
+   element entry in its row of the target, one code for the host plans and the device kernels (PatternToTarget, the
+   kiran owner plan and its host reference) */
+#if defined(__CUDACC__)
+  #define DMASM_ROW_HD __host__ __device__
+#else
+  #define DMASM_ROW_HD
+#endif
+static DMASM_ROW_HD inline PetscInt DMAsmFindColumn(const PetscInt *ja, PetscInt lo, PetscInt hi, PetscInt c)
+{
+  while (lo <= hi) {
+    const PetscInt mid = lo + (hi - lo) / 2;
+    if (ja[mid] < c) lo = mid + 1;
+    else if (ja[mid] > c) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
+}
+
 /* What a type (a method) does, set by its constructor (dmasmtypes.c) through DMAssemblySetType().  The generic code
    (dmasmcompute.c, dmasmmpi.c) reaches the method only through these. */
 typedef struct _DMAssemblyOps *DMAssemblyOps;

@@ -734,11 +734,11 @@ static PetscErrorCode OwnerPlan(DMAssembly as, DMAssembly_Kiran *k, const MatAss
       const PetscInt gr = 3 * (PetscInt)k->vnode[a * nelem + e] + i, gc = 3 * (PetscInt)k->vnode[b * nelem + e] + kk;
       const int      j  = (int)((k->jsl[a * nelem + e] >> (8 * b)) & 0xff);
       int *const     x  = tgt + (PetscCount)k->vnode[a * nelem + e] * cap + DMAsmOwnerAcc((int)k->maxnb, i, j, kk);
-      PetscInt       loc, t;
-      PetscCall(PetscFindInt(gc, B->i[gr + 1] - B->i[gr], B->j + B->i[gr], &loc));
-      if (loc < 0) PetscCall(PetscFree(tgt)); /* nothing lost on error */
-      PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMAssemblyCreateMatrix() or DMCreateMatrix()", gr, gc);
-      t = B->csr2val ? B->csr2val[B->i[gr] + loc] : B->i[gr] + loc;
+      const PetscInt at = DMAsmFindColumn(B->j, B->i[gr], B->i[gr + 1] - 1, gc);
+      PetscInt       t;
+      if (at < 0) PetscCall(PetscFree(tgt)); /* nothing lost on error */
+      PetscCheck(at >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "DMAssembly: the matrix lacks entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the element pattern; create it with DMAssemblyCreateMatrix() or DMCreateMatrix()", gr, gc);
+      t = B->csr2val ? B->csr2val[at] : at;
       PetscCheck(*x < 0 || *x == (int)t, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMAssembly kiran owner: two elements name different targets for one matrix entry");
       *x = (int)t;
     }

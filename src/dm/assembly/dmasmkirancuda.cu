@@ -934,16 +934,7 @@ __global__ static void KiranOwnerScatterKernel(PetscInt nelem, int maxnb, const 
     const int      r = (int)(t / nelem), row = r / DMASM_HEX_NEN, col = r % DMASM_HEX_NEN, a = row / 3, i = row % 3, b = col / 3, k = col % 3;
     const PetscInt e = (PetscInt)(t % nelem), gr = 3 * (PetscInt)vnode[(PetscCount)a * nelem + e] + i, gc = 3 * (PetscInt)vnode[(PetscCount)b * nelem + e] + k;
     const int      j  = (int)((jsl[(PetscCount)a * nelem + e] >> (8 * b)) & 0xff);
-    PetscInt       lo = ia[gr], hi = ia[gr + 1] - 1, at = -1;
-    while (lo <= hi) {
-      const PetscInt mid = lo + (hi - lo) / 2;
-      if (ja[mid] < gc) lo = mid + 1;
-      else if (ja[mid] > gc) hi = mid - 1;
-      else {
-        at = mid;
-        break;
-      }
-    }
+    const PetscInt at = DMAsmFindColumn(ja, ia[gr], ia[gr + 1] - 1, gc);
     if (at < 0) {
       atomicMin(miss, (unsigned long long)t + 1);
       continue;

@@ -176,17 +176,7 @@ __global__ static void PatternToTarget(PetscInt n, const PetscInt *__restrict__ 
   {
     const PetscInt r0 = ia[i], r1 = ia[i + 1];
     for (PetscInt k = pi[i]; k < pi[i + 1]; k++) {
-      const PetscInt c  = pj[k];
-      PetscInt       lo = r0, hi = r1 - 1, at = -1;
-      while (lo <= hi) {
-        const PetscInt mid = lo + (hi - lo) / 2;
-        if (ja[mid] < c) lo = mid + 1;
-        else if (ja[mid] > c) hi = mid - 1;
-        else {
-          at = mid;
-          break;
-        }
-      }
+      const PetscInt at = DMAsmFindColumn(ja, r0, r1 - 1, pj[k]);
       if (at < 0) {
         atomicMin(bad, (unsigned long long)k + 1);
         nz2t[k] = -1;
