@@ -672,6 +672,22 @@ static PetscErrorCode CheckFan(DM dm, const char *target, PetscReal E, PetscReal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* an n x n target of the given type with the CSR pattern (i, j) and values v (NULL: zero), its values where the method
+   runs: the targets whose pattern differs from the DM's (CheckPattern, CheckWideRow) */
+static PetscErrorCode CreateTargetCSR(const char *type, PetscMemType mt, PetscInt n, const PetscInt *i, const PetscInt *j, const PetscScalar *v, Mat *J)
+{
+  PetscBool isell;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, J));
+  PetscCall(MatSetSizes(*J, n, n, n, n));
+  PetscCall(MatSetType(*J, type));
+  PetscCall(MatSeqAIJSetPreallocationCSR(*J, i, j, v));
+  PetscCall(PetscStrcmp(type, MATELLWARP, &isell));
+  if (isell) PetscCall(MatEllwarpSetBackend(*J, mt == PETSC_MEMTYPE_HOST ? MAT_ELLWARP_BACKEND_HOST : MAT_ELLWARP_BACKEND_CUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The assembler's pattern of the vector field, built from the vertices (one key per element vertex pair, not per
    element entry), is DMCreateMatrix()'s entry for entry.  The kiran owner strategies plan from the target's rows:
    after their Jacobians DMAssemblyView says the element-entry map was never built, while globalnz (its plan reads the
@@ -731,18 +747,12 @@ static PetscErrorCode CheckPattern(DM dm, const char *target, PetscBool hex, Pet
       PetscErrorCode  ierr;
       DMAssembly      as2;
       Vec             Ux;
-      PetscBool       isell;
       PetscCall(VecGetLocalSize(U, &n));
       PetscCall(PetscMalloc2(n + 1, &bi, 3 * n, &bj));
       for (PetscInt r = 0; r <= n; r++) bi[r] = 3 * r;
       for (PetscInt r = 0; r < n; r++)
         for (PetscInt c = 0; c < 3; c++) bj[3 * r + c] = 3 * (r / 3) + c;
-      PetscCall(MatCreate(PETSC_COMM_SELF, &J));
-      PetscCall(MatSetSizes(J, n, n, n, n));
-      PetscCall(MatSetType(J, target));
-      PetscCall(MatSeqAIJSetPreallocationCSR(J, bi, bj, NULL));
-      PetscCall(PetscStrcmp(target, MATELLWARP, &isell));
-      if (isell) PetscCall(MatEllwarpSetBackend(J, mt == PETSC_MEMTYPE_HOST ? MAT_ELLWARP_BACKEND_HOST : MAT_ELLWARP_BACKEND_CUDA));
+      PetscCall(CreateTargetCSR(target, mt, n, bi, bj, NULL, &J));
       PetscCall(PetscFree2(bi, bj));
       PetscCall(CreateAssembler(dm, methods[m], 200e9, 0.333, NULL, NULL, &as2));
       PetscCall(CreateVecLike(U, mt, &Ux));
@@ -801,10 +811,7 @@ static PetscErrorCode CheckWideRow(DM dm, const char *target, PetscReal E, Petsc
     PetscErrorCode ierr;
     PetscCall(CreateAssembler(dm, method, E, nu, NULL, NULL, &as));
     PetscCall(DMAssemblyGetMemType(as, &mt));
-    PetscCall(MatCreate(PETSC_COMM_SELF, &J));
-    PetscCall(MatSetSizes(J, n, n, n, n));
-    PetscCall(MatSetType(J, target));
-    PetscCall(MatSeqAIJSetPreallocationCSR(J, wi, wj, wv));
+    PetscCall(CreateTargetCSR(target, mt, n, wi, wj, wv, &J));
     PetscCall(CreateVecLike(U, mt, &Ux));
     PetscCall(CopyValues(U, Ux));
     if (!m) {

@@ -101,38 +101,36 @@ PetscErrorCode DMAsmJacPlanPackedDevice(DMAssembly as, const MatAssemblyBlock *B
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The element matrices ke ([nen^2][nelem], 576 values an element of a Q1^3 hexahedron) in the execution memory, made at
-   their first use: a method whose kernels compute and store the element inside (kiran, the fused scatters without a
-   tail) never holds them -- on the 21 M-dof cantilever 32 GB */
+/* a working buffer of n scalars in the execution memory, made at its first use (*buf NULL) and kept */
+static PetscErrorCode ExecutionBuffer(DMAssembly as, PetscCount n, PetscScalar **buf)
+{
+  PetscFunctionBegin;
+  if (*buf) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(ELLWARP_HAVE_CUDA)
+  if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAMalloc((void **)buf, sizeof(PetscScalar) * n));
+  else
+#endif
+    PetscCall(PetscMalloc1(n, buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The element matrices ke ([nen^2][nelem], 576 values an element of a Q1^3 hexahedron), made at their first use: a
+   method whose kernels compute and store the element inside (kiran, the fused scatters without a tail) never holds
+   them -- on the 21 M-dof cantilever 32 GB */
 PetscErrorCode DMAsmElementMatrices(DMAssembly as, PetscScalar **ke)
 {
-  const PetscCount n = (PetscCount)as->nen * as->nen * as->nelem;
-
   PetscFunctionBegin;
-  if (!as->ke) {
-#if defined(ELLWARP_HAVE_CUDA)
-    if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAMalloc((void **)&as->ke, sizeof(PetscScalar) * n));
-    else
-#endif
-      PetscCall(PetscMalloc1(n, &as->ke));
-  }
+  PetscCall(ExecutionBuffer(as, (PetscCount)as->nen * as->nen * as->nelem, &as->ke));
   *ke = as->ke;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* an element-state buffer (ue or ae, [nen][nelem]) in the execution memory, made at its first gather: kernels that
-   read the nodal state themselves never need one (on the host, ue comes with fe and ke from the set-up) */
+/* an element-state buffer (ue or ae, [nen][nelem]), made at its first gather: kernels that read the nodal state
+   themselves never need one (on the host, ue comes with fe from the set-up) */
 static PetscErrorCode StateBuffer(DMAssembly as, PetscScalar **buf)
 {
-  const PetscCount ne = (PetscCount)as->nen * as->nelem;
-
   PetscFunctionBegin;
-  if (*buf) PetscFunctionReturn(PETSC_SUCCESS);
-#if defined(ELLWARP_HAVE_CUDA)
-  if (as->mtype == PETSC_MEMTYPE_DEVICE) PetscCall(DMAsmCUDAMalloc((void **)buf, sizeof(PetscScalar) * ne));
-  else
-#endif
-    PetscCall(PetscMalloc1(ne, buf));
+  PetscCall(ExecutionBuffer(as, (PetscCount)as->nen * as->nelem, buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
