@@ -24,28 +24,41 @@
 
 static PetscInt nchecks;
 
+typedef enum {
+  BW_NONE,    /* another order of summation: only the tolerance checks */
+  BW_DEFAULT, /* bitwise the default kernels' products (same block size) */
+  BW_ACC1     /* bitwise the products of "mult_acc=1" (one accumulator; the default differs on irregular matrices) */
+} Bitwise;
+
 typedef struct {
   const char *opts;
-  PetscBool   bitwise; /* the products are bitwise the default kernels' (same block size) */
+  Bitwise     bitwise;
 } Variant;
 
 static const Variant mult_variants[] = {
-  {"",                                                       PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_lanes=2",                         PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_lanes=4",                         PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_nc=1",                            PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_lanes=4,mult_nc=1",               PETSC_TRUE },
-  {"-mat_ellwarp_tune long_unroll=8",                        PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_unroll=8",                        PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_unroll=8,mult_lanes=2,mult_nc=1", PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_unroll=8,mult_acc=2",             PETSC_FALSE},
-  {"-mat_ellwarp_tune long_unroll=2,mult_lanes=2",           PETSC_TRUE },
-  {"-mat_ellwarp_tune mult_acc=2",                           PETSC_FALSE},
-  {"-mat_ellwarp_tune mult_acc=4",                           PETSC_FALSE},
-  {"-mat_ellwarp_tune mult_lanes=2,mult_acc=2",              PETSC_FALSE},
-  {"-mat_ellwarp_tune mult_lanes=4,mult_acc=4,mult_nc=1",    PETSC_FALSE},
-  {"-mat_ellwarp_tune long_unroll=4",                        PETSC_TRUE },
-  {"-mat_ellwarp_tune long_unroll=4,mult_lanes=4",           PETSC_TRUE },
+  {"",                                                       BW_DEFAULT},
+  {"-mat_ellwarp_tune mult_lanes=2",                         BW_DEFAULT},
+  {"-mat_ellwarp_tune mult_lanes=4",                         BW_DEFAULT},
+  {"-mat_ellwarp_tune mult_nc=1",                            BW_DEFAULT},
+  {"-mat_ellwarp_tune mult_lanes=4,mult_nc=1",               BW_DEFAULT},
+  {"-mat_ellwarp_tune long_unroll=8",                        BW_DEFAULT},
+  {"-mat_ellwarp_tune mult_unroll=8",                        BW_DEFAULT},
+  {"-mat_ellwarp_tune mult_unroll=8,mult_lanes=2,mult_nc=1", BW_DEFAULT},
+  {"-mat_ellwarp_tune mult_unroll=8,mult_acc=2",             BW_NONE   },
+  {"-mat_ellwarp_tune long_unroll=2,mult_lanes=2",           BW_DEFAULT},
+  {"-mat_ellwarp_tune mult_acc=2",                           BW_NONE   },
+  {"-mat_ellwarp_tune mult_acc=4",                           BW_NONE   },
+  {"-mat_ellwarp_tune mult_lanes=2,mult_acc=2",              BW_NONE   },
+  {"-mat_ellwarp_tune mult_lanes=4,mult_acc=4,mult_nc=1",    BW_NONE   },
+  {"-mat_ellwarp_tune long_unroll=4",                        BW_DEFAULT},
+  {"-mat_ellwarp_tune long_unroll=4,mult_lanes=4",           BW_DEFAULT},
+  {"-mat_ellwarp_tune mult_acc=1",                           BW_NONE   },
+  {"-mat_ellwarp_tune mult_batch=4",                         BW_ACC1   },
+  {"-mat_ellwarp_tune mult_batch=8",                         BW_ACC1   },
+  {"-mat_ellwarp_tune mult_batch=16",                        BW_ACC1   },
+  {"-mat_ellwarp_tune mult_batch=4,mult_prefetch=1",         BW_ACC1   },
+  {"-mat_ellwarp_tune mult_batch=8,mult_prefetch=1",         BW_ACC1   },
+  {"-mat_ellwarp_tune mult_batch=16,mult_prefetch=1,long_row=60", BW_NONE},
 };
 
 static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=4", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=2", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=1,block_size=64,long_row=300"};
@@ -164,7 +177,7 @@ static PetscErrorCode CheckBitwise(PetscInt m, const PetscScalar *ref, const Pet
 static PetscErrorCode TestMult(Mat A, const char *mname)
 {
   PetscInt     m, n;
-  PetscScalar *x, *z, *yref[3], *ydef[3], *yv[3], *yh[3];
+  PetscScalar *x, *z, *yref[3], *ydef[3], *yacc1[3], *yv[3], *yh[3];
   PetscRandom  rnd;
   const char  *what[3] = {"MatMult", "MatMultAdd", "MatMultAdd in place"};
   PetscBool    cuda    = (PetscBool)!strcmp(backend, "cuda");
@@ -172,7 +185,7 @@ static PetscErrorCode TestMult(Mat A, const char *mname)
   PetscFunctionBegin;
   PetscCall(MatGetSize(A, &m, &n));
   PetscCall(PetscMalloc2(n, &x, m, &z));
-  for (int q = 0; q < 3; q++) PetscCall(PetscMalloc4(m, &yref[q], m, &ydef[q], m, &yv[q], m, &yh[q]));
+  for (int q = 0; q < 3; q++) PetscCall(PetscMalloc5(m, &yref[q], m, &ydef[q], m, &yacc1[q], m, &yv[q], m, &yh[q]));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
   for (PetscInt i = 0; i < n; i++) PetscCall(PetscRandomGetValue(rnd, &x[i]));
@@ -190,7 +203,9 @@ static PetscErrorCode TestMult(Mat A, const char *mname)
       for (int q = 0; q < 3; q++) {
         PetscCall(CheckClose(m, yref[q], yv[q], 1e-13, what[q], mname, k, v->opts));
         if (vi == 0) PetscCall(PetscArraycpy(ydef[q], yv[q], m));
-        else if (v->bitwise && cuda) PetscCall(CheckBitwise(m, ydef[q], yv[q], what[q], mname, k, v->opts));
+        else if (v->bitwise == BW_DEFAULT && cuda) PetscCall(CheckBitwise(m, ydef[q], yv[q], what[q], mname, k, v->opts));
+        if (!strcmp(v->opts, "-mat_ellwarp_tune mult_acc=1")) PetscCall(PetscArraycpy(yacc1[q], yv[q], m)); /* listed before the BW_ACC1 variants */
+        else if (v->bitwise == BW_ACC1 && cuda) PetscCall(CheckBitwise(m, yacc1[q], yv[q], what[q], mname, k, v->opts));
       }
       if (cuda) { /* the device variant against the host reference of the same variant */
         PetscCall(MakeEllwarp(A, "host", k, v->opts, &B));
@@ -200,7 +215,7 @@ static PetscErrorCode TestMult(Mat A, const char *mname)
       }
     }
   }
-  for (int q = 0; q < 3; q++) PetscCall(PetscFree4(yref[q], ydef[q], yv[q], yh[q]));
+  for (int q = 0; q < 3; q++) PetscCall(PetscFree5(yref[q], ydef[q], yacc1[q], yv[q], yh[q]));
   PetscCall(PetscFree2(x, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -342,7 +357,7 @@ static PetscErrorCode TestCOO(void)
 /* bad variant options: a clear error at MatSetFromOptions */
 static PetscErrorCode TestBadOptions(Mat A)
 {
-  const char *bad[] = {"-mat_ellwarp_tune mult_lanes=3", "-mat_ellwarp_tune mult_unroll=6", "-mat_ellwarp_tune mult_acc=8", "-mat_ellwarp_tune long_unroll=3", "-mat_ellwarp_tune long_unroll=16", "-mat_ellwarp_tune coo_unroll=3", "-mat_ellwarp_tune coo_block_size=2048"};
+  const char *bad[] = {"-mat_ellwarp_tune mult_lanes=3", "-mat_ellwarp_tune mult_unroll=6", "-mat_ellwarp_tune mult_batch=3", "-mat_ellwarp_tune mult_batch=32", "-mat_ellwarp_tune mult_acc=8", "-mat_ellwarp_tune long_unroll=3", "-mat_ellwarp_tune long_unroll=16", "-mat_ellwarp_tune coo_unroll=3", "-mat_ellwarp_tune coo_block_size=2048"};
 
   PetscFunctionBegin;
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(bad); i++) {
@@ -354,6 +369,19 @@ static PetscErrorCode TestBadOptions(Mat A)
     PetscCheck(ierr == PETSC_ERR_ARG_OUTOFRANGE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s was not refused (error %d)", bad[i], (int)ierr);
     PetscCall(MatDestroy(&B));
     nchecks++;
+  }
+  { /* the batched kernel has one lane and one accumulator per thread: the other step-loop variants do not combine with it */
+    const char *incomp[] = {"-mat_ellwarp_tune mult_batch=8,mult_acc=2", "-mat_ellwarp_tune mult_batch=4,mult_lanes=2", "-mat_ellwarp_tune mult_batch=16,mult_unroll=8"};
+    for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(incomp); i++) {
+      Mat            B = NULL;
+      PetscErrorCode ierr;
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = MakeEllwarp(A, backend, "", incomp[i], &B);
+      PetscCall(PetscPopErrorHandler());
+      PetscCheck(ierr == PETSC_ERR_ARG_INCOMP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s was not refused (error %d)", incomp[i], (int)ierr);
+      PetscCall(MatDestroy(&B));
+      nchecks++;
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

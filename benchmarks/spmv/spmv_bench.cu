@@ -872,6 +872,13 @@ static const char *const SpmvVariants[][2] = {
   /* the column modes: "default" has biased 16-bit slices where row-relative ones do not fit (qcd) */
   {"nobias", "compress_bias=0"},
   {"col32", "compress_columns=0"},
+  /* MultKernelB: U steps' columns and values loaded before their x entries (p: and the next U steps' before them) */
+  {"b4", "mult_batch=4"},
+  {"b8", "mult_batch=8"},
+  {"b16", "mult_batch=16"},
+  {"b4p", "mult_batch=4,mult_prefetch=1"},
+  {"b8p", "mult_batch=8,mult_prefetch=1"},
+  {"b16p", "mult_batch=16,mult_prefetch=1"},
 };
 
 static PetscErrorCode RunVariants(Mat A, Vec xh, Vec yref, const char *list, MatrixResult *res)

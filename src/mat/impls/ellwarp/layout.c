@@ -1049,7 +1049,8 @@ void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpT
      (std > mean, the chooser's irregular class) gain from two accumulators and 8 steps in flight (web +3.8%,
      circuit +2.6%), rows of one length (QCD-like, no padding) from 8 steps in flight (+2.9%); the FE matrices
      lose 0.5-2% with either, so they keep one accumulator and 4 steps */
-  if (t->multacc <= 0) t->multacc = irregular ? 2 : 1;
+  if (t->multbatch <= 0) t->multbatch = 1;
+  if (t->multacc <= 0) t->multacc = irregular && t->multbatch == 1 ? 2 : 1; /* MultKernelB (mult_batch > 1) has one accumulator */
   if (t->multunroll <= 0) t->multunroll = irregular || uniform ? 8 : 4;
   if (t->coounroll <= 0) t->coounroll = 8; /* H100, coo_bench (384 k tets, ~6 entries per nonzero): 8 in flight 0.0516 ms, 1: 0.0638 ms, AIJCUSPARSE 0.0609 ms */
   /* long-row chunks: 8 entries per thread loaded before any is summed (H100: powerlaw_web 2% faster; the

@@ -423,6 +423,142 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, DevBias 
     if (live[j] && ((t * R + j) & (tpr - 1)) == 0) y[row[j]] = ADD ? z[row[j]] + sum[j] : sum[j];
 }
 
+/* ---- MultKernelB (-mat_ellwarp_tune mult_batch=U): MultKernel's slices with U steps of a lane loaded before any is
+   summed: the U columns (with their biases or dictionary windows) and the U values, then the U x entries, then the U
+   products added in step order, so the sums are bitwise MultKernel's (and the host reference's).  PRE: the next U
+   steps' columns and values are loaded before this batch's x entries (two batches in flight).
+   Why: Nsight Compute on the DMPlex P1/Q1 scalar matrices at 1.4 M rows (benchmarks/results/spmv-h100-dmplex/
+   scalar-profile/) has MultKernel at 72-74 % of the DRAM peak with 32 registers, 89-92 % occupancy and 75-116 cycles
+   of long-scoreboard stall per issued instruction: its unroll of 4 keeps few loads of a warp in flight.  cuSPARSE's
+   sliced ELL kernel (72 registers, 41 % occupancy, 24-40 cycles) reaches 80-84 % on the same matrices, and on the
+   same layout (32-row slices in matrix order, 32-bit columns) it is 7 % faster than MultKernel. */
+template <int U, bool PRE, typename Col>
+__device__ __forceinline__ PetscScalar BatchSteps(int w, const PetscScalar *__restrict__ v, const PetscScalar *__restrict__ x, Col col)
+{
+  PetscScalar sum = 0.0, vv[U], xx[U];
+  int         cc[U];
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    cc[u] = u < w ? col(u) : -1;
+    vv[u] = u < w ? __ldcs(v + (size_t)u * ELLWARP_LANES) : 0.0;
+  }
+  for (int k0 = 0; k0 < w; k0 += U) {
+    PetscScalar vn[PRE ? U : 1];
+    int         cn[PRE ? U : 1];
+    if constexpr (PRE) {
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        const int k = k0 + U + u;
+        cn[u]       = k < w ? col(k) : -1;
+        vn[u]       = k < w ? __ldcs(v + (size_t)k * ELLWARP_LANES) : 0.0;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) xx[u] = cc[u] >= 0 ? __ldg(x + cc[u]) : 0.0;
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (cc[u] >= 0) sum += vv[u] * xx[u];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      if constexpr (PRE) {
+        cc[u] = cn[u];
+        vv[u] = vn[u];
+      } else {
+        const int k = k0 + U + u;
+        cc[u]       = k < w ? col(k) : -1;
+        vv[u]       = k < w ? __ldcs(v + (size_t)k * ELLWARP_LANES) : 0.0;
+      }
+    }
+  }
+  return sum;
+}
+
+template <bool ADD, bool BIAS, int U, bool PRE>
+__global__ static void __launch_bounds__(512) MultKernelB(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+{
+  if (blockIdx.x < d.nchunks) {
+    LongChunkU<ADD, 8>(d, val, x, z, y);
+    return;
+  }
+  const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
+  const PetscInt s    = (PetscInt)(blockIdx.x - d.nchunks) * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
+  if (s >= d.nslices) return;
+  const PetscCount   base = d.sliceptr[s];
+  const int          w    = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES);
+  const int          meta = d.meta[s], l2 = meta & 15;
+  const PetscInt     r    = d.slicerow[s] + (lane >> l2);
+  const bool         live = r < d.slicerow[s + 1];
+  const PetscInt     row  = live ? d.rowperm[r] : 0;
+  const PetscScalar *v    = val + base + lane;
+  PetscScalar        sum;
+
+  if (BIAS && (meta & 32)) { /* MultKernel's biased 16-bit offsets */
+    const short *c  = d.col16 + d.colbase[s] + lane;
+    const int   *bp = bz.colbias + bz.biasbase[s] + (lane & ((1 << l2) - 1));
+    sum             = BatchSteps<U, PRE>(w, v, x, [&](int k) {
+      const short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      const int   b  = __ldg(bp + (k << l2));
+      return cc != ELLWARP_PAD16 ? (int)(row + b + cc) : -1;
+    });
+  } else if (BIAS && (meta & 64)) { /* MultKernel's dictionary codes */
+    const unsigned short *c  = reinterpret_cast<const unsigned short *>(d.col16 + d.colbase[s]) + lane;
+    const int            *tb = bz.colbias + bz.biasbase[s];
+    sum                      = BatchSteps<U, PRE>(w, v, x, [&](int k) {
+      const unsigned short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      return cc != (unsigned short)ELLWARP_DICT_PAD ? EllwarpDictCol(tb, cc, 1) : -1;
+    });
+  } else if (meta & 16) {
+    const short *c = d.col16 + d.colbase[s] + lane;
+    sum            = BatchSteps<U, PRE>(w, v, x, [&](int k) {
+      const short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      return cc != ELLWARP_PAD16 ? (int)(row + cc) : -1;
+    });
+  } else {
+    const int *c = d.col32 + d.colbase[s] + lane;
+    sum          = BatchSteps<U, PRE>(w, v, x, [&](int k) { return __ldcs(c + (size_t)k * ELLWARP_LANES); });
+  }
+  for (int off = (1 << l2) >> 1; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
+  if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
+}
+
+template <bool ADD, bool BIAS>
+static void LaunchMultBatchU(int U, bool pre, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+{
+  if (U >= 16) {
+    if (pre) MultKernelB<ADD, BIAS, 16, true><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+    else MultKernelB<ADD, BIAS, 16, false><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+  } else if (U >= 8) {
+    if (pre) MultKernelB<ADD, BIAS, 8, true><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+    else MultKernelB<ADD, BIAS, 8, false><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+  } else {
+    if (pre) MultKernelB<ADD, BIAS, 4, true><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+    else MultKernelB<ADD, BIAS, 4, false><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+  }
+}
+
+static PetscErrorCode LaunchMultBatch(const EllwarpTune *t, PetscInt bs, const DevLayout &d, const DevBias &bz, bool biased, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+{
+  const int    wpb = (int)(bs / ELLWARP_LANES), U = (int)t->multbatch;
+  const bool   pre = t->multprefetch ? true : false;
+  PetscInt     nb  = d.nchunks + (d.nslices + wpb - 1) / wpb;
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCheck(bs <= 512, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP: -mat_ellwarp_tune mult_batch=%d runs at most 512 threads per block, not %" PetscInt_FMT " (block_size)", U, bs);
+  PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
+  if (!nb) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscEllwarpGetStream(&stream));
+  if (biased) {
+    if (z) LaunchMultBatchU<true, true>(U, pre, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    else LaunchMultBatchU<false, true>(U, pre, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+  } else {
+    if (z) LaunchMultBatchU<true, false>(U, pre, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    else LaunchMultBatchU<false, false>(U, pre, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the kernel variants of EllwarpTune (only for the products; MatNorm's |A| product keeps MultKernel) */
 template <bool ADD, int R, int A>
 static void LaunchMultV(int nc, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y, int lu)
@@ -497,6 +633,10 @@ PetscErrorCode EllwarpCUDALaunchMult(const EllwarpStore *S, PetscInt bs, const P
   if (!abs) {
     EllwarpTune t;
     EllwarpTuneResolve(L, S->tune, &t);
+    if (t.multbatch > 1) { /* MultKernelB (one lane and one accumulator per thread: ReadOptions checks) */
+      PetscCall(LaunchMultBatch(&t, bs, d, bz, biased, x, vals, z, y));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll < 8) {
       PetscCall(LaunchMultVariant(&t, bs, d, bz, biased, x, vals, z, y));
       PetscFunctionReturn(PETSC_SUCCESS);
