@@ -53,12 +53,14 @@ static const Variant mult_variants[] = {
   {"-mat_ellwarp_tune long_unroll=4",                        BW_DEFAULT},
   {"-mat_ellwarp_tune long_unroll=4,mult_lanes=4",           BW_DEFAULT},
   {"-mat_ellwarp_tune mult_acc=1",                           BW_NONE   },
+  {"-mat_ellwarp_tune mult_batch=2",                         BW_ACC1   },
   {"-mat_ellwarp_tune mult_batch=4",                         BW_ACC1   },
   {"-mat_ellwarp_tune mult_batch=8",                         BW_ACC1   },
-  {"-mat_ellwarp_tune mult_batch=16",                        BW_ACC1   },
+  {"-mat_ellwarp_tune mult_batch=4,mult_regs=32",            BW_ACC1   },
+  {"-mat_ellwarp_tune mult_batch=8,mult_regs=40",            BW_ACC1   },
   {"-mat_ellwarp_tune mult_batch=4,mult_prefetch=1",         BW_ACC1   },
   {"-mat_ellwarp_tune mult_batch=8,mult_prefetch=1",         BW_ACC1   },
-  {"-mat_ellwarp_tune mult_batch=16,mult_prefetch=1,long_row=60", BW_NONE},
+  {"-mat_ellwarp_tune mult_batch=8,mult_prefetch=1,long_row=60", BW_NONE},
 };
 
 static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=4", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=2", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=1,block_size=64,long_row=300"};
@@ -357,7 +359,7 @@ static PetscErrorCode TestCOO(void)
 /* bad variant options: a clear error at MatSetFromOptions */
 static PetscErrorCode TestBadOptions(Mat A)
 {
-  const char *bad[] = {"-mat_ellwarp_tune mult_lanes=3", "-mat_ellwarp_tune mult_unroll=6", "-mat_ellwarp_tune mult_batch=3", "-mat_ellwarp_tune mult_batch=32", "-mat_ellwarp_tune mult_acc=8", "-mat_ellwarp_tune long_unroll=3", "-mat_ellwarp_tune long_unroll=16", "-mat_ellwarp_tune coo_unroll=3", "-mat_ellwarp_tune coo_block_size=2048"};
+  const char *bad[] = {"-mat_ellwarp_tune mult_lanes=3", "-mat_ellwarp_tune mult_unroll=6", "-mat_ellwarp_tune mult_batch=3", "-mat_ellwarp_tune mult_batch=16", "-mat_ellwarp_tune mult_regs=48", "-mat_ellwarp_tune block_batch=3", "-mat_ellwarp_tune mult_acc=8", "-mat_ellwarp_tune long_unroll=3", "-mat_ellwarp_tune long_unroll=16", "-mat_ellwarp_tune coo_unroll=3", "-mat_ellwarp_tune coo_block_size=2048"};
 
   PetscFunctionBegin;
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(bad); i++) {
@@ -371,7 +373,7 @@ static PetscErrorCode TestBadOptions(Mat A)
     nchecks++;
   }
   { /* the batched kernel has one lane and one accumulator per thread: the other step-loop variants do not combine with it */
-    const char *incomp[] = {"-mat_ellwarp_tune mult_batch=8,mult_acc=2", "-mat_ellwarp_tune mult_batch=4,mult_lanes=2", "-mat_ellwarp_tune mult_batch=16,mult_unroll=8"};
+    const char *incomp[] = {"-mat_ellwarp_tune mult_batch=8,mult_acc=2", "-mat_ellwarp_tune mult_batch=4,mult_lanes=2", "-mat_ellwarp_tune mult_batch=8,mult_unroll=8", "-mat_ellwarp_tune mult_batch=4,mult_regs=32,mult_prefetch=1"};
     for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(incomp); i++) {
       Mat            B = NULL;
       PetscErrorCode ierr;

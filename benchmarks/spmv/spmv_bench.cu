@@ -873,12 +873,19 @@ static const char *const SpmvVariants[][2] = {
   {"nobias", "compress_bias=0"},
   {"col32", "compress_columns=0"},
   /* MultKernelB: U steps' columns and values loaded before their x entries (p: and the next U steps' before them) */
+  {"b2", "mult_batch=2"},
   {"b4", "mult_batch=4"},
   {"b8", "mult_batch=8"},
-  {"b16", "mult_batch=16"},
   {"b4p", "mult_batch=4,mult_prefetch=1"},
   {"b8p", "mult_batch=8,mult_prefetch=1"},
-  {"b16p", "mult_batch=16,mult_prefetch=1"},
+  {"b2r32", "mult_batch=2,mult_regs=32"},
+  {"b4r32", "mult_batch=4,mult_regs=32"},
+  {"b4r40", "mult_batch=4,mult_regs=40"},
+  {"b8r32", "mult_batch=8,mult_regs=32"},
+  {"b8r40", "mult_batch=8,mult_regs=40"},
+  /* the blocked layout's kernels with U steps' block columns and x entries loaded together */
+  {"bb2", "block_batch=2"},
+  {"bb4", "block_batch=4"},
 };
 
 static PetscErrorCode RunVariants(Mat A, Vec xh, Vec yref, const char *list, MatrixResult *res)

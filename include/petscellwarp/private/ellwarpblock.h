@@ -105,7 +105,8 @@ typedef struct {
   /* val <- the scalar layout's values sval (nsslots slots, slot -> CSR map s2c; the backend's memory), by the slot map
      (EllwarpBlockHostSlotMap) built at the first call and kept with the store: one pass, no staging copy */
   PetscErrorCode (*gatherslots)(EllwarpBlockStore *, PetscCount, const PetscInt *, const PetscScalar *);
-  PetscErrorCode (*mult)(const EllwarpBlockStore *, EllwarpBlockMap, const PetscScalar *, const PetscScalar *, PetscScalar *); /* y = A x (+ z) */
+  /* y = A x (+ z); batch: the device kernels' steps loaded together (-mat_ellwarp_tune block_batch), the same sums */
+  PetscErrorCode (*mult)(const EllwarpBlockStore *, EllwarpBlockMap, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
 } EllwarpBlockOps;
 
 PETSC_INTERN const EllwarpBlockOps EllwarpBlockHostOps;

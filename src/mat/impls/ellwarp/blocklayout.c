@@ -600,11 +600,12 @@ static PetscErrorCode HostGatherSlots(EllwarpBlockStore *S, PetscCount nsslots, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* both mappings sum each scalar row in the same order: the reference is one function */
-static PetscErrorCode HostMult(const EllwarpBlockStore *S, EllwarpBlockMap map, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+/* both mappings and every batch sum each scalar row in the same order: the reference is one function */
+static PetscErrorCode HostMult(const EllwarpBlockStore *S, EllwarpBlockMap map, PetscInt batch, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   PetscFunctionBegin;
   (void)map;
+  (void)batch;
   EllwarpBlockHostMult(S->L, S->val, x, z, y);
   PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)S->L->nnzb * S->L->bs * S->L->bs));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1049,7 +1049,11 @@ void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpT
      (std > mean, the chooser's irregular class) gain from two accumulators and 8 steps in flight (web +3.8%,
      circuit +2.6%), rows of one length (QCD-like, no padding) from 8 steps in flight (+2.9%); the FE matrices
      lose 0.5-2% with either, so they keep one accumulator and 4 steps */
-  if (t->multbatch <= 0) t->multbatch = 1;
+  /* MultKernelB with 4 steps' loads before their x entries on the rows MultKernel had (neither power-law nor of one
+     length): H100, the DMPlex FE matrices in their default numbering (benchmarks/results/spmv-h100-dmplex/batched-kernel/):
+     P1/P2/Q1/Q2 scalar 1.7-12 % faster than MultKernel at 0.33 M rows, P1/Q1 6-8 % at 1.4 M; U = 2 and 8, capped
+     registers and prefetch were no better.  The other classes keep their variants (not measured with it). */
+  if (t->multbatch <= 0) t->multbatch = (t->multacc <= 0 || t->multacc == 1) && t->multlanes == 1 && !t->multnc && t->multunroll <= 0 && t->longunroll <= 0 && !irregular && !uniform ? 4 : 1;
   if (t->multacc <= 0) t->multacc = irregular && t->multbatch == 1 ? 2 : 1; /* MultKernelB (mult_batch > 1) has one accumulator */
   if (t->multunroll <= 0) t->multunroll = irregular || uniform ? 8 : 4;
   if (t->coounroll <= 0) t->coounroll = 8; /* H100, coo_bench (384 k tets, ~6 entries per nonzero): 8 in flight 0.0516 ms, 1: 0.0638 ms, AIJCUSPARSE 0.0609 ms */

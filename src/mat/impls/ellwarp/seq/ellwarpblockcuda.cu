@@ -239,6 +239,34 @@ __device__ __forceinline__ void BlockStep(const PetscScalar *v, int k, const Pet
     for (int c = 0; c < BS; c++) acc[r] += __ldcs(v + (PetscCount)(k * BS * BS + r * BS + c) * ELLWARP_LANES) * xv[c];
 }
 
+/* U of a lane's nk steps at a time (-mat_ellwarp_tune block_batch=U): the U block columns, then their U bs x values,
+   then the values summed as BlockStep does, step by step: the same order, so the same sums as U = 1.  Why: the
+   scalar layout's MultKernelB (U steps' loads before any is used) moved the DMPlex scalar matrices 6-12 % closer to
+   the bandwidth; here each step's x load waits for its column, then the values' FMAs for the x */
+template <int BS, int U, typename Col>
+__device__ __forceinline__ void BlockSteps(const PetscScalar *v, int nk, const PetscScalar *__restrict__ x, Col col, PetscScalar *acc)
+{
+  for (int k0 = 0; k0 < nk; k0 += U) {
+    PetscInt    cb[U];
+    PetscScalar xv[U][BS];
+#pragma unroll
+    for (int u = 0; u < U; u++) cb[u] = k0 + u < nk ? col(k0 + u) : -1;
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+      for (int c = 0; c < BS; c++) xv[u][c] = cb[u] >= 0 ? __ldg(x + cb[u] * BS + c) : 0.0;
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      if (k0 + u < nk) {
+#pragma unroll
+        for (int r = 0; r < BS; r++)
+#pragma unroll
+          for (int c = 0; c < BS; c++) acc[r] += __ldcs(v + (PetscCount)((k0 + u) * BS * BS + r * BS + c) * ELLWARP_LANES) * xv[u][c];
+      }
+    }
+  }
+}
+
 /* the biases of slice s (w T of them, (step k, lane t) at k T + t), or NULL when it has none */
 __device__ __forceinline__ const int *SliceBias(const DevBlock &d, PetscInt s)
 {
@@ -246,7 +274,7 @@ __device__ __forceinline__ const int *SliceBias(const DevBlock &d, PetscInt s)
 }
 
 /* ELLWARP_BLOCK_MAP_ROW: one warp per slice, lane q does block row 32 s + q */
-template <int BS, bool ADD>
+template <int BS, bool ADD, int U>
 __global__ static void __launch_bounds__(256) BlockMultRow(DevBlock d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
   constexpr int  BS2 = BS * BS;
@@ -265,9 +293,10 @@ __global__ static void __launch_bounds__(256) BlockMultRow(DevBlock d, const Pet
   PetscScalar        acc[BS];
 #pragma unroll
   for (int r = 0; r < BS; r++) acc[r] = 0.0;
+  if constexpr (U > 1) BlockSteps<BS, U>(v, len, x, [&](int k) { return BlockColumn(d, c16, bias, cb, k, q, ib, k); }, acc);
+  else {
 #pragma unroll 2
-  for (int k = 0; k < len; k++) {
-    BlockStep<BS>(v, k, x + BlockColumn(d, c16, bias, cb, k, q, ib, k) * BS, acc);
+    for (int k = 0; k < len; k++) BlockStep<BS>(v, k, x + BlockColumn(d, c16, bias, cb, k, q, ib, k) * BS, acc);
   }
 #pragma unroll
   for (int r = 0; r < BS; r++) y[ib * BS + r] = ADD ? z[ib * BS + r] + acc[r] : acc[r];
@@ -306,8 +335,8 @@ __global__ static void __launch_bounds__(1024) BlockMultLane(DevBlock d, const P
    early; the warp-uniform slice check is the only exit before them.  Launch bounds: 12 blocks of 128 threads per SM
    cap it at 40 registers (48 resident warps per SM, the lanes model's ELLWARP_BLOCK_MODEL_WARPS) without spills for
    bs <= 5 (bs 3, T = 2 took 48 unbounded); bs 6 would spill at 40 and takes 10 blocks (48 registers). */
-template <int BS, int T, bool ADD>
-__global__ static void __launch_bounds__(128, BS <= 5 ? 12 : 10) BlockMultLanes(DevBlock d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+template <int BS, int T, bool ADD, int U>
+__global__ static void __launch_bounds__(128, U > 1 ? 8 : (BS <= 5 ? 12 : 10)) BlockMultLanes(DevBlock d, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
   constexpr int  BS2 = BS * BS, R = ELLWARP_LANES / T;
   const int      g   = threadIdx.x & (ELLWARP_LANES - 1), t = g % T;
@@ -324,9 +353,10 @@ __global__ static void __launch_bounds__(128, BS <= 5 ? 12 : 10) BlockMultLanes(
   PetscScalar        acc[BS];
 #pragma unroll
   for (int r = 0; r < BS; r++) acc[r] = 0.0;
+  if constexpr (U > 1) BlockSteps<BS, U>(v, nk, x, [&](int k) { return BlockColumn(d, c16, bias, cb, k, g, ib, k * T + t); }, acc);
+  else {
 #pragma unroll 2
-  for (int k = 0; k < nk; k++) {
-    BlockStep<BS>(v, k, x + BlockColumn(d, c16, bias, cb, k, g, ib, k * T + t) * BS, acc);
+    for (int k = 0; k < nk; k++) BlockStep<BS>(v, k, x + BlockColumn(d, c16, bias, cb, k, g, ib, k * T + t) * BS, acc);
   }
   /* the butterfly: lane t adds lane t ^ o's sums (o = T/2, ..., 1; partners are in the same block row) */
 #pragma unroll
@@ -339,23 +369,38 @@ __global__ static void __launch_bounds__(128, BS <= 5 ? 12 : 10) BlockMultLanes(
     if (r % T == t) y[ib * BS + r] = ADD ? z[ib * BS + r] + acc[r] : acc[r];
 }
 
+template <int BS, int T, int U>
+static void LaunchLanesU(unsigned nb, unsigned nt, cudaStream_t stream, const DevBlock &d, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+{
+  if (z) BlockMultLanes<BS, T, true, U><<<nb, nt, 0, stream>>>(d, val, x, z, y);
+  else BlockMultLanes<BS, T, false, U><<<nb, nt, 0, stream>>>(d, val, x, z, y);
+}
+
 template <int BS, int T>
-static void LaunchLanes(unsigned nslices, cudaStream_t stream, const DevBlock &d, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+static void LaunchLanes(int batch, unsigned nslices, cudaStream_t stream, const DevBlock &d, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   const unsigned spb = 4, nb = (nslices + spb - 1) / spb; /* 4 slices (warps), 128 threads per block */
-  if (z) BlockMultLanes<BS, T, true><<<nb, spb * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
-  else BlockMultLanes<BS, T, false><<<nb, spb * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
+  if (batch >= 4) LaunchLanesU<BS, T, 4>(nb, spb * ELLWARP_LANES, stream, d, val, x, z, y);
+  else if (batch == 2) LaunchLanesU<BS, T, 2>(nb, spb * ELLWARP_LANES, stream, d, val, x, z, y);
+  else LaunchLanesU<BS, T, 1>(nb, spb * ELLWARP_LANES, stream, d, val, x, z, y);
+}
+
+template <int BS, int U>
+static void LaunchRowU(unsigned nb, unsigned nt, cudaStream_t stream, const DevBlock &d, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+{
+  if (z) BlockMultRow<BS, true, U><<<nb, nt, 0, stream>>>(d, val, x, z, y);
+  else BlockMultRow<BS, false, U><<<nb, nt, 0, stream>>>(d, val, x, z, y);
 }
 
 template <int BS>
-static void LaunchBS(EllwarpBlockMap map, unsigned nslices, cudaStream_t stream, const DevBlock &d, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+static void LaunchBS(EllwarpBlockMap map, int batch, unsigned nslices, cudaStream_t stream, const DevBlock &d, const PetscScalar *val, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   switch (d.lanes) {
-  case 2: LaunchLanes<BS, 2>(nslices, stream, d, val, x, z, y); return;
-  case 4: LaunchLanes<BS, 4>(nslices, stream, d, val, x, z, y); return;
-  case 8: LaunchLanes<BS, 8>(nslices, stream, d, val, x, z, y); return;
-  case 16: LaunchLanes<BS, 16>(nslices, stream, d, val, x, z, y); return;
-  case 32: LaunchLanes<BS, 32>(nslices, stream, d, val, x, z, y); return;
+  case 2: LaunchLanes<BS, 2>(batch, nslices, stream, d, val, x, z, y); return;
+  case 4: LaunchLanes<BS, 4>(batch, nslices, stream, d, val, x, z, y); return;
+  case 8: LaunchLanes<BS, 8>(batch, nslices, stream, d, val, x, z, y); return;
+  case 16: LaunchLanes<BS, 16>(batch, nslices, stream, d, val, x, z, y); return;
+  case 32: LaunchLanes<BS, 32>(batch, nslices, stream, d, val, x, z, y); return;
   default: break; /* T = 1: the two mappings below */
   }
   if (map == ELLWARP_BLOCK_MAP_LANE) {
@@ -364,12 +409,13 @@ static void LaunchBS(EllwarpBlockMap map, unsigned nslices, cudaStream_t stream,
     else BlockMultLane<BS, false><<<nb, spb * BS * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
   } else {
     const unsigned spb = 4, nb = (nslices + spb - 1) / spb; /* 128 threads per block, as the scalar kernel's default */
-    if (z) BlockMultRow<BS, true><<<nb, spb * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
-    else BlockMultRow<BS, false><<<nb, spb * ELLWARP_LANES, 0, stream>>>(d, val, x, z, y);
+    if (batch >= 4) LaunchRowU<BS, 4>(nb, spb * ELLWARP_LANES, stream, d, val, x, z, y);
+    else if (batch == 2) LaunchRowU<BS, 2>(nb, spb * ELLWARP_LANES, stream, d, val, x, z, y);
+    else LaunchRowU<BS, 1>(nb, spb * ELLWARP_LANES, stream, d, val, x, z, y);
   }
 }
 
-static PetscErrorCode CUDAMult(const EllwarpBlockStore *S, EllwarpBlockMap map, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode CUDAMult(const EllwarpBlockStore *S, EllwarpBlockMap map, PetscInt batch, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   const EllwarpBlockLayout *L = S->L;
   const DevBlock            d = BView(S);
@@ -382,11 +428,11 @@ static PetscErrorCode CUDAMult(const EllwarpBlockStore *S, EllwarpBlockMap map, 
   PetscCall(PetscEllwarpGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
   switch (L->bs) {
-  case 2: LaunchBS<2>(map, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
-  case 3: LaunchBS<3>(map, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
-  case 4: LaunchBS<4>(map, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
-  case 5: LaunchBS<5>(map, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
-  case 6: LaunchBS<6>(map, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
+  case 2: LaunchBS<2>(map, (int)batch, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
+  case 3: LaunchBS<3>(map, (int)batch, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
+  case 4: LaunchBS<4>(map, (int)batch, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
+  case 5: LaunchBS<5>(map, (int)batch, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
+  case 6: LaunchBS<6>(map, (int)batch, (unsigned)L->nslices, stream, d, S->val, x, z, y); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "blocked ELLWARP: block size %" PetscInt_FMT, L->bs);
   }
   PetscCallCUDA(cudaGetLastError());

@@ -423,7 +423,7 @@ __global__ static void __launch_bounds__(1024) MultKernelV(DevLayout d, DevBias 
     if (live[j] && ((t * R + j) & (tpr - 1)) == 0) y[row[j]] = ADD ? z[row[j]] + sum[j] : sum[j];
 }
 
-/* ---- MultKernelB (-mat_ellwarp_tune mult_batch=U): MultKernel's slices with U steps of a lane loaded before any is
+/* ---- MultKernelB (-mat_ellwarp_tune mult_batch=U, mult_prefetch, mult_regs): MultKernel's slices with U steps of a lane loaded before any is
    summed: the U columns (with their biases or dictionary windows) and the U values, then the U x entries, then the U
    products added in step order, so the sums are bitwise MultKernel's (and the host reference's).  PRE: the next U
    steps' columns and values are loaded before this batch's x entries (two batches in flight).
@@ -473,8 +473,9 @@ __device__ __forceinline__ PetscScalar BatchSteps(int w, const PetscScalar *__re
   return sum;
 }
 
-template <bool ADD, bool BIAS, int U, bool PRE>
-__global__ static void __launch_bounds__(512) MultKernelB(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
+/* CAP: at most 40 (three blocks of 512 threads per SM) or 32 registers (four), else the compiler's choice */
+template <bool ADD, bool BIAS, int U, bool PRE, int CAP>
+__global__ static void __launch_bounds__(512, CAP == 32 ? 4 : (CAP == 40 ? 3 : 0)) MultKernelB(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
   if (blockIdx.x < d.nchunks) {
     LongChunkU<ADD, 8>(d, val, x, z, y);
@@ -521,25 +522,28 @@ __global__ static void __launch_bounds__(512) MultKernelB(DevLayout d, DevBias b
   if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
 }
 
-template <bool ADD, bool BIAS>
-static void LaunchMultBatchU(int U, bool pre, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+template <bool ADD, bool BIAS, int U>
+static void LaunchMultBatchCap(bool pre, int cap, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
-  if (U >= 16) {
-    if (pre) MultKernelB<ADD, BIAS, 16, true><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-    else MultKernelB<ADD, BIAS, 16, false><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-  } else if (U >= 8) {
-    if (pre) MultKernelB<ADD, BIAS, 8, true><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-    else MultKernelB<ADD, BIAS, 8, false><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-  } else {
-    if (pre) MultKernelB<ADD, BIAS, 4, true><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-    else MultKernelB<ADD, BIAS, 4, false><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-  }
+  if (pre) MultKernelB<ADD, BIAS, U, true, 0><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+  else if (cap == 32) MultKernelB<ADD, BIAS, U, false, 32><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+  else if (cap == 40) MultKernelB<ADD, BIAS, U, false, 40><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+  else MultKernelB<ADD, BIAS, U, false, 0><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+}
+
+template <bool ADD, bool BIAS>
+static void LaunchMultBatchU(int U, bool pre, int cap, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+{
+  if (U >= 8) LaunchMultBatchCap<ADD, BIAS, 8>(pre, cap, nb, bs, stream, d, bz, x, vals, z, y);
+  else if (U >= 4) LaunchMultBatchCap<ADD, BIAS, 4>(pre, cap, nb, bs, stream, d, bz, x, vals, z, y);
+  else LaunchMultBatchCap<ADD, BIAS, 2>(pre, cap, nb, bs, stream, d, bz, x, vals, z, y);
 }
 
 static PetscErrorCode LaunchMultBatch(const EllwarpTune *t, PetscInt bs, const DevLayout &d, const DevBias &bz, bool biased, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
   const int    wpb = (int)(bs / ELLWARP_LANES), U = (int)t->multbatch;
   const bool   pre = t->multprefetch ? true : false;
+  const int    cap = (int)t->multregs;
   PetscInt     nb  = d.nchunks + (d.nslices + wpb - 1) / wpb;
   cudaStream_t stream;
 
@@ -549,11 +553,11 @@ static PetscErrorCode LaunchMultBatch(const EllwarpTune *t, PetscInt bs, const D
   if (!nb) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpGetStream(&stream));
   if (biased) {
-    if (z) LaunchMultBatchU<true, true>(U, pre, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
-    else LaunchMultBatchU<false, true>(U, pre, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    if (z) LaunchMultBatchU<true, true>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    else LaunchMultBatchU<false, true>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
   } else {
-    if (z) LaunchMultBatchU<true, false>(U, pre, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
-    else LaunchMultBatchU<false, false>(U, pre, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    if (z) LaunchMultBatchU<true, false>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    else LaunchMultBatchU<false, false>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);

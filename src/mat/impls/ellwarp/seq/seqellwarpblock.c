@@ -327,12 +327,22 @@ PetscErrorCode MatSeqELLWARPBlockSync(Mat A, PetscBool trans, PetscBool *use)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the steps of a lane loaded together by the blocked kernels (-mat_ellwarp_tune block_batch; same sums for every
+   value).  Automatic: 2 with T > 1 lanes per block row, 1 with one.  H100, DMPlex elasticity in the default
+   numbering (benchmarks/results/spmv-h100-dmplex/batched-kernel/registers/): with T = 4 lanes P2 113.3 -> 101.3 us and
+   Q2 231.7 -> 207.1 (U = 4: 102.8, 208.4); with one lane (BlockMultRow, whose thread already has bs^2 value loads of a
+   step in flight) P1 60.4 -> 63.3, Q1 96.7 -> 100.3 at U = 2, the gmsh LV 84.3 -> 87.2 (82.5 at U = 4, 2 %) */
+static PetscInt BlockBatch(const Mat_SeqELLWARP *e)
+{
+  return e->tune.blockbatch > 0 ? e->tune.blockbatch : (e->Lb->lanes > 1 ? 2 : 1);
+}
+
 PetscErrorCode MatSeqELLWARPBlockMult(Mat A, PetscBool trans, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   Mat_SeqELLWARP *e = (Mat_SeqELLWARP *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(e->kb->mult(trans ? e->Sbt : e->Sb, e->blockmap, x, z, y));
+  PetscCall(e->kb->mult(trans ? e->Sbt : e->Sb, e->blockmap, BlockBatch(e), x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -345,8 +355,9 @@ PetscErrorCode MatSeqELLWARPBlockView(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  products: %s\n", e->bwhy));
   if (e->Lb) {
     const EllwarpBlockLayout *L = e->Lb;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked layout: %" PetscInt_FMT " block rows, %" PetscCount_FMT " blocks in %" PetscInt_FMT " slices of %" PetscInt_FMT " block rows, T = %" PetscInt_FMT " lanes per block row (padding ratio %.4f, not read), %" PetscInt_FMT " slices with 16-bit block columns (%" PetscInt_FMT " of them from the block row plus a bias per step and lane), longest block row %" PetscInt_FMT ", sort window %" PetscInt_FMT ", thread mapping %s\n", L->mb, L->nnzb, L->nslices, L->rows, L->lanes,
-                                     L->nnzb ? (double)L->nslots / (double)L->nnzb : 1.0, L->n16, L->nbias, L->maxrowlen, L->sortwindow, L->lanes > 1 ? "lanes (T lanes per block row, shuffle reduction)" : EllwarpBlockMaps[e->blockmap == ELLWARP_BLOCK_MAP_LANE ? ELLWARP_BLOCK_MAP_LANE : ELLWARP_BLOCK_MAP_ROW]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked layout: %" PetscInt_FMT " block rows, %" PetscCount_FMT " blocks in %" PetscInt_FMT " slices of %" PetscInt_FMT " block rows, T = %" PetscInt_FMT " lanes per block row (padding ratio %.4f, not read), %" PetscInt_FMT " slices with 16-bit block columns (%" PetscInt_FMT " of them from the block row plus a bias per step and lane), longest block row %" PetscInt_FMT ", sort window %" PetscInt_FMT ", thread mapping %s, %" PetscInt_FMT " steps of a lane loaded together (%s)\n", L->mb, L->nnzb, L->nslices, L->rows, L->lanes,
+                                     L->nnzb ? (double)L->nslots / (double)L->nnzb : 1.0, L->n16, L->nbias, L->maxrowlen, L->sortwindow, L->lanes > 1 ? "lanes (T lanes per block row, shuffle reduction)" : EllwarpBlockMaps[e->blockmap == ELLWARP_BLOCK_MAP_LANE ? ELLWARP_BLOCK_MAP_LANE : ELLWARP_BLOCK_MAP_ROW], BlockBatch(e),
+                                     e->tune.blockbatch > 0 ? "-mat_ellwarp_tune block_batch" : "automatic: 2 with T > 1, else 1"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  blocked lanes model: %.1f us (bytes %.1f, widest slice of %" PetscInt_FMT " steps %.1f, rounds %.1f) against %s %.1f us\n", (double)e->bmodel.time_us, (double)e->bmodel.bytes_us, e->bmodel.maxwidth, (double)e->bmodel.widest_us, (double)e->bmodel.rounds_us, e->sbound ? "any scalar layout's least" : "scalar", (double)e->smodel_us));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
