@@ -438,24 +438,24 @@ PetscErrorCode EllwarpBlockModelTime(const EllwarpBlockLayout *L, PetscInt T, El
 }
 
 /*@C
-  EllwarpBlockChooseLanes - the lanes per block row T for the automatic choice: 1 or 4, by the modelled time
+  EllwarpBlockChooseLanes - the lanes per block row T for the automatic choice: 2 or 4, by the modelled time
 
   Input Parameter:
 . L - a blocked layout of the matrix (any lanes)
 
   Output Parameters:
-+ T - 1 unless T = 4's `EllwarpBlockModelTime()` is at least 2 % less
++ T - 2 where T = 2's `EllwarpBlockModelTime()` is at least 2 % less than T = 4's, else 4
 - M - (optional, 6 entries) the model of T = 1, 2, 4, ..., 32 (the -info lines print all of them)
 
   Notes:
-  Why only 1 and 4: measured on an H100 (benchmarks/results/spmv-h100-dmplex/blocked-lanes, five DMPlex elasticity
-  matrices in the default numbering, every T forced), T = 2, 8 and 16 never won by more than 3 % and ran 10-50 %
-  behind T = 4 on matrices the model ranked them first on; T = 32 never ahead of T = 4 by more than 0.3 %.  Since the
-  T = 1 kernel got faster (blocked-lanes-recalibrated) T = 1 wins on box P1, Q1 and the gmsh LV (by 21, 10 and 3.5 %
-  against T = 4), T = 4 on P2 (30 %), T = 4 within 3 % of the best (T = 16) on Q2.  Near-ties of the model (Q1: T = 1
-  107.0, T = 4 107.1 us) go to T = 1, which won all three matrices where the model had them within 10 %; T = 1 loses
-  40-70 % only where block rows vary (P2, Q2), where its modelled widest slice is far above T = 4's.  Any T stays
-  available by -mat_ellwarp_block_lanes.
+  Measured on an H100 with every T forced (benchmarks/results/spmv-h100-dmplex/batched-kernel/final-h100/blocklanes:
+  five DMPlex elasticity matrices in the default numbering), since the kernel of T > 1 lanes loads two steps' block
+  columns and x entries together (-mat_ellwarp_tune block_batch, 2 by default there): T = 2 is the best on box P1, Q1
+  and the gmsh LV (60.0, 95.6, 69.6 us; T = 1 60.8, 96.8, 84.3: the LV 17 % behind), T = 4 on P2 and Q2 (101.4, 207.6
+  us; T = 2 110.5 and 212.3).  The model ranks P1 and the LV's T = 2 under T = 4 by 9 and 7 %, ties Q1 and Q2 and has
+  T = 4 21 % under T = 2 on P2; so near-ties go to T = 4 (Q1: 1.2 % behind T = 2, Q2: the best).  T = 1, 8, 16 and 32
+  won nowhere (before the batch, T = 1 won P1, Q1 and the LV: blocked-lanes-recalibrated); any T stays available by
+  -mat_ellwarp_block_lanes.
 
   Level: developer
 
@@ -463,17 +463,17 @@ PetscErrorCode EllwarpBlockModelTime(const EllwarpBlockLayout *L, PetscInt T, El
 @*/
 PetscErrorCode EllwarpBlockChooseLanes(const EllwarpBlockLayout *L, PetscInt *T, EllwarpBlockModel M[])
 {
-  PetscReal t1 = 0, t4 = 0;
+  PetscReal t2 = 0, t4 = 0;
 
   PetscFunctionBegin;
   for (PetscInt i = 0, t = 1; t <= ELLWARP_BLOCK_MAXLANES; i++, t *= 2) {
     EllwarpBlockModel m;
     PetscCall(EllwarpBlockModelTime(L, t, &m));
     if (M) M[i] = m;
-    if (t == 1) t1 = m.time_us;
+    if (t == 2) t2 = m.time_us;
     if (t == 4) t4 = m.time_us;
   }
-  *T = t4 <= 0.98 * t1 ? 4 : 1;
+  *T = t2 < 0.98 * t4 ? 2 : 4;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -53,7 +53,8 @@
 #define ELLWARP_WHOLE_ROUNDS     3
 /* the schedule model of the whole-matrix sort (SimulateWhole) */
 #define ELLWARP_SIM_WARPS   8448  /* 132 SMs x 64 warps: H100 and H200 with 128-thread blocks of <= 32 registers */
-#define ELLWARP_SIM_STEP_US 0.9   /* one latency-bound step of a warp */
+#define ELLWARP_SIM_STEP_US 0.9   /* one latency-bound step of a warp (MultKernel: a column load, then the x load) */
+#define ELLWARP_SIM_STEP_BATCHED_US (ELLWARP_SIM_STEP_US / 8) /* the same with MultKernelB (the FE rows' default, EllwarpTuneResolve): fitted, below */
 #define ELLWARP_SIM_START   3     /* steps a slice costs before its first (its metadata loads) */
 #define ELLWARP_SIM_BW      3.0e6 /* bytes per microsecond */
 #define ELLWARP_LONG_WIDTH     16 /* K2 width (entries per lane) beyond which a row takes the chunked path */
@@ -303,7 +304,14 @@ static PetscErrorCode Walk(const EllwarpRowStats *st, PetscInt W, PetscInt T, El
    ELLWARP_SIM_STEP_US and their share of ELLWARP_SIM_BW (the bytes per step are the matrix's bytes over all
    steps).  Constants fitted to the W = 0 points of those sweeps (24 points: 6.6 % rms error in the time, and the
    fastest threshold of each matrix is the model's; benchmarks/results/spmv-h100-dmplex/chooser-sweep/README.md).
-   Runs in O(bins log bins): slices of one width that start together are one event. */
+   Runs in O(bins log bins): slices of one width that start together are one event.
+   Since the products of these rows run MultKernelB (EllwarpTuneResolve: 4 steps' columns and values loaded before
+   their x entries, one round trip for the batch), a warp's step costs ELLWARP_SIM_STEP_BATCHED_US.  With that kernel
+   K1 with the whole sort was the sweep's best on box P1, Q1 and Q2 scalar (P1 29.9 us, Q1 45.8; K2 with T = 16, the
+   0.9 us model's choice, 32.8 and 49.5: 10 and 8 % behind; benchmarks/results/spmv-h100-dmplex/batched-kernel/
+   final-h100/suite/sweep.log).  A quarter of the step (one round trip per batch) still put Q1 on K2 with T = 16
+   (final-h100/sweep/); an eighth is the largest step for which the model's choice is the sweep's best on all three
+   (it keeps K2 with T = 32 on P2, the 0.9 us model's choice).  Rows of one length (not batched) keep the whole step. */
 
 typedef struct {
   PetscReal  P;     /* the progress (in steps) at which these warps finish */
@@ -338,6 +346,7 @@ static SimEvent SimPop(SimEvent *h, PetscInt *n)
 
 static PetscErrorCode SimulateWhole(const EllwarpRowStats *st, PetscInt T, PetscReal *us)
 {
+  const PetscReal stepus = st->minlen == st->maxlen ? ELLWARP_SIM_STEP_US : ELLWARP_SIM_STEP_BATCHED_US;
   PetscInt    nb = 0, nh = 0, b = 0, cap;
   PetscInt   *bw;
   PetscCount *bc, left, A = 0;
@@ -368,7 +377,7 @@ static PetscErrorCode SimulateWhole(const EllwarpRowStats *st, PetscInt T, Petsc
     PetscReal  rate;
     PetscCount k = e.count;
     while (nh && heap[0].P == e.P) k += SimPop(heap, &nh).count;
-    rate = PetscMin(1.0 / ELLWARP_SIM_STEP_US, ELLWARP_SIM_BW / ((PetscReal)A * perstep)); /* steps per us */
+    rate = PetscMin(1.0 / stepus, ELLWARP_SIM_BW / ((PetscReal)A * perstep)); /* steps per us */
     t += (e.P - P) / rate;
     P = e.P;
     A -= k;

@@ -141,7 +141,7 @@ static PetscErrorCode BlockAnalyse(Mat A)
     PetscCall(EllwarpBlockChooseLanes(e->Lb, &Tmodel, M));
     T = e->blocklanes ? e->blocklanes : Tmodel;
     if (e->blocklanes) PetscCall(PetscSNPrintf(why, sizeof(why), "T = %" PetscInt_FMT " lanes per block row (-mat_ellwarp_block_lanes; the model's: %" PetscInt_FMT ")", T, Tmodel));
-    else PetscCall(PetscSNPrintf(why, sizeof(why), "T = %" PetscInt_FMT " lanes per block row (the automatic rule: 1 unless T = 4 models 2 %% faster; 2, 8, 16, 32 only when forced)", T));
+    else PetscCall(PetscSNPrintf(why, sizeof(why), "T = %" PetscInt_FMT " lanes per block row (the automatic rule: 2 where it models 2 %% faster than T = 4, else 4; 1, 8, 16, 32 only when forced)", T));
     PetscCall(PetscInfo(A, "Blocked lanes model (us: bytes, widest slice, rounds -> time): T=1 %.1f %.1f %.1f -> %.1f, T=2 -> %.1f, T=4 -> %.1f, T=8 -> %.1f, T=16 -> %.1f, T=32 -> %.1f (longest block row %" PetscInt_FMT "); %s\n", (double)M[0].bytes_us, (double)M[0].widest_us, (double)M[0].rounds_us, (double)M[0].time_us, (double)M[1].time_us, (double)M[2].time_us, (double)M[3].time_us, (double)M[4].time_us, (double)M[5].time_us, e->Lb->maxrowlen, why));
     if (T != e->Lb->lanes) {
       PetscCall(EllwarpBlockLayoutDestroy(&e->Lb));
