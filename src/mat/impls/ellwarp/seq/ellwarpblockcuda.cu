@@ -2,7 +2,8 @@
    gather from the CSR staging copy, and the products: for T = 1 lane per block row in two thread mappings over the
    same storage, for T = 2..32 lanes per block row BlockMultLanes (below).  Registers (nvcc -Xptxas -v, sm_90,
    2026-11-27): BlockMultRow 40 for every bs; BlockMultLane 32-46 (8 bytes of spills for bs 2); BlockMultLanes (launch
-   bounds below) 40 for bs 2..5 and 48 for bs 6, every T, mult and multadd, no spills.
+   bounds below) 40 for bs 2..5 and 48 for bs 6, every T, mult and multadd, no spills; with block_batch U = 2 (the default
+   for T > 1) 61 for bs 3, T = 4, no spills (U = 4 spills for bs 6: measurement only).
 
    Bytes (bs = 3, double): a stored block is 72 bytes of values and one index (2 bytes in 16-bit slices, plus a bias
    per step of 32 blocks in biased ones, else 4):

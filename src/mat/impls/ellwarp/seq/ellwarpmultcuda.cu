@@ -63,6 +63,29 @@ __device__ static void LongChunk(const DevLayout &d, const PetscScalar *__restri
   LongChunkFinish<ADD>(d, c, sum, z, y);
 }
 
+/* What a lane of MultKernel and MultKernelB needs of its slice s (one warp per slice): the slice's first slot and
+   width in steps, its mode byte (meta: log2 of the lanes per row in the low 4 bits, the column mode above), and the
+   lane's row (rowperm of the sorted row; live: the lane has one) */
+typedef struct {
+  PetscCount base;
+  int        w, meta, l2;
+  bool       live;
+  PetscInt   row;
+} SliceLane;
+
+__device__ __forceinline__ SliceLane SliceLaneOf(const DevLayout &d, PetscInt s, int lane)
+{
+  SliceLane      q;
+  q.base           = d.sliceptr[s];
+  q.w              = (int)((d.sliceptr[s + 1] - q.base) / ELLWARP_LANES);
+  q.meta           = d.meta[s];
+  q.l2             = q.meta & 15;
+  const PetscInt r = d.slicerow[s] + (lane >> q.l2);
+  q.live           = r < d.slicerow[s + 1];
+  q.row            = q.live ? d.rowperm[r] : 0;
+  return q;
+}
+
 /* y[rowperm[r]] = sum_k val*x[col] (+ z).  Blocks [0, nchunks) do the long-row chunks, the others one
    slice per warp.  Column indices and values are streamed once (__ldcs: keep them out of L2 so x stays
    cached); x is gathered through the read-only path.  16-bit slices store columns as offsets from the
@@ -78,13 +101,11 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, DevBias b
   const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
   const PetscInt s    = (PetscInt)(blockIdx.x - d.nchunks) * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
   if (s >= d.nslices) return;
-  const PetscCount   base = d.sliceptr[s];
-  const int          w    = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES);
-  const int          meta = d.meta[s], l2 = meta & 15;
-  const PetscInt     r    = d.slicerow[s] + (lane >> l2);
-  const bool         live = r < d.slicerow[s + 1];
-  const PetscInt     row  = live ? d.rowperm[r] : 0;
-  const PetscScalar *v    = val + base + lane;
+  const SliceLane    q    = SliceLaneOf(d, s, lane);
+  const int          w = q.w, meta = q.meta, l2 = q.l2;
+  const bool         live = q.live;
+  const PetscInt     row  = q.row;
+  const PetscScalar *v    = val + q.base + lane;
   PetscScalar        sum  = 0.0;
 
   if (BIAS && (meta & 32)) { /* 16-bit offsets from row + bias[e], e = k * tpr + j the entry position of the lane's row:
@@ -484,13 +505,11 @@ __global__ static void __launch_bounds__(512, CAP == 32 ? 4 : (CAP == 40 ? 3 : 0
   const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
   const PetscInt s    = (PetscInt)(blockIdx.x - d.nchunks) * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
   if (s >= d.nslices) return;
-  const PetscCount   base = d.sliceptr[s];
-  const int          w    = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES);
-  const int          meta = d.meta[s], l2 = meta & 15;
-  const PetscInt     r    = d.slicerow[s] + (lane >> l2);
-  const bool         live = r < d.slicerow[s + 1];
-  const PetscInt     row  = live ? d.rowperm[r] : 0;
-  const PetscScalar *v    = val + base + lane;
+  const SliceLane    q    = SliceLaneOf(d, s, lane);
+  const int          w = q.w, meta = q.meta, l2 = q.l2;
+  const bool         live = q.live;
+  const PetscInt     row  = q.row;
+  const PetscScalar *v    = val + q.base + lane;
   PetscScalar        sum;
 
   if (BIAS && (meta & 32)) { /* MultKernel's biased 16-bit offsets */
