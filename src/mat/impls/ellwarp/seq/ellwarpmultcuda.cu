@@ -86,44 +86,6 @@ __device__ __forceinline__ SliceLane SliceLaneOf(const DevLayout &d, PetscInt s,
   return q;
 }
 
-/* The slice's column mode, once for MultKernel and MultKernelB: steps(col) walks the lane's w steps, col(k) the
-   column of step k or -1 for padding (never multiplied: an Inf or NaN in x reaches no row that does not reference
-   it).  The modes (ellwarplayout.h): 32-bit columns; 16-bit offsets from the lane's row; with BIAS (instances for
-   layouts that have them) 16-bit offsets from the row plus a bias per entry position e = k * tpr + j (one more load
-   per step: K1 the same address for the warp, K2 tpr neighbours; L1) and dictionary codes, column = table[code >> 9]
-   + (code & 511) (one load per step from the slice's table of at most 128 ints: L1).  Every mode reads the same x
-   entries as 32-bit columns, so the products are the same. */
-template <bool BIAS, typename Steps>
-__device__ __forceinline__ PetscScalar SliceSteps(const DevLayout &d, const DevBias &bz, PetscInt s, int lane, const SliceLane &q, Steps steps)
-{
-  if (BIAS && (q.meta & 32)) {
-    const short *c  = d.col16 + d.colbase[s] + lane;
-    const int   *bp = bz.colbias + bz.biasbase[s] + (lane & ((1 << q.l2) - 1));
-    return steps([&](int k) {
-      const short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
-      const int   b  = __ldg(bp + (k << q.l2));
-      return cc != ELLWARP_PAD16 ? (int)(q.row + b + cc) : -1;
-    });
-  }
-  if (BIAS && (q.meta & 64)) {
-    const unsigned short *c  = reinterpret_cast<const unsigned short *>(d.col16 + d.colbase[s]) + lane;
-    const int            *tb = bz.colbias + bz.biasbase[s];
-    return steps([&](int k) {
-      const unsigned short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
-      return cc != (unsigned short)ELLWARP_DICT_PAD ? EllwarpDictCol(tb, cc, 1) : -1;
-    });
-  }
-  if (q.meta & 16) {
-    const short *c = d.col16 + d.colbase[s] + lane;
-    return steps([&](int k) {
-      const short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
-      return cc != ELLWARP_PAD16 ? (int)(q.row + cc) : -1;
-    });
-  }
-  const int *c = d.col32 + d.colbase[s] + lane;
-  return steps([&](int k) { return __ldcs(c + (size_t)k * ELLWARP_LANES); });
-}
-
 /* y[rowperm[r]] = sum_k val*x[col] (+ z).  Blocks [0, nchunks) do the long-row chunks, the others one
    slice per warp.  Column indices and values are streamed once (__ldcs: keep them out of L2 so x stays
    cached); x is gathered through the read-only path.  16-bit slices store columns as offsets from the
@@ -140,20 +102,51 @@ __global__ static void __launch_bounds__(1024) MultKernel(DevLayout d, DevBias b
   const PetscInt s    = (PetscInt)(blockIdx.x - d.nchunks) * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
   if (s >= d.nslices) return;
   const SliceLane    q    = SliceLaneOf(d, s, lane);
-  const int          w = q.w, l2 = q.l2;
+  const int          w = q.w, meta = q.meta, l2 = q.l2;
   const bool         live = q.live;
   const PetscInt     row  = q.row;
   const PetscScalar *v    = val + q.base + lane;
-  PetscScalar        sum  = SliceSteps<BIAS>(d, bz, s, lane, q, [&](auto col) {
-    PetscScalar acc = 0.0;
+  PetscScalar        sum  = 0.0;
+
+  if (BIAS && (meta & 32)) { /* 16-bit offsets from row + bias[e], e = k * tpr + j the entry position of the lane's row:
+                               one more load per step (K1: the same address for the warp, K2: tpr neighbours; L1).  The
+                               same x entries as 32-bit columns, so the same products */
+    const short *c  = d.col16 + d.colbase[s] + lane;
+    const int   *bp = bz.colbias + bz.biasbase[s] + (lane & ((1 << l2) - 1));
 #pragma unroll ellwarp_unroll
     for (int k = 0; k < w; k++) {
-      const int         cc = col(k);
+      const short       cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
       const PetscScalar vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
-      if (cc >= 0) acc += (ABS ? fabs(vv) : vv) * __ldg(x + cc);
+      const int         b  = __ldg(bp + (k << l2));
+      if (cc != ELLWARP_PAD16) sum += (ABS ? fabs(vv) : vv) * __ldg(x + (row + b + cc));
     }
-    return acc;
-  });
+  } else if (BIAS && (meta & 64)) { /* dictionary codes: column = table[code >> 9] + (code & 511), one load per step from the
+                                      slice's table (at most 128 ints: L1); the same x entries as 32-bit columns */
+    const unsigned short *c  = reinterpret_cast<const unsigned short *>(d.col16 + d.colbase[s]) + lane;
+    const int            *tb = bz.colbias + bz.biasbase[s];
+#pragma unroll ellwarp_unroll
+    for (int k = 0; k < w; k++) {
+      const unsigned short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      const PetscScalar    vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
+      if (cc != (unsigned short)ELLWARP_DICT_PAD) sum += (ABS ? fabs(vv) : vv) * __ldg(x + EllwarpDictCol(tb, cc, 1));
+    }
+  } else if (meta & 16) {
+    const short *c = d.col16 + d.colbase[s] + lane;
+#pragma unroll ellwarp_unroll
+    for (int k = 0; k < w; k++) {
+      const short       cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      const PetscScalar vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
+      if (cc != ELLWARP_PAD16) sum += (ABS ? fabs(vv) : vv) * __ldg(x + row + cc);
+    }
+  } else {
+    const int *c = d.col32 + d.colbase[s] + lane;
+#pragma unroll ellwarp_unroll
+    for (int k = 0; k < w; k++) {
+      const int         cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      const PetscScalar vv = __ldcs(v + (size_t)k * ELLWARP_LANES);
+      if (cc >= 0) sum += (ABS ? fabs(vv) : vv) * __ldg(x + cc);
+    }
+  }
   for (int off = (1 << l2) >> 1; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
   if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
 }
@@ -513,12 +506,37 @@ __global__ static void __launch_bounds__(512, CAP == 32 ? 4 : (CAP == 40 ? 3 : 0
   const PetscInt s    = (PetscInt)(blockIdx.x - d.nchunks) * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
   if (s >= d.nslices) return;
   const SliceLane    q    = SliceLaneOf(d, s, lane);
-  const int          w = q.w, l2 = q.l2;
+  const int          w = q.w, meta = q.meta, l2 = q.l2;
   const bool         live = q.live;
   const PetscInt     row  = q.row;
   const PetscScalar *v    = val + q.base + lane;
-  PetscScalar        sum  = SliceSteps<BIAS>(d, bz, s, lane, q, [&](auto col) { return BatchSteps<U, PRE>(w, v, x, col); });
+  PetscScalar        sum;
 
+  if (BIAS && (meta & 32)) { /* MultKernel's biased 16-bit offsets */
+    const short *c  = d.col16 + d.colbase[s] + lane;
+    const int   *bp = bz.colbias + bz.biasbase[s] + (lane & ((1 << l2) - 1));
+    sum             = BatchSteps<U, PRE>(w, v, x, [&](int k) {
+      const short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      const int   b  = __ldg(bp + (k << l2));
+      return cc != ELLWARP_PAD16 ? (int)(row + b + cc) : -1;
+    });
+  } else if (BIAS && (meta & 64)) { /* MultKernel's dictionary codes */
+    const unsigned short *c  = reinterpret_cast<const unsigned short *>(d.col16 + d.colbase[s]) + lane;
+    const int            *tb = bz.colbias + bz.biasbase[s];
+    sum                      = BatchSteps<U, PRE>(w, v, x, [&](int k) {
+      const unsigned short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      return cc != (unsigned short)ELLWARP_DICT_PAD ? EllwarpDictCol(tb, cc, 1) : -1;
+    });
+  } else if (meta & 16) {
+    const short *c = d.col16 + d.colbase[s] + lane;
+    sum            = BatchSteps<U, PRE>(w, v, x, [&](int k) {
+      const short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
+      return cc != ELLWARP_PAD16 ? (int)(row + cc) : -1;
+    });
+  } else {
+    const int *c = d.col32 + d.colbase[s] + lane;
+    sum          = BatchSteps<U, PRE>(w, v, x, [&](int k) { return __ldcs(c + (size_t)k * ELLWARP_LANES); });
+  }
   for (int off = (1 << l2) >> 1; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
   if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
 }
