@@ -322,9 +322,21 @@ def build_exes(cases, prefix, src, exe_dir, jobs):
         log('[build] %-40s %s (%.0f s)' % (reldir + '/' + exe, 'ok' if ok else 'FAILED', time.time() - t0))
         return key, ok, (r.stdout + r.stderr)[-2000:]
 
+    # Executables of one source directory share a build directory (its makefile and headers are copied there),
+    # so they are built one after another by one worker: two workers copying the makefile while the other's make
+    # reads it once left make with an empty makefile, whose implicit rule compiled without PETSc's flags.
+    # Different directories still build at the same time.
+    groups = {}
+    for key in sorted(need):
+        groups.setdefault(key[0], []).append(key)
+
+    def group(keys):
+        return [one(k) for k in keys]
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        for key, ok, msg in ex.map(one, sorted(need)):
-            status[key] = (ok, msg)
+        for res in ex.map(group, [groups[r] for r in sorted(groups)]):
+            for key, ok, msg in res:
+                status[key] = (ok, msg)
     return status
 
 
