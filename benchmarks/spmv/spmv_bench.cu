@@ -1,11 +1,13 @@
 static const char help[] = "SpMV benchmark (issue 3): MATSEQELLWARP (auto and exhaustive parameters) against AIJCUSPARSE,\n"
                            "raw cuSPARSE CSR (ALG1/ALG2), cuSPARSE sliced-ELL (slice 32) and PETSc SELLCUDA.\n"
                            "Suite options: -suite all|fe,irregular,regular,mm -matrices a,b -scale s -mm f.mtx,... -bin f.bin,... -lv_msh f -lv_rcm\n"
-                           "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants][,bsr][,block][,blocklanes]\n"
+                           "Options: -products N (200) -repeats R (5) -formats ellwarp,sweep,aijcusparse,cusparse,sell32,sellcuda[,variants][,bsr][,block][,blocklanes][,readbound]\n"
                            "  block: ELLWARP with the blocked layout forced (-mat_ellwarp_block on -mat_ellwarp_block_lanes 1; thread mappings row and lane) and the scalar one forced\n"
                            "  blocklanes: ELLWARP with the blocked layout forced with T = 1, 2, 4, 8, 16, 32 lanes per block row (-mat_ellwarp_block_lanes T)\n"
                            "  (the sweep adds the blocked layout's mappings and sort windows for matrices with block size 2..6)\n"
                            "  bsr: raw cuSPARSE BSR (cusparseDbsrmv) with the matrix's block size (skipped for block size 1)\n"
+                           "  readbound: a streaming kernel reading and writing ELLWARP's bytes, timed the same way (the bound at that size;\n"
+                           "  summary columns rd%%pk and ew/rd)\n"
                            "  -peak_gbs G (2990): the tables' %%peak is the bytes really moved per product (matrix as stored, x, y) over G\n"
                            "  variants: ELLWARP (automatic parameters) with each kernel variant of -variants all|name,... (-mat_ellwarp_tune mult_*,\n"
                            "  long_*, the column modes nobias and col32), timed as the others; lines VARIANT give the ratios to the peers of the same run\n"
@@ -108,6 +110,45 @@ static PetscErrorCode FlushL2(PetscInt k)
 }
 
 typedef PetscErrorCode (*MultFn)(void *);
+
+/* The binding limit of one product at its size (-formats ...,readbound): a streaming kernel that reads the bytes ELLWARP's
+   product reads (its matrix as stored and x) and writes the bytes it writes (y), timed like the products (the same cold
+   flush).  Why: the copy bandwidth is measured on buffers far larger than L2; a product of 50-100 MB also pays a launch,
+   the ramp of its first loads and the drain of its last ones, which no format can avoid, so "% of the copy bandwidth"
+   at that size is capped below 100 % by the size alone.  This kernel has the least of those costs (16-byte loads, four
+   in flight per thread, every SM full); a product's time over its time is the fraction of the bound it reaches. */
+struct StreamCtx {
+  const double2 *src;
+  size_t         nread; /* double2 entries read */
+  double        *dst;
+  size_t         nwrite; /* doubles written */
+  int            grid;
+};
+
+__global__ static void __launch_bounds__(256) StreamReadWrite(const double2 *__restrict__ src, size_t nread, double *__restrict__ dst, size_t nwrite)
+{
+  const size_t stride = (size_t)gridDim.x * blockDim.x, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  double       s      = 0;
+  size_t       i      = t;
+  for (; i + 3 * stride < nread; i += 4 * stride) {
+    double2 a = __ldcs(src + i), b = __ldcs(src + i + stride), c = __ldcs(src + i + 2 * stride), d = __ldcs(src + i + 3 * stride);
+    s += a.x + a.y + b.x + b.y + c.x + c.y + d.x + d.y;
+  }
+  for (; i < nread; i += stride) {
+    double2 a = __ldcs(src + i);
+    s += a.x + a.y;
+  }
+  for (size_t j = t; j < nwrite; j += stride) dst[j] = s; /* every thread's sum reaches memory: the loads stay */
+}
+
+static PetscErrorCode StreamMultFn(void *ctx)
+{
+  StreamCtx *c = (StreamCtx *)ctx;
+  PetscFunctionBegin;
+  StreamReadWrite<<<c->grid, 256, 0, g_stream>>>(c->src, c->nread, c->dst, c->nwrite);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static double Median(std::vector<double> v)
 {
@@ -1077,7 +1118,30 @@ int main(int argc, char **argv)
       }
       res.f.push_back(r);
     }
-    /* 1a. ELLWARP, the blocked layout forced (both thread mappings) and the scalar layout forced: -formats block */
+    /* 1'. the streaming bound at ELLWARP's bytes (-formats readbound; above StreamReadWrite) */
+    if (want("readbound") && res.have_info && res.info.bytes_mult > 0) {
+      FormatResult r;
+      StreamCtx    c;
+      int          dev, nsm;
+      size_t       wbytes = 8 * (size_t)res.rows, rbytes = (size_t)res.info.bytes_mult > wbytes ? (size_t)res.info.bytes_mult - wbytes : 0;
+      r.name    = "read_ew_bytes";
+      r.note    = "streaming read of ELLWARP's read bytes and write of its y";
+      c.nread   = (rbytes + 15) / 16;
+      c.nwrite  = (size_t)res.rows;
+      PetscCallCUDA(cudaGetDevice(&dev));
+      PetscCallCUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+      c.grid = 8 * nsm; /* 2048 resident threads per SM */
+      PetscCallCUDA(cudaMalloc((void **)&c.src, 16 * PetscMax(c.nread, (size_t)1)));
+      PetscCallCUDA(cudaMalloc((void **)&c.dst, 8 * PetscMax(c.nwrite, (size_t)1)));
+      PetscCallCUDA(cudaMemset((void *)c.src, 0, 16 * PetscMax(c.nread, (size_t)1)));
+      PetscCall(TimeSpMV(StreamMultFn, &c, g_products, g_repeats, PETSC_TRUE, &r.hot_us, &r.cold_us));
+      PetscCallCUDA(cudaFree((void *)c.src));
+      PetscCallCUDA(cudaFree(c.dst));
+      r.status = ST_OK;
+      r.err    = 0;
+      r.bytes  = 16.0 * c.nread + 8.0 * c.nwrite;
+      res.f.push_back(r);
+    }
     if (want("block") && res.bs >= 2 && res.bs <= 6) { /* matrices with block size 2..6 only */
       const char *names[3] = {"ellwarp_block_row", "ellwarp_block_lane", "ellwarp_scalar"};
       for (int k = 0; k < 3; k++) {
@@ -1249,7 +1313,7 @@ int main(int argc, char **argv)
   }
   /* summary of the bytes really moved (issue 17): each format's own byte count over its cold time, % of -peak_gbs */
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n# summary, bytes really moved per product (matrix as stored, x, y): MB and %% of %.0f GB/s (cold); ratios of cold times\n", g_peak_gbs));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %3s %8s %8s %7s %7s %7s %7s %7s %7s %7s %7s %8s\n", "matrix", "bs", "ew_MB", "csr_MB", "ew%pk", "aij%pk", "csr%pk", "sell%pk", "scu%pk", "bsr%pk", "ew/aij", "ew/bsr", "ew/best"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %3s %8s %8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %7s %7s\n", "matrix", "bs", "ew_MB", "csr_MB", "ew%pk", "aij%pk", "csr%pk", "sell%pk", "scu%pk", "bsr%pk", "ew/aij", "ew/bsr", "ew/best", "rd%pk", "ew/rd"));
   for (auto &r : results) {
     auto pk = [&](const char *nm) {
       FormatResult *f = Find(r, nm);
@@ -1262,8 +1326,9 @@ int main(int argc, char **argv)
       FormatResult *p = Find(r, nm);
       if (ok(p) && ok(au)) best = best == 0 ? p->cold_us / au->cold_us : PetscMin(best, p->cold_us / au->cold_us);
     }
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %3d %8.2f %8.2f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.2f %7.2f %8.2f\n", r.e.name, (int)r.bs, au ? au->bytes / 1e6 : 0.0, (12.0 * r.nnz + 4.0 * (r.rows + 1) + 8.0 * r.cols + 8.0 * r.rows) / 1e6, pk("ellwarp_auto"), pk("aijcusparse"), pk("cusparse_csr_best"), pk("cusparse_sell32"), pk("petsc_sellcuda"), pk("cusparse_bsr"),
-                          ok(au) && ok(cs) ? cs->cold_us / au->cold_us : 0.0, ok(au) && ok(bs) ? bs->cold_us / au->cold_us : 0.0, best));
+    FormatResult *rd = Find(r, "read_ew_bytes"); /* ew/rd: the streaming bound's cold time over ELLWARP's, the fraction of the bound reached */
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %3d %8.2f %8.2f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.2f %7.2f %8.2f %7.1f %7.3f\n", r.e.name, (int)r.bs, au ? au->bytes / 1e6 : 0.0, (12.0 * r.nnz + 4.0 * (r.rows + 1) + 8.0 * r.cols + 8.0 * r.rows) / 1e6, pk("ellwarp_auto"), pk("aijcusparse"), pk("cusparse_csr_best"), pk("cusparse_sell32"), pk("petsc_sellcuda"), pk("cusparse_bsr"),
+                          ok(au) && ok(cs) ? cs->cold_us / au->cold_us : 0.0, ok(au) && ok(bs) ? bs->cold_us / au->cold_us : 0.0, best, pk("read_ew_bytes"), ok(au) && ok(rd) ? rd->cold_us / au->cold_us : 0.0));
   }
   PetscCall(PetscTime(&tnow));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "# total %.1f s\n", tnow - tstart));
