@@ -122,6 +122,31 @@ static PetscErrorCode KuhnCSR(PetscInt N, CSR *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the pattern of Q1 hexahedra on an N x N x N vertex grid (lexicographic numbering): rows of 8, 12, 18 and 27 entries,
+   the row-length histogram of the box Q1 scalar matrices of benchmarks/spmv (69^3 = 328 509 rows there) */
+static PetscErrorCode HexQ1CSR(PetscInt N, CSR *A)
+{
+  PetscInt m = N * N * N, k = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(A->name, sizeof(A->name), "hex_q1_N%" PetscInt_FMT, N));
+  A->m   = m;
+  A->n   = m;
+  A->map = NULL;
+  PetscCall(PetscMalloc1(m + 1, &A->ai));
+  PetscCall(PetscMalloc1(27 * m, &A->aj));
+  A->ai[0] = 0;
+  for (PetscInt z = 0; z < N; z++)
+    for (PetscInt y = 0; y < N; y++)
+      for (PetscInt x = 0; x < N; x++) {
+        for (PetscInt c = PetscMax(z - 1, 0); c <= PetscMin(z + 1, N - 1); c++)
+          for (PetscInt b = PetscMax(y - 1, 0); b <= PetscMin(y + 1, N - 1); b++)
+            for (PetscInt a = PetscMax(x - 1, 0); a <= PetscMin(x + 1, N - 1); a++) A->aj[k++] = (c * N + b) * N + a;
+        A->ai[(z * N + y) * N + x + 1] = k;
+      }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FreeCSR(CSR *A)
 {
   PetscFunctionBegin;
@@ -979,6 +1004,70 @@ static PetscErrorCode Options(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The schedule model takes the step of the slice kernel the products will run (layout.c, SimulateWhole):
+   MultKernelB's by default on FE rows, MultKernel's where -mat_ellwarp_tune keeps it (mult_batch=1, or a key of
+   MultKernel's own with mult_batch left automatic: EllwarpTuneUnbatched).  On a P1 Kuhn mesh big enough for the model
+   (not the small-matrix rule) the two steps choose different thresholds; a matrix converted with each option must get
+   the layout of the corresponding EllwarpParams.unbatched, and options that keep MultKernelB the batched one. */
+static PetscInt PetscQ1N = 44; /* 85 184 rows, 2.1 M entries: past the small-matrix rule (-q1n N) */
+static PetscErrorCode BatchModel(void)
+{
+  static const struct {
+    const char *tune;
+    PetscBool   unbatched;
+  } opt[] = {
+    {NULL,                      PETSC_FALSE},
+    {"mult_batch=4",            PETSC_FALSE},
+    {"mult_batch=2,mult_regs=32", PETSC_FALSE},
+    {"mult_batch=1",            PETSC_TRUE },
+    {"mult_acc=2",              PETSC_TRUE },
+    {"mult_unroll=8",           PETSC_TRUE },
+    {"mult_acc=1,mult_lanes=1", PETSC_FALSE},
+  };
+  CSR          A;
+  PetscInt     T[2];
+  PetscScalar *v;
+  Mat          B;
+
+  PetscFunctionBegin;
+  PetscCall(HexQ1CSR(PetscQ1N, &A));
+  for (int u = 0; u < 2; u++) {
+    EllwarpParams  par;
+    EllwarpLayout *H;
+    PetscCall(PetscMemzero(&par, sizeof(par)));
+    par.kernel       = MAT_ELLWARP_KERNEL_AUTO;
+    par.sortwindow   = -1;
+    par.compress     = PETSC_TRUE;
+    par.compressbias = PETSC_TRUE;
+    par.unbatched    = (PetscBool)u;
+    PetscCall(EllwarpLayoutCreate(A.m, A.n, A.ai, A.aj, NULL, &par, &H));
+    CHECK(H->sortwindow == 0, "%s: sort window %" PetscInt_FMT ", the model needs the whole-matrix sort", A.name, H->sortwindow);
+    T[u] = H->threshold;
+    PetscCall(EllwarpLayoutDestroy(&H));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: the schedule model's threshold with MultKernelB's step %" PetscInt_FMT ", with MultKernel's %" PetscInt_FMT "\n", A.name, T[0], T[1]));
+  CHECK(T[0] != T[1], "%s: both steps give threshold %" PetscInt_FMT ": this matrix does not tell the two models apart", A.name, T[0]);
+  PetscCall(PetscMalloc1(A.ai[A.m], &v));
+  for (PetscInt k = 0; k < A.ai[A.m]; k++) v[k] = 1.0 + (PetscScalar)Rand(1000) / 7.0;
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, A.m, A.n, A.ai, A.aj, v, &B));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_backend", "host"));
+  for (size_t o = 0; o < PETSC_STATIC_ARRAY_LENGTH(opt); o++) {
+    Mat            E;
+    MatEllwarpInfo info;
+    if (opt[o].tune) PetscCall(PetscOptionsSetValue(NULL, "-mat_ellwarp_tune", opt[o].tune));
+    PetscCall(MatConvert(B, MATSEQELLWARP, MAT_INITIAL_MATRIX, &E));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_tune"));
+    PetscCall(MatEllwarpGetInfo(E, &info));
+    CHECK(info.threshold == T[opt[o].unbatched], "%s with -mat_ellwarp_tune %s: threshold %" PetscInt_FMT ", expected %" PetscInt_FMT " (the %s step's)", A.name, opt[o].tune ? opt[o].tune : "(none)", info.threshold, T[opt[o].unbatched], opt[o].unbatched ? "MultKernel" : "MultKernelB");
+    PetscCall(MatDestroy(&E));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellwarp_backend"));
+  PetscCall(MatDestroy(&B));
+  PetscCall(PetscFree(v));
+  PetscCall(FreeCSR(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the transpose of A through its entry map (the layout a MatMultTranspose builds), run through every check */
 /* the bs-blocked scalar CSR of a block CSR (every block whole) */
 static PetscErrorCode ExpandBlocks(const CSR *Bk, PetscInt bs, CSR *A)
@@ -1233,6 +1322,7 @@ int main(int argc, char **argv)
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &M, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-q1n", &PetscQ1N, NULL));
   PetscCall(PetscMalloc1(PetscMax(M, 4096) + 1, &len));
 
   PetscCall(DictEdges(gpu));
@@ -1333,6 +1423,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscFree(len));
   if (!gpu) PetscCall(Options());
+  if (!gpu) PetscCall(BatchModel());
   if (!gpu) PetscCall(BlockLevel());
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "analysis: %" PetscInt_FMT " layouts, %" PetscInt_FMT " checks passed%s\n", nlayouts, nchecks, gpu ? " (device analysis identical to the host analysis)" : ""));
   PetscCall(PetscFinalize());

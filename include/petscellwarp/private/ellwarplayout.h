@@ -91,6 +91,8 @@ typedef struct {
   PetscBool        compressbias; /* with compress: 16-bit offsets from (row + a bias per entry position of the slice) in slices where row-relative ones do not fit */
   PetscBool        compressdict; /* with compress: 16-bit codes into a dictionary of column windows in slices where neither of the above fits */
   PetscInt         analysis;   /* where the pattern analysis runs: -1 automatic (device with the cuda backend), 0 device, 1 host */
+  PetscBool        unbatched;  /* the products run MultKernel's step loop on any rows (a -mat_ellwarp_tune key excludes MultKernelB:
+                                  EllwarpTuneUnbatched), so the schedule model takes that kernel's step (layout.c, SimulateWhole) */
 } EllwarpParams;
 
 /* ---- the a-priori choice from a summary of the row lengths (layout.c), shared by both analyses ---- */
@@ -243,3 +245,4 @@ typedef struct {
 } EllwarpTune;
 
 PETSC_INTERN void EllwarpTuneResolve(const EllwarpLayout *, const EllwarpTune *, EllwarpTune *);
+PETSC_INTERN PetscBool EllwarpTuneUnbatched(const EllwarpTune *);

@@ -311,7 +311,9 @@ static PetscErrorCode Walk(const EllwarpRowStats *st, PetscInt W, PetscInt T, El
    0.9 us model's choice, 32.8 and 49.5: 10 and 8 % behind; benchmarks/results/spmv-h100-dmplex/batched-kernel/
    final-h100/suite/sweep.log).  A quarter of the step (one round trip per batch) still put Q1 on K2 with T = 16
    (final-h100/sweep/); an eighth is the largest step for which the model's choice is the sweep's best on all three
-   (it keeps K2 with T = 32 on P2, the 0.9 us model's choice).  Rows of one length (not batched) keep the whole step. */
+   (it keeps K2 with T = 32 on P2, the 0.9 us model's choice).  Rows of one length (not batched) keep the whole step, and
+   so does a matrix whose -mat_ellwarp_tune keys keep MultKernel (mult_batch=1, ...: EllwarpParams.unbatched), whose
+   layout is then the one the 0.9 us model chose for MultKernel before the batch existed. */
 
 typedef struct {
   PetscReal  P;     /* the progress (in steps) at which these warps finish */
@@ -344,9 +346,11 @@ static SimEvent SimPop(SimEvent *h, PetscInt *n)
   return top;
 }
 
-static PetscErrorCode SimulateWhole(const EllwarpRowStats *st, PetscInt T, PetscReal *us)
+static PetscErrorCode SimulateWhole(const EllwarpRowStats *st, PetscBool unbatched, PetscInt T, PetscReal *us)
 {
-  const PetscReal stepus = st->minlen == st->maxlen ? ELLWARP_SIM_STEP_US : ELLWARP_SIM_STEP_BATCHED_US;
+  /* the step of the kernel the products will run: MultKernelB's unless the rows are of one length or a tuning key
+     keeps MultKernel (EllwarpTuneResolve; power-law rows never reach this model) */
+  const PetscReal stepus = unbatched || st->minlen == st->maxlen ? ELLWARP_SIM_STEP_US : ELLWARP_SIM_STEP_BATCHED_US;
   PetscInt    nb = 0, nh = 0, b = 0, cap;
   PetscInt   *bw;
   PetscCount *bc, left, A = 0;
@@ -442,7 +446,7 @@ static PetscErrorCode ChooseThreshold(const EllwarpRowStats *st, const EllwarpPa
     PetscReal   cost;
 
     if (par->kernel == MAT_ELLWARP_KERNEL_K2 && ChooserCand[c] == 0) continue;
-    if (W == 0) PetscCall(SimulateWhole(st, ChooserCand[c], &cost)); /* the schedule of the warps (above) */
+    if (W == 0) PetscCall(SimulateWhole(st, par->unbatched, ChooserCand[c], &cost)); /* the schedule of the warps (above) */
     else {
       PetscCall(Walk(st, W, ChooserCand[c], &wk));
       /* the kernel takes as long as its traffic needs, and no less than its widest slice's warp */
@@ -1046,8 +1050,19 @@ void EllwarpHostZeroMasked(const EllwarpLayout *L, PetscScalar *val, const char 
    4 steps in flight, one lane and one accumulator per thread; the plain COO loop) until GPU measurements of
    the variants (benchmarks/spmv -formats ...,variants; benchmarks/coo -variants all) say otherwise; both
    backends resolve through here, so the host reference follows any change of the accumulator count. */
+/* Whether the requested variants give MultKernel's step loop on every layout: mult_batch=1, or mult_batch left
+   automatic with a key of MultKernel's own (lanes, accumulators, unroll, nc, long_unroll), which the rule below then
+   keeps.  The layout's schedule model needs this before the layout exists (EllwarpParams.unbatched). */
+PetscBool EllwarpTuneUnbatched(const EllwarpTune *t)
+{
+  if (!t || t->multbatch > 1) return PETSC_FALSE;
+  if (t->multbatch == 1) return PETSC_TRUE;
+  return (PetscBool)(t->multacc > 1 || t->multlanes > 1 || t->multnc || t->multunroll > 0 || t->longunroll > 0);
+}
+
 void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpTune *t)
 {
+  const PetscBool unbatched = EllwarpTuneUnbatched(req);
   const PetscBool irregular = (PetscBool)(L && L->nrows > 0 && L->stdrowlen > L->meanrowlen);
   const PetscBool uniform   = (PetscBool)(L && L->nrows > 0 && L->nnz > 0 && L->maxrowlen == L->minrowlen);
 
@@ -1062,7 +1077,7 @@ void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpT
      length): H100, the DMPlex FE matrices in their default numbering (benchmarks/results/spmv-h100-dmplex/batched-kernel/):
      P1/P2/Q1/Q2 scalar 1.7-12 % faster than MultKernel at 0.33 M rows, P1/Q1 6-8 % at 1.4 M; U = 2 and 8, capped
      registers and prefetch were no better.  The other classes keep their variants (not measured with it). */
-  if (t->multbatch <= 0) t->multbatch = (t->multacc <= 0 || t->multacc == 1) && t->multlanes == 1 && !t->multnc && t->multunroll <= 0 && t->longunroll <= 0 && !irregular && !uniform ? 4 : 1;
+  if (t->multbatch <= 0) t->multbatch = !unbatched && !irregular && !uniform ? 4 : 1;
   if (t->multacc <= 0) t->multacc = irregular && t->multbatch == 1 ? 2 : 1; /* MultKernelB (mult_batch > 1) has one accumulator */
   if (t->multunroll <= 0) t->multunroll = irregular || uniform ? 8 : 4;
   if (t->coounroll <= 0) t->coounroll = 8; /* H100, coo_bench (384 k tets, ~6 entries per nonzero): 8 in flight 0.0516 ms, 1: 0.0638 ms, AIJCUSPARSE 0.0609 ms */

@@ -154,9 +154,11 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   }
   PetscCheck(p.sortwindow == -1 || (p.sortwindow >= 0 && p.sortwindow % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune sort_window=%" PetscInt_FMT " must be -1 (automatic), 0 (whole matrix) or a positive multiple of %d", p.sortwindow, ELLWARP_LANES);
   PetscCheck(e->blocksize == 0 || (e->blocksize >= ELLWARP_LANES && e->blocksize <= 1024 && e->blocksize % ELLWARP_LANES == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellwarp_tune block_size=%" PetscInt_FMT " must be 0 (automatic) or a multiple of %d in [32,1024]", e->blocksize, ELLWARP_LANES);
+  /* the schedule model takes the step of the slice kernel these variants give (layout.c) */
+  p.unbatched = EllwarpTuneUnbatched(&e->tune);
   /* a new block mode or store rule can change the scalar layout (a value store where the products use the blocked
      one, seqellwarpops.c), so it re-analyses as new parameters do */
-  if (p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress || p.compressbias != e->par.compressbias || p.compressdict != e->par.compressdict || p.analysis != e->par.analysis || blockmode != e->blockmode || storelayout != e->storelayout) {
+  if (p.unbatched != e->par.unbatched || p.kernel != e->par.kernel || p.threshold != e->par.threshold || p.sortwindow != e->par.sortwindow || p.longrow != e->par.longrow || p.compress != e->par.compress || p.compressbias != e->par.compressbias || p.compressdict != e->par.compressdict || p.analysis != e->par.analysis || blockmode != e->blockmode || storelayout != e->storelayout) {
     e->par         = p;
     e->blockmode   = blockmode;
     e->storelayout = storelayout;
