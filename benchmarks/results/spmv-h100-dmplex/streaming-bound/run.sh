@@ -2,7 +2,8 @@
 # Issue 17, what is left: (1) the streaming bound at each matrix's size (spmv_bench -formats readbound: a kernel that
 # reads and writes ELLWARP's bytes, timed like the products) beside ELLWARP and its peers, cold with the memset flush
 # (bound-memset.log) and with the read flush (bound-read.log), box P1/P2/Q1/Q2 scalar and Q2 elasticity in DMPlex's
-# default numbering, 0.33 M rows; with the kernel variants b2/b8 (scalar) and bb1/bb2/bb4 (blocked);
+# default numbering, 0.33 M rows; with the kernel variants b2/b8 and 256/512-thread blocks (scalar: the P2 sweep's
+# best had 256) and bb2/bb4 (blocked);
 # (2) the exhaustive sweep of P2 and Q2 scalar with every point in sweep.json (sweep.log); (3) Nsight Compute counters
 # of one product of ELLWARP and sliced ELL on P2 and Q2 scalar (ncu-*.csv).  Files under $OUT.
 cd "$(dirname "$0")/../../../.."
@@ -15,7 +16,7 @@ gen_begin
 gen_matrices box default p1s p2s q1s q2s q2v
 gen_finish
 for fl in memset read; do
-  timeout 150 stdbuf -oL $S -suite none -bin "$BIN" -formats ellwarp,readbound,aijcusparse,sell32,bsr,variants -variants default,b2,b8,bb2,bb4 -products 100 -repeats 3 -peak_gbs 2990 -cold_flush $fl > $OUT/bound-$fl.log 2>&1
+  timeout 150 stdbuf -oL $S -suite none -bin "$BIN" -formats ellwarp,readbound,aijcusparse,sell32,bsr,variants -variants default,b2,b8,bs256,bs512,b8bs256,bb2,bb4 -products 100 -repeats 3 -peak_gbs 2990 -cold_flush $fl > $OUT/bound-$fl.log 2>&1
   echo "rc=$?" >> $OUT/bound-$fl.log
 done
 SW=$(echo $BIN | tr , '\n' | grep -E "p2s|q2s" | paste -sd, -)
