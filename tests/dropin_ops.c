@@ -490,6 +490,84 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&Gr));
   }
 
+  { /* MatConvert to MATIS (PCMG's GDSW coarse space, PCBDDC): AIJ's subdomains (each rank's rows and ghost columns),
+       not MatConvert_Basic's (no overlap); the same local-to-global map as MATAIJ's MATIS and the same product */
+    Mat                    Ia, Ir;
+    ISLocalToGlobalMapping la, lr;
+    PetscInt               na, nr;
+    const PetscInt        *ia, *ir;
+    PetscBool              same;
+
+    PetscCall(SetValues(&p, 12.0, ref, A, device));
+    PetscCall(MatConvert(A, MATIS, MAT_INITIAL_MATRIX, &Ia));
+    PetscCall(MatConvert(ref, MATIS, MAT_INITIAL_MATRIX, &Ir));
+    PetscCall(MatGetLocalToGlobalMapping(Ia, &la, NULL));
+    PetscCall(MatGetLocalToGlobalMapping(Ir, &lr, NULL));
+    PetscCall(ISLocalToGlobalMappingGetSize(la, &na));
+    PetscCall(ISLocalToGlobalMappingGetSize(lr, &nr));
+    PetscCall(ISLocalToGlobalMappingGetIndices(la, &ia));
+    PetscCall(ISLocalToGlobalMappingGetIndices(lr, &ir));
+    same = (PetscBool)(na == nr);
+    for (PetscInt q = 0; same && q < na; q++) same = (PetscBool)(ia[q] == ir[q]);
+    PetscCall(ISLocalToGlobalMappingRestoreIndices(la, &ia));
+    PetscCall(ISLocalToGlobalMappingRestoreIndices(lr, &ir));
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatConvert to MATIS: local-to-global map of %" PetscInt_FMT " entries, MATAIJ's has %" PetscInt_FMT " (or other indices)", na, nr);
+    nchecks++;
+    PetscCall(SameMult(Ia, Ir, "MatMult of the MATIS", &nchecks));
+    PetscCall(SetValues(&p, 13.0, ref, A, device));
+    PetscCall(MatConvert(A, MATIS, MAT_REUSE_MATRIX, &Ia));
+    PetscCall(MatConvert(ref, MATIS, MAT_REUSE_MATRIX, &Ir));
+    PetscCall(SameMult(Ia, Ir, "MatMult of the MATIS (reuse, new values)", &nchecks));
+    PetscCall(MatDestroy(&Ia));
+    PetscCall(MatDestroy(&Ir));
+  }
+
+  { /* A factorization asked for by name, -pc_factor_mat_solver_type petsc, as PCFACTOR asks again after its first set-up
+       (new pattern, PCReset: SNES's convergence estimate): MATELLWARP's own (SeqAIJPetscDispatch), whose ILU(0) factor
+       carries none of MATELLWARP's composed functions; SeqAIJ's factories still serve MATAIJ; the same solves */
+    Mat           Ad, Rd, F[2];
+    Vec           b, x[2];
+    MatFactorInfo info;
+    IS            row, col;
+    void (*f)(void);
+
+    PetscCall(SetValues(&p, 14.0, ref, A, device));
+    PetscCall(MatGetDiagonalBlock(A, &Ad));
+    PetscCall(MatGetDiagonalBlock(ref, &Rd));
+    PetscCall(MatFactorInfoInitialize(&info));
+    info.fill   = 1.0; /* ILU(0) */
+    info.levels = 0;
+    PetscCall(MatGetOrdering(Rd, MATORDERINGNATURAL, &row, &col));
+    PetscCall(MatCreateVecs(Rd, &x[0], &b));
+    PetscCall(VecDuplicate(x[0], &x[1]));
+    PetscCall(VecSetRandom(b, NULL));
+    for (int k = 0; k < 2; k++) {
+      Mat M = k ? Ad : Rd;
+      PetscCall(MatGetFactor(M, MATSOLVERPETSC, MAT_FACTOR_ILU, &F[k]));
+      PetscCall(MatILUFactorSymbolic(F[k], M, row, col, &info));
+      PetscCall(MatLUFactorNumeric(F[k], M, &info));
+      PetscCall(MatSolve(F[k], b, x[k]));
+      PetscCall(PetscObjectQueryFunction((PetscObject)F[k], "MatEllwarpGetInfo_C", &f));
+      PetscCheck(!f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the ILU(0) factor (solver type petsc, given by name) of a %s carries MATELLWARP's composed functions", k ? "MATELLWARP" : "MATAIJ");
+      nchecks++;
+    }
+    {
+      PetscReal d, n;
+      PetscCall(VecAXPY(x[1], -1.0, x[0]));
+      PetscCall(VecNorm(x[1], NORM_INFINITY, &d));
+      PetscCall(VecNorm(x[0], NORM_INFINITY, &n));
+      PetscCheck(d <= 1e-12 * n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ILU(0) solve by name: MATELLWARP's differs from MATAIJ's by %g", (double)(d / n));
+      nchecks++;
+    }
+    for (int k = 0; k < 2; k++) {
+      PetscCall(MatDestroy(&F[k]));
+      PetscCall(VecDestroy(&x[k]));
+    }
+    PetscCall(VecDestroy(&b));
+    PetscCall(ISDestroy(&row));
+    PetscCall(ISDestroy(&col));
+  }
+
   PetscCall(PetscPrintf(comm, "dropin_ops: %" PetscInt_FMT " checks passed on %d rank(s) (%s values)\n", nchecks, size, device ? "device" : "host"));
   PetscCall(PetscFree3(p.ci, p.cj, p.cv));
   PetscCall(MatDestroy(&A));

@@ -29,6 +29,14 @@ CUSPARSE_FILE_RE = re.compile(r'(^|\s)-(dm_)?mat_type\s+(\{\{[^}]*?)?\b(seq|mpi)
 GAMG_RE = re.compile(r'(^|\s)-pc_type\s+gamg\b')
 OTHER_TYPE_RE = re.compile(r'(^|\s)-(dm_)?mat_type\s+(\S+)')
 GAMG_DIRS = ['src/ksp/ksp/tutorials', 'src/snes/tutorials', 'src/ksp/pc/tests']
+# DMPlex finite-element programs (PetscFE residuals and Jacobians through DMPlexSNESComputeJacobianFEM/TS): every
+# case of theirs that is neither an AIJCUSPARSE nor a GAMG case and sets no other matrix type runs as the GAMG cases
+# do, AIJ against MATELLWARP through -dm_mat_type (the matrices users of issue 17 assemble: DMPlex's numbering,
+# fieldsplit, PCMG, block sizes, constraints)
+FEM_FILES = {'src/snes/tutorials/ex12.c', 'src/snes/tutorials/ex13.c', 'src/snes/tutorials/ex17.c',
+             'src/snes/tutorials/ex56.c', 'src/snes/tutorials/ex62.c', 'src/snes/tutorials/ex69.c',
+             'src/snes/tutorials/ex77.c', 'src/snes/tests/ex13.c', 'src/ts/tutorials/ex45.c',
+             'src/ts/tutorials/ex46.c', 'src/ts/tutorials/ex47.c'}
 SRC_EXTS = ('.c', '.cxx', '.cu', '.F90', '.F', '.kokkos.cxx')
 # files that mention the option but hold no runnable /*TEST block of their own (man pages, the type itself)
 NOT_TESTS = {'src/mat/impls/aij/seq/seqcusparse/aijcusparse.cu', 'src/mat/interface/matreg.c'}
@@ -142,6 +150,8 @@ def source_files(src):
                 files.add((rel, 'cusparse'))
             if any(rel.startswith(d + '/') for d in GAMG_DIRS) and GAMG_RE.search(txt):
                 files.add((rel, 'gamg'))
+            if rel in FEM_FILES:
+                files.add((rel, 'fem'))
     return sorted(files)
 
 
@@ -182,9 +192,11 @@ def collect_cases(src, testparse, gen):
                         continue
                     if kind == 'gamg' and (not GAMG_RE.search(args) or CUSPARSE_RE.search(args)):
                         continue
+                    if kind == 'fem' and (GAMG_RE.search(args) or CUSPARSE_RE.search(args)):
+                        continue  # the GAMG or AIJCUSPARSE case of this file
                     m = OTHER_TYPE_RE.search(args)
-                    if kind == 'gamg' and m and m.group(3) not in ('aij', 'seqaij', 'mpiaij'):
-                        continue  # a GAMG test of another matrix type (is, aijkokkos, aijmkl, ...): not AIJ's
+                    if kind in ('gamg', 'fem') and m and m.group(3) not in ('aij', 'seqaij', 'mpiaij'):
+                        continue  # a test of another matrix type (is, nest, baij, aijkokkos, aijmkl, ...): not AIJ's
                     name = '%s-%s%s' % (reldir.replace('src/', '').replace('/', '_'), re.sub('^run', '', vname), loopsfx)
                     if name in seen:
                         continue
@@ -248,10 +260,11 @@ def substitute(args, run, mode):
 def command_lines(c, args, src, lib, exe_dir):
     """Return (reference argv, ellwarp argv) without the launcher."""
     exe = os.path.join(exe_dir, c['reldir'].replace('/', '_'), c['exe'])
-    a = c['args'].replace('${PETSC_DIR}', src).replace('$PETSC_DIR', src)
+    # ${wPETSC_DIR}: the harness's PETSC_DIR in the form the shell takes (Windows paths under Cygwin; the same here)
+    a = c['args'].replace('${PETSC_DIR}', src).replace('$PETSC_DIR', src).replace('${wPETSC_DIR}', src)
     ref = substitute(a, 'ref', args.mode)
     ell = substitute(a, 'ell', args.mode)
-    if c['kind'] == 'gamg':
+    if c['kind'] in ('gamg', 'fem'):
         # GAMG tests of AIJ: the reference runs AIJ, the ellwarp run MATELLWARP, through -mat_type (programs
         # that call MatSetFromOptions) and -dm_mat_type (DMCreateMatrix) both; a type the test sets itself
         # (aij, seqaij, mpiaij) is substituted instead
@@ -636,6 +649,7 @@ def main():
     ap.add_argument('--exe-dir', help='where the examples are built (default OUTDIR/exe)')
     ap.add_argument('--subset', choices=['all', 'ci'], default='all', help='ci: the cases listed in ci-cases.txt')
     ap.add_argument('--filter', help='only cases whose name matches this regex (search)')
+    ap.add_argument('--kinds', default='cusparse,gamg,fem', help='which selections (README: "Which cases"): cusparse, gamg, fem')
     ap.add_argument('--jobs', type=int, default=1, help='cases (and builds) run at the same time')
     ap.add_argument('--timeout', type=float, default=120, help='seconds per run (times the test\'s timeoutfactor)')
     ap.add_argument('-o', '--outdir', default='petsc-suite-out')
@@ -675,6 +689,10 @@ def main():
         if missing:
             sys.exit('ci-cases.txt names cases that do not exist: %s' % ', '.join(missing))
         cases = [byname[w] for w in want]
+    kinds = set(args.kinds.split(','))
+    if not kinds <= {'cusparse', 'gamg', 'fem'}:
+        sys.exit('run_petsc_suite.py: --kinds takes cusparse, gamg and fem (got %s)' % args.kinds)
+    cases = [c for c in cases if c.get('kind', 'cusparse') in kinds]
     if args.filter:
         cases = [c for c in cases if re.search(args.filter, c['name'])]
     if args.list:

@@ -11,6 +11,7 @@ PETSC_INTERN PetscErrorCode MatEllwarpDefaultBackend_Private(Mat, const char[], 
 /* MatConvert from <aij>cusparse to an ELLWARP type: through the plain <aij> type (aijtype) and the type's own
    conversion fromaij (to elltype); MAT_REUSE_MATRIX copies the values */
 PETSC_INTERN PetscErrorCode MatConvert_AIJCUSPARSE_ELLWARP_Private(Mat, MatType, MatType, PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *), MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_ELLWARP_IS_Private(Mat, MatType, MatReuse, Mat *);
 
 /* A MatProduct with an operand outside the AIJ family (aijtype: MATSEQAIJ or MATMPIAIJ; dense, diagonal, shell,
    ...): *other says so, and *f is the implementation PETSc would choose with a plain aijtype in place of each

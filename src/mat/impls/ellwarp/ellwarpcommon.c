@@ -66,3 +66,24 @@ PetscErrorCode MatProductForOtherTypes_Private(Mat C, MatType elltype, MatType a
     if (X[i] && !ell[i]) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], "MatProductSetFromOptions_anytype_C", f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* MatConvert(A, MATIS): through an AIJ copy of A and AIJ's own converter (MatConvert_XAIJ_IS), so that the MATIS
+   has the local-to-global map AIJ's gives, each rank's subdomain its rows and their ghost columns.  Without this
+   MatConvert() fell back to MatConvert_Basic, whose MATIS has no overlap: PCMG's GDSW coarse space (built on the
+   MATIS's subdomains) had 6 functions instead of AIJ's 50 on snes/tutorials ex17 ge_q1_gdsw (5 ranks), and CG took
+   other iterations.  The copy is made once per conversion (set-up time). */
+PetscErrorCode MatConvert_ELLWARP_IS_Private(Mat A, MatType aijtype, MatReuse reuse, Mat *newmat)
+{
+  Mat B, C;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, aijtype, MAT_INITIAL_MATRIX, &B));
+  if (reuse == MAT_REUSE_MATRIX) {
+    C = *newmat;
+    PetscCall(MatConvert(B, MATIS, MAT_REUSE_MATRIX, &C));
+  } else PetscCall(MatConvert(B, MATIS, MAT_INITIAL_MATRIX, &C));
+  PetscCall(MatDestroy(&B));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &C));
+  else *newmat = C;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

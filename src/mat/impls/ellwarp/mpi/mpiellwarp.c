@@ -11,7 +11,7 @@
 
 #define MPIE(A) ((Mat_MPIELLWARP *)((Mat_MPIAIJ *)(A)->data)->spptr)
 
-static const char *const ComposedNames[] = {"MatConvert_mpiaijellwarp_mpiaij_C", "MatConvert_mpiaijellwarp_mpiaijcusparse_C", "MatConvert_mpiaij_mpiaijellwarp_C", "MatConvert_mpiaijcusparse_mpiaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetBackend_C", "MatEllwarpSetKernel_C", "MatEllwarpGetInfo_C", "MatProductSetFromOptions_anytype_C"};
+static const char *const ComposedNames[] = {"MatConvert_mpiaijellwarp_mpiaij_C", "MatConvert_mpiaijellwarp_mpiaijcusparse_C", "MatConvert_mpiaij_mpiaijellwarp_C", "MatConvert_mpiaijcusparse_mpiaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetBackend_C", "MatEllwarpSetKernel_C", "MatEllwarpGetInfo_C", "MatProductSetFromOptions_anytype_C", "MatConvert_mpiaijellwarp_is_C"};
 
 /* Which GPU this rank uses.  PETSc's device initialization picks (rank in PETSC_COMM_WORLD) % (visible
    devices), unless -device_select_cuda says otherwise; on one host that is round-robin by local rank. We
@@ -564,6 +564,13 @@ static PetscErrorCode MatConvert_MPIAIJCUSPARSE_MPIELLWARP(Mat A, MatType type, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatConvert_MPIELLWARP_IS(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  PetscFunctionBegin;
+  PetscCall(MatConvert_ELLWARP_IS_Private(A, MATMPIAIJ, reuse, newmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatEllwarpSetBackend_MPIELLWARP(Mat A, MatEllwarpBackend b)
 {
   PetscFunctionBegin;
@@ -650,6 +657,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijellwarp_mpiaijcusparse_C", MatConvert_MPIELLWARP_MPIAIJCUSPARSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_mpiaijellwarp_C", MatConvert_MPIAIJ_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijcusparse_mpiaijellwarp_C", MatConvert_MPIAIJCUSPARSE_MPIELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijellwarp_is_C", MatConvert_MPIELLWARP_IS));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpSetBackend_C", MatEllwarpSetBackend_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpGetBackend_C", MatEllwarpGetBackend_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpSetKernel_C", MatEllwarpSetKernel_MPIELLWARP));

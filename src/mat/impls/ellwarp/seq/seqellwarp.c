@@ -222,7 +222,7 @@ static PetscErrorCode FreeLayouts(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const ConvertNames[] = {"MatConvert_seqaijellwarp_seqaij_C", "MatConvert_seqaijellwarp_seqaijcusparse_C", "MatConvert_seqaij_seqaijellwarp_C", "MatConvert_seqaijcusparse_seqaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetInfo_C", "MatEllwarpSetKernel_C", "MatEllwarpGetBackend_C", "MatProductSetFromOptions_anytype_C", "MatGetAssemblyTarget_C"};
+static const char *const ConvertNames[] = {"MatConvert_seqaijellwarp_seqaij_C", "MatConvert_seqaijellwarp_seqaijcusparse_C", "MatConvert_seqaij_seqaijellwarp_C", "MatConvert_seqaijcusparse_seqaijellwarp_C", "MatEllwarpSetBackend_C", "MatEllwarpGetInfo_C", "MatEllwarpSetKernel_C", "MatEllwarpGetBackend_C", "MatProductSetFromOptions_anytype_C", "MatGetAssemblyTarget_C", "MatConvert_seqaijellwarp_is_C"};
 
 /* Removes MATSEQELLWARP's composed functions from M: for matrices that are not (or no longer) MATSEQELLWARP
    but received them, e.g. through SeqAIJ's duplication of the function list (MatDuplicateNoCreate_SeqAIJ) */
@@ -292,6 +292,13 @@ static PetscErrorCode MatConvert_SeqELLWARP_SeqAIJCUSPARSE(Mat A, MatType type, 
   }
   PetscCall(MatConvert_SeqELLWARP_SeqAIJ(A, MATSEQAIJ, reuse, newmat));
   PetscCall(MatConvert(*newmat, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, newmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_SeqELLWARP_IS(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  PetscFunctionBegin;
+  PetscCall(MatConvert_ELLWARP_IS_Private(A, MATSEQAIJ, reuse, newmat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -536,6 +543,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijellwarp_seqaijcusparse_C", MatConvert_SeqELLWARP_SeqAIJCUSPARSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqaijellwarp_C", MatConvert_SeqAIJ_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijcusparse_seqaijellwarp_C", MatConvert_SeqAIJCUSPARSE_SeqELLWARP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijellwarp_is_C", MatConvert_SeqELLWARP_IS));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpSetBackend_C", MatEllwarpSetBackend_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpGetBackend_C", MatEllwarpGetBackend_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpSetKernel_C", MatEllwarpSetKernel_SeqELLWARP));

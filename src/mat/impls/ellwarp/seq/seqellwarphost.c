@@ -391,16 +391,21 @@ static PetscErrorCode FactorOrigDestroy(PetscCtxRt ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* SeqAIJ's own "petsc" factories, saved when MatSeqELLWARPRegisterFactors() put SeqAIJPetscDispatch in their place */
+static MatSolverFn *SeqAIJPetscFactory[MAT_FACTOR_ICC + 1];
+
 /* SeqAIJ's factorization (MATSOLVERPETSC) of A, or AIJCUSPARSE's (MATSOLVERCUSPARSE) of a copy of A */
 static PetscErrorCode GetFactor(Mat A, MatFactorType ftype, MatSolverType solver, MatType aijtype, Mat *F)
 {
-  MatSolverFn *aijfactor;
+  MatSolverFn *aijfactor = NULL;
   PetscBool    foundtype, foundsolver, cusparse;
   FactorOrig  *o;
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(solver, MATSOLVERCUSPARSE, &cusparse));
-  PetscCall(MatSolverTypeGet(solver, aijtype, ftype, &foundtype, &foundsolver, &aijfactor));
+  /* PETSc's "petsc" entry for "seqaij" is SeqAIJPetscDispatch now, which would send A back here: the saved factory */
+  if (!cusparse && ftype >= MAT_FACTOR_LU && ftype <= MAT_FACTOR_ICC) aijfactor = SeqAIJPetscFactory[ftype];
+  if (!aijfactor) PetscCall(MatSolverTypeGet(solver, aijtype, ftype, &foundtype, &foundsolver, &aijfactor));
   PetscCheck(aijfactor, PETSC_COMM_SELF, PETSC_ERR_SUP, "No %s factorization of type %s for %s", solver, MatFactorTypes[ftype], aijtype);
   /* both factories read only A's sizes, block sizes and CPU binding: A itself, the copy comes at the symbolic phase */
   PetscCall((*aijfactor)(A, ftype, F));
@@ -440,9 +445,8 @@ static PetscErrorCode GetFactor(Mat A, MatFactorType ftype, MatSolverType solver
    With the cuda backend it gives cuSPARSE's factorization, as AIJCUSPARSE's default is: before, a program run with
    -mat_type ellwarp and the default ICC factored and solved on the host, copying the vectors at every iteration (ksp
    ex56 -ne 69 on an H100: a 56 s solve against AIJCUSPARSE's 3.5 s; 3.6 s now).  PETSc's host factorization stays
-   available as for AIJCUSPARSE: -pc_factor_mat_solver_type petsc (an explicit type: MatSolverTypeGet() then takes
-   the first registration whose matrix type begins ours, PETSc's own "seqaij" one, which reads the host CSR through
-   MatSeqAIJGetArrayRead(), synchronised by this type), -pc_factor_mat_factor_on_host / -pc_factor_mat_solve_on_host
+   available as for AIJCUSPARSE: -pc_factor_mat_solver_type petsc (an explicit type: SeqAIJPetscDispatch, below),
+   -pc_factor_mat_factor_on_host / -pc_factor_mat_solve_on_host
    (honoured by cuSPARSE's factorization), or the host backend.  -info says which and why. */
 static PetscErrorCode DefaultFactorOnDevice(Mat A, MatFactorType ftype, PetscBool *dev)
 {
@@ -476,9 +480,40 @@ static PetscErrorCode MatGetFactor_SeqELLWARP_CUSPARSE(Mat A, MatFactorType ftyp
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* An explicit solver type (-pc_factor_mat_solver_type petsc, and PCFACTOR's own second set-up: after its first it
+   records the factor's type, "petsc" for the host backend's default, and asks for it by name when the pattern
+   changes or after PCReset, as SNES's convergence estimate and each new mesh level do): MatSolverTypeGet() takes
+   the first registration of that solver whose matrix type begins ours, "seqaij", so SeqAIJ's factory got a
+   MATSEQELLWARP directly.  Its ILU(0) duplicates A into the factor with A's composed functions, which a MATSEQAIJ
+   never removes (PETSc's tests run with -checkfunctionlist: snes/tutorials ex13 and ex17 -snes_convergence_estimate
+   failed so).  The "seqaij" entry of "petsc" is therefore this dispatcher: a MATSEQELLWARP gets this type's host
+   factorization (GetFactor: values synchronised, composed functions removed), every other matrix SeqAIJ's own factory,
+   unchanged.  (The fix in PETSc would be for MatSolverTypeGet() to prefer an exact matrix type over a prefix, as
+   MatGetFactor() without a type already does.) */
+static PetscErrorCode SeqAIJPetscDispatch(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscBool ell;
+
+  PetscFunctionBegin;
+  PetscCheck(ftype >= MAT_FACTOR_LU && ftype <= MAT_FACTOR_ICC && SeqAIJPetscFactory[ftype], PETSC_COMM_SELF, PETSC_ERR_PLIB, "No saved SeqAIJ factory for factor type %s", MatFactorTypes[ftype]);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLWARP, &ell));
+  if (ell) {
+    PetscCall(PetscInfo(A, "%s factorization of a MATSEQELLWARP with solver type petsc (given by name): PETSc's, on the host\n", MatFactorTypes[ftype]));
+    PetscCall(GetFactor(A, ftype, MATSOLVERPETSC, MATSEQAIJ, F));
+  } else PetscCall((*SeqAIJPetscFactory[ftype])(A, ftype, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSeqELLWARPRegisterFactors(void)
 {
   PetscFunctionBegin;
+  for (MatFactorType t = MAT_FACTOR_LU; t <= MAT_FACTOR_ICC; t = (MatFactorType)(t + 1)) {
+    MatSolverFn *f = NULL;
+    PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, t, NULL, NULL, &f));
+    if (!f || f == SeqAIJPetscDispatch) continue; /* none to wrap, or registered already */
+    SeqAIJPetscFactory[t] = f;
+    PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJ, t, SeqAIJPetscDispatch));
+  }
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_LU, MatGetFactor_SeqELLWARP_PETSc));
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_ILU, MatGetFactor_SeqELLWARP_PETSc));
   PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQELLWARP, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqELLWARP_PETSc));
