@@ -37,6 +37,10 @@ FEM_FILES = {'src/snes/tutorials/ex%d.c' % k for k in (8, 11, 12, 13, 17, 20, 23
                                                      76, 77)} | \
             {'src/ts/tutorials/ex%d.c' % k for k in (18, 30, 45, 46, 47, 48, 53, 76, 77)} | \
             {'src/snes/tests/ex13.c', 'src/snes/tests/ex15.c'}
+# KSP and PC programs (their linear solvers and preconditioners on an assembled AIJ: ASM, GASM, block Jacobi, SOR,
+# Eisenstat, fieldsplit, composite, deflation, ...): every case of these directories that is none of the above and sets
+# no other matrix type, run as the GAMG cases are (-mat_type and -dm_mat_type)
+KSP_DIRS = ['src/ksp/ksp/tutorials', 'src/ksp/ksp/tests', 'src/ksp/pc/tests', 'src/ksp/pc/tutorials']
 SRC_EXTS = ('.c', '.cxx', '.cu', '.F90', '.F', '.kokkos.cxx')
 # files that mention the option but hold no runnable /*TEST block of their own (man pages, the type itself)
 NOT_TESTS = {'src/mat/impls/aij/seq/seqcusparse/aijcusparse.cu', 'src/mat/interface/matreg.c'}
@@ -152,6 +156,8 @@ def source_files(src):
                 files.add((rel, 'gamg'))
             if rel in FEM_FILES:
                 files.add((rel, 'fem'))
+            if any(rel.startswith(d + '/') for d in KSP_DIRS):
+                files.add((rel, 'ksp'))
     return sorted(files)
 
 
@@ -192,10 +198,10 @@ def collect_cases(src, testparse, gen):
                         continue
                     if kind == 'gamg' and (not GAMG_RE.search(args) or CUSPARSE_RE.search(args)):
                         continue
-                    if kind == 'fem' and (GAMG_RE.search(args) or CUSPARSE_RE.search(args)):
+                    if kind in ('fem', 'ksp') and (GAMG_RE.search(args) or CUSPARSE_RE.search(args)):
                         continue  # the GAMG or AIJCUSPARSE case of this file
                     m = OTHER_TYPE_RE.search(args)
-                    if kind in ('gamg', 'fem') and m and m.group(3) not in ('aij', 'seqaij', 'mpiaij'):
+                    if kind in ('gamg', 'fem', 'ksp') and m and m.group(3) not in ('aij', 'seqaij', 'mpiaij'):
                         continue  # a test of another matrix type (is, nest, baij, aijkokkos, aijmkl, ...): not AIJ's
                     name = '%s-%s%s' % (reldir.replace('src/', '').replace('/', '_'), re.sub('^run', '', vname), loopsfx)
                     if name in seen:
@@ -264,7 +270,7 @@ def command_lines(c, args, src, lib, exe_dir):
     a = c['args'].replace('${PETSC_DIR}', src).replace('$PETSC_DIR', src).replace('${wPETSC_DIR}', src)
     ref = substitute(a, 'ref', args.mode)
     ell = substitute(a, 'ell', args.mode)
-    if c['kind'] in ('gamg', 'fem'):
+    if c['kind'] in ('gamg', 'fem', 'ksp'):
         # GAMG tests of AIJ: the reference runs AIJ, the ellwarp run MATELLWARP, through -mat_type (programs
         # that call MatSetFromOptions) and -dm_mat_type (DMCreateMatrix) both; a type the test sets itself
         # (aij, seqaij, mpiaij) is substituted instead
@@ -384,6 +390,8 @@ def drop_unused_ellwarp_options(lines):
 
 
 OPTION_TYPE_RE = re.compile(r'^(Option left: name:-\w*(mat|vec)_type value: )(' + TYPE_WORDS + r')(?P<src> source: .*)?$')
+# a type name inside a line: PCFIELDSPLIT's view of its blocks, '(0,0) : prefix="fieldsplit_a_", type=seqaij, rows=5'
+INLINE_TYPE_RE = re.compile(r'\btype=(' + TYPE_WORDS + r')(?=[,\s]|$)')
 
 
 # The default factorization package of the type, in a factored matrix's view: AIJCUSPARSE's is cuSPARSE; ours is
@@ -398,6 +406,7 @@ def mask_option_types(lines):
     value is replaced by <type> (the line itself, the option's name and its being unused, stay compared); the
     default factorization package likewise (PACKAGE_RE)."""
     lines = [OPTION_TYPE_RE.sub(lambda m: m.group(1) + '<type>' + (m.group('src') or ''), ln) for ln in lines]
+    lines = [INLINE_TYPE_RE.sub('type=<type>', ln) for ln in lines]
     return [PACKAGE_RE.sub(lambda m: m.group(1) + '<package>', ln) for ln in lines]
 
 
@@ -445,9 +454,19 @@ def judge(c, d, args):
         return ('error' if who == 'reference' else 'fail'), '%s run timed out (%s s)' % (who, meta.get('timeout'))
     ref_out, ell_out = rd('ref.out'), rd('ell.out')
     if ref_rc != 0:
+        if c.get('kind') in ('fem', 'ksp'):
+            # these kinds give whole directories AIJ through -mat_type/-dm_mat_type: a program whose reference run then
+            # fails is not one for AIJ (FETI-DP needs MATIS, a test of another type, a data file not installed)
+            return 'skip', 'the reference run (AIJ through the added type options) fails (exit %s): %s' % (ref_rc, first_error(ref_out + rd('ref.err')))
         return 'error', 'reference run failed (exit %s): %s' % (ref_rc, first_error(ref_out + rd('ref.err')))
     if ell_rc != 0:
         return 'fail', 'ellwarp run failed (exit %s): %s' % (ell_rc, first_error(ell_out + rd('ell.err')))
+    # the fem and ksp kinds add the type options to whole directories of programs: one that fixes its matrix type in
+    # code (MatLoad into MATAIJ, MatCreateSeqAIJ), or makes no matrix (explicit TS, residual-only cases), ran nothing
+    # of MATELLWARP, whatever its output (its unused-option listing names our options)
+    info = ''.join(open(f, errors='replace').read() for f in glob.glob(os.path.join(d, 'ell.info*')))
+    if c.get('kind') in ('fem', 'ksp') and meta.get('typecheck') and not re.search(r'<mat:(seq|mpi)aijellwarp>', info):
+        return 'skip', 'no MATELLWARP matrix in the ellwarp run: the program takes no -mat_type/-dm_mat_type or makes no matrix'
     # PETSc's own filter of the test (applied to both, as its harness applies it to the output)
     fr = apply_shell_filter(ref_out, c['filter'], d).splitlines()
     fe = apply_shell_filter(ell_out, c['filter'], d).splitlines()
@@ -501,7 +520,6 @@ def judge(c, d, args):
             return 'fail', 'composed functions left at destroy (-checkfunctionlist): %s; %s' % (' '.join(left), msg)
         return 'fail', 'output differs: ' + msg
     # the ellwarp run must really have used MATELLWARP (its -info file of the Mat class, see run_case)
-    info = ''.join(open(f, errors='replace').read() for f in glob.glob(os.path.join(d, 'ell.info*')))
     if meta.get('typecheck') and not re.search(r'<mat:(seq|mpi)aijellwarp>', info):
         return 'fail', 'no MATELLWARP matrix was assembled in the ellwarp run (the type option does not reach a matrix)'
     stderr_ell = rd('ell.err').strip()
@@ -649,7 +667,7 @@ def main():
     ap.add_argument('--exe-dir', help='where the examples are built (default OUTDIR/exe)')
     ap.add_argument('--subset', choices=['all', 'ci'], default='all', help='ci: the cases listed in ci-cases.txt')
     ap.add_argument('--filter', help='only cases whose name matches this regex (search)')
-    ap.add_argument('--kinds', default='cusparse,gamg,fem', help='which selections (README: "Which cases"): cusparse, gamg, fem')
+    ap.add_argument('--kinds', default='cusparse,gamg,fem,ksp', help='which selections (README: "Which cases"): cusparse, gamg, fem, ksp')
     ap.add_argument('--jobs', type=int, default=1, help='cases (and builds) run at the same time')
     ap.add_argument('--timeout', type=float, default=120, help='seconds per run (times the test\'s timeoutfactor)')
     ap.add_argument('-o', '--outdir', default='petsc-suite-out')
@@ -690,8 +708,8 @@ def main():
             sys.exit('ci-cases.txt names cases that do not exist: %s' % ', '.join(missing))
         cases = [byname[w] for w in want]
     kinds = set(args.kinds.split(','))
-    if not kinds <= {'cusparse', 'gamg', 'fem'}:
-        sys.exit('run_petsc_suite.py: --kinds takes cusparse, gamg and fem (got %s)' % args.kinds)
+    if not kinds <= {'cusparse', 'gamg', 'fem', 'ksp'}:
+        sys.exit('run_petsc_suite.py: --kinds takes cusparse, gamg, fem and ksp (got %s)' % args.kinds)
     cases = [c for c in cases if c.get('kind', 'cusparse') in kinds]
     if args.filter:
         cases = [c for c in cases if re.search(args.filter, c['name'])]
