@@ -667,7 +667,8 @@ def main():
     ap.add_argument('--exe-dir', help='where the examples are built (default OUTDIR/exe)')
     ap.add_argument('--subset', choices=['all', 'ci'], default='all', help='ci: the cases listed in ci-cases.txt')
     ap.add_argument('--filter', help='only cases whose name matches this regex (search)')
-    ap.add_argument('--kinds', default='cusparse,gamg,fem,ksp', help='which selections (README: "Which cases"): cusparse, gamg, fem, ksp')
+    ap.add_argument('--kinds', help='which selections (README: "Which cases"): cusparse, gamg, fem, ksp (default: all four with '
+                    '--mode cpu; cusparse,gamg with --mode gpu, whose device calls are limited to minutes)')
     ap.add_argument('--jobs', type=int, default=1, help='cases (and builds) run at the same time')
     ap.add_argument('--timeout', type=float, default=120, help='seconds per run (times the test\'s timeoutfactor)')
     ap.add_argument('-o', '--outdir', default='petsc-suite-out')
@@ -707,6 +708,8 @@ def main():
         if missing:
             sys.exit('ci-cases.txt names cases that do not exist: %s' % ', '.join(missing))
         cases = [byname[w] for w in want]
+    if not args.kinds:
+        args.kinds = 'cusparse,gamg,fem,ksp' if args.mode == 'cpu' else 'cusparse,gamg'
     kinds = set(args.kinds.split(','))
     if not kinds <= {'cusparse', 'gamg', 'fem', 'ksp'}:
         sys.exit('run_petsc_suite.py: --kinds takes cusparse, gamg, fem and ksp (got %s)' % args.kinds)
