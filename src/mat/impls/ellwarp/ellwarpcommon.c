@@ -71,13 +71,14 @@ PetscErrorCode MatProductForOtherTypes_Private(Mat C, MatType elltype, MatType a
    has the local-to-global map AIJ's gives, each rank's subdomain its rows and their ghost columns.  Without this
    MatConvert() fell back to MatConvert_Basic, whose MATIS has no overlap: PCMG's GDSW coarse space (built on the
    MATIS's subdomains) had 6 functions instead of AIJ's 50 on snes/tutorials ex17 ge_q1_gdsw (5 ranks), and CG took
-   other iterations.  The copy is made once per conversion (set-up time). */
-PetscErrorCode MatConvert_ELLWARP_IS_Private(Mat A, MatType aijtype, MatReuse reuse, Mat *newmat)
+   other iterations.  The copy is made once per conversion (set-up time).  Composed as "MatConvert_<type>_is_C" on
+   MATSEQELLWARP and MATMPIELLWARP both: MatConvert() to MATAIJ reaches each one's own AIJ converter. */
+PetscErrorCode MatConvert_ELLWARP_IS_Private(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   Mat B, C;
 
   PetscFunctionBegin;
-  PetscCall(MatConvert(A, aijtype, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &B));
   if (reuse == MAT_REUSE_MATRIX) {
     C = *newmat;
     PetscCall(MatConvert(B, MATIS, MAT_REUSE_MATRIX, &C));

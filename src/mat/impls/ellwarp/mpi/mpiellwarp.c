@@ -564,13 +564,6 @@ static PetscErrorCode MatConvert_MPIAIJCUSPARSE_MPIELLWARP(Mat A, MatType type, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatConvert_MPIELLWARP_IS(Mat A, MatType type, MatReuse reuse, Mat *newmat)
-{
-  PetscFunctionBegin;
-  PetscCall(MatConvert_ELLWARP_IS_Private(A, MATMPIAIJ, reuse, newmat));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatEllwarpSetBackend_MPIELLWARP(Mat A, MatEllwarpBackend b)
 {
   PetscFunctionBegin;
@@ -657,7 +650,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIELLWARP(Mat B, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijellwarp_mpiaijcusparse_C", MatConvert_MPIELLWARP_MPIAIJCUSPARSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_mpiaijellwarp_C", MatConvert_MPIAIJ_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijcusparse_mpiaijellwarp_C", MatConvert_MPIAIJCUSPARSE_MPIELLWARP));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijellwarp_is_C", MatConvert_MPIELLWARP_IS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaijellwarp_is_C", MatConvert_ELLWARP_IS_Private));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpSetBackend_C", MatEllwarpSetBackend_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpGetBackend_C", MatEllwarpGetBackend_MPIELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatEllwarpSetKernel_C", MatEllwarpSetKernel_MPIELLWARP));

@@ -295,13 +295,6 @@ static PetscErrorCode MatConvert_SeqELLWARP_SeqAIJCUSPARSE(Mat A, MatType type, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatConvert_SeqELLWARP_IS(Mat A, MatType type, MatReuse reuse, Mat *newmat)
-{
-  PetscFunctionBegin;
-  PetscCall(MatConvert_ELLWARP_IS_Private(A, MATSEQAIJ, reuse, newmat));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatConvert_SeqAIJCUSPARSE_SeqELLWARP(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   PetscFunctionBegin;
@@ -543,7 +536,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqELLWARP(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijellwarp_seqaijcusparse_C", MatConvert_SeqELLWARP_SeqAIJCUSPARSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqaijellwarp_C", MatConvert_SeqAIJ_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijcusparse_seqaijellwarp_C", MatConvert_SeqAIJCUSPARSE_SeqELLWARP));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijellwarp_is_C", MatConvert_SeqELLWARP_IS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijellwarp_is_C", MatConvert_ELLWARP_IS_Private));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpSetBackend_C", MatEllwarpSetBackend_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpGetBackend_C", MatEllwarpGetBackend_SeqELLWARP));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatEllwarpSetKernel_C", MatEllwarpSetKernel_SeqELLWARP));
