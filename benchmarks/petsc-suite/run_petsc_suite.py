@@ -41,6 +41,9 @@ FEM_FILES = {'src/snes/tutorials/ex%d.c' % k for k in (8, 11, 12, 13, 17, 20, 23
 # Eisenstat, fieldsplit, composite, deflation, ...): every case of these directories that is none of the above and sets
 # no other matrix type, run as the GAMG cases are (-mat_type and -dm_mat_type)
 KSP_DIRS = ['src/ksp/ksp/tutorials', 'src/ksp/ksp/tests', 'src/ksp/pc/tests', 'src/ksp/pc/tutorials']
+KINDS = ('cusparse', 'gamg', 'fem', 'ksp')
+AIJ_KINDS = ('gamg', 'fem', 'ksp')  # AIJ against MATELLWARP through -mat_type and -dm_mat_type (command_lines)
+BROAD_KINDS = ('fem', 'ksp')  # whole directories: a program without a matrix of ours, or not for AIJ, is a skip (judge)
 SRC_EXTS = ('.c', '.cxx', '.cu', '.F90', '.F', '.kokkos.cxx')
 # files that mention the option but hold no runnable /*TEST block of their own (man pages, the type itself)
 NOT_TESTS = {'src/mat/impls/aij/seq/seqcusparse/aijcusparse.cu', 'src/mat/interface/matreg.c'}
@@ -198,10 +201,10 @@ def collect_cases(src, testparse, gen):
                         continue
                     if kind == 'gamg' and (not GAMG_RE.search(args) or CUSPARSE_RE.search(args)):
                         continue
-                    if kind in ('fem', 'ksp') and (GAMG_RE.search(args) or CUSPARSE_RE.search(args)):
+                    if kind in BROAD_KINDS and (GAMG_RE.search(args) or CUSPARSE_RE.search(args)):
                         continue  # the GAMG or AIJCUSPARSE case of this file
                     m = OTHER_TYPE_RE.search(args)
-                    if kind in ('gamg', 'fem', 'ksp') and m and m.group(3) not in ('aij', 'seqaij', 'mpiaij'):
+                    if kind in AIJ_KINDS and m and m.group(3) not in ('aij', 'seqaij', 'mpiaij'):
                         continue  # a test of another matrix type (is, nest, baij, aijkokkos, aijmkl, ...): not AIJ's
                     name = '%s-%s%s' % (reldir.replace('src/', '').replace('/', '_'), re.sub('^run', '', vname), loopsfx)
                     if name in seen:
@@ -270,7 +273,7 @@ def command_lines(c, args, src, lib, exe_dir):
     a = c['args'].replace('${PETSC_DIR}', src).replace('$PETSC_DIR', src).replace('${wPETSC_DIR}', src)
     ref = substitute(a, 'ref', args.mode)
     ell = substitute(a, 'ell', args.mode)
-    if c['kind'] in ('gamg', 'fem', 'ksp'):
+    if c['kind'] in AIJ_KINDS:
         # GAMG tests of AIJ: the reference runs AIJ, the ellwarp run MATELLWARP, through -mat_type (programs
         # that call MatSetFromOptions) and -dm_mat_type (DMCreateMatrix) both; a type the test sets itself
         # (aij, seqaij, mpiaij) is substituted instead
@@ -454,7 +457,7 @@ def judge(c, d, args):
         return ('error' if who == 'reference' else 'fail'), '%s run timed out (%s s)' % (who, meta.get('timeout'))
     ref_out, ell_out = rd('ref.out'), rd('ell.out')
     if ref_rc != 0:
-        if c.get('kind') in ('fem', 'ksp'):
+        if c.get('kind') in BROAD_KINDS:
             # these kinds give whole directories AIJ through -mat_type/-dm_mat_type: a program whose reference run then
             # fails is not one for AIJ (FETI-DP needs MATIS, a test of another type, a data file not installed)
             return 'skip', 'the reference run (AIJ through the added type options) fails (exit %s): %s' % (ref_rc, first_error(ref_out + rd('ref.err')))
@@ -465,7 +468,8 @@ def judge(c, d, args):
     # code (MatLoad into MATAIJ, MatCreateSeqAIJ), or makes no matrix (explicit TS, residual-only cases), ran nothing
     # of MATELLWARP, whatever its output (its unused-option listing names our options)
     info = ''.join(open(f, errors='replace').read() for f in glob.glob(os.path.join(d, 'ell.info*')))
-    if c.get('kind') in ('fem', 'ksp') and meta.get('typecheck') and not re.search(r'<mat:(seq|mpi)aijellwarp>', info):
+    no_ellwarp = meta.get('typecheck') and not re.search(r'<mat:(seq|mpi)aijellwarp>', info)
+    if c.get('kind') in BROAD_KINDS and no_ellwarp:
         return 'skip', 'no MATELLWARP matrix in the ellwarp run: the program takes no -mat_type/-dm_mat_type or makes no matrix'
     # PETSc's own filter of the test (applied to both, as its harness applies it to the output)
     fr = apply_shell_filter(ref_out, c['filter'], d).splitlines()
@@ -520,7 +524,7 @@ def judge(c, d, args):
             return 'fail', 'composed functions left at destroy (-checkfunctionlist): %s; %s' % (' '.join(left), msg)
         return 'fail', 'output differs: ' + msg
     # the ellwarp run must really have used MATELLWARP (its -info file of the Mat class, see run_case)
-    if meta.get('typecheck') and not re.search(r'<mat:(seq|mpi)aijellwarp>', info):
+    if no_ellwarp:
         return 'fail', 'no MATELLWARP matrix was assembled in the ellwarp run (the type option does not reach a matrix)'
     stderr_ell = rd('ell.err').strip()
     note = 'identical output' if fr == fe else 'same output, reals within rtol %g (max rel. diff %.1e)' % (args.rtol, worst)
@@ -709,10 +713,10 @@ def main():
             sys.exit('ci-cases.txt names cases that do not exist: %s' % ', '.join(missing))
         cases = [byname[w] for w in want]
     if not args.kinds:
-        args.kinds = 'cusparse,gamg,fem,ksp' if args.mode == 'cpu' else 'cusparse,gamg'
+        args.kinds = ','.join(KINDS if args.mode == 'cpu' else ('cusparse', 'gamg'))
     kinds = set(args.kinds.split(','))
-    if not kinds <= {'cusparse', 'gamg', 'fem', 'ksp'}:
-        sys.exit('run_petsc_suite.py: --kinds takes cusparse, gamg, fem and ksp (got %s)' % args.kinds)
+    if not kinds <= set(KINDS):
+        sys.exit('run_petsc_suite.py: --kinds takes %s (got %s)' % (', '.join(KINDS), args.kinds))
     cases = [c for c in cases if c.get('kind', 'cusparse') in kinds]
     if args.filter:
         cases = [c for c in cases if re.search(args.filter, c['name'])]
