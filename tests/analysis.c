@@ -1009,7 +1009,7 @@ static PetscErrorCode Options(void)
    MultKernel's own with mult_batch left automatic: EllwarpTuneUnbatched).  On a P1 Kuhn mesh big enough for the model
    (not the small-matrix rule) the two steps choose different thresholds; a matrix converted with each option must get
    the layout of the corresponding EllwarpParams.unbatched, and options that keep MultKernelB the batched one. */
-static PetscInt PetscQ1N = 44; /* 85 184 rows, 2.1 M entries: past the small-matrix rule (-q1n N) */
+static PetscInt q1n = 44; /* 85 184 rows, 2.1 M entries: past the small-matrix rule (-q1n N) */
 static PetscErrorCode BatchModel(void)
 {
   static const struct {
@@ -1030,7 +1030,7 @@ static PetscErrorCode BatchModel(void)
   Mat          B;
 
   PetscFunctionBegin;
-  PetscCall(HexQ1CSR(PetscQ1N, &A));
+  PetscCall(HexQ1CSR(q1n, &A));
   for (int u = 0; u < 2; u++) {
     EllwarpParams  par;
     EllwarpLayout *H;
@@ -1322,7 +1322,7 @@ int main(int argc, char **argv)
   PetscCall(PetscEllwarpInitializePackage());
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &M, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-q1n", &PetscQ1N, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-q1n", &q1n, NULL));
   PetscCall(PetscMalloc1(PetscMax(M, 4096) + 1, &len));
 
   PetscCall(DictEdges(gpu));
