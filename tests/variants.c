@@ -5,8 +5,7 @@
      an FE matrix and stencil matrices with biased 16-bit slices (a periodic lattice; a common stencil mixed
      with the other column modes), under K1, K2 (2..32 lanes per row) and the automatic choice;
    - with the cuda backend, variants that keep the order of summation (lanes per thread, nc loads, the
-     unrolled chunk loop) give bitwise the default kernel's products (another device kernel), the batched kernels
-     bitwise those of one (MultKernelB) or two accumulators (MultKernelP, mult_acc=2), and every
+     unrolled chunk loop) give bitwise the default kernel's products (another device kernel), and every
      variant is also compared with the host reference of the same variant (-mat_ellwarp_tune mult_acc changes
      the order on both).  The host reference ignores those device-only variants, so on the host backend
      such a bitwise check would compare the host code with itself: there only the SeqAIJ checks run;
@@ -28,8 +27,7 @@ static PetscInt nchecks;
 typedef enum {
   BW_NONE,    /* another order of summation: only the tolerance checks */
   BW_DEFAULT, /* bitwise the default kernels' products (same block size) */
-  BW_ACC1,    /* bitwise the products of "mult_acc=1" (one accumulator; the default differs on irregular matrices) */
-  BW_ACC2     /* bitwise the products of "mult_acc=2" (MultKernelV's two accumulators: MultKernelP's order) */
+  BW_ACC1     /* bitwise the products of "mult_acc=1" (one accumulator; the default differs on irregular matrices) */
 } Bitwise;
 
 typedef struct {
@@ -63,10 +61,6 @@ static const Variant mult_variants[] = {
   {"-mat_ellwarp_tune mult_batch=4,mult_prefetch=1",         BW_ACC1   },
   {"-mat_ellwarp_tune mult_batch=8,mult_prefetch=1",         BW_ACC1   },
   {"-mat_ellwarp_tune mult_batch=8,mult_prefetch=1,long_row=60", BW_NONE},
-  {"-mat_ellwarp_tune mult_batch=2,mult_acc=2",              BW_ACC2   },
-  {"-mat_ellwarp_tune mult_batch=4,mult_acc=2",              BW_ACC2   },
-  {"-mat_ellwarp_tune mult_batch=8,mult_acc=2",              BW_ACC2   },
-  {"-mat_ellwarp_tune mult_batch=4,mult_acc=2,block_size=512", BW_NONE }, /* the block size changes the long rows' chunks */
 };
 
 static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=4", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=2", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=1,block_size=64,long_row=300"};
@@ -185,7 +179,7 @@ static PetscErrorCode CheckBitwise(PetscInt m, const PetscScalar *ref, const Pet
 static PetscErrorCode TestMult(Mat A, const char *mname)
 {
   PetscInt     m, n;
-  PetscScalar *x, *z, *yref[3], *ydef[3], *yacc1[3], *yacc2[3], *yv[3], *yh[3];
+  PetscScalar *x, *z, *yref[3], *ydef[3], *yacc1[3], *yv[3], *yh[3];
   PetscRandom  rnd;
   const char  *what[3] = {"MatMult", "MatMultAdd", "MatMultAdd in place"};
   PetscBool    cuda    = (PetscBool)!strcmp(backend, "cuda");
@@ -193,7 +187,7 @@ static PetscErrorCode TestMult(Mat A, const char *mname)
   PetscFunctionBegin;
   PetscCall(MatGetSize(A, &m, &n));
   PetscCall(PetscMalloc2(n, &x, m, &z));
-  for (int q = 0; q < 3; q++) PetscCall(PetscMalloc6(m, &yref[q], m, &ydef[q], m, &yacc1[q], m, &yacc2[q], m, &yv[q], m, &yh[q]));
+  for (int q = 0; q < 3; q++) PetscCall(PetscMalloc5(m, &yref[q], m, &ydef[q], m, &yacc1[q], m, &yv[q], m, &yh[q]));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
   for (PetscInt i = 0; i < n; i++) PetscCall(PetscRandomGetValue(rnd, &x[i]));
@@ -214,8 +208,6 @@ static PetscErrorCode TestMult(Mat A, const char *mname)
         else if (v->bitwise == BW_DEFAULT && cuda) PetscCall(CheckBitwise(m, ydef[q], yv[q], what[q], mname, k, v->opts));
         if (!strcmp(v->opts, "-mat_ellwarp_tune mult_acc=1")) PetscCall(PetscArraycpy(yacc1[q], yv[q], m)); /* listed before the BW_ACC1 variants */
         else if (v->bitwise == BW_ACC1 && cuda) PetscCall(CheckBitwise(m, yacc1[q], yv[q], what[q], mname, k, v->opts));
-        if (!strcmp(v->opts, "-mat_ellwarp_tune mult_acc=2")) PetscCall(PetscArraycpy(yacc2[q], yv[q], m)); /* listed before the BW_ACC2 variants */
-        else if (v->bitwise == BW_ACC2 && cuda) PetscCall(CheckBitwise(m, yacc2[q], yv[q], what[q], mname, k, v->opts));
       }
       if (cuda) { /* the device variant against the host reference of the same variant */
         PetscCall(MakeEllwarp(A, "host", k, v->opts, &B));
@@ -225,7 +217,7 @@ static PetscErrorCode TestMult(Mat A, const char *mname)
       }
     }
   }
-  for (int q = 0; q < 3; q++) PetscCall(PetscFree6(yref[q], ydef[q], yacc1[q], yacc2[q], yv[q], yh[q]));
+  for (int q = 0; q < 3; q++) PetscCall(PetscFree5(yref[q], ydef[q], yacc1[q], yv[q], yh[q]));
   PetscCall(PetscFree2(x, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -383,9 +375,7 @@ static PetscErrorCode TestBadOptions(Mat A)
     {"-mat_ellwarp_tune long_unroll=16",                        PETSC_ERR_ARG_OUTOFRANGE},
     {"-mat_ellwarp_tune coo_unroll=3",                          PETSC_ERR_ARG_OUTOFRANGE},
     {"-mat_ellwarp_tune coo_block_size=2048",                   PETSC_ERR_ARG_OUTOFRANGE},
-    {"-mat_ellwarp_tune mult_batch=8,mult_acc=4",               PETSC_ERR_ARG_INCOMP    },
-    {"-mat_ellwarp_tune mult_batch=4,mult_acc=2,mult_regs=32",  PETSC_ERR_ARG_INCOMP    },
-    {"-mat_ellwarp_tune mult_batch=4,mult_acc=2,mult_prefetch=1", PETSC_ERR_ARG_INCOMP  },
+    {"-mat_ellwarp_tune mult_batch=8,mult_acc=2",               PETSC_ERR_ARG_INCOMP    },
     {"-mat_ellwarp_tune mult_batch=4,mult_lanes=2",             PETSC_ERR_ARG_INCOMP    },
     {"-mat_ellwarp_tune mult_batch=8,mult_unroll=8",            PETSC_ERR_ARG_INCOMP    },
     {"-mat_ellwarp_tune mult_batch=4,mult_regs=32,mult_prefetch=1", PETSC_ERR_ARG_INCOMP},

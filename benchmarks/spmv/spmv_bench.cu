@@ -926,12 +926,6 @@ static const char *const SpmvVariants[][2] = {
   {"b4r40", "mult_batch=4,mult_regs=40"},
   {"b8r32", "mult_batch=8,mult_regs=32"},
   {"b8r40", "mult_batch=8,mult_regs=40"},
-  /* MultKernelP: MultKernelB's batches with two steps of a lane pair in one 16-byte load (two accumulators a lane) */
-  {"bp2", "mult_batch=2,mult_acc=2"},
-  {"bp4", "mult_batch=4,mult_acc=2"},
-  {"bp8", "mult_batch=8,mult_acc=2"},
-  {"bp4bs256", "mult_batch=4,mult_acc=2,block_size=256"},
-  {"bp8bs256", "mult_batch=8,mult_acc=2,block_size=256"},
   /* the blocked layout's kernels with U steps' block columns and x entries loaded together */
   {"bb2", "block_batch=2"},
   {"bb4", "block_batch=4"},

@@ -238,7 +238,7 @@ typedef struct {
   PetscInt cooblock;   /* COO kernels: threads per block (0: 256) */
   PetscInt multunroll; /* slice kernel: steps of a lane in flight, 4 (MultKernel's) or 8 */
   PetscInt gather;     /* new host values (CUDA): 0 auto (= 1), 1 slice (the row form staged in shared memory), 2 rows (the row form lane by lane), 3 map (per-slot map) */
-  PetscInt multbatch;  /* slice kernel: 1 MultKernel's step loop, or 2, 4, 8 steps of a lane whose columns and values are loaded before their x entries (MultKernelB; with multacc 2, MultKernelP: a thread's lane pair at every other step, two steps a 16-byte load) */
+  PetscInt multbatch;  /* slice kernel: 1 MultKernel's step loop, or 2, 4, 8 steps of a lane whose columns and values are loaded before their x entries (MultKernelB) */
   PetscBool multprefetch; /* with multbatch > 1: the next batch's columns and values loaded before this batch's x entries */
   PetscInt multregs;   /* with multbatch > 1: registers per thread at most, 32 or 40 (0: the compiler's choice) */
   PetscInt blockbatch; /* blocked layout: steps of a lane whose block columns and x entries are loaded before their values are summed, 1, 2 or 4 (0: automatic, by the lanes: seqellwarpblock.c) */

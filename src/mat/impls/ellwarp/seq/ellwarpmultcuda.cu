@@ -541,116 +541,6 @@ __global__ static void __launch_bounds__(512, CAP == 32 ? 4 : (CAP == 40 ? 3 : 0
   if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
 }
 
-/* ---- MultKernelP (-mat_ellwarp_tune mult_batch=U,mult_acc=2): MultKernelB's batches with two steps in one 16-byte
-   load.  A warp still does one slice, but thread i takes the lanes 2 (i mod 16) and 2 (i mod 16) + 1 at the steps of
-   one parity (i < 16 the even steps, i >= 16 the odd ones).  At steps k and k + 1 the warp's loads are then the two
-   steps' 512 contiguous bytes of values (one double2 a thread) and their columns (one 32- or 64-bit load a thread):
-   half the load instructions of MultKernelB for the same bytes, and half its loop trips a thread.  U steps of a lane
-   pair per batch (U / 2 of each parity), columns and values before x, as MultKernelB.
-   The even and odd steps are two accumulators per lane, added even + odd before the lanes' tree: the order of
-   mult_acc=2 (step k to accumulator k % 2, EllwarpHostMultAcc), so the products are bitwise MultKernelV's with
-   mult_acc=2 (tests/variants.c checks this on the GPU).
-   Why: Nsight Compute on box P2/Q2 scalar (benchmarks/results/spmv-h100-dmplex/streaming-bound/) has MultKernelB at
-   70/77 % of the DRAM peak, latency-bound (0.4 eligible warps a cycle), where a streaming kernel of 16-byte loads over
-   the same bytes reaches 85/88 %.  Slices start at multiples of 32 slots (values and both column arrays), so the
-   vector loads are aligned. */
-template <bool ADD, bool BIAS, int U>
-__global__ static void __launch_bounds__(512) MultKernelP(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
-{
-  if (blockIdx.x < d.nchunks) {
-    LongChunkU<ADD, 8>(d, val, x, z, y);
-    return;
-  }
-  constexpr int  V = U / 2; /* steps of one parity per batch */
-  const int      i = threadIdx.x & (ELLWARP_LANES - 1), h = i >> 4, p = i & 15;
-  const PetscInt s = (PetscInt)(blockIdx.x - d.nchunks) * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
-  if (s >= d.nslices) return; /* the whole warp: one slice per warp */
-  const PetscCount base = d.sliceptr[s];
-  const int        w = (int)((d.sliceptr[s + 1] - base) / ELLWARP_LANES), meta = d.meta[s], l2 = meta & 15, tm = (1 << l2) - 1;
-  const PetscInt   q0 = d.slicerow[s] + ((2 * p) >> l2), q1 = d.slicerow[s] + ((2 * p + 1) >> l2);
-  const bool       live0 = q0 < d.slicerow[s + 1], live1 = q1 < d.slicerow[s + 1];
-  const PetscInt   row0 = live0 ? d.rowperm[q0] : 0, row1 = live1 ? d.rowperm[q1] : 0;
-  const double2   *v  = reinterpret_cast<const double2 *>(val + base) + p;
-  PetscScalar      s0 = 0.0, s1 = 0.0;
-  /* the batches: col(k, c) gives the pair's columns at step k (-1: padding) */
-  auto run = [&](auto col) {
-    for (int k0 = 0; k0 < w; k0 += 2 * V) {
-      double2     vv[V];
-      int         c[V][2];
-      PetscScalar xx[V][2];
-#pragma unroll
-      for (int u = 0; u < V; u++) {
-        const int k = k0 + 2 * u + h;
-        if (k < w) {
-          col(k, c[u]);
-          vv[u] = __ldcs(v + (size_t)k * (ELLWARP_LANES / 2));
-        } else {
-          c[u][0] = c[u][1] = -1;
-          vv[u]             = make_double2(0.0, 0.0);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < V; u++) {
-        xx[u][0] = c[u][0] >= 0 ? __ldg(x + c[u][0]) : 0.0;
-        xx[u][1] = c[u][1] >= 0 ? __ldg(x + c[u][1]) : 0.0;
-      }
-#pragma unroll
-      for (int u = 0; u < V; u++) {
-        if (c[u][0] >= 0) s0 += vv[u].x * xx[u][0];
-        if (c[u][1] >= 0) s1 += vv[u].y * xx[u][1];
-      }
-    }
-  };
-  if (BIAS && (meta & 32)) { /* MultKernel's biased 16-bit offsets: bias[(k << l2) + the lane's place in its row] */
-    const short *c  = d.col16 + d.colbase[s] + 2 * p;
-    const int   *bp = bz.colbias + bz.biasbase[s];
-    const int    j0 = (2 * p) & tm, j1 = (2 * p + 1) & tm;
-    run([&](int k, int cc[2]) {
-      int o[2];
-      LdCol16R<2, 0>(c + (size_t)k * ELLWARP_LANES, o);
-      const int b0 = __ldg(bp + (k << l2) + j0), b1 = __ldg(bp + (k << l2) + j1);
-      cc[0]        = o[0] != ELLWARP_PAD16 ? (int)(row0 + b0 + o[0]) : -1;
-      cc[1]        = o[1] != ELLWARP_PAD16 ? (int)(row1 + b1 + o[1]) : -1;
-    });
-  } else if (BIAS && (meta & 64)) { /* MultKernel's dictionary codes (unsigned 16 bits) */
-    const unsigned *c  = reinterpret_cast<const unsigned *>(d.col16 + d.colbase[s]) + p;
-    const int      *tb = bz.colbias + bz.biasbase[s];
-    run([&](int k, int cc[2]) {
-      const unsigned t  = __ldcs(c + (size_t)k * (ELLWARP_LANES / 2));
-      const unsigned a0 = t & 0xffffu, a1 = t >> 16;
-      cc[0]             = a0 != (unsigned short)ELLWARP_DICT_PAD ? EllwarpDictCol(tb, (unsigned short)a0, 1) : -1;
-      cc[1]             = a1 != (unsigned short)ELLWARP_DICT_PAD ? EllwarpDictCol(tb, (unsigned short)a1, 1) : -1;
-    });
-  } else if (meta & 16) {
-    const short *c = d.col16 + d.colbase[s] + 2 * p;
-    run([&](int k, int cc[2]) {
-      int o[2];
-      LdCol16R<2, 0>(c + (size_t)k * ELLWARP_LANES, o);
-      cc[0] = o[0] != ELLWARP_PAD16 ? (int)(row0 + o[0]) : -1;
-      cc[1] = o[1] != ELLWARP_PAD16 ? (int)(row1 + o[1]) : -1;
-    });
-  } else {
-    const int *c = d.col32 + d.colbase[s] + 2 * p;
-    run([&](int k, int cc[2]) { LdCol32R<2, 0>(c + (size_t)k * ELLWARP_LANES, cc); });
-  }
-  /* lane 2p's sum is even + odd (thread p, h = 0, adds thread p + 16's), then the host's tree over the row's lanes:
-     levels of offset >= 2 between threads (offset / 2 threads apart), the level of offset 1 inside the thread */
-  s0 += __shfl_down_sync(0xffffffffu, s0, 16);
-  s1 += __shfl_down_sync(0xffffffffu, s1, 16);
-  for (int off = (1 << l2) >> 1; off >= 2; off >>= 1) {
-    s0 += __shfl_down_sync(0xffffffffu, s0, off / 2);
-    s1 += __shfl_down_sync(0xffffffffu, s1, off / 2);
-  }
-  if (h) return;
-  if (l2 == 0) {
-    if (live0) y[row0] = ADD ? z[row0] + s0 : s0;
-    if (live1) y[row1] = ADD ? z[row1] + s1 : s1;
-  } else if (((2 * p) & tm) == 0 && live0) {
-    s0 += s1;
-    y[row0] = ADD ? z[row0] + s0 : s0;
-  }
-}
-
 template <bool ADD, bool BIAS, int U>
 static void LaunchMultBatchCap(bool pre, int cap, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
@@ -661,14 +551,8 @@ static void LaunchMultBatchCap(bool pre, int cap, unsigned nb, unsigned bs, cuda
 }
 
 template <bool ADD, bool BIAS>
-static void LaunchMultBatchU(int U, bool pre, int cap, bool pairs, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+static void LaunchMultBatchU(int U, bool pre, int cap, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
-  if (pairs) { /* mult_acc=2: MultKernelP */
-    if (U >= 8) MultKernelP<ADD, BIAS, 8><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-    else if (U >= 4) MultKernelP<ADD, BIAS, 4><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-    else MultKernelP<ADD, BIAS, 2><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-    return;
-  }
   if (U >= 8) LaunchMultBatchCap<ADD, BIAS, 8>(pre, cap, nb, bs, stream, d, bz, x, vals, z, y);
   else if (U >= 4) LaunchMultBatchCap<ADD, BIAS, 4>(pre, cap, nb, bs, stream, d, bz, x, vals, z, y);
   else LaunchMultBatchCap<ADD, BIAS, 2>(pre, cap, nb, bs, stream, d, bz, x, vals, z, y);
@@ -677,7 +561,7 @@ static void LaunchMultBatchU(int U, bool pre, int cap, bool pairs, unsigned nb, 
 static PetscErrorCode LaunchMultBatch(const EllwarpTune *t, PetscInt bs, const DevLayout &d, const DevBias &bz, bool biased, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
   const int    wpb = (int)(bs / ELLWARP_LANES), U = (int)t->multbatch;
-  const bool   pre = t->multprefetch ? true : false, pairs = t->multacc == 2;
+  const bool   pre = t->multprefetch ? true : false;
   const int    cap = (int)t->multregs;
   PetscInt     nb  = d.nchunks + (d.nslices + wpb - 1) / wpb;
   cudaStream_t stream;
@@ -688,11 +572,11 @@ static PetscErrorCode LaunchMultBatch(const EllwarpTune *t, PetscInt bs, const D
   if (!nb) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpGetStream(&stream));
   if (biased) {
-    if (z) LaunchMultBatchU<true, true>(U, pre, cap, pairs, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
-    else LaunchMultBatchU<false, true>(U, pre, cap, pairs, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    if (z) LaunchMultBatchU<true, true>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    else LaunchMultBatchU<false, true>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
   } else {
-    if (z) LaunchMultBatchU<true, false>(U, pre, cap, pairs, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
-    else LaunchMultBatchU<false, false>(U, pre, cap, pairs, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    if (z) LaunchMultBatchU<true, false>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    else LaunchMultBatchU<false, false>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -772,7 +656,7 @@ PetscErrorCode EllwarpCUDALaunchMult(const EllwarpStore *S, PetscInt bs, const P
   if (!abs) {
     EllwarpTune t;
     EllwarpTuneResolve(L, S->tune, &t);
-    if (t.multbatch > 1) { /* MultKernelB (one lane and one accumulator per thread: ReadOptions checks), or MultKernelP with mult_acc=2 */
+    if (t.multbatch > 1) { /* MultKernelB (one lane and one accumulator per thread: ReadOptions checks) */
       PetscCall(LaunchMultBatch(&t, bs, d, bz, biased, x, vals, z, y));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
