@@ -17,6 +17,7 @@
 #include <petscellwarp.h>
 #include <petscviewer.h>
 #include "mpitestutil.h" /* MpiTestCompareVec */
+#include <unistd.h> /* getpid */
 
 static PetscInt nchecks;
 
@@ -178,13 +179,14 @@ int main(int argc, char **argv)
   PetscBool   device = PETSC_FALSE, productaij = PETSC_FALSE;
   Mat         ref, A;
   Problem     p;
-  PetscMPIInt size;
+  PetscMPIInt size, rank;
   char        file[PETSC_MAX_PATH_LEN];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, "MATELLWARP in the Mat operations of PETSc's solvers, against MATAIJ"));
   PetscCall(PetscEllwarpInitializePackage());
   comm = PETSC_COMM_WORLD;
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscOptionsBegin(comm, NULL, "dropin_ops options", NULL);
   PetscCall(PetscOptionsInt("-nx", "grid points a side", NULL, nx, &nx, NULL));
   PetscCall(PetscOptionsBool("-device_values", "set MATELLWARP's values from device memory", NULL, device, &device, NULL));
@@ -381,8 +383,10 @@ int main(int argc, char **argv)
   { /* binary MatView and MatLoad into MATELLWARP */
     PetscViewer v;
     Mat         L;
+    int pid = (int)getpid(); /* one file per run: CTest runs this program's cases at once in one directory */
     PetscCall(SetValues(&p, 9.0, ref, A, device));
-    PetscCall(PetscStrncpy(file, "dropin_ops.bin", sizeof(file)));
+    PetscCallMPI(MPI_Bcast(&pid, 1, MPI_INT, 0, comm));
+    PetscCall(PetscSNPrintf(file, sizeof(file), "dropin_ops-%d.bin", pid));
     PetscCall(PetscViewerBinaryOpen(comm, file, FILE_MODE_WRITE, &v));
     PetscCall(MatView(A, v));
     PetscCall(PetscViewerDestroy(&v));
@@ -395,6 +399,12 @@ int main(int argc, char **argv)
     PetscCall(Same(L, ref, "binary MatView + MatLoad"));
     PetscCall(SameMult(L, ref, "MatMult of the loaded matrix", &nchecks));
     PetscCall(MatDestroy(&L));
+    if (!rank) {
+      char info[PETSC_MAX_PATH_LEN];
+      PetscCall(PetscSNPrintf(info, sizeof(info), "%s.info", file));
+      (void)remove(file);
+      (void)remove(info);
+    }
   }
 
   { /* MatAXPY/MatAYPX with mixed operands, PCGAMG's prolongator smoothing (agg.c): C = A P0 (our product's result:
