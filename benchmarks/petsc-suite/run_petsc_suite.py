@@ -549,7 +549,7 @@ def drop_suite_unused_warning(lines):
     if not left or not all(SUITE_OPTIONS_RE.match(ln) for ln in left):
         return lines
     warn = re.compile(r'^\s*(WARNING! There are options you set that were not used!|WARNING! could be spelling mistake, etc!'
-                      r'|There (is|are) \d+ unused database options?\. (It is|They are):|Option left: )')
+                      r'|There (is|are) (\d+|one) unused database options?\. (It is|They are):|Option left: )')
     return [ln for ln in lines if not warn.match(ln)]
 
 
@@ -569,13 +569,18 @@ def expected_output(c, args):
 
 
 def first_error(text):
-    for ln in text.splitlines():
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
         if re.search(r'error|Error|ERROR|Signal|SEGV|Aborted|killed', ln) and 'PETSC ERROR: -------' not in ln:
             m = re.search(r'\[0\]PETSC ERROR: (.*)', ln)
             s = (m.group(1) if m else ln).strip()
             if s and not s.startswith('#') and 'See https://petsc.org' not in s:
-                # the most useful PETSc line is the message itself, often the next one
-                return s[:200]
+                # PETSc's error class ("Invalid argument") is followed by the message itself: both are kept
+                if m and i + 1 < len(lines):
+                    n = re.search(r'\[0\]PETSC ERROR: (.*)', lines[i + 1])
+                    if n and n.group(1).strip() and not n.group(1).startswith(('#', 'WARNING!', 'See https://petsc.org', '-----')):
+                        s += ': ' + n.group(1).strip()
+                return s[:240]
     return (text.strip().splitlines() or ['(no output)'])[-1][:200]
 
 
@@ -639,11 +644,17 @@ def run_case(c, args, src, lib, exe_dir, outdir, mpiexec):
 
 
 # ---- expected failures ----------------------------------------------------------------------------------
-def read_failures(path):
-    """Lines: CASE-REGEX "reason phrase"   (# comments).  A listed case must fail with the phrase in its reason."""
+def read_failures(paths):
+    """Lines: CASE-REGEX "reason phrase"   (# comments).  A listed case must fail with the phrase in its reason.
+    paths: the --failures-file options, in order (gpu mode: the CPU file, then expected-failures-gpu.txt)."""
     out = []
-    if not path:
-        return out
+    for path in paths or []:
+        out += read_failures_file(path)
+    return out
+
+
+def read_failures_file(path):
+    out = []
     for ln in open(path):
         ln = ln.strip()
         if not ln or ln.startswith('#'):
@@ -676,7 +687,7 @@ def main():
     ap.add_argument('--jobs', type=int, default=1, help='cases (and builds) run at the same time')
     ap.add_argument('--timeout', type=float, default=120, help='seconds per run (times the test\'s timeoutfactor)')
     ap.add_argument('-o', '--outdir', default='petsc-suite-out')
-    ap.add_argument('--failures-file', help='expected failures: CASE-REGEX "reason phrase" per line')
+    ap.add_argument('--failures-file', action='append', help='expected failures: CASE-REGEX "reason phrase" per line (may be given more than once)')
     ap.add_argument('--recompare', action='store_true', help='judge the outputs already in OUTDIR again, run nothing')
     ap.add_argument('--lib', help='libpetscellwarp.so (default: build/lib/libpetscellwarp.so of this repository)')
     ap.add_argument('--petsc-prefix', help='installed PETSc (default $PETSC_DIR from scripts/env.sh)')

@@ -136,7 +136,7 @@ static PetscErrorCode CheckVec(Mat A, Vec v, const char *what)
   PetscFunctionBegin;
   if (MPIE(A)->backend == MAT_ELLWARP_BACKEND_HOST) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &dev, VECMPICUDA, VECSEQCUDA, VECCUDA, ""));
-  PetscCheck(dev, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MATMPIELLWARP with the cuda backend needs device vectors (VECCUDA) for %s, got %s: create them with MatCreateVecs() or use -vec_type cuda / -dm_vec_type cuda", what, ((PetscObject)v)->type_name);
+  PetscCheck(dev, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "MATMPIELLWARP with the cuda backend needs device vectors (VECCUDA) for %s, got %s: create them with MatCreateVecs() or use -vec_type cuda / -dm_vec_type cuda (which a DM reads in DMSetFromOptions()), or keep host vectors with -mat_ellwarp_backend host", what, ((PetscObject)v)->type_name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -311,7 +311,7 @@ static PetscErrorCode CheckVec(Mat A, Vec v)
   PetscFunctionBegin;
   if (e->backend == MAT_ELLWARP_BACKEND_HOST) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &dev, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
-  PetscCheck(dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MATSEQELLWARP with the cuda backend needs device vectors (VECCUDA), got %s: create them with MatCreateVecs() or use -vec_type cuda / -dm_vec_type cuda", ((PetscObject)v)->type_name);
+  PetscCheck(dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MATSEQELLWARP with the cuda backend needs device vectors (VECCUDA), got %s: create them with MatCreateVecs() or use -vec_type cuda / -dm_vec_type cuda (which a DM reads in DMSetFromOptions()), or keep host vectors with -mat_ellwarp_backend host", ((PetscObject)v)->type_name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
