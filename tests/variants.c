@@ -5,8 +5,7 @@
      an FE matrix and stencil matrices with biased 16-bit slices (a periodic lattice; a common stencil mixed
      with the other column modes), under K1, K2 (2..32 lanes per row) and the automatic choice;
    - with the cuda backend, variants that keep the order of summation (lanes per thread, nc loads, the
-     unrolled chunk loop) give bitwise the default kernel's products (another device kernel), the batched kernels
-     (MultKernelB, and MultKernelA with its steps staged in shared memory) bitwise those of one accumulator, and every
+     unrolled chunk loop) give bitwise the default kernel's products (another device kernel), and every
      variant is also compared with the host reference of the same variant (-mat_ellwarp_tune mult_acc changes
      the order on both).  The host reference ignores those device-only variants, so on the host backend
      such a bitwise check would compare the host code with itself: there only the SeqAIJ checks run;
@@ -62,8 +61,6 @@ static const Variant mult_variants[] = {
   {"-mat_ellwarp_tune mult_batch=4,mult_prefetch=1",         BW_ACC1   },
   {"-mat_ellwarp_tune mult_batch=8,mult_prefetch=1",         BW_ACC1   },
   {"-mat_ellwarp_tune mult_batch=8,mult_prefetch=1,long_row=60", BW_NONE},
-  {"-mat_ellwarp_tune mult_async=1",                         BW_ACC1   },
-  {"-mat_ellwarp_tune mult_async=1,mult_batch=4",            BW_ACC1   },
 };
 
 static const char *const kernel_configs[] = {"", "-mat_ellwarp_kernel k1", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=4", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=2", "-mat_ellwarp_kernel k2 -mat_ellwarp_tune threshold=1,block_size=64,long_row=300"};
@@ -382,9 +379,6 @@ static PetscErrorCode TestBadOptions(Mat A)
     {"-mat_ellwarp_tune mult_batch=4,mult_lanes=2",             PETSC_ERR_ARG_INCOMP    },
     {"-mat_ellwarp_tune mult_batch=8,mult_unroll=8",            PETSC_ERR_ARG_INCOMP    },
     {"-mat_ellwarp_tune mult_batch=4,mult_regs=32,mult_prefetch=1", PETSC_ERR_ARG_INCOMP},
-    {"-mat_ellwarp_tune mult_async=1,mult_batch=2",             PETSC_ERR_ARG_INCOMP    },
-    {"-mat_ellwarp_tune mult_async=1,mult_prefetch=1",          PETSC_ERR_ARG_INCOMP    },
-    {"-mat_ellwarp_tune mult_async=1,mult_acc=2",               PETSC_ERR_ARG_INCOMP    },
   };
 
   PetscFunctionBegin;

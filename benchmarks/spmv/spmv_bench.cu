@@ -926,9 +926,6 @@ static const char *const SpmvVariants[][2] = {
   {"b4r40", "mult_batch=4,mult_regs=40"},
   {"b8r32", "mult_batch=8,mult_regs=32"},
   {"b8r40", "mult_batch=8,mult_regs=40"},
-  /* MultKernelA: MultKernelB's order with the steps staged in shared memory by asynchronous copies (S = 8 or 4 a stage) */
-  {"as8", "mult_async=1"},
-  {"as4", "mult_async=1,mult_batch=4"},
   /* the blocked layout's kernels with U steps' block columns and x entries loaded together */
   {"bb2", "block_batch=2"},
   {"bb4", "block_batch=4"},

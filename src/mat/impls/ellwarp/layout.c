@@ -1077,7 +1077,6 @@ void EllwarpTuneResolve(const EllwarpLayout *L, const EllwarpTune *req, EllwarpT
      length): H100, the DMPlex FE matrices in their default numbering (benchmarks/results/spmv-h100-dmplex/batched-kernel/):
      P1/P2/Q1/Q2 scalar 1.7-12 % faster than MultKernel at 0.33 M rows, P1/Q1 6-8 % at 1.4 M; U = 2 and 8, capped
      registers and prefetch were no better.  The other classes keep their variants (not measured with it). */
-  if (t->multbatch <= 0 && t->multasync) t->multbatch = 8; /* MultKernelA: 8 steps a stage unless mult_batch=4 */
   if (t->multbatch <= 0) t->multbatch = !unbatched && !irregular && !uniform ? 4 : 1;
   if (t->multacc <= 0) t->multacc = irregular && t->multbatch == 1 ? 2 : 1; /* MultKernelB (mult_batch > 1) has one accumulator */
   if (t->multunroll <= 0) t->multunroll = irregular || uniform ? 8 : 4;

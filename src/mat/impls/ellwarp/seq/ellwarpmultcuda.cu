@@ -541,112 +541,6 @@ __global__ static void __launch_bounds__(512, CAP == 32 ? 4 : (CAP == 40 ? 3 : 0
   if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
 }
 
-/* ---- MultKernelA (-mat_ellwarp_tune mult_async=1): MultKernelB's order with the columns and values staged in shared
-   memory by asynchronous copies (cp.async), S steps of the warp's slice at a time, two stages: the copies of steps
-   [k0 + S, k0 + 2S) are in flight while steps [k0, k0 + S) gather their x entries and are summed.  A lane adds its
-   products in step order, so the sums are bitwise MultKernelB's (and mult_acc=1's).
-   Why: Nsight Compute on box P2/Q2 scalar (benchmarks/results/spmv-h100-dmplex/latency-profile/) has MultKernelB
-   saturating nothing (L1 38 %, L2 72-78 %, SM 27 %) at 69-77 % of the DRAM peak: it is bound by the bytes a warp keeps
-   in flight, which live in registers (more steps per batch, a prefetched batch or 16-byte pair loads cost occupancy).
-   Copies into shared memory keep 2 x S steps of a warp in flight without registers.  128-thread blocks (four warps,
-   6 KB of shared memory a warp for S = 8); the tune's block_size is not used here. */
-__device__ __forceinline__ void CpAsync16(void *smem, const void *gmem)
-{
-  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void CpAsyncCommit(void)
-{
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void CpAsyncWait(void)
-{
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
-#define ELLWARP_ASYNC_WARPS 4
-template <bool ADD, bool BIAS, int S>
-__global__ static void __launch_bounds__(32 * ELLWARP_ASYNC_WARPS) MultKernelA(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
-{
-  __shared__ __align__(16) PetscScalar sv[ELLWARP_ASYNC_WARPS][2][S * ELLWARP_LANES];
-  __shared__ __align__(16) int         sc[ELLWARP_ASYNC_WARPS][2][S * ELLWARP_LANES]; /* 32-bit columns, or 16-bit ones in its first half */
-
-  if (blockIdx.x < d.nchunks) {
-    LongChunkU<ADD, 8>(d, val, x, z, y);
-    return;
-  }
-  const int      lane = threadIdx.x & (ELLWARP_LANES - 1), wi = threadIdx.x / ELLWARP_LANES;
-  const PetscInt s    = (PetscInt)(blockIdx.x - d.nchunks) * ELLWARP_ASYNC_WARPS + wi;
-  if (s >= d.nslices) return; /* the whole warp: one slice per warp, and nothing below synchronizes the block */
-  const SliceLane q = SliceLaneOf(d, s, lane);
-  const int       w = q.w, meta = q.meta, l2 = q.l2;
-  const PetscInt  row = q.row;
-  const int       cb  = (meta & 16) ? 2 : 4; /* bytes of a column entry */
-  const char     *gv  = reinterpret_cast<const char *>(val + q.base);
-  const char     *gc  = (meta & 16) ? reinterpret_cast<const char *>(d.col16 + d.colbase[s]) : reinterpret_cast<const char *>(d.col32 + d.colbase[s]);
-  PetscScalar     sum = 0.0;
-
-  /* steps [k0, k0 + S) of the slice (fewer at its end) into stage b: 16-byte copies, the warp's lanes in turn */
-  auto issue = [&](int k0, int b) {
-    const int   n  = min(S, w - k0);
-    const char *v0 = gv + (size_t)k0 * ELLWARP_LANES * sizeof(PetscScalar), *c0 = gc + (size_t)k0 * ELLWARP_LANES * cb;
-    char       *dv = reinterpret_cast<char *>(sv[wi][b]), *dc = reinterpret_cast<char *>(sc[wi][b]);
-    for (int c = lane; c < n * (ELLWARP_LANES * (int)sizeof(PetscScalar) / 16); c += ELLWARP_LANES) CpAsync16(dv + 16 * c, v0 + 16 * c);
-    for (int c = lane; c < n * (ELLWARP_LANES * cb / 16); c += ELLWARP_LANES) CpAsync16(dc + 16 * c, c0 + 16 * c);
-    CpAsyncCommit();
-  };
-  /* the stages in turn: col(b, k, u) decodes the column of step k = k0 + u from stage b (-1: padding) */
-  auto run = [&](auto col) {
-    if (w > 0) issue(0, 0);
-    for (int k0 = 0, b = 0; k0 < w; k0 += S, b ^= 1) {
-      if (k0 + S < w) {
-        issue(k0 + S, b ^ 1);
-        CpAsyncWait<1>();
-      } else CpAsyncWait<0>();
-      __syncwarp();
-      const int   n = min(S, w - k0);
-      int         cc[S];
-      PetscScalar xx[S];
-#pragma unroll
-      for (int u = 0; u < S; u++) cc[u] = u < n ? col(b, k0 + u, u) : -1;
-#pragma unroll
-      for (int u = 0; u < S; u++) xx[u] = cc[u] >= 0 ? __ldg(x + cc[u]) : 0.0;
-#pragma unroll
-      for (int u = 0; u < S; u++)
-        if (cc[u] >= 0) sum += sv[wi][b][u * ELLWARP_LANES + lane] * xx[u];
-      __syncwarp(); /* the stage is read before the next iteration's copies overwrite it */
-    }
-  };
-  if (BIAS && (meta & 32)) { /* MultKernel's biased 16-bit offsets */
-    const int *bp = bz.colbias + bz.biasbase[s] + (lane & ((1 << l2) - 1));
-    run([&](int b, int k, int u) {
-      const short o = reinterpret_cast<const short *>(sc[wi][b])[u * ELLWARP_LANES + lane];
-      return o != ELLWARP_PAD16 ? (int)(row + __ldg(bp + (k << l2)) + o) : -1;
-    });
-  } else if (BIAS && (meta & 64)) { /* MultKernel's dictionary codes */
-    const int *tb = bz.colbias + bz.biasbase[s];
-    run([&](int b, int k, int u) {
-      const unsigned short o = reinterpret_cast<const unsigned short *>(sc[wi][b])[u * ELLWARP_LANES + lane];
-      (void)k;
-      return o != (unsigned short)ELLWARP_DICT_PAD ? EllwarpDictCol(tb, o, 1) : -1;
-    });
-  } else if (meta & 16) {
-    run([&](int b, int k, int u) {
-      const short o = reinterpret_cast<const short *>(sc[wi][b])[u * ELLWARP_LANES + lane];
-      (void)k;
-      return o != ELLWARP_PAD16 ? (int)(row + o) : -1;
-    });
-  } else {
-    run([&](int b, int k, int u) {
-      (void)k;
-      return sc[wi][b][u * ELLWARP_LANES + lane];
-    });
-  }
-  for (int off = (1 << l2) >> 1; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
-  if ((lane & ((1 << l2) - 1)) == 0 && q.live) y[row] = ADD ? z[row] + sum : sum;
-}
-
 template <bool ADD, bool BIAS, int U>
 static void LaunchMultBatchCap(bool pre, int cap, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
@@ -664,13 +558,6 @@ static void LaunchMultBatchU(int U, bool pre, int cap, unsigned nb, unsigned bs,
   else LaunchMultBatchCap<ADD, BIAS, 2>(pre, cap, nb, bs, stream, d, bz, x, vals, z, y);
 }
 
-template <bool ADD, bool BIAS>
-static void LaunchMultAsync(int U, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
-{
-  if (U >= 8) MultKernelA<ADD, BIAS, 8><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-  else MultKernelA<ADD, BIAS, 4><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-}
-
 static PetscErrorCode LaunchMultBatch(const EllwarpTune *t, PetscInt bs, const DevLayout &d, const DevBias &bz, bool biased, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
   const int    wpb = (int)(bs / ELLWARP_LANES), U = (int)t->multbatch;
@@ -680,20 +567,6 @@ static PetscErrorCode LaunchMultBatch(const EllwarpTune *t, PetscInt bs, const D
   cudaStream_t stream;
 
   PetscFunctionBegin;
-  if (t->multasync) { /* MultKernelA: four warps a block, S = mult_batch steps a stage (4 or 8) */
-    const unsigned nba = (unsigned)(d.nchunks + (d.nslices + ELLWARP_ASYNC_WARPS - 1) / ELLWARP_ASYNC_WARPS), tpb = 32 * ELLWARP_ASYNC_WARPS;
-    if (!nba) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(PetscEllwarpGetStream(&stream));
-    if (biased) {
-      if (z) LaunchMultAsync<true, true>(U, nba, tpb, stream, d, bz, x, vals, z, y);
-      else LaunchMultAsync<false, true>(U, nba, tpb, stream, d, bz, x, vals, z, y);
-    } else {
-      if (z) LaunchMultAsync<true, false>(U, nba, tpb, stream, d, bz, x, vals, z, y);
-      else LaunchMultAsync<false, false>(U, nba, tpb, stream, d, bz, x, vals, z, y);
-    }
-    PetscCallCUDA(cudaGetLastError());
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCheck(bs <= 512, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSEQELLWARP: -mat_ellwarp_tune mult_batch=%d runs at most 512 threads per block, not %" PetscInt_FMT " (block_size)", U, bs);
   PetscCheck(nb <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSEQELLWARP: %" PetscInt_FMT " thread blocks exceed the CUDA grid", nb);
   if (!nb) PetscFunctionReturn(PETSC_SUCCESS);
