@@ -1,0 +1,96 @@
+static const char help[] = "Writes the scalar ELLWARP layout (host analysis, the default choice) of PETSc binary matrices to flat files, for\n"
+                           "benchmarks/spmv/slice_order_probe's -layout mode (the product's access pattern on a real layout, without\n"
+                           "PETSc).  -bin a.bin[,b.bin...]: each a.bin gives a.lay.  Format (little-endian): int64 nrows, ncols,\n"
+                           "nslices, nsliceslots, ncol16, ncol32, ncolbias; then int64 sliceptr[nslices+1], int32 slicerow[nslices+1],\n"
+                           "uint8 meta[nslices], int64 colbase[nslices], int16 col16[ncol16], int32 col32[ncol32], int64\n"
+                           "biasbase[nslices], int32 colbias[ncolbias], int32 rowperm[nrows].  Layouts with long rows or dictionary\n"
+                           "slices are refused (the probe has no code for them).\n";
+#include <petscmat.h>
+#include <petscellwarp.h>
+#include <petscellwarp/private/ellwarplayout.h>
+
+static PetscErrorCode WriteI64(FILE *fp, const PetscCount *a, PetscCount n)
+{
+  PetscFunctionBegin;
+  for (PetscCount i = 0; i < n; i++) {
+    const int64_t v = (int64_t)a[i];
+    PetscCheck(fwrite(&v, sizeof(v), 1, fp) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode WriteI32(FILE *fp, const PetscInt *a, PetscCount n)
+{
+  PetscFunctionBegin;
+  for (PetscCount i = 0; i < n; i++) {
+    const int32_t v = (int32_t)a[i];
+    PetscCheck(fwrite(&v, sizeof(v), 1, fp) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char      list[PETSC_MAX_PATH_LEN * 8];
+  PetscBool set;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscEllwarpInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-bin", list, sizeof(list), &set));
+  PetscCheck(set, PETSC_COMM_SELF, PETSC_ERR_USER, "Give -bin a.bin[,b.bin...]");
+  for (char *f = strtok(list, ","); f; f = strtok(NULL, ",")) {
+    Mat             A;
+    PetscViewer     v;
+    const PetscInt *ai, *aj;
+    PetscInt        m, n;
+    PetscBool       done;
+    EllwarpParams   par;
+    EllwarpLayout  *L;
+    char            out[PETSC_MAX_PATH_LEN];
+    FILE           *fp;
+    size_t          len = strlen(f);
+
+    PetscCheck(len > 4 && !strcmp(f + len - 4, ".bin"), PETSC_COMM_SELF, PETSC_ERR_USER, "%s: not a .bin file", f);
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, f, FILE_MODE_READ, &v));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+    PetscCall(MatSetType(A, MATSEQAIJ));
+    PetscCall(MatLoad(A, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(MatGetSize(A, &m, &n));
+    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+    /* the defaults of MatConvert(..., MATSEQELLWARP) with the host analysis (index_stats.c does the same) */
+    PetscCall(PetscMemzero(&par, sizeof(par)));
+    par.kernel       = MAT_ELLWARP_KERNEL_AUTO;
+    par.compress     = PETSC_TRUE;
+    par.compressbias = PETSC_TRUE;
+    par.sortwindow   = -1;
+    par.analysis     = 1;
+    PetscCall(EllwarpLayoutCreate(m, n, ai, aj, NULL, &par, &L));
+    PetscCheck(!L->nlong && !L->ndict, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " long rows, %" PetscInt_FMT " dictionary slices: the probe has no code for them", f, L->nlong, L->ndict);
+    PetscCall(PetscStrncpy(out, f, sizeof(out)));
+    out[len - 4] = 0;
+    PetscCall(PetscStrlcat(out, ".lay", sizeof(out)));
+    fp = fopen(out, "wb");
+    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot write %s", out);
+    {
+      const PetscCount hdr[7] = {L->nrows, L->ncols, L->nslices, L->nsliceslots, L->ncol16, L->ncol32, L->ncolbias};
+      PetscCall(WriteI64(fp, hdr, 7));
+    }
+    PetscCall(WriteI64(fp, L->sliceptr, L->nslices + 1));
+    PetscCall(WriteI32(fp, L->slicerow, L->nslices + 1));
+    PetscCheck(fwrite(L->meta, 1, (size_t)L->nslices, fp) == (size_t)L->nslices, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
+    PetscCall(WriteI64(fp, L->colbase, L->nslices));
+    PetscCheck(fwrite(L->col16, sizeof(short), (size_t)L->ncol16, fp) == (size_t)L->ncol16, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
+    PetscCheck(fwrite(L->col32, sizeof(int), (size_t)L->ncol32, fp) == (size_t)L->ncol32, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
+    PetscCall(WriteI64(fp, L->biasbase, L->nslices));
+    PetscCheck(fwrite(L->colbias, sizeof(int), (size_t)L->ncolbias, fp) == (size_t)L->ncolbias, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
+    PetscCall(WriteI32(fp, L->rowperm, L->nrows));
+    PetscCheck(!fclose(fp), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot close %s", out);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# wrote %s: %" PetscInt_FMT " rows, %" PetscInt_FMT " slices (16-bit %" PetscInt_FMT ", biased %" PetscInt_FMT "), kernel %s T %" PetscInt_FMT " window %" PetscInt_FMT " block %" PetscInt_FMT ", slots/nnz %.4f\n", out, L->nrows, L->nslices, L->n16, L->nbias, MatEllwarpKernels[L->kernel], L->threshold, L->sortwindow, L->blocksize, (double)L->nslots / (double)L->nnz));
+    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+    PetscCall(EllwarpLayoutDestroy(&L));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}
