@@ -926,10 +926,6 @@ static const char *const SpmvVariants[][2] = {
   {"b4r40", "mult_batch=4,mult_regs=40"},
   {"b8r32", "mult_batch=8,mult_regs=32"},
   {"b8r40", "mult_batch=8,mult_regs=40"},
-  /* the same with the instance that has code for long rows and dictionary slices (before the lean one: its registers) */
-  {"full", "mult_full=1"},
-  {"b2full", "mult_batch=2,mult_full=1"},
-  {"b8full", "mult_batch=8,mult_full=1"},
   /* the blocked layout's kernels with U steps' block columns and x entries loaded together */
   {"bb2", "block_batch=2"},
   {"bb4", "block_batch=4"},

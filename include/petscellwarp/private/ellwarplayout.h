@@ -241,7 +241,6 @@ typedef struct {
   PetscInt multbatch;  /* slice kernel: 1 MultKernel's step loop, or 2, 4, 8 steps of a lane whose columns and values are loaded before their x entries (MultKernelB) */
   PetscBool multprefetch; /* with multbatch > 1: the next batch's columns and values loaded before this batch's x entries */
   PetscInt multregs;   /* with multbatch > 1: registers per thread at most, 32 or 40 (0: the compiler's choice) */
-  PetscBool multfull;  /* with multbatch > 1: the kernel instance with code for long-row chunks and dictionary slices even where the layout has neither (testing and timing the lean one against it) */
   PetscInt blockbatch; /* blocked layout: steps of a lane whose block columns and x entries are loaded before their values are summed, 1, 2 or 4 (0: automatic, by the lanes: seqellwarpblock.c) */
 } EllwarpTune;
 

@@ -494,54 +494,13 @@ __device__ __forceinline__ PetscScalar BatchSteps(int w, const PetscScalar *__re
   return sum;
 }
 
-/* BatchSteps for MultKernelB's lean instance (EXTRA false): the U columns and values loaded at the top of each batch
-   rather than at the end of the previous one.  The same loads, x entries and sums in the same order (bitwise the
-   same products).  Why a second form: with the batch's loads at the top nothing of a batch lives across the loop's
-   back edge, and without the code for long-row chunks and dictionary slices beside it, ptxas fits U = 8 in 32-40
-   registers (the other form: 56-64, so 32 resident warps an SM instead of 48).  Found with
-   benchmarks/spmv/slice_order_probe's -layout mode, whose kernel of this form ran ELLWARP's own Q2 scalar layout
-   2-4 % faster at U = 8 than at U = 4 (benchmarks/results/spmv-h100-dmplex/access-pattern-probe/). */
-template <int U, typename Col>
-__device__ __forceinline__ PetscScalar BatchStepsLean(int w, const PetscScalar *__restrict__ v, const PetscScalar *__restrict__ x, Col col)
-{
-  PetscScalar sum = 0.0;
-  for (int k0 = 0; k0 < w; k0 += U) {
-    PetscScalar vv[U], xx[U];
-    int         cc[U];
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const int k = k0 + u;
-      cc[u]       = k < w ? col(k) : -1;
-      vv[u]       = k < w ? __ldcs(v + (size_t)k * ELLWARP_LANES) : 0.0;
-    }
-#pragma unroll
-    for (int u = 0; u < U; u++) xx[u] = cc[u] >= 0 ? __ldg(x + cc[u]) : 0.0;
-#pragma unroll
-    for (int u = 0; u < U; u++)
-      if (cc[u] >= 0) sum += vv[u] * xx[u];
-  }
-  return sum;
-}
-
-/* a batch of U steps in the form of the instance (EXTRA: the layout may have long-row chunks or dictionary slices) */
-template <int U, bool PRE, bool EXTRA, typename Col>
-__device__ __forceinline__ PetscScalar Batch(int w, const PetscScalar *__restrict__ v, const PetscScalar *__restrict__ x, Col col)
-{
-  if constexpr (EXTRA) return BatchSteps<U, PRE>(w, v, x, col);
-  else return BatchStepsLean<U>(w, v, x, col);
-}
-
-/* CAP: at most 40 (three blocks of 512 threads per SM) or 32 registers (four), else the compiler's choice.
-   EXTRA: the instance with code for long-row chunks and dictionary slices; layouts with neither (FE matrices) run the
-   lean one (EllwarpCUDALaunchMult), whose registers that code does not raise.  PRE needs EXTRA (LaunchMultBatchCap). */
-template <bool ADD, bool BIAS, int U, bool PRE, int CAP, bool EXTRA>
+/* CAP: at most 40 (three blocks of 512 threads per SM) or 32 registers (four), else the compiler's choice */
+template <bool ADD, bool BIAS, int U, bool PRE, int CAP>
 __global__ static void __launch_bounds__(512, CAP == 32 ? 4 : (CAP == 40 ? 3 : 0)) MultKernelB(DevLayout d, DevBias bz, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *z, PetscScalar *y)
 {
-  if constexpr (EXTRA) {
-    if (blockIdx.x < d.nchunks) {
-      LongChunkU<ADD, 8>(d, val, x, z, y);
-      return;
-    }
+  if (blockIdx.x < d.nchunks) {
+    LongChunkU<ADD, 8>(d, val, x, z, y);
+    return;
   }
   const int      lane = threadIdx.x & (ELLWARP_LANES - 1);
   const PetscInt s    = (PetscInt)(blockIdx.x - d.nchunks) * (blockDim.x / ELLWARP_LANES) + threadIdx.x / ELLWARP_LANES;
@@ -556,61 +515,53 @@ __global__ static void __launch_bounds__(512, CAP == 32 ? 4 : (CAP == 40 ? 3 : 0
   if (BIAS && (meta & 32)) { /* MultKernel's biased 16-bit offsets */
     const short *c  = d.col16 + d.colbase[s] + lane;
     const int   *bp = bz.colbias + bz.biasbase[s] + (lane & ((1 << l2) - 1));
-    sum             = Batch<U, PRE, EXTRA>(w, v, x, [&](int k) {
+    sum             = BatchSteps<U, PRE>(w, v, x, [&](int k) {
       const short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
       const int   b  = __ldg(bp + (k << l2));
       return cc != ELLWARP_PAD16 ? (int)(row + b + cc) : -1;
     });
-  } else if (EXTRA && BIAS && (meta & 64)) { /* MultKernel's dictionary codes */
+  } else if (BIAS && (meta & 64)) { /* MultKernel's dictionary codes */
     const unsigned short *c  = reinterpret_cast<const unsigned short *>(d.col16 + d.colbase[s]) + lane;
     const int            *tb = bz.colbias + bz.biasbase[s];
-    sum                      = Batch<U, PRE, EXTRA>(w, v, x, [&](int k) {
+    sum                      = BatchSteps<U, PRE>(w, v, x, [&](int k) {
       const unsigned short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
       return cc != (unsigned short)ELLWARP_DICT_PAD ? EllwarpDictCol(tb, cc, 1) : -1;
     });
   } else if (meta & 16) {
     const short *c = d.col16 + d.colbase[s] + lane;
-    sum            = Batch<U, PRE, EXTRA>(w, v, x, [&](int k) {
+    sum            = BatchSteps<U, PRE>(w, v, x, [&](int k) {
       const short cc = __ldcs(c + (size_t)k * ELLWARP_LANES);
       return cc != ELLWARP_PAD16 ? (int)(row + cc) : -1;
     });
   } else {
     const int *c = d.col32 + d.colbase[s] + lane;
-    sum          = Batch<U, PRE, EXTRA>(w, v, x, [&](int k) { return __ldcs(c + (size_t)k * ELLWARP_LANES); });
+    sum          = BatchSteps<U, PRE>(w, v, x, [&](int k) { return __ldcs(c + (size_t)k * ELLWARP_LANES); });
   }
   for (int off = (1 << l2) >> 1; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
   if ((lane & ((1 << l2) - 1)) == 0 && live) y[row] = ADD ? z[row] + sum : sum;
 }
 
 template <bool ADD, bool BIAS, int U>
-static void LaunchMultBatchCap(bool pre, bool extra, int cap, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+static void LaunchMultBatchCap(bool pre, int cap, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
-  if (pre) MultKernelB<ADD, BIAS, U, true, 0, true><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-  else if (extra) {
-    if (cap == 32) MultKernelB<ADD, BIAS, U, false, 32, true><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-    else if (cap == 40) MultKernelB<ADD, BIAS, U, false, 40, true><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-    else MultKernelB<ADD, BIAS, U, false, 0, true><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-  } else {
-    if (cap == 32) MultKernelB<ADD, BIAS, U, false, 32, false><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-    else if (cap == 40) MultKernelB<ADD, BIAS, U, false, 40, false><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-    else MultKernelB<ADD, BIAS, U, false, 0, false><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
-  }
+  if (pre) MultKernelB<ADD, BIAS, U, true, 0><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+  else if (cap == 32) MultKernelB<ADD, BIAS, U, false, 32><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+  else if (cap == 40) MultKernelB<ADD, BIAS, U, false, 40><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
+  else MultKernelB<ADD, BIAS, U, false, 0><<<nb, bs, 0, stream>>>(d, bz, vals, x, z, y);
 }
 
 template <bool ADD, bool BIAS>
-static void LaunchMultBatchU(int U, bool pre, bool extra, int cap, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+static void LaunchMultBatchU(int U, bool pre, int cap, unsigned nb, unsigned bs, cudaStream_t stream, const DevLayout &d, const DevBias &bz, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
-  if (U >= 8) LaunchMultBatchCap<ADD, BIAS, 8>(pre, extra, cap, nb, bs, stream, d, bz, x, vals, z, y);
-  else if (U >= 4) LaunchMultBatchCap<ADD, BIAS, 4>(pre, extra, cap, nb, bs, stream, d, bz, x, vals, z, y);
-  else LaunchMultBatchCap<ADD, BIAS, 2>(pre, extra, cap, nb, bs, stream, d, bz, x, vals, z, y);
+  if (U >= 8) LaunchMultBatchCap<ADD, BIAS, 8>(pre, cap, nb, bs, stream, d, bz, x, vals, z, y);
+  else if (U >= 4) LaunchMultBatchCap<ADD, BIAS, 4>(pre, cap, nb, bs, stream, d, bz, x, vals, z, y);
+  else LaunchMultBatchCap<ADD, BIAS, 2>(pre, cap, nb, bs, stream, d, bz, x, vals, z, y);
 }
 
-static PetscErrorCode LaunchMultBatch(const EllwarpTune *t, PetscInt bs, const DevLayout &d, const DevBias &bz, bool biased, bool extra, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode LaunchMultBatch(const EllwarpTune *t, PetscInt bs, const DevLayout &d, const DevBias &bz, bool biased, const PetscScalar *x, const PetscScalar *vals, const PetscScalar *z, PetscScalar *y)
 {
   const int    wpb = (int)(bs / ELLWARP_LANES), U = (int)t->multbatch;
   const bool   pre = t->multprefetch ? true : false;
-  /* the lean instance where the layout has no long-row chunks and no dictionary slices, unless mult_full asks */
-  extra = extra || t->multfull;
   const int    cap = (int)t->multregs;
   PetscInt     nb  = d.nchunks + (d.nslices + wpb - 1) / wpb;
   cudaStream_t stream;
@@ -621,11 +572,11 @@ static PetscErrorCode LaunchMultBatch(const EllwarpTune *t, PetscInt bs, const D
   if (!nb) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscEllwarpGetStream(&stream));
   if (biased) {
-    if (z) LaunchMultBatchU<true, true>(U, pre, extra, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
-    else LaunchMultBatchU<false, true>(U, pre, extra, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    if (z) LaunchMultBatchU<true, true>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    else LaunchMultBatchU<false, true>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
   } else {
-    if (z) LaunchMultBatchU<true, false>(U, pre, extra, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
-    else LaunchMultBatchU<false, false>(U, pre, extra, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    if (z) LaunchMultBatchU<true, false>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
+    else LaunchMultBatchU<false, false>(U, pre, cap, (unsigned)nb, (unsigned)bs, stream, d, bz, x, vals, z, y);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -706,7 +657,7 @@ PetscErrorCode EllwarpCUDALaunchMult(const EllwarpStore *S, PetscInt bs, const P
     EllwarpTune t;
     EllwarpTuneResolve(L, S->tune, &t);
     if (t.multbatch > 1) { /* MultKernelB (one lane and one accumulator per thread: ReadOptions checks) */
-      PetscCall(LaunchMultBatch(&t, bs, d, bz, biased, d.nchunks > 0 || L->ndict > 0, x, vals, z, y));
+      PetscCall(LaunchMultBatch(&t, bs, d, bz, biased, x, vals, z, y));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     if (t.multlanes > 1 || t.multacc > 1 || t.multnc || t.multunroll == 8 || t.longunroll < 8) {

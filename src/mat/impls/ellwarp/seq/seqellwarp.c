@@ -50,7 +50,6 @@ static const PetscEllwarpTuneKey TuneKeys[] = {
   {"mult_batch",         "cuda", "slice kernel: steps of a lane whose columns and values are loaded before their x entries, 1 (the step loop), 2, 4 or 8 (0: automatic)"},
   {"mult_prefetch",      "cuda", "with mult_batch > 1: the next batch's columns and values loaded before this batch's x entries (default 0)"           },
   {"mult_regs",          "cuda", "with mult_batch > 1: registers per thread at most, 32 or 40 (0: the compiler's choice)"                               },
-  {"mult_full",          "cuda", "with mult_batch > 1: the kernel with code for long rows and dictionary slices where the layout has neither (default 0)"},
   {"long_unroll",        "cuda", "long-row chunks: entries per thread loaded before summing, 1, 2, 4 (a kernel of their own) or 8 (0: automatic, 8)"    },
   {"coo_unroll",         "cuda", "COO with duplicates: entries per thread in flight, 1, 2, 4, 8 or 16 (0: automatic, 8)"                               },
   {"coo_block_size",     "cuda", "COO kernels: threads per block, a multiple of 32 up to 1024 (0: 256)"                                                },
@@ -109,7 +108,6 @@ static PetscErrorCode ReadOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscCall(PetscEllwarpTuneListGetInt(&T, "mult_batch", 0, 8, &e->tune.multbatch));
   PetscCall(PetscEllwarpTuneListGetBool(&T, "mult_prefetch", &e->tune.multprefetch));
   PetscCall(PetscEllwarpTuneListGetInt(&T, "mult_regs", 0, 40, &e->tune.multregs));
-  PetscCall(PetscEllwarpTuneListGetBool(&T, "mult_full", &e->tune.multfull));
   PetscCall(PetscEllwarpTuneListGetInt(&T, "block_batch", 0, 4, &e->tune.blockbatch));
   PetscCall(PetscEllwarpTuneListGetInt(&T, "long_unroll", 0, 8, &e->tune.longunroll));
   PetscCall(PetscEllwarpTuneListGetInt(&T, "coo_unroll", 0, 16, &e->tune.coounroll));
@@ -427,8 +425,8 @@ static PetscErrorCode MatView_SeqELLWARP(Mat A, PetscViewer viewer)
       EllwarpTune t;
       EllwarpTuneResolve(e->L, &e->tune, &t);
       const EllwarpTune *q = &e->tune;
-      const PetscBool    requested = (PetscBool)(q->multlanes || q->multacc || q->multnc || q->multunroll || q->longunroll || q->coounroll || q->cooblock || q->gather || q->multbatch || q->multprefetch || q->multregs || q->multfull || q->blockbatch);
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants (%s): mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, batch %" PetscInt_FMT "%s%s, long unroll %" PetscInt_FMT ", coo unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", requested ? "some requested" : "automatic", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.multbatch, t.multbatch > 1 && t.multprefetch ? " prefetch" : (t.multbatch > 1 && t.multregs ? (t.multregs == 32 ? " regs 32" : " regs 40") : ""), t.multbatch > 1 && t.multfull ? " full" : "", t.longunroll, t.coounroll, t.cooblock));
+      const PetscBool    requested = (PetscBool)(q->multlanes || q->multacc || q->multnc || q->multunroll || q->longunroll || q->coounroll || q->cooblock || q->gather || q->multbatch || q->multprefetch || q->multregs || q->blockbatch);
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  kernel variants (%s): mult lanes %" PetscInt_FMT " acc %" PetscInt_FMT " unroll %" PetscInt_FMT "%s, batch %" PetscInt_FMT "%s, long unroll %" PetscInt_FMT ", coo unroll %" PetscInt_FMT " block %" PetscInt_FMT "\n", requested ? "some requested" : "automatic", t.multlanes, t.multacc, t.multunroll, t.multnc ? " nc" : "", t.multbatch, t.multbatch > 1 && t.multprefetch ? " prefetch" : (t.multbatch > 1 && t.multregs ? (t.multregs == 32 ? " regs 32" : " regs 40") : ""), t.longunroll, t.coounroll, t.cooblock));
     }
     PetscCall(MatSeqELLWARPBlockView(A, viewer));
     if (e->drophost) PetscCall(PetscViewerASCIIPrintf(viewer, "  test hook -mat_ellwarp_tune analysis_drop_host: the layout's arrays are kept by the store only%s\n", e->L->hostarrays ? " (copied back on demand since)" : ""));
