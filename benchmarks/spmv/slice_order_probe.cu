@@ -1,18 +1,27 @@
-/* slice_order_probe: does the order in which a slice layout stores its steps change the DRAM bandwidth a
-   latency-bound ELL product reaches?  No PETSc: synthetic slices of one width, the access pattern of
-   MatSeqELLWARP's MultKernelB (one warp per 32-row slice, U steps of a lane in flight: U 16-bit column offsets
-   and U values, then U gathers of x, then U FMAs), on two value/column orders:
+/* slice_order_probe: what in MatSeqELLWARP's product (MultKernelB, ellwarpmultcuda.cu) keeps it under the streaming
+   bound of its bytes (issue 17: 0.81-0.89 of it, nothing saturated; benchmarks/results/spmv-h100-dmplex/
+   latency-profile/).  No PETSc: the product's access pattern -- one warp per 32-row slice, U steps of a lane in
+   flight (U 16-bit column offsets and U values, then U gathers of x, then U FMAs) -- timed against a grid-stride
+   stream of the same bytes (16-byte loads, every SM full), cold after a memset or a read flush of 2 x L2.
 
-     slice   each slice's steps contiguous (step k of slice s at (s W + k) 32 + lane): the ELLWARP layout now;
-     group   the G slices of a thread block interleaved by step (step k of slice j of group g at
-             ((g W + k) G + j) 32 + lane): at any moment the block's warps read one contiguous run.
+   Synthetic slices (default): each feature of the real product added in turn, and alternatives tried on it:
+     slice       slices of one width W, steps of a slice contiguous (the ELLWARP layout); U = 4, or 8 (slice-u8)
+     group       the G slices of a thread block interleaved by step (at any moment a block's warps read one run)
+     bias        a per-step bias from a table (the biased 16-bit mode); bias4: one 16-byte load a batch
+     meta        the slice's first slot, width and rows from its tables (sliceptr, slicerow, rowperm)
+     /256, /128  256- and 128-thread blocks instead of 512
+     pfN         lane 0 has the copy engine prefetch the values and columns N batches ahead into L2
+                 (cp.async.bulk.prefetch.L2)
+     ldg, ldcg, ldlu   other cache operators for the values and columns than .cs
+   on widths 15, 28, 64 and on the box Q2 scalar matrix's four row lengths in three orders and with its longest
+   slices split.
+   -layout FILE...: the same kernel (U = 2, 4, 8; 128-512 threads) on a real layout written by
+   benchmarks/layout/layout_dump, and with x read at the lane's own row (rowx) or y written unscattered (ysorted).
 
-   and, as the ceiling, a grid-stride stream of the same bytes.  Question asked (issue 17): the product reaches
-   0.81-0.89 of the streaming bound with nothing saturated (latency-profile/); the many warps each sweeping their
-   own slice open many DRAM pages at once, where the streaming kernel's warps sweep one window together.
-
-   Build: nvcc -O3 -arch=sm_90 slice_order_probe.cu -o slice_order_probe
-   Run:   slice_order_probe [slices] (default 10266, the box Q2 scalar matrix's slice count at 0.33 M rows) */
+   Build: nvcc -O3 -arch=sm_90 slice_order_probe.cu -o slice_order_probe (CMake builds it with the benchmarks)
+   Run:   slice_order_probe [slices] (default 10266, the box Q2 scalar matrix's slice count at 0.33 M rows)
+          slice_order_probe -layout a.lay [b.lay ...]
+   Results: benchmarks/results/spmv-h100-dmplex/access-pattern-probe/. */
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -103,6 +112,16 @@ __global__ void __launch_bounds__(512, 3) SliceProduct(int nslices, int W, const
       if (cc[u] >= 0) sum += vv[u] * xx[u];
   }
   y[row] = sum;
+}
+
+/* the read flush: 2 x L2 read with ld.global.cg (normal L2 allocation), as spmv_bench's.  Not with the stream's .cs
+   loads: evict-first lines do not push the previous product's data out of L2, and the products after such a flush
+   ran up to 11 % faster on the smaller matrices (the probe's first runs). */
+__global__ void FlushRead(const double *__restrict__ b, size_t n, double *sink)
+{
+  double s = 0;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) s += __ldcg(b + i);
+  if (s == 1234.5) sink[blockIdx.x] = s; /* practically never true; the compiler cannot drop the loads */
 }
 
 /* the same bytes as a grid-stride stream of 16-byte loads (values, columns), y written */
@@ -269,7 +288,7 @@ static void RunLayout(const char *file, const cudaDeviceProp &p, void *flush, vo
       CK(cudaEventCreate(&b));
       for (int r = 0; r < reps; r++) {
         if (fl == 0) CK(cudaMemset(flush, r, flushbytes));
-        else Stream<<<p.multiProcessorCount * 4, 512>>>(flushbytes / 16, 0, (const double2 *)flush2, nullptr, (double *)flush, 1);
+        else FlushRead<<<1024, 256>>>((const double *)flush2, flushbytes / 8, (double *)flush);
         CK(cudaEventRecord(a));
         const int bs = cse == 2 ? 256 : cse == 3 ? 512 : 128;
         const unsigned nb = (unsigned)((d.nslices + bs / 32 - 1) / (bs / 32));
@@ -329,7 +348,10 @@ int main(int argc, char **argv)
 {
   const bool layout  = argc > 2 && !strcmp(argv[1], "-layout");
   const int  nslices = argc > 1 && !layout ? atoi(argv[1]) : 10266, n = nslices * 32;
-  const int shapes[] = {15, 64, -1, -4}; /* the Q2 mix: -1 longest first, -2 shortest first, -3 shuffled, -4 longest first with the 125-long rows' slices split in two of 63 steps (K2's T = 2 without its costs) */
+  /* widths: 15, 28, 64 (box P1, P2, Q2 scalar's mean row lengths), then the Q2 mix: -1 longest first (the whole-matrix
+     sort), -2 shortest first, -3 shuffled, -4 longest first with the 125-long rows' slices split in two of 63 steps
+     (K2's T = 2 without its costs) */
+  const int shapes[] = {15, 28, 64, -1, -2, -3, -4};
   const int reps     = 30;
   int       dev;
   cudaDeviceProp p;
@@ -416,7 +438,6 @@ int main(int argc, char **argv)
     for (int fl = 0; fl < 2; fl++) {
       double streamus = 0;
       for (int cse = 0; cse < 19; cse++) {
-        if ((cse >= 2 && cse <= 5) || (cse >= 7 && cse <= 15)) continue; /* measured: the earlier logs */
         if (W < 0 && ((cse >= 1 && cse <= 4) || cse == 15)) continue; /* closed-form slices need one width */
         std::vector<float> tm;
         cudaEvent_t        a, b;
@@ -424,7 +445,7 @@ int main(int argc, char **argv)
         CK(cudaEventCreate(&b));
         for (int r = 0; r < reps; r++) {
           if (fl == 0) CK(cudaMemset(flush, r, flushbytes));
-          else Stream<<<p.multiProcessorCount * 4, 512>>>(flushbytes / 16, 0, (const double2 *)flush2, nullptr, (double *)flush, 1);
+          else FlushRead<<<1024, 256>>>((const double *)flush2, flushbytes / 8, (double *)flush);
           CK(cudaEventRecord(a));
           switch (cse) {
           case 0: Stream<<<p.multiProcessorCount * 4, 512>>>(ne / 2, ne * 2 / 16, (const double2 *)v, (const int4 *)c, y, n); break;
