@@ -14,6 +14,7 @@ static const char help[] = "Column-index compression on any numbering (issue 17,
 #include <petscmat.h>
 #include <petscellwarp.h>
 #include <petscellwarp/private/ellwarplayout.h>
+#include "hostlayout.h"
 
 /* greedy clustering of a sorted row with span S: the fewest clusters [a, a + S] covering the columns */
 static PetscInt Clusters(PetscInt n, const PetscInt *c, PetscInt S)
@@ -50,32 +51,23 @@ int main(int argc, char **argv)
   PetscCheck(set, PETSC_COMM_SELF, PETSC_ERR_USER, "Give -bin a.bin[,b.bin...]");
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "# matrix rows nnz | slices: 32bit-now row pos | slices fitting: rowbase base2 base4 | rows fitting: rowbase base2 base4 | entries escaping: delta16 delta8 | bytes/nnz (values+index+bases, per-slice cheapest): now +rowbase +rowbase+base2 +base4 all\n"));
   for (char *f = strtok(list, ","); f; f = strtok(NULL, ",")) {
+    HostLayout      h;
     Mat             A;
-    PetscViewer     v;
     const PetscInt *ai, *aj;
     PetscInt        m, n;
-    PetscBool       done;
-    EllwarpParams   par;
     EllwarpLayout  *L;
     PetscCount      n32 = 0, nrow = 0, npos = 0, fR = 0, f2 = 0, f4 = 0, rR = 0, r2 = 0, r4 = 0, rows = 0, esc16 = 0, esc8 = 0;
     double          b[5] = {0, 0, 0, 0, 0}, bd = 0;
     PetscCount      fd[6] = {0, 0, 0, 0, 0, 0}, fdany = 0;
     PetscInt       *cols;
 
-    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, f, FILE_MODE_READ, &v));
-    PetscCall(MatCreate(PETSC_COMM_SELF, &A));
-    PetscCall(MatSetType(A, MATSEQAIJ));
-    PetscCall(MatLoad(A, v));
-    PetscCall(PetscViewerDestroy(&v));
-    PetscCall(MatGetSize(A, &m, &n));
-    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-    PetscCall(PetscMemzero(&par, sizeof(par)));
-    par.kernel       = MAT_ELLWARP_KERNEL_AUTO;
-    par.compress     = PETSC_TRUE;
-    par.compressbias = PETSC_TRUE;
-    par.sortwindow   = -1;
-    par.analysis     = 1;
-    PetscCall(EllwarpLayoutCreate(m, n, ai, aj, NULL, &par, &L));
+    PetscCall(HostLayoutLoad(f, &h));
+    A  = h.A;
+    m  = h.m;
+    n  = h.n;
+    ai = h.ai;
+    aj = h.aj;
+    L  = h.L;
     PetscCall(PetscMalloc1(L->maxrowlen * ELLWARP_LANES + 1, &cols));
     for (PetscInt s = 0; s < L->nslices; s++) {
       const PetscInt   l2 = L->meta[s] & 15, nr = L->slicerow[s + 1] - L->slicerow[s];
@@ -167,9 +159,7 @@ int main(int argc, char **argv)
       PetscCall(VecDestroy(&z));
       PetscCall(MatDestroy(&B));
     }
-    PetscCall(EllwarpLayoutDestroy(&L));
-    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-    PetscCall(MatDestroy(&A));
+    PetscCall(HostLayoutDestroy(&h));
   }
   PetscCall(PetscFinalize());
   return 0;

@@ -7,7 +7,7 @@ static const char help[] = "Writes the scalar ELLWARP layout (host analysis, the
                            "slices are refused (the probe has no code for them).\n";
 #include <petscmat.h>
 #include <petscellwarp.h>
-#include <petscellwarp/private/ellwarplayout.h>
+#include "hostlayout.h"
 
 static PetscErrorCode WriteI64(FILE *fp, const PetscCount *a, PetscCount n)
 {
@@ -39,33 +39,15 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-bin", list, sizeof(list), &set));
   PetscCheck(set, PETSC_COMM_SELF, PETSC_ERR_USER, "Give -bin a.bin[,b.bin...]");
   for (char *f = strtok(list, ","); f; f = strtok(NULL, ",")) {
-    Mat             A;
-    PetscViewer     v;
-    const PetscInt *ai, *aj;
-    PetscInt        m, n;
-    PetscBool       done;
-    EllwarpParams   par;
+    HostLayout      h;
     EllwarpLayout  *L;
     char            out[PETSC_MAX_PATH_LEN];
     FILE           *fp;
     size_t          len = strlen(f);
 
     PetscCheck(len > 4 && !strcmp(f + len - 4, ".bin"), PETSC_COMM_SELF, PETSC_ERR_USER, "%s: not a .bin file", f);
-    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, f, FILE_MODE_READ, &v));
-    PetscCall(MatCreate(PETSC_COMM_SELF, &A));
-    PetscCall(MatSetType(A, MATSEQAIJ));
-    PetscCall(MatLoad(A, v));
-    PetscCall(PetscViewerDestroy(&v));
-    PetscCall(MatGetSize(A, &m, &n));
-    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-    /* the defaults of MatConvert(..., MATSEQELLWARP) with the host analysis (index_stats.c does the same) */
-    PetscCall(PetscMemzero(&par, sizeof(par)));
-    par.kernel       = MAT_ELLWARP_KERNEL_AUTO;
-    par.compress     = PETSC_TRUE;
-    par.compressbias = PETSC_TRUE;
-    par.sortwindow   = -1;
-    par.analysis     = 1;
-    PetscCall(EllwarpLayoutCreate(m, n, ai, aj, NULL, &par, &L));
+    PetscCall(HostLayoutLoad(f, &h));
+    L = h.L;
     PetscCheck(!L->nlong && !L->ndict, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " long rows, %" PetscInt_FMT " dictionary slices: the probe has no code for them", f, L->nlong, L->ndict);
     PetscCall(PetscStrncpy(out, f, sizeof(out)));
     out[len - 4] = 0;
@@ -87,9 +69,7 @@ int main(int argc, char **argv)
     PetscCall(WriteI32(fp, L->rowperm, L->nrows));
     PetscCheck(!fclose(fp), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot close %s", out);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "# wrote %s: %" PetscInt_FMT " rows, %" PetscInt_FMT " slices (16-bit %" PetscInt_FMT ", biased %" PetscInt_FMT "), kernel %s T %" PetscInt_FMT " window %" PetscInt_FMT " block %" PetscInt_FMT ", slots/nnz %.4f\n", out, L->nrows, L->nslices, L->n16, L->nbias, MatEllwarpKernels[L->kernel], L->threshold, L->sortwindow, L->blocksize, (double)L->nslots / (double)L->nnz));
-    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-    PetscCall(EllwarpLayoutDestroy(&L));
-    PetscCall(MatDestroy(&A));
+    PetscCall(HostLayoutDestroy(&h));
   }
   PetscCall(PetscFinalize());
   return 0;

@@ -137,6 +137,38 @@ __global__ void __launch_bounds__(512) Stream(size_t nv, size_t nc, const double
   for (size_t i = t; i < ny; i += nt) y[i] = s;
 }
 
+/* the flush buffers: a 2 x L2 memset of flush (dirty lines), or a read of flush2 (clean lines) */
+struct Flush {
+  void  *flush, *flush2;
+  size_t bytes;
+};
+
+/* the median over reps cold runs of launch(): the flush, then events around launch() alone (the default stream) */
+template <typename F>
+static double ColdMedian(int reps, bool readflush, const Flush &fb, F launch)
+{
+  std::vector<float> tm;
+  cudaEvent_t        a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int r = 0; r < reps; r++) {
+    if (!readflush) CK(cudaMemset(fb.flush, r, fb.bytes));
+    else FlushRead<<<1024, 256>>>((const double *)fb.flush2, fb.bytes / 8, (double *)fb.flush);
+    CK(cudaEventRecord(a));
+    launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    tm.push_back(ms * 1000.f);
+  }
+  CK(cudaGetLastError());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  std::sort(tm.begin(), tm.end());
+  return tm[reps / 2];
+}
+
 /* ---- -layout FILE: the product on a real scalar ELLWARP layout (benchmarks/layout/layout_dump), the code path of
    MultKernelB (ellwarpmultcuda.cu) for 16-bit, biased 16-bit and 32-bit slices, U = 4, without PETSc.  GM (gather
    mode) 0: x at the real columns; 1: x at the lane's own row (the same loads and dependences, no column spread);
@@ -224,7 +256,7 @@ static T *Upload(FILE *fp, long long n, double *bytes)
   return d;
 }
 
-static void RunLayout(const char *file, const cudaDeviceProp &p, void *flush, void *flush2, size_t flushbytes)
+static void RunLayout(const char *file, const cudaDeviceProp &p, const Flush &fb)
 {
   FILE *fp = fopen(file, "rb");
   if (!fp) {
@@ -282,16 +314,9 @@ static void RunLayout(const char *file, const cudaDeviceProp &p, void *flush, vo
   for (int fl = 0; fl < 2; fl++) {
     double streamus = 0;
     for (int cse = 0; cse < 8; cse++) {
-      std::vector<float> tm;
-      cudaEvent_t        a, b;
-      CK(cudaEventCreate(&a));
-      CK(cudaEventCreate(&b));
-      for (int r = 0; r < reps; r++) {
-        if (fl == 0) CK(cudaMemset(flush, r, flushbytes));
-        else FlushRead<<<1024, 256>>>((const double *)flush2, flushbytes / 8, (double *)flush);
-        CK(cudaEventRecord(a));
-        const int bs = cse == 2 ? 256 : cse == 3 ? 512 : 128;
-        const unsigned nb = (unsigned)((d.nslices + bs / 32 - 1) / (bs / 32));
+      const int      bs = cse == 2 ? 256 : cse == 3 ? 512 : 128;
+      const unsigned nb = (unsigned)((d.nslices + bs / 32 - 1) / (bs / 32));
+      const double   us = ColdMedian(reps, fl == 1, fb, [&] {
         switch (cse) {
         case 0: Stream<<<p.multiProcessorCount * 4, 512>>>((size_t)(nslots / 2), (size_t)((ib + tb) / 16), (const double2 *)v, (const int4 *)sidx, y, d.nrows); break;
         case 1:
@@ -302,15 +327,7 @@ static void RunLayout(const char *file, const cudaDeviceProp &p, void *flush, vo
         case 6: RealProduct<2><<<nb, bs>>>(d, 0, v, x, y); break;
         case 7: RealProduct<4><<<nb, bs>>>(d, 2, v, x, y); break;
         }
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        tm.push_back(ms * 1000.f);
-      }
-      CK(cudaGetLastError());
-      std::sort(tm.begin(), tm.end());
-      const double us = tm[reps / 2];
+      });
       if (cse == 0) streamus = us;
       double ysum = 0;
       if (cse > 0) { /* values and x are 1: y sums to the nonzeros (a check of the code paths) */
@@ -320,8 +337,6 @@ static void RunLayout(const char *file, const cudaDeviceProp &p, void *flush, vo
       }
       printf("%-6s %-14s %9.2f %9.1f %8.3f  sum(y) %.0f\n", fl ? "read" : "memset", names[cse], us, bytes / us * 1e-3, us / streamus, ysum);
       fflush(stdout);
-      CK(cudaEventDestroy(a));
-      CK(cudaEventDestroy(b));
     }
   }
   CK(cudaFree(sidx));
@@ -362,9 +377,10 @@ int main(int argc, char **argv)
   CK(cudaMalloc(&flush, flushbytes));
   CK(cudaMalloc(&flush2, flushbytes));
   CK(cudaMemset(flush2, 1, flushbytes));
+  const Flush fb = {flush, flush2, flushbytes};
   if (layout) {
     printf("# %s, L2 %d MB, %d products a case, median, us; GB/s over values, columns, biases, slice tables, x and y\n", p.name, p.l2CacheSize >> 20, reps);
-    for (int i = 2; i < argc; i++) RunLayout(argv[i], p, flush, flush2, flushbytes);
+    for (int i = 2; i < argc; i++) RunLayout(argv[i], p, fb);
     return 0;
   }
   printf("# %s, L2 %d MB, %d slices (%d rows), %d products a case, median, us; GB/s over values+columns+x+y\n", p.name, p.l2CacheSize >> 20, nslices, n, reps);
@@ -439,14 +455,7 @@ int main(int argc, char **argv)
       double streamus = 0;
       for (int cse = 0; cse < 19; cse++) {
         if (W < 0 && ((cse >= 1 && cse <= 4) || cse == 15)) continue; /* closed-form slices need one width */
-        std::vector<float> tm;
-        cudaEvent_t        a, b;
-        CK(cudaEventCreate(&a));
-        CK(cudaEventCreate(&b));
-        for (int r = 0; r < reps; r++) {
-          if (fl == 0) CK(cudaMemset(flush, r, flushbytes));
-          else FlushRead<<<1024, 256>>>((const double *)flush2, flushbytes / 8, (double *)flush);
-          CK(cudaEventRecord(a));
+        const double us = ColdMedian(reps, fl == 1, fb, [&] {
           switch (cse) {
           case 0: Stream<<<p.multiProcessorCount * 4, 512>>>(ne / 2, ne * 2 / 16, (const double2 *)v, (const int4 *)c, y, n); break;
           case 1: Launch<4, false, false, false>(nslices, W, t, v, c, x, y); break;
@@ -468,20 +477,10 @@ int main(int argc, char **argv)
           case 17: Launch<4, false, 1, true, 0, 2>(nslices, W, t, v, c, x, y); break;
           case 18: Launch<4, false, 1, true, 0, 3>(nslices, W, t, v, c, x, y); break;
           }
-          CK(cudaEventRecord(b));
-          CK(cudaEventSynchronize(b));
-          float ms;
-          CK(cudaEventElapsedTime(&ms, a, b));
-          tm.push_back(ms * 1000.f);
-        }
-        CK(cudaGetLastError());
-        std::sort(tm.begin(), tm.end());
-        const double us = tm[reps / 2];
+        });
         if (cse == 0) streamus = us;
         printf("%-6s %-6s %-12s %9.2f %9.1f %8.3f\n", W == -1 ? "q2desc" : W == -2 ? "q2asc" : W == -3 ? "q2shuf" : W == -4 ? "q2split" : std::to_string(W).c_str(), fl ? "read" : "memset", names[cse], us, bytes / us * 1e-3, us / streamus);
         fflush(stdout);
-        CK(cudaEventDestroy(a));
-        CK(cudaEventDestroy(b));
       }
     }
     CK(cudaFree(v));
