@@ -9,6 +9,15 @@ static const char help[] = "Writes the scalar ELLWARP layout (host analysis, the
 #include <petscellwarp.h>
 #include "hostlayout.h"
 
+/* n elements of the given size as they are in memory (int16, int32, uint8 arrays of the layout) */
+static PetscErrorCode WriteRaw(FILE *fp, const void *a, size_t size, PetscCount n)
+{
+  PetscFunctionBegin;
+  PetscCheck(fwrite(a, size, (size_t)n, fp) == (size_t)n, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PetscCount and PetscInt arrays widened or narrowed to the file's int64 and int32, element by element */
 static PetscErrorCode WriteI64(FILE *fp, const PetscCount *a, PetscCount n)
 {
   PetscFunctionBegin;
@@ -60,12 +69,12 @@ int main(int argc, char **argv)
     }
     PetscCall(WriteI64(fp, L->sliceptr, L->nslices + 1));
     PetscCall(WriteI32(fp, L->slicerow, L->nslices + 1));
-    PetscCheck(fwrite(L->meta, 1, (size_t)L->nslices, fp) == (size_t)L->nslices, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
+    PetscCall(WriteRaw(fp, L->meta, 1, L->nslices));
     PetscCall(WriteI64(fp, L->colbase, L->nslices));
-    PetscCheck(fwrite(L->col16, sizeof(short), (size_t)L->ncol16, fp) == (size_t)L->ncol16, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
-    PetscCheck(fwrite(L->col32, sizeof(int), (size_t)L->ncol32, fp) == (size_t)L->ncol32, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
+    PetscCall(WriteRaw(fp, L->col16, sizeof(short), L->ncol16));
+    PetscCall(WriteRaw(fp, L->col32, sizeof(int), L->ncol32));
     PetscCall(WriteI64(fp, L->biasbase, L->nslices));
-    PetscCheck(fwrite(L->colbias, sizeof(int), (size_t)L->ncolbias, fp) == (size_t)L->ncolbias, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "short write");
+    PetscCall(WriteRaw(fp, L->colbias, sizeof(int), L->ncolbias));
     PetscCall(WriteI32(fp, L->rowperm, L->nrows));
     PetscCheck(!fclose(fp), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot close %s", out);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "# wrote %s: %" PetscInt_FMT " rows, %" PetscInt_FMT " slices (16-bit %" PetscInt_FMT ", biased %" PetscInt_FMT "), kernel %s T %" PetscInt_FMT " window %" PetscInt_FMT " block %" PetscInt_FMT ", slots/nnz %.4f\n", out, L->nrows, L->nslices, L->n16, L->nbias, MatEllwarpKernels[L->kernel], L->threshold, L->sortwindow, L->blocksize, (double)L->nslots / (double)L->nnz));

@@ -29,6 +29,7 @@
 #include <string>
 #include <cstring>
 #include <cuda_runtime.h>
+#include "flushread.cuh" /* FlushRead: the read flush, as spmv_bench's */
 
 #define CK(x) \
   do { \
@@ -112,16 +113,6 @@ __global__ void __launch_bounds__(512, 3) SliceProduct(int nslices, int W, const
       if (cc[u] >= 0) sum += vv[u] * xx[u];
   }
   y[row] = sum;
-}
-
-/* the read flush: 2 x L2 read with ld.global.cg (normal L2 allocation), as spmv_bench's.  Not with the stream's .cs
-   loads: evict-first lines do not push the previous product's data out of L2, and the products after such a flush
-   ran up to 11 % faster on the smaller matrices (the probe's first runs). */
-__global__ void FlushRead(const double *__restrict__ b, size_t n, double *sink)
-{
-  double s = 0;
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) s += __ldcg(b + i);
-  if (s == 1234.5) sink[blockIdx.x] = s; /* practically never true; the compiler cannot drop the loads */
 }
 
 /* the same bytes as a grid-stride stream of 16-byte loads (values, columns), y written */

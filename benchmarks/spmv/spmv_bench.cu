@@ -29,6 +29,7 @@ static const char help[] = "SpMV benchmark (issue 3): MATSEQELLWARP (auto and ex
 #include <string>
 #include <algorithm>
 #include <unistd.h>
+#include "flushread.cuh" /* FlushRead: -cold_flush read */
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -87,17 +88,6 @@ static size_t       g_flush_bytes = 0;
 static PetscBool    g_flush_read  = PETSC_FALSE; /* -cold_flush read: evict L2 by reading the buffer (clean lines) */
 static double      *g_flush_sink  = NULL;
 static cudaStream_t g_stream      = NULL;
-
-/* the read flush: every thread sums its share of the buffer; one store per block keeps the loads live.  Why a
-   second mode: a memset leaves the whole L2 dirty (2x its size written), so the product that follows pays for writing
-   ~L2-size bytes back to DRAM besides its own traffic (~50 MB, ~17 us at 3 TB/s on an H100); in a solver the product
-   follows vector operations that dirty a few MB.  Reading evicts the product's data just the same with clean lines. */
-__global__ static void FlushRead(const double *__restrict__ b, size_t n, double *sink)
-{
-  double s = 0;
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) s += __ldcg(b + i);
-  if (s == 1234.5) sink[blockIdx.x] = s; /* practically never true; the compiler cannot drop the loads */
-}
 
 static PetscErrorCode FlushL2(PetscInt k)
 {
